@@ -1,0 +1,7 @@
+//! One module per subcommand; each exposes `Args` (clap) and `run`.
+
+pub mod policy;
+pub mod spec;
+pub mod tosca;
+pub mod yaml;
+pub mod yaql;

@@ -1,0 +1,46 @@
+//! `vetro`: one binary, one subcommand per part. The subcommands only parse
+//! arguments, call the libraries and print; exit codes are 0 ok, 1 invalid
+//! input or failed check, 2 usage or I/O error.
+
+mod cmd;
+mod report;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "vetro",
+    version,
+    about = "An engine for YAML-defined cloud application packages",
+    propagate_version = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check YAML files and convert them to JSON or normalized YAML.
+    Yaml(cmd::yaml::Args),
+    /// Evaluate YAQL expressions.
+    Yaql(cmd::yaql::Args),
+    /// Validate TOSCA Simple Profile service templates.
+    Tosca(cmd::tosca::Args),
+    /// Build a command line from InfraRed-style .spec files and run it.
+    Spec(cmd::spec::Args),
+    /// Decompose object models into murano:* tables and evaluate Datalog policies.
+    Policy(cmd::policy::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Yaml(args) => cmd::yaml::run(args),
+        Command::Yaql(args) => cmd::yaql::run(args),
+        Command::Tosca(args) => cmd::tosca::run(args),
+        Command::Spec(args) => cmd::spec::run(args),
+        Command::Policy(args) => cmd::policy::run(args),
+    }
+}

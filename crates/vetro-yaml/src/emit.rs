@@ -1,0 +1,260 @@
+//! Writing nodes back as YAML (block style, insertion order) or JSON.
+
+use crate::json::to_json;
+use crate::load::YamlVersion;
+use crate::node::{Node, NodeKind};
+use crate::resolve::{resolve_plain, Resolved};
+use std::fmt::Write;
+
+/// The node as pretty-printed JSON (see [`to_json`] for the mapping of YAML-only values).
+pub fn to_json_string(node: &Node) -> String {
+    serde_json::to_string_pretty(&to_json(node)).unwrap_or_else(|_| "null".into())
+}
+
+/// The node as a YAML document that loads back to the same values under both
+/// schemas. Keys keep their order; strings are quoted only when needed.
+pub fn to_yaml_string(node: &Node) -> String {
+    let mut out = String::new();
+    match &node.kind {
+        NodeKind::Seq(items) if !items.is_empty() => write_seq(items, 0, &mut out),
+        NodeKind::Map(m) if !m.is_empty() => write_map(node, 0, &mut out),
+        _ => {
+            out.push_str(&flow(node));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn is_block(node: &Node) -> bool {
+    match &node.kind {
+        NodeKind::Seq(items) => !items.is_empty(),
+        NodeKind::Map(m) => !m.is_empty(),
+        _ => false,
+    }
+}
+
+fn pad(out: &mut String, indent: usize) {
+    out.extend(std::iter::repeat_n(' ', indent));
+}
+
+fn write_map(node: &Node, indent: usize, out: &mut String) {
+    let Some(map) = node.as_map() else { return };
+    for (i, (key, value)) in map.iter().enumerate() {
+        if i > 0 {
+            pad(out, indent);
+        }
+        if key.is_scalar() {
+            out.push_str(&scalar(key));
+        } else {
+            out.push_str("? ");
+            out.push_str(&flow(key));
+            out.push('\n');
+            pad(out, indent);
+        }
+        out.push(':');
+        write_value(value, indent, out);
+    }
+}
+
+fn write_value(value: &Node, indent: usize, out: &mut String) {
+    match &value.kind {
+        NodeKind::Map(_) if is_block(value) => {
+            out.push('\n');
+            pad(out, indent + 2);
+            write_map(value, indent + 2, out);
+        }
+        NodeKind::Seq(items) if is_block(value) => {
+            out.push('\n');
+            pad(out, indent);
+            write_seq(items, indent, out);
+        }
+        _ => {
+            out.push(' ');
+            out.push_str(&flow(value));
+            out.push('\n');
+        }
+    }
+}
+
+fn write_seq(items: &[Node], indent: usize, out: &mut String) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            pad(out, indent);
+        }
+        out.push_str("- ");
+        match &item.kind {
+            NodeKind::Map(_) if is_block(item) => write_map(item, indent + 2, out),
+            NodeKind::Seq(inner) if is_block(item) => write_seq(inner, indent + 2, out),
+            _ => {
+                out.push_str(&flow(item));
+                out.push('\n');
+            }
+        }
+    }
+}
+
+/// A node in flow style (one line).
+fn flow(node: &Node) -> String {
+    match &node.kind {
+        NodeKind::Seq(items) => {
+            let parts: Vec<String> = items.iter().map(flow).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        NodeKind::Map(m) => {
+            let parts: Vec<String> = m
+                .iter()
+                .map(|(k, v)| {
+                    if k.is_scalar() {
+                        format!("{}: {}", scalar(k), flow(v))
+                    } else {
+                        format!("? {}: {}", flow(k), flow(v))
+                    }
+                })
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        _ => scalar(node),
+    }
+}
+
+fn scalar(node: &Node) -> String {
+    match &node.kind {
+        NodeKind::Null => "null".into(),
+        NodeKind::Bool(b) => b.to_string(),
+        NodeKind::Int(i) => i.to_string(),
+        NodeKind::BigInt(s) => s.clone(),
+        NodeKind::Float(f) => yaml_float(*f),
+        NodeKind::Str(s) => string(s),
+        NodeKind::Seq(_) | NodeKind::Map(_) => flow(node),
+    }
+}
+
+fn yaml_float(f: f64) -> String {
+    if f.is_nan() {
+        return ".nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            ".inf".into()
+        } else {
+            "-.inf".into()
+        };
+    }
+    let repr = python_float_repr(f);
+    // YAML 1.1 floats need a dot in the mantissa: `1e+20` is written `1.0e+20`.
+    match repr.split_once('e') {
+        Some((mantissa, exp)) if !mantissa.contains('.') => format!("{mantissa}.0e{exp}"),
+        _ => repr,
+    }
+}
+
+/// Python's `repr()` of a float: shortest round-trip digits, exponent form
+/// below 1e-4 and from 1e16.
+pub fn python_float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
+    }
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..16).contains(&exp) {
+        let fixed = format!("{f}");
+        if fixed.contains('.') {
+            fixed
+        } else {
+            format!("{fixed}.0")
+        }
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.abs())
+    }
+}
+
+/// A string as a plain scalar when that reads back as the same string, else double-quoted.
+fn string(s: &str) -> String {
+    if plain_is_safe(s) {
+        s.to_string()
+    } else {
+        double_quoted(s)
+    }
+}
+
+fn plain_is_safe(s: &str) -> bool {
+    let Some(first) = s.chars().next() else {
+        return false;
+    };
+    if "-?:,[]{}#&*!|>'\"%@`".contains(first) || first.is_whitespace() {
+        return false;
+    }
+    if s.ends_with(char::is_whitespace) || s.ends_with(':') || s == "<<" {
+        return false;
+    }
+    if s.contains(": ") || s.contains(" #") || s.contains(['\t', ',', '[', ']', '{', '}']) {
+        return false;
+    }
+    if s.chars()
+        .any(|c| c.is_control() || matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}'))
+    {
+        return false;
+    }
+    [YamlVersion::V1_1, YamlVersion::V1_2]
+        .iter()
+        .all(|&v| resolve_plain(s, v) == Resolved::Str)
+}
+
+fn double_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() || matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}') => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_repr_matches_python() {
+        assert_eq!(python_float_repr(1.5), "1.5");
+        assert_eq!(python_float_repr(1.0), "1.0");
+        assert_eq!(python_float_repr(1e16), "1e+16");
+        assert_eq!(python_float_repr(1e-5), "1e-05");
+        assert_eq!(python_float_repr(0.0001), "0.0001");
+        assert_eq!(python_float_repr(123456789.125), "123456789.125");
+        assert_eq!(yaml_float(1e20), "1.0e+20");
+    }
+
+    #[test]
+    fn strings_that_look_like_other_types_are_quoted() {
+        for s in [
+            "yes", "1", "1.5", "null", "", " a", "a: b", "- x", "<<", "0o17", "1e3",
+        ] {
+            assert!(string(s).starts_with('"'), "{s}");
+        }
+        assert_eq!(string("hello world"), "hello world");
+    }
+}

@@ -1,0 +1,23 @@
+//! vetro's YAML layer.
+//!
+//! Parses YAML (with `saphyr-parser` events) into a [`Node`] tree in which every
+//! scalar, sequence, mapping and mapping key carries its [`Span`] and tag.
+//! Documents written for PyYAML keep their meaning in the default
+//! [`YamlVersion::V1_1`] mode: `yes`/`no`/`on`/`off` booleans, 1.1 integers and
+//! floats, and `<<` merge keys. Duplicate keys, undefined aliases and alias bombs
+//! are reported as [`Diagnostic`]s.
+
+mod decode;
+mod emit;
+mod json;
+mod load;
+mod node;
+mod resolve;
+
+pub use decode::{decode_lenient, decode_strict};
+pub use emit::{to_json_string, to_yaml_string};
+pub use json::{from_json, to_json};
+pub use load::{load_file, load_str, LoadOptions, YamlVersion};
+pub use node::{Mapping, Node, NodeKind, Style};
+pub use resolve::{resolve_plain, Resolved};
+pub use vetro_diag::{Diagnostic, FileId, SourceMap, Span};
