@@ -1,0 +1,1 @@
+//! MuranoPL: packages, classes, contracts, workflows, object model and core library.

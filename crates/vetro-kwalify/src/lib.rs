@@ -1,0 +1,1 @@
+//! A kwalify-style grammar engine: grammars read as data, every problem collected.

@@ -1,0 +1,1 @@
+//! Object model to murano:* tables and a Datalog engine with Congress syntax.

@@ -1,0 +1,1 @@
+//! InfraRed-style .spec files: run-time command lines, value sources, settings tree.

@@ -1,0 +1,1 @@
+//! YAQL: lexer, parser, evaluator, value model and standard library.
