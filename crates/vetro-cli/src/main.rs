@@ -30,6 +30,10 @@ enum Command {
     Tosca(cmd::tosca::Args),
     /// Build a command line from InfraRed-style .spec files and run it.
     Spec(cmd::spec::Args),
+    /// Run a MuranoPL class method (or the engine's batch protocol with --batch).
+    Run(cmd::run::Args),
+    /// MuranoPL packages: test runner, package checker, object models.
+    Murano(cmd::murano::Args),
     /// Decompose object models into murano:* tables and evaluate Datalog policies.
     Policy(cmd::policy::Args),
 }
@@ -42,5 +46,7 @@ fn main() -> ExitCode {
         Command::Tosca(args) => cmd::tosca::run(args),
         Command::Spec(args) => cmd::spec::run(args),
         Command::Policy(args) => cmd::policy::run(args),
+        Command::Run(args) => cmd::run::run(args),
+        Command::Murano(args) => cmd::murano::run(args),
     }
 }

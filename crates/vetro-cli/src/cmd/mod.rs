@@ -1,6 +1,8 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
+pub mod murano;
 pub mod policy;
+pub mod run;
 pub mod spec;
 pub mod tosca;
 pub mod yaml;
