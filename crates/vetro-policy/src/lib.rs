@@ -1,1 +1,5 @@
-//! Object model to murano:* tables and a Datalog engine with Congress syntax.
+//! Policy enforcement for vetro: object models decomposed into `murano:*`
+//! tables, and a Datalog engine that reads Congress's policy language.
+
+pub mod facts;
+pub mod model;
