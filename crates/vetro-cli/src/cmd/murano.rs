@@ -1,15 +1,88 @@
-//! `vetro murano`: the part is being built; this command reports that it is unavailable.
+//! `vetro murano ...`: MuranoPL package tools (checker; test runner).
 
+use crate::report::{print_diagnostics, Format};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use vetro_diag::{Severity, SourceMap};
+use vetro_dsl::check;
+use vetro_dsl::package::Package;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Arguments of the part (not accepted yet).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    #[command(subcommand)]
+    command: Command,
 }
 
-pub fn run(_args: Args) -> ExitCode {
-    eprintln!("vetro murano: this part is not available in this build");
-    ExitCode::from(2)
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Static checks of packages: manifest, YAML, expressions, method bodies, classes.
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// Package directories.
+    #[arg(required = true)]
+    packages: Vec<PathBuf>,
+    /// List every YAQL expression found (with line, column and document path).
+    #[arg(long)]
+    expressions: bool,
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    match args.command {
+        Command::Check(a) => run_check(a),
+    }
+}
+
+fn run_check(a: CheckArgs) -> ExitCode {
+    let mut sources = SourceMap::new();
+    let packages: Vec<Package> = a
+        .packages
+        .iter()
+        .map(|p| Package::load_dir(p, &mut sources))
+        .collect();
+    let mut problems: Vec<_> = packages.iter().flat_map(|p| p.problems.clone()).collect();
+    problems.extend(check::resolution_problems(&packages));
+    let failed = problems.iter().any(|d| d.severity == Severity::Error);
+    match a.format {
+        Format::Json => {
+            let files: Vec<_> = packages
+                .iter()
+                .flat_map(|p| p.files.iter().map(|f| check::file_json(f, a.expressions)))
+                .collect();
+            let problems: Vec<_> = problems
+                .iter()
+                .map(|d| check::problem_json(&sources, d))
+                .collect();
+            let out = serde_json::json!({"files": files, "problems": problems});
+            println!("{out}");
+        }
+        Format::Text => {
+            if a.expressions {
+                for p in &packages {
+                    for f in &p.files {
+                        for x in &f.expressions {
+                            println!(
+                                "{}:{}:{}: {}",
+                                f.file, x.expr.span.line, x.expr.span.col, x.expr.text
+                            );
+                        }
+                    }
+                }
+            }
+            print_diagnostics(&sources, &problems, Format::Text);
+            if !failed {
+                let n: usize = packages.iter().map(|p| p.classes.len()).sum();
+                println!("ok: {} package(s), {n} class(es)", packages.len());
+            }
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

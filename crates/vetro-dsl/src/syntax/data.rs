@@ -1,0 +1,241 @@
+//! YAML nodes to MuranoPL template data: every scalar is either a literal or a
+//! YAQL expression, decided by the loader rule of the reference (plain scalar,
+//! not a plain identifier, parses as YAQL; or an explicit `!yaql` tag).
+
+use super::yaql_check;
+use regex::Regex;
+use std::sync::{Arc, OnceLock};
+use vetro_diag::{Diagnostic, Span};
+use vetro_yaml::{Node, NodeKind, Style};
+
+/// One step of a path inside a document; keys print as strings, items as ints.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PathSeg {
+    Key(String),
+    Index(usize),
+    /// The key of a mapping entry itself (the reference writes `"<key>"`).
+    KeyMark,
+}
+
+pub type DocPath = Vec<PathSeg>;
+
+/// A YAQL expression found in a class file, with its source position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub text: Arc<str>,
+    pub span: Span,
+}
+
+/// MuranoPL data as written in a class file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Data {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Arc<str>),
+    Expr(Expr),
+    List(Vec<Data>, Span),
+    Map(Vec<(Data, Data)>, Span),
+}
+
+impl Data {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Data::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_expr(&self) -> Option<&Expr> {
+        match self {
+            Data::Expr(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[(Data, Data)]> {
+        match self {
+            Data::Map(m, _) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_list(&self) -> Option<&[Data]> {
+        match self {
+            Data::List(l, _) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// The value under a literal string key of a map.
+    pub fn get(&self, key: &str) -> Option<&Data> {
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v)
+    }
+
+    /// The key text of a literal string, or the source text of an expression.
+    pub fn key_text(&self) -> Option<&str> {
+        match self {
+            Data::Str(s) => Some(s),
+            Data::Expr(e) => Some(&e.text),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Data::Null)
+    }
+
+    /// Whether this data contains no expression (a constant).
+    pub fn is_constant(&self) -> bool {
+        match self {
+            Data::Expr(_) => false,
+            Data::List(l, _) => l.iter().all(Data::is_constant),
+            Data::Map(m, _) => m.iter().all(|(k, v)| k.is_constant() && v.is_constant()),
+            _ => true,
+        }
+    }
+}
+
+/// An expression with the place where it was found (for `check --expressions`).
+#[derive(Clone, Debug)]
+pub struct FoundExpr {
+    pub expr: Expr,
+    pub path: DocPath,
+}
+
+/// Reads YAML nodes into [`Data`], recording every expression found.
+#[derive(Default)]
+pub struct DataReader {
+    pub found: Vec<FoundExpr>,
+}
+
+fn identifier_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"^[\s\w\d.]*$").expect("valid regex"))
+}
+
+fn timestamp_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$",
+        )
+        .expect("valid regex")
+    })
+}
+
+/// Whether a plain, string-typed scalar is a YAQL expression under the loader rule.
+pub fn is_expression(text: &str) -> bool {
+    !identifier_re().is_match(text)
+        && !timestamp_re().is_match(text)
+        && text != "="
+        && text != "<<"
+        && yaql_check::parses(text)
+}
+
+impl DataReader {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn read(&mut self, node: &Node, path: &mut DocPath) -> Result<Data, Diagnostic> {
+        let tag = node.tag.as_deref();
+        if matches!(tag, Some("!yaql")) {
+            let text = node.scalar_text().unwrap_or_default();
+            if !yaql_check::parses(&text) {
+                return Err(Diagnostic::error(
+                    "yaql-syntax",
+                    format!("cannot parse the !yaql expression {text:?}"),
+                )
+                .with_span(node.span)
+                .with_path(path_string(path)));
+            }
+            return Ok(self.expr(text, node.span, path));
+        }
+        let forced_str = matches!(tag, Some("!!str") | Some("tag:yaml.org,2002:str"));
+        Ok(match &node.kind {
+            NodeKind::Null => Data::Null,
+            NodeKind::Bool(b) => Data::Bool(*b),
+            NodeKind::Int(i) => Data::Int(*i),
+            NodeKind::BigInt(s) => Data::Float(s.parse().unwrap_or(f64::NAN)),
+            NodeKind::Float(f) => Data::Float(*f),
+            NodeKind::Str(s) => {
+                if node.style == Style::Plain && !forced_str && tag.is_none() && is_expression(s) {
+                    self.expr(s.clone(), node.span, path)
+                } else {
+                    Data::Str(s.as_str().into())
+                }
+            }
+            NodeKind::Seq(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    path.push(PathSeg::Index(i));
+                    let r = self.read(item, path);
+                    path.pop();
+                    out.push(r?);
+                }
+                Data::List(out, node.span)
+            }
+            NodeKind::Map(m) => {
+                let mut out = Vec::with_capacity(m.len());
+                for (k, v) in m.iter() {
+                    path.push(PathSeg::KeyMark);
+                    let key = self.read(k, path);
+                    path.pop();
+                    let key = key?;
+                    let seg = k.scalar_text().unwrap_or_default();
+                    path.push(PathSeg::Key(seg));
+                    let value = self.read(v, path);
+                    path.pop();
+                    out.push((key, value?));
+                }
+                Data::Map(out, node.span)
+            }
+        })
+    }
+
+    fn expr(&mut self, text: String, span: Span, path: &DocPath) -> Data {
+        let expr = Expr {
+            text: text.into(),
+            span,
+        };
+        self.found.push(FoundExpr {
+            expr: expr.clone(),
+            path: path.clone(),
+        });
+        Data::Expr(expr)
+    }
+}
+
+/// `Methods/deploy/Body/3` form of a document path.
+pub fn path_string(path: &DocPath) -> String {
+    path.iter()
+        .map(|s| match s {
+            PathSeg::Key(k) => k.clone(),
+            PathSeg::Index(i) => i.to_string(),
+            PathSeg::KeyMark => "<key>".to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_expression;
+
+    #[test]
+    fn classifies_scalars_like_the_reference() {
+        assert!(is_expression("$x"));
+        assert!(is_expression("a-b"));
+        assert!(is_expression(":Foo"));
+        assert!(!is_expression("abc"));
+        assert!(!is_expression("hello world"));
+        assert!(!is_expression("Foo.Bar"));
+        assert!(!is_expression("a b c("));
+        assert!(!is_expression("2020-01-01"));
+    }
+}
