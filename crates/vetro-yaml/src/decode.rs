@@ -19,6 +19,23 @@ pub fn decode_strict(bytes: &[u8]) -> Result<String, String> {
     Ok(text.to_string())
 }
 
+/// Decode a text file: strict UTF-8 (or UTF-16 with a BOM) when valid; otherwise, if
+/// the bytes look like text (no NUL or other C0 control bytes besides tab and line
+/// breaks), UTF-8 with stray bytes read as Windows-1252. Binary files are errors.
+pub fn decode_text(bytes: &[u8]) -> Result<String, String> {
+    match decode_strict(bytes) {
+        Ok(text) => Ok(text),
+        Err(_) if looks_like_text(bytes) => Ok(decode_lenient(bytes)),
+        Err(err) => Err(err),
+    }
+}
+
+fn looks_like_text(bytes: &[u8]) -> bool {
+    !bytes
+        .iter()
+        .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+}
+
 /// Decode UTF-8, reading any byte that is not valid UTF-8 as Windows-1252
 /// (stray bytes in hand-edited descriptions).
 pub fn decode_lenient(bytes: &[u8]) -> String {
@@ -88,6 +105,12 @@ mod tests {
         assert!(decode_strict(b"\xEF\xBB\xBFa: 1").is_ok());
         assert!(decode_strict(b"a\0b").is_err());
         assert!(decode_strict(b"\xff\xd8\xff").is_err());
+    }
+
+    #[test]
+    fn text_with_stray_bytes_is_read_binary_is_refused() {
+        assert_eq!(decode_text(b"a: caf\xe9\n").unwrap(), "a: caf\u{e9}\n");
+        assert!(decode_text(b"\x7fELF\x02\x01\x01\x00").is_err());
     }
 
     #[test]

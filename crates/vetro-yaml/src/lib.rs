@@ -14,7 +14,7 @@ mod load;
 mod node;
 mod resolve;
 
-pub use decode::{decode_lenient, decode_strict};
+pub use decode::{decode_lenient, decode_strict, decode_text};
 pub use emit::{to_json_string, to_yaml_string};
 pub use json::{from_json, to_json};
 pub use load::{load_file, load_str, LoadOptions, YamlVersion};

@@ -42,6 +42,9 @@ pub struct LoadOptions {
     pub max_alias_nodes: usize,
     /// Deepest nesting of collections accepted.
     pub max_depth: usize,
+    /// Accept repeated keys, the last value winning at the first key's position
+    /// (PyYAML's behaviour), instead of reporting `duplicate-key` errors.
+    pub allow_duplicate_keys: bool,
 }
 
 impl Default for LoadOptions {
@@ -51,12 +54,13 @@ impl Default for LoadOptions {
             merge_keys: true,
             max_alias_nodes: 1_000_000,
             max_depth: 512,
+            allow_duplicate_keys: false,
         }
     }
 }
 
 /// Read and load a file; I/O and encoding problems are diagnostics of kind `io`
-/// and `encoding`.
+/// and `encoding`. Stray non-UTF-8 bytes in a text file are read as Windows-1252.
 pub fn load_file(
     path: &Path,
     sources: &mut SourceMap,
@@ -71,7 +75,7 @@ pub fn load_file(
     }
     let bytes =
         std::fs::read(path).map_err(|e| vec![Diagnostic::error("io", format!("{name}: {e}"))])?;
-    let text = crate::decode::decode_strict(&bytes)
+    let text = crate::decode::decode_text(&bytes)
         .map_err(|msg| vec![Diagnostic::error("encoding", format!("{name}: {msg}"))])?;
     let id = sources.add(name, text);
     let docs = load_str(sources, id, opts)?;
@@ -369,7 +373,7 @@ impl<'a> Builder<'a> {
         let mut index = KeyIndex::default();
         // Merged entries first, later ones overriding earlier ones in place (PyYAML order).
         for (key, value) in merged {
-            match index.find(&key) {
+            match index.find(&out.entries, &key) {
                 Some(i) => out.entries[i].1 = value,
                 None => {
                     index.insert(&key, out.entries.len());
@@ -380,8 +384,8 @@ impl<'a> Builder<'a> {
         // Which entries were written explicitly (a second explicit one is a duplicate).
         let mut explicit_at = vec![false; out.entries.len()];
         for (key, value) in explicit {
-            match index.find(&key) {
-                Some(i) if explicit_at[i] => {
+            match index.find(&out.entries, &key) {
+                Some(i) if explicit_at[i] && !self.opts.allow_duplicate_keys => {
                     let first = out.entries[i].0.span;
                     self.errors.push(
                         Diagnostic::error(
@@ -479,75 +483,121 @@ fn key_label(key: &Node) -> String {
         .unwrap_or_else(|| key.type_name().to_string())
 }
 
-/// Finds equal keys: a hash map on a canonical form of each key.
+/// Finds equal keys (equal as Python dict keys: `1` and `1.0` alike). Small
+/// mappings are scanned; large ones get a hash index.
 #[derive(Default)]
 struct KeyIndex {
-    map: HashMap<String, usize>,
+    keys: Vec<(u64, usize)>,
+    map: Option<HashMap<u64, Vec<usize>>>,
 }
 
+const SCAN_LIMIT: usize = 16;
+
 impl KeyIndex {
-    fn find(&self, key: &Node) -> Option<usize> {
-        self.map.get(&canonical_key(key)).copied()
+    fn find(&self, entries: &[(Node, Node)], key: &Node) -> Option<usize> {
+        let hash = key_hash(key);
+        let candidates: &[usize] = match &self.map {
+            Some(map) => map.get(&hash).map_or(&[], Vec::as_slice),
+            None => {
+                return self
+                    .keys
+                    .iter()
+                    .find(|&&(h, i)| h == hash && key_eq(&entries[i].0, key))
+                    .map(|&(_, i)| i)
+            }
+        };
+        candidates
+            .iter()
+            .copied()
+            .find(|&i| key_eq(&entries[i].0, key))
     }
 
     fn insert(&mut self, key: &Node, at: usize) {
-        self.map.insert(canonical_key(key), at);
+        let hash = key_hash(key);
+        if let Some(map) = &mut self.map {
+            map.entry(hash).or_default().push(at);
+            return;
+        }
+        self.keys.push((hash, at));
+        if self.keys.len() > SCAN_LIMIT {
+            let mut map: HashMap<u64, Vec<usize>> = HashMap::new();
+            for &(h, i) in &self.keys {
+                map.entry(h).or_default().push(i);
+            }
+            self.map = Some(map);
+        }
     }
 }
 
-/// Keys equal as Python dict keys get the same text (`1` and `1.0` alike).
-fn canonical_key(node: &Node) -> String {
-    let mut out = String::new();
-    write_canonical(node, &mut out);
-    out
+/// Numbers that are equal as Python values (`1 == 1.0 == True` is not followed for
+/// booleans, which YAML keeps apart).
+fn as_number(node: &Node) -> Option<f64> {
+    match node.kind {
+        NodeKind::Int(i) => Some(i as f64),
+        NodeKind::Float(f) => Some(f),
+        _ => None,
+    }
 }
 
-fn write_canonical(node: &Node, out: &mut String) {
-    use std::fmt::Write;
-    match &node.kind {
-        NodeKind::Null => out.push('n'),
-        NodeKind::Bool(b) => {
-            let _ = write!(out, "b{b}");
+fn key_eq(a: &Node, b: &Node) -> bool {
+    match (&a.kind, &b.kind) {
+        (NodeKind::Str(x), NodeKind::Str(y)) => x == y,
+        (NodeKind::Null, NodeKind::Null) => true,
+        (NodeKind::Bool(x), NodeKind::Bool(y)) => x == y,
+        (NodeKind::Int(x), NodeKind::Int(y)) => x == y,
+        (NodeKind::BigInt(x), NodeKind::BigInt(y)) => x == y,
+        (NodeKind::Seq(x), NodeKind::Seq(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| key_eq(p, q))
         }
-        NodeKind::Int(i) => {
-            let _ = write!(out, "i{i}");
+        (NodeKind::Map(x), NodeKind::Map(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.iter().any(|(k2, v2)| key_eq(k, k2) && key_eq(v, v2)))
         }
-        NodeKind::BigInt(s) => {
-            let _ = write!(out, "i{s}");
-        }
-        NodeKind::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => {
-            let _ = write!(out, "i{}", *f as i64);
-        }
-        NodeKind::Float(f) => {
-            let _ = write!(out, "f{f:?}");
-        }
-        NodeKind::Str(s) => {
-            let _ = write!(out, "s{}:{s}", s.len());
-        }
-        NodeKind::Seq(items) => {
-            out.push('[');
-            for item in items {
-                write_canonical(item, out);
-                out.push(',');
+        _ => match (as_number(a), as_number(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        },
+    }
+}
+
+fn key_hash(node: &Node) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    hash_into(node, &mut h);
+    return h.finish();
+
+    fn hash_into(node: &Node, h: &mut impl Hasher) {
+        match &node.kind {
+            NodeKind::Str(s) => {
+                0u8.hash(h);
+                s.hash(h);
             }
-            out.push(']');
-        }
-        NodeKind::Map(m) => {
-            let mut parts: Vec<String> = m
-                .entries
-                .iter()
-                .map(|(k, v)| {
-                    let mut s = String::new();
-                    write_canonical(k, &mut s);
-                    s.push(':');
-                    write_canonical(v, &mut s);
-                    s
-                })
-                .collect();
-            parts.sort();
-            out.push('{');
-            out.push_str(&parts.join(","));
-            out.push('}');
+            NodeKind::Null => 1u8.hash(h),
+            NodeKind::Bool(b) => {
+                2u8.hash(h);
+                b.hash(h);
+            }
+            // Equal numbers hash alike whatever their type.
+            NodeKind::Int(_) | NodeKind::Float(_) => {
+                3u8.hash(h);
+                as_number(node).unwrap_or(0.0).to_bits().hash(h);
+            }
+            NodeKind::BigInt(s) => {
+                4u8.hash(h);
+                s.hash(h);
+            }
+            NodeKind::Seq(items) => {
+                5u8.hash(h);
+                for item in items {
+                    hash_into(item, h);
+                }
+            }
+            // Entry order does not matter for equality, so only the size is hashed.
+            NodeKind::Map(m) => {
+                6u8.hash(h);
+                m.len().hash(h);
+            }
         }
     }
 }

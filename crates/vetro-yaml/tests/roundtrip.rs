@@ -1,0 +1,86 @@
+//! Property tests: the loader never panics, and emitted YAML loads back to the same value.
+
+use proptest::prelude::*;
+use vetro_diag::Span;
+use vetro_yaml::{
+    from_json, load_str, to_json, to_yaml_string, LoadOptions, SourceMap, YamlVersion,
+};
+
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::from),
+        any::<i64>().prop_map(serde_json::Value::from),
+        (-1.0e12f64..1.0e12).prop_map(serde_json::Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(serde_json::Value::from),
+        "\\PC{0,12}".prop_map(serde_json::Value::from),
+        prop_oneof![
+            Just("yes"),
+            Just("No"),
+            Just("~"),
+            Just("017"),
+            Just("1:30"),
+            Just("<<"),
+            Just("- a"),
+            Just("a: b"),
+            Just(" x "),
+            Just("#c"),
+            Just("0o17"),
+            Just("1e3"),
+            Just(".5"),
+            Just("a\nb"),
+            Just("\"q\""),
+            Just("null"),
+            Just("")
+        ]
+        .prop_map(serde_json::Value::from),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
+            prop::collection::vec(("[a-z<>:~ ]{0,6}", inner), 0..6)
+                .prop_map(|pairs| { serde_json::Value::Object(pairs.into_iter().collect()) }),
+        ]
+    })
+}
+
+fn reload(text: &str, version: YamlVersion) -> serde_json::Value {
+    let mut sources = SourceMap::new();
+    let id = sources.add("emitted.yaml", text);
+    let opts = LoadOptions {
+        version,
+        ..LoadOptions::default()
+    };
+    let docs = load_str(&sources, id, &opts)
+        .unwrap_or_else(|e| panic!("emitted YAML does not load: {e:?}\n{text}"));
+    assert_eq!(docs.len(), 1, "{text}");
+    to_json(&docs[0])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn emitted_yaml_round_trips(value in json_value()) {
+        let text = to_yaml_string(&from_json(&value, Span::default()));
+        for version in [YamlVersion::V1_1, YamlVersion::V1_2] {
+            prop_assert_eq!(&reload(&text, version), &value, "{}", text);
+        }
+    }
+
+    #[test]
+    fn loader_never_panics_on_arbitrary_text(text in "\\PC{0,200}") {
+        let mut sources = SourceMap::new();
+        let id = sources.add("fuzz.yaml", text.as_str());
+        let _ = load_str(&sources, id, &LoadOptions::default());
+    }
+
+    #[test]
+    fn loader_never_panics_on_yamlish_text(text in "[-:?&*!|>'\"{}\\[\\],# \\n\\ta-c0-9<~.]{0,120}") {
+        let mut sources = SourceMap::new();
+        let id = sources.add("fuzz.yaml", text.as_str());
+        let _ = load_str(&sources, id, &LoadOptions::default());
+    }
+}
