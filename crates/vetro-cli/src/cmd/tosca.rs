@@ -1,16 +1,194 @@
-//! `vetro tosca`: the part is being built; this command reports that it is unavailable.
+//! `vetro tosca`: validate TOSCA Simple Profile service templates.
 
+use crate::report::{self, Format};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use vetro_diag::{render_text, ColorChoice, Diagnostic, SourceMap};
+use vetro_tosca::{Catalog, Checker, Construct};
 
 #[derive(clap::Args)]
-#[command(disable_help_flag = false)]
 pub struct Args {
-    /// Arguments of the part (not accepted yet).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    #[command(subcommand)]
+    command: Command,
 }
 
-pub fn run(_args: Args) -> ExitCode {
-    eprintln!("vetro tosca: this part is not available in this build");
-    ExitCode::from(2)
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Validate service templates (and their imports): exit 0 valid, 1 invalid, 2 unreadable.
+    Validate {
+        /// Service template files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Validate against this kwalify grammar instead of the bundled TOSCA 1.1 grammar.
+        #[arg(long)]
+        grammar: Option<PathBuf>,
+    },
+    /// Print the resolved type hierarchy a template sees.
+    Types {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+pub fn run(args: Args) -> ExitCode {
+    match args.command {
+        Command::Validate {
+            files,
+            format,
+            grammar,
+        } => validate(&files, format, grammar),
+        Command::Types { file, format } => types(&file, format),
+    }
+}
+
+fn checker(grammar: Option<&PathBuf>, sources: &mut SourceMap) -> Result<Checker, ExitCode> {
+    let result = match grammar {
+        Some(path) => Checker::with_grammar(path, sources),
+        None => Checker::new(sources),
+    };
+    result.map_err(|diags| {
+        report::print_diagnostics(sources, &diags, Format::Text);
+        ExitCode::from(report::USAGE)
+    })
+}
+
+fn problem_json(sources: &SourceMap, d: &Diagnostic, file: Option<&str>) -> serde_json::Value {
+    let (line, column) = d.span.map(|s| (s.line, s.col)).unwrap_or((0, 0));
+    let mut obj = serde_json::json!({
+        "path": d.path.clone().unwrap_or_default(),
+        "line": line,
+        "column": column,
+        "kind": d.kind,
+        "message": d.message,
+    });
+    if let Some(f) = file {
+        obj["file"] = f.into();
+    } else if let Some(span) = d.span {
+        let _ = sources.name(span.file);
+    }
+    obj
+}
+
+fn validate(files: &[PathBuf], format: Format, grammar: Option<PathBuf>) -> ExitCode {
+    let mut sources = SourceMap::new();
+    let checker = match checker(grammar.as_ref(), &mut sources) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let mut unreadable = false;
+    let mut problems_json = Vec::new();
+    let mut all_valid = true;
+    let color = if std::io::stderr().is_terminal() {
+        ColorChoice::Always
+    } else {
+        ColorChoice::Never
+    };
+    for path in files {
+        let report = checker.validate(path, &mut sources);
+        unreadable |= report.unreadable;
+        all_valid &= report.is_valid();
+        match format {
+            Format::Json => {
+                let name = path.display().to_string();
+                let file = (files.len() > 1).then_some(name.as_str());
+                problems_json.extend(
+                    report
+                        .problems
+                        .iter()
+                        .map(|d| problem_json(&sources, d, file)),
+                );
+            }
+            Format::Text => {
+                eprint!("{}", render_text(&sources, &report.problems, color));
+                if report.is_valid() {
+                    println!("{}: valid", path.display());
+                } else {
+                    println!("{}: {} problem(s)", path.display(), report.problems.len());
+                }
+            }
+        }
+    }
+    if format == Format::Json {
+        let out = serde_json::json!({"valid": all_valid, "problems": problems_json});
+        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    }
+    if unreadable {
+        ExitCode::from(report::USAGE)
+    } else if all_valid {
+        ExitCode::from(report::OK)
+    } else {
+        ExitCode::from(report::INVALID)
+    }
+}
+
+fn types(file: &Path, format: Format) -> ExitCode {
+    let mut sources = SourceMap::new();
+    let checker = match checker(None, &mut sources) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let (catalog, report) = checker.catalog(file, &mut sources);
+    if report.unreadable {
+        report::print_diagnostics(&sources, &report.problems, Format::Text);
+        return ExitCode::from(report::USAGE);
+    }
+    match format {
+        Format::Json => {
+            let mut out = serde_json::Map::new();
+            for c in Construct::ALL {
+                let types: Vec<serde_json::Value> = catalog
+                    .of(c)
+                    .map(|(i, t)| {
+                        let chain: Vec<&str> = catalog.ancestors(i).iter().map(|&a| catalog.get(a).name.as_str()).collect();
+                        serde_json::json!({"name": t.name, "builtin": t.file.is_none(), "ancestors": chain[1..]})
+                    })
+                    .collect();
+                out.insert(c.section().into(), types.into());
+            }
+            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        }
+        Format::Text => print_tree(&catalog),
+    }
+    report::print_diagnostics(&sources, &report.problems, Format::Text);
+    ExitCode::from(report::OK)
+}
+
+fn print_tree(catalog: &Catalog) {
+    for c in Construct::ALL {
+        println!("{}:", c.section());
+        let roots: Vec<usize> = catalog
+            .of(c)
+            .filter(|(i, _)| catalog.parent(*i).is_none())
+            .map(|(i, _)| i)
+            .collect();
+        for r in roots {
+            print_subtree(catalog, c, r, 1, &mut Vec::new());
+        }
+    }
+}
+
+fn print_subtree(catalog: &Catalog, c: Construct, t: usize, depth: usize, seen: &mut Vec<usize>) {
+    if seen.contains(&t) {
+        return;
+    }
+    seen.push(t);
+    let def = catalog.get(t);
+    let origin = if def.file.is_none() {
+        ""
+    } else {
+        "  (declared)"
+    };
+    println!("{}{}{origin}", "  ".repeat(depth), def.name);
+    let children: Vec<usize> = catalog
+        .of(c)
+        .filter(|(i, _)| catalog.parent(*i) == Some(t))
+        .map(|(i, _)| i)
+        .collect();
+    for child in children {
+        print_subtree(catalog, c, child, depth + 1, seen);
+    }
 }

@@ -1,0 +1,27 @@
+//! One problem found while validating a document.
+
+use vetro_diag::{Diagnostic, Span};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    /// `missing-required`, `unknown-key`, `wrong-type`, `bad-enum`,
+    /// `pattern-mismatch`, `out-of-range`, `bad-length`, `not-unique`, or a
+    /// kind chosen by a hook.
+    pub kind: String,
+    /// Instance path of the node at fault.
+    pub path: String,
+    pub message: String,
+    /// The node at fault (for `missing-required`: the enclosing mapping).
+    pub span: Span,
+    /// The grammar rule that was applied: its `name`, or its grammar path.
+    pub rule: String,
+}
+
+impl Problem {
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        Diagnostic::error(self.kind.clone(), self.message.clone())
+            .with_span(self.span)
+            .with_path(self.path.clone())
+            .with_note(format!("grammar rule: {}", self.rule))
+    }
+}

@@ -1,0 +1,73 @@
+//! Reading one service template file into a single root mapping.
+
+use std::path::Path;
+use vetro_diag::{Diagnostic, FileId, SourceMap};
+use vetro_yaml::{LoadOptions, Node};
+
+/// Why a file could not be turned into a document.
+pub enum LoadError {
+    /// Not readable at all (missing, directory, not text).
+    Unreadable(Diagnostic),
+    /// Readable, but not one YAML document with a mapping root.
+    Syntax(Vec<Diagnostic>),
+}
+
+fn syntax(mut d: Diagnostic) -> Diagnostic {
+    if d.kind != "yaml-syntax" {
+        d.message = format!("{} ({})", d.message, d.kind);
+        d.kind = "yaml-syntax".into();
+    }
+    d.path = Some(String::new());
+    d
+}
+
+/// Load `path`; on success the file id and the root mapping node.
+pub fn load(path: &Path, sources: &mut SourceMap) -> Result<(FileId, Node), LoadError> {
+    let opts = LoadOptions::default();
+    let (file, docs) = match vetro_yaml::load_file(path, sources, &opts) {
+        Ok(ok) => ok,
+        Err(diags) => {
+            if let Some(d) = diags
+                .iter()
+                .find(|d| d.kind == "io" || d.kind == "encoding")
+            {
+                return Err(LoadError::Unreadable(d.clone()));
+            }
+            return Err(LoadError::Syntax(diags.into_iter().map(syntax).collect()));
+        }
+    };
+    let name = sources.name(file).to_string();
+    let whole = sources.span(file, 0, 0);
+    let problem = |msg: String| {
+        LoadError::Syntax(vec![Diagnostic::error("yaml-syntax", msg)
+            .with_span(whole)
+            .with_path("")])
+    };
+    let mut docs = docs;
+    match docs.len() {
+        0 => Err(problem(format!("{name}: the file is empty"))),
+        1 => {
+            let root = docs
+                .pop()
+                .unwrap_or_else(|| Node::new(vetro_yaml::NodeKind::Null, whole));
+            if root.as_map().is_some() {
+                Ok((file, root))
+            } else if root.is_null() {
+                Err(problem(format!("{name}: the file is empty")))
+            } else {
+                Err(LoadError::Syntax(vec![Diagnostic::error(
+                    "yaml-syntax",
+                    format!(
+                        "the document root must be a mapping, not a {}",
+                        root.type_name()
+                    ),
+                )
+                .with_span(root.span)
+                .with_path("")]))
+            }
+        }
+        n => Err(problem(format!(
+            "{name}: a service template is one YAML document, this file has {n}"
+        ))),
+    }
+}

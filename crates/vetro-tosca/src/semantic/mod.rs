@@ -1,0 +1,117 @@
+//! Semantic checks: the type catalog, type definitions and the topology.
+
+mod functions;
+mod props;
+mod topology;
+mod types;
+
+use crate::catalog::{Catalog, Construct, TypeDef};
+use crate::imports::FileRec;
+use vetro_diag::{Diagnostic, SourceMap, Span};
+use vetro_kwalify::{escape_segment, Grammar};
+use vetro_yaml::Node;
+
+/// Problems of one file, with path helpers.
+pub(crate) struct Cx<'a> {
+    pub cat: &'a Catalog,
+    pub out: Vec<Diagnostic>,
+}
+
+impl Cx<'_> {
+    pub fn err(&mut self, kind: &str, path: &str, span: Span, message: String) {
+        self.out.push(
+            Diagnostic::error(kind, message)
+                .with_span(span)
+                .with_path(path),
+        );
+    }
+}
+
+/// `base/seg` with the segment escaped.
+pub(crate) fn join(base: &str, seg: &str) -> String {
+    if base.is_empty() {
+        escape_segment(seg)
+    } else {
+        format!("{base}/{}", escape_segment(seg))
+    }
+}
+
+/// Entries of a mapping-valued key, as (name, value) pairs with string names.
+pub(crate) fn entries(node: Option<&Node>) -> impl Iterator<Item = (String, &Node, &Node)> {
+    node.and_then(Node::as_map)
+        .into_iter()
+        .flat_map(|m| m.iter())
+        .filter_map(|(k, v)| k.scalar_text().map(|name| (name, k, v)))
+}
+
+fn add_types(cat: &mut Catalog, doc: &Node, file: Option<usize>, problems: &mut Vec<Diagnostic>) {
+    for c in Construct::ALL {
+        for (name, key, def) in entries(doc.get(c.section())) {
+            let parent = def.get("derived_from").and_then(Node::scalar_text);
+            let t = TypeDef {
+                name: name.clone(),
+                construct: c,
+                def: def.clone(),
+                file,
+                key_span: key.span,
+                parent,
+            };
+            match cat.add(t.clone()) {
+                Ok(_) => {}
+                Err(existing) if cat.get(existing).file.is_none() => {
+                    // A template may redefine a normative type: its definition wins.
+                    cat.types[existing] = t;
+                }
+                Err(existing) => {
+                    let first = cat.get(existing).key_span;
+                    problems.push(
+                        Diagnostic::error(
+                            "duplicate-name",
+                            format!("{} '{name}' is declared more than once", c.label()),
+                        )
+                        .with_span(key.span)
+                        .with_related(first, "first declared here")
+                        .with_path(join(c.section(), &name)),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Build the catalog from the built-in types and every loaded file, then check
+/// each file. Problems are appended to the files' own lists.
+pub fn run(grammar: &Grammar, files: &mut [FileRec], sources: &mut SourceMap) -> Catalog {
+    let mut cat = Catalog::default();
+    let (normative, _) = crate::normative::load(grammar, sources);
+    if let Some(doc) = &normative {
+        add_types(&mut cat, doc, None, &mut Vec::new());
+    }
+    for (i, f) in files.iter_mut().enumerate() {
+        if let Some(doc) = &f.doc {
+            add_types(&mut cat, doc, Some(i), &mut f.problems);
+            for (_, item) in crate::imports::import_entries(doc) {
+                for (_, _, def) in entries(Some(item)) {
+                    if let Some(p) = def.get("namespace_prefix").and_then(Node::as_str) {
+                        cat.prefixes.push(p.to_string());
+                    }
+                }
+            }
+        }
+    }
+    for (i, f) in files.iter_mut().enumerate() {
+        let Some(doc) = &f.doc else { continue };
+        // Semantic checks only run on files the grammar accepted.
+        if !f.problems.is_empty() {
+            continue;
+        }
+        let mut cx = Cx {
+            cat: &cat,
+            out: Vec::new(),
+        };
+        types::check(&mut cx, i);
+        topology::check(&mut cx, doc);
+        f.problems.extend(cx.out);
+    }
+    cat
+}

@@ -1,0 +1,549 @@
+//! Checks of the topology template against the catalog.
+
+use super::props::{check_def, check_value, is_required};
+use super::{entries, functions, join, Cx};
+use crate::catalog::Construct;
+use std::collections::{HashMap, HashSet};
+use vetro_yaml::Node;
+
+/// Names declared in a topology, for reference checks.
+#[derive(Default)]
+pub struct Topo<'d> {
+    pub inputs: HashSet<&'d str>,
+    /// Node template name → its node type (None if the type is unknown).
+    pub nodes: HashMap<&'d str, Option<usize>>,
+    pub rels: HashMap<&'d str, Option<usize>>,
+    pub groups: HashSet<&'d str>,
+}
+
+fn names(section: Option<&Node>) -> impl Iterator<Item = (&str, &Node)> {
+    section
+        .and_then(Node::as_map)
+        .into_iter()
+        .flat_map(|m| m.iter())
+        .filter_map(|(k, v)| k.as_str().map(|k| (k, v)))
+}
+
+pub fn check(cx: &mut Cx, doc: &Node) {
+    let Some(tt) = doc.get("topology_template") else {
+        return;
+    };
+    let base = "topology_template";
+    let cat = cx.cat;
+    let mut topo = Topo {
+        inputs: names(tt.get("inputs")).map(|(k, _)| k).collect(),
+        ..Topo::default()
+    };
+    for (name, tpl) in names(tt.get("node_templates")) {
+        let t = tpl
+            .get("type")
+            .and_then(Node::as_str)
+            .and_then(|t| cat.lookup(Construct::Node, t));
+        topo.nodes.insert(name, t);
+    }
+    for (name, tpl) in names(tt.get("relationship_templates")) {
+        let t = tpl
+            .get("type")
+            .and_then(Node::as_str)
+            .and_then(|t| cat.lookup(Construct::Relationship, t));
+        topo.rels.insert(name, t);
+    }
+    topo.groups = names(tt.get("groups")).map(|(k, _)| k).collect();
+
+    let inputs_path = join(base, "inputs");
+    for (name, _, def) in entries(tt.get("inputs")) {
+        check_def(cx, def, &join(&inputs_path, &name));
+    }
+    let nt_path = join(base, "node_templates");
+    for (name, tpl) in names(tt.get("node_templates")) {
+        check_node_template(cx, &topo, tpl, &join(&nt_path, name));
+    }
+    let rt_path = join(base, "relationship_templates");
+    for (name, tpl) in names(tt.get("relationship_templates")) {
+        check_relationship_template(cx, &topo, tpl, &join(&rt_path, name));
+    }
+    let g_path = join(base, "groups");
+    for (name, g) in names(tt.get("groups")) {
+        check_group(cx, &topo, g, &join(&g_path, name));
+    }
+    if let Some(items) = tt.get("policies").and_then(Node::as_seq) {
+        for (i, item) in items.iter().enumerate() {
+            for (name, p) in names(Some(item)) {
+                let p_path = join(&join(&join(base, "policies"), &i.to_string()), name);
+                check_policy(cx, &topo, p, &p_path);
+            }
+        }
+    }
+    let o_path = join(base, "outputs");
+    for (name, out) in names(tt.get("outputs")) {
+        if let Some(v) = out.get("value") {
+            functions::check(cx, &topo, None, v, &join(&join(&o_path, name), "value"));
+        }
+    }
+    if let Some(sm) = tt.get("substitution_mappings") {
+        check_substitution(cx, &topo, sm, &join(base, "substitution_mappings"));
+    }
+}
+
+/// Look up a type of a template; report `unknown-type` at `path/type`.
+fn template_type(cx: &mut Cx, c: Construct, tpl: &Node, path: &str) -> Option<usize> {
+    let ty = tpl.get("type")?;
+    let name = ty.as_str()?;
+    match cx.cat.lookup(c, name) {
+        Some(t) if !cx.cat.chain_broken(t) => Some(t),
+        Some(_) => None, // a broken type was reported where it is declared
+        None => {
+            cx.err(
+                "unknown-type",
+                &join(path, "type"),
+                ty.span,
+                format!("{} '{name}' is not declared", c.label()),
+            );
+            None
+        }
+    }
+}
+
+/// Assigned properties against their definitions, and required ones.
+/// The property definitions a template's `properties` are checked against.
+struct PropDefs<'a> {
+    defs: &'a indexmap::IndexMap<String, Node>,
+    /// The declaring entity, for messages (`node type 'x'`).
+    owner: &'a str,
+    /// Whether required properties without default must be assigned.
+    require: bool,
+}
+
+fn check_properties(
+    cx: &mut Cx,
+    topo: &Topo,
+    self_type: Option<usize>,
+    target: &PropDefs,
+    values: Option<&Node>,
+    path: &str,
+) {
+    let PropDefs {
+        defs,
+        owner,
+        require,
+    } = *target;
+    let ppath = join(path, "properties");
+    for (key, k, v) in entries(values) {
+        let vpath = join(&ppath, &key);
+        match defs.get(&key) {
+            Some(def) => check_value(cx, def, v, &vpath),
+            None => cx.err(
+                "undeclared-name",
+                &vpath,
+                k.span,
+                format!("{owner} declares no property '{key}'"),
+            ),
+        }
+        functions::check(cx, topo, self_type, v, &vpath);
+    }
+    if !require {
+        return;
+    }
+    for (key, def) in defs.iter() {
+        let assigned = values
+            .and_then(|v| v.get(key))
+            .is_some_and(|v| !v.is_null());
+        if !assigned && is_required(def) && def.get("default").is_none() {
+            let span = values.map(|v| v.span).unwrap_or(def.span);
+            cx.err(
+                "missing-required",
+                &join(&ppath, key),
+                span,
+                format!("required property '{key}' of {owner} is not assigned"),
+            );
+        }
+    }
+}
+
+fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
+    let cat = cx.cat;
+    if let Some(copy) = tpl.get("copy") {
+        if let Some(name) = copy.as_str() {
+            if !topo.nodes.contains_key(name) {
+                cx.err(
+                    "unresolved-reference",
+                    &join(path, "copy"),
+                    copy.span,
+                    format!("'copy' names node template '{name}', which does not exist"),
+                );
+            }
+        }
+    }
+    let Some(t) = template_type(cx, Construct::Node, tpl, path) else {
+        return;
+    };
+    let tname = cat.get(t).name.clone();
+    let owner = format!("node type '{tname}'");
+    let props = cat.merged(t, "properties");
+    let require = tpl.get("copy").is_none();
+    check_properties(
+        cx,
+        topo,
+        Some(t),
+        &PropDefs {
+            defs: &props,
+            owner: &owner,
+            require,
+        },
+        tpl.get("properties"),
+        path,
+    );
+
+    let attrs = cat.merged(t, "attributes");
+    let apath = join(path, "attributes");
+    for (key, k, v) in entries(tpl.get("attributes")) {
+        let vpath = join(&apath, &key);
+        if !attrs.contains_key(&key) && !props.contains_key(&key) {
+            cx.err(
+                "undeclared-name",
+                &vpath,
+                k.span,
+                format!("{owner} declares no attribute '{key}'"),
+            );
+        }
+        functions::check(cx, topo, Some(t), v, &vpath);
+    }
+
+    let caps = cat.merged(t, "capabilities");
+    let cpath = join(path, "capabilities");
+    for (key, k, cap) in entries(tpl.get("capabilities")) {
+        let vpath = join(&cpath, &key);
+        let Some(cdef) = caps.get(&key) else {
+            cx.err(
+                "undeclared-name",
+                &vpath,
+                k.span,
+                format!("{owner} declares no capability '{key}'"),
+            );
+            continue;
+        };
+        let ctype = cdef
+            .get("type")
+            .and_then(Node::as_str)
+            .and_then(|c| cat.lookup(Construct::Capability, c));
+        let Some(ct) = ctype.filter(|&c| !cat.chain_broken(c)) else {
+            continue;
+        };
+        let mut defs = (*cat.merged(ct, "properties")).clone();
+        for (n, _, d) in entries(cdef.get("properties")) {
+            defs.insert(n, d.clone());
+        }
+        let cowner = format!("capability '{key}' ({})", cat.get(ct).name);
+        check_properties(
+            cx,
+            topo,
+            Some(t),
+            &PropDefs {
+                defs: &defs,
+                owner: &cowner,
+                require: false,
+            },
+            cap.get("properties"),
+            &vpath,
+        );
+        if let Some(attrs) = cap.get("attributes") {
+            functions::check(cx, topo, Some(t), attrs, &join(&vpath, "attributes"));
+        }
+    }
+
+    check_requirements(cx, topo, t, tpl, path, &owner);
+    check_template_interfaces(cx, topo, Some(t), Construct::Node, tpl, path, &owner);
+
+    for (key, _, art) in entries(tpl.get("artifacts")) {
+        if let Some(ty) = art.get("type") {
+            let name = ty.as_str().unwrap_or_default();
+            if cat.lookup(Construct::Artifact, name).is_none() {
+                cx.err(
+                    "unknown-type",
+                    &join(&join(&join(path, "artifacts"), &key), "type"),
+                    ty.span,
+                    format!("artifact type '{name}' is not declared"),
+                );
+            }
+        }
+    }
+}
+
+fn check_requirements(cx: &mut Cx, topo: &Topo, t: usize, tpl: &Node, path: &str, owner: &str) {
+    let cat = cx.cat;
+    let Some(items) = tpl.get("requirements").and_then(Node::as_seq) else {
+        return;
+    };
+    let defs = cat.requirements(t);
+    let rpath = join(path, "requirements");
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        for (name, k, req) in entries(Some(item)) {
+            let ipath = join(&join(&rpath, &i.to_string()), &name);
+            *counts.entry(name.clone()).or_default() += 1;
+            if !defs.contains_key(&name) {
+                cx.err(
+                    "undeclared-name",
+                    &ipath,
+                    k.span,
+                    format!("{owner} declares no requirement '{name}'"),
+                );
+                continue;
+            }
+            if let Some(node) = req.get("node") {
+                if let Some(n) = node.as_str() {
+                    if !topo.nodes.contains_key(n) && cat.lookup(Construct::Node, n).is_none() {
+                        cx.err("unresolved-reference", &join(&ipath, "node"), node.span, format!("requirement '{name}' names node '{n}', which is neither a node template nor a node type"));
+                    }
+                }
+            }
+            if let Some(rel) = req.get("relationship") {
+                if let Some(ty) = rel.get("type") {
+                    let n = ty.as_str().unwrap_or_default();
+                    if !topo.rels.contains_key(n)
+                        && cat.lookup(Construct::Relationship, n).is_none()
+                    {
+                        cx.err("unknown-type", &join(&join(&ipath, "relationship"), "type"), ty.span, format!("relationship '{n}' is neither a relationship type nor a relationship template"));
+                    }
+                }
+                if let Some(props) = rel.get("properties") {
+                    functions::check(
+                        cx,
+                        topo,
+                        Some(t),
+                        props,
+                        &join(&join(&ipath, "relationship"), "properties"),
+                    );
+                }
+            }
+        }
+    }
+    for (name, def) in defs.iter() {
+        let Some([_, hi]) = def.get("occurrences").and_then(Node::as_seq) else {
+            continue;
+        };
+        let count = counts.get(name).copied().unwrap_or(0);
+        if let Some(hi) = hi.as_i64() {
+            if count as i64 > hi {
+                cx.err(
+                    "occurrences",
+                    &rpath,
+                    tpl.span,
+                    format!("requirement '{name}' is assigned {count} times, at most {hi} allowed"),
+                );
+            }
+        }
+    }
+}
+
+/// Operation names an interface type declares, along its hierarchy.
+fn interface_ops(cx: &Cx, itype: usize) -> HashSet<String> {
+    let cat = cx.cat;
+    let mut ops = HashSet::new();
+    for &a in &cat.ancestors(itype) {
+        for (name, _, _) in entries(Some(&cat.get(a).def)) {
+            if !matches!(
+                name.as_str(),
+                "derived_from" | "description" | "version" | "metadata" | "inputs"
+            ) {
+                ops.insert(name);
+            }
+        }
+    }
+    ops
+}
+
+fn check_template_interfaces(
+    cx: &mut Cx,
+    topo: &Topo,
+    self_type: Option<usize>,
+    _c: Construct,
+    tpl: &Node,
+    path: &str,
+    owner: &str,
+) {
+    let cat = cx.cat;
+    let Some(t) = self_type else { return };
+    let declared = cat.merged(t, "interfaces");
+    let ipath = join(path, "interfaces");
+    for (name, k, iface) in entries(tpl.get("interfaces")) {
+        let vpath = join(&ipath, &name);
+        let Some(idef) = declared.get(&name) else {
+            cx.err(
+                "undeclared-name",
+                &vpath,
+                k.span,
+                format!("{owner} declares no interface '{name}'"),
+            );
+            continue;
+        };
+        let mut ops: HashSet<String> = entries(Some(idef))
+            .map(|(n, _, _)| n)
+            .filter(|n| n != "type" && n != "inputs")
+            .collect();
+        if let Some(it) = idef
+            .get("type")
+            .and_then(Node::as_str)
+            .and_then(|n| cat.lookup(Construct::Interface, n))
+        {
+            ops.extend(interface_ops(cx, it));
+        } else if idef.get("type").is_some() {
+            continue; // unknown interface type: reported at the type definition
+        }
+        for (op, ok, odef) in entries(Some(iface)) {
+            let opath = join(&vpath, &op);
+            if op != "inputs" && !ops.contains(&op) {
+                cx.err(
+                    "undeclared-name",
+                    &opath,
+                    ok.span,
+                    format!("interface '{name}' of {owner} declares no operation '{op}'"),
+                );
+            }
+            functions::check(cx, topo, self_type, odef, &opath);
+        }
+    }
+}
+
+fn check_relationship_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
+    let cat = cx.cat;
+    let Some(t) = template_type(cx, Construct::Relationship, tpl, path) else {
+        return;
+    };
+    let owner = format!("relationship type '{}'", cat.get(t).name);
+    let props = cat.merged(t, "properties");
+    check_properties(
+        cx,
+        topo,
+        None,
+        &PropDefs {
+            defs: &props,
+            owner: &owner,
+            require: false,
+        },
+        tpl.get("properties"),
+        path,
+    );
+}
+
+fn check_members(
+    cx: &mut Cx,
+    topo: &Topo,
+    list: Option<&Node>,
+    path: &str,
+    groups_too: bool,
+    what: &str,
+) {
+    let Some(items) = list.and_then(Node::as_seq) else {
+        return;
+    };
+    for (i, item) in items.iter().enumerate() {
+        let Some(n) = item.as_str() else { continue };
+        if !(topo.nodes.contains_key(n) || groups_too && topo.groups.contains(n)) {
+            cx.err(
+                "unresolved-reference",
+                &join(path, &i.to_string()),
+                item.span,
+                format!("{what} '{n}' does not exist in the topology"),
+            );
+        }
+    }
+}
+
+fn check_group(cx: &mut Cx, topo: &Topo, g: &Node, path: &str) {
+    let cat = cx.cat;
+    check_members(
+        cx,
+        topo,
+        g.get("members"),
+        &join(path, "members"),
+        false,
+        "group member",
+    );
+    let Some(t) = template_type(cx, Construct::Group, g, path) else {
+        return;
+    };
+    let owner = format!("group type '{}'", cat.get(t).name);
+    let props = cat.merged(t, "properties");
+    check_properties(
+        cx,
+        topo,
+        None,
+        &PropDefs {
+            defs: &props,
+            owner: &owner,
+            require: false,
+        },
+        g.get("properties"),
+        path,
+    );
+}
+
+fn check_policy(cx: &mut Cx, topo: &Topo, p: &Node, path: &str) {
+    let cat = cx.cat;
+    check_members(
+        cx,
+        topo,
+        p.get("targets"),
+        &join(path, "targets"),
+        true,
+        "policy target",
+    );
+    let Some(t) = template_type(cx, Construct::Policy, p, path) else {
+        return;
+    };
+    let owner = format!("policy type '{}'", cat.get(t).name);
+    let props = cat.merged(t, "properties");
+    check_properties(
+        cx,
+        topo,
+        None,
+        &PropDefs {
+            defs: &props,
+            owner: &owner,
+            require: false,
+        },
+        p.get("properties"),
+        path,
+    );
+}
+
+fn check_substitution(cx: &mut Cx, topo: &Topo, sm: &Node, path: &str) {
+    let cat = cx.cat;
+    if let Some(nt) = sm.get("node_type") {
+        let n = nt.as_str().unwrap_or_default();
+        if cat.lookup(Construct::Node, n).is_none() {
+            cx.err(
+                "unknown-type",
+                &join(path, "node_type"),
+                nt.span,
+                format!("node type '{n}' is not declared"),
+            );
+        }
+    }
+    for section in ["capabilities", "requirements"] {
+        for (name, _, m) in entries(sm.get(section)) {
+            let mpath = join(&join(path, section), &name);
+            match m.as_seq() {
+                Some([tpl, _]) => {
+                    if let Some(tn) = tpl.as_str() {
+                        if !topo.nodes.contains_key(tn) {
+                            cx.err(
+                                "unresolved-reference",
+                                &join(&mpath, "0"),
+                                tpl.span,
+                                format!("node template '{tn}' does not exist"),
+                            );
+                        }
+                    }
+                }
+                _ => cx.err(
+                    "bad-value",
+                    &mpath,
+                    m.span,
+                    format!("a {section} mapping is [node_template, name]"),
+                ),
+            }
+        }
+    }
+}

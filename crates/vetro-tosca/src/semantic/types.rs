@@ -1,0 +1,206 @@
+//! Checks of type definitions: parents, cycles, references, property definitions.
+
+use super::props::check_def;
+use super::{entries, join, Cx};
+use crate::catalog::{Catalog, Construct};
+use crate::values::Prim;
+use vetro_yaml::Node;
+
+/// Check every type declared in file `file`.
+pub fn check(cx: &mut Cx, file: usize) {
+    let cat = cx.cat;
+    for (i, t) in cat.types.iter().enumerate() {
+        if t.file != Some(file) {
+            continue;
+        }
+        let path = join(t.construct.section(), &t.name);
+        check_type(cx, i, &path);
+    }
+}
+
+fn check_ref(cx: &mut Cx, c: &[Construct], node: Option<&Node>, path: &str) {
+    let Some(node) = node else { return };
+    let Some(name) = node.as_str() else { return };
+    if !c.iter().any(|&c| cx.cat.lookup(c, name).is_some()) {
+        cx.err(
+            "unknown-type",
+            path,
+            node.span,
+            format!("{} '{name}' is not declared", c[0].label()),
+        );
+    }
+}
+
+fn check_ref_list(cx: &mut Cx, c: &[Construct], node: Option<&Node>, path: &str) {
+    if let Some(items) = node.and_then(Node::as_seq) {
+        for (i, item) in items.iter().enumerate() {
+            check_ref(cx, c, Some(item), &join(path, &i.to_string()));
+        }
+    }
+}
+
+fn check_defs(cx: &mut Cx, section: Option<&Node>, path: &str) {
+    for (name, _, def) in entries(section) {
+        check_def(cx, def, &join(path, &name));
+    }
+}
+
+fn check_type(cx: &mut Cx, i: usize, path: &str) {
+    let cat: &Catalog = cx.cat;
+    let t = cat.get(i);
+    let def = &t.def;
+    if let Some(parent) = def.get("derived_from") {
+        let name = parent.as_str().unwrap_or_default();
+        let primitive_base = t.construct == Construct::Data && Prim::parse(name).is_some();
+        if cat.parent(i).is_none() && !primitive_base {
+            cx.err(
+                "unknown-type",
+                &join(path, "derived_from"),
+                parent.span,
+                format!(
+                    "'{}' derives from {} '{name}', which is not declared",
+                    t.name,
+                    t.construct.label()
+                ),
+            );
+        } else if cat.in_cycle(i) {
+            let chain: Vec<&str> = cat
+                .ancestors(i)
+                .iter()
+                .map(|&a| cat.get(a).name.as_str())
+                .collect();
+            cx.err(
+                "derivation-cycle",
+                path,
+                t.key_span,
+                format!(
+                    "the derivation of '{}' loops: {} -> {}",
+                    t.name,
+                    chain.join(" -> "),
+                    t.name
+                ),
+            );
+            return;
+        }
+    }
+    check_defs(cx, def.get("properties"), &join(path, "properties"));
+    check_defs(cx, def.get("attributes"), &join(path, "attributes"));
+    match t.construct {
+        Construct::Node => {
+            check_node_type(cx, def, path);
+        }
+        Construct::Capability => {
+            check_ref_list(
+                cx,
+                &[Construct::Node, Construct::Capability],
+                def.get("valid_source_types"),
+                &join(path, "valid_source_types"),
+            );
+        }
+        Construct::Relationship => {
+            check_ref_list(
+                cx,
+                &[Construct::Capability, Construct::Node],
+                def.get("valid_target_types"),
+                &join(path, "valid_target_types"),
+            );
+            check_interfaces(cx, def.get("interfaces"), &join(path, "interfaces"));
+        }
+        Construct::Group => {
+            check_ref_list(
+                cx,
+                &[Construct::Node, Construct::Group],
+                def.get("targets"),
+                &join(path, "targets"),
+            );
+            check_ref_list(
+                cx,
+                &[Construct::Node, Construct::Group],
+                def.get("members"),
+                &join(path, "members"),
+            );
+            check_interfaces(cx, def.get("interfaces"), &join(path, "interfaces"));
+        }
+        Construct::Policy => {
+            check_ref_list(
+                cx,
+                &[Construct::Node, Construct::Group],
+                def.get("targets"),
+                &join(path, "targets"),
+            );
+        }
+        Construct::Interface | Construct::Data | Construct::Artifact => {}
+    }
+}
+
+fn check_interfaces(cx: &mut Cx, section: Option<&Node>, path: &str) {
+    for (name, _, idef) in entries(section) {
+        let ipath = join(path, &name);
+        check_ref(
+            cx,
+            &[Construct::Interface],
+            idef.get("type"),
+            &join(&ipath, "type"),
+        );
+        check_defs(cx, idef.get("inputs"), &join(&ipath, "inputs"));
+    }
+}
+
+fn check_node_type(cx: &mut Cx, def: &Node, path: &str) {
+    for (name, _, cap) in entries(def.get("capabilities")) {
+        let cpath = join(&join(path, "capabilities"), &name);
+        check_ref(
+            cx,
+            &[Construct::Capability],
+            cap.get("type"),
+            &join(&cpath, "type"),
+        );
+        check_ref_list(
+            cx,
+            &[Construct::Node],
+            cap.get("valid_source_types"),
+            &join(&cpath, "valid_source_types"),
+        );
+        check_defs(cx, cap.get("properties"), &join(&cpath, "properties"));
+        check_defs(cx, cap.get("attributes"), &join(&cpath, "attributes"));
+    }
+    if let Some(items) = def.get("requirements").and_then(Node::as_seq) {
+        for (i, item) in items.iter().enumerate() {
+            for (name, _, req) in entries(Some(item)) {
+                let rpath = join(&join(&join(path, "requirements"), &i.to_string()), &name);
+                check_ref(
+                    cx,
+                    &[Construct::Capability],
+                    req.get("capability"),
+                    &join(&rpath, "capability"),
+                );
+                check_ref(
+                    cx,
+                    &[Construct::Node],
+                    req.get("node"),
+                    &join(&rpath, "node"),
+                );
+                if let Some(rel) = req.get("relationship") {
+                    let relpath = join(&rpath, "relationship");
+                    check_ref(
+                        cx,
+                        &[Construct::Relationship],
+                        rel.get("type"),
+                        &join(&relpath, "type"),
+                    );
+                    check_interfaces(cx, rel.get("interfaces"), &join(&relpath, "interfaces"));
+                }
+            }
+        }
+    }
+    check_interfaces(cx, def.get("interfaces"), &join(path, "interfaces"));
+    for (name, _, art) in entries(def.get("artifacts")) {
+        let apath = join(&join(path, "artifacts"), &name);
+        check_ref(
+            cx,
+            &[Construct::Artifact],
+            art.get("type"),
+            &join(&apath, "type"),
+        );
+    }
+}
