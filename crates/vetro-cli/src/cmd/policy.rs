@@ -7,6 +7,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use vetro_diag::{Diagnostic, SourceMap};
+use vetro_policy::datalog::{cases, parse, Engine, PolicyError, PolicyKind};
+use vetro_policy::enforce;
 use vetro_policy::facts::{decompose, ClassHierarchy, DecomposeOptions, Decomposition};
 
 #[derive(clap::Args)]
@@ -23,6 +25,60 @@ enum PolicyCommand {
         #[command(flatten)]
         model_opts: ModelOpts,
     },
+    /// Evaluate a Datalog query (or, with --batch, JSON Lines cases from stdin).
+    Eval(EvalArgs),
+    /// Check an object model against a policy: print every predeploy_errors atom.
+    Validate {
+        model: PathBuf,
+        /// The policy (Congress syntax), loaded as `murano_system`.
+        #[arg(long, value_name = "FILE")]
+        policy: PathBuf,
+        /// Policy kind: nonrecursive (the reference's), or recursive for stratified recursion.
+        #[arg(long, default_value = "nonrecursive")]
+        kind: String,
+        /// Group the errors by object with the object's properties (text output).
+        #[arg(long)]
+        group: bool,
+        /// Exit with status 1 when any error is found.
+        #[arg(long)]
+        exit_code: bool,
+        #[command(flatten)]
+        model_opts: ModelOpts,
+    },
+    /// Show the proof of a derived atom, e.g. --atom 'predeploy_errors("e", "o", "m")'.
+    Explain {
+        model: PathBuf,
+        #[arg(long, value_name = "FILE")]
+        policy: PathBuf,
+        #[arg(long)]
+        atom: String,
+        #[arg(long, default_value = "nonrecursive")]
+        kind: String,
+        #[command(flatten)]
+        model_opts: ModelOpts,
+    },
+}
+
+#[derive(clap::Args)]
+struct EvalArgs {
+    /// Read JSON Lines cases from stdin and answer each on stdout.
+    #[arg(long)]
+    batch: bool,
+    /// Rules of the target policy.
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
+    /// Kind of the --rules policy.
+    #[arg(long, default_value = "nonrecursive")]
+    kind: String,
+    /// More policies: NAME[:KIND]=FILE.
+    #[arg(long = "policy", value_name = "NAME[:KIND]=FILE")]
+    policies: Vec<String>,
+    /// The policy the query is evaluated in (default: the --rules policy).
+    #[arg(long)]
+    target: Option<String>,
+    /// The query atom.
+    #[arg(long)]
+    query: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -41,6 +97,22 @@ struct ModelOpts {
 pub fn run(args: Args) -> ExitCode {
     match args.command {
         PolicyCommand::Rules { model, model_opts } => rules(&model, &model_opts),
+        PolicyCommand::Eval(a) => eval(&a),
+        PolicyCommand::Validate {
+            model,
+            policy,
+            kind,
+            group,
+            exit_code,
+            model_opts,
+        } => validate(&model, &policy, &kind, group, exit_code, &model_opts),
+        PolicyCommand::Explain {
+            model,
+            policy,
+            atom,
+            kind,
+            model_opts,
+        } => explain(&model, &policy, &atom, &kind, &model_opts),
     }
 }
 
@@ -95,4 +167,243 @@ fn rules(model: &Path, opts: &ModelOpts) -> ExitCode {
         return ExitCode::from(USAGE);
     }
     ExitCode::SUCCESS
+}
+
+fn policy_error(file: &Path, e: &PolicyError) -> ExitCode {
+    eprintln!("error: {}: {}: {e}", e.class.as_str(), file.display());
+    ExitCode::from(USAGE)
+}
+
+fn parse_kind(kind: &str) -> Result<PolicyKind, ExitCode> {
+    PolicyKind::parse(kind).ok_or_else(|| {
+        eprintln!("error: unknown policy kind `{kind}` (nonrecursive, database, materialized, action, datasource, recursive)");
+        ExitCode::from(USAGE)
+    })
+}
+
+fn read_text(path: &Path) -> Result<String, ExitCode> {
+    std::fs::read(path)
+        .map(|b| vetro_yaml::decode_lenient(&b))
+        .map_err(|e| {
+            eprintln!("error: io: {}: {e}", path.display());
+            ExitCode::from(USAGE)
+        })
+}
+
+fn eval(a: &EvalArgs) -> ExitCode {
+    if a.batch {
+        return eval_batch();
+    }
+    let mut engine = Engine::new();
+    let mut first: Option<String> = None;
+    let mut loads: Vec<(String, PathBuf)> = Vec::new();
+    if let Some(rules) = &a.rules {
+        let kind = match parse_kind(&a.kind) {
+            Ok(k) => k,
+            Err(c) => return c,
+        };
+        engine.create_policy("default", kind);
+        first = Some("default".into());
+        loads.push(("default".into(), rules.clone()));
+    }
+    for spec in &a.policies {
+        let Some((name_kind, file)) = spec.split_once('=') else {
+            eprintln!("error: --policy expects NAME[:KIND]=FILE, found `{spec}`");
+            return ExitCode::from(USAGE);
+        };
+        let (name, kind) = match name_kind.split_once(':') {
+            Some((n, k)) => (n, k),
+            None => (name_kind, "nonrecursive"),
+        };
+        let kind = match parse_kind(kind) {
+            Ok(k) => k,
+            Err(c) => return c,
+        };
+        engine.create_policy(name, kind);
+        first.get_or_insert_with(|| name.to_string());
+        loads.push((name.to_string(), PathBuf::from(file)));
+    }
+    for (name, file) in &loads {
+        let text = match read_text(file) {
+            Ok(t) => t,
+            Err(c) => return c,
+        };
+        if let Err(e) = engine.insert_text(name, &text) {
+            return policy_error(file, &e);
+        }
+    }
+    let Some(query) = &a.query else {
+        eprintln!("error: --query is required (or use --batch)");
+        return ExitCode::from(USAGE);
+    };
+    let target = a
+        .target
+        .clone()
+        .or(first)
+        .unwrap_or_else(|| "default".into());
+    let q = match parse::parse_literal(query) {
+        Ok(q) => q,
+        Err(e) => {
+            eprintln!("error: {}: query: {e}", e.class.as_str());
+            return ExitCode::from(USAGE);
+        }
+    };
+    match engine.query(&target, &q) {
+        Ok(rows) => {
+            let mut lines: Vec<String> = rows.iter().map(|r| engine.render(&q, r)).collect();
+            lines.sort();
+            for l in lines {
+                println!("{l}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {}: {e}", e.class.as_str());
+            ExitCode::from(INVALID)
+        }
+    }
+}
+
+fn eval_batch() -> ExitCode {
+    use std::io::BufRead;
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else {
+            return ExitCode::from(USAGE);
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match serde_json::from_str::<serde_json::Value>(&line) {
+            Ok(case) => cases::answer(&case),
+            Err(e) => {
+                serde_json::json!({"id": null, "error": "syntax", "message": format!("bad JSON case: {e}")})
+            }
+        };
+        if writeln!(out, "{answer}").is_err() {
+            return ExitCode::from(USAGE);
+        }
+    }
+    if out.flush().is_err() {
+        return ExitCode::from(USAGE);
+    }
+    ExitCode::SUCCESS
+}
+
+fn load_for_validate(
+    model: &Path,
+    policy: &Path,
+    kind: &str,
+    opts: &ModelOpts,
+) -> Result<(Engine, Decomposition), ExitCode> {
+    let kind = parse_kind(kind)?;
+    let mut sources = SourceMap::new();
+    let d = decompose_file(model, opts, &mut sources)
+        .map_err(|diags| fail(&sources, &diags, opts.format))?;
+    let text = read_text(policy)?;
+    let mut engine = enforce::model_engine(&d);
+    enforce::load_rules(&mut engine, &text, kind).map_err(|e| policy_error(policy, &e))?;
+    Ok((engine, d))
+}
+
+fn validate(
+    model: &Path,
+    policy: &Path,
+    kind: &str,
+    group: bool,
+    exit_code: bool,
+    opts: &ModelOpts,
+) -> ExitCode {
+    let (mut engine, d) = match load_for_validate(model, policy, kind, opts) {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    let found = match enforce::violations(&mut engine) {
+        Ok(v) => v,
+        Err(e) => return policy_error(policy, &e),
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = match opts.format {
+        Format::Json => {
+            let items: Vec<serde_json::Value> = found
+                .iter()
+                .map(|v| serde_json::json!({"env": v.env, "object": v.object, "message": v.message, "atom": v.atom}))
+                .collect();
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&items).unwrap_or_default()
+            )
+        }
+        Format::Text if group => write_grouped(&mut out, &found, &d),
+        Format::Text => found.iter().try_for_each(|v| writeln!(out, "{}", v.atom)),
+    };
+    if written.and_then(|_| out.flush()).is_err() {
+        return ExitCode::from(USAGE);
+    }
+    if exit_code && !found.is_empty() {
+        ExitCode::from(INVALID)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Errors grouped by object, each group with the object's type and properties.
+fn write_grouped(
+    out: &mut impl Write,
+    found: &[enforce::Violation],
+    d: &Decomposition,
+) -> std::io::Result<()> {
+    use vetro_policy::facts::Table;
+    let mut i = 0;
+    while i < found.len() {
+        let obj = &found[i].object;
+        let ty = d
+            .rows
+            .iter()
+            .find(|r| r.table == Table::Objects && &r.values[0] == obj)
+            .map(|r| r.values[2].as_str())
+            .unwrap_or("?");
+        writeln!(out, "{obj} ({ty})")?;
+        while i < found.len() && &found[i].object == obj {
+            writeln!(out, "  error: {}", found[i].message)?;
+            i += 1;
+        }
+        for r in d
+            .rows
+            .iter()
+            .filter(|r| r.table == Table::Properties && &r.values[0] == obj)
+        {
+            writeln!(out, "    {} = {}", r.values[1], r.values[2])?;
+        }
+    }
+    Ok(())
+}
+
+fn explain(model: &Path, policy: &Path, atom: &str, kind: &str, opts: &ModelOpts) -> ExitCode {
+    let (mut engine, _) = match load_for_validate(model, policy, kind, opts) {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    let lit = match parse::parse_literal(atom) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {}: --atom: {e}", e.class.as_str());
+            return ExitCode::from(USAGE);
+        }
+    };
+    match vetro_policy::datalog::explain::explain(&mut engine, enforce::RULES_POLICY, &lit) {
+        Ok(Some(proof)) => {
+            print!("{proof}");
+            ExitCode::SUCCESS
+        }
+        Ok(None) => {
+            eprintln!("{atom} does not hold");
+            ExitCode::from(INVALID)
+        }
+        Err(e) => policy_error(policy, &e),
+    }
 }

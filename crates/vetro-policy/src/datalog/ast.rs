@@ -1,0 +1,213 @@
+//! The statements of Congress's policy language and their canonical text form
+//! (the reference's `str()`).
+
+use std::fmt;
+
+/// A term: a variable or a constant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    Var(String),
+    Int(i64),
+    Float(f64),
+    /// String contents as written between the quotes (escapes kept).
+    Str(String),
+}
+
+/// A column named in a literal: `id=x` or `2=y`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ColRef {
+    Name(String),
+    Num(usize),
+}
+
+impl fmt::Display for ColRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ColRef::Name(n) => f.write_str(n),
+            ColRef::Num(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// A source position (1-based).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+}
+
+/// A possibly negated, possibly modal atom `not execute[nova:p+(x, 1)]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Literal {
+    pub negated: bool,
+    pub modal: Option<String>,
+    /// The policy named before the first `:`.
+    pub module: Option<String>,
+    /// The table name, with a trailing `+`/`-` for updates.
+    pub table: String,
+    pub args: Vec<Term>,
+    pub named: Vec<(ColRef, Term)>,
+    pub pos: Pos,
+}
+
+impl Literal {
+    /// `module:table` or `table`.
+    pub fn tablename(&self) -> String {
+        match &self.module {
+            Some(m) => format!("{m}:{}", self.table),
+            None => self.table.clone(),
+        }
+    }
+
+    pub fn is_update(&self) -> bool {
+        self.table.ends_with('+') || self.table.ends_with('-')
+    }
+
+    pub fn variables(&self) -> impl Iterator<Item = &str> {
+        self.args
+            .iter()
+            .chain(self.named.iter().map(|(_, t)| t))
+            .filter_map(|t| match t {
+                Term::Var(v) => Some(v.as_str()),
+                _ => None,
+            })
+    }
+
+    pub fn is_ground(&self) -> bool {
+        self.variables().next().is_none()
+    }
+}
+
+/// A rule `h1, h2 :- b1, not b2`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rule {
+    pub heads: Vec<Literal>,
+    pub body: Vec<Literal>,
+}
+
+/// One statement of a policy text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    Fact(Literal),
+    Rule(Rule),
+    /// `insert[rule]` / `delete[rule; "policy"]`.
+    Event {
+        insert: bool,
+        rule: Rule,
+        target: Option<String>,
+    },
+}
+
+impl Statement {
+    /// The literals of the head(s).
+    pub fn heads(&self) -> Vec<&Literal> {
+        match self {
+            Statement::Fact(l) => vec![l],
+            Statement::Rule(r) | Statement::Event { rule: r, .. } => r.heads.iter().collect(),
+        }
+    }
+}
+
+/// Python's `repr()` of a float.
+pub fn py_float(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+    }
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..16).contains(&exp) {
+        let fixed = format!("{f}");
+        if fixed.contains('.') {
+            fixed
+        } else {
+            format!("{fixed}.0")
+        }
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.abs())
+    }
+}
+
+impl fmt::Display for Term {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Term::Var(v) => f.write_str(v),
+            Term::Int(i) => write!(f, "{i}"),
+            Term::Float(x) => f.write_str(&py_float(*x)),
+            Term::Str(s) => write!(f, "\"{s}\""),
+        }
+    }
+}
+
+impl fmt::Display for Literal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.negated {
+            f.write_str("not ")?;
+        }
+        if let Some(m) = &self.modal {
+            write!(f, "{m}[")?;
+        }
+        write!(f, "{}(", self.tablename())?;
+        let pos: Vec<String> = self.args.iter().map(|t| t.to_string()).collect();
+        let mut named: Vec<(String, String)> = self
+            .named
+            .iter()
+            .map(|(c, t)| (c.to_string(), t.to_string()))
+            .collect();
+        named.sort();
+        let named: Vec<String> = named.into_iter().map(|(c, t)| format!("{c}={t}")).collect();
+        let p = pos.join(", ");
+        let n = named.join(", ");
+        match (p.is_empty(), n.is_empty()) {
+            (false, false) => write!(f, "{p},{n}")?,
+            (false, true) => f.write_str(&p)?,
+            (true, _) => f.write_str(&n)?,
+        }
+        f.write_str(")")?;
+        if self.modal.is_some() {
+            f.write_str("]")?;
+        }
+        Ok(())
+    }
+}
+
+fn join(lits: &[Literal]) -> String {
+    lits.iter()
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} :- {}", join(&self.heads), join(&self.body))
+    }
+}
+
+impl fmt::Display for Statement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Statement::Fact(l) => write!(f, "{l}"),
+            Statement::Rule(r) => write!(f, "{r}"),
+            Statement::Event {
+                insert,
+                rule,
+                target,
+            } => {
+                let op = if *insert { "insert" } else { "delete" };
+                write!(f, "{op}[{rule}]")?;
+                if let Some(t) = target {
+                    write!(f, " for {t}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}

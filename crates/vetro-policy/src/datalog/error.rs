@@ -1,0 +1,70 @@
+//! Errors of the policy language, each with the error class FORMAT.md names.
+
+use super::ast::Pos;
+use std::fmt;
+
+/// The class of a policy error, as reported to users and the harness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorClass {
+    Syntax,
+    ColumnReference,
+    Recursion,
+    Unsafe,
+    Arity,
+    ModuleReference,
+    Modal,
+    UnknownBuiltin,
+    Other,
+}
+
+impl ErrorClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorClass::Syntax => "syntax",
+            ErrorClass::ColumnReference => "column-reference",
+            ErrorClass::Recursion => "recursion",
+            ErrorClass::Unsafe => "unsafe",
+            ErrorClass::Arity => "arity",
+            ErrorClass::ModuleReference => "module-reference",
+            ErrorClass::Modal => "modal",
+            ErrorClass::UnknownBuiltin => "other",
+            ErrorClass::Other => "other",
+        }
+    }
+}
+
+/// A policy error with an optional position in the policy text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyError {
+    pub class: ErrorClass,
+    pub message: String,
+    pub pos: Option<Pos>,
+}
+
+impl PolicyError {
+    pub fn new(class: ErrorClass, message: impl Into<String>) -> Self {
+        PolicyError {
+            class,
+            message: message.into(),
+            pos: None,
+        }
+    }
+
+    pub fn at(mut self, pos: Pos) -> Self {
+        if pos.line > 0 {
+            self.pos = Some(pos);
+        }
+        self
+    }
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.pos {
+            Some(p) => write!(f, "line {}, column {}: {}", p.line, p.col, self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for PolicyError {}

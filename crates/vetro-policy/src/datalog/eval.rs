@@ -1,0 +1,701 @@
+//! Bottom-up evaluation: the rules a goal depends on are compiled into join
+//! plans, grouped into strongly connected components and evaluated in
+//! dependency order; recursive components are evaluated semi-naively.
+
+use super::ast::{Literal, Rule, Term};
+use super::builtins::{self, Builtin};
+use super::error::{ErrorClass, PolicyError};
+use super::policy::{PolicySet, PredKey, TableKey};
+use super::relation::Relation;
+use super::value::{Symbols, Tuple, Value};
+use std::collections::{HashMap, HashSet};
+
+/// What a body literal refers to.
+pub enum BodyRef {
+    Pred(PredKey),
+    Builtin(Builtin),
+    True,
+}
+
+/// Resolves a body literal of a rule in `policy`.
+pub fn resolve_body(policy: &str, lit: &Literal) -> BodyRef {
+    if lit.modal.is_none() {
+        if let Some(b) = builtins::lookup(lit.module.as_deref(), &lit.table, lit.args.len()) {
+            return BodyRef::Builtin(b);
+        }
+        if lit.module.is_none() && lit.table == "true" && lit.args.is_empty() {
+            return BodyRef::True;
+        }
+    }
+    BodyRef::Pred(PredKey {
+        policy: lit.module.clone().unwrap_or_else(|| policy.to_string()),
+        key: TableKey {
+            modal: lit.modal.clone(),
+            module: None,
+            table: lit.table.clone(),
+        },
+    })
+}
+
+/// The key a rule head of `policy` defines.
+pub fn head_key(policy: &str, lit: &Literal) -> PredKey {
+    PredKey {
+        policy: policy.to_string(),
+        key: TableKey {
+            modal: lit.modal.clone(),
+            module: lit.module.clone(),
+            table: lit.table.clone(),
+        },
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Arg {
+    Const(Value),
+    Var(usize),
+}
+
+#[derive(Debug)]
+enum StepKind {
+    Scan(usize),
+    /// Every row of another predicate (an included policy's table).
+    Copy(usize),
+    Neg(usize),
+    Builtin(Builtin),
+    True,
+}
+
+#[derive(Debug)]
+struct Step {
+    kind: StepKind,
+    args: Vec<Arg>,
+    /// Columns bound when the step runs (scans and negations).
+    bound: Vec<usize>,
+}
+
+#[derive(Debug)]
+struct Plan {
+    heads: Vec<(usize, Vec<Arg>)>,
+    steps: Vec<Step>,
+    nvars: usize,
+}
+
+fn term_arg(t: &Term, vars: &mut Vec<String>, syms: &mut Symbols) -> Arg {
+    match t {
+        Term::Var(v) => match vars.iter().position(|x| x == v) {
+            Some(i) => Arg::Var(i),
+            None => {
+                vars.push(v.clone());
+                Arg::Var(vars.len() - 1)
+            }
+        },
+        Term::Int(i) => Arg::Const(Value::Int(*i)),
+        Term::Float(f) => Arg::Const(Value::Float(*f)),
+        Term::Str(s) => Arg::Const(Value::Str(syms.intern(s))),
+    }
+}
+
+/// Orders a body so that builtins see bound inputs and negations bound variables.
+/// Returns the literal indices in evaluation order, or the literals that never become safe.
+pub fn order_body(policy: &str, body: &[Literal]) -> Result<Vec<usize>, Vec<usize>> {
+    let mut bound: HashSet<&str> = HashSet::new();
+    let mut done = vec![false; body.len()];
+    let mut order = Vec::with_capacity(body.len());
+    loop {
+        let mut best: Option<(usize, i64)> = None;
+        for (i, lit) in body.iter().enumerate() {
+            if done[i] {
+                continue;
+            }
+            let r = resolve_body(policy, lit);
+            let ready = match &r {
+                BodyRef::True => true,
+                BodyRef::Builtin(b) => lit.args[..b.inputs]
+                    .iter()
+                    .all(|t| !matches!(t, Term::Var(v) if !bound.contains(v.as_str()))),
+                BodyRef::Pred(_) if lit.negated => lit.variables().all(|v| bound.contains(v)),
+                BodyRef::Pred(_) => true,
+            };
+            if !ready {
+                continue;
+            }
+            // Filters first, then the scan with the most bound arguments.
+            let score = match &r {
+                BodyRef::Pred(_) if !lit.negated => {
+                    let b = lit
+                        .args
+                        .iter()
+                        .filter(|t| !matches!(t, Term::Var(v) if !bound.contains(v.as_str())))
+                        .count() as i64;
+                    b * 2 - lit.args.len() as i64
+                }
+                _ => i64::MAX,
+            };
+            if best.is_none_or(|(_, s)| score > s) {
+                best = Some((i, score));
+            }
+        }
+        let Some((i, _)) = best else {
+            break;
+        };
+        done[i] = true;
+        order.push(i);
+        for v in body[i].variables() {
+            bound.insert(v);
+        }
+    }
+    if order.len() == body.len() {
+        Ok(order)
+    } else {
+        Err((0..body.len()).filter(|&i| !done[i]).collect())
+    }
+}
+
+/// Evaluation state for one set of goals.
+pub struct Evaluator<'a> {
+    policies: &'a PolicySet,
+    includes: &'a HashMap<String, Vec<String>>,
+    keys: Vec<PredKey>,
+    index: HashMap<PredKey, usize>,
+    plans: Vec<Plan>,
+    /// Plans defining each predicate.
+    defs: Vec<Vec<usize>>,
+    /// Predicates each predicate depends on (with negation flag).
+    deps: Vec<Vec<(usize, bool)>>,
+    rels: Vec<Relation>,
+    skolem: usize,
+}
+
+impl<'a> Evaluator<'a> {
+    pub fn new(policies: &'a PolicySet, includes: &'a HashMap<String, Vec<String>>) -> Self {
+        Evaluator {
+            policies,
+            includes,
+            keys: Vec::new(),
+            index: HashMap::new(),
+            plans: Vec::new(),
+            defs: Vec::new(),
+            deps: Vec::new(),
+            rels: Vec::new(),
+            skolem: 0,
+        }
+    }
+
+    fn pred(&mut self, key: &PredKey, syms: &mut Symbols, todo: &mut Vec<usize>) -> usize {
+        if let Some(&i) = self.index.get(key) {
+            return i;
+        }
+        let i = self.keys.len();
+        self.keys.push(key.clone());
+        self.index.insert(key.clone(), i);
+        self.defs.push(Vec::new());
+        self.deps.push(Vec::new());
+        let mut rel = Relation::new();
+        if let Some(p) = self.policies.get(&key.policy) {
+            if let Some(facts) = p.facts.get(&key.key) {
+                for t in facts {
+                    rel.insert(t.clone());
+                }
+            }
+        }
+        let _ = syms;
+        self.rels.push(rel);
+        todo.push(i);
+        i
+    }
+
+    /// Computes the goals and everything they depend on.
+    pub fn run(
+        &mut self,
+        goals: &[PredKey],
+        syms: &mut Symbols,
+    ) -> Result<Vec<usize>, PolicyError> {
+        let mut todo = Vec::new();
+        let ids: Vec<usize> = goals
+            .iter()
+            .map(|g| self.pred(g, syms, &mut todo))
+            .collect();
+        while let Some(p) = todo.pop() {
+            let key = self.keys[p].clone();
+            let mut sources: Vec<(String, bool)> = vec![(key.policy.clone(), true)];
+            if let Some(inc) = self.includes.get(&key.policy) {
+                sources.extend(inc.iter().map(|s| (s.clone(), false)));
+            }
+            for (src, own) in sources {
+                if !own {
+                    // An included policy contributes its own table of the same name.
+                    let other = PredKey {
+                        policy: src.clone(),
+                        key: key.key.clone(),
+                    };
+                    let o = self.pred(&other, syms, &mut todo);
+                    let plan_id = self.plans.len();
+                    self.plans.push(Plan {
+                        heads: vec![(p, Vec::new())],
+                        steps: vec![Step {
+                            kind: StepKind::Copy(o),
+                            args: Vec::new(),
+                            bound: Vec::new(),
+                        }],
+                        nvars: 0,
+                    });
+                    self.defs[p].push(plan_id);
+                    self.deps[p].push((o, false));
+                    continue;
+                }
+                let Some(policy) = self.policies.get(&src) else {
+                    continue;
+                };
+                let rule_ids: Vec<usize> = policy.rules_for(&key.key).to_vec();
+                for rid in rule_ids {
+                    let rule = &self.policies[&src].rules[rid];
+                    let plan = self.compile(&src, rule, p, syms, &mut todo)?;
+                    let plan_id = self.plans.len();
+                    for s in &plan.steps {
+                        match s.kind {
+                            StepKind::Scan(q) | StepKind::Copy(q) => self.deps[p].push((q, false)),
+                            StepKind::Neg(q) => self.deps[p].push((q, true)),
+                            _ => {}
+                        }
+                    }
+                    self.plans.push(plan);
+                    self.defs[p].push(plan_id);
+                }
+            }
+        }
+        for scc in self.sccs() {
+            self.eval_scc(&scc, syms)?;
+        }
+        Ok(ids)
+    }
+
+    pub fn relation(&self, id: usize) -> &Relation {
+        &self.rels[id]
+    }
+
+    /// The computed relation of a predicate, if it was part of the evaluation.
+    pub fn relation_of(&self, key: &PredKey) -> Option<&Relation> {
+        self.index.get(key).map(|&i| &self.rels[i])
+    }
+
+    fn compile(
+        &mut self,
+        policy: &str,
+        rule: &Rule,
+        head_pred: usize,
+        syms: &mut Symbols,
+        todo: &mut Vec<usize>,
+    ) -> Result<Plan, PolicyError> {
+        let order = order_body(policy, &rule.body).map_err(|bad| {
+            let lits: Vec<String> = bad.iter().map(|&i| rule.body[i].to_string()).collect();
+            PolicyError::new(
+                ErrorClass::Unsafe,
+                format!(
+                    "rule {rule} is unsafe: {} never have all their variables bound",
+                    lits.join(", ")
+                ),
+            )
+        })?;
+        let mut vars: Vec<String> = Vec::new();
+        let mut steps = Vec::new();
+        let mut bound_vars: HashSet<usize> = HashSet::new();
+        for i in order {
+            let lit = &rule.body[i];
+            let args: Vec<Arg> = lit
+                .args
+                .iter()
+                .map(|t| term_arg(t, &mut vars, syms))
+                .collect();
+            let bound: Vec<usize> = args
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| match a {
+                    Arg::Const(_) => true,
+                    Arg::Var(v) => bound_vars.contains(v),
+                })
+                .map(|(i, _)| i)
+                .collect();
+            let kind = match resolve_body(policy, lit) {
+                BodyRef::True => StepKind::True,
+                BodyRef::Builtin(b) => StepKind::Builtin(b),
+                BodyRef::Pred(k) => {
+                    let q = self.pred(&k, syms, todo);
+                    if lit.negated {
+                        StepKind::Neg(q)
+                    } else {
+                        StepKind::Scan(q)
+                    }
+                }
+            };
+            let negated = lit.negated;
+            if !negated {
+                for a in &args {
+                    if let Arg::Var(v) = a {
+                        bound_vars.insert(*v);
+                    }
+                }
+            }
+            let kind = match (kind, negated) {
+                (StepKind::Builtin(b), true) => {
+                    // A negated builtin: evaluated as a filter on bound inputs.
+                    steps.push(Step {
+                        kind: StepKind::Builtin(b),
+                        args,
+                        bound: vec![usize::MAX],
+                    });
+                    continue;
+                }
+                (k, _) => k,
+            };
+            steps.push(Step { kind, args, bound });
+        }
+        let mut heads = Vec::new();
+        for h in &rule.heads {
+            let hk = head_key(policy, h);
+            let hp = self.index.get(&hk).copied().unwrap_or(head_pred);
+            let args: Vec<Arg> = h
+                .args
+                .iter()
+                .map(|t| term_arg(t, &mut vars, syms))
+                .collect();
+            heads.push((hp, args));
+        }
+        Ok(Plan {
+            heads,
+            steps,
+            nvars: vars.len(),
+        })
+    }
+
+    /// Strongly connected components, dependencies first (Tarjan).
+    fn sccs(&self) -> Vec<Vec<usize>> {
+        let n = self.keys.len();
+        let mut index = vec![usize::MAX; n];
+        let mut low = vec![0; n];
+        let mut on = vec![false; n];
+        let mut stack = Vec::new();
+        let mut out = Vec::new();
+        let mut counter = 0;
+        for root in 0..n {
+            if index[root] != usize::MAX {
+                continue;
+            }
+            // Iterative DFS: (node, next edge).
+            let mut call: Vec<(usize, usize)> = vec![(root, 0)];
+            index[root] = counter;
+            low[root] = counter;
+            counter += 1;
+            stack.push(root);
+            on[root] = true;
+            while let Some(&mut (v, ref mut ei)) = call.last_mut() {
+                if *ei < self.deps[v].len() {
+                    let w = self.deps[v][*ei].0;
+                    *ei += 1;
+                    if index[w] == usize::MAX {
+                        index[w] = counter;
+                        low[w] = counter;
+                        counter += 1;
+                        stack.push(w);
+                        on[w] = true;
+                        call.push((w, 0));
+                    } else if on[w] {
+                        low[v] = low[v].min(index[w]);
+                    }
+                } else {
+                    call.pop();
+                    if let Some(&(u, _)) = call.last() {
+                        low[u] = low[u].min(low[v]);
+                    }
+                    if low[v] == index[v] {
+                        let mut comp = Vec::new();
+                        while let Some(w) = stack.pop() {
+                            on[w] = false;
+                            comp.push(w);
+                            if w == v {
+                                break;
+                            }
+                        }
+                        out.push(comp);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn eval_scc(&mut self, scc: &[usize], syms: &mut Symbols) -> Result<(), PolicyError> {
+        let members: HashSet<usize> = scc.iter().copied().collect();
+        let plans: Vec<usize> = scc
+            .iter()
+            .flat_map(|&p| self.defs[p].iter().copied())
+            .collect();
+        let recursive = plans.iter().any(|&pl| {
+            self.plans[pl]
+                .steps
+                .iter()
+                .any(|s| matches!(s.kind, StepKind::Scan(q) | StepKind::Neg(q) | StepKind::Copy(q) if members.contains(&q)))
+        });
+        // First round: every plan against the full relations.
+        let mut delta: HashMap<usize, Relation> = HashMap::new();
+        for &pl in &plans {
+            let derived = self.run_plan(pl, None, syms);
+            for (p, t) in derived {
+                if self.rels[p].insert(t.clone()) && recursive {
+                    delta.entry(p).or_default().insert(t);
+                }
+            }
+        }
+        if !recursive {
+            return Ok(());
+        }
+        // Members' base facts also seed the first delta.
+        for &p in scc {
+            let rows: Vec<Tuple> = self.rels[p].rows.clone();
+            let d = delta.entry(p).or_default();
+            for t in rows {
+                d.insert(t);
+            }
+        }
+        while delta.values().any(|d| !d.is_empty()) {
+            let mut next: HashMap<usize, Relation> = HashMap::new();
+            for &pl in &plans {
+                let positions: Vec<usize> = self.plans[pl]
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| matches!(s.kind, StepKind::Scan(q) if members.contains(&q)))
+                    .map(|(i, _)| i)
+                    .collect();
+                for pos in positions {
+                    let derived = self.run_plan(pl, Some((pos, &mut delta)), syms);
+                    for (p, t) in derived {
+                        if self.rels[p].insert(t.clone()) {
+                            next.entry(p).or_default().insert(t);
+                        }
+                    }
+                }
+            }
+            delta = next;
+        }
+        Ok(())
+    }
+
+    /// Runs one plan; with `delta`, the scan at that step reads the delta relation.
+    fn run_plan(
+        &mut self,
+        pl: usize,
+        mut delta: Option<(usize, &mut HashMap<usize, Relation>)>,
+        syms: &mut Symbols,
+    ) -> Vec<(usize, Tuple)> {
+        // Make the indices the plan needs.
+        let plan = &self.plans[pl];
+        for (i, s) in plan.steps.iter().enumerate() {
+            if let StepKind::Scan(q) = s.kind {
+                if s.bound.is_empty() {
+                    continue;
+                }
+                match delta.as_mut() {
+                    Some((dpos, d)) if *dpos == i => d.entry(q).or_default().ensure_index(&s.bound),
+                    _ => self.rels[q].ensure_index(&s.bound),
+                }
+            }
+        }
+        let plan = &self.plans[pl];
+        let mut out = Vec::new();
+        let mut binding: Vec<Option<Value>> = vec![None; plan.nvars];
+        let empty = Relation::new();
+        let delta_rel = delta.as_ref().map(|(pos, d)| {
+            (
+                *pos,
+                d.get(&{
+                    match plan.steps[*pos].kind {
+                        StepKind::Scan(q) => q,
+                        _ => usize::MAX,
+                    }
+                })
+                .unwrap_or(&empty),
+            )
+        });
+        let mut ctx = Join {
+            plan,
+            rels: &self.rels,
+            delta: delta_rel,
+            syms,
+            skolem: &mut self.skolem,
+            out: &mut out,
+        };
+        ctx.step(0, &mut binding);
+        out
+    }
+}
+
+struct Join<'r> {
+    plan: &'r Plan,
+    rels: &'r [Relation],
+    delta: Option<(usize, &'r Relation)>,
+    syms: &'r mut Symbols,
+    skolem: &'r mut usize,
+    out: &'r mut Vec<(usize, Tuple)>,
+}
+
+impl Join<'_> {
+    fn value(arg: Arg, binding: &[Option<Value>]) -> Option<Value> {
+        match arg {
+            Arg::Const(v) => Some(v),
+            Arg::Var(i) => binding[i],
+        }
+    }
+
+    fn step(&mut self, i: usize, binding: &mut Vec<Option<Value>>) {
+        let plan = self.plan;
+        let Some(step) = plan.steps.get(i) else {
+            self.emit(binding);
+            return;
+        };
+        match step.kind {
+            StepKind::True => self.step(i + 1, binding),
+            StepKind::Builtin(b) => {
+                let negated = step.bound.first() == Some(&usize::MAX);
+                let mut inputs = Vec::with_capacity(b.inputs);
+                for a in &step.args[..b.inputs] {
+                    match Self::value(*a, binding) {
+                        Some(v) => inputs.push(v),
+                        None => return,
+                    }
+                }
+                let result = builtins::eval(b, &inputs, self.syms);
+                if negated {
+                    let holds = result.is_some_and(|outs| {
+                        outs.iter()
+                            .zip(&step.args[b.inputs..])
+                            .all(|(o, a)| Self::value(*a, binding).is_none_or(|v| v == *o))
+                    });
+                    if !holds {
+                        self.step(i + 1, binding);
+                    }
+                    return;
+                }
+                let Some(outs) = result else {
+                    return;
+                };
+                let mut set = Vec::new();
+                let mut ok = true;
+                for (o, a) in outs.iter().zip(&step.args[b.inputs..]) {
+                    match *a {
+                        Arg::Const(v) => ok &= v == *o,
+                        Arg::Var(x) => match binding[x] {
+                            Some(v) => ok &= v == *o,
+                            None => {
+                                binding[x] = Some(*o);
+                                set.push(x);
+                            }
+                        },
+                    }
+                    if !ok {
+                        break;
+                    }
+                }
+                if ok {
+                    self.step(i + 1, binding);
+                }
+                for x in set {
+                    binding[x] = None;
+                }
+            }
+            StepKind::Copy(q) => {
+                for row in &self.rels[q].rows {
+                    self.out.push((plan.heads[0].0, row.clone()));
+                }
+            }
+            StepKind::Neg(q) => {
+                let t: Option<Vec<Value>> =
+                    step.args.iter().map(|a| Self::value(*a, binding)).collect();
+                let Some(t) = t else {
+                    return;
+                };
+                if !self.rels[q].contains(&t) {
+                    self.step(i + 1, binding);
+                }
+            }
+            StepKind::Scan(q) => {
+                let rel = match self.delta {
+                    Some((pos, d)) if pos == i => d,
+                    _ => &self.rels[q],
+                };
+                if step.bound.is_empty() {
+                    for r in 0..rel.rows.len() {
+                        self.try_row(i, &rel.rows[r], binding);
+                    }
+                } else {
+                    let key: Vec<Value> = step
+                        .bound
+                        .iter()
+                        .map(|&c| Self::value(step.args[c], binding).unwrap_or(Value::Int(0)))
+                        .collect();
+                    let hits = rel.lookup(&step.bound, &key);
+                    for &r in hits {
+                        self.try_row(i, &rel.rows[r as usize], binding);
+                    }
+                }
+            }
+        }
+    }
+
+    fn try_row(&mut self, i: usize, row: &Tuple, binding: &mut Vec<Option<Value>>) {
+        let step = &self.plan.steps[i];
+        if row.len() != step.args.len() {
+            return;
+        }
+        let mut set: Vec<usize> = Vec::new();
+        let mut ok = true;
+        for (a, v) in step.args.iter().zip(row.iter()) {
+            match *a {
+                Arg::Const(c) => ok &= c == *v,
+                Arg::Var(x) => match binding[x] {
+                    Some(b) => ok &= b == *v,
+                    None => {
+                        binding[x] = Some(*v);
+                        set.push(x);
+                    }
+                },
+            }
+            if !ok {
+                break;
+            }
+        }
+        if ok {
+            self.step(i + 1, binding);
+        }
+        for x in set {
+            binding[x] = None;
+        }
+    }
+
+    fn emit(&mut self, binding: &[Option<Value>]) {
+        // Unbound head variables (action policies) get one fresh constant per derivation.
+        let mut fresh: Vec<(usize, Value)> = Vec::new();
+        for (p, args) in &self.plan.heads {
+            let mut t = Vec::with_capacity(args.len());
+            for a in args {
+                let v = match *a {
+                    Arg::Const(v) => v,
+                    Arg::Var(x) => match binding[x] {
+                        Some(v) => v,
+                        None => match fresh.iter().find(|(y, _)| *y == x) {
+                            Some(&(_, v)) => v,
+                            None => {
+                                *self.skolem += 1;
+                                let name = format!("_sk{}", self.skolem);
+                                let v = Value::Str(self.syms.intern(&name));
+                                fresh.push((x, v));
+                                v
+                            }
+                        },
+                    },
+                };
+                t.push(v);
+            }
+            self.out.push((*p, t.into_boxed_slice()));
+        }
+    }
+}

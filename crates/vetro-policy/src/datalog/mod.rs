@@ -1,0 +1,17 @@
+//! A Datalog engine reading Congress's policy language.
+
+pub mod ast;
+pub mod builtins;
+pub mod cases;
+pub mod engine;
+pub mod error;
+pub mod eval;
+pub mod explain;
+pub mod parse;
+pub mod policy;
+pub mod relation;
+pub mod value;
+
+pub use engine::Engine;
+pub use error::{ErrorClass, PolicyError};
+pub use policy::PolicyKind;

@@ -1,0 +1,99 @@
+//! Pre-deploy enforcement: what Murano's model policy enforcer asked Congress
+//! to do. The decomposed model becomes the `murano` policy, the user's rules
+//! the `murano_system` policy, and every `predeploy_errors(env, obj, msg)` is reported.
+
+use crate::datalog::ast::{Literal, Term};
+use crate::datalog::value::Value;
+use crate::datalog::{Engine, PolicyError, PolicyKind};
+use crate::facts::{Decomposition, Table};
+
+/// Name of the policy holding the decomposed model.
+pub const MODEL_POLICY: &str = "murano";
+/// Name of the policy holding the user's rules.
+pub const RULES_POLICY: &str = "murano_system";
+
+/// One `predeploy_errors` atom.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Violation {
+    pub env: String,
+    pub object: String,
+    pub message: String,
+    /// The atom in canonical text form.
+    pub atom: String,
+}
+
+/// An engine with the model loaded as the `murano` policy.
+pub fn model_engine(d: &Decomposition) -> Engine {
+    let mut engine = Engine::new();
+    engine.create_policy(MODEL_POLICY, PolicyKind::Database);
+    for t in Table::ALL {
+        let arity = match t {
+            Table::States | Table::Connected | Table::ParentTypes => 2,
+            _ => 3,
+        };
+        engine.declare_arity(MODEL_POLICY, t.name(), arity);
+    }
+    for row in &d.rows {
+        let values: Box<[Value]> = row
+            .values
+            .iter()
+            .map(|v| Value::Str(engine.syms.intern(v)))
+            .collect();
+        engine.insert_row(MODEL_POLICY, row.table.name(), values);
+    }
+    engine
+}
+
+/// Loads the rules; errors are the policy's compile errors.
+pub fn load_rules(engine: &mut Engine, text: &str, kind: PolicyKind) -> Result<(), PolicyError> {
+    engine.create_policy(RULES_POLICY, kind);
+    engine.insert_text(RULES_POLICY, text).map(|_| ())
+}
+
+fn errors_query() -> Literal {
+    Literal {
+        negated: false,
+        modal: None,
+        module: None,
+        table: "predeploy_errors".into(),
+        args: ["eid", "oid", "msg"]
+            .iter()
+            .map(|v| Term::Var(v.to_string()))
+            .collect(),
+        named: Vec::new(),
+        pos: Default::default(),
+    }
+}
+
+/// Every `predeploy_errors` atom, sorted by object then message.
+pub fn violations(engine: &mut Engine) -> Result<Vec<Violation>, PolicyError> {
+    let q = errors_query();
+    let rows = engine.query(RULES_POLICY, &q)?;
+    let text = |v: &Value, e: &Engine| match v {
+        Value::Str(s) => e.syms.get(*s).to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => crate::datalog::ast::py_float(*f),
+    };
+    let mut out: Vec<Violation> = rows
+        .iter()
+        .map(|r| Violation {
+            env: text(&r[0], engine),
+            object: text(&r[1], engine),
+            message: text(&r[2], engine),
+            atom: engine.render(&q, r),
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.object, &a.message, &a.env).cmp(&(&b.object, &b.message, &b.env)));
+    Ok(out)
+}
+
+/// Decomposition plus rules in one step.
+pub fn validate(
+    d: &Decomposition,
+    rules: &str,
+    kind: PolicyKind,
+) -> Result<Vec<Violation>, PolicyError> {
+    let mut engine = model_engine(d);
+    load_rules(&mut engine, rules, kind)?;
+    violations(&mut engine)
+}

@@ -1,0 +1,80 @@
+//! Decomposition and enforcement on a small model written for these tests.
+
+use vetro_policy::datalog::PolicyKind;
+use vetro_policy::enforce::validate;
+use vetro_policy::facts::{decompose, ClassHierarchy, DecomposeOptions};
+use vetro_yaml::{load_str, LoadOptions, SourceMap};
+
+const MODEL: &str = r#"
+'?': {id: env1, type: io.murano.Environment}
+name: demo
+applications:
+- '?': {id: app1, type: demo.Web/1.0@pkg}
+  name: web
+  flavor: m1.huge
+  ports: [80, 443]
+  server:
+    '?': {id: vm1, type: demo.Vm}
+    keyname: ''
+    peer: app1
+  extra:
+  - '?': {id: loose1, type: demo.Loose}
+"#;
+
+fn model() -> vetro_yaml::Node {
+    let mut sources = SourceMap::new();
+    let id = sources.add("model.yaml", MODEL);
+    load_str(&sources, id, &LoadOptions::default())
+        .unwrap()
+        .remove(0)
+}
+
+#[test]
+fn decomposition_rows() {
+    let opts = DecomposeOptions {
+        tenant: Some("t1".into()),
+        classes: ClassHierarchy::parse_edges("demo.Web->demo.App\ndemo.App->demo.Base").unwrap(),
+    };
+    let d = decompose(&model(), &opts).unwrap();
+    let rows: Vec<String> = d.rows.iter().map(|r| r.render()).collect();
+    for expected in [
+        r#"murano:objects+("env1", "t1", "io.murano.Environment")"#,
+        r#"murano:objects+("app1", "env1", "demo.Web")"#,
+        r#"murano:relationships+("env1", "app1", "services")"#,
+        r#"murano:relationships+("app1", "vm1", "server")"#,
+        r#"murano:relationships+("vm1", "app1", "peer")"#,
+        r#"murano:properties+("app1", "ports", "80")"#,
+        r#"murano:properties+("vm1", "keyname", "")"#,
+        r#"murano:parent_types+("app1", "demo.Base")"#,
+        r#"murano:connected+("app1", "app1")"#,
+        r#"murano:objects+("loose1", "app1", "demo.Loose")"#,
+    ] {
+        assert!(rows.iter().any(|r| r == expected), "missing {expected}");
+    }
+    assert!(!rows
+        .iter()
+        .any(|r| r.contains(r#"connected+("app1", "loose1")"#)));
+}
+
+#[test]
+fn predeploy_errors_found() {
+    let d = decompose(&model(), &DecomposeOptions::default()).unwrap();
+    let policy = "ok_flavor(\"m1.small\")\n\
+        predeploy_errors(e, o, m) :- murano:properties(o, \"flavor\", f), not ok_flavor(f), murano:objects(e, t, \"io.murano.Environment\"), concat(\"bad flavor \", f, m)\n";
+    let found = validate(&d, policy, PolicyKind::Nonrecursive).unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(
+        found[0].atom,
+        r#"predeploy_errors("env1", "app1", "bad flavor m1.huge")"#
+    );
+}
+
+#[test]
+fn not_an_object_model() {
+    let mut sources = SourceMap::new();
+    let id = sources.add("bad.yaml", "[1, 2]");
+    let node = load_str(&sources, id, &LoadOptions::default())
+        .unwrap()
+        .remove(0);
+    assert!(decompose(&node, &DecomposeOptions::default()).is_err());
+}
