@@ -11,6 +11,7 @@ if [ ! -d "$shared" ]; then
 fi
 cargo build --release --quiet
 bin=target/release/vetro
+export bin shared
 status=0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -24,7 +25,7 @@ while IFS='|' read -r name cmd; do
     floor=${floor:-0}
     start=$(date +%s)
     set +e
-    eval "$cmd" >"$out/$name.log" 2>&1
+    timeout "${VETRO_HARNESS_TIMEOUT:-420}" bash -c "$cmd" >"$out/$name.log" 2>&1
     set -e
     secs=$(( $(date +%s) - start ))
     line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$out/$name.log" | tail -1 || true)
