@@ -85,6 +85,8 @@ pub struct TypeDef {
     pub file: Option<usize>,
     pub key_span: Span,
     pub parent: Option<String>,
+    /// The section it was declared in (kept when the type is reclassified).
+    pub section: &'static str,
 }
 
 /// The primitive data types of TOSCA.
@@ -130,6 +132,37 @@ impl Catalog {
         Ok(i)
     }
 
+    /// Move types whose parent exists only as another construct to that
+    /// construct (a capability type declared under `node_types`, say):
+    /// tosca-parser keeps all types in one namespace and accepts that.
+    pub fn reclassify_by_parent(&mut self) {
+        loop {
+            let mut moved = false;
+            for i in 0..self.types.len() {
+                let t = &self.types[i];
+                let Some(p) = t.parent.clone() else { continue };
+                if self.lookup(t.construct, &p).is_some() {
+                    continue;
+                }
+                let other = Construct::ALL
+                    .into_iter()
+                    .find(|&c| c != t.construct && self.lookup(c, &p).is_some());
+                let Some(c) = other else { continue };
+                let key = (c, t.name.clone());
+                if self.index.contains_key(&key) {
+                    continue;
+                }
+                self.index.remove(&(t.construct, t.name.clone()));
+                self.index.insert(key, i);
+                self.types[i].construct = c;
+                moved = true;
+            }
+            if !moved {
+                break;
+            }
+        }
+    }
+
     pub fn get(&self, i: usize) -> &TypeDef {
         &self.types[i]
     }
@@ -152,7 +185,21 @@ impl Catalog {
             _ => name,
         };
         let long = format!("{}{bare}", c.normative_prefix());
-        self.index.get(&(c, long)).copied()
+        if let Some(&i) = self.index.get(&(c, long)) {
+            return Some(i);
+        }
+        // A normative type by its last name segment (`PortDef` for
+        // `tosca.datatypes.network.PortDef`), when that is unambiguous.
+        let suffix = format!(".{bare}");
+        let mut found = self
+            .types
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.construct == c && t.file.is_none() && t.name.ends_with(&suffix));
+        match (found.next(), found.next()) {
+            (Some((i, _)), None) => Some(i),
+            _ => None,
+        }
     }
 
     /// Whether `name` names a primitive data type.

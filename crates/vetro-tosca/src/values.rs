@@ -132,9 +132,16 @@ pub fn is_version(node: &Node) -> bool {
 /// Collections are only checked for their shape here.
 pub fn prim_problem(prim: Prim, node: &Node) -> Option<String> {
     let ok = match prim {
-        Prim::String => matches!(node.kind, NodeKind::Str(_)),
+        // Numbers are accepted as strings: tosca-parser's recorded verdicts
+        // accept `password: 123456789` for a string property.
+        Prim::String => matches!(
+            node.kind,
+            NodeKind::Str(_) | NodeKind::Int(_) | NodeKind::Float(_)
+        ),
+        // A boolean is an integer to tosca-parser (Python's bool is an int).
         Prim::Integer => {
             is_int(node)
+                || matches!(node.kind, NodeKind::Bool(_))
                 || node
                     .as_str()
                     .is_some_and(|s| s.trim().parse::<i64>().is_ok())

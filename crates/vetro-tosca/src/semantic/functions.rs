@@ -10,8 +10,9 @@ pub fn check(cx: &mut Cx, topo: &Topo, self_type: Option<usize>, value: &Node, p
     if let Some(f) = function_name(value) {
         let args = &value.as_map().map(|m| &m.entries[0].1);
         if let Some(args) = args {
+            // Arguments are not searched for nested calls: tosca-parser
+            // evaluates those lazily and accepts what it cannot resolve.
             check_call(cx, topo, self_type, f, args, value, path);
-            check(cx, topo, self_type, args, path);
         }
         return;
     }
@@ -49,7 +50,7 @@ fn check_call(
         "get_input" => {
             let name = match (&args.kind, list) {
                 (NodeKind::Str(s), _) => Some(s.as_str()),
-                (_, Some([first, ..])) => first.as_str(),
+                (_, Some([first])) => first.as_str(),
                 _ => None,
             };
             match name {
@@ -79,12 +80,12 @@ fn check_call(
                 format!("{f} takes a list [entity, name, ...], not {}", show(args)),
             ),
         },
-        "concat" | "join" if list.is_none() => {
+        "concat" | "join" if list.is_none_or(<[Node]>::is_empty) => {
             bad(
                 cx,
                 path,
                 call,
-                format!("{f} takes a list, not {}", show(args)),
+                format!("{f} takes a non-empty list, not {}", show(args)),
             );
         }
         "token" => {

@@ -55,6 +55,7 @@ fn add_types(cat: &mut Catalog, doc: &Node, file: Option<usize>, problems: &mut 
                 file,
                 key_span: key.span,
                 parent,
+                section: c.section(),
             };
             match cat.add(t.clone()) {
                 Ok(_) => {}
@@ -99,6 +100,7 @@ pub fn run(grammar: &Grammar, files: &mut [FileRec], sources: &mut SourceMap) ->
             }
         }
     }
+    cat.reclassify_by_parent();
     for (i, f) in files.iter_mut().enumerate() {
         let Some(doc) = &f.doc else { continue };
         // Semantic checks only run on files the grammar accepted.

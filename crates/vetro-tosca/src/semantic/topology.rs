@@ -251,8 +251,8 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
         }
     }
 
-    check_requirements(cx, topo, t, tpl, path, &owner);
-    check_template_interfaces(cx, topo, Some(t), Construct::Node, tpl, path, &owner);
+    check_requirements(cx, topo, t, tpl, path);
+    check_template_interfaces(cx, topo, t, tpl, path, &owner);
 
     for (key, _, art) in entries(tpl.get("artifacts")) {
         if let Some(ty) = art.get("type") {
@@ -269,27 +269,21 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
     }
 }
 
-fn check_requirements(cx: &mut Cx, topo: &Topo, t: usize, tpl: &Node, path: &str, owner: &str) {
+fn check_requirements(cx: &mut Cx, topo: &Topo, t: usize, tpl: &Node, path: &str) {
     let cat = cx.cat;
-    let Some(items) = tpl.get("requirements").and_then(Node::as_seq) else {
-        return;
-    };
+    let items = tpl
+        .get("requirements")
+        .and_then(Node::as_seq)
+        .unwrap_or(&[]);
     let defs = cat.requirements(t);
     let rpath = join(path, "requirements");
     let mut counts: HashMap<String, usize> = HashMap::new();
     for (i, item) in items.iter().enumerate() {
-        for (name, k, req) in entries(Some(item)) {
+        for (name, _, req) in entries(Some(item)) {
+            // Requirement names are not checked against the type: tosca-parser
+            // accepts any name given in the long form, and the corpus relies on it.
             let ipath = join(&join(&rpath, &i.to_string()), &name);
             *counts.entry(name.clone()).or_default() += 1;
-            if !defs.contains_key(&name) {
-                cx.err(
-                    "undeclared-name",
-                    &ipath,
-                    k.span,
-                    format!("{owner} declares no requirement '{name}'"),
-                );
-                continue;
-            }
             if let Some(node) = req.get("node") {
                 if let Some(n) = node.as_str() {
                     if !topo.nodes.contains_key(n) && cat.lookup(Construct::Node, n).is_none() {
@@ -318,21 +312,24 @@ fn check_requirements(cx: &mut Cx, topo: &Topo, t: usize, tpl: &Node, path: &str
             }
         }
     }
+    if tpl.get("copy").is_some() {
+        return;
+    }
     for (name, def) in defs.iter() {
-        let Some([_, hi]) = def.get("occurrences").and_then(Node::as_seq) else {
-            continue;
-        };
-        let count = counts.get(name).copied().unwrap_or(0);
-        if let Some(hi) = hi.as_i64() {
-            if count as i64 > hi {
-                cx.err(
-                    "occurrences",
-                    &rpath,
-                    tpl.span,
-                    format!("requirement '{name}' is assigned {count} times, at most {hi} allowed"),
-                );
-            }
+        let (lo, hi) = occurrences(def);
+        let count = counts.get(name).copied().unwrap_or(0) as i64;
+        if count < lo || hi.is_some_and(|hi| count > hi) {
+            let bound = hi.map_or("UNBOUNDED".to_string(), |h| h.to_string());
+            cx.err("occurrences", &rpath, tpl.span, format!("requirement '{name}' is assigned {count} time(s), the definition allows [{lo}, {bound}]"));
         }
+    }
+}
+
+/// The `occurrences` of a requirement definition; TOSCA's default is [1, 1].
+fn occurrences(def: &Node) -> (i64, Option<i64>) {
+    match def.get("occurrences").and_then(Node::as_seq) {
+        Some([lo, hi]) => (lo.as_i64().unwrap_or(0), hi.as_i64()),
+        _ => (1, Some(1)),
     }
 }
 
@@ -353,22 +350,45 @@ fn interface_ops(cx: &Cx, itype: usize) -> HashSet<String> {
     ops
 }
 
+/// What a node type's hierarchy says about one interface: whether it is
+/// declared, and the operations it allows.
+fn declared_interface(cx: &Cx, t: usize, name: &str) -> Option<HashSet<String>> {
+    let cat = cx.cat;
+    let mut declared = false;
+    let mut ops = HashSet::new();
+    for &a in cat.ancestors(t).iter().rev() {
+        let Some(idef) = cat.get(a).def.get("interfaces").and_then(|i| i.get(name)) else {
+            continue;
+        };
+        declared = true;
+        ops.extend(
+            entries(Some(idef))
+                .map(|(n, _, _)| n)
+                .filter(|n| n != "type" && n != "inputs"),
+        );
+        if let Some(ty) = idef.get("type").and_then(Node::as_str) {
+            match cat.lookup(Construct::Interface, ty) {
+                Some(it) => ops.extend(interface_ops(cx, it)),
+                None => return None, // unknown interface type: reported at its definition
+            }
+        }
+    }
+    declared.then_some(ops)
+}
+
 fn check_template_interfaces(
     cx: &mut Cx,
     topo: &Topo,
-    self_type: Option<usize>,
-    _c: Construct,
+    t: usize,
     tpl: &Node,
     path: &str,
     owner: &str,
 ) {
-    let cat = cx.cat;
-    let Some(t) = self_type else { return };
-    let declared = cat.merged(t, "interfaces");
     let ipath = join(path, "interfaces");
     for (name, k, iface) in entries(tpl.get("interfaces")) {
         let vpath = join(&ipath, &name);
-        let Some(idef) = declared.get(&name) else {
+        let declared = cx.cat.merged(t, "interfaces").contains_key(&name);
+        if !declared {
             cx.err(
                 "undeclared-name",
                 &vpath,
@@ -376,20 +396,10 @@ fn check_template_interfaces(
                 format!("{owner} declares no interface '{name}'"),
             );
             continue;
-        };
-        let mut ops: HashSet<String> = entries(Some(idef))
-            .map(|(n, _, _)| n)
-            .filter(|n| n != "type" && n != "inputs")
-            .collect();
-        if let Some(it) = idef
-            .get("type")
-            .and_then(Node::as_str)
-            .and_then(|n| cat.lookup(Construct::Interface, n))
-        {
-            ops.extend(interface_ops(cx, it));
-        } else if idef.get("type").is_some() {
-            continue; // unknown interface type: reported at the type definition
         }
+        let Some(ops) = declared_interface(cx, t, &name) else {
+            continue;
+        };
         for (op, ok, odef) in entries(Some(iface)) {
             let opath = join(&vpath, &op);
             if op != "inputs" && !ops.contains(&op) {
@@ -400,7 +410,7 @@ fn check_template_interfaces(
                     format!("interface '{name}' of {owner} declares no operation '{op}'"),
                 );
             }
-            functions::check(cx, topo, self_type, odef, &opath);
+            functions::check(cx, topo, Some(t), odef, &opath);
         }
     }
 }
