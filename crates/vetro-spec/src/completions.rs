@@ -2,7 +2,7 @@
 
 use crate::engine::{commands, Engine};
 use crate::error::Result;
-use clap::Command;
+use clap::{Arg, ArgAction, Command};
 use std::path::Path;
 use vetro_diag::SourceMap;
 
@@ -16,12 +16,24 @@ pub fn script(
     shell: Shell,
     sources: &mut SourceMap,
 ) -> Result<String> {
-    let mut top = Command::new("vetro-spec").no_binary_name(false);
+    let mut spec_cmd = Command::new("spec")
+        .arg(Arg::new("settings").long("settings").value_name("DIR"))
+        .arg(
+            Arg::new("dry-run")
+                .long("dry-run")
+                .action(ArgAction::SetTrue),
+        )
+        .arg(
+            Arg::new("dump-settings")
+                .long("dump-settings")
+                .value_parser(["json", "yaml"]),
+        );
     for name in commands(root) {
         let spec = engine.load_spec(root, &name, sources)?;
-        top = top.subcommand(crate::cli::build_command(&spec));
+        spec_cmd = spec_cmd.subcommand(crate::cli::build_command(&spec).no_binary_name(false));
     }
+    let mut top = Command::new("vetro").subcommand(spec_cmd);
     let mut buf = Vec::new();
-    clap_complete::generate(shell, &mut top, "vetro-spec", &mut buf);
+    clap_complete::generate(shell, &mut top, "vetro", &mut buf);
     Ok(String::from_utf8_lossy(&buf).into_owned())
 }

@@ -43,6 +43,8 @@ pub struct Resolved {
     pub settings: Value,
     /// Control option values, command-level parser first (for the runner).
     pub control: IndexMap<String, Value>,
+    /// The values of `AdditionalArgs` options (`tags=a;forks=5`), in order.
+    pub additional_args: Vec<String>,
 }
 
 /// The outcome of an invocation.
@@ -186,12 +188,18 @@ impl Engine {
         resolve_lookups(&mut settings)?;
 
         let mut control = IndexMap::new();
+        let mut additional_args = Vec::new();
         for p in [&main, &sub] {
             for opt in p.spec.all_options() {
                 if self.is_settings(opt) {
                     continue;
                 }
                 if let Some(v) = p.value(opt) {
+                    if opt.type_name.as_deref() == Some("AdditionalArgs") {
+                        if let Some(text) = v.as_str() {
+                            additional_args.push(text.to_string());
+                        }
+                    }
                     control.entry(opt.name.clone()).or_insert(v);
                 }
             }
@@ -201,6 +209,7 @@ impl Engine {
             subcommand: sub_name,
             settings,
             control,
+            additional_args,
         })))
     }
 

@@ -59,7 +59,7 @@ pub fn additional_args(text: &str) -> Vec<String> {
 impl PlaybookRun {
     /// The run of `resolved`: inventory from the `inventory` control option
     /// (when that file exists), verbosity from `verbose`, extra arguments from
-    /// every `AdditionalArgs` option (here: `ansible-args`).
+    /// every `AdditionalArgs` option.
     pub fn plan(
         resolved: &Resolved,
         playbook: PathBuf,
@@ -78,7 +78,7 @@ impl PlaybookRun {
                 args.push(format!("-{}", "v".repeat(n.min(6) as usize)));
             }
         }
-        if let Some(text) = resolved.control.get("ansible-args").and_then(Value::as_str) {
+        for text in &resolved.additional_args {
             args.extend(additional_args(text));
         }
         PlaybookRun {

@@ -280,3 +280,17 @@ fn spec_errors_name_the_file() {
     assert_eq!(err.class, ErrorClass::SpecError);
     assert!(err.span.is_some());
 }
+
+#[test]
+fn completions_know_spec_options() {
+    let d = tree();
+    let script = vetro_spec::completions::script(
+        &Engine::default(),
+        &d.path().join("settings"),
+        vetro_spec::completions::Shell::Bash,
+        &mut SourceMap::new(),
+    )
+    .expect("script");
+    assert!(script.contains("--hull-name"));
+    assert!(script.contains("boat"));
+}
