@@ -24,6 +24,8 @@ pub enum ErrorClass {
     BadExtraVars,
     LookupError,
     SpecError,
+    /// A settings YAML file (input, skeleton, extra-vars file, YamlFile) does not parse.
+    YamlSyntax,
     /// Reading or writing a file failed for a reason other than its absence.
     Io,
     /// Running the playbook failed before it started.
@@ -49,6 +51,7 @@ impl ErrorClass {
             ErrorClass::BadExtraVars => "bad_extra_vars",
             ErrorClass::LookupError => "lookup_error",
             ErrorClass::SpecError => "spec_error",
+            ErrorClass::YamlSyntax => "yaml_syntax",
             ErrorClass::Io => "io",
             ErrorClass::PlaybookError => "playbook_error",
         }

@@ -23,8 +23,11 @@ pub fn load_yaml_nodes(
         Ok((_, docs)) => Ok(docs.into_iter().next()),
         Err(diags) => {
             let first = diags.into_iter().next();
+            let unreadable = first
+                .as_ref()
+                .is_some_and(|d| d.kind == "io" || d.kind == "encoding");
             let mut err = SpecError::new(
-                class,
+                if unreadable { ErrorClass::Io } else { class },
                 match &first {
                     Some(d) => format!("{}: {}", path.display(), d.message),
                     None => format!("{}: cannot be read", path.display()),
@@ -40,7 +43,7 @@ pub fn load_yaml_nodes(
 
 /// Load a settings YAML file as JSON; an empty file is `empty_settings_file`.
 pub fn load_settings_file(path: &Path, sources: &mut SourceMap) -> Result<Value> {
-    match load_yaml_nodes(path, sources, ErrorClass::Io)? {
+    match load_yaml_nodes(path, sources, ErrorClass::YamlSyntax)? {
         Some(node) if !node.is_null() => Ok(to_json(&node)),
         _ => Err(SpecError::new(
             ErrorClass::EmptySettingsFile,

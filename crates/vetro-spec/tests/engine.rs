@@ -294,3 +294,20 @@ fn completions_know_spec_options() {
     assert!(script.contains("--hull-name"));
     assert!(script.contains("boat"));
 }
+
+#[test]
+fn odd_option_names_do_not_break_the_parser() {
+    let d = tree();
+    fs::write(
+        d.path().join("settings/ship/boat/odd.spec"),
+        "subparsers:\n  boat:\n    options:\n      'a=b': {type: Value}\n      'ünï': {type: Value, short: 'ß'}\n      '7up': {short: '7'}\n      'x.y': {type: Value, short: h}\n",
+    )
+    .unwrap();
+    let s = settings(
+        d.path(),
+        &["ship", "boat", "--hull-name=n", "--x.y=1", "-ßq"],
+        &[],
+    );
+    assert_eq!(s["ship"]["x.y"], json!("1"));
+    assert_eq!(s["ship"]["ünï"], json!("q"));
+}
