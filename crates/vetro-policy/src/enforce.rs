@@ -34,7 +34,7 @@ pub fn model_engine(d: &Decomposition) -> Engine {
         engine.declare_arity(MODEL_POLICY, t.name(), arity);
     }
     for row in &d.rows {
-        let values: Box<[Value]> = row
+        let values: crate::datalog::value::Tuple = row
             .values
             .iter()
             .map(|v| Value::Str(engine.syms.intern(v)))

@@ -2,7 +2,7 @@
 
 use vetro_policy::datalog::PolicyKind;
 use vetro_policy::enforce::validate;
-use vetro_policy::facts::{decompose, ClassHierarchy, DecomposeOptions};
+use vetro_policy::facts::{decompose, ClassHierarchy, DecomposeOptions, MValue};
 use vetro_yaml::{load_str, LoadOptions, SourceMap};
 
 const MODEL: &str = r#"
@@ -21,12 +21,10 @@ applications:
   - '?': {id: loose1, type: demo.Loose}
 "#;
 
-fn model() -> vetro_yaml::Node {
+fn model() -> MValue {
     let mut sources = SourceMap::new();
     let id = sources.add("model.yaml", MODEL);
-    load_str(&sources, id, &LoadOptions::default())
-        .unwrap()
-        .remove(0)
+    MValue::from_node(&load_str(&sources, id, &LoadOptions::default()).unwrap()[0])
 }
 
 #[test]
@@ -73,8 +71,6 @@ fn predeploy_errors_found() {
 fn not_an_object_model() {
     let mut sources = SourceMap::new();
     let id = sources.add("bad.yaml", "[1, 2]");
-    let node = load_str(&sources, id, &LoadOptions::default())
-        .unwrap()
-        .remove(0);
+    let node = MValue::from_node(&load_str(&sources, id, &LoadOptions::default()).unwrap()[0]);
     assert!(decompose(&node, &DecomposeOptions::default()).is_err());
 }

@@ -633,7 +633,7 @@ impl Engine {
                 }
             }
             if ground {
-                out.push((TableKey::plain(&h.tablename()), vals.into_boxed_slice()));
+                out.push((TableKey::plain(&h.tablename()), vals.into()));
             }
         }
         Ok(Some(out))
@@ -847,7 +847,7 @@ pub fn evaluate(
     let ids = ev.run(goals, syms)?;
     Ok(ids
         .into_iter()
-        .map(|i| ev.relation(i).rows.clone())
+        .map(|i| ev.relation(i).iter().cloned().collect())
         .collect())
 }
 

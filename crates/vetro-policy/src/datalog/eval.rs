@@ -5,8 +5,9 @@
 use super::ast::{Literal, Rule, Term};
 use super::builtins::{self, Builtin};
 use super::error::{ErrorClass, PolicyError};
+use super::hash::FxHashMap;
 use super::policy::{PolicySet, PredKey, TableKey};
-use super::relation::Relation;
+use super::relation::{Index, Relation};
 use super::value::{Symbols, Tuple, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -162,7 +163,8 @@ pub struct Evaluator<'a> {
     defs: Vec<Vec<usize>>,
     /// Predicates each predicate depends on (with negation flag).
     deps: Vec<Vec<(usize, bool)>>,
-    rels: Vec<Relation>,
+    rels: Vec<Slot<'a>>,
+    idx: Vec<Indices>,
     skolem: usize,
 }
 
@@ -177,6 +179,7 @@ impl<'a> Evaluator<'a> {
             defs: Vec::new(),
             deps: Vec::new(),
             rels: Vec::new(),
+            idx: Vec::new(),
             skolem: 0,
         }
     }
@@ -190,16 +193,16 @@ impl<'a> Evaluator<'a> {
         self.index.insert(key.clone(), i);
         self.defs.push(Vec::new());
         self.deps.push(Vec::new());
-        let mut rel = Relation::new();
-        if let Some(p) = self.policies.get(&key.policy) {
-            if let Some(facts) = p.facts.get(&key.key) {
-                for t in facts {
-                    rel.insert(t.clone());
-                }
-            }
-        }
+        let base = self
+            .policies
+            .get(&key.policy)
+            .and_then(|p| p.facts.get(&key.key));
         let _ = syms;
-        self.rels.push(rel);
+        self.rels.push(match base {
+            Some(r) => Slot::Base(r),
+            None => Slot::Own(Relation::new()),
+        });
+        self.idx.push(Indices::default());
         todo.push(i);
         i
     }
@@ -270,12 +273,12 @@ impl<'a> Evaluator<'a> {
     }
 
     pub fn relation(&self, id: usize) -> &Relation {
-        &self.rels[id]
+        self.rels[id].rel()
     }
 
     /// The computed relation of a predicate, if it was part of the evaluation.
     pub fn relation_of(&self, key: &PredKey) -> Option<&Relation> {
-        self.index.get(key).map(|&i| &self.rels[i])
+        self.index.get(key).map(|&i| self.rels[i].rel())
     }
 
     fn compile(
@@ -436,12 +439,12 @@ impl<'a> Evaluator<'a> {
                 .any(|s| matches!(s.kind, StepKind::Scan(q) | StepKind::Neg(q) | StepKind::Copy(q) if members.contains(&q)))
         });
         // First round: every plan against the full relations.
-        let mut delta: HashMap<usize, Relation> = HashMap::new();
+        let mut delta: HashMap<usize, Delta> = HashMap::new();
         for &pl in &plans {
             let derived = self.run_plan(pl, None, syms);
             for (p, t) in derived {
-                if self.rels[p].insert(t.clone()) && recursive {
-                    delta.entry(p).or_default().insert(t);
+                if self.rels[p].own().insert(t.clone()) && recursive {
+                    delta.entry(p).or_default().0.insert(t);
                 }
             }
         }
@@ -450,14 +453,14 @@ impl<'a> Evaluator<'a> {
         }
         // Members' base facts also seed the first delta.
         for &p in scc {
-            let rows: Vec<Tuple> = self.rels[p].rows.clone();
+            let rows: Vec<Tuple> = self.rels[p].rel().iter().cloned().collect();
             let d = delta.entry(p).or_default();
             for t in rows {
-                d.insert(t);
+                d.0.insert(t);
             }
         }
-        while delta.values().any(|d| !d.is_empty()) {
-            let mut next: HashMap<usize, Relation> = HashMap::new();
+        while delta.values().any(|d| !d.0.is_empty()) {
+            let mut next: HashMap<usize, Delta> = HashMap::new();
             for &pl in &plans {
                 let positions: Vec<usize> = self.plans[pl]
                     .steps
@@ -469,8 +472,8 @@ impl<'a> Evaluator<'a> {
                 for pos in positions {
                     let derived = self.run_plan(pl, Some((pos, &mut delta)), syms);
                     for (p, t) in derived {
-                        if self.rels[p].insert(t.clone()) {
-                            next.entry(p).or_default().insert(t);
+                        if self.rels[p].own().insert(t.clone()) {
+                            next.entry(p).or_default().0.insert(t);
                         }
                     }
                 }
@@ -484,7 +487,7 @@ impl<'a> Evaluator<'a> {
     fn run_plan(
         &mut self,
         pl: usize,
-        mut delta: Option<(usize, &mut HashMap<usize, Relation>)>,
+        mut delta: Option<(usize, &mut HashMap<usize, Delta>)>,
         syms: &mut Symbols,
     ) -> Vec<(usize, Tuple)> {
         // Make the indices the plan needs.
@@ -495,30 +498,38 @@ impl<'a> Evaluator<'a> {
                     continue;
                 }
                 match delta.as_mut() {
-                    Some((dpos, d)) if *dpos == i => d.entry(q).or_default().ensure_index(&s.bound),
-                    _ => self.rels[q].ensure_index(&s.bound),
+                    Some((dpos, d)) if *dpos == i => {
+                        let (rel, idx) = d.entry(q).or_default();
+                        idx.entry(s.bound.clone())
+                            .or_default()
+                            .extend(rel, &s.bound);
+                    }
+                    _ => {
+                        let rel = self.rels[q].rel();
+                        self.idx[q]
+                            .entry(s.bound.clone())
+                            .or_default()
+                            .extend(rel, &s.bound);
+                    }
                 }
             }
         }
         let plan = &self.plans[pl];
         let mut out = Vec::new();
         let mut binding: Vec<Option<Value>> = vec![None; plan.nvars];
-        let empty = Relation::new();
+        let empty = Delta::default();
         let delta_rel = delta.as_ref().map(|(pos, d)| {
-            (
-                *pos,
-                d.get(&{
-                    match plan.steps[*pos].kind {
-                        StepKind::Scan(q) => q,
-                        _ => usize::MAX,
-                    }
-                })
-                .unwrap_or(&empty),
-            )
+            let q = match plan.steps[*pos].kind {
+                StepKind::Scan(q) => q,
+                _ => usize::MAX,
+            };
+            let (rel, idx) = d.get(&q).unwrap_or(&empty);
+            (*pos, rel, idx)
         });
         let mut ctx = Join {
             plan,
             rels: &self.rels,
+            idx: &self.idx,
             delta: delta_rel,
             syms,
             skolem: &mut self.skolem,
@@ -529,16 +540,48 @@ impl<'a> Evaluator<'a> {
     }
 }
 
-struct Join<'r> {
+/// Indices of one relation by column list.
+type Indices = FxHashMap<Vec<usize>, Index>;
+
+/// New tuples of one round of semi-naive evaluation, with their indices.
+type Delta = (Relation, Indices);
+
+/// A predicate's relation: borrowed from a policy's stored facts until rules add to it.
+enum Slot<'a> {
+    Base(&'a Relation),
+    Own(Relation),
+}
+
+impl Slot<'_> {
+    fn rel(&self) -> &Relation {
+        match self {
+            Slot::Base(r) => r,
+            Slot::Own(r) => r,
+        }
+    }
+
+    fn own(&mut self) -> &mut Relation {
+        if let Slot::Base(r) = self {
+            *self = Slot::Own((*r).clone());
+        }
+        match self {
+            Slot::Own(r) => r,
+            Slot::Base(_) => unreachable!("converted above"),
+        }
+    }
+}
+
+struct Join<'r, 'a> {
     plan: &'r Plan,
-    rels: &'r [Relation],
-    delta: Option<(usize, &'r Relation)>,
+    rels: &'r [Slot<'a>],
+    idx: &'r [Indices],
+    delta: Option<(usize, &'r Relation, &'r Indices)>,
     syms: &'r mut Symbols,
     skolem: &'r mut usize,
     out: &'r mut Vec<(usize, Tuple)>,
 }
 
-impl Join<'_> {
+impl Join<'_, '_> {
     fn value(arg: Arg, binding: &[Option<Value>]) -> Option<Value> {
         match arg {
             Arg::Const(v) => Some(v),
@@ -603,7 +646,7 @@ impl Join<'_> {
                 }
             }
             StepKind::Copy(q) => {
-                for row in &self.rels[q].rows {
+                for row in self.rels[q].rel().iter() {
                     self.out.push((plan.heads[0].0, row.clone()));
                 }
             }
@@ -613,18 +656,18 @@ impl Join<'_> {
                 let Some(t) = t else {
                     return;
                 };
-                if !self.rels[q].contains(&t) {
+                if !self.rels[q].rel().contains(&t) {
                     self.step(i + 1, binding);
                 }
             }
             StepKind::Scan(q) => {
-                let rel = match self.delta {
-                    Some((pos, d)) if pos == i => d,
-                    _ => &self.rels[q],
+                let (rel, idx) = match self.delta {
+                    Some((pos, d, di)) if pos == i => (d, di),
+                    _ => (self.rels[q].rel(), &self.idx[q]),
                 };
                 if step.bound.is_empty() {
-                    for r in 0..rel.rows.len() {
-                        self.try_row(i, &rel.rows[r], binding);
+                    for row in rel.iter() {
+                        self.try_row(i, row, binding);
                     }
                 } else {
                     let key: Vec<Value> = step
@@ -632,9 +675,13 @@ impl Join<'_> {
                         .iter()
                         .map(|&c| Self::value(step.args[c], binding).unwrap_or(Value::Int(0)))
                         .collect();
-                    let hits = rel.lookup(&step.bound, &key);
-                    for &r in hits {
-                        self.try_row(i, &rel.rows[r as usize], binding);
+                    let Some(index) = idx.get(&step.bound) else {
+                        return;
+                    };
+                    for &r in index.lookup(&key) {
+                        if let Some(row) = rel.row(r as usize) {
+                            self.try_row(i, row, binding);
+                        }
                     }
                 }
             }
@@ -695,7 +742,7 @@ impl Join<'_> {
                 };
                 t.push(v);
             }
-            self.out.push((*p, t.into_boxed_slice()));
+            self.out.push((*p, t.into()));
         }
     }
 }

@@ -251,7 +251,7 @@ impl Ctx<'_> {
                 let rows: Vec<Vec<Value>> = self
                     .ev
                     .relation_of(&key)
-                    .map(|r| r.rows.iter().map(|t| t.to_vec()).collect())
+                    .map(|r| r.iter().map(|t| t.to_vec()).collect())
                     .unwrap_or_default();
                 for row in rows {
                     if row.len() != lit.args.len() {

@@ -7,6 +7,7 @@ pub mod engine;
 pub mod error;
 pub mod eval;
 pub mod explain;
+pub mod hash;
 pub mod parse;
 pub mod policy;
 pub mod relation;

@@ -1,8 +1,9 @@
 //! Policies: their kind, rules and stored facts.
 
 use super::ast::Rule;
+use super::relation::Relation;
 use super::value::Tuple;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// The kinds of policy FORMAT.md names, plus `recursive`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +80,7 @@ pub struct Policy {
     pub name: String,
     pub kind: PolicyKind,
     pub rules: Vec<Rule>,
-    pub facts: HashMap<TableKey, HashSet<Tuple>>,
+    pub facts: HashMap<TableKey, Relation>,
     by_head: HashMap<TableKey, Vec<usize>>,
 }
 
@@ -157,7 +158,7 @@ impl Policy {
         self.facts.entry(key).or_default().insert(t)
     }
 
-    pub fn remove_fact(&mut self, key: &TableKey, t: &Tuple) -> bool {
+    pub fn remove_fact(&mut self, key: &TableKey, t: &[super::value::Value]) -> bool {
         self.facts.get_mut(key).is_some_and(|f| f.remove(t))
     }
 

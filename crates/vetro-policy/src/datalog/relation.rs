@@ -1,21 +1,14 @@
-//! Tables of tuples with hash indices on column subsets, extended as rows arrive.
+//! Tables of tuples, and hash indices on column subsets that are extended as
+//! rows arrive. Deleted rows leave a tombstone so row numbers stay valid.
 
+use super::hash::FxHashMap;
 use super::value::{Tuple, Value};
-use std::collections::{HashMap, HashSet};
-
-/// An index from the values of some columns to row numbers.
-#[derive(Debug, Default, Clone)]
-pub struct Index {
-    map: HashMap<Box<[Value]>, Vec<u32>>,
-    covered: usize,
-}
 
 /// A set of tuples in insertion order.
 #[derive(Debug, Default, Clone)]
 pub struct Relation {
-    pub rows: Vec<Tuple>,
-    set: HashSet<Tuple>,
-    indices: HashMap<Vec<usize>, Index>,
+    rows: Vec<Option<Tuple>>,
+    pos: FxHashMap<Tuple, u32>,
 }
 
 impl Relation {
@@ -24,53 +17,76 @@ impl Relation {
     }
 
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.pos.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.pos.is_empty()
     }
 
     pub fn contains(&self, t: &[Value]) -> bool {
-        self.set.contains(t)
+        self.pos.contains_key(t)
     }
 
     /// Adds a tuple; false when it was already present.
     pub fn insert(&mut self, t: Tuple) -> bool {
-        if self.set.contains(&t) {
+        if self.pos.contains_key(&t) {
             return false;
         }
-        self.set.insert(t.clone());
-        self.rows.push(t);
+        self.pos.insert(t.clone(), self.rows.len() as u32);
+        self.rows.push(Some(t));
         true
     }
 
-    /// Makes sure an index on `cols` exists and covers every row.
-    pub fn ensure_index(&mut self, cols: &[usize]) {
-        if cols.is_empty() {
-            return;
-        }
-        let idx = self.indices.entry(cols.to_vec()).or_default();
-        while idx.covered < self.rows.len() {
-            let row = &self.rows[idx.covered];
-            if cols.iter().all(|&c| c < row.len()) {
-                let key: Box<[Value]> = cols.iter().map(|&c| row[c]).collect();
-                idx.map.entry(key).or_default().push(idx.covered as u32);
+    /// Removes a tuple; false when it was absent.
+    pub fn remove(&mut self, t: &[Value]) -> bool {
+        match self.pos.remove(t) {
+            Some(i) => {
+                self.rows[i as usize] = None;
+                true
             }
-            idx.covered += 1;
+            None => false,
         }
     }
 
-    /// Rows whose `cols` equal `key` (an index on `cols` must exist).
-    pub fn lookup<'a>(&'a self, cols: &[usize], key: &[Value]) -> &'a [u32] {
-        self.indices
-            .get(cols)
-            .and_then(|idx| idx.map.get(key))
-            .map(|v| v.as_slice())
-            .unwrap_or(&[])
+    /// Live tuples in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = &Tuple> {
+        self.rows.iter().flatten()
     }
 
-    pub fn has_index(&self, cols: &[usize]) -> bool {
-        self.indices.contains_key(cols)
+    /// Number of row slots (live or deleted), the bound for row numbers.
+    pub fn slots(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn row(&self, i: usize) -> Option<&Tuple> {
+        self.rows.get(i).and_then(|r| r.as_ref())
+    }
+}
+
+/// An index from the values of some columns of one relation to row numbers.
+#[derive(Debug, Default, Clone)]
+pub struct Index {
+    map: FxHashMap<Box<[Value]>, Vec<u32>>,
+    covered: usize,
+}
+
+impl Index {
+    /// Indexes the rows added since the last call.
+    pub fn extend(&mut self, rel: &Relation, cols: &[usize]) {
+        while self.covered < rel.slots() {
+            if let Some(row) = rel.row(self.covered) {
+                if cols.iter().all(|&c| c < row.len()) {
+                    let key: Box<[Value]> = cols.iter().map(|&c| row[c]).collect();
+                    self.map.entry(key).or_default().push(self.covered as u32);
+                }
+            }
+            self.covered += 1;
+        }
+    }
+
+    /// Row numbers whose indexed columns equal `key` (some may be deleted).
+    pub fn lookup(&self, key: &[Value]) -> &[u32] {
+        self.map.get(key).map(|v| v.as_slice()).unwrap_or(&[])
     }
 }

@@ -1,6 +1,6 @@
 //! Runtime values of the Datalog engine: integers, floats and interned strings.
 
-use std::collections::HashMap;
+use super::hash::FxHashMap;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
@@ -16,7 +16,7 @@ pub enum Value {
 }
 
 /// A row of a table.
-pub type Tuple = Box<[Value]>;
+pub type Tuple = Rc<[Value]>;
 
 impl Value {
     fn int_like(self) -> Option<i64> {
@@ -75,7 +75,7 @@ impl Hash for Value {
 /// The string table of one engine.
 #[derive(Debug, Default, Clone)]
 pub struct Symbols {
-    map: HashMap<Rc<str>, Sym>,
+    map: FxHashMap<Rc<str>, Sym>,
     strs: Vec<Rc<str>>,
 }
 

@@ -3,11 +3,12 @@
 
 pub mod classes;
 pub mod pyrepr;
+pub mod value;
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
-use vetro_diag::{Diagnostic, Span};
-use vetro_yaml::{Mapping, Node, NodeKind};
+use vetro_diag::Diagnostic;
+
+pub use value::{parse_json, MValue};
 
 pub use classes::{strip_type_name, ClassHierarchy};
 
@@ -98,18 +99,18 @@ enum EqKey {
     Num(String),
 }
 
-fn eq_key(node: &Node) -> Option<EqKey> {
-    match &node.kind {
-        NodeKind::Str(s) => {
-            if pyrepr::timestamp(s).is_some() && node.style == vetro_yaml::Style::Plain {
+fn eq_key(v: &MValue) -> Option<EqKey> {
+    match v {
+        MValue::Str { text, plain } => {
+            if *plain && pyrepr::timestamp(text).is_some() {
                 return None;
             }
-            Some(EqKey::Str(s.clone()))
+            Some(EqKey::Str(text.clone()))
         }
-        NodeKind::Bool(b) => Some(EqKey::Num(if *b { "1" } else { "0" }.into())),
-        NodeKind::Int(i) => Some(EqKey::Num(i.to_string())),
-        NodeKind::BigInt(s) => Some(EqKey::Num(s.clone())),
-        NodeKind::Float(f) => {
+        MValue::Bool(b) => Some(EqKey::Num(if *b { "1" } else { "0" }.into())),
+        MValue::Int(i) => Some(EqKey::Num(i.to_string())),
+        MValue::BigInt(s) => Some(EqKey::Num(s.clone())),
+        MValue::Float(f) => {
             if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e18 {
                 Some(EqKey::Num((*f as i64).to_string()))
             } else {
@@ -145,71 +146,74 @@ struct Walker<'a> {
     opts: &'a DecomposeOptions,
     env_id: String,
     out: Vec<Pending>,
-    ids: HashMap<EqKey, ()>,
+    ids: crate::datalog::hash::FxHashSet<EqKey>,
 }
 
-fn model_error(msg: impl Into<String>, span: Span) -> Diagnostic {
-    Diagnostic::error("object-model", msg).with_span(span)
+fn model_error(msg: impl Into<String>, path: &str) -> Diagnostic {
+    let d = Diagnostic::error("object-model", msg);
+    if path.is_empty() {
+        d
+    } else {
+        d.with_path(path.to_string())
+    }
 }
+
+type Mapping = [(MValue, MValue)];
 
 /// The object header (`?`) of a map, if it is an object.
-fn header(map: &Mapping) -> Option<&Node> {
-    map.get("?")
+fn header(map: &Mapping) -> Option<&MValue> {
+    map.iter()
+        .find(|(k, _)| k.as_str() == Some("?"))
+        .map(|(_, v)| v)
 }
 
-fn header_field<'n>(hdr: &'n Node, field: &str, obj: &Node) -> Result<&'n Node, Diagnostic> {
-    let Some(m) = hdr.as_map() else {
+fn header_field<'n>(hdr: &'n MValue, field: &str, path: &str) -> Result<&'n MValue, Diagnostic> {
+    let MValue::Map(_) = hdr else {
         return Err(model_error(
             format!(
                 "object header `?` must be a mapping, found {}",
                 hdr.type_name()
             ),
-            hdr.span,
+            path,
         ));
     };
-    match m.get(field) {
-        Some(v) if !v.is_null() => Ok(v),
-        _ => Err(model_error(
-            format!("object header has no `{field}`"),
-            if hdr.span.end > hdr.span.start {
-                hdr.span
-            } else {
-                obj.span
-            },
-        )),
+    match hdr.get(field) {
+        Some(v) if *v != MValue::Null => Ok(v),
+        _ => Err(model_error(format!("object header has no `{field}`"), path)),
     }
 }
 
 /// Decomposes an object model into rows.
-pub fn decompose(model: &Node, opts: &DecomposeOptions) -> Result<Decomposition, Diagnostic> {
-    let Some(map) = model.as_map() else {
+pub fn decompose(model: &MValue, opts: &DecomposeOptions) -> Result<Decomposition, Diagnostic> {
+    let MValue::Map(map) = model else {
         return Err(model_error(
             format!(
                 "not an object model: expected a mapping with a `?` header, found {}",
                 model.type_name()
             ),
-            model.span,
+            "",
         ));
     };
     let Some(hdr) = header(map) else {
         return Err(model_error(
             "not an object model: the top-level mapping has no `?` header",
-            model.span,
+            "",
         ));
     };
-    let env_id = pyrepr::py_str(header_field(hdr, "id", model)?);
+    let env_id = pyrepr::py_str(header_field(hdr, "id", "?")?);
     let mut w = Walker {
         opts,
         env_id: env_id.clone(),
         out: Vec::new(),
-        ids: HashMap::new(),
+        ids: Default::default(),
     };
     w.out.push(Pending::Done(Row::new(
         Table::States,
         vec![env_id.clone(), "pending".into()],
     )));
     let owner = opts.tenant.clone().unwrap_or_else(|| "None".to_string());
-    w.walk(model, &owner, PathState::Root)?;
+    let mut path = String::new();
+    w.walk(model, &owner, PathState::Root, &mut path)?;
 
     let mut rows = Vec::with_capacity(w.out.len() * 2);
     let mut edges: Vec<(String, String)> = Vec::new();
@@ -217,7 +221,7 @@ pub fn decompose(model: &Node, opts: &DecomposeOptions) -> Result<Decomposition,
         let row = match p {
             Pending::Done(row) => row,
             Pending::Property(p) => {
-                if p.key.as_ref().is_some_and(|k| w.ids.contains_key(k)) {
+                if p.key.as_ref().is_some_and(|k| w.ids.contains(k)) {
                     Row::new(Table::Relationships, vec![p.obj, p.text, p.name])
                 } else {
                     Row::new(Table::Properties, vec![p.obj, p.name, p.text])
@@ -236,22 +240,35 @@ pub fn decompose(model: &Node, opts: &DecomposeOptions) -> Result<Decomposition,
 }
 
 impl Walker<'_> {
-    fn walk(&mut self, node: &Node, owner: &str, path: PathState) -> Result<(), Diagnostic> {
-        match &node.kind {
-            NodeKind::Seq(items) => {
-                for item in items {
-                    self.walk(item, owner, path)?;
+    fn walk(
+        &mut self,
+        node: &MValue,
+        owner: &str,
+        path: PathState,
+        doc_path: &mut String,
+    ) -> Result<(), Diagnostic> {
+        let len = doc_path.len();
+        match node {
+            MValue::Seq(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let _ = write!(doc_path, "/{i}");
+                    self.walk(item, owner, path, doc_path)?;
+                    doc_path.truncate(len);
                 }
             }
-            NodeKind::Map(map) => {
-                let id = self.process_object(node, map, owner, path)?;
+            MValue::Map(map) => {
+                let id = self.process_object(map, owner, path, doc_path)?;
                 let owner = id.as_deref().unwrap_or(owner);
                 for (k, v) in map.iter() {
                     let next = match (path, k.as_str()) {
                         (PathState::Root, Some("applications")) => PathState::Applications,
                         _ => PathState::Other,
                     };
-                    self.walk(v, owner, next)?;
+                    if matches!(v, MValue::Map(_) | MValue::Seq(_)) {
+                        let _ = write!(doc_path, "/{}", pyrepr::py_str(k));
+                        self.walk(v, owner, next, doc_path)?;
+                        doc_path.truncate(len);
+                    }
                 }
             }
             _ => {}
@@ -262,19 +279,20 @@ impl Walker<'_> {
     /// Emits the rows of one object; returns its id when `map` is an object.
     fn process_object(
         &mut self,
-        node: &Node,
         map: &Mapping,
         owner: &str,
         path: PathState,
+        doc_path: &str,
     ) -> Result<Option<String>, Diagnostic> {
         let Some(hdr) = header(map) else {
             return Ok(None);
         };
-        let id_node = header_field(hdr, "id", node)?;
-        let type_node = header_field(hdr, "type", node)?;
+        let here = format!("{doc_path}/?");
+        let id_node = header_field(hdr, "id", &here)?;
+        let type_node = header_field(hdr, "type", &here)?;
         let id = pyrepr::py_str(id_node);
         if let Some(k) = eq_key(id_node) {
-            self.ids.insert(k, ());
+            self.ids.insert(k);
         }
         let full_type = pyrepr::py_str(type_node);
         let type_name = strip_type_name(&full_type).to_string();
@@ -307,7 +325,7 @@ impl Walker<'_> {
     ) -> Result<(), Diagnostic> {
         if !top {
             if let Some(hdr) = header(map) {
-                let child = pyrepr::py_str(header_field(hdr, "id", hdr)?);
+                let child = pyrepr::py_str(header_field(hdr, "id", prefix)?);
                 let first = prefix.split('.').next().unwrap_or(prefix).to_string();
                 self.out.push(Pending::Done(Row::new(
                     Table::Relationships,
@@ -317,19 +335,19 @@ impl Walker<'_> {
             }
         }
         for (k, v) in map.iter() {
-            if k.as_str() == Some("?") || v.is_null() {
+            if k.as_str() == Some("?") || *v == MValue::Null {
                 continue;
             }
             let key = pyrepr::py_str(k);
-            match &v.kind {
-                NodeKind::Map(inner) => {
+            match v {
+                MValue::Map(inner) => {
                     let p = format!("{prefix}{key}.");
                     self.properties(obj, inner, &p, false)?;
                 }
-                NodeKind::Seq(items) => {
+                MValue::Seq(items) => {
                     let name = format!("{prefix}{key}");
                     for item in items {
-                        if item.as_map().is_none() {
+                        if !matches!(item, MValue::Map(_)) {
                             self.property(obj, &name, item);
                         }
                     }
@@ -343,7 +361,7 @@ impl Walker<'_> {
         Ok(())
     }
 
-    fn property(&mut self, obj: &str, name: &str, value: &Node) {
+    fn property(&mut self, obj: &str, name: &str, value: &MValue) {
         self.out.push(Pending::Property(PendingProperty {
             obj: obj.to_string(),
             name: name.to_string(),
@@ -355,7 +373,7 @@ impl Walker<'_> {
 
 /// All pairs (x, y) with a path of one or more edges from x to y.
 pub fn transitive_closure(edges: &[(String, String)]) -> Vec<(String, String)> {
-    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut index: crate::datalog::hash::FxHashMap<&str, usize> = Default::default();
     let mut names: Vec<&str> = Vec::new();
 
     let mut adj: Vec<Vec<usize>> = Vec::new();

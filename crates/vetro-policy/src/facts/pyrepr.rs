@@ -1,7 +1,7 @@
 //! Python `str()` and `repr()` of YAML values, the way the reference printed
 //! property values (it formats the PyYAML-loaded value with `str.format`).
 
-use vetro_yaml::{Node, NodeKind, Style};
+use super::value::MValue;
 
 /// A plain scalar that PyYAML's 1.1 resolver would read as a timestamp.
 #[derive(Debug, Clone, PartialEq)]
@@ -181,41 +181,54 @@ impl Timestamp {
     }
 }
 
-/// The timestamp a node means, when it is an untagged plain string that looks like one.
-fn node_timestamp(node: &Node) -> Option<Timestamp> {
-    match (&node.kind, node.style, node.tag.as_deref()) {
-        (NodeKind::Str(s), Style::Plain, None | Some("!!timestamp")) => timestamp(s),
-        (NodeKind::Str(s), _, Some("!!timestamp")) => timestamp(s),
+/// The timestamp a value means, when it is a plain string that looks like one.
+fn value_timestamp(v: &MValue) -> Option<Timestamp> {
+    match v {
+        MValue::Str { text, plain: true } => timestamp(text),
         _ => None,
     }
 }
 
+/// Python `str()` of a scalar; `None` for collections.
+fn scalar_str(v: &MValue) -> Option<String> {
+    Some(match v {
+        MValue::Null => "None".into(),
+        MValue::Bool(true) => "True".into(),
+        MValue::Bool(false) => "False".into(),
+        MValue::Int(i) => i.to_string(),
+        MValue::BigInt(s) => s.clone(),
+        MValue::Float(f) => crate::datalog::ast::py_float(*f),
+        MValue::Str { text, .. } => text.clone(),
+        MValue::Seq(_) | MValue::Map(_) => return None,
+    })
+}
+
 /// Python `str()` of a value.
-pub fn py_str(node: &Node) -> String {
-    if let Some(ts) = node_timestamp(node) {
+pub fn py_str(v: &MValue) -> String {
+    if let Some(ts) = value_timestamp(v) {
         return ts.str();
     }
-    match node.scalar_text() {
+    match scalar_str(v) {
         Some(text) => text,
-        None => py_repr(node),
+        None => py_repr(v),
     }
 }
 
 /// Python `repr()` of a value (lists and dicts render their items with repr).
-pub fn py_repr(node: &Node) -> String {
+pub fn py_repr(v: &MValue) -> String {
     let mut out = String::new();
-    write_repr(node, &mut out);
+    write_repr(v, &mut out);
     out
 }
 
-fn write_repr(node: &Node, out: &mut String) {
-    if let Some(ts) = node_timestamp(node) {
+fn write_repr(v: &MValue, out: &mut String) {
+    if let Some(ts) = value_timestamp(v) {
         out.push_str(&ts.repr());
         return;
     }
-    match &node.kind {
-        NodeKind::Str(s) => write_str_repr(s, out),
-        NodeKind::Seq(items) => {
+    match v {
+        MValue::Str { text, .. } => write_str_repr(text, out),
+        MValue::Seq(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -225,19 +238,19 @@ fn write_repr(node: &Node, out: &mut String) {
             }
             out.push(']');
         }
-        NodeKind::Map(map) => {
+        MValue::Map(entries) => {
             out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
+            for (i, (k, val)) in entries.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
                 write_repr(k, out);
                 out.push_str(": ");
-                write_repr(v, out);
+                write_repr(val, out);
             }
             out.push('}');
         }
-        _ => out.push_str(&node.scalar_text().unwrap_or_default()),
+        _ => out.push_str(&scalar_str(v).unwrap_or_default()),
     }
 }
 
