@@ -97,3 +97,56 @@ pub fn validate(
     load_rules(&mut engine, rules, kind)?;
     violations(&mut engine)
 }
+
+/// A validation that stays materialized: model rows can change and the
+/// errors are maintained incrementally instead of recomputed.
+pub struct Session {
+    pub engine: Engine,
+}
+
+fn row_change(
+    engine: &mut Engine,
+    row: &crate::facts::Row,
+    insert: bool,
+) -> (
+    crate::datalog::policy::PredKey,
+    crate::datalog::value::Tuple,
+    bool,
+) {
+    let key = crate::datalog::policy::PredKey {
+        policy: MODEL_POLICY.to_string(),
+        key: crate::datalog::policy::TableKey::plain(row.table.name()),
+    };
+    let t: crate::datalog::value::Tuple = row
+        .values
+        .iter()
+        .map(|v| Value::Str(engine.syms.intern(v)))
+        .collect();
+    (key, t, insert)
+}
+
+impl Session {
+    /// Loads the model and rules and materializes `predeploy_errors`.
+    pub fn new(d: &Decomposition, rules: &str, kind: PolicyKind) -> Result<Session, PolicyError> {
+        let mut engine = model_engine(d);
+        load_rules(&mut engine, rules, kind)?;
+        engine.materialize(RULES_POLICY, &errors_query())?;
+        Ok(Session { engine })
+    }
+
+    /// Removes and adds model rows (e.g. the rows of one changed object).
+    pub fn update(&mut self, removed: &[crate::facts::Row], added: &[crate::facts::Row]) {
+        let mut changes = Vec::with_capacity(removed.len() + added.len());
+        for r in removed {
+            changes.push(row_change(&mut self.engine, r, false));
+        }
+        for r in added {
+            changes.push(row_change(&mut self.engine, r, true));
+        }
+        self.engine.apply_rows(&changes);
+    }
+
+    pub fn violations(&mut self) -> Result<Vec<Violation>, PolicyError> {
+        violations(&mut self.engine)
+    }
+}

@@ -74,3 +74,61 @@ fn not_an_object_model() {
     let node = MValue::from_node(&load_str(&sources, id, &LoadOptions::default()).unwrap()[0]);
     assert!(decompose(&node, &DecomposeOptions::default()).is_err());
 }
+
+#[test]
+fn incremental_revalidation_matches_full_evaluation() {
+    use vetro_policy::enforce::Session;
+    use vetro_policy::facts::{Row, Table};
+    let d = decompose(&model(), &DecomposeOptions::default()).unwrap();
+    let policy = "ok_flavor(\"m1.small\")\n\
+        env_of(o, e) :- murano:connected(e, o), murano:objects(e, t, \"io.murano.Environment\")\n\
+        predeploy_errors(e, o, m) :- murano:properties(o, \"flavor\", f), not ok_flavor(f), env_of(o, e), concat(\"bad flavor \", f, m)\n\
+        predeploy_errors(e, o, \"no keypair\") :- murano:objects(o, p, \"demo.Vm\"), env_of(o, e), not has_key(o)\n\
+        has_key(o) :- murano:properties(o, \"keyname\", k), not empty(k)\n\
+        empty(\"\")\n";
+    let mut s = Session::new(&d, policy, PolicyKind::Nonrecursive).unwrap();
+    let atoms = |s: &mut Session| {
+        s.violations()
+            .unwrap()
+            .into_iter()
+            .map(|v| v.atom)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(atoms(&mut s).len(), 2);
+    let row = |t: Table, v: [&str; 3]| Row {
+        table: t,
+        values: v.iter().map(|x| x.to_string()).collect(),
+    };
+    // Fix the flavor and give the VM a key: both errors disappear.
+    s.update(
+        &[
+            row(Table::Properties, ["app1", "flavor", "m1.huge"]),
+            row(Table::Properties, ["vm1", "keyname", ""]),
+        ],
+        &[
+            row(Table::Properties, ["app1", "flavor", "m1.small"]),
+            row(Table::Properties, ["vm1", "keyname", "ops"]),
+        ],
+    );
+    assert!(atoms(&mut s).is_empty());
+    // Back again: the same two errors as a full evaluation.
+    s.update(
+        &[
+            row(Table::Properties, ["app1", "flavor", "m1.small"]),
+            row(Table::Properties, ["vm1", "keyname", "ops"]),
+        ],
+        &[
+            row(Table::Properties, ["app1", "flavor", "m1.huge"]),
+            row(Table::Properties, ["vm1", "keyname", ""]),
+        ],
+    );
+    let mut inc = atoms(&mut s);
+    inc.sort();
+    let mut full: Vec<String> = validate(&d, policy, PolicyKind::Nonrecursive)
+        .unwrap()
+        .into_iter()
+        .map(|v| v.atom)
+        .collect();
+    full.sort();
+    assert_eq!(inc, full);
+}

@@ -4,18 +4,21 @@
 use super::ast::{Literal, Rule, Statement, Term};
 use super::error::{ErrorClass, PolicyError};
 use super::eval::{head_key, order_body, resolve_body, BodyRef, Evaluator};
+use super::incremental::View;
 use super::parse;
 use super::policy::{Policy, PolicyKind, PolicySet, PredKey, TableKey};
 use super::value::{Symbols, Tuple, Value};
 use std::collections::{HashMap, HashSet};
 
 /// A Datalog engine holding several policies.
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 pub struct Engine {
     pub syms: Symbols,
     pub policies: PolicySet,
     /// Known number of columns of each table, from every use so far.
     schema: HashMap<PredKey, usize>,
+    /// Maintained results of queries on materialized policies.
+    views: HashMap<PredKey, View>,
 }
 
 /// A ground atom found by a query.
@@ -54,15 +57,80 @@ impl Engine {
     /// Inserts a fact of string/number values directly, without parsing.
     pub fn insert_row(&mut self, policy: &str, table: &str, values: Tuple) -> bool {
         self.create_policy(policy, PolicyKind::Database);
-        self.policies
+        let added = self
+            .policies
             .get_mut(policy)
-            .is_some_and(|p| p.add_fact(TableKey::plain(table), values))
+            .is_some_and(|p| p.add_fact(TableKey::plain(table), values.clone()));
+        if added {
+            self.propagate(&[(Self::plain_key(policy, table), values, true)]);
+        }
+        added
     }
 
     pub fn delete_row(&mut self, policy: &str, table: &str, values: &Tuple) -> bool {
-        self.policies
+        let removed = self
+            .policies
             .get_mut(policy)
-            .is_some_and(|p| p.remove_fact(&TableKey::plain(table), values))
+            .is_some_and(|p| p.remove_fact(&TableKey::plain(table), values));
+        if removed {
+            self.propagate(&[(Self::plain_key(policy, table), values.clone(), false)]);
+        }
+        removed
+    }
+
+    fn plain_key(policy: &str, table: &str) -> PredKey {
+        PredKey {
+            policy: policy.to_string(),
+            key: TableKey::plain(table),
+        }
+    }
+
+    /// Applies a batch of stored-fact changes (`true` = insert) and maintains
+    /// every materialized view incrementally.
+    pub fn apply_rows(&mut self, changes: &[(PredKey, Tuple, bool)]) {
+        let mut effective = Vec::new();
+        for (key, t, insert) in changes {
+            self.create_policy(&key.policy, PolicyKind::Database);
+            let Some(p) = self.policies.get_mut(&key.policy) else {
+                continue;
+            };
+            let changed = if *insert {
+                p.add_fact(key.key.clone(), t.clone())
+            } else {
+                p.remove_fact(&key.key, t)
+            };
+            if changed {
+                effective.push((key.clone(), t.clone(), *insert));
+            }
+        }
+        self.propagate(&effective);
+    }
+
+    fn propagate(&mut self, changes: &[(PredKey, Tuple, bool)]) {
+        if self.views.is_empty() || changes.is_empty() {
+            return;
+        }
+        let mut stale = Vec::new();
+        for (k, view) in self.views.iter_mut() {
+            view.apply(changes, &mut self.syms);
+            if view.needs_rebuild() {
+                stale.push(k.clone());
+            }
+        }
+        for k in stale {
+            self.views.remove(&k);
+        }
+    }
+
+    /// Keeps the result of `lit` in `target` materialized; later fact changes
+    /// update it incrementally.
+    pub fn materialize(&mut self, target: &str, lit: &Literal) -> Result<(), PolicyError> {
+        let key = self.query_key(target, lit);
+        if !self.views.contains_key(&key) {
+            let view = View::build(&self.policies, std::slice::from_ref(&key), &mut self.syms)?;
+            self.views.insert(key, view);
+        }
+        Ok(())
     }
 
     /// Parses and inserts a policy text into `policy`: all statements or none.
@@ -100,6 +168,9 @@ impl Engine {
             }
         };
         self.policies.insert(policy.to_string(), p);
+        if added > 0 {
+            self.views.clear();
+        }
         if let Err(e) = self.check_recursion() {
             self.policies.insert(policy.to_string(), original);
             self.schema = saved_schema;
@@ -396,8 +467,16 @@ impl Engine {
     /// Every instance of `lit` that holds in `target`.
     pub fn query(&mut self, target: &str, lit: &Literal) -> Result<Vec<Vec<Value>>, PolicyError> {
         let key = self.query_key(target, lit);
-        let includes = HashMap::new();
-        let rows = evaluate(&self.policies, &includes, &mut self.syms, &[key])?;
+        if self.kind(target) == Some(PolicyKind::Materialized) {
+            self.materialize(target, lit)?;
+        }
+        let rows = match self.views.get(&key).and_then(|v| v.relation(&key)) {
+            Some(rel) => vec![rel.iter().cloned().collect()],
+            None => {
+                let includes = HashMap::new();
+                evaluate(&self.policies, &includes, &mut self.syms, &[key])?
+            }
+        };
         let pattern = self.tuple_pattern(lit);
         Ok(rows
             .into_iter()
@@ -467,11 +546,13 @@ impl Engine {
         };
         let saved_policies = self.policies.clone();
         let saved_schema = self.schema.clone();
+        let saved_views = std::mem::take(&mut self.views);
         let result = self
             .project(sequence, target, action_policy)
             .and_then(|_| self.query(target, query));
         self.policies = saved_policies;
         self.schema = saved_schema;
+        self.views = saved_views;
         let after = result?;
         let render = |e: &Engine, vals: &[Value], suffix: &str| {
             let table = format!("{}{suffix}", query.tablename());

@@ -51,13 +51,13 @@ pub fn head_key(policy: &str, lit: &Literal) -> PredKey {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Arg {
+pub(crate) enum Arg {
     Const(Value),
     Var(usize),
 }
 
 #[derive(Debug)]
-enum StepKind {
+pub(crate) enum StepKind {
     Scan(usize),
     /// Every row of another predicate (an included policy's table).
     Copy(usize),
@@ -67,18 +67,18 @@ enum StepKind {
 }
 
 #[derive(Debug)]
-struct Step {
-    kind: StepKind,
-    args: Vec<Arg>,
+pub(crate) struct Step {
+    pub(crate) kind: StepKind,
+    pub(crate) args: Vec<Arg>,
     /// Columns bound when the step runs (scans and negations).
-    bound: Vec<usize>,
+    pub(crate) bound: Vec<usize>,
 }
 
 #[derive(Debug)]
-struct Plan {
-    heads: Vec<(usize, Vec<Arg>)>,
-    steps: Vec<Step>,
-    nvars: usize,
+pub(crate) struct Plan {
+    pub(crate) heads: Vec<(usize, Vec<Arg>)>,
+    pub(crate) steps: Vec<Step>,
+    pub(crate) nvars: usize,
 }
 
 fn term_arg(t: &Term, vars: &mut Vec<String>, syms: &mut Symbols) -> Arg {
@@ -274,6 +274,32 @@ impl<'a> Evaluator<'a> {
 
     pub fn relation(&self, id: usize) -> &Relation {
         self.rels[id].rel()
+    }
+
+    /// Turns the evaluated state into an owned view for incremental maintenance.
+    pub fn into_view(self) -> super::incremental::View {
+        let sccs = self.sccs();
+        let recursive: Vec<bool> = sccs
+            .iter()
+            .map(|scc| {
+                scc.iter()
+                    .any(|&p| self.deps[p].iter().any(|(q, _)| scc.contains(q)))
+            })
+            .collect();
+        super::incremental::View {
+            keys: self.keys,
+            index: self.index,
+            plans: self.plans,
+            defs: self.defs,
+            rels: self.rels.into_iter().map(Slot::into_owned).collect(),
+            idx: self.idx,
+            sccs,
+            recursive,
+            deps: self.deps,
+            counts: Vec::new(),
+            goals: Vec::new(),
+            needs_rebuild: false,
+        }
     }
 
     /// The computed relation of a predicate, if it was part of the evaluation.
@@ -541,7 +567,7 @@ impl<'a> Evaluator<'a> {
 }
 
 /// Indices of one relation by column list.
-type Indices = FxHashMap<Vec<usize>, Index>;
+pub(crate) type Indices = FxHashMap<Vec<usize>, Index>;
 
 /// New tuples of one round of semi-naive evaluation, with their indices.
 type Delta = (Relation, Indices);
@@ -556,6 +582,13 @@ impl Slot<'_> {
     fn rel(&self) -> &Relation {
         match self {
             Slot::Base(r) => r,
+            Slot::Own(r) => r,
+        }
+    }
+
+    fn into_owned(self) -> Relation {
+        match self {
+            Slot::Base(r) => r.clone(),
             Slot::Own(r) => r,
         }
     }

@@ -8,6 +8,7 @@ pub mod error;
 pub mod eval;
 pub mod explain;
 pub mod hash;
+pub mod incremental;
 pub mod parse;
 pub mod policy;
 pub mod relation;

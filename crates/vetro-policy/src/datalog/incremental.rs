@@ -1,0 +1,423 @@
+//! Materialized views maintained incrementally: every derived tuple keeps the
+//! number of its derivations; a change of stored facts is propagated through
+//! the components in dependency order with delta joins (`new` state before
+//! the changed literal, `old` state after it), and only the tuples whose count
+//! crosses zero change. Components with recursion are recomputed by a fresh
+//! evaluation instead.
+
+use super::builtins;
+use super::error::PolicyError;
+use super::eval::{Arg, Evaluator, Indices, Plan, StepKind};
+use super::hash::{FxHashMap, FxHashSet};
+use super::policy::{PolicySet, PredKey};
+use super::relation::Relation;
+use super::value::{Symbols, Tuple, Value};
+use std::collections::HashMap;
+
+/// Net change of one predicate.
+#[derive(Debug, Default, Clone)]
+pub struct Change {
+    pub inserted: FxHashSet<Tuple>,
+    pub deleted: FxHashSet<Tuple>,
+}
+
+impl Change {
+    fn is_empty(&self) -> bool {
+        self.inserted.is_empty() && self.deleted.is_empty()
+    }
+}
+
+/// A materialized set of goals and everything they depend on.
+pub struct View {
+    pub(crate) keys: Vec<PredKey>,
+    pub(crate) index: HashMap<PredKey, usize>,
+    pub(crate) plans: Vec<Plan>,
+    pub(crate) defs: Vec<Vec<usize>>,
+    pub(crate) rels: Vec<Relation>,
+    pub(crate) idx: Vec<Indices>,
+    pub(crate) sccs: Vec<Vec<usize>>,
+    pub(crate) recursive: Vec<bool>,
+    pub(crate) deps: Vec<Vec<(usize, bool)>>,
+    pub(crate) counts: Vec<FxHashMap<Tuple, i64>>,
+    pub(crate) goals: Vec<PredKey>,
+    pub(crate) needs_rebuild: bool,
+}
+
+impl View {
+    /// Evaluates `goals` over `policies` and keeps the result for maintenance.
+    pub fn build(
+        policies: &PolicySet,
+        goals: &[PredKey],
+        syms: &mut Symbols,
+    ) -> Result<View, PolicyError> {
+        let includes = HashMap::new();
+        let mut ev = Evaluator::new(policies, &includes);
+        ev.run(goals, syms)?;
+        let mut view = ev.into_view();
+        view.goals = goals.to_vec();
+        // Derivation counts: one for a stored fact, one per rule derivation.
+        for p in 0..view.keys.len() {
+            let mut counts: FxHashMap<Tuple, i64> = FxHashMap::default();
+            if let Some(facts) = policies
+                .get(&view.keys[p].policy)
+                .and_then(|pol| pol.facts.get(&view.keys[p].key))
+            {
+                for t in facts.iter() {
+                    *counts.entry(t.clone()).or_default() += 1;
+                }
+            }
+            view.counts.push(counts);
+        }
+        for s in 0..view.sccs.len() {
+            if view.recursive[s] {
+                continue;
+            }
+            for &p in &view.sccs[s].clone() {
+                for pl in view.defs[p].clone() {
+                    for (t, sign) in view.run(pl, p, None, &FxHashMap::default(), syms) {
+                        *view.counts[p].entry(t).or_default() += sign;
+                    }
+                }
+            }
+        }
+        Ok(view)
+    }
+
+    pub fn relation(&self, key: &PredKey) -> Option<&Relation> {
+        self.index.get(key).map(|&i| &self.rels[i])
+    }
+
+    /// Whether the last changes touched a recursive component (the caller must rebuild).
+    pub fn needs_rebuild(&self) -> bool {
+        self.needs_rebuild
+    }
+
+    pub fn goals(&self) -> &[PredKey] {
+        &self.goals
+    }
+
+    /// Applies inserted (`true`) and deleted stored facts; returns the net
+    /// change of every predicate that changed.
+    pub fn apply(
+        &mut self,
+        changes: &[(PredKey, Tuple, bool)],
+        syms: &mut Symbols,
+    ) -> FxHashMap<usize, Change> {
+        let mut delta: FxHashMap<usize, Change> = FxHashMap::default();
+        for (key, t, insert) in changes {
+            let Some(&p) = self.index.get(key) else {
+                continue;
+            };
+            self.bump(p, t, if *insert { 1 } else { -1 }, &mut delta);
+        }
+        for s in 0..self.sccs.len() {
+            let scc = self.sccs[s].clone();
+            let touched = scc.iter().any(|&p| {
+                self.deps[p]
+                    .iter()
+                    .any(|&(q, _)| delta.get(&q).is_some_and(|c| !c.is_empty()))
+            });
+            if !touched {
+                continue;
+            }
+            if self.recursive[s] {
+                self.needs_rebuild = true;
+                continue;
+            }
+            for &p in &scc {
+                let mut sums: FxHashMap<Tuple, i64> = FxHashMap::default();
+                for pl in self.defs[p].clone() {
+                    let positions: Vec<usize> = self.plans[pl]
+                        .steps
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, st)| match st.kind {
+                            StepKind::Scan(q) | StepKind::Neg(q) | StepKind::Copy(q) => {
+                                delta.get(&q).is_some_and(|c| !c.is_empty())
+                            }
+                            _ => false,
+                        })
+                        .map(|(i, _)| i)
+                        .collect();
+                    for pos in positions {
+                        for (t, sign) in self.run(pl, p, Some(pos), &delta, syms) {
+                            *sums.entry(t).or_default() += sign;
+                        }
+                    }
+                }
+                for (t, d) in sums {
+                    if d != 0 {
+                        self.bump(p, &t, d, &mut delta);
+                    }
+                }
+            }
+        }
+        delta.retain(|_, c| !c.is_empty());
+        delta
+    }
+
+    /// Adds `d` derivations of `t` to predicate `p`, recording a change when the count crosses zero.
+    fn bump(&mut self, p: usize, t: &Tuple, d: i64, delta: &mut FxHashMap<usize, Change>) {
+        let c = self.counts[p].entry(t.clone()).or_default();
+        let before = *c;
+        *c += d;
+        let after = *c;
+        if after <= 0 {
+            self.counts[p].remove(t);
+        }
+        let change = delta.entry(p).or_default();
+        if before <= 0 && after > 0 {
+            self.rels[p].insert(t.clone());
+            if !change.deleted.remove(t) {
+                change.inserted.insert(t.clone());
+            }
+        } else if before > 0 && after <= 0 {
+            self.rels[p].remove(t);
+            if !change.inserted.remove(t) {
+                change.deleted.insert(t.clone());
+            }
+        }
+    }
+
+    /// Runs a plan for head `p`: without `pos`, on the current state; with it,
+    /// driven by the change at that step (earlier steps new, later steps old).
+    fn run(
+        &mut self,
+        pl: usize,
+        p: usize,
+        pos: Option<usize>,
+        delta: &FxHashMap<usize, Change>,
+        syms: &mut Symbols,
+    ) -> Vec<(Tuple, i64)> {
+        for s in &self.plans[pl].steps {
+            if let StepKind::Scan(q) = s.kind {
+                if !s.bound.is_empty() {
+                    self.idx[q]
+                        .entry(s.bound.clone())
+                        .or_default()
+                        .extend(&self.rels[q], &s.bound);
+                }
+            }
+        }
+        let empty = Change::default();
+        let mut j = IncJoin {
+            plan: &self.plans[pl],
+            head: p,
+            rels: &self.rels,
+            idx: &self.idx,
+            pos,
+            delta,
+            empty: &empty,
+            syms,
+            out: Vec::new(),
+        };
+        let mut binding = vec![None; j.plan.nvars];
+        j.step(0, &mut binding, 1);
+        j.out
+    }
+}
+
+struct IncJoin<'r> {
+    plan: &'r Plan,
+    head: usize,
+    rels: &'r [Relation],
+    idx: &'r [Indices],
+    pos: Option<usize>,
+    delta: &'r FxHashMap<usize, Change>,
+    empty: &'r Change,
+    syms: &'r mut Symbols,
+    out: Vec<(Tuple, i64)>,
+}
+
+impl IncJoin<'_> {
+    fn value(a: Arg, b: &[Option<Value>]) -> Option<Value> {
+        match a {
+            Arg::Const(v) => Some(v),
+            Arg::Var(i) => b[i],
+        }
+    }
+
+    fn change(&self, q: usize) -> &Change {
+        self.delta.get(&q).unwrap_or(self.empty)
+    }
+
+    /// Whether step `i` reads the old state (it comes after the driving step).
+    fn old(&self, i: usize) -> bool {
+        self.pos.is_some_and(|p| i > p)
+    }
+
+    fn contains(&self, q: usize, t: &[Value], old: bool) -> bool {
+        let now = self.rels[q].contains(t);
+        if !old {
+            return now;
+        }
+        let c = self.change(q);
+        (now && !c.inserted.contains(t)) || c.deleted.contains(t)
+    }
+
+    fn step(&mut self, i: usize, binding: &mut Vec<Option<Value>>, sign: i64) {
+        let plan = self.plan;
+        let Some(step) = plan.steps.get(i) else {
+            for (h, args) in &plan.heads {
+                if *h != self.head {
+                    continue;
+                }
+                let t: Option<Tuple> = args.iter().map(|a| Self::value(*a, binding)).collect();
+                if let Some(t) = t {
+                    self.out.push((t, sign));
+                }
+            }
+            return;
+        };
+        let driving = self.pos == Some(i);
+        match step.kind {
+            StepKind::True => self.step(i + 1, binding, sign),
+            StepKind::Builtin(b) => {
+                let negated = step.bound.first() == Some(&usize::MAX);
+                let inputs: Option<Vec<Value>> = step.args[..b.inputs]
+                    .iter()
+                    .map(|a| Self::value(*a, binding))
+                    .collect();
+                let Some(inputs) = inputs else {
+                    return;
+                };
+                let result = builtins::eval(b, &inputs, self.syms);
+                if negated {
+                    let holds = result.is_some_and(|outs| {
+                        outs.iter()
+                            .zip(&step.args[b.inputs..])
+                            .all(|(o, a)| Self::value(*a, binding).is_none_or(|v| v == *o))
+                    });
+                    if !holds {
+                        self.step(i + 1, binding, sign);
+                    }
+                    return;
+                }
+                let Some(outs) = result else {
+                    return;
+                };
+                let mut set = Vec::new();
+                let mut ok = true;
+                for (o, a) in outs.iter().zip(&step.args[b.inputs..]) {
+                    match *a {
+                        Arg::Const(v) => ok &= v == *o,
+                        Arg::Var(x) => match binding[x] {
+                            Some(v) => ok &= v == *o,
+                            None => {
+                                binding[x] = Some(*o);
+                                set.push(x);
+                            }
+                        },
+                    }
+                }
+                if ok {
+                    self.step(i + 1, binding, sign);
+                }
+                for x in set {
+                    binding[x] = None;
+                }
+            }
+            StepKind::Neg(q) => {
+                let t: Option<Vec<Value>> =
+                    step.args.iter().map(|a| Self::value(*a, binding)).collect();
+                let Some(t) = t else {
+                    return;
+                };
+                if driving {
+                    let c = self.change(q);
+                    if c.inserted.contains(t.as_slice()) {
+                        self.step(i + 1, binding, -sign);
+                    } else if c.deleted.contains(t.as_slice()) {
+                        self.step(i + 1, binding, sign);
+                    }
+                } else if !self.contains(q, &t, self.old(i)) {
+                    self.step(i + 1, binding, sign);
+                }
+            }
+            StepKind::Copy(q) => {
+                if driving {
+                    let c = self.change(q);
+                    let ins: Vec<Tuple> = c.inserted.iter().cloned().collect();
+                    let del: Vec<Tuple> = c.deleted.iter().cloned().collect();
+                    self.out.extend(ins.into_iter().map(|t| (t, sign)));
+                    self.out.extend(del.into_iter().map(|t| (t, -sign)));
+                } else {
+                    let rows: Vec<Tuple> = self.rels[q].iter().cloned().collect();
+                    self.out.extend(rows.into_iter().map(|t| (t, sign)));
+                }
+            }
+            StepKind::Scan(q) => {
+                if driving {
+                    let c = self.change(q);
+                    let ins: Vec<Tuple> = c.inserted.iter().cloned().collect();
+                    let del: Vec<Tuple> = c.deleted.iter().cloned().collect();
+                    for t in ins {
+                        self.try_row(i, &t, binding, sign);
+                    }
+                    for t in del {
+                        self.try_row(i, &t, binding, -sign);
+                    }
+                    return;
+                }
+                let old = self.old(i);
+                let rels = self.rels;
+                let rel = &rels[q];
+                let mut rows: Vec<Tuple> = Vec::new();
+                if step.bound.is_empty() {
+                    rows.extend(rel.iter().cloned());
+                } else {
+                    let key: Vec<Value> = step
+                        .bound
+                        .iter()
+                        .map(|&c| Self::value(step.args[c], binding).unwrap_or(Value::Int(0)))
+                        .collect();
+                    if let Some(index) = self.idx[q].get(&step.bound) {
+                        for &r in index.lookup(&key) {
+                            if let Some(row) = rel.row(r as usize) {
+                                rows.push(row.clone());
+                            }
+                        }
+                    }
+                }
+                if old {
+                    let c = self.change(q);
+                    rows.retain(|t| !c.inserted.contains(t));
+                    rows.extend(c.deleted.iter().cloned());
+                }
+                for t in rows {
+                    self.try_row(i, &t, binding, sign);
+                }
+            }
+        }
+    }
+
+    fn try_row(&mut self, i: usize, row: &Tuple, binding: &mut Vec<Option<Value>>, sign: i64) {
+        let step = &self.plan.steps[i];
+        if row.len() != step.args.len() {
+            return;
+        }
+        let mut set = Vec::new();
+        let mut ok = true;
+        for (a, v) in step.args.iter().zip(row.iter()) {
+            match *a {
+                Arg::Const(c) => ok &= c == *v,
+                Arg::Var(x) => match binding[x] {
+                    Some(b) => ok &= b == *v,
+                    None => {
+                        binding[x] = Some(*v);
+                        set.push(x);
+                    }
+                },
+            }
+            if !ok {
+                break;
+            }
+        }
+        if ok {
+            self.step(i + 1, binding, sign);
+        }
+        for x in set {
+            binding[x] = None;
+        }
+    }
+}
