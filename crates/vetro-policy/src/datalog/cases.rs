@@ -1,6 +1,7 @@
 //! The JSON case protocol of `vetro policy eval --batch` (see FORMAT.md):
 //! one case in, one answer out.
 
+use super::ast::Statement;
 use super::engine::Engine;
 use super::error::{ErrorClass, PolicyError};
 use super::parse;
@@ -57,7 +58,11 @@ fn run(case: &Json) -> Result<Vec<String>, PolicyError> {
         "query" => {
             let (mut engine, first) = load(case)?;
             let target = target_of(case, first);
-            let q = parse::parse_literal(case.get("query").and_then(Json::as_str).unwrap_or(""))?;
+            let text = case.get("query").and_then(Json::as_str).unwrap_or("");
+            if let [Statement::Rule(rule)] = parse::parse(text).unwrap_or_default().as_slice() {
+                return engine.query_rule(&target, rule);
+            }
+            let q = parse::parse_literal(text)?;
             let rows = engine.query(&target, &q)?;
             Ok(rows.iter().map(|r| engine.render(&q, r)).collect())
         }

@@ -655,6 +655,79 @@ impl Engine {
         }
     }
 
+    /// Every instance of `rule` (heads and body) whose body holds in `target`.
+    pub fn query_rule(&mut self, target: &str, rule: &Rule) -> Result<Vec<String>, PolicyError> {
+        let includes = HashMap::new();
+        let (vars, rows) = self.body_bindings(target, rule, &includes)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let subst = |lit: &Literal| {
+                let mut l = lit.clone();
+                for t in l.args.iter_mut() {
+                    if let Term::Var(v) = t {
+                        if let Some(i) = vars.iter().position(|x| x == v) {
+                            *t = value_term(&self.syms, row[i]);
+                        }
+                    }
+                }
+                l
+            };
+            let inst = Rule {
+                heads: rule.heads.iter().map(subst).collect(),
+                body: rule.body.iter().map(subst).collect(),
+            };
+            let text = inst.to_string();
+            if !out.contains(&text) {
+                out.push(text);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The variables of a rule body and every binding of them that satisfies it in `policy`.
+    fn body_bindings(
+        &mut self,
+        policy: &str,
+        rule: &Rule,
+        includes: &HashMap<String, Vec<String>>,
+    ) -> Result<(Vec<String>, Vec<Tuple>), PolicyError> {
+        const Q: &str = "\u{0}query";
+        let mut vars: Vec<String> = Vec::new();
+        for lit in &rule.body {
+            for v in lit.variables() {
+                if !vars.iter().any(|x| x == v) {
+                    vars.push(v.to_string());
+                }
+            }
+        }
+        let head = Literal {
+            negated: false,
+            modal: None,
+            module: None,
+            table: Q.to_string(),
+            args: vars.iter().map(|v| Term::Var(v.clone())).collect(),
+            named: Vec::new(),
+            pos: Default::default(),
+        };
+        let probe = Rule {
+            heads: vec![head],
+            body: rule.body.clone(),
+        };
+        let saved = self.policies.get(policy).cloned();
+        if let Some(p) = self.policies.get_mut(policy) {
+            p.add_rule(probe);
+        }
+        let key = PredKey {
+            policy: policy.to_string(),
+            key: TableKey::plain(Q),
+        };
+        let rows = evaluate(&self.policies, includes, &mut self.syms, &[key]);
+        if let Some(s) = saved {
+            self.policies.insert(policy.to_string(), s);
+        }
+        Ok((vars, rows?.into_iter().next().unwrap_or_default()))
+    }
+
     /// Ground heads of `rule` for the first binding of its body in the action policy.
     fn first_binding(
         &mut self,
