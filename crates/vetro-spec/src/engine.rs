@@ -356,6 +356,7 @@ impl Engine {
                 }
                 merge(tree, load_settings_file(&path, sources)?, ListMerge::Union);
             } else if let Some((key, value)) = item.split_once('=') {
+                // The string replaces whatever is there (a list, a mapping).
                 let path: Vec<String> = key.split('.').map(str::to_string).collect();
                 insert_path(
                     tree,
@@ -363,7 +364,6 @@ impl Engine {
                     Value::String(value.to_string()),
                     ListMerge::Replace,
                 );
-                // A mapping target is replaced, not merged, by a plain string.
             } else {
                 return Err(SpecError::new(
                     ErrorClass::BadExtraVars,

@@ -117,6 +117,7 @@ fn finish(
         Ok(p) => p,
         Err(e) => return fail(sources, &e, args.format),
     };
+    let temporary = output.is_none();
     let settings_file = output.unwrap_or_else(|| {
         std::env::temp_dir().join(format!(
             "vetro-settings-{}-{}.yml",
@@ -128,8 +129,12 @@ fn finish(
         let err = SpecError::new(ErrorClass::Io, format!("{}: {e}", settings_file.display()));
         return fail(sources, &err, args.format);
     }
-    let run = PlaybookRun::plan(resolved, playbook, settings_file, cwd);
-    match run.run() {
+    let run = PlaybookRun::plan(resolved, playbook, settings_file.clone(), cwd);
+    let result = run.run();
+    if temporary {
+        let _ = std::fs::remove_file(&settings_file);
+    }
+    match result {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => fail(sources, &e, args.format),
     }
