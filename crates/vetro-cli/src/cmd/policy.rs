@@ -89,6 +89,10 @@ struct ModelOpts {
     /// Class hierarchy: one `Child->Parent` edge per line.
     #[arg(long, value_name = "FILE")]
     classes: Option<PathBuf>,
+    /// MuranoPL packages (a package directory, or a directory of packages) whose
+    /// classes' `Extends` chains give the class hierarchy.
+    #[arg(long, value_name = "DIR", num_args = 1..)]
+    packages: Vec<PathBuf>,
     /// Owner of the environment object (printed as `None` when absent).
     #[arg(long, value_name = "ID")]
     tenant: Option<String>,
@@ -151,7 +155,8 @@ fn decompose_file(
     opts: &ModelOpts,
     sources: &mut SourceMap,
 ) -> Result<Decomposition, Vec<Diagnostic>> {
-    let classes = load_classes(opts.classes.as_deref()).map_err(|d| vec![d])?;
+    let mut classes = load_classes(opts.classes.as_deref()).map_err(|d| vec![d])?;
+    load_packages(&opts.packages, &mut classes, sources)?;
     let node = vetro_policy::model::load_model(model, sources)?;
     let dopts = DecomposeOptions {
         tenant: opts.tenant.clone(),
@@ -471,4 +476,61 @@ fn measure(model: &Path, policy: &Path, kind: &str, opts: &ModelOpts) {
         listed.as_secs_f64() * 1e3,
         restored.as_secs_f64() * 1e3,
     );
+}
+
+/// Adds the `Extends` edges of every class in the given MuranoPL packages.
+/// A class without parents extends `io.murano.Object`, as in MuranoPL.
+fn load_packages(
+    dirs: &[PathBuf],
+    classes: &mut ClassHierarchy,
+    sources: &mut SourceMap,
+) -> Result<(), Vec<Diagnostic>> {
+    use vetro_dsl::package::Package;
+    const OBJECT: &str = "io.murano.Object";
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for dir in dirs {
+        if !dir.is_dir() {
+            return Err(vec![Diagnostic::error(
+                "io",
+                format!("{}: not a package directory", dir.display()),
+            )]);
+        }
+        if dir.join("manifest.yaml").is_file() {
+            roots.push(dir.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| vec![Diagnostic::error("io", format!("{}: {e}", dir.display()))])?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.join("manifest.yaml").is_file())
+            .collect();
+        found.sort();
+        roots.extend(found);
+    }
+    let mut loaded: Vec<String> = Vec::new();
+    let mut parents: Vec<String> = Vec::new();
+    for root in roots {
+        let pkg = Package::load_dir(&root, sources);
+        for cls in pkg.classes.values() {
+            loaded.push(cls.name.clone());
+            parents.extend(cls.extends.iter().cloned());
+            if cls.extends.is_empty() {
+                if cls.name != OBJECT {
+                    classes.add_edge(&cls.name, OBJECT);
+                }
+            } else {
+                for parent in &cls.extends {
+                    classes.add_edge(&cls.name, parent);
+                }
+            }
+        }
+    }
+    // Parents outside the given packages (the core library) still descend from io.murano.Object.
+    for parent in parents {
+        if parent != OBJECT && !loaded.contains(&parent) {
+            classes.add_edge(&parent, OBJECT);
+        }
+    }
+    Ok(())
 }
