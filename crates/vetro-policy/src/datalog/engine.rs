@@ -17,6 +17,8 @@ pub struct Engine {
     pub policies: PolicySet,
     /// Known number of columns of each table, from every use so far.
     schema: HashMap<PredKey, usize>,
+    /// Where each table's number of columns was first seen (for messages).
+    schema_origin: HashMap<PredKey, String>,
     /// Maintained results of queries on materialized policies.
     views: HashMap<PredKey, View>,
 }
@@ -152,6 +154,7 @@ impl Engine {
             ));
         };
         let saved_schema = self.schema.clone();
+        let saved_origin = self.schema_origin.clone();
         let mut p = original.clone();
         let result = (|| {
             let mut added = 0;
@@ -164,6 +167,7 @@ impl Engine {
             Ok(n) => n,
             Err(e) => {
                 self.schema = saved_schema;
+                self.schema_origin = saved_origin;
                 return Err(e);
             }
         };
@@ -174,6 +178,7 @@ impl Engine {
         if let Err(e) = self.check_recursion() {
             self.policies.insert(policy.to_string(), original);
             self.schema = saved_schema;
+            self.schema_origin = saved_origin;
             return Err(e);
         }
         Ok(added)
@@ -192,7 +197,7 @@ impl Engine {
                 let head = head_key(&p.name, lit);
                 if let Some(&n) = self.schema.get(&head) {
                     if lit.args.len() > n {
-                        return Err(arity_error(lit, n));
+                        return Err(self.arity_error(&head, lit, n));
                     }
                     if lit.args.len() < n {
                         return Err(PolicyError::new(
@@ -212,7 +217,7 @@ impl Engine {
                     )
                     .at(lit.pos));
                 }
-                self.schema.entry(head.clone()).or_insert(lit.args.len());
+                self.record_arity(&p.name, &head, lit);
                 let t = self.tuple_of(lit);
                 Ok(p.add_fact(head.key, t))
             }
@@ -286,7 +291,7 @@ impl Engine {
             let key = head_key(&p.name, h);
             if let Some(&n) = self.schema.get(&key) {
                 if h.args.len() > n {
-                    return Err(arity_error(h, n));
+                    return Err(self.arity_error(&key, h, n));
                 }
                 if h.args.len() < n {
                     return Err(PolicyError::new(
@@ -305,7 +310,7 @@ impl Engine {
             if let BodyRef::Pred(key) = resolve_body(&p.name, lit) {
                 if let Some(&n) = self.schema.get(&key) {
                     if lit.args.len() > n {
-                        return Err(arity_error(lit, n));
+                        return Err(self.arity_error(&key, lit, n));
                     }
                     while lit.args.len() < n && lit.named.is_empty() {
                         pad += 1;
@@ -360,18 +365,47 @@ impl Engine {
         }
         // Record the columns of every table used.
         for h in &rule.heads {
-            self.schema
-                .entry(head_key(&p.name, h))
-                .or_insert(h.args.len());
+            self.record_arity(&p.name, &head_key(&p.name, h), h);
         }
         for lit in &rule.body {
             if let BodyRef::Pred(key) = resolve_body(&p.name, lit) {
                 if lit.named.is_empty() {
-                    self.schema.entry(key).or_insert(lit.args.len());
+                    self.record_arity(&p.name, &key, lit);
                 }
             }
         }
         Ok(rule)
+    }
+
+    fn record_arity(&mut self, policy: &str, key: &PredKey, lit: &Literal) {
+        if !self.schema.contains_key(key) {
+            self.schema.insert(key.clone(), lit.args.len());
+            let at = if lit.pos.line > 0 {
+                format!(
+                    " (policy {policy}, line {}, column {})",
+                    lit.pos.line, lit.pos.col
+                )
+            } else {
+                format!(" (policy {policy})")
+            };
+            self.schema_origin.insert(key.clone(), format!("{lit}{at}"));
+        }
+    }
+
+    fn arity_error(&self, key: &PredKey, lit: &Literal, n: usize) -> PolicyError {
+        let first = self
+            .schema_origin
+            .get(key)
+            .map(|o| format!("; first used as {o}"))
+            .unwrap_or_default();
+        PolicyError::new(
+            ErrorClass::Arity,
+            format!(
+                "literal {lit} contained {} arguments but exactly {n} arguments are permitted{first}",
+                lit.args.len()
+            ),
+        )
+        .at(lit.pos)
     }
 
     /// Rejects cycles in the dependency graph of all policies' rules, except
@@ -894,17 +928,6 @@ impl Engine {
         }
         Ok(())
     }
-}
-
-fn arity_error(lit: &Literal, n: usize) -> PolicyError {
-    PolicyError::new(
-        ErrorClass::Arity,
-        format!(
-            "literal {lit} contained {} arguments but exactly {n} arguments are permitted",
-            lit.args.len()
-        ),
-    )
-    .at(lit.pos)
 }
 
 fn value_term(syms: &Symbols, v: Value) -> Term {
