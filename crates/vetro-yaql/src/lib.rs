@@ -1,1 +1,212 @@
 //! YAQL: lexer, parser, evaluator, value model and standard library.
+//!
+//! A faithful implementation of YAQL 3.x (the Python `yaql` package): parse
+//! an expression once, evaluate it many times against data and a context.
+//!
+//! ```
+//! use vetro_yaql::{Engine, EngineOptions, Value};
+//!
+//! let engine = Engine::new(EngineOptions::default());
+//! let expr = engine.parse("$.where($ > 2).select($ * 10)").unwrap();
+//! let data = Value::list(vec![1.into(), 2.into(), 3.into(), 4.into()]);
+//! let out = engine.evaluate(&expr, data, &[]).unwrap();
+//! assert_eq!(out, Value::list(vec![30.into(), 40.into()]));
+//!
+//! // Host functions live in the engine's host layer (or in a child context).
+//! engine.register(vetro_yaql::FunctionDef::new(
+//!     "double",
+//!     vetro_yaql::Form::Both,
+//!     "x:Number",
+//!     |_call, args| vetro_yaql::stdlib::math::mul(args.v(0), &Value::Int(2)),
+//! ));
+//! let e = engine.parse("double(21) + 3.double()").unwrap();
+//! assert_eq!(engine.evaluate(&e, Value::Null, &[]).unwrap(), Value::Int(48));
+//! ```
+//!
+//! Hosts embedding YAQL (MuranoPL) use:
+//! * [`Engine::context`] for a child context on which to register functions
+//!   ([`Context::register`]) and variables ([`Context::set`]) and then
+//!   [`Engine::evaluate_in`];
+//! * [`Value::Object`] with [`HostObject`] for their objects (`$.prop` calls
+//!   [`HostObject::get_property`], or a host `#operator_.` overload);
+//! * [`EngineOptions::colon`] to parse `ns:Name` as a call of `#operator_:`,
+//!   a function the host defines;
+//! * [`EngineOptions::format`] to register the safe `format()` function.
+
+pub mod batch;
+pub mod context;
+pub mod datetime;
+pub mod error;
+pub mod eval;
+pub mod func;
+pub mod iter;
+pub mod json;
+pub mod lexer;
+pub mod parser;
+pub mod stdlib;
+pub mod value;
+
+pub use context::Context;
+pub use error::{Error, ErrorKind, Result};
+pub use eval::{Lambda, Options, Runtime};
+pub use func::{ArgValue, Args, Call, Form, FunctionDef, PType};
+pub use parser::{Expr, ParserOptions};
+pub use value::{HostObject, Value};
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// How to build an engine: parser flavour, library and `yaql.*` options.
+#[derive(Clone, Debug, Default)]
+pub struct EngineOptions {
+    /// Legacy parser (`=>` builds tuples) — `yaql.legacy.YaqlFactory`.
+    pub legacy: bool,
+    /// Add the legacy function layer (`yaql.legacy.create_context`).
+    pub legacy_context: bool,
+    /// Parser accepts delegate calls `f(args)` on values.
+    pub allow_delegates: bool,
+    /// Register `lambda()` and delegate `call()`.
+    pub delegates: bool,
+    /// Register vetro's safe `format()`.
+    pub format: bool,
+    /// Parse the `:` namespace operator (`#operator_:`).
+    pub colon: bool,
+    /// Do not register the set functions (`no_sets` flag of the reference).
+    pub no_sets: bool,
+    /// groupBy aggregator retry on the `[key, values]` pair (on by default
+    /// in the reference; `None` here means on).
+    pub group_by_agg_fallback: Option<bool>,
+    /// The `yaql.*` options and limits.
+    pub yaql: Options,
+}
+
+/// A parsed expression, reusable across evaluations.
+#[derive(Clone, Debug)]
+pub struct Expression {
+    pub source: Rc<str>,
+    pub ast: Rc<Expr>,
+}
+
+/// A YAQL engine: parser settings, the function library and a parse cache.
+pub struct Engine {
+    pub opts: EngineOptions,
+    host: Rc<Context>,
+    cache: RefCell<HashMap<String, Rc<Expr>>>,
+}
+
+const CACHE_LIMIT: usize = 10_000;
+
+impl Engine {
+    pub fn new(opts: EngineOptions) -> Engine {
+        let rt = Rc::new(Runtime::new(opts.yaql.clone()));
+        let std = Context::root(rt);
+        stdlib::register_standard(&std, &opts);
+        let lib = if opts.legacy_context {
+            let l = std.child();
+            stdlib::legacy::register(&l, &opts);
+            l
+        } else {
+            std
+        };
+        let host = lib.child();
+        Engine {
+            opts,
+            host,
+            cache: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// Parser options derived from the engine options.
+    pub fn parser_options(&self) -> ParserOptions {
+        ParserOptions {
+            legacy: self.opts.legacy,
+            allow_delegates: self.opts.allow_delegates,
+            colon: self.opts.colon,
+        }
+    }
+
+    /// Parse (cached by text).
+    pub fn parse(&self, src: &str) -> Result<Expression> {
+        if let Some(ast) = self.cache.borrow().get(src) {
+            return Ok(Expression {
+                source: Rc::from(src),
+                ast: ast.clone(),
+            });
+        }
+        let ast = Rc::new(parser::parse(src, self.parser_options())?);
+        let mut cache = self.cache.borrow_mut();
+        if cache.len() >= CACHE_LIMIT {
+            cache.clear();
+        }
+        cache.insert(src.to_string(), ast.clone());
+        Ok(Expression {
+            source: Rc::from(src),
+            ast,
+        })
+    }
+
+    /// The host layer: functions registered here are visible to every evaluation.
+    pub fn host_context(&self) -> &Rc<Context> {
+        &self.host
+    }
+
+    /// Register a host function in the host layer.
+    pub fn register(&self, f: FunctionDef) {
+        self.host.register(f);
+    }
+
+    /// A fresh child context for one host scope (register functions and
+    /// variables on it, then [`Engine::evaluate_in`]).
+    pub fn context(&self) -> Rc<Context> {
+        self.host.child()
+    }
+
+    /// Evaluate with `$` bound to `data` and the given variables.
+    pub fn evaluate(
+        &self,
+        expr: &Expression,
+        data: Value,
+        vars: &[(&str, Value)],
+    ) -> Result<Value> {
+        let ctx = self.context();
+        for (k, v) in vars {
+            ctx.set(k, v.clone());
+        }
+        ctx.set("1", data);
+        self.evaluate_in(expr, &ctx)
+    }
+
+    /// Evaluate in a host context (its `$` and variables as set there).
+    pub fn evaluate_in(&self, expr: &Expression, ctx: &Rc<Context>) -> Result<Value> {
+        let rt = Rc::new(Runtime::new(self.opts.yaql.clone()));
+        let ectx = ctx.child_with_runtime(rt.clone());
+        let prev = self
+            .opts
+            .yaql
+            .timeout
+            .map(|t| iter::set_deadline(Some(std::time::Instant::now() + t)));
+        let r = self.evaluate_inner(expr, &ectx, &rt);
+        if let Some(p) = prev {
+            iter::set_deadline(p);
+        }
+        r
+    }
+
+    fn evaluate_inner(&self, expr: &Expression, ectx: &Rc<Context>, rt: &Runtime) -> Result<Value> {
+        let v = eval::eval(&expr.ast, ectx)?;
+        if self.opts.yaql.convert_output_data {
+            let v = eval::finalize(v, rt)?;
+            rt.check_memory(&v)?;
+            Ok(v)
+        } else {
+            Ok(v)
+        }
+    }
+
+    /// Parse and evaluate in one step.
+    pub fn eval_str(&self, src: &str, data: Value) -> Result<Value> {
+        let e = self.parse(src)?;
+        self.evaluate(&e, data, &[])
+    }
+}

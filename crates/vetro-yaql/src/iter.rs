@@ -1,0 +1,189 @@
+//! Lazy single-pass sequences and uniform iteration over collection values.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::value::{Dict, Set, Value};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+type NextFn = Box<dyn FnMut() -> Result<Option<Value>>>;
+
+/// A lazy, single-pass sequence (the reference's Python iterators/generators).
+pub struct LazyIter {
+    next: RefCell<Option<NextFn>>,
+    /// Extra data a library function attaches (e.g. `orderBy` keys for `thenBy`).
+    pub meta: Option<Rc<dyn std::any::Any>>,
+}
+
+impl LazyIter {
+    /// A sequence producing items from `f` until it returns `Ok(None)`.
+    pub fn from_fn(f: impl FnMut() -> Result<Option<Value>> + 'static) -> Rc<LazyIter> {
+        Rc::new(LazyIter {
+            next: RefCell::new(Some(Box::new(f))),
+            meta: None,
+        })
+    }
+
+    /// A sequence carrying library metadata.
+    pub fn with_meta(
+        f: impl FnMut() -> Result<Option<Value>> + 'static,
+        meta: Rc<dyn std::any::Any>,
+    ) -> Rc<LazyIter> {
+        Rc::new(LazyIter {
+            next: RefCell::new(Some(Box::new(f))),
+            meta: Some(meta),
+        })
+    }
+
+    /// A lazy sequence over an iterator state.
+    pub fn from_cursor(mut it: ValueIter) -> Rc<LazyIter> {
+        LazyIter::from_fn(move || it.next())
+    }
+
+    /// Pull the next item. An exhausted iterator keeps returning `None`.
+    pub fn next(&self) -> Result<Option<Value>> {
+        check_deadline()?;
+        let mut slot = self
+            .next
+            .try_borrow_mut()
+            .map_err(|_| Error::value_err("generator already executing"))?;
+        let Some(f) = slot.as_mut() else {
+            return Ok(None);
+        };
+        match f() {
+            Ok(None) => {
+                *slot = None;
+                Ok(None)
+            }
+            Err(e) => {
+                *slot = None;
+                Err(e)
+            }
+            other => other,
+        }
+    }
+}
+
+/// An iteration cursor over any iterable value.
+pub enum ValueIter {
+    List(Rc<Vec<Value>>, usize),
+    Set(Rc<Set>, usize),
+    Keys(Rc<Dict>, usize),
+    Lazy(Rc<LazyIter>),
+    Chars(Rc<str>, usize),
+    Empty,
+}
+
+impl ValueIter {
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Result<Option<Value>> {
+        Ok(match self {
+            ValueIter::List(l, i) => {
+                let v = l.get(*i).cloned();
+                *i += 1;
+                v
+            }
+            ValueIter::Set(s, i) => {
+                let v = s.get_index(*i).cloned();
+                *i += 1;
+                v
+            }
+            ValueIter::Keys(d, i) => {
+                let v = d.get_index(*i).map(|(k, _)| k.clone());
+                *i += 1;
+                v
+            }
+            ValueIter::Lazy(l) => l.next()?,
+            ValueIter::Chars(s, i) => match s[*i..].chars().next() {
+                Some(c) => {
+                    *i += c.len_utf8();
+                    Some(Value::from(c.to_string()))
+                }
+                None => None,
+            },
+            ValueIter::Empty => None,
+        })
+    }
+
+    /// Size when known without consuming.
+    pub fn size_hint(&self) -> Option<usize> {
+        match self {
+            ValueIter::List(l, i) => Some(l.len().saturating_sub(*i)),
+            ValueIter::Set(s, i) => Some(s.len().saturating_sub(*i)),
+            ValueIter::Keys(d, i) => Some(d.len().saturating_sub(*i)),
+            _ => None,
+        }
+    }
+
+    /// Drain into a vector.
+    pub fn collect_vec(&mut self) -> Result<Vec<Value>> {
+        let mut out = Vec::with_capacity(self.size_hint().unwrap_or(0));
+        while let Some(v) = self.next()? {
+            out.push(v);
+        }
+        Ok(out)
+    }
+}
+
+/// Iterate a value: lists, sets, lazy sequences, and dict keys when
+/// `dicts` is true. Strings and scalars are not iterable.
+pub fn iterate(v: &Value, dicts: bool) -> Option<ValueIter> {
+    Some(match v {
+        Value::List(l) => ValueIter::List(l.clone(), 0),
+        Value::Set(s) => ValueIter::Set(s.clone(), 0),
+        Value::Iter(i) => ValueIter::Lazy(i.clone()),
+        Value::Dict(d) if dicts => ValueIter::Keys(d.clone(), 0),
+        _ => return None,
+    })
+}
+
+/// Wrap an iterator so that pulling more than `limit` items fails.
+pub fn limited(it: Rc<LazyIter>, limit: usize) -> Rc<LazyIter> {
+    let mut count = 0usize;
+    LazyIter::from_fn(move || {
+        let v = it.next()?;
+        if v.is_some() {
+            count += 1;
+            if count > limit {
+                return Err(too_large());
+            }
+        }
+        Ok(v)
+    })
+}
+
+pub fn too_large() -> Error {
+    Error::new(
+        ErrorKind::CollectionTooLarge,
+        "Collection length exceeds the limit (yaql.limitIterators)",
+    )
+}
+
+thread_local! {
+    static DEADLINE: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+    static TICKS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Set (or clear) the wall-clock deadline of the evaluation running on this thread.
+pub fn set_deadline(d: Option<std::time::Instant>) -> Option<std::time::Instant> {
+    DEADLINE.with(|c| c.replace(d))
+}
+
+/// Fail with `timeout` once the thread's deadline has passed (checked every few calls).
+pub fn check_deadline() -> Result<()> {
+    let t = TICKS.with(|c| {
+        let t = c.get().wrapping_add(1);
+        c.set(t);
+        t
+    });
+    if t.is_multiple_of(1024) {
+        if let Some(d) = DEADLINE.with(|c| c.get()) {
+            if std::time::Instant::now() > d {
+                return Err(Error::new(
+                    ErrorKind::Timeout,
+                    "evaluation time limit exceeded",
+                ));
+            }
+        }
+    }
+    Ok(())
+}

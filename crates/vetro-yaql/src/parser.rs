@@ -1,0 +1,384 @@
+//! Hand-written Pratt parser producing the AST. Operator calls become
+//! `Call` nodes naming the operator function (`#operator_+`, ...), as in the
+//! reference, so a host can override them.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::lexer::{tokenize, Tok, Token};
+use crate::value::Value;
+use std::rc::Rc;
+
+/// A parsed YAQL expression.
+#[derive(Debug)]
+pub enum Expr {
+    /// A literal (number, quoted string, `true`, `false`, `null`).
+    Const(Value),
+    /// A bare word: a string constant that can also name a keyword argument.
+    Keyword(Rc<str>),
+    /// `$name` (`$` is `$1`; the name is stored without `$`).
+    Var(Rc<str>),
+    /// `name(args)`, and every operator / literal as its function.
+    Call { name: Rc<str>, args: Vec<Arg> },
+    /// `recv.name(args)` / `recv?.name(args)`.
+    Method {
+        recv: Box<Expr>,
+        name: Rc<str>,
+        args: Vec<Arg>,
+        safe: bool,
+    },
+    /// `recv.rhs` / `recv?.rhs` where `rhs` is not a call.
+    Dot {
+        recv: Box<Expr>,
+        rhs: Rc<Expr>,
+        safe: bool,
+    },
+}
+
+/// One argument of a call.
+#[derive(Debug)]
+pub enum Arg {
+    Pos(Rc<Expr>),
+    /// An omitted positional argument (`f(, 1)`).
+    Omitted,
+    /// `key => value` (a named argument or a mapping rule).
+    Named(Rc<Expr>, Rc<Expr>),
+}
+
+impl Expr {
+    pub fn is_const(&self) -> bool {
+        matches!(self, Expr::Const(_) | Expr::Keyword(_))
+    }
+
+    /// The value of a constant node.
+    pub fn const_value(&self) -> Option<Value> {
+        match self {
+            Expr::Const(v) => Some(v.clone()),
+            Expr::Keyword(k) => Some(Value::Str(k.clone())),
+            _ => None,
+        }
+    }
+}
+
+/// Parser settings (what differs between the standard and legacy factories).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ParserOptions {
+    /// `=>` is a tuple-building binary operator (no named arguments).
+    pub legacy: bool,
+    /// Accept `expr(args)` delegate calls (`#call`).
+    pub allow_delegates: bool,
+    /// Accept the `:` namespace operator (`#operator_:`).
+    pub colon: bool,
+}
+
+/// Parse an expression.
+pub fn parse(src: &str, opts: ParserOptions) -> Result<Expr> {
+    let tokens = tokenize(src, opts.colon)?;
+    let mut p = Parser {
+        toks: tokens,
+        i: 0,
+        opts,
+        depth: 0,
+    };
+    if p.peek() == &Tok::Eof {
+        return Err(Error::at(
+            ErrorKind::Grammar,
+            "Parse error: empty expression",
+            0,
+        ));
+    }
+    let e = p.expr(0)?;
+    if p.peek() != &Tok::Eof {
+        return Err(p.unexpected());
+    }
+    Ok(e)
+}
+
+struct Parser {
+    toks: Vec<Token>,
+    i: usize,
+    opts: ParserOptions,
+    depth: usize,
+}
+
+const MAX_DEPTH: usize = 400;
+
+fn call(name: &str, args: Vec<Arg>) -> Expr {
+    Expr::Call {
+        name: Rc::from(name),
+        args,
+    }
+}
+
+/// Binding power and function name of an infix operator; `right` for right associativity.
+fn infix(tok: &Tok, legacy: bool) -> Option<(u8, &'static str, bool)> {
+    let Tok::Op(op) = tok else {
+        return None;
+    };
+    Some(match *op {
+        "->" => (10, "#operator_->", true),
+        "=>" if legacy => (15, "#operator_=>", false),
+        "or" => (20, "#operator_or", false),
+        "and" => (30, "#operator_and", false),
+        ">" => (50, "#operator_>", false),
+        "<" => (50, "#operator_<", false),
+        ">=" => (50, "#operator_>=", false),
+        "<=" => (50, "#operator_<=", false),
+        "!=" => (50, "*not_equal", false),
+        "=" => (50, "*equal", false),
+        "in" => (50, "#operator_in", false),
+        "+" => (60, "#operator_+", false),
+        "-" => (60, "#operator_-", false),
+        "*" => (70, "#operator_*", false),
+        "/" => (70, "#operator_/", false),
+        "mod" => (70, "#operator_mod", false),
+        "=~" => (80, "#operator_=~", false),
+        "!~" => (80, "#operator_!~", false),
+        "." | "?." => (110, "", false),
+        ":" => (120, "#operator_:", false),
+        _ => return None,
+    })
+}
+
+const POSTFIX_BP: u8 = 100;
+const UNARY_BP: u8 = 90;
+const NOT_BP: u8 = 40;
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.i.min(self.toks.len() - 1)].tok
+    }
+
+    fn pos(&self) -> usize {
+        self.toks[self.i.min(self.toks.len() - 1)].pos
+    }
+
+    fn next(&mut self) -> Tok {
+        let t = self.peek().clone();
+        if self.i < self.toks.len() - 1 {
+            self.i += 1;
+        }
+        t
+    }
+
+    fn unexpected(&self) -> Error {
+        let what = match self.peek() {
+            Tok::Eof => "unexpected end of statement".to_string(),
+            t => format!("unexpected {}", describe(t)),
+        };
+        Error::at(
+            ErrorKind::Grammar,
+            format!("Parse error: {what}"),
+            self.pos(),
+        )
+    }
+
+    fn expect(&mut self, t: Tok) -> Result<()> {
+        if *self.peek() == t {
+            self.next();
+            Ok(())
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    fn expr(&mut self, min_bp: u8) -> Result<Expr> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Error::at(
+                ErrorKind::Grammar,
+                "Parse error: expression nested too deeply",
+                self.pos(),
+            ));
+        }
+        let r = self.expr_inner(min_bp);
+        self.depth -= 1;
+        r
+    }
+
+    fn expr_inner(&mut self, min_bp: u8) -> Result<Expr> {
+        let mut lhs = self.nud()?;
+        loop {
+            let tok = self.peek().clone();
+            match tok {
+                Tok::LBracket if POSTFIX_BP > min_bp => {
+                    self.next();
+                    let mut args = vec![Arg::Pos(Rc::new(lhs))];
+                    args.extend(self.args(Tok::RBracket)?);
+                    lhs = call("#indexer", args);
+                    continue;
+                }
+                Tok::LParen if POSTFIX_BP > min_bp && self.opts.allow_delegates => {
+                    self.next();
+                    let mut args = vec![Arg::Pos(Rc::new(lhs))];
+                    args.extend(self.args(Tok::RParen)?);
+                    lhs = call("#call", args);
+                    continue;
+                }
+                _ => {}
+            }
+            let Some((bp, name, right)) = infix(&tok, self.opts.legacy) else {
+                break;
+            };
+            if bp <= min_bp {
+                break;
+            }
+            self.next();
+            if let Tok::Op(op @ ("." | "?.")) = tok {
+                let safe = op == "?.";
+                if let Tok::Func(fname) = self.peek().clone() {
+                    self.next();
+                    let args = self.args(Tok::RParen)?;
+                    lhs = Expr::Method {
+                        recv: Box::new(lhs),
+                        name: Rc::from(fname.as_str()),
+                        args,
+                        safe,
+                    };
+                } else {
+                    let rhs = self.expr(bp)?;
+                    lhs = Expr::Dot {
+                        recv: Box::new(lhs),
+                        rhs: Rc::new(rhs),
+                        safe,
+                    };
+                }
+                continue;
+            }
+            let rhs = self.expr(if right { bp - 1 } else { bp })?;
+            lhs = call(name, vec![Arg::Pos(Rc::new(lhs)), Arg::Pos(Rc::new(rhs))]);
+        }
+        Ok(lhs)
+    }
+
+    fn nud(&mut self) -> Result<Expr> {
+        let pos = self.pos();
+        let tok = self.next();
+        Ok(match tok {
+            Tok::Int(text) => Expr::Const(match text.parse::<i64>() {
+                Ok(i) => Value::Int(i),
+                Err(_) => match text.parse::<num_bigint::BigInt>() {
+                    Ok(b) => Value::from_bigint(b),
+                    Err(_) => Value::Int(0),
+                },
+            }),
+            Tok::Float(f) => Expr::Const(Value::Float(f)),
+            Tok::Str(s) => Expr::Const(Value::from(s)),
+            Tok::Word(w) => match w.as_str() {
+                "true" => Expr::Const(Value::Bool(true)),
+                "false" => Expr::Const(Value::Bool(false)),
+                "null" => Expr::Const(Value::Null),
+                _ => Expr::Keyword(Rc::from(w.as_str())),
+            },
+            Tok::Dollar(name) => {
+                let name = if name.is_empty() {
+                    "1".to_string()
+                } else {
+                    name
+                };
+                Expr::Var(Rc::from(name.as_str()))
+            }
+            Tok::Func(name) => {
+                let args = self.args(Tok::RParen)?;
+                call(&name, args)
+            }
+            Tok::LParen => {
+                let e = self.expr(0)?;
+                self.expect(Tok::RParen)?;
+                e
+            }
+            Tok::LBracket => call("#list", self.args(Tok::RBracket)?),
+            Tok::LBrace => call("#map", self.args(Tok::RBrace)?),
+            Tok::Op("-") => {
+                let e = self.expr(UNARY_BP)?;
+                call("#unary_operator_-", vec![Arg::Pos(Rc::new(e))])
+            }
+            Tok::Op("+") => {
+                let e = self.expr(UNARY_BP)?;
+                call("#unary_operator_+", vec![Arg::Pos(Rc::new(e))])
+            }
+            Tok::Op("not") => {
+                let e = self.expr(NOT_BP)?;
+                call("#unary_operator_not", vec![Arg::Pos(Rc::new(e))])
+            }
+            _ => {
+                self.i = self.i.saturating_sub(1);
+                let _ = pos;
+                return Err(self.unexpected());
+            }
+        })
+    }
+
+    /// Arguments up to the closing token: positional, omitted, then named.
+    fn args(&mut self, close: Tok) -> Result<Vec<Arg>> {
+        let mut args = Vec::new();
+        if *self.peek() == close {
+            self.next();
+            return Ok(args);
+        }
+        let mut seen_named = false;
+        loop {
+            if *self.peek() == Tok::Comma {
+                // omitted positional argument
+                if seen_named {
+                    return Err(self.unexpected());
+                }
+                args.push(Arg::Omitted);
+                self.next();
+                if *self.peek() == close {
+                    return Err(self.unexpected());
+                }
+                continue;
+            }
+            let e = self.expr(0)?;
+            if !self.opts.legacy && *self.peek() == Tok::Op("=>") {
+                self.next();
+                let v = self.expr(0)?;
+                args.push(Arg::Named(Rc::new(e), Rc::new(v)));
+                seen_named = true;
+            } else {
+                if seen_named {
+                    return Err(Error::at(
+                        ErrorKind::Grammar,
+                        "Parse error: positional argument after named one",
+                        self.pos(),
+                    ));
+                }
+                args.push(Arg::Pos(Rc::new(e)));
+            }
+            let t = self.peek().clone();
+            if t == Tok::Comma {
+                self.next();
+                if *self.peek() == close {
+                    return Err(self.unexpected());
+                }
+                if *self.peek() == Tok::Comma {
+                    continue;
+                }
+            } else if t == close {
+                self.next();
+                return Ok(args);
+            } else {
+                return Err(self.unexpected());
+            }
+        }
+    }
+}
+
+fn describe(t: &Tok) -> String {
+    match t {
+        Tok::Int(s) => format!("number {s}"),
+        Tok::Float(f) => format!("number {f}"),
+        Tok::Str(s) => format!("string {:?}", s),
+        Tok::Word(w) => format!("'{w}'"),
+        Tok::Func(f) => format!("'{f}('"),
+        Tok::Dollar(d) => format!("'${d}'"),
+        Tok::Op(o) => format!("'{o}'"),
+        Tok::LParen => "'('".into(),
+        Tok::RParen => "')'".into(),
+        Tok::LBracket => "'['".into(),
+        Tok::RBracket => "']'".into(),
+        Tok::LBrace => "'{'".into(),
+        Tok::RBrace => "'}'".into(),
+        Tok::Comma => "','".into(),
+        Tok::Eof => "end".into(),
+    }
+}

@@ -1,0 +1,520 @@
+//! `math`: arithmetic with Python's int/float rules (unbounded ints, floor
+//! division), bit operations, conversions, `random`.
+
+use super::Reg;
+use crate::error::{Error, ErrorKind, Result};
+use crate::value::Value;
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{Signed, ToPrimitive, Zero};
+use std::cell::Cell;
+
+fn big(v: &Value) -> BigInt {
+    v.to_bigint().unwrap_or_default()
+}
+
+fn float_of(v: &Value) -> Result<f64> {
+    v.as_f64().ok_or_else(|| Error::type_err("number expected"))
+}
+
+fn is_float(a: &Value, b: &Value) -> bool {
+    matches!(a, Value::Float(_)) || matches!(b, Value::Float(_))
+}
+
+fn int_overflow() -> Error {
+    Error::new(ErrorKind::Overflow, "int too large to convert to float")
+}
+
+fn fl(a: &Value) -> Result<f64> {
+    let f = float_of(a)?;
+    if f.is_infinite() && !matches!(a, Value::Float(_)) {
+        return Err(int_overflow());
+    }
+    Ok(f)
+}
+
+pub fn add(a: &Value, b: &Value) -> Result<Value> {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Ok(match x.checked_add(*y) {
+            Some(r) => Value::Int(r),
+            None => Value::from_bigint(BigInt::from(*x) + *y),
+        });
+    }
+    if is_float(a, b) {
+        return Ok(Value::Float(fl(a)? + fl(b)?));
+    }
+    Ok(Value::from_bigint(big(a) + big(b)))
+}
+
+pub fn sub(a: &Value, b: &Value) -> Result<Value> {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Ok(match x.checked_sub(*y) {
+            Some(r) => Value::Int(r),
+            None => Value::from_bigint(BigInt::from(*x) - *y),
+        });
+    }
+    if is_float(a, b) {
+        return Ok(Value::Float(fl(a)? - fl(b)?));
+    }
+    Ok(Value::from_bigint(big(a) - big(b)))
+}
+
+pub fn mul(a: &Value, b: &Value) -> Result<Value> {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Ok(match x.checked_mul(*y) {
+            Some(r) => Value::Int(r),
+            None => Value::from_bigint(BigInt::from(*x) * *y),
+        });
+    }
+    if is_float(a, b) {
+        return Ok(Value::Float(fl(a)? * fl(b)?));
+    }
+    Ok(Value::from_bigint(big(a) * big(b)))
+}
+
+/// `/`: floor division for two ints, true division otherwise.
+pub fn div(a: &Value, b: &Value) -> Result<Value> {
+    if is_float(a, b) {
+        let y = fl(b)?;
+        if y == 0.0 {
+            return Err(Error::new(
+                ErrorKind::ZeroDivision,
+                "float division by zero",
+            ));
+        }
+        return Ok(Value::Float(fl(a)? / y));
+    }
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        if *y == 0 {
+            return Err(Error::new(
+                ErrorKind::ZeroDivision,
+                "integer division or modulo by zero",
+            ));
+        }
+        if !(*x == i64::MIN && *y == -1) {
+            let mut q = x / y;
+            if x % y != 0 && ((*x < 0) != (*y < 0)) {
+                q -= 1;
+            }
+            return Ok(Value::Int(q));
+        }
+    }
+    let y = big(b);
+    if y.is_zero() {
+        return Err(Error::new(
+            ErrorKind::ZeroDivision,
+            "integer division or modulo by zero",
+        ));
+    }
+    Ok(Value::from_bigint(big(a).div_floor(&y)))
+}
+
+/// Python `%`.
+pub fn modulo(a: &Value, b: &Value) -> Result<Value> {
+    if is_float(a, b) {
+        let (x, y) = (fl(a)?, fl(b)?);
+        if y == 0.0 {
+            return Err(Error::new(ErrorKind::ZeroDivision, "float modulo"));
+        }
+        let mut r = x % y;
+        if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
+            r += y;
+        }
+        return Ok(Value::Float(r));
+    }
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        if *y == 0 {
+            return Err(Error::new(
+                ErrorKind::ZeroDivision,
+                "integer division or modulo by zero",
+            ));
+        }
+        if let Some(r) = x.checked_rem(*y) {
+            let r = if r != 0 && ((r < 0) != (*y < 0)) {
+                r + y
+            } else {
+                r
+            };
+            return Ok(Value::Int(r));
+        }
+    }
+    let y = big(b);
+    if y.is_zero() {
+        return Err(Error::new(
+            ErrorKind::ZeroDivision,
+            "integer division or modulo by zero",
+        ));
+    }
+    Ok(Value::from_bigint(big(a).mod_floor(&y)))
+}
+
+pub fn neg(a: &Value) -> Result<Value> {
+    Ok(match a {
+        Value::Int(x) => match x.checked_neg() {
+            Some(r) => Value::Int(r),
+            None => Value::from_bigint(-BigInt::from(*x)),
+        },
+        Value::Float(f) => Value::Float(-f),
+        _ => Value::from_bigint(-big(a)),
+    })
+}
+
+pub fn pow(a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
+    if let Some(m) = m {
+        if is_float(a, b) || matches!(m, Value::Float(_)) {
+            return Err(Error::type_err(
+                "pow() 3rd argument not allowed unless all arguments are integers",
+            ));
+        }
+        let mm = big(m);
+        if mm.is_zero() {
+            return Err(Error::value_err("pow() 3rd argument cannot be 0"));
+        }
+        let e = big(b);
+        if e.is_negative() {
+            return Err(Error::value_err(
+                "base is not invertible for the given modulus",
+            ));
+        }
+        let r = big(a).modpow(&e, &mm.abs());
+        let r = if !r.is_zero() && mm.is_negative() {
+            r + mm
+        } else {
+            r
+        };
+        return Ok(Value::from_bigint(r));
+    }
+    if !is_float(a, b) {
+        let e = big(b);
+        if !e.is_negative() {
+            let Some(e) = e.to_u32() else {
+                return Err(Error::new(ErrorKind::Overflow, "exponent too large"));
+            };
+            return Ok(Value::from_bigint(num_traits::pow(big(a), e as usize)));
+        }
+        let base = fl(a)?;
+        if base == 0.0 {
+            return Err(Error::new(
+                ErrorKind::ZeroDivision,
+                "0.0 cannot be raised to a negative power",
+            ));
+        }
+        return Ok(Value::Float(base.powf(fl(b)?)));
+    }
+    let (x, y) = (fl(a)?, fl(b)?);
+    if x == 0.0 && y < 0.0 {
+        return Err(Error::new(
+            ErrorKind::ZeroDivision,
+            "0.0 cannot be raised to a negative power",
+        ));
+    }
+    let r = x.powf(y);
+    if r.is_nan() && !x.is_nan() && !y.is_nan() {
+        return Err(Error::value_err("math domain error"));
+    }
+    if r.is_infinite() && x.is_finite() && y.is_finite() {
+        return Err(Error::new(
+            ErrorKind::Overflow,
+            "(34, 'Numerical result out of range')",
+        ));
+    }
+    Ok(Value::Float(r))
+}
+
+/// Python `round(x, n)`: half to even.
+pub fn round(x: &Value, nd: i64) -> Result<Value> {
+    match x {
+        Value::Float(f) => {
+            if !f.is_finite() {
+                return Ok(Value::Float(*f));
+            }
+            let m = 10f64.powi(nd as i32);
+            let y = f * m;
+            let r = y.round();
+            let r = if (y - y.trunc()).abs() == 0.5 {
+                2.0 * (y / 2.0).round()
+            } else {
+                r
+            };
+            let out = r / m;
+            // prefer the decimal-correct answer when the scaled value was inexact
+            let s = format!("{:.*}", nd.max(0) as usize, f);
+            let alt: f64 = s.parse().unwrap_or(out);
+            Ok(Value::Float(if nd >= 0 && (y - y.trunc()).abs() != 0.5 {
+                alt
+            } else {
+                out
+            }))
+        }
+        _ => {
+            if nd >= 0 {
+                return Ok(x.clone());
+            }
+            let m = num_traits::pow(BigInt::from(10), (-nd) as usize);
+            let v = big(x);
+            let (q, r) = v.div_mod_floor(&m);
+            let twice = &r * 2;
+            let q = if twice > m || (twice == m && q.is_odd()) {
+                q + 1
+            } else {
+                q
+            };
+            Ok(Value::from_bigint(q * m))
+        }
+    }
+}
+
+/// Python `int(value)` (`int(null)` = 0).
+pub fn to_int(v: &Value) -> Result<Value> {
+    Ok(match v {
+        Value::Null => Value::Int(0),
+        Value::Bool(b) => Value::Int(*b as i64),
+        Value::Int(_) | Value::BigInt(_) => v.clone(),
+        Value::Float(f) => {
+            if f.is_nan() {
+                return Err(Error::value_err("cannot convert float NaN to integer"));
+            }
+            if f.is_infinite() {
+                return Err(Error::new(
+                    ErrorKind::Overflow,
+                    "cannot convert float infinity to integer",
+                ));
+            }
+            if f.abs() < 9.0e18 {
+                Value::Int(f.trunc() as i64)
+            } else {
+                Value::from_bigint(BigInt::from(f.trunc() as i128))
+            }
+        }
+        Value::Str(s) => {
+            let t = s.trim().replace('_', "");
+            match t.parse::<BigInt>() {
+                Ok(b) if !s.trim().starts_with('_') && !s.contains("__") => Value::from_bigint(b),
+                _ => {
+                    return Err(Error::value_err(format!(
+                        "invalid literal for int() with base 10: {}",
+                        crate::value::str_repr(s)
+                    )))
+                }
+            }
+        }
+        _ => {
+            return Err(Error::type_err(format!(
+                "int() argument must be a string or a number, not '{}'",
+                v.type_name()
+            )))
+        }
+    })
+}
+
+/// Python `float(value)` (`float(null)` = 0.0).
+pub fn to_float(v: &Value) -> Result<Value> {
+    Ok(match v {
+        Value::Null => Value::Float(0.0),
+        Value::Bool(b) => Value::Float(*b as i64 as f64),
+        Value::Int(_) | Value::BigInt(_) => Value::Float(fl(v)?),
+        Value::Float(_) => v.clone(),
+        Value::Str(s) => {
+            let t = s.trim().to_ascii_lowercase();
+            let f = match t.as_str() {
+                "inf" | "+inf" | "infinity" | "+infinity" => f64::INFINITY,
+                "-inf" | "-infinity" => f64::NEG_INFINITY,
+                "nan" | "+nan" | "-nan" => f64::NAN,
+                _ => {
+                    let ok = !t.is_empty()
+                        && t.chars().all(|c| c.is_ascii_digit() || "+-.e_".contains(c))
+                        && t.chars().any(|c| c.is_ascii_digit());
+                    match t.replace('_', "").parse::<f64>() {
+                        Ok(f) if ok => f,
+                        _ => {
+                            return Err(Error::value_err(format!(
+                                "could not convert string to float: {}",
+                                crate::value::str_repr(s)
+                            )))
+                        }
+                    }
+                }
+            };
+            Value::Float(f)
+        }
+        _ => {
+            return Err(Error::type_err(format!(
+                "float() argument must be a string or a number, not '{}'",
+                v.type_name()
+            )))
+        }
+    })
+}
+
+fn bitop(
+    a: &Value,
+    b: &Value,
+    op: fn(&BigInt, &BigInt) -> BigInt,
+    fast: fn(i64, i64) -> i64,
+) -> Value {
+    match (a.as_i64(), b.as_i64()) {
+        (Some(x), Some(y)) => Value::Int(fast(x, y)),
+        _ => Value::from_bigint(op(&big(a), &big(b))),
+    }
+}
+
+thread_local! {
+    static SEED: Cell<u64> = Cell::new({
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0x1234_5678);
+        t | 1
+    });
+}
+
+/// A pseudo-random float in [0, 1) (xorshift; not for cryptography).
+pub fn random_f64() -> f64 {
+    SEED.with(|s| {
+        let mut x = s.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        s.set(x);
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    })
+}
+
+pub fn register(r: &Reg) {
+    r.f("#operator_+", "left:Number, right:Number", |_, a| {
+        add(a.v(0), a.v(1))
+    });
+    r.f("#operator_-", "left:Number, right:Number", |_, a| {
+        sub(a.v(0), a.v(1))
+    });
+    r.f("#operator_*", "left:Number, right:Number", |_, a| {
+        mul(a.v(0), a.v(1))
+    });
+    r.f("#operator_/", "left:Number, right:Number", |_, a| {
+        div(a.v(0), a.v(1))
+    });
+    r.f("#operator_mod", "left:Number, right:Number", |_, a| {
+        modulo(a.v(0), a.v(1))
+    });
+    r.f("#unary_operator_+", "op:Number", |_, a| Ok(a.v(0).clone()));
+    r.f("#unary_operator_-", "op:Number", |_, a| neg(a.v(0)));
+    for (name, want) in [
+        ("#operator_<", [true, false, false]),
+        ("#operator_<=", [true, true, false]),
+        ("#operator_>", [false, false, true]),
+        ("#operator_>=", [false, true, true]),
+    ] {
+        r.f(name, "left:Number, right:Number", move |_, a| {
+            let o = crate::value::compare(a.v(0), a.v(1));
+            Ok(Value::Bool(match o {
+                Some(std::cmp::Ordering::Less) => want[0],
+                Some(std::cmp::Ordering::Equal) => want[1],
+                Some(std::cmp::Ordering::Greater) => want[2],
+                None => false,
+            }))
+        });
+    }
+    r.f("abs", "op:Number", |_, a| {
+        let v = a.v(0);
+        Ok(match v {
+            Value::Float(f) => Value::Float(f.abs()),
+            Value::Int(i) if *i >= 0 => v.clone(),
+            _ => neg(v)?,
+        })
+    });
+    r.f("bitwiseAnd", "left:int, right:int", |_, a| {
+        Ok(bitop(a.v(0), a.v(1), |x, y| x & y, |x, y| x & y))
+    });
+    r.f("bitwiseOr", "left:int, right:int", |_, a| {
+        Ok(bitop(a.v(0), a.v(1), |x, y| x | y, |x, y| x | y))
+    });
+    r.f("bitwiseXor", "left:int, right:int", |_, a| {
+        Ok(bitop(a.v(0), a.v(1), |x, y| x ^ y, |x, y| x ^ y))
+    });
+    r.f("bitwiseNot", "arg:int", |_, a| {
+        Ok(match a.v(0).as_i64() {
+            Some(x) => Value::Int(!x),
+            None => Value::from_bigint(-big(a.v(0)) - 1),
+        })
+    });
+    r.f("shiftBitsLeft", "value:int, bitsNumber:int", |_, a| {
+        let n = a.v(1).as_i64().unwrap_or(0);
+        if n < 0 {
+            return Err(Error::value_err("negative shift count"));
+        }
+        Ok(Value::from_bigint(big(a.v(0)) << (n as usize)))
+    });
+    r.f("shiftBitsRight", "value:int, bitsNumber:int", |_, a| {
+        let n = a.v(1).as_i64().unwrap_or(0);
+        if n < 0 {
+            return Err(Error::value_err("negative shift count"));
+        }
+        Ok(Value::from_bigint(big(a.v(0)) >> (n as usize)))
+    });
+    r.f("float", "value:any", |_, a| to_float(a.v(0)));
+    r.f("int", "value:any", |_, a| to_int(a.v(0)));
+    r.f("isInteger", "value:any", |_, a| {
+        Ok(Value::Bool(a.v(0).is_int()))
+    });
+    r.f("isNumber", "value:any", |_, a| {
+        Ok(Value::Bool(a.v(0).is_number()))
+    });
+    r.f("max", "a:any, b:any", |c, a| {
+        let gt = c.call("#operator_>", vec![a.v(1).clone(), a.v(0).clone()])?;
+        Ok(if gt.truthy() {
+            a.v(1).clone()
+        } else {
+            a.v(0).clone()
+        })
+    });
+    r.f("min", "a:any, b:any", |c, a| {
+        let lt = c.call("#operator_<", vec![a.v(1).clone(), a.v(0).clone()])?;
+        Ok(if lt.truthy() {
+            a.v(1).clone()
+        } else {
+            a.v(0).clone()
+        })
+    });
+    r.f("pow", "a:Number, b:Number, c:Number?=null", |_, a| {
+        let m = a.opt(2).filter(|v| !v.is_null());
+        pow(a.v(0), a.v(1), m)
+    });
+    r.f("random", "", |_, _| Ok(Value::Float(random_f64())));
+    r.f("random", "from:any, to:any", |_, a| {
+        let (lo, hi) = (
+            a.v(0)
+                .as_i64()
+                .ok_or_else(|| Error::type_err("int expected"))?,
+            a.v(1)
+                .as_i64()
+                .ok_or_else(|| Error::type_err("int expected"))?,
+        );
+        if hi < lo {
+            return Err(Error::value_err("empty range for randrange()"));
+        }
+        let span = (hi - lo + 1) as f64;
+        Ok(Value::Int(lo + (random_f64() * span) as i64))
+    });
+    r.f("round", "number:Number, ndigits:int=0", |_, a| {
+        round(a.v(0), a.int(1))
+    });
+    r.f("sign", "num:Number", |_, a| {
+        let v = a.v(0);
+        Ok(Value::Int(match v {
+            Value::Float(f) => {
+                if *f > 0.0 {
+                    1
+                } else if *f < 0.0 {
+                    -1
+                } else {
+                    0
+                }
+            }
+            _ => match big(v).sign() {
+                num_bigint::Sign::Plus => 1,
+                num_bigint::Sign::Minus => -1,
+                num_bigint::Sign::NoSign => 0,
+            },
+        }))
+    });
+}

@@ -1,0 +1,481 @@
+//! `strings`: Python `str` methods under their camelCase YAQL names.
+
+use super::Reg;
+use crate::error::{Error, ErrorKind, Result};
+use crate::value::Value;
+
+pub fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Python slice bounds (`s[start:stop]`) over `len` items.
+pub fn slice_bounds(len: usize, start: Option<i64>, stop: Option<i64>) -> (usize, usize) {
+    let n = len as i64;
+    let fix = |i: i64| -> i64 {
+        if i < 0 {
+            (i + n).max(0)
+        } else {
+            i.min(n)
+        }
+    };
+    let s = start.map(fix).unwrap_or(0);
+    let e = stop.map(fix).unwrap_or(n);
+    (s as usize, (e.max(s)) as usize)
+}
+
+fn chars(s: &str) -> Vec<char> {
+    s.chars().collect()
+}
+
+/// Python `str.find(sub, start, end)` in character positions.
+pub fn find(s: &str, sub: &str, start: Option<i64>, end: Option<i64>, rev: bool) -> i64 {
+    let cs = chars(s);
+    let (a, b) = slice_bounds(cs.len(), start, end);
+    let sub: Vec<char> = chars(sub);
+    if sub.len() > b.saturating_sub(a) {
+        return -1;
+    }
+    let range: Box<dyn Iterator<Item = usize>> = if rev {
+        Box::new((a..=b - sub.len()).rev())
+    } else {
+        Box::new(a..=b - sub.len())
+    };
+    for i in range {
+        if cs[i..i + sub.len()] == sub[..] {
+            return i as i64;
+        }
+    }
+    -1
+}
+
+fn is_space(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// Python `str.split(sep, maxsplit)`.
+pub fn py_split(s: &str, sep: Option<&str>, max: i64) -> Result<Vec<String>> {
+    match sep {
+        Some("") => Err(Error::value_err("empty separator")),
+        Some(sep) => Ok(if max < 0 {
+            s.split(sep).map(String::from).collect()
+        } else {
+            s.splitn(max as usize + 1, sep).map(String::from).collect()
+        }),
+        None => {
+            let mut out = Vec::new();
+            let mut rest = s.trim_start_matches(is_space);
+            while !rest.is_empty() {
+                if max >= 0 && out.len() as i64 == max {
+                    out.push(rest.to_string());
+                    break;
+                }
+                match rest.find(is_space) {
+                    Some(i) => {
+                        out.push(rest[..i].to_string());
+                        rest = rest[i..].trim_start_matches(is_space);
+                    }
+                    None => {
+                        out.push(rest.to_string());
+                        break;
+                    }
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Python `str.rsplit(sep, maxsplit)`.
+pub fn py_rsplit(s: &str, sep: Option<&str>, max: i64) -> Result<Vec<String>> {
+    if max < 0 {
+        return py_split(s, sep, max);
+    }
+    match sep {
+        Some("") => Err(Error::value_err("empty separator")),
+        Some(sep) => {
+            let mut v: Vec<String> = s.rsplitn(max as usize + 1, sep).map(String::from).collect();
+            v.reverse();
+            Ok(v)
+        }
+        None => {
+            let mut out = Vec::new();
+            let mut rest = s.trim_end_matches(is_space);
+            while !rest.is_empty() {
+                if out.len() as i64 == max {
+                    out.push(rest.to_string());
+                    break;
+                }
+                match rest.rfind(is_space) {
+                    Some(i) => {
+                        let w = rest[i..].trim_start_matches(is_space);
+                        out.push(w.to_string());
+                        rest = rest[..i].trim_end_matches(is_space);
+                    }
+                    None => {
+                        out.push(rest.to_string());
+                        break;
+                    }
+                }
+            }
+            out.reverse();
+            Ok(out)
+        }
+    }
+}
+
+fn strip<'a>(s: &'a str, chars: Option<&str>, left: bool, right: bool) -> &'a str {
+    let pred = |c: char| match chars {
+        Some(cs) => cs.contains(c),
+        None => is_space(c),
+    };
+    let mut r = s;
+    if left {
+        r = r.trim_start_matches(pred);
+    }
+    if right {
+        r = r.trim_end_matches(pred);
+    }
+    r
+}
+
+/// Python `str.replace(old, new, count)`.
+pub fn py_replace(s: &str, old: &str, new: &str, count: i64) -> String {
+    if count < 0 {
+        if old.is_empty() {
+            let mut out = String::from(new);
+            for c in s.chars() {
+                out.push(c);
+                out.push_str(new);
+            }
+            return out;
+        }
+        return s.replace(old, new);
+    }
+    if old.is_empty() {
+        let mut out = String::new();
+        let mut n = 0;
+        for c in s.chars() {
+            if n < count {
+                out.push_str(new);
+                n += 1;
+            }
+            out.push(c);
+        }
+        if n < count {
+            out.push_str(new);
+        }
+        return out;
+    }
+    s.replacen(old, new, count as usize)
+}
+
+fn strs(v: Vec<String>) -> Value {
+    Value::list(v.into_iter().map(Value::from).collect())
+}
+
+fn opt_str(v: &Value) -> Option<&str> {
+    v.as_str()
+}
+
+fn repeat(s: &str, n: i64) -> Value {
+    Value::from(if n <= 0 {
+        String::new()
+    } else {
+        s.repeat(n as usize)
+    })
+}
+
+pub fn register(r: &Reg) {
+    r.f("#operator_*", "left:String, right:int", |_, a| {
+        Ok(repeat(a.str(0), a.int(1)))
+    });
+    r.f("#operator_*", "left:int, right:String", |_, a| {
+        Ok(repeat(a.str(1), a.int(0)))
+    });
+    r.f("#operator_+", "*args:String", |_, a| {
+        Ok(Value::from(
+            a.rest.iter().map(|x| x.str()).collect::<String>(),
+        ))
+    });
+    for (name, want) in [
+        ("#operator_<", [true, false, false]),
+        ("#operator_<=", [true, true, false]),
+        ("#operator_>", [false, false, true]),
+        ("#operator_>=", [false, true, true]),
+    ] {
+        r.f(name, "left:String, right:String", move |_, a| {
+            Ok(Value::Bool(match a.str(0).cmp(a.str(1)) {
+                std::cmp::Ordering::Less => want[0],
+                std::cmp::Ordering::Equal => want[1],
+                std::cmp::Ordering::Greater => want[2],
+            }))
+        });
+    }
+    r.f("#operator_in", "left:String, right:String", |_, a| {
+        Ok(Value::Bool(a.str(1).contains(a.str(0))))
+    });
+    r.f(
+        "characters",
+        "digits:bool?=false, hexdigits:bool?=false, asciiLowercase:bool?=false, asciiUppercase:bool?=false, asciiLetters:bool?=false, letters:bool?=false, octdigits:bool?=false, punctuation:bool?=false, printable:bool?=false, lowercase:bool?=false, uppercase:bool?=false, whitespace:bool?=false",
+        |_, a| {
+            let lower = "abcdefghijklmnopqrstuvwxyz";
+            let upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+            let punct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
+            let ws = " \t\n\r\x0b\x0c";
+            let sets: [(usize, String); 12] = [
+                (0, "0123456789".into()),
+                (1, "0123456789abcdefABCDEF".into()),
+                (2, lower.into()),
+                (3, upper.into()),
+                (4, format!("{lower}{upper}")),
+                (5, String::new()),
+                (6, "01234567".into()),
+                (7, punct.into()),
+                (8, format!("0123456789{lower}{upper}{punct}{ws}")),
+                (9, String::new()),
+                (10, String::new()),
+                (11, ws.into()),
+            ];
+            let mut out = indexmap::IndexSet::new();
+            for (i, s) in sets {
+                if a.v(i).truthy() {
+                    if matches!(i, 5 | 9 | 10) {
+                        return Err(Error::new(
+                            ErrorKind::Attribute,
+                            "module 'string' has no attribute",
+                        ));
+                    }
+                    for c in s.chars() {
+                        out.insert(c);
+                    }
+                }
+            }
+            Ok(Value::list(out.into_iter().map(|c| Value::from(c.to_string())).collect()))
+        },
+    );
+    r.f("concat", "*args:String", |_, a| {
+        Ok(Value::from(
+            a.rest.iter().map(|x| x.str()).collect::<String>(),
+        ))
+    });
+    r.m("endsWith", "string:String, *suffixes:String", |_, a| {
+        let s = a.str(0);
+        Ok(Value::Bool(a.rest.iter().any(|x| s.ends_with(x.str()))))
+    });
+    r.m("startsWith", "string:String, *prefixes:String", |_, a| {
+        let s = a.str(0);
+        Ok(Value::Bool(a.rest.iter().any(|x| s.starts_with(x.str()))))
+    });
+    r.f("hex", "num:Number?", |_, a| match a.v(0) {
+        Value::Int(i) => Ok(Value::from(if *i < 0 {
+            format!("-0x{:x}", i.unsigned_abs())
+        } else {
+            format!("0x{:x}", i)
+        })),
+        Value::BigInt(b) => Ok(Value::from(if b.sign() == num_bigint::Sign::Minus {
+            format!("-0x{:x}", -(**b).clone())
+        } else {
+            format!("0x{:x}", **b)
+        })),
+        v => Err(Error::type_err(format!(
+            "'{}' object cannot be interpreted as an integer",
+            v.type_name()
+        ))),
+    });
+    r.m(
+        "indexOf",
+        "string:String, sub:String, start:int, length:int",
+        |_, a| {
+            let n = a.str(0).chars().count() as i64;
+            let mut start = a.int(2);
+            if start < 0 {
+                start += n;
+            }
+            let mut len = a.int(3);
+            if len < 0 {
+                len = n - start;
+            }
+            Ok(Value::Int(find(
+                a.str(0),
+                a.str(1),
+                Some(start),
+                Some(start + len),
+                false,
+            )))
+        },
+    );
+    r.m(
+        "indexOf",
+        "string:String, sub:String, start:int=0",
+        |_, a| {
+            Ok(Value::Int(find(
+                a.str(0),
+                a.str(1),
+                Some(a.int(2)),
+                None,
+                false,
+            )))
+        },
+    );
+    r.m(
+        "lastIndexOf",
+        "string:String, sub:String, start:int, length:int",
+        |_, a| {
+            let n = a.str(0).chars().count() as i64;
+            let mut start = a.int(2);
+            if start < 0 {
+                start += n;
+            }
+            let mut len = a.int(3);
+            if len < 0 {
+                len = n - start;
+            }
+            Ok(Value::Int(find(
+                a.str(0),
+                a.str(1),
+                Some(start),
+                Some(start + len),
+                true,
+            )))
+        },
+    );
+    r.m(
+        "lastIndexOf",
+        "string:String, sub:String, start:int=0",
+        |_, a| {
+            Ok(Value::Int(find(
+                a.str(0),
+                a.str(1),
+                Some(a.int(2)),
+                None,
+                true,
+            )))
+        },
+    );
+    r.mf(
+        "isEmpty",
+        "string:String?, trim:bool=true, chars:String?=null",
+        |_, a| {
+            Ok(Value::Bool(match a.v(0) {
+                Value::Null => true,
+                Value::Str(s) => {
+                    if a.v(1).truthy() {
+                        strip(s, opt_str(a.v(2)), true, true).is_empty()
+                    } else {
+                        s.is_empty()
+                    }
+                }
+                _ => false,
+            }))
+        },
+    );
+    r.f("isString", "arg:any", |_, a| {
+        Ok(Value::Bool(matches!(a.v(0), Value::Str(_))))
+    });
+    r.m("join", "separator:String, sequence:Iterable", |c, a| {
+        let items = c.collect(a.v(1))?;
+        let parts: Vec<String> = items.iter().map(|v| v.to_yaql_string()).collect();
+        Ok(Value::from(parts.join(a.str(0))))
+    });
+    r.m("join", "sequence:Iterable, separator:String", |c, a| {
+        let items = c.collect(a.v(0))?;
+        let parts: Vec<String> = items.iter().map(|v| v.to_yaql_string()).collect();
+        Ok(Value::from(parts.join(a.str(1))))
+    });
+    r.mf("len", "string:String", |_, a| {
+        Ok(Value::Int(a.str(0).chars().count() as i64))
+    });
+    r.mf(
+        "norm",
+        "string:String?, chars:String?=null",
+        |_, a| match a.v(0) {
+            Value::Str(s) => {
+                let t = strip(s, opt_str(a.v(1)), true, true);
+                Ok(if t.is_empty() {
+                    Value::Null
+                } else {
+                    Value::from(t)
+                })
+            }
+            _ => Ok(Value::Null),
+        },
+    );
+    r.m(
+        "replace",
+        "string:String, old:String, new:String, count:int=-1",
+        |_, a| {
+            Ok(Value::from(py_replace(
+                a.str(0),
+                a.str(1),
+                a.str(2),
+                a.int(3),
+            )))
+        },
+    );
+    r.m(
+        "replace",
+        "string:String, replacements:Mapping, count:int=-1",
+        |_, a| {
+            let mut s = a.str(0).to_string();
+            if let Value::Dict(d) = a.v(1) {
+                for (k, v) in d.iter() {
+                    s = py_replace(&s, &k.to_yaql_string(), &v.to_yaql_string(), a.int(2));
+                }
+            }
+            Ok(Value::from(s))
+        },
+    );
+    r.m(
+        "rightSplit",
+        "string:String, separator:String?=null, maxSplits:int=-1",
+        |_, a| Ok(strs(py_rsplit(a.str(0), opt_str(a.v(1)), a.int(2))?)),
+    );
+    r.m(
+        "split",
+        "string:String, separator:String?=null, maxSplits:int=-1",
+        |_, a| Ok(strs(py_split(a.str(0), opt_str(a.v(1)), a.int(2))?)),
+    );
+    r.f("str", "value:any", |_, a| {
+        Ok(Value::from(a.v(0).to_yaql_string()))
+    });
+    r.m(
+        "substring",
+        "string:String, start:int, length:int=-1",
+        |_, a| {
+            let cs = chars(a.str(0));
+            let start = a.int(1);
+            let len = a.int(2);
+            let (s, e) = if len < 0 {
+                slice_bounds(cs.len(), Some(start), None)
+            } else {
+                slice_bounds(cs.len(), Some(start), Some(start + len))
+            };
+            Ok(Value::from(cs[s..e].iter().collect::<String>()))
+        },
+    );
+    r.m("toCharArray", "string:String", |_, a| {
+        Ok(Value::list(
+            a.str(0)
+                .chars()
+                .map(|c| Value::from(c.to_string()))
+                .collect(),
+        ))
+    });
+    r.m("toLower", "string:String", |_, a| {
+        Ok(Value::from(a.str(0).to_lowercase()))
+    });
+    r.m("toUpper", "string:String", |_, a| {
+        Ok(Value::from(a.str(0).to_uppercase()))
+    });
+    r.m("trim", "string:String, chars:String?=null", |_, a| {
+        Ok(Value::from(strip(a.str(0), opt_str(a.v(1)), true, true)))
+    });
+    r.m("trimLeft", "string:String, chars:String?=null", |_, a| {
+        Ok(Value::from(strip(a.str(0), opt_str(a.v(1)), true, false)))
+    });
+    r.m("trimRight", "string:String, chars:String?=null", |_, a| {
+        Ok(Value::from(strip(a.str(0), opt_str(a.v(1)), false, true)))
+    });
+}

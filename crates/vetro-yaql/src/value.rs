@@ -1,0 +1,571 @@
+//! The YAQL value model: Python-compatible equality, hashing, ordering and
+//! `str()`/`repr()` rendering.
+
+use crate::context::Context;
+use crate::datetime::DateTime;
+use crate::error::{Error, Result};
+use crate::eval::Lambda;
+use crate::iter::LazyIter;
+use indexmap::{IndexMap, IndexSet};
+use num_bigint::BigInt;
+use num_traits::{ToPrimitive, Zero};
+use std::any::Any;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+
+pub type Dict = IndexMap<Value, Value>;
+pub type Set = IndexSet<Value>;
+
+/// An object owned by the host application (for example a MuranoPL object).
+/// `.name` on it calls [`HostObject::get_property`] unless the host overrides
+/// `#operator_.` for it.
+pub trait HostObject {
+    /// The type name shown in error messages and `str()`.
+    fn type_name(&self) -> &str;
+    /// Downcasting support for the host.
+    fn as_any(&self) -> &dyn Any;
+    /// `obj.name`: `None` means "no such property" (the standard fallback then applies).
+    fn get_property(&self, _name: &str) -> Option<Result<Value>> {
+        None
+    }
+    /// `str(obj)`.
+    fn to_str(&self) -> String {
+        format!("<{} object>", self.type_name())
+    }
+}
+
+/// A compiled regular expression value (`regex('...')`).
+pub struct RegexValue {
+    pub pattern: String,
+    pub flags: u32,
+    pub re: fancy_regex::Regex,
+}
+
+/// A callable value made by `lambda(...)` (delegates) or handed over by the host.
+pub enum FuncValue {
+    Lambda(Lambda),
+    /// A named function looked up in a context at call time.
+    Named(Rc<str>, Rc<Context>),
+}
+
+/// A YAQL value. Cloning is cheap (reference counted).
+#[derive(Clone)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    BigInt(Rc<BigInt>),
+    Float(f64),
+    Str(Rc<str>),
+    /// Lists and tuples (the reference stores every list as a tuple).
+    List(Rc<Vec<Value>>),
+    Dict(Rc<Dict>),
+    Set(Rc<Set>),
+    DateTime(DateTime),
+    /// A timespan in microseconds.
+    TimeDelta(i64),
+    /// A timezone object, as its UTC offset in seconds.
+    Tz(i32),
+    Regex(Rc<RegexValue>),
+    /// A lazy single-pass sequence.
+    Iter(Rc<LazyIter>),
+    Func(Rc<FuncValue>),
+    /// A context (what `let`, `with`, `def`, `unpack` return, for `->`).
+    Context(Rc<Context>),
+    Object(Rc<dyn HostObject>),
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.repr())
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+impl From<i64> for Value {
+    fn from(i: i64) -> Value {
+        Value::Int(i)
+    }
+}
+impl From<f64> for Value {
+    fn from(x: f64) -> Value {
+        Value::Float(x)
+    }
+}
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::Str(Rc::from(s))
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::Str(Rc::from(s))
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(v: Vec<Value>) -> Value {
+        Value::List(Rc::new(v))
+    }
+}
+
+impl Value {
+    pub fn str(s: &str) -> Value {
+        Value::Str(Rc::from(s))
+    }
+
+    pub fn list(v: Vec<Value>) -> Value {
+        Value::List(Rc::new(v))
+    }
+
+    pub fn dict(d: Dict) -> Value {
+        Value::Dict(Rc::new(d))
+    }
+
+    pub fn set(s: Set) -> Value {
+        Value::Set(Rc::new(s))
+    }
+
+    /// An integer from a big integer, narrowed to i64 when it fits.
+    pub fn from_bigint(b: BigInt) -> Value {
+        match b.to_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::BigInt(Rc::new(b)),
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// Python-style type name for messages.
+    pub fn type_name(&self) -> &str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "bool",
+            Value::Int(_) | Value::BigInt(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "string",
+            Value::List(_) => "list",
+            Value::Dict(_) => "dict",
+            Value::Set(_) => "set",
+            Value::DateTime(_) => "datetime",
+            Value::TimeDelta(_) => "timespan",
+            Value::Tz(_) => "timezone",
+            Value::Regex(_) => "regex",
+            Value::Iter(_) => "iterator",
+            Value::Func(_) => "function",
+            Value::Context(_) => "context",
+            Value::Object(o) => o.type_name(),
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Integer value (bool counts as 0/1, as Python `int` parameters accept).
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            Value::Bool(b) => Some(*b as i64),
+            _ => None,
+        }
+    }
+
+    pub fn is_number(&self) -> bool {
+        matches!(self, Value::Int(_) | Value::BigInt(_) | Value::Float(_))
+    }
+
+    pub fn is_int(&self) -> bool {
+        matches!(self, Value::Int(_) | Value::BigInt(_))
+    }
+
+    /// Numeric value as f64 (bool included).
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::BigInt(b) => b.to_f64(),
+            Value::Float(f) => Some(*f),
+            Value::Bool(b) => Some(*b as i64 as f64),
+            _ => None,
+        }
+    }
+
+    pub fn to_bigint(&self) -> Option<BigInt> {
+        match self {
+            Value::Int(i) => Some(BigInt::from(*i)),
+            Value::BigInt(b) => Some((**b).clone()),
+            Value::Bool(b) => Some(BigInt::from(*b as i64)),
+            _ => None,
+        }
+    }
+
+    /// Python truthiness. Lazy iterators are always true (like generators).
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::BigInt(b) => !b.is_zero(),
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::List(l) => !l.is_empty(),
+            Value::Dict(d) => !d.is_empty(),
+            Value::Set(s) => !s.is_empty(),
+            Value::TimeDelta(t) => *t != 0,
+            _ => true,
+        }
+    }
+
+    /// `str()` as YAQL's `str` function renders it (null/true/false at top level).
+    pub fn to_yaql_string(&self) -> String {
+        match self {
+            Value::Null => "null".into(),
+            Value::Bool(true) => "true".into(),
+            Value::Bool(false) => "false".into(),
+            _ => self.py_str(),
+        }
+    }
+
+    /// Python `str()`.
+    pub fn py_str(&self) -> String {
+        match self {
+            Value::Str(s) => s.to_string(),
+            Value::DateTime(d) => d.to_py_str(),
+            Value::TimeDelta(t) => crate::datetime::timedelta_str(*t),
+            Value::Object(o) => o.to_str(),
+            _ => self.repr(),
+        }
+    }
+
+    /// Python `repr()`.
+    pub fn repr(&self) -> String {
+        let mut out = String::new();
+        self.write_repr(&mut out);
+        out
+    }
+
+    fn write_repr(&self, out: &mut String) {
+        match self {
+            Value::Null => out.push_str("None"),
+            Value::Bool(true) => out.push_str("True"),
+            Value::Bool(false) => out.push_str("False"),
+            Value::Int(i) => out.push_str(&i.to_string()),
+            Value::BigInt(b) => out.push_str(&b.to_string()),
+            Value::Float(f) => out.push_str(&float_repr(*f)),
+            Value::Str(s) => out.push_str(&str_repr(s)),
+            Value::List(l) => {
+                out.push('(');
+                for (i, v) in l.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    v.write_repr(out);
+                }
+                if l.len() == 1 {
+                    out.push(',');
+                }
+                out.push(')');
+            }
+            Value::Dict(d) => {
+                out.push('{');
+                for (i, (k, v)) in d.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    k.write_repr(out);
+                    out.push_str(": ");
+                    v.write_repr(out);
+                }
+                out.push('}');
+            }
+            Value::Set(s) => {
+                if s.is_empty() {
+                    out.push_str("frozenset()");
+                    return;
+                }
+                out.push_str("frozenset({");
+                for (i, v) in s.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    v.write_repr(out);
+                }
+                out.push_str("})");
+            }
+            Value::DateTime(d) => out.push_str(&d.to_py_repr()),
+            Value::TimeDelta(t) => out.push_str(&crate::datetime::timedelta_repr(*t)),
+            Value::Tz(o) => out.push_str(&format!(
+                "datetime.timezone(datetime.timedelta(seconds={o}))"
+            )),
+            Value::Regex(r) => out.push_str(&format!("re.compile({})", str_repr(&r.pattern))),
+            Value::Iter(_) => out.push_str("<generator object>"),
+            Value::Func(_) => out.push_str("<function>"),
+            Value::Context(_) => out.push_str("<yaql.language.contexts.Context object>"),
+            Value::Object(o) => out.push_str(&o.to_str()),
+        }
+    }
+
+    /// Pointer identity for reference values.
+    fn ptr_id(&self) -> usize {
+        match self {
+            Value::Iter(r) => Rc::as_ptr(r) as *const u8 as usize,
+            Value::Func(r) => Rc::as_ptr(r) as *const u8 as usize,
+            Value::Context(r) => Rc::as_ptr(r) as *const u8 as usize,
+            Value::Object(r) => Rc::as_ptr(r) as *const u8 as usize,
+            Value::Regex(r) => Rc::as_ptr(r) as *const u8 as usize,
+            _ => 0,
+        }
+    }
+}
+
+/// Python `repr()` of a float: shortest round-trip digits, scientific notation
+/// outside 1e-4 <= |x| < 1e16.
+pub fn float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
+    }
+    let sci = format!("{:e}", f);
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let neg = mant.starts_with('-');
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let sign = if neg { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        let n = digits.len() as i32;
+        if exp >= 0 {
+            let int_len = exp + 1;
+            if n <= int_len {
+                format!("{sign}{}{}.0", digits, "0".repeat((int_len - n) as usize))
+            } else {
+                format!(
+                    "{sign}{}.{}",
+                    &digits[..int_len as usize],
+                    &digits[int_len as usize..]
+                )
+            }
+        } else {
+            format!("{sign}0.{}{}", "0".repeat((-exp - 1) as usize), digits)
+        }
+    } else {
+        let m = if digits.len() > 1 {
+            format!("{}.{}", &digits[..1], &digits[1..])
+        } else {
+            digits.clone()
+        };
+        let es = if exp < 0 { "-" } else { "+" };
+        format!("{sign}{m}e{es}{:02}", exp.abs())
+    }
+}
+
+/// Python `repr()` of a string.
+pub fn str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if (0x80..0xa0).contains(&(c as u32)) => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Equality and hashing (Python semantics: 1 == 1.0 == True)
+
+fn num_eq(a: &Value, b: &Value) -> Option<bool> {
+    use Value::*;
+    Some(match (a, b) {
+        (Int(x), Int(y)) => x == y,
+        (Bool(x), Bool(y)) => x == y,
+        (Int(x), Bool(y)) | (Bool(y), Int(x)) => *x == *y as i64,
+        (Float(x), Float(y)) => x == y,
+        (Int(x), Float(y)) | (Float(y), Int(x)) => (*x as f64) == *y && (*y as i64) == *x,
+        (Bool(x), Float(y)) | (Float(y), Bool(x)) => (*x as i64 as f64) == *y,
+        (BigInt(x), BigInt(y)) => x == y,
+        (BigInt(_), Int(_)) | (Int(_), BigInt(_)) | (BigInt(_), Bool(_)) | (Bool(_), BigInt(_)) => {
+            false
+        }
+        (BigInt(x), Float(y)) | (Float(y), BigInt(x)) => x.to_f64() == Some(*y) && y.fract() == 0.0,
+        _ => return None,
+    })
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        use Value::*;
+        if let Some(r) = num_eq(self, other) {
+            return r;
+        }
+        match (self, other) {
+            (Null, Null) => true,
+            (Str(a), Str(b)) => a == b,
+            (List(a), List(b)) => Rc::ptr_eq(a, b) || a == b,
+            (Dict(a), Dict(b)) => {
+                Rc::ptr_eq(a, b)
+                    || (a.len() == b.len()
+                        && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v == w)))
+            }
+            (Set(a), Set(b)) => a.len() == b.len() && a.iter().all(|x| b.contains(x)),
+            (DateTime(a), DateTime(b)) => a.eq_instant(b),
+            (TimeDelta(a), TimeDelta(b)) => a == b,
+            (Tz(a), Tz(b)) => a == b,
+            (Regex(a), Regex(b)) => a.pattern == b.pattern && a.flags == b.flags,
+            (Iter(_), Iter(_))
+            | (Func(_), Func(_))
+            | (Context(_), Context(_))
+            | (Object(_), Object(_)) => self.ptr_id() == other.ptr_id(),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Value {}
+
+fn hash_i64(i: i64) -> u64 {
+    // Python-like: equal numbers hash equal across int/float/bool.
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    i.hash(&mut h);
+    h.finish()
+}
+
+fn value_hash(v: &Value) -> u64 {
+    use Value::*;
+    match v {
+        Null => 0x9e37_79b9,
+        Bool(b) => hash_i64(*b as i64),
+        Int(i) => hash_i64(*i),
+        BigInt(b) => {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            b.hash(&mut h);
+            h.finish()
+        }
+        Float(f) => {
+            if f.fract() == 0.0 && f.abs() < 9.2e18 {
+                hash_i64(*f as i64)
+            } else if f.fract() == 0.0 && f.is_finite() {
+                let b = num_bigint::BigInt::from(*f as i128);
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                b.hash(&mut h);
+                h.finish()
+            } else {
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                f.to_bits().hash(&mut h);
+                h.finish()
+            }
+        }
+        Str(s) => {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            s.hash(&mut h);
+            h.finish()
+        }
+        List(l) => {
+            let mut acc: u64 = 0x345678;
+            for x in l.iter() {
+                acc = acc.wrapping_mul(1_000_003) ^ value_hash(x);
+            }
+            acc ^ l.len() as u64
+        }
+        Dict(d) => {
+            let mut acc: u64 = 0xd1c7;
+            for (k, x) in d.iter() {
+                acc ^= value_hash(k).wrapping_mul(31).wrapping_add(value_hash(x));
+            }
+            acc
+        }
+        Set(s) => {
+            let mut acc: u64 = 0x5e7;
+            for x in s.iter() {
+                acc ^= value_hash(x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            }
+            acc
+        }
+        DateTime(d) => hash_i64(d.utc_micros()),
+        TimeDelta(t) => hash_i64(*t),
+        Tz(o) => hash_i64(*o as i64 ^ 0x7a),
+        Regex(r) => {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            r.pattern.hash(&mut h);
+            h.finish()
+        }
+        _ => v.ptr_id() as u64,
+    }
+}
+
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(value_hash(self));
+    }
+}
+
+/// Python ordering for the types YAQL's comparison operators accept
+/// (numbers, strings, datetimes, timespans). `None` when not comparable.
+pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    use Value::*;
+    match (a, b) {
+        (Int(x), Int(y)) => Some(x.cmp(y)),
+        (Float(x), Float(y)) => x.partial_cmp(y),
+        (Int(x), Float(y)) => (*x as f64).partial_cmp(y),
+        (Float(x), Int(y)) => x.partial_cmp(&(*y as f64)),
+        (BigInt(_), _) | (_, BigInt(_)) if a.is_number() && b.is_number() => {
+            match (a.to_bigint(), b.to_bigint()) {
+                (Some(x), Some(y)) => Some(x.cmp(&y)),
+                _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
+            }
+        }
+        (Str(x), Str(y)) => Some(x.cmp(y)),
+        (DateTime(x), DateTime(y)) => Some(x.utc_micros().cmp(&y.utc_micros())),
+        (TimeDelta(x), TimeDelta(y)) => Some(x.cmp(y)),
+        (Null, Null) => Some(Ordering::Equal),
+        (Null, _) => Some(Ordering::Less),
+        (_, Null) => Some(Ordering::Greater),
+        _ => None,
+    }
+}
+
+/// Error for values that cannot be compared.
+pub fn not_comparable(a: &Value, b: &Value) -> Error {
+    Error::new(
+        crate::error::ErrorKind::NoMatchingFunction,
+        format!("cannot compare {} with {}", a.type_name(), b.type_name()),
+    )
+}
