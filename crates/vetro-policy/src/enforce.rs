@@ -33,13 +33,19 @@ pub fn model_engine(d: &Decomposition) -> Engine {
         };
         engine.declare_arity(MODEL_POLICY, t.name(), arity);
     }
+    let mut by_table: Vec<Vec<crate::datalog::value::Tuple>> = vec![Vec::new(); Table::ALL.len()];
     for row in &d.rows {
         let values: crate::datalog::value::Tuple = row
             .values
             .iter()
             .map(|v| Value::Str(engine.syms.intern(v)))
             .collect();
-        engine.insert_row(MODEL_POLICY, row.table.name(), values);
+        if let Some(i) = Table::ALL.iter().position(|t| *t == row.table) {
+            by_table[i].push(values);
+        }
+    }
+    for (t, rows) in Table::ALL.iter().zip(by_table) {
+        engine.insert_rows(MODEL_POLICY, t.name(), rows);
     }
     engine
 }

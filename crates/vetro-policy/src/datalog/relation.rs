@@ -30,12 +30,21 @@ impl Relation {
 
     /// Adds a tuple; false when it was already present.
     pub fn insert(&mut self, t: Tuple) -> bool {
-        if self.pos.contains_key(&t) {
-            return false;
+        use std::collections::hash_map::Entry;
+        match self.pos.entry(t) {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(v) => {
+                let t = v.key().clone();
+                v.insert(self.rows.len() as u32);
+                self.rows.push(Some(t));
+                true
+            }
         }
-        self.pos.insert(t.clone(), self.rows.len() as u32);
-        self.rows.push(Some(t));
-        true
+    }
+
+    pub fn reserve(&mut self, n: usize) {
+        self.rows.reserve(n);
+        self.pos.reserve(n);
     }
 
     /// Removes a tuple; false when it was absent.
