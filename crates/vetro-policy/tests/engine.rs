@@ -131,3 +131,17 @@ fn parser_never_panics_on_odd_input() {
         let _ = parse_literal(text);
     }
 }
+
+#[test]
+fn column_numbers_become_positions() {
+    let mut e = Engine::new();
+    e.create_policy("t", PolicyKind::Nonrecursive);
+    e.insert_text(
+        "t",
+        "q(1, 2, 3)\nq(4, 5, 6)\np(x) :- q(x, 2=z), equal(z, 6)\n",
+    )
+    .unwrap();
+    assert_eq!(answers(&mut e, "t", "p(x)"), vec!["p(4)"]);
+    let err = e.insert_text("t", "r(x) :- q(x, id=y)").unwrap_err();
+    assert_eq!(err.class, ErrorClass::ColumnReference);
+}

@@ -212,6 +212,10 @@ impl Engine {
                     .at(lit.pos));
                 }
                 let head = head_key(&p.name, lit);
+                let mut resolved = lit.clone();
+                let mut pad = 0;
+                self.resolve_named(&head, &mut resolved, &mut pad)?;
+                let lit = &resolved;
                 if let Some(&n) = self.schema.get(&head) {
                     if lit.args.len() > n {
                         return Err(self.arity_error(&head, lit, n));
@@ -302,8 +306,17 @@ impl Engine {
             }
         }
         let mut rule = rule.clone();
-        // Arity: heads first, then body literals (padded when short).
         let mut pad = 0usize;
+        for lit in rule.heads.iter_mut() {
+            let key = head_key(&p.name, lit);
+            self.resolve_named(&key, lit, &mut pad)?;
+        }
+        for lit in rule.body.iter_mut() {
+            if let BodyRef::Pred(key) = resolve_body(&p.name, lit) {
+                self.resolve_named(&key, lit, &mut pad)?;
+            }
+        }
+        // Arity: heads first, then body literals (padded when short).
         for h in &rule.heads {
             let key = head_key(&p.name, h);
             if let Some(&n) = self.schema.get(&key) {
@@ -392,6 +405,59 @@ impl Engine {
             }
         }
         Ok(rule)
+    }
+
+    /// Turns column references (`q(2=y)`) into positional arguments using the
+    /// table's known number of columns; column names need a declared schema.
+    fn resolve_named(
+        &self,
+        key: &PredKey,
+        lit: &mut Literal,
+        pad: &mut usize,
+    ) -> Result<(), PolicyError> {
+        if lit.named.is_empty() {
+            return Ok(());
+        }
+        let Some(&n) = self.schema.get(key) else {
+            return Err(PolicyError::new(
+                ErrorClass::ColumnReference,
+                format!(
+                    "in atom {lit} column references need the columns of {}, which are unknown",
+                    lit.tablename()
+                ),
+            )
+            .at(lit.pos));
+        };
+        let mut args = lit.args.clone();
+        let mut by_pos: Vec<Option<Term>> = vec![None; n.saturating_sub(args.len())];
+        for (c, t) in &lit.named {
+            match c {
+                super::ast::ColRef::Num(i) if *i < n && *i >= args.len() => by_pos[*i - args.len()] = Some(t.clone()),
+                super::ast::ColRef::Num(i) => {
+                    return Err(PolicyError::new(
+                        ErrorClass::ColumnReference,
+                        format!("in atom {lit} column number {i} is out of range: {} has {n} columns", lit.tablename()),
+                    )
+                    .at(lit.pos))
+                }
+                super::ast::ColRef::Name(name) => {
+                    return Err(PolicyError::new(
+                        ErrorClass::ColumnReference,
+                        format!("in atom {lit} column name {name} is unknown: no schema names the columns of {}", lit.tablename()),
+                    )
+                    .at(lit.pos))
+                }
+            }
+        }
+        for t in by_pos {
+            args.push(t.unwrap_or_else(|| {
+                *pad += 1;
+                Term::Var(format!("_col{pad}"))
+            }));
+        }
+        lit.args = args;
+        lit.named.clear();
+        Ok(())
     }
 
     fn record_arity(&mut self, policy: &str, key: &PredKey, lit: &Literal) {
