@@ -119,7 +119,9 @@ impl Json<'_> {
         let v = match *self.b.get(self.i)? {
             b'{' => {
                 self.i += 1;
-                let mut entries = Vec::new();
+                let mut entries: Vec<(MValue, MValue)> = Vec::new();
+                let mut seen: std::collections::HashMap<String, usize> =
+                    std::collections::HashMap::new();
                 self.ws();
                 if !self.eat(b'}') {
                     loop {
@@ -131,7 +133,29 @@ impl Json<'_> {
                         }
                         self.ws();
                         let v = self.value()?;
-                        entries.push((k, v));
+                        // A repeated key keeps the last value, as PyYAML reads JSON.
+                        let text = k.as_str().unwrap_or_default().to_string();
+                        let found = if entries.len() < 16 {
+                            entries
+                                .iter()
+                                .position(|(old, _): &(MValue, MValue)| *old == k)
+                        } else {
+                            if seen.is_empty() {
+                                for (i, (old, _)) in entries.iter().enumerate() {
+                                    seen.insert(old.as_str().unwrap_or_default().to_string(), i);
+                                }
+                            }
+                            seen.get(&text).copied()
+                        };
+                        match found {
+                            Some(i) => entries[i].1 = v,
+                            None => {
+                                if !seen.is_empty() {
+                                    seen.insert(text, entries.len());
+                                }
+                                entries.push((k, v));
+                            }
+                        }
                         self.ws();
                         if self.eat(b',') {
                             continue;
@@ -287,5 +311,20 @@ mod tests {
         assert_eq!(v.get("c"), Some(&MValue::Int(8)));
         assert_eq!(v.get("d").and_then(MValue::as_str), Some("xé"));
         assert!(parse_json("{a: 1}").is_none());
+        let dup = parse_json(r#"{"k": 1, "k": 2}"#).unwrap();
+        assert_eq!(
+            dup,
+            MValue::Map(vec![(
+                MValue::Str {
+                    text: "k".into(),
+                    plain: false
+                },
+                MValue::Int(2)
+            )])
+        );
+        let many: Vec<String> = (0..40).map(|i| format!("\"k{}\": {i}", i % 20)).collect();
+        let big = parse_json(&format!("{{{}}}", many.join(","))).unwrap();
+        assert!(matches!(&big, MValue::Map(e) if e.len() == 20));
+        assert_eq!(big.get("k3"), Some(&MValue::Int(23)));
     }
 }
