@@ -145,3 +145,19 @@ fn column_numbers_become_positions() {
     let err = e.insert_text("t", "r(x) :- q(x, id=y)").unwrap_err();
     assert_eq!(err.class, ErrorClass::ColumnReference);
 }
+
+#[test]
+fn materialized_policy_follows_fact_changes() {
+    use vetro_policy::datalog::value::Value;
+    let mut e = Engine::new();
+    e.create_policy("m", PolicyKind::Materialized);
+    e.insert_text("m", "q(1)\nr(1)\nr(2)\np(x) :- r(x), not q(x)\n")
+        .unwrap();
+    assert_eq!(answers(&mut e, "m", "p(x)"), vec!["p(2)"]);
+    e.insert_text("m", "q(2)\n").unwrap();
+    assert!(answers(&mut e, "m", "p(x)").is_empty());
+    let two: vetro_policy::datalog::value::Tuple = vec![Value::Int(2)].into();
+    e.delete_row("m", "q", &two);
+    e.insert_row("m", "r", vec![Value::Int(3)].into());
+    assert_eq!(answers(&mut e, "m", "p(x)"), vec!["p(2)", "p(3)"]);
+}

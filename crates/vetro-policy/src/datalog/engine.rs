@@ -21,6 +21,8 @@ pub struct Engine {
     schema_origin: HashMap<PredKey, String>,
     /// Maintained results of queries on materialized policies.
     views: HashMap<PredKey, View>,
+    /// Facts added by the statements being inserted, for the views.
+    pending: Vec<(PredKey, Tuple, bool)>,
 }
 
 /// A ground atom found by a query.
@@ -173,6 +175,7 @@ impl Engine {
         let saved_schema = self.schema.clone();
         let saved_origin = self.schema_origin.clone();
         let mut p = original.clone();
+        self.pending.clear();
         let result = (|| {
             let mut added = 0;
             for st in stmts {
@@ -188,15 +191,20 @@ impl Engine {
                 return Err(e);
             }
         };
+        let rules_changed = p.rules != original.rules;
         self.policies.insert(policy.to_string(), p);
-        if added > 0 {
-            self.views.clear();
-        }
         if let Err(e) = self.check_recursion() {
             self.policies.insert(policy.to_string(), original);
             self.schema = saved_schema;
             self.schema_origin = saved_origin;
             return Err(e);
+        }
+        // New rules change what the views compute; new facts are propagated.
+        let pending = std::mem::take(&mut self.pending);
+        if rules_changed {
+            self.views.clear();
+        } else {
+            self.propagate(&pending);
         }
         Ok(added)
     }
@@ -240,7 +248,11 @@ impl Engine {
                 }
                 self.record_arity(&p.name, &head, lit);
                 let t = self.tuple_of(lit);
-                Ok(p.add_fact(head.key, t))
+                let added = p.add_fact(head.key.clone(), t.clone());
+                if added {
+                    self.pending.push((head, t, true));
+                }
+                Ok(added)
             }
             Statement::Rule(rule) => {
                 let rule = self.check_rule(p, rule)?;
