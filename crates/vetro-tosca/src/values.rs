@@ -132,12 +132,7 @@ pub fn is_version(node: &Node) -> bool {
 /// Collections are only checked for their shape here.
 pub fn prim_problem(prim: Prim, node: &Node) -> Option<String> {
     let ok = match prim {
-        // Numbers are accepted as strings: tosca-parser's recorded verdicts
-        // accept `password: 123456789` for a string property.
-        Prim::String => matches!(
-            node.kind,
-            NodeKind::Str(_) | NodeKind::Int(_) | NodeKind::Float(_)
-        ),
+        Prim::String => matches!(node.kind, NodeKind::Str(_)),
         // A boolean is an integer to tosca-parser (Python's bool is an int).
         Prim::Integer => {
             is_int(node)

@@ -112,7 +112,11 @@ pub fn run(grammar: &Grammar, files: &mut [FileRec], sources: &mut SourceMap) ->
             out: Vec::new(),
         };
         types::check(&mut cx, i);
-        topology::check(&mut cx, doc);
+        // An imported file contributes its types; its topology is not
+        // instantiated, so it is not checked (as in tosca-parser).
+        if i == 0 {
+            topology::check(&mut cx, doc);
+        }
         f.problems.extend(cx.out);
     }
     cat

@@ -142,6 +142,20 @@ pub fn check_value(cx: &mut Cx, def: &Node, value: &Node, path: &str) {
     }
 }
 
+/// A property assigned directly in a template. As in tosca-parser, a scalar
+/// assigned to a `string` property is taken as its text (`password: 123`);
+/// values nested in lists, maps and data types are checked strictly.
+pub fn check_assignment(cx: &mut Cx, def: &Node, value: &Node, path: &str) {
+    let is_string = type_name(def) == Some("string");
+    if is_string && value.is_scalar() && !value.is_null() && value.as_str().is_none() {
+        let text = value.scalar_text().unwrap_or_default();
+        let as_text = Node::new(NodeKind::Str(text), value.span);
+        check_value(cx, def, &as_text, path);
+    } else {
+        check_value(cx, def, value, path);
+    }
+}
+
 /// Check `value` against the data type `ty`; false if it is not of that type.
 pub fn check_typed(
     cx: &mut Cx,

@@ -1,9 +1,12 @@
 //! Checks of the topology template against the catalog.
 
-use super::props::{check_def, check_value, is_required};
+use super::functions::This;
+use super::props::{check_assignment, check_def, is_required};
 use super::{entries, functions, join, Cx};
-use crate::catalog::Construct;
+use crate::catalog::{Construct, Merged};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use vetro_yaml::Node;
 
 /// Names declared in a topology, for reference checks.
@@ -14,6 +17,32 @@ pub struct Topo<'d> {
     pub nodes: HashMap<&'d str, Option<usize>>,
     pub rels: HashMap<&'d str, Option<usize>>,
     pub groups: HashSet<&'d str>,
+    /// Property definitions of a node type's capability (the capability
+    /// type's, refined by the capability definition), computed once.
+    cap_props: RefCell<HashMap<(usize, String), Merged>>,
+}
+
+impl Topo<'_> {
+    fn capability_properties(
+        &self,
+        cx: &Cx,
+        t: usize,
+        cap: &str,
+        ct: usize,
+        cdef: &Node,
+    ) -> Merged {
+        let key = (t, cap.to_string());
+        if let Some(m) = self.cap_props.borrow().get(&key) {
+            return m.clone();
+        }
+        let mut defs = (*cx.cat.merged(ct, "properties")).clone();
+        for (n, _, d) in entries(cdef.get("properties")) {
+            defs.insert(n, d.clone());
+        }
+        let defs = Rc::new(defs);
+        self.cap_props.borrow_mut().insert(key, defs.clone());
+        defs
+    }
 }
 
 fn names(section: Option<&Node>) -> impl Iterator<Item = (&str, &Node)> {
@@ -117,7 +146,7 @@ struct PropDefs<'a> {
 fn check_properties(
     cx: &mut Cx,
     topo: &Topo,
-    self_type: Option<usize>,
+    self_type: Option<This>,
     target: &PropDefs,
     values: Option<&Node>,
     path: &str,
@@ -131,7 +160,7 @@ fn check_properties(
     for (key, k, v) in entries(values) {
         let vpath = join(&ppath, &key);
         match defs.get(&key) {
-            Some(def) => check_value(cx, def, v, &vpath),
+            Some(def) => check_assignment(cx, def, v, &vpath),
             None => cx.err(
                 "undeclared-name",
                 &vpath,
@@ -177,6 +206,7 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
     let Some(t) = template_type(cx, Construct::Node, tpl, path) else {
         return;
     };
+    let this = Some(This { ty: t, tpl });
     let tname = cat.get(t).name.clone();
     let owner = format!("node type '{tname}'");
     let props = cat.merged(t, "properties");
@@ -184,7 +214,7 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
     check_properties(
         cx,
         topo,
-        Some(t),
+        this,
         &PropDefs {
             defs: &props,
             owner: &owner,
@@ -206,7 +236,7 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
                 format!("{owner} declares no attribute '{key}'"),
             );
         }
-        functions::check(cx, topo, Some(t), v, &vpath);
+        functions::check(cx, topo, this, v, &vpath);
     }
 
     let caps = cat.merged(t, "capabilities");
@@ -229,15 +259,12 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
         let Some(ct) = ctype.filter(|&c| !cat.chain_broken(c)) else {
             continue;
         };
-        let mut defs = (*cat.merged(ct, "properties")).clone();
-        for (n, _, d) in entries(cdef.get("properties")) {
-            defs.insert(n, d.clone());
-        }
+        let defs = topo.capability_properties(cx, t, &key, ct, cdef);
         let cowner = format!("capability '{key}' ({})", cat.get(ct).name);
         check_properties(
             cx,
             topo,
-            Some(t),
+            this,
             &PropDefs {
                 defs: &defs,
                 owner: &cowner,
@@ -247,7 +274,7 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
             &vpath,
         );
         if let Some(attrs) = cap.get("attributes") {
-            functions::check(cx, topo, Some(t), attrs, &join(&vpath, "attributes"));
+            functions::check(cx, topo, this, attrs, &join(&vpath, "attributes"));
         }
     }
 
@@ -271,6 +298,7 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
 
 fn check_requirements(cx: &mut Cx, topo: &Topo, t: usize, tpl: &Node, path: &str) {
     let cat = cx.cat;
+    let this = Some(This { ty: t, tpl });
     let items = tpl
         .get("requirements")
         .and_then(Node::as_seq)
@@ -304,7 +332,7 @@ fn check_requirements(cx: &mut Cx, topo: &Topo, t: usize, tpl: &Node, path: &str
                     functions::check(
                         cx,
                         topo,
-                        Some(t),
+                        this,
                         props,
                         &join(&join(&ipath, "relationship"), "properties"),
                     );
@@ -384,6 +412,7 @@ fn check_template_interfaces(
     path: &str,
     owner: &str,
 ) {
+    let this = Some(This { ty: t, tpl });
     let ipath = join(path, "interfaces");
     for (name, k, iface) in entries(tpl.get("interfaces")) {
         let vpath = join(&ipath, &name);
@@ -410,7 +439,7 @@ fn check_template_interfaces(
                     format!("interface '{name}' of {owner} declares no operation '{op}'"),
                 );
             }
-            functions::check(cx, topo, Some(t), odef, &opath);
+            functions::check(cx, topo, this, odef, &opath);
         }
     }
 }
