@@ -229,6 +229,14 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
             if *safe && r.is_null() {
                 return Ok(Value::Null);
             }
+            if let Value::Context(c2) = &r {
+                if ctx.has_function(crate::stdlib::legacy::CONTEXT_DOT) {
+                    let recv = c2.get("1").unwrap_or(Value::Null);
+                    let mut cargs = vec![CallArg::Val(recv)];
+                    cargs.extend(args.iter().map(CallArg::from_arg));
+                    return call_function(c2, name, cargs, true);
+                }
+            }
             let mut cargs = Vec::with_capacity(args.len() + 1);
             cargs.push(CallArg::Val(r));
             cargs.extend(args.iter().map(CallArg::from_arg));
@@ -246,6 +254,7 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
                 false,
             )
         }
+        Expr::Wrap(inner) => eval(inner, ctx),
         _ => eval(e, ctx),
     }
 }
@@ -315,7 +324,7 @@ fn param_at(f: &FunctionDef, slot_index: usize) -> &Param {
 
 fn static_ok(p: &Param, a: &PosArg, rt: &crate::eval::Runtime) -> bool {
     match a {
-        PosArg::Rule(..) => p.ty == PType::Rule,
+        PosArg::Rule(..) => matches!(p.ty, PType::Rule | PType::Lambda),
         PosArg::Omitted => false,
         _ if p.ty == PType::Rule => false,
         PosArg::Expr(e) if p.ty == PType::Keyword => matches!(**e, Expr::Keyword(_)),
@@ -667,6 +676,16 @@ pub fn call_function(
     let make = |p: &Param, a: &PosArg, v: &Option<Value>| -> Result<ArgValue> {
         Ok(match p.ty {
             PType::Lambda | PType::Expr => match a {
+                PosArg::Rule(k, v) => ArgValue::Rule(
+                    Lambda {
+                        expr: k.clone(),
+                        ctx: ctx.clone(),
+                    },
+                    Lambda {
+                        expr: v.clone(),
+                        ctx: ctx.clone(),
+                    },
+                ),
                 PosArg::Expr(e) => ArgValue::Lazy(Lambda {
                     expr: e.clone(),
                     ctx: ctx.clone(),

@@ -104,7 +104,7 @@ impl PType {
             PType::Int => INT | BOOL,
             PType::Integer => INT,
             PType::Bool => BOOL,
-            PType::Iterable => LIST | SET | ITER,
+            PType::Iterable => LIST | SET | ITER | DICT,
             PType::Iterator => ITER,
             PType::Sequence => LIST,
             PType::Mapping => DICT,

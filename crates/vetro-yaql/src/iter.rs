@@ -139,7 +139,8 @@ pub fn iterate(v: &Value, dicts: bool) -> Option<ValueIter> {
 /// Wrap an iterator so that pulling more than `limit` items fails.
 pub fn limited(it: Rc<LazyIter>, limit: usize) -> Rc<LazyIter> {
     let mut count = 0usize;
-    LazyIter::from_fn(move || {
+    let meta = it.meta.clone();
+    let f = move || {
         let v = it.next()?;
         if v.is_some() {
             count += 1;
@@ -148,7 +149,11 @@ pub fn limited(it: Rc<LazyIter>, limit: usize) -> Rc<LazyIter> {
             }
         }
         Ok(v)
-    })
+    };
+    match meta {
+        Some(m) => LazyIter::with_meta(f, m),
+        None => LazyIter::from_fn(f),
+    }
 }
 
 pub fn too_large() -> Error {

@@ -25,6 +25,8 @@ pub enum Expr {
         args: Vec<Arg>,
         safe: bool,
     },
+    /// A parenthesized legacy `=>` expression.
+    Wrap(Box<Expr>),
     /// `recv.rhs` / `recv?.rhs` where `rhs` is not a call.
     Dot {
         recv: Box<Expr>,
@@ -283,7 +285,13 @@ impl Parser {
             Tok::LParen => {
                 let e = self.expr(0)?;
                 self.expect(Tok::RParen)?;
-                e
+                match e {
+                    // keep `(a => b) => c` nested (legacy tuples flatten only unparenthesized chains)
+                    Expr::Call { ref name, .. } if &**name == "#operator_=>" => {
+                        Expr::Wrap(Box::new(e))
+                    }
+                    e => e,
+                }
             }
             Tok::LBracket => call("#list", self.args(Tok::RBracket)?),
             Tok::LBrace => call("#map", self.args(Tok::RBrace)?),

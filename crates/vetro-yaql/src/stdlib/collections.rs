@@ -277,6 +277,12 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
         "insert",
         "collection:Iterable, position:int, value:any",
         |c, a| {
+            if let Value::Set(_) = a.v(0) {
+                return Err(Error::new(
+                    ErrorKind::NoMatchingMethod,
+                    "No method \"insert\" for a set receiver",
+                ));
+            }
             let mut it = c.iter(a.v(0))?;
             let pos = a.int(1);
             let mut val = Some(a.v(2).clone());

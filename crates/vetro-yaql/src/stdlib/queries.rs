@@ -41,7 +41,8 @@ pub fn yaql_cmp(a: &Value, b: &Value) -> Result<Ordering> {
             _ => Ordering::Equal,
         });
     }
-    if (matches!(a, Value::Bool(_)) || matches!(b, Value::Bool(_))) && !(a.is_null() || b.is_null()) {
+    if (matches!(a, Value::Bool(_)) || matches!(b, Value::Bool(_))) && !(a.is_null() || b.is_null())
+    {
         return Err(not_comparable(a, b));
     }
     compare(a, b).ok_or_else(|| not_comparable(a, b))
