@@ -175,10 +175,8 @@ pub fn register(ctx: &Context, _opts: &EngineOptions) {
                         return Ok(res);
                     }
                 }
-                ArgValue::Rule(k, r) => {
-                    if k.call1(v.clone())?.truthy() {
-                        return r.call1(v.clone());
-                    }
+                ArgValue::Rule(k, r) if k.call1(v.clone())?.truthy() => {
+                    return r.call1(v.clone());
                 }
                 _ => {}
             }
