@@ -20,6 +20,7 @@ pub fn engine_options(o: &Map<String, J>) -> EngineOptions {
         delegates: b("delegates", false),
         format: false,
         colon: false,
+        is_operator: false,
         no_sets: b("no_sets", false),
         group_by_agg_fallback: o.get("group_by_agg_fallback").and_then(J::as_bool),
         yaql: Options {

@@ -16,7 +16,15 @@ pub struct Context {
     /// Names whose candidates in this layer hide all outer layers.
     exclusive: RefCell<HashSet<Rc<str>>>,
     pub rt: Rc<Runtime>,
+    fallback: RefCell<Option<Rc<MethodFallback>>>,
 }
+
+/// A host hook for `obj.name(args)` on a [`Value::Object`] receiver when no
+/// layer defines `name`: gets the calling context, the method name, the
+/// receiver and the unevaluated arguments (evaluate them with
+/// [`crate::eval::eval`] in the given context).
+pub type MethodFallback =
+    dyn Fn(&Rc<Context>, &str, Value, Vec<crate::eval::CallArg>) -> crate::error::Result<Value>;
 
 impl Context {
     /// A root context with its own runtime.
@@ -26,6 +34,7 @@ impl Context {
             vars: RefCell::new(Vec::new()),
             funcs: RefCell::new(HashMap::new()),
             exclusive: RefCell::new(HashSet::new()),
+            fallback: RefCell::new(None),
             rt,
         })
     }
@@ -37,6 +46,7 @@ impl Context {
             vars: RefCell::new(Vec::new()),
             funcs: RefCell::new(HashMap::new()),
             exclusive: RefCell::new(HashSet::new()),
+            fallback: RefCell::new(None),
             rt: self.rt.clone(),
         })
     }
@@ -48,6 +58,7 @@ impl Context {
             vars: RefCell::new(Vec::new()),
             funcs: RefCell::new(HashMap::new()),
             exclusive: RefCell::new(HashSet::new()),
+            fallback: RefCell::new(None),
             rt,
         })
     }
@@ -70,6 +81,29 @@ impl Context {
         loop {
             if let Some((_, v)) = c.vars.borrow().iter().find(|(n, _)| &**n == name) {
                 return Some(v.clone());
+            }
+            match &c.parent {
+                Some(p) => c = p,
+                None => return None,
+            }
+        }
+    }
+
+    /// Install the method fallback for host objects (see [`MethodFallback`]).
+    pub fn set_method_fallback(
+        &self,
+        f: impl Fn(&Rc<Context>, &str, Value, Vec<crate::eval::CallArg>) -> crate::error::Result<Value>
+            + 'static,
+    ) {
+        *self.fallback.borrow_mut() = Some(Rc::new(f));
+    }
+
+    /// The nearest method fallback up the chain.
+    pub fn method_fallback(&self) -> Option<Rc<MethodFallback>> {
+        let mut c = self;
+        loop {
+            if let Some(f) = c.fallback.borrow().as_ref() {
+                return Some(f.clone());
             }
             match &c.parent {
                 Some(p) => c = p,

@@ -546,6 +546,18 @@ pub fn call_function(
     method: bool,
 ) -> Result<Value> {
     let layers = ctx.candidates(name, method);
+    if layers.is_empty() && method {
+        if let Some(CallArg::Val(Value::Object(_))) = args.first() {
+            if let Some(f) = ctx.method_fallback() {
+                let mut args = args;
+                let recv = match args.remove(0) {
+                    CallArg::Val(v) => v,
+                    _ => Value::Null,
+                };
+                return f(ctx, name, recv, args);
+            }
+        }
+    }
     if layers.is_empty() {
         return Err(Error::new(
             kind_for(method, true),

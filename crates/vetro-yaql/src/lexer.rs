@@ -42,6 +42,11 @@ const OPS: [&str; 17] = [
 /// Split `src` into tokens. `extra_ops` are accepted as operator symbols too
 /// (the host's custom operators, e.g. `:`).
 pub fn tokenize(src: &str, colon: bool) -> Result<Vec<Token>> {
+    tokenize_with(src, colon, false)
+}
+
+/// Tokenize; `is_op` makes the word `is` an operator (MuranoPL).
+pub fn tokenize_with(src: &str, colon: bool, is_op: bool) -> Result<Vec<Token>> {
     let chars: Vec<(usize, char)> = src.char_indices().collect();
     let n = chars.len();
     let at = |i: usize| chars.get(i).map(|c| c.1);
@@ -126,6 +131,7 @@ pub fn tokenize(src: &str, colon: bool) -> Result<Vec<Token>> {
                 "not" => Tok::Op("not"),
                 "in" => Tok::Op("in"),
                 "mod" => Tok::Op("mod"),
+                "is" if is_op => Tok::Op("is"),
                 _ => Tok::Word(name),
             };
             out.push(Token { tok, pos });

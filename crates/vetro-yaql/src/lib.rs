@@ -29,8 +29,11 @@
 //!   [`Engine::evaluate_in`];
 //! * [`Value::Object`] with [`HostObject`] for their objects (`$.prop` calls
 //!   [`HostObject::get_property`], or a host `#operator_.` overload);
-//! * [`EngineOptions::colon`] to parse `ns:Name` as a call of `#operator_:`,
-//!   a function the host defines;
+//! * [`EngineOptions::colon`] to parse `ns:Name` as a call of `#operator_:`
+//!   and `:Name` as `#unary_operator_:`, functions the host defines;
+//! * [`EngineOptions::is_operator`] for `x is T` (`#operator_is`);
+//! * [`Context::set_method_fallback`] to answer `obj.anyName(args)` on host
+//!   objects when no layer defines `anyName`;
 //! * [`EngineOptions::format`] to register the safe `format()` function.
 
 pub mod batch;
@@ -72,6 +75,8 @@ pub struct EngineOptions {
     pub format: bool,
     /// Parse the `:` namespace operator (`#operator_:`).
     pub colon: bool,
+    /// Parse `x is T` as a call of `#operator_is` (MuranoPL).
+    pub is_operator: bool,
     /// Do not register the set functions (`no_sets` flag of the reference).
     pub no_sets: bool,
     /// groupBy aggregator retry on the `[key, values]` pair (on by default
@@ -123,6 +128,7 @@ impl Engine {
             legacy: self.opts.legacy,
             allow_delegates: self.opts.allow_delegates,
             colon: self.opts.colon,
+            is_operator: self.opts.is_operator,
         }
     }
 

@@ -3,7 +3,7 @@
 //! reference, so a host can override them.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::lexer::{tokenize, Tok, Token};
+use crate::lexer::{tokenize_with, Tok, Token};
 use crate::value::Value;
 use std::rc::Rc;
 
@@ -69,11 +69,13 @@ pub struct ParserOptions {
     pub allow_delegates: bool,
     /// Accept the `:` namespace operator (`#operator_:`).
     pub colon: bool,
+    /// Accept the `is` operator (`#operator_is`, comparison precedence).
+    pub is_operator: bool,
 }
 
 /// Parse an expression.
 pub fn parse(src: &str, opts: ParserOptions) -> Result<Expr> {
-    let tokens = tokenize(src, opts.colon)?;
+    let tokens = tokenize_with(src, opts.colon, opts.is_operator)?;
     let mut p = Parser {
         toks: tokens,
         i: 0,
@@ -101,7 +103,7 @@ struct Parser {
     depth: usize,
 }
 
-const MAX_DEPTH: usize = 400;
+const MAX_DEPTH: usize = 200;
 
 fn call(name: &str, args: Vec<Arg>) -> Expr {
     Expr::Call {
@@ -127,6 +129,7 @@ fn infix(tok: &Tok, legacy: bool) -> Option<(u8, &'static str, bool)> {
         "!=" => (50, "*not_equal", false),
         "=" => (50, "*equal", false),
         "in" => (50, "#operator_in", false),
+        "is" => (50, "#operator_is", false),
         "+" => (60, "#operator_+", false),
         "-" => (60, "#operator_-", false),
         "*" => (70, "#operator_*", false),
@@ -302,6 +305,11 @@ impl Parser {
             Tok::Op("+") => {
                 let e = self.expr(UNARY_BP)?;
                 call("#unary_operator_+", vec![Arg::Pos(Rc::new(e))])
+            }
+            Tok::Op(":") => {
+                // prefix `:Name` binds tighter than a following `.`
+                let e = self.expr(110)?;
+                call("#unary_operator_:", vec![Arg::Pos(Rc::new(e))])
             }
             Tok::Op("not") => {
                 let e = self.expr(NOT_BP)?;

@@ -1,0 +1,223 @@
+//! Behaviour checks of the language and library (own fixtures).
+
+use vetro_yaql::{json, Engine, EngineOptions, ErrorKind, Options, Value};
+
+fn engine() -> Engine {
+    Engine::new(EngineOptions {
+        allow_delegates: true,
+        delegates: true,
+        ..Default::default()
+    })
+}
+
+fn run_with(e: &Engine, expr: &str, data: &str) -> Result<String, ErrorKind> {
+    let data = json::decode(&serde_json::from_str(data).unwrap()).unwrap();
+    e.eval_str(expr, data)
+        .map(|v| json::encode(&v, false).to_string())
+        .map_err(|e| e.kind)
+}
+
+fn ok(expr: &str, want: &str) {
+    assert_eq!(
+        run_with(&engine(), expr, "null"),
+        Ok(want.to_string()),
+        "{expr}"
+    );
+}
+
+fn err(expr: &str, kind: ErrorKind) {
+    assert_eq!(run_with(&engine(), expr, "null"), Err(kind), "{expr}");
+}
+
+#[test]
+fn arithmetic_follows_python() {
+    ok("7 / 2", "3");
+    ok("-7 / 2", "-4");
+    ok("7 / 2.0", "3.5");
+    ok("-3 mod 2", "1");
+    ok("7 mod -2", "-1");
+    ok(
+        "2 * 9223372036854775807",
+        r#"{"$bigint":"18446744073709551614"}"#,
+    );
+    ok("1 + 2 * 3", "7");
+    ok("-[1, 2].len()", "-2");
+    ok("0.1 + 0.2", "0.30000000000000004");
+    err("1 / 0", ErrorKind::ZeroDivision);
+    err("true + 1", ErrorKind::NoMatchingFunction);
+    err("1 < 2 < 3", ErrorKind::NoMatchingFunction);
+}
+
+#[test]
+fn equality_and_truthiness() {
+    ok("1 = 1.0", "true");
+    ok("true = 1", "true");
+    ok("[1, 2] = [1, 2]", "true");
+    ok("1 and 0", "0");
+    ok("null or 'x'", r#""x""#);
+    ok("not null", "true");
+    ok("null < 1", "true");
+    ok("null < null", "false");
+}
+
+#[test]
+fn lexing_and_parsing_errors() {
+    err("1e3", ErrorKind::Lexical);
+    err("__x", ErrorKind::Lexical);
+    err("1 +", ErrorKind::Grammar);
+    err("[1, 2, ][0]", ErrorKind::Grammar);
+    let plain = Engine::new(EngineOptions::default());
+    assert_eq!(
+        run_with(&plain, "len ([1])", "null"),
+        Err(ErrorKind::Grammar)
+    );
+    err("not(true)", ErrorKind::NoFunction);
+    ok("x", r#""x""#);
+    ok("'\\101'", r#""A""#);
+    ok("`a\\nb`", r#""a\\nb""#);
+}
+
+#[test]
+fn queries_are_lazy_and_single_pass() {
+    ok("sequence().where($ > 5).take(3)", "[6,7,8]");
+    ok(
+        "let(a => [1,2,3].where($ > 1)) -> [$a.len(), $a.len()]",
+        "[2,0]",
+    );
+    ok(
+        "let(a => [1,2,3].where($ > 1).memorize()) -> [$a.len(), $a.len()]",
+        "[2,2]",
+    );
+    ok(
+        "[[2,a],[1,b],[2,c],[1,d]].orderBy($[0]).thenByDescending($[1])",
+        r#"[[1,"d"],[1,"b"],[2,"c"],[2,"a"]]"#,
+    );
+    ok(
+        "[[1,a],[2,b],[1,c]].groupBy($[0], $[1], $.join(''))",
+        r#"[[1,"ac"],[2,"b"]]"#,
+    );
+    ok("[1,2,3].aggregate($1 + $2)", "6");
+    ok("[1,2].join([2,3], $1 = $2, [$1, $2])", "[[2,2]]");
+    err("[].sum()", ErrorKind::Type);
+    err("[].first()", ErrorKind::StopIteration);
+}
+
+#[test]
+fn strings_and_collections() {
+    ok("str([1, 'a', null, true])", r#""(1, 'a', None, True)""#);
+    ok("'abcdef'.substring(-2)", r#""ef""#);
+    ok("'a b  c'.split()", r#"["a","b","c"]"#);
+    ok("'abc'.replace({a=>1, b=>2})", r#""12c""#);
+    ok("{a=>1}.a", "1");
+    err("{a=>1}.b", ErrorKind::Key);
+    ok("[{a=>1},{a=>2}].a", "[1,2]");
+    ok("{1 => 2}", r#"{"$dict":[[1,2]]}"#);
+    err("set(1, [2])", ErrorKind::Type);
+    ok("set(1, [2]).len()", "2");
+    ok("list(range(2), 3)", "[0,1,3]");
+}
+
+#[test]
+fn contexts_and_functions() {
+    ok("let(x => 1) -> [$x, let(x => 2) -> $x, $x]", "[1,2,1]");
+    ok("def(f, $1 + $2) -> f(3, 4)", "7");
+    ok("[1, 2].unpack(a, b) -> $a + $b", "3");
+    ok("let(f => lambda($1 + $2)) -> $f(1, 2)", "3");
+    ok("call(len, [[1,2]], {})", "2");
+    err("substring('abc', 1)", ErrorKind::NoFunction);
+    err("2.abs()", ErrorKind::NoMethod);
+    err("let(a + 1 => 2)", ErrorKind::MappingTranslation);
+}
+
+#[test]
+fn datetimes() {
+    ok(
+        "datetime(2015, 8, 29)",
+        r#"{"$datetime":"2015-08-29T00:00:00+00:00"}"#,
+    );
+    ok("datetime('2008-09-03T20:56:35.450686+03:00').hour", "20");
+    ok("timespan(hours => 1) / timespan(minutes => 30)", "2.0");
+    ok("str(timespan(days => 1))", r#""1 day, 0:00:00""#);
+    err("timespan(hours => 1.5)", ErrorKind::NoMatchingFunction);
+}
+
+#[test]
+fn legacy_mode() {
+    let e = Engine::new(EngineOptions {
+        legacy: true,
+        legacy_context: true,
+        yaql: Options {
+            convert_tuples_to_lists: false,
+            iterable_dicts: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    assert_eq!(
+        run_with(&e, "a => b => c", "null").unwrap(),
+        r#"["a","b","c"]"#
+    );
+    assert_eq!(run_with(&e, "[1,2,3][$ > 1]", "null").unwrap(), "[2,3]");
+    assert_eq!(run_with(&e, "range(2).take(3)", "null").unwrap(), "[2,3,4]");
+    assert_eq!(run_with(&e, "{a=>1}.x", "null").unwrap(), "null");
+    assert_eq!(
+        run_with(&e, "[1, 2].as(sum($) => a).select($ * $a)", "null").unwrap(),
+        "[3,6]"
+    );
+}
+
+#[test]
+fn limits() {
+    let e = Engine::new(EngineOptions {
+        yaql: Options {
+            limit_iterators: 3,
+            max_depth: 200,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    assert_eq!(
+        run_with(&e, "range(10).take(3)", "null").unwrap(),
+        "[0,1,2]"
+    );
+    assert_eq!(
+        run_with(&e, "range(10).take(5).len()", "null"),
+        Err(ErrorKind::CollectionTooLarge)
+    );
+    assert_eq!(
+        run_with(&e, "list(sequence())", "null"),
+        Err(ErrorKind::CollectionTooLarge)
+    );
+    assert_eq!(
+        run_with(&e, "def(f, f($)) -> f(1)", "null"),
+        Err(ErrorKind::Recursion)
+    );
+    let t = Engine::new(EngineOptions {
+        yaql: Options {
+            timeout: Some(std::time::Duration::from_millis(50)),
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    assert_eq!(
+        run_with(&t, "sequence().len()", "null"),
+        Err(ErrorKind::Timeout)
+    );
+}
+
+#[test]
+fn safe_format_is_opt_in() {
+    err("format('{0}', 1)", ErrorKind::NoFunction);
+    let e = Engine::new(EngineOptions {
+        format: true,
+        ..Default::default()
+    });
+    let v = e.eval_str(
+        "'{0:>5}|{name}|{1:.2f}'.format(42, 3.14159, name => x)",
+        Value::Null,
+    );
+    assert_eq!(v.unwrap(), Value::from("   42|x|3.14"));
+    assert!(e
+        .eval_str("'{0.__class__}'.format(1)", Value::Null)
+        .is_err());
+}
