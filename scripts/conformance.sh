@@ -10,7 +10,7 @@ if [ ! -d "$shared" ]; then
     exit 0
 fi
 cargo build --release --quiet
-bin=target/release/vetro
+bin="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/vetro"
 export bin shared
 status=0
 out=$(mktemp -d)
