@@ -1,6 +1,9 @@
 //! MuranoPL for vetro: packages, class files, the workflow executor, the object
 //! model and the core library.
 
+pub mod batch;
 pub mod check;
+pub mod core;
 pub mod package;
+pub mod runtime;
 pub mod syntax;

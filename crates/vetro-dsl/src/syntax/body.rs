@@ -12,7 +12,7 @@ pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
     /// Source text of the statement for stack frames (`block construct` for blocks).
-    pub text: String,
+    pub text: std::sync::Arc<str>,
 }
 
 #[derive(Clone, Debug)]
@@ -113,7 +113,11 @@ pub fn compile_block(d: &Data, at: Span) -> Result<Block, SyntaxError> {
 }
 
 fn stmt(kind: StmtKind, span: Span, text: String) -> Stmt {
-    Stmt { kind, span, text }
+    Stmt {
+        kind,
+        span,
+        text: text.into(),
+    }
 }
 
 /// Compile one statement.

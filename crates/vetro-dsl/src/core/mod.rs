@@ -1,0 +1,344 @@
+//! vetro's `io.murano` core library: MuranoPL declarations (core.yaml) plus
+//! the native method implementations, and the conformance-mode native classes.
+
+use crate::package::Package;
+use crate::runtime::call::CallKind;
+use crate::runtime::types::*;
+use crate::runtime::Rt;
+use crate::syntax::class::{defines_class, read_class, read_namespaces, DocContext};
+use crate::syntax::data::{DataReader, PathSeg};
+use crate::syntax::Namespaces;
+use std::rc::Rc;
+use std::sync::Arc;
+use vetro_diag::SourceMap;
+use vetro_yaml::LoadOptions;
+use vetro_yaql::Value;
+
+const CORE_YAML: &str = include_str!("core.yaml");
+
+/// Native methods without a YAML declaration (need dispatchers).
+pub const NATIVE_METHOD_NAMES: &[&str] = &["staticPythonMethod", "classmethodPythonMethod"];
+pub const NATIVE_EXTENSION_NAMES: &[&str] = &["pythonExtension", "pythonExtension2"];
+
+/// The core library as a package named `io.murano`.
+pub fn core_package(sources: &mut SourceMap) -> Package {
+    let mut pkg = Package {
+        name: "io.murano".into(),
+        version: "0.0.0".into(),
+        format: "1.4".into(),
+        ..Default::default()
+    };
+    let file = sources.add("<core>/core.yaml", CORE_YAML);
+    let docs = match vetro_yaml::load_str(sources, file, &LoadOptions::default()) {
+        Ok(d) => d,
+        Err(e) => {
+            pkg.problems.extend(e);
+            return pkg;
+        }
+    };
+    let mut ns = Arc::new(Namespaces::default());
+    let mut reader = DataReader::new();
+    for (i, node) in docs.iter().enumerate() {
+        let Ok(doc) = reader.read(node, &mut vec![PathSeg::Index(i)]) else {
+            continue;
+        };
+        if let Some(n) = read_namespaces(&doc) {
+            ns = Arc::new(n);
+        }
+        if !defines_class(&doc) {
+            continue;
+        }
+        let ctx = DocContext {
+            namespaces: ns.clone(),
+            default_name: None,
+            file,
+            file_name: "<core>/core.yaml",
+            test_methods_public: false,
+        };
+        if let Ok(rc) = read_class(&doc, &ctx) {
+            pkg.classes
+                .insert(rc.class.name.clone(), Arc::new(rc.class));
+        }
+    }
+    pkg
+}
+
+pub fn has_native_extension(class: &str, name: &str) -> bool {
+    class == "extcls.Extender" && NATIVE_EXTENSION_NAMES.contains(&name)
+}
+
+fn arg<'a>(
+    args: &'a [Value],
+    kwargs: &'a [(String, Value)],
+    i: usize,
+    name: &str,
+) -> Option<&'a Value> {
+    args.get(i)
+        .or_else(|| kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v))
+}
+
+fn int_arg(args: &[Value], kwargs: &[(String, Value)], i: usize, name: &str) -> Result<i64, Exc> {
+    match arg(args, kwargs, i, name) {
+        Some(Value::Int(n)) => Ok(*n),
+        Some(Value::Str(s)) => s
+            .trim()
+            .parse()
+            .map_err(|_| Exc::contract(format!("Value {s} violates int() contract"))),
+        _ => Err(Exc::contract("Value violates int() contract")),
+    }
+}
+
+/// A native method of `decl`, if it has one.
+pub fn native_method(
+    rt: &Rt,
+    decl: &Rc<Class>,
+    this: &Value,
+    recv: &Value,
+    name: &str,
+    args: &[Value],
+    kwargs: &[(String, Value)],
+) -> Option<Result<Value, Exc>> {
+    let on_class = as_type(recv).is_some();
+    Some(match (decl.name.as_str(), name) {
+        ("io.murano.Object", "setAttr") => (|| {
+            let o = object_of(this)?;
+            let key = arg(args, kwargs, 0, "name")
+                .map(Value::py_str)
+                .unwrap_or_default();
+            let value = arg(args, kwargs, 1, "value")
+                .cloned()
+                .unwrap_or(Value::Null);
+            let mut attrs = rt.attributes.borrow_mut();
+            attrs.retain(|(i, _, n, _)| !(i == &o.id && n == &key));
+            attrs.push((o.id.clone(), o.class.name.clone(), key, value));
+            Ok(Value::Null)
+        })(),
+        ("io.murano.Object", "getAttr") => (|| {
+            let o = object_of(this)?;
+            let key = arg(args, kwargs, 0, "name")
+                .map(Value::py_str)
+                .unwrap_or_default();
+            let default = arg(args, kwargs, 1, "default")
+                .cloned()
+                .unwrap_or(Value::Null);
+            Ok(rt
+                .attributes
+                .borrow()
+                .iter()
+                .find(|(i, _, n, _)| i == &o.id && n == &key)
+                .map(|(_, _, _, v)| v.clone())
+                .unwrap_or(default))
+        })(),
+        ("io.murano.system.GC", "collect") => {
+            let mut roots: Vec<Rc<Object>> = rt.root.borrow().iter().cloned().collect();
+            roots.extend(rt.live_receivers());
+            rt.collect_garbage(&roots);
+            Ok(Value::Null)
+        }
+        ("io.murano.system.GC", "isDoomed") | ("io.murano.system.GC", "isDestroyed") => {
+            match arg(args, kwargs, 0, "object").and_then(as_object) {
+                Some((o, _)) => Ok(Value::Bool(o.destroyed.get())),
+                None => Ok(Value::Bool(false)),
+            }
+        }
+        ("io.murano.system.GC", "subscribeDestruction") => (|| {
+            let p = object_of(arg(args, kwargs, 0, "publisher").unwrap_or(&Value::Null))?;
+            let s = object_of(arg(args, kwargs, 1, "subscriber").unwrap_or(&Value::Null))?;
+            let h = arg(args, kwargs, 2, "handler")
+                .filter(|v| !v.is_null())
+                .map(Value::py_str);
+            let mut subs = p.subscribers.borrow_mut();
+            if !subs.iter().any(|(x, hh)| Rc::ptr_eq(x, &s) && *hh == h) {
+                subs.push((s, h));
+            }
+            Ok(Value::Null)
+        })(),
+        ("io.murano.system.GC", "unsubscribeDestruction") => (|| {
+            let p = object_of(arg(args, kwargs, 0, "publisher").unwrap_or(&Value::Null))?;
+            let s = object_of(arg(args, kwargs, 1, "subscriber").unwrap_or(&Value::Null))?;
+            let h = arg(args, kwargs, 2, "handler")
+                .filter(|v| !v.is_null())
+                .map(Value::py_str);
+            p.subscribers
+                .borrow_mut()
+                .retain(|(x, hh)| !(Rc::ptr_eq(x, &s) && *hh == h));
+            Ok(Value::Null)
+        })(),
+        ("io.murano.system.Logger", _) => Ok(Value::Null),
+        ("io.murano.system.AgentListener", _) => Err(Exc::native(
+            "murano.engine.system.agent_listener",
+            "AgentListenerException",
+            "Agent listener is disabled",
+        )),
+        ("io.murano.system.StatusReporter", _) => Ok(Value::Null),
+        ("io.murano.Exception", "toString") => (|| {
+            let o = object_of(this)?;
+            let p = o.props.borrow();
+            let n = p.get("name").map(Value::py_str).unwrap_or_default();
+            let m = p.get("message").map(Value::py_str).unwrap_or_default();
+            Ok(Value::str(&format!("{n}: {m}")))
+        })(),
+        ("io.murano.StackTrace", "toString") => (|| {
+            let o = object_of(this)?;
+            let prefix = arg(args, kwargs, 0, "prefix")
+                .map(Value::py_str)
+                .unwrap_or_default();
+            let frames = o
+                .props
+                .borrow()
+                .get("frames")
+                .cloned()
+                .unwrap_or(Value::Null);
+            let mut out = Vec::new();
+            for f in rt.items(&frames)? {
+                if let Value::Dict(d) = f {
+                    let g = |k: &str| d.get(&Value::str(k)).cloned().unwrap_or(Value::Null);
+                    let loc = g("location");
+                    let (file, line, col) = match &loc {
+                        Value::Dict(l) => (
+                            l.get(&Value::str("file"))
+                                .map(Value::py_str)
+                                .unwrap_or_default(),
+                            l.get(&Value::str("line"))
+                                .map(Value::py_str)
+                                .unwrap_or_default(),
+                            l.get(&Value::str("column"))
+                                .map(Value::py_str)
+                                .unwrap_or_default(),
+                        ),
+                        _ => Default::default(),
+                    };
+                    out.push(format!(
+                        "{prefix}File \"{file}\", line {line}:{col} in method {} of type {}\n{prefix}    {}",
+                        g("methodName").py_str(),
+                        g("typeName").py_str(),
+                        g("instruction").py_str()
+                    ));
+                }
+            }
+            Ok(Value::str(&out.join("\n")))
+        })(),
+        ("extcls.Extender", "pythonExtension") if rt.conformance.enabled => {
+            int_arg(args, kwargs, 0, "arg").map(|n| Value::Int(n * n))
+        }
+        ("extcls.Extender", "pythonExtension2") if rt.conformance.enabled => {
+            int_arg(args, kwargs, 0, "arg").map(|n| Value::Int(2 * n))
+        }
+        ("test.TestStatics", "staticPythonMethod") if rt.conformance.enabled => {
+            int_arg(args, kwargs, 0, "arg")
+                .map(|n| Value::Int(if on_class { 7 * n } else { 3 * n }))
+        }
+        ("test.TestStatics", "classmethodPythonMethod") if rt.conformance.enabled => {
+            let a = arg(args, kwargs, 0, "arg")
+                .map(Value::py_str)
+                .unwrap_or_default();
+            Ok(Value::str(&format!(
+                "{}{a}",
+                if on_class {
+                    "PythonClass"
+                } else {
+                    "PYTHONCLASS"
+                }
+            )))
+        }
+        _ => return None,
+    })
+}
+
+fn object_of(v: &Value) -> Result<Rc<Object>, Exc> {
+    as_object(v)
+        .map(|(o, _)| o)
+        .ok_or_else(|| Exc::native("", "ValueError", "object expected"))
+}
+
+impl Rt {
+    /// Objects that running frames hold as receivers (GC roots).
+    pub fn live_receivers(&self) -> Vec<Rc<Object>> {
+        self.frames_objects.borrow().clone()
+    }
+
+    /// `dump(obj, serializationType)`.
+    pub fn dump(&self, v: &Value, _kind: &str) -> Value {
+        let j = self.encode(v);
+        match as_object(v) {
+            Some((o, _)) => {
+                let saved = self.root.borrow().clone();
+                *self.root.borrow_mut() = Some(o);
+                let m = self.serialize_model();
+                *self.root.borrow_mut() = saved;
+                let mut objects = m.get("ObjectsCopy").cloned().unwrap_or_default();
+                strip_header(&mut objects);
+                self.decode(&objects)
+            }
+            None => self.decode(&j),
+        }
+    }
+
+    /// The `io.murano.Exception` object a `Catch ... As` binds.
+    pub fn exception_object(&self, e: &Exc, name: &str) -> Result<Value, Exc> {
+        let class = self.class("io.murano.Exception")?;
+        let st_class = self.class("io.murano.StackTrace")?;
+        let frames: Vec<Value> = e
+            .frames()
+            .iter()
+            .map(|f| {
+                let mut loc = vetro_yaql::value::Dict::new();
+                loc.insert(Value::str("file"), Value::str(&f.file));
+                loc.insert(Value::str("line"), Value::Int(f.line as i64));
+                loc.insert(Value::str("column"), Value::Int(f.column as i64));
+                let mut d = vetro_yaql::value::Dict::new();
+                d.insert(Value::str("instruction"), Value::str(&f.instruction));
+                d.insert(Value::str("location"), Value::dict(loc));
+                d.insert(Value::str("methodName"), Value::str(&f.method));
+                d.insert(Value::str("typeName"), Value::str(&f.class));
+                Value::dict(d)
+            })
+            .collect();
+        let st = Object::new(self.gen_id(), st_class, None);
+        st.initialized.set(true);
+        st.props
+            .borrow_mut()
+            .insert("frames".into(), Value::list(frames));
+        let obj = Object::new(self.gen_id(), class, None);
+        obj.initialized.set(true);
+        {
+            let mut p = obj.props.borrow_mut();
+            p.insert("name".into(), Value::str(name));
+            p.insert("message".into(), Value::str(&e.message()));
+            p.insert(
+                "extra".into(),
+                match e {
+                    Exc::Mpl(m) => m.extra.clone(),
+                    _ => Value::dict(Default::default()),
+                },
+            );
+            p.insert("stackTrace".into(), st.value());
+            p.insert("nativeException".into(), Value::Null);
+            p.insert("cause".into(), Value::Null);
+        }
+        self.exc_objects
+            .borrow_mut()
+            .insert(obj.id.clone(), e.clone());
+        Ok(obj.value())
+    }
+
+    pub fn exc_of_object(&self, v: &Value) -> Option<Exc> {
+        let (o, _) = as_object(v)?;
+        self.exc_objects.borrow().get(&o.id).cloned()
+    }
+}
+
+fn strip_header(j: &mut serde_json::Value) {
+    let _ = j;
+}
+
+/// Call helper used by the batch protocol and the CLI.
+pub fn call_external(
+    rt: &Rt,
+    recv: &Value,
+    method: &str,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+) -> Result<Value, Exc> {
+    rt.call_method(recv, method, args, kwargs, CallKind::External)
+}

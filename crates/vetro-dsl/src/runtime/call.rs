@@ -1,0 +1,281 @@
+//! Method resolution, argument binding and invocation.
+
+use super::exec::Flow;
+use super::types::*;
+use super::{Rt, StackEntry};
+use crate::syntax::{ArgUsage, MethodDef, MethodUsage};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use vetro_yaql::Value;
+
+/// How a call reached the method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallKind {
+    /// From outside the engine (batch `call`, actions).
+    External,
+    /// `$obj.m()` in an expression.
+    Expression,
+    /// `value.ext()` for an extension method.
+    Extension,
+}
+
+const MAX_DEPTH: usize = 300;
+
+impl Rt {
+    /// Call `name` on an object or type value.
+    pub fn call_method(
+        &self,
+        recv: &Value,
+        name: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        kind: CallKind,
+    ) -> Result<Value, Exc> {
+        let (obj, start) = if let Some((o, cast)) = as_object(recv) {
+            let c = cast.unwrap_or_else(|| o.class.clone());
+            (Some(o), c)
+        } else if let Some(c) = as_type(recv) {
+            (None, c)
+        } else {
+            return Err(Exc::native(
+                super::types::YAQL_EXC,
+                "NoMethodRegisteredException",
+                format!("Method \"{name}\" is not found"),
+            ));
+        };
+        if let Some(o) = &obj {
+            if o.destroyed.get() {
+                return Err(Exc::dsl(
+                    "ObjectDestroyedError",
+                    format!("Object {} is already destroyed", o.id),
+                ));
+            }
+        }
+        let cands = start.find_methods(name);
+        if cands.is_empty() {
+            if let Some(r) = self.call_native_only(&start, obj.as_ref(), name, &args, &kwargs) {
+                return r;
+            }
+            return Err(match kind {
+                CallKind::External => Exc::dsl(
+                    "NoMethodFound",
+                    format!("Method \"{name}\" is not found in class {}", start.name),
+                ),
+                _ => Exc::native(
+                    YAQL_EXC,
+                    "NoMethodRegisteredException",
+                    format!("Method \"{name}\" is not found"),
+                ),
+            });
+        }
+        if cands.len() > 1 {
+            return Err(match kind {
+                CallKind::External => Exc::dsl(
+                    "AmbiguousMethodName",
+                    format!("Ambiguous method name {name}"),
+                ),
+                _ => Exc::native("", "RuntimeError", "No active exception to reraise"),
+            });
+        }
+        let (decl, m) = cands.into_iter().next().expect("one candidate");
+        if m.usage == MethodUsage::Extension && obj.is_some() && kind != CallKind::Extension {
+            return Err(Exc::native(
+                YAQL_EXC,
+                "NoMatchingMethodException",
+                format!("Extension method {name} called as an instance method"),
+            ));
+        }
+        let this = if m.is_static() {
+            match &obj {
+                Some(o) if kind == CallKind::Extension => {
+                    let _ = o;
+                    decl.type_value()
+                }
+                _ => decl.type_value(),
+            }
+        } else {
+            match &obj {
+                Some(o) => o.value(),
+                None => {
+                    return Err(Exc::dsl(
+                        "DslInvalidOperationError",
+                        format!("Instance method {name} called on a class"),
+                    ))
+                }
+            }
+        };
+        if let Some(r) = self.call_native(&decl, &this, recv, name, &args, &kwargs) {
+            return r;
+        }
+        self.invoke(&decl, &m, this, obj, args, kwargs)
+    }
+
+    /// Run a resolved MuranoPL method.
+    pub fn invoke(
+        &self,
+        decl: &Rc<Class>,
+        m: &MethodDef,
+        this: Value,
+        obj: Option<Rc<Object>>,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<Value, Exc> {
+        if self.depth.get() > MAX_DEPTH {
+            return Err(Exc::native(
+                "",
+                "RecursionError",
+                "maximum recursion depth exceeded",
+            ));
+        }
+        let ctx = self.frame_context(decl, &this, &m.name);
+        let no_match = || {
+            Exc::native(
+                YAQL_EXC,
+                "NoMatchingMethodException",
+                format!(
+                    "No method \"{}\" for receiver {} matches supplied arguments",
+                    m.name, decl.name
+                ),
+            )
+        };
+        let std_args: Vec<_> = m
+            .args
+            .iter()
+            .filter(|a| a.usage == ArgUsage::Standard)
+            .collect();
+        let varargs = m.args.iter().find(|a| a.usage == ArgUsage::VarArgs);
+        let kwarg = m.args.iter().find(|a| a.usage == ArgUsage::KwArgs);
+        let mut values: Vec<Option<Value>> = vec![None; std_args.len()];
+        let mut rest = Vec::new();
+        for (i, v) in args.into_iter().enumerate() {
+            if i < std_args.len() {
+                values[i] = Some(v);
+            } else if varargs.is_some() {
+                rest.push(v);
+            } else {
+                return Err(no_match());
+            }
+        }
+        let mut kw = vetro_yaql::value::Dict::new();
+        for (k, v) in kwargs {
+            match std_args.iter().position(|a| a.name == k) {
+                Some(i) if values[i].is_none() => values[i] = Some(v),
+                Some(_) => return Err(no_match()),
+                None if kwarg.is_some() => {
+                    kw.insert(Value::str(&k), v);
+                }
+                None => return Err(no_match()),
+            }
+        }
+        let label = |a: &str| format!("{}::{}({a})", decl.name, m.name);
+        for (i, a) in std_args.iter().enumerate() {
+            let v = match values[i].take() {
+                Some(v) => v,
+                None => match &a.default {
+                    Some(d) => self.eval_data(d, &ctx)?,
+                    None => return Err(no_match()),
+                },
+            };
+            let v = match &a.contract {
+                Some(c) => self.check_contract(c, v, decl, obj.as_ref(), &label(&a.name))?,
+                None => v,
+            };
+            ctx.set(&a.name, v);
+        }
+        if let Some(va) = varargs {
+            let mut items = Vec::with_capacity(rest.len());
+            for v in rest {
+                items.push(match &va.contract {
+                    Some(c) => self.check_contract(c, v, decl, obj.as_ref(), &label(&va.name))?,
+                    None => v,
+                });
+            }
+            ctx.set(&va.name, Value::list(items));
+        }
+        if let Some(ka) = kwarg {
+            let mut out = vetro_yaql::value::Dict::new();
+            for (k, v) in kw {
+                let v = match &ka.contract {
+                    Some(c) => self.check_contract(c, v, decl, obj.as_ref(), &label(&ka.name))?,
+                    None => v,
+                };
+                out.insert(k, v);
+            }
+            ctx.set(&ka.name, Value::dict(out));
+        }
+        self.stack.borrow_mut().push(StackEntry {
+            class: decl.name.clone(),
+            method: m.name.clone(),
+            file: decl.def.file_name.clone(),
+            line: Cell::new(m.span.line),
+            col: Cell::new(m.span.col),
+            instr: RefCell::new("".into()),
+        });
+        self.depth.set(self.depth.get() + 1);
+        if let Some(o) = &obj {
+            self.frames_objects.borrow_mut().push(o.clone());
+        }
+        let r = self.exec_method_body(&m.body, &ctx, decl);
+        if obj.is_some() {
+            self.frames_objects.borrow_mut().pop();
+        }
+        self.depth.set(self.depth.get() - 1);
+        self.stack.borrow_mut().pop();
+        let v = match r? {
+            Flow::Return(v) => v,
+            Flow::Next => Value::Null,
+            Flow::Break | Flow::Continue => {
+                return Err(Exc::dsl(
+                    "DslInvalidOperationError",
+                    "Break cannot be used on method level",
+                ))
+            }
+        };
+        match &m.returns {
+            Some(c) => self.check_contract(
+                c,
+                v,
+                decl,
+                obj.as_ref(),
+                &format!("{}::{}()", decl.name, m.name),
+            ),
+            None => Ok(v),
+        }
+    }
+
+    /// Native methods of core-library and conformance classes.
+    fn call_native(
+        &self,
+        decl: &Rc<Class>,
+        this: &Value,
+        recv: &Value,
+        name: &str,
+        args: &[Value],
+        kwargs: &[(String, Value)],
+    ) -> Option<Result<Value, Exc>> {
+        crate::core::native_method(self, decl, this, recv, name, args, kwargs)
+    }
+
+    /// A native method that has no YAML declaration.
+    fn call_native_only(
+        &self,
+        start: &Rc<Class>,
+        obj: Option<&Rc<Object>>,
+        name: &str,
+        args: &[Value],
+        kwargs: &[(String, Value)],
+    ) -> Option<Result<Value, Exc>> {
+        let recv = match obj {
+            Some(o) => o.value(),
+            None => start.type_value(),
+        };
+        for c in start.mro() {
+            let this = recv.clone();
+            if let Some(r) = crate::core::native_method(self, &c, &this, &recv, name, args, kwargs)
+            {
+                return Some(r);
+            }
+        }
+        None
+    }
+}

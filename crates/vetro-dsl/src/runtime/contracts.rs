@@ -1,0 +1,419 @@
+//! Contracts: data shapes (lists, dicts, literals) and the contract functions
+//! (`int()`, `string()`, `class()`, `check()`, ...) evaluated with `$` = value.
+
+use super::types::*;
+use super::{FrameInfo, Rt, FRAME_VAR};
+use crate::syntax::data::Data;
+use std::rc::Rc;
+use vetro_yaql::{Args, Call, Form, FunctionDef, Value};
+
+const OWNER_VAR: &str = "#cowner";
+
+type ContractFn = dyn Fn(&Rt, &Call, Args) -> vetro_yaql::Result<Value>;
+
+impl Rt {
+    /// Check (and transform) `value` against a contract written in `class`.
+    pub fn check_contract(
+        &self,
+        spec: &Data,
+        value: Value,
+        class: &Rc<Class>,
+        owner: Option<&Rc<Object>>,
+        label: &str,
+    ) -> Result<Value, Exc> {
+        self.contract(spec, value, class, owner)
+            .map_err(|e| match e {
+                Exc::Native(n, f)
+                    if n.class == "ContractViolationException" && !n.message.starts_with('[') =>
+                {
+                    Exc::Native(
+                        Rc::new(NativeErr {
+                            class: n.class.clone(),
+                            qualified: n.qualified.clone(),
+                            message: format!("[{label}] {}", n.message),
+                        }),
+                        f,
+                    )
+                }
+                other => other,
+            })
+    }
+
+    fn contract(
+        &self,
+        spec: &Data,
+        value: Value,
+        class: &Rc<Class>,
+        owner: Option<&Rc<Object>>,
+    ) -> Result<Value, Exc> {
+        match spec {
+            Data::Null => Ok(value),
+            Data::Expr(e) => {
+                let ctx = self.contract_layer.child();
+                ctx.set("1", value);
+                let this = match owner {
+                    Some(o) => o.value(),
+                    None => class.type_value(),
+                };
+                ctx.set(
+                    FRAME_VAR,
+                    Value::Object(Rc::new(FrameInfo {
+                        class: class.clone(),
+                        this: this.clone(),
+                        method: String::new(),
+                    })),
+                );
+                if let Some(o) = owner {
+                    ctx.set(OWNER_VAR, o.value());
+                }
+                ctx.set("this", this);
+                self.eval_expr(e, &ctx)
+            }
+            Data::List(items, _) => self.list_contract(items, value, class, owner),
+            Data::Map(entries, _) => self.dict_contract(entries, value, class, owner),
+            literal => {
+                let want = self.eval_data(literal, &self.contract_layer)?;
+                if want == value {
+                    Ok(value)
+                } else {
+                    Err(Exc::contract(format!(
+                        "Value {} is not equal to {}",
+                        value.py_str(),
+                        want.py_str()
+                    )))
+                }
+            }
+        }
+    }
+
+    fn list_contract(
+        &self,
+        items: &[Data],
+        value: Value,
+        class: &Rc<Class>,
+        owner: Option<&Rc<Object>>,
+    ) -> Result<Value, Exc> {
+        let list: Vec<Value> = match &value {
+            Value::Null => Vec::new(),
+            Value::List(_) | Value::Set(_) | Value::Iter(_) => self.items(&value)?,
+            other => vec![other.clone()],
+        };
+        let mut specs: Vec<&Data> = items.iter().collect();
+        let mut counts = Vec::new();
+        while let Some(Data::Int(n)) = specs.last() {
+            counts.insert(0, *n);
+            specs.pop();
+        }
+        let len = list.len() as i64;
+        match counts.as_slice() {
+            [min] if len < *min => {
+                return Err(Exc::contract(format!(
+                    "Array length {len} must not be less than {min}"
+                )))
+            }
+            [min, max, ..] if len < *min || len > *max => {
+                return Err(Exc::contract(format!(
+                    "Array length {len} is not within [{min}..{max}] range"
+                )))
+            }
+            _ => {}
+        }
+        if specs.is_empty() {
+            return Ok(Value::list(list));
+        }
+        let mut out = Vec::with_capacity(list.len());
+        for (i, v) in list.into_iter().enumerate() {
+            let spec = specs[i.min(specs.len() - 1)];
+            out.push(self.contract(spec, v, class, owner)?);
+        }
+        Ok(Value::list(out))
+    }
+
+    fn dict_contract(
+        &self,
+        entries: &[(Data, Data)],
+        value: Value,
+        class: &Rc<Class>,
+        owner: Option<&Rc<Object>>,
+    ) -> Result<Value, Exc> {
+        let dict = match &value {
+            Value::Null => vetro_yaql::value::Dict::new(),
+            Value::Dict(d) => (**d).clone(),
+            other => {
+                return Err(Exc::contract(format!(
+                    "Value {} is not of a dictionary type",
+                    other.py_str()
+                )))
+            }
+        };
+        if entries.is_empty() {
+            return Ok(Value::dict(dict));
+        }
+        let exprs: Vec<&(Data, Data)> = entries
+            .iter()
+            .filter(|(k, _)| k.as_expr().is_some())
+            .collect();
+        if exprs.len() > 1 {
+            return Err(Exc::dsl(
+                "DslContractSyntaxError",
+                "Dictionary contract cannot have more than one expression key",
+            ));
+        }
+        let mut out = vetro_yaql::value::Dict::new();
+        let mut literal_keys = Vec::new();
+        for (k, spec) in entries {
+            if k.as_expr().is_some() {
+                continue;
+            }
+            let key = self.eval_data(k, &self.contract_layer)?;
+            let v = dict.get(&key).cloned().unwrap_or(Value::Null);
+            let v = self.contract(spec, v, class, owner)?;
+            literal_keys.push(key.clone());
+            out.insert(key, v);
+        }
+        if let Some((kspec, vspec)) = exprs.first() {
+            for (k, v) in &dict {
+                if literal_keys.contains(k) {
+                    continue;
+                }
+                let k2 = self.contract(kspec, k.clone(), class, owner)?;
+                let v2 = self.contract(vspec, v.clone(), class, owner)?;
+                out.insert(k2, v2);
+            }
+        }
+        Ok(Value::dict(out))
+    }
+}
+
+fn violation(rt: &Rt, msg: String) -> vetro_yaql::Error {
+    rt.smuggle(Exc::contract(msg))
+}
+
+fn owner_of(c: &Call) -> Option<Rc<Object>> {
+    c.ctx
+        .get(OWNER_VAR)
+        .and_then(|v| as_object(&v).map(|(o, _)| o))
+}
+
+/// Register the contract functions on the contract layer.
+pub fn register_contract_functions(rt: &Rc<Rt>) {
+    let layer = rt.contract_layer.clone();
+    let w = Rc::downgrade(rt);
+    let reg = |name: &str, sig: &str, f: Box<ContractFn>| {
+        let w = w.clone();
+        layer.register(FunctionDef::new(name, Form::Method, sig, move |c, a| {
+            let rt = w
+                .upgrade()
+                .ok_or_else(|| vetro_yaql::Error::value_err("engine gone"))?;
+            f(&rt, c, a)
+        }));
+    };
+    reg(
+        "int",
+        "value:any",
+        Box::new(|rt, _, a| {
+            let v = a.v(0);
+            Ok(match v {
+                Value::Null => Value::Null,
+                Value::Int(_) | Value::BigInt(_) => v.clone(),
+                Value::Bool(b) => Value::Int(*b as i64),
+                Value::Float(f) if f.is_finite() => Value::Int(f.trunc() as i64),
+                Value::Str(s) => match s.trim().parse::<i64>() {
+                    Ok(i) => Value::Int(i),
+                    Err(_) => {
+                        return Err(violation(
+                            rt,
+                            format!("Value {} violates int() contract", v.repr()),
+                        ))
+                    }
+                },
+                other => {
+                    return Err(violation(
+                        rt,
+                        format!("Value {} violates int() contract", other.repr()),
+                    ))
+                }
+            })
+        }),
+    );
+    reg(
+        "string",
+        "value:any",
+        Box::new(|rt, _, a| {
+            let v = a.v(0);
+            Ok(match v {
+                Value::Null => Value::Null,
+                Value::Str(_) => v.clone(),
+                Value::Int(_) | Value::BigInt(_) | Value::Bool(_) => Value::str(&v.py_str()),
+                other => {
+                    if let Some((o, _)) = as_object(other) {
+                        Value::str(&o.id)
+                    } else {
+                        return Err(violation(
+                            rt,
+                            format!("Value {} violates string() contract", other.repr()),
+                        ));
+                    }
+                }
+            })
+        }),
+    );
+    reg(
+        "bool",
+        "value:any",
+        Box::new(|_, _, a| {
+            let v = a.v(0);
+            Ok(if v.is_null() {
+                Value::Null
+            } else {
+                Value::Bool(v.truthy())
+            })
+        }),
+    );
+    reg(
+        "notNull",
+        "value:any",
+        Box::new(|rt, _, a| {
+            if a.v(0).is_null() {
+                Err(violation(
+                    rt,
+                    "null value violates notNull() contract".into(),
+                ))
+            } else {
+                Ok(a.v(0).clone())
+            }
+        }),
+    );
+    reg(
+        "check",
+        "value:any, predicate:Lambda, msg:any=null",
+        Box::new(|rt, _, a| {
+            let v = a.v(0).clone();
+            let ok = match a.lam(1) {
+                Some(l) => l.call1(v.clone())?.truthy(),
+                None => true,
+            };
+            if ok {
+                Ok(v)
+            } else {
+                let msg = match a.v(2) {
+                    Value::Null => format!("Value {} doesn't match predicate", v.py_str()),
+                    m => m.py_str(),
+                };
+                Err(violation(rt, msg))
+            }
+        }),
+    );
+    let class_fn = |template: bool| {
+        Box::new(
+            move |rt: &Rt, c: &Call, a: Args| -> vetro_yaql::Result<Value> {
+                let v = a.v(0).clone();
+                if v.is_null() {
+                    return Ok(Value::Null);
+                }
+                let Some((scope, _)) = Rt::frame_of(c.ctx) else {
+                    return Ok(v);
+                };
+                let want = rt.type_arg(&scope, a.v(1)).map_err(|e| rt.smuggle(e))?;
+                if template {
+                    return Ok(v);
+                }
+                let default = match a.v(2) {
+                    Value::Null => want.clone(),
+                    d => rt.type_arg(&scope, d).map_err(|e| rt.smuggle(e))?,
+                };
+                let obj = match &v {
+                    Value::Dict(_) => rt
+                        .load_object(&v, owner_of(c), &scope, Some(&default))
+                        .map_err(|e| rt.smuggle(e))?,
+                    Value::Str(id) => match rt.lookup_or_load(id, &scope) {
+                        Some(o) => o,
+                        None => {
+                            return Err(rt.smuggle(Exc::dsl(
+                                "NoObjectFoundError",
+                                format!("Object \"{id}\" is not found in object store"),
+                            )))
+                        }
+                    },
+                    other => match as_object(other) {
+                        Some((o, _)) => o,
+                        None => {
+                            return Err(violation(
+                                rt,
+                                format!("Value {} is not an object", other.py_str()),
+                            ))
+                        }
+                    },
+                };
+                if !obj.class.is_a(&want.name) {
+                    return Err(violation(
+                        rt,
+                        format!(
+                            "Object of type {} is not compatible with requested type {}",
+                            obj.class.name, want.name
+                        ),
+                    ));
+                }
+                Ok(obj.value())
+            },
+        )
+    };
+    reg(
+        "class",
+        "value:any, name:any, default:any=null, version:any=null",
+        class_fn(false),
+    );
+    reg(
+        "template",
+        "value:any, name:any, default:any=null, version:any=null, excludeProperties:any=null",
+        class_fn(true),
+    );
+    reg(
+        "owned",
+        "value:any",
+        Box::new(|rt, c, a| {
+            let v = a.v(0).clone();
+            if v.is_null() {
+                return Ok(v);
+            }
+            let owner = owner_of(c);
+            if let (Some((o, _)), Some(me)) = (as_object(&v), owner) {
+                let mut cur = o.owner.borrow().clone();
+                while let Some(p) = cur {
+                    if Rc::ptr_eq(&p, &me) {
+                        return Ok(v);
+                    }
+                    cur = p.owner.borrow().clone();
+                }
+            }
+            Err(violation(
+                rt,
+                format!("Object {} violates owned() contract", v.py_str()),
+            ))
+        }),
+    );
+    reg(
+        "notOwned",
+        "value:any",
+        Box::new(|rt, c, a| {
+            let v = a.v(0).clone();
+            if v.is_null() {
+                return Ok(v);
+            }
+            let owner = owner_of(c);
+            if let (Some((o, _)), Some(me)) = (as_object(&v), owner) {
+                let mut cur = o.owner.borrow().clone();
+                while let Some(p) = cur {
+                    if Rc::ptr_eq(&p, &me) {
+                        return Err(violation(
+                            rt,
+                            format!("Object {} violates notOwned() contract", v.py_str()),
+                        ));
+                    }
+                    cur = p.owner.borrow().clone();
+                }
+            }
+            Ok(v)
+        }),
+    );
+}

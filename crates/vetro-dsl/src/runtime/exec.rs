@@ -1,0 +1,501 @@
+//! The statement executor: expressions, assignments and block constructs.
+
+use super::types::*;
+use super::Rt;
+use crate::syntax::data::Data;
+use crate::syntax::{Block, Stmt, StmtKind};
+use std::rc::Rc;
+use vetro_yaql::parser::{Arg, Expr as Ast};
+use vetro_yaql::{Context, Value};
+
+/// How a statement ended.
+pub enum Flow {
+    Next,
+    Return(Value),
+    Break,
+    Continue,
+}
+
+/// Per-method executor state.
+struct Scope<'a> {
+    ctx: &'a Rc<Context>,
+    class: &'a Rc<Class>,
+    /// Exceptions being handled (innermost last), for `Rethrow`.
+    caught: Vec<Exc>,
+}
+
+/// One step of an assignment target path.
+enum Seg {
+    Key(String),
+    Index(Rc<Ast>),
+}
+
+impl Rt {
+    pub fn exec_method_body(
+        &self,
+        body: &Block,
+        ctx: &Rc<Context>,
+        class: &Rc<Class>,
+    ) -> Result<Flow, Exc> {
+        let mut scope = Scope {
+            ctx,
+            class,
+            caught: Vec::new(),
+        };
+        self.exec_block(body, &mut scope)
+    }
+
+    fn exec_block(&self, block: &Block, s: &mut Scope<'_>) -> Result<Flow, Exc> {
+        for stmt in block {
+            match self.exec_stmt(stmt, s)? {
+                Flow::Next => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    fn mark(&self, stmt: &Stmt) {
+        if let Some(top) = self.stack.borrow().last() {
+            top.line.set(stmt.span.line);
+            top.col.set(stmt.span.col);
+            *top.instr.borrow_mut() = stmt.text.clone();
+        }
+    }
+
+    fn exec_stmt(&self, stmt: &Stmt, s: &mut Scope<'_>) -> Result<Flow, Exc> {
+        self.mark(stmt);
+        let ctx = s.ctx;
+        match &stmt.kind {
+            StmtKind::Eval(d) => {
+                self.eval_data(d, ctx)?;
+                Ok(Flow::Next)
+            }
+            StmtKind::Assign { target, value } => {
+                let v = self.eval_data(value, ctx)?;
+                self.mark(stmt);
+                self.assign(&target.text, v, s)?;
+                Ok(Flow::Next)
+            }
+            StmtKind::Return(d) => Ok(Flow::Return(self.eval_data(d, ctx)?)),
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                if self.eval_data(cond, ctx)?.truthy() {
+                    self.exec_block(then, s)
+                } else if let Some(b) = otherwise {
+                    self.exec_block(b, s)
+                } else {
+                    Ok(Flow::Next)
+                }
+            }
+            StmtKind::While { cond, body } => {
+                while self.eval_expr(cond, ctx)?.truthy() {
+                    match self.exec_block(body, s)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        _ => {}
+                    }
+                }
+                Ok(Flow::Next)
+            }
+            StmtKind::For { var, source, body } => {
+                let coll = self.eval_data(source, ctx)?;
+                for item in self.items(&coll)? {
+                    ctx.set(var, item);
+                    match self.exec_block(body, s)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        _ => {}
+                    }
+                }
+                Ok(Flow::Next)
+            }
+            StmtKind::Repeat { count, body } => {
+                let n = self.eval_data(count, ctx)?.as_i64().unwrap_or(0);
+                for _ in 0..n.max(0) {
+                    match self.exec_block(body, s)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        _ => {}
+                    }
+                }
+                Ok(Flow::Next)
+            }
+            StmtKind::Break => Ok(Flow::Break),
+            StmtKind::Continue => Ok(Flow::Continue),
+            StmtKind::Match {
+                value,
+                cases,
+                default,
+            } => {
+                let v = self.eval_data(value, ctx)?;
+                for (k, b) in cases {
+                    if self.eval_data(k, ctx)? == v {
+                        return self.exec_block(b, s);
+                    }
+                }
+                match default {
+                    Some(b) => self.exec_block(b, s),
+                    None => Ok(Flow::Next),
+                }
+            }
+            StmtKind::Switch { cases, default } => {
+                let mut any = false;
+                for (k, b) in cases {
+                    if self.eval_data(k, ctx)?.truthy() {
+                        any = true;
+                        match self.exec_block(b, s)? {
+                            Flow::Next => {}
+                            other => return Ok(other),
+                        }
+                    }
+                }
+                match default {
+                    Some(b) if !any => self.exec_block(b, s),
+                    _ => Ok(Flow::Next),
+                }
+            }
+            StmtKind::Parallel { branches, limit } => {
+                if let Some(l) = limit {
+                    self.eval_data(l, ctx)?;
+                }
+                // Branches run one after the other: pure MuranoPL code between
+                // switch points is atomic, so every trace still appears.
+                let mut first_err = None;
+                for b in branches {
+                    if let Err(e) = self.exec_block(b, s) {
+                        first_err.get_or_insert(e);
+                    }
+                }
+                match first_err {
+                    Some(e) => Err(e),
+                    None => Ok(Flow::Next),
+                }
+            }
+            StmtKind::Do(b) => self.exec_block(b, s),
+            StmtKind::Throw {
+                names,
+                message,
+                extra,
+                cause,
+            } => Err(self.throw(names, message, extra, cause, s)?),
+            StmtKind::Try {
+                body,
+                catches,
+                otherwise,
+                finally,
+            } => {
+                let r = match self.exec_block(body, s) {
+                    Ok(Flow::Next) => match otherwise {
+                        Some(b) => self.exec_block(b, s),
+                        None => Ok(Flow::Next),
+                    },
+                    Ok(flow) => Ok(flow),
+                    Err(e) => self.handle(e, catches, s),
+                };
+                match finally {
+                    Some(f) => match self.exec_block(f, s)? {
+                        Flow::Next => r,
+                        other => Ok(other),
+                    },
+                    None => r,
+                }
+            }
+            StmtKind::Rethrow => match s.caught.last() {
+                Some(e) => Err(e.to_mpl()),
+                None => Err(Exc::dsl(
+                    "DslInvalidOperationError",
+                    "Rethrow must be inside Catch",
+                )),
+            },
+        }
+    }
+
+    fn handle(
+        &self,
+        e: Exc,
+        catches: &[crate::syntax::CatchClause],
+        s: &mut Scope<'_>,
+    ) -> Result<Flow, Exc> {
+        let names = e.names();
+        for c in catches {
+            let mut matched = None;
+            if c.with.is_empty() {
+                matched = names.first().cloned();
+            } else {
+                for w in &c.with {
+                    let raw = self.eval_data(w, s.ctx)?;
+                    let raw = raw.py_str();
+                    let full = s.class.def.namespaces.resolve(&raw).unwrap_or(raw);
+                    if names.contains(&full) {
+                        matched = Some(full);
+                        break;
+                    }
+                }
+            }
+            let Some(name) = matched else { continue };
+            if let Some(var) = &c.var {
+                let obj = self.exception_object(&e, &name)?;
+                s.ctx.set(var, obj);
+            }
+            s.caught.push(e.clone());
+            let r = self.exec_block(&c.body, s);
+            s.caught.pop();
+            return r;
+        }
+        Err(e)
+    }
+
+    fn throw(
+        &self,
+        names: &Data,
+        message: &Data,
+        extra: &Data,
+        cause: &Data,
+        s: &Scope<'_>,
+    ) -> Result<Exc, Exc> {
+        let raw = self.eval_data(names, s.ctx)?;
+        let list = match &raw {
+            Value::List(l) => l.iter().map(Value::py_str).collect(),
+            other => vec![other.py_str()],
+        };
+        let mut resolved = Vec::new();
+        for n in list {
+            resolved.push(s.class.def.namespaces.resolve(&n).unwrap_or(n));
+        }
+        let message = match self.eval_data(message, s.ctx)? {
+            Value::Null => String::new(),
+            v => v.py_str(),
+        };
+        let extra = match self.eval_data(extra, s.ctx)? {
+            Value::Null => Value::dict(Default::default()),
+            v => v,
+        };
+        let cause = match self.eval_data(cause, s.ctx)? {
+            Value::Null => None,
+            v => self.exc_of_object(&v),
+        };
+        Ok(Exc::Mpl(Rc::new(MplErr {
+            names: resolved,
+            message,
+            extra,
+            frames: self.frames(),
+            native: None,
+            cause,
+        })))
+    }
+
+    /// Items of a collection for `For` (dicts give their keys).
+    pub fn items(&self, v: &Value) -> Result<Vec<Value>, Exc> {
+        Ok(match v {
+            Value::Null => Vec::new(),
+            Value::List(l) => (**l).clone(),
+            Value::Dict(d) => d.keys().cloned().collect(),
+            Value::Set(s) => s.iter().cloned().collect(),
+            other => match vetro_yaql::iter::iterate(other, true) {
+                Some(mut it) => it.collect_vec().map_err(|e| self.unsmuggle(e))?,
+                None => vec![other.clone()],
+            },
+        })
+    }
+
+    // ----- assignments -----
+
+    fn assign(&self, target: &str, value: Value, s: &Scope<'_>) -> Result<(), Exc> {
+        let parsed = self.parse(target)?;
+        let mut segs = Vec::new();
+        let mut node: &Ast = &parsed.ast;
+        loop {
+            match node {
+                Ast::Dot { recv, rhs, .. } => match &**rhs {
+                    Ast::Keyword(k) => {
+                        segs.push(Seg::Key(k.to_string()));
+                        node = recv;
+                    }
+                    _ => return Err(invalid_lhs(target)),
+                },
+                Ast::Call { name, args } if &**name == "#indexer" && args.len() == 2 => {
+                    let (Arg::Pos(base), Arg::Pos(idx)) = (&args[0], &args[1]) else {
+                        return Err(invalid_lhs(target));
+                    };
+                    segs.push(Seg::Index(idx.clone()));
+                    node = base;
+                }
+                Ast::Wrap(inner) => node = inner,
+                _ => break,
+            }
+        }
+        segs.reverse();
+        let ctx = s.ctx;
+        if let Ast::Var(name) = node {
+            let name = name.to_string();
+            if segs.is_empty() {
+                if name == "1" || name == "this" {
+                    return Err(invalid_lhs(target));
+                }
+                ctx.set(&name, value);
+                return Ok(());
+            }
+            let base = ctx.get(&name).unwrap_or(Value::Null);
+            if is_object_like(&base) {
+                return self.assign_into_object(&base, &segs, value, s);
+            }
+            let new = self.set_path(base, &segs, value, s)?;
+            ctx.set(&name, new);
+            return Ok(());
+        }
+        let base = self
+            .yaql
+            .evaluate_in(
+                &vetro_yaql::Expression {
+                    source: Rc::from(target),
+                    ast: Rc::new(clone_ast(node)),
+                },
+                ctx,
+            )
+            .map_err(|e| self.unsmuggle(e))?;
+        if is_object_like(&base) && !segs.is_empty() {
+            return self.assign_into_object(&base, &segs, value, s);
+        }
+        Err(invalid_lhs(target))
+    }
+
+    fn seg_key(&self, seg: &Seg, s: &Scope<'_>) -> Result<Value, Exc> {
+        Ok(match seg {
+            Seg::Key(k) => Value::str(k),
+            Seg::Index(e) => vetro_yaql::eval::eval(e, s.ctx).map_err(|e| self.unsmuggle(e))?,
+        })
+    }
+
+    fn assign_into_object(
+        &self,
+        obj: &Value,
+        segs: &[Seg],
+        value: Value,
+        s: &Scope<'_>,
+    ) -> Result<(), Exc> {
+        let prop = match self.seg_key(&segs[0], s)? {
+            Value::Str(p) => p.to_string(),
+            other => other.py_str(),
+        };
+        if segs.len() == 1 {
+            return self.set_property(obj, &prop, value, Some(s.class), false);
+        }
+        let current = match self.get_property(obj, &prop, Some(s.class)) {
+            Ok(v) => v,
+            Err(Exc::Native(n, _)) if n.class == "UninitializedPropertyAccessError" => {
+                Value::dict(Default::default())
+            }
+            Err(e) => return Err(e),
+        };
+        if is_object_like(&current) {
+            return self.assign_into_object(&current, &segs[1..], value, s);
+        }
+        let new = self.set_path(current, &segs[1..], value, s)?;
+        self.set_property(obj, &prop, new, Some(s.class), false)
+    }
+
+    /// A copy of `base` with the value at `segs` replaced.
+    fn set_path(
+        &self,
+        base: Value,
+        segs: &[Seg],
+        value: Value,
+        s: &Scope<'_>,
+    ) -> Result<Value, Exc> {
+        let Some(first) = segs.first() else {
+            return Ok(value);
+        };
+        let key = self.seg_key(first, s)?;
+        match base {
+            Value::List(l) if key.as_i64().is_some() => {
+                let mut items = (*l).clone();
+                let i = key.as_i64().unwrap_or(0);
+                let len = items.len() as i64;
+                let idx = if i < 0 { i + len } else { i };
+                if idx < 0 || idx >= len {
+                    return Err(Exc::native("", "IndexError", "list index out of range"));
+                }
+                let cur = items[idx as usize].clone();
+                items[idx as usize] = self.set_path(cur, &segs[1..], value, s)?;
+                Ok(Value::list(items))
+            }
+            Value::Dict(d) => {
+                let mut m = (*d).clone();
+                let cur = m
+                    .get(&key)
+                    .cloned()
+                    .unwrap_or(Value::dict(Default::default()));
+                let new = self.set_path(cur, &segs[1..], value, s)?;
+                m.insert(key, new);
+                Ok(Value::dict(m))
+            }
+            Value::Null => {
+                let mut m = vetro_yaql::value::Dict::new();
+                let new = self.set_path(Value::dict(Default::default()), &segs[1..], value, s)?;
+                m.insert(key, new);
+                Ok(Value::dict(m))
+            }
+            other if is_object_like(&other) => {
+                self.assign_into_object(&other, segs, value, s)?;
+                Ok(other)
+            }
+            _ => Err(Exc::dsl(
+                "InvalidLhsTargetError",
+                "Invalid assignment target",
+            )),
+        }
+    }
+}
+
+fn is_object_like(v: &Value) -> bool {
+    as_object(v).is_some() || as_type(v).is_some()
+}
+
+fn invalid_lhs(target: &str) -> Exc {
+    Exc::dsl(
+        "InvalidLhsTargetError",
+        format!("Invalid assignment target {target}"),
+    )
+}
+
+/// The AST types are not `Clone`; rebuild the few node kinds a target base uses.
+fn clone_ast(e: &Ast) -> Ast {
+    match e {
+        Ast::Const(v) => Ast::Const(v.clone()),
+        Ast::Keyword(k) => Ast::Keyword(k.clone()),
+        Ast::Var(v) => Ast::Var(v.clone()),
+        Ast::Call { name, args } => Ast::Call {
+            name: name.clone(),
+            args: args.iter().map(clone_arg).collect(),
+        },
+        Ast::Method {
+            recv,
+            name,
+            args,
+            safe,
+        } => Ast::Method {
+            recv: Box::new(clone_ast(recv)),
+            name: name.clone(),
+            args: args.iter().map(clone_arg).collect(),
+            safe: *safe,
+        },
+        Ast::Dot { recv, rhs, safe } => Ast::Dot {
+            recv: Box::new(clone_ast(recv)),
+            rhs: rhs.clone(),
+            safe: *safe,
+        },
+        Ast::Wrap(inner) => Ast::Wrap(Box::new(clone_ast(inner))),
+    }
+}
+
+fn clone_arg(a: &Arg) -> Arg {
+    match a {
+        Arg::Pos(e) => Arg::Pos(e.clone()),
+        Arg::Omitted => Arg::Omitted,
+        Arg::Named(k, v) => Arg::Named(k.clone(), v.clone()),
+    }
+}

@@ -1,0 +1,513 @@
+//! Engine functions registered in the YAQL host layer: method dispatchers,
+//! property access, the `:` operator, `new()`, `id()`, `type()`, ... and the
+//! conformance-mode test functions.
+
+use super::call::CallKind;
+use super::types::*;
+use super::{Rt, CURRENT_NS};
+use crate::syntax::MethodUsage;
+use std::collections::BTreeSet;
+use std::rc::{Rc, Weak};
+use vetro_yaql::value::Dict;
+use vetro_yaql::{Args, Call, Form, FunctionDef, Value};
+
+type Body = dyn Fn(&Rt, &Call, Args) -> Result<Value, Exc>;
+
+struct Reg {
+    rt: Weak<Rt>,
+}
+
+impl Reg {
+    fn f(&self, name: &str, form: Form, sig: &str, body: Box<Body>) {
+        let w = self.rt.clone();
+        let rt = w.upgrade().expect("runtime alive");
+        rt.yaql
+            .register(FunctionDef::new(name, form, sig, move |c, a| {
+                let rt = w
+                    .upgrade()
+                    .ok_or_else(|| vetro_yaql::Error::value_err("engine gone"))?;
+                body(&rt, c, a).map_err(|e| rt.smuggle(e))
+            }));
+    }
+}
+
+fn kwargs_of(a: &Args) -> Vec<(String, Value)> {
+    a.kw.iter()
+        .map(|(k, v)| (k.to_string(), v.val().clone()))
+        .collect()
+}
+
+fn caller(c: &Call) -> Option<Rc<Class>> {
+    Rt::frame_of(c.ctx).map(|(cl, _)| cl)
+}
+
+fn scope(rt: &Rt, c: &Call) -> Result<Rc<Class>, Exc> {
+    match caller(c) {
+        Some(cl) => Ok(cl),
+        None => rt.class("io.murano.Object"),
+    }
+}
+
+fn object_arg(v: &Value) -> Result<Rc<Object>, Exc> {
+    as_object(v)
+        .map(|(o, _)| o)
+        .ok_or_else(|| Exc::native("", "ValueError", format!("{} is not an object", v.py_str())))
+}
+
+/// Find an extension method `name` visible from `scope` (its imports, itself).
+fn find_extension(rt: &Rt, scope: &Rc<Class>, name: &str) -> Option<Rc<Class>> {
+    let mut cands = Vec::new();
+    for imp in &scope.def.import {
+        if let Ok(c) = rt.resolve_type(scope, imp) {
+            cands.push(c);
+        }
+    }
+    cands.extend(scope.mro());
+    for c in cands {
+        if let Some(m) = c.def.methods.get(name) {
+            if m.usage == MethodUsage::Extension {
+                return Some(c);
+            }
+        }
+        if crate::core::has_native_extension(&c.name, name) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+fn call_extension(
+    rt: &Rt,
+    c: &Call,
+    name: &str,
+    recv: Value,
+    a: &Args,
+) -> Result<Option<Value>, Exc> {
+    let sc = scope(rt, c)?;
+    let Some(ext) = find_extension(rt, &sc, name) else {
+        return Ok(None);
+    };
+    let mut args = vec![recv];
+    args.extend(a.rest_values());
+    rt.call_method(
+        &ext.type_value(),
+        name,
+        args,
+        kwargs_of(a),
+        CallKind::Extension,
+    )
+    .map(Some)
+}
+
+pub fn register_all(rt: &Rc<Rt>) {
+    let r = Reg {
+        rt: Rc::downgrade(rt),
+    };
+    // Method dispatchers for every method name a loaded class defines.
+    let mut names = BTreeSet::new();
+    let mut ext_names = BTreeSet::new();
+    for (def, _) in rt.source.defs.values() {
+        for (n, m) in &def.methods {
+            names.insert(n.clone());
+            if m.usage == MethodUsage::Extension {
+                ext_names.insert(n.clone());
+            }
+        }
+    }
+    for n in crate::core::NATIVE_METHOD_NAMES {
+        names.insert(n.to_string());
+    }
+    for n in crate::core::NATIVE_EXTENSION_NAMES {
+        ext_names.insert(n.to_string());
+    }
+    let host = rt.yaql.host_context().clone();
+    for name in &names {
+        let lazy_clash = host
+            .candidates(name, true)
+            .iter()
+            .flatten()
+            .any(|f| f.params.iter().any(|p| p.ty.is_lazy()));
+        if lazy_clash {
+            continue;
+        }
+        let n = name.clone();
+        r.f(
+            name,
+            Form::Method,
+            "recv:HostObject, *args:any, **kwargs:any",
+            Box::new(move |rt, c, a| {
+                let recv = a.v(0).clone();
+                let r = rt.call_method(
+                    &recv,
+                    &n,
+                    a.rest_values(),
+                    kwargs_of(&a),
+                    CallKind::Expression,
+                );
+                match r {
+                    Err(Exc::Native(e, _)) if e.class == "NoMethodRegisteredException" => {
+                        match call_extension(rt, c, &n, recv, &a)? {
+                            Some(v) => Ok(v),
+                            None => Err(Exc::Native(e, Default::default())),
+                        }
+                    }
+                    other => other,
+                }
+            }),
+        );
+        if !host.has_function(name) {
+            let n = name.clone();
+            r.f(
+                name,
+                Form::Function,
+                "*args:any, **kwargs:any",
+                Box::new(move |rt, c, a| {
+                    let Some((_, this)) = Rt::frame_of(c.ctx) else {
+                        return Err(Exc::native(
+                            YAQL_EXC,
+                            "NoFunctionRegisteredException",
+                            format!("Unknown function \"{n}\""),
+                        ));
+                    };
+                    rt.call_method(
+                        &this,
+                        &n,
+                        a.rest_values(),
+                        kwargs_of(&a),
+                        CallKind::Expression,
+                    )
+                }),
+            );
+        }
+    }
+    for name in &ext_names {
+        let n = name.clone();
+        r.f(
+            name,
+            Form::Method,
+            "recv:any, *args:any, **kwargs:any",
+            Box::new(move |rt, c, a| {
+                let recv = a.v(0).clone();
+                match call_extension(rt, c, &n, recv, &a)? {
+                    Some(v) => Ok(v),
+                    None => Err(Exc::native(
+                        YAQL_EXC,
+                        "NoMethodRegisteredException",
+                        format!("Unknown method \"{n}\""),
+                    )),
+                }
+            }),
+        );
+    }
+
+    r.f(
+        "#operator_.",
+        Form::Function,
+        "obj:HostObject, name:Keyword",
+        Box::new(|rt, c, a| rt.get_property(a.v(0), a.str(1), caller(c).as_ref())),
+    );
+    let colon = |rt: &Rt, c: &Call, ns: &str, name: &str| -> Result<Value, Exc> {
+        let sc = scope(rt, c)?;
+        let full = if ns == CURRENT_NS {
+            format!(":{name}")
+        } else {
+            format!("{ns}:{name}")
+        };
+        Ok(rt.resolve_type(&sc, &full)?.type_value())
+    };
+    r.f(
+        "#operator_:",
+        Form::Function,
+        "ns:Keyword, name:Keyword",
+        Box::new(move |rt, c, a| colon(rt, c, a.str(0), a.str(1))),
+    );
+    r.f(
+        "#unary_operator_:",
+        Form::Function,
+        "name:Keyword",
+        Box::new(move |rt, c, a| colon(rt, c, CURRENT_NS, a.str(0))),
+    );
+    r.f(
+        "#operator_is",
+        Form::Function,
+        "obj:any, type:any",
+        Box::new(|rt, c, a| {
+            let Some((o, _)) = as_object(a.v(0)) else {
+                return Ok(Value::Bool(false));
+            };
+            let t = rt.type_arg(&*scope(rt, c)?, a.v(1))?;
+            Ok(Value::Bool(o.class.is_a(&t.name)))
+        }),
+    );
+
+    // Conformance-mode functions.
+    if rt.conformance.enabled {
+        r.f(
+            "trace",
+            Form::Function,
+            "value:any",
+            Box::new(|rt, _, a| {
+                rt.trace(a.v(0).clone());
+                Ok(Value::Null)
+            }),
+        );
+        r.f(
+            "yield",
+            Form::Function,
+            "",
+            Box::new(|rt, _, _| {
+                rt.trace(Value::str("yield"));
+                Ok(Value::Null)
+            }),
+        );
+        r.f(
+            "raisePythonException",
+            Form::Function,
+            "",
+            Box::new(|_, _, _| {
+                Err(Exc::native(
+                    "",
+                    "LookupError",
+                    "just random Python exception",
+                ))
+            }),
+        );
+        r.f(
+            "raiseException",
+            Form::Function,
+            "",
+            Box::new(|_, _, _| {
+                Err(Exc::native(
+                    "murano.tests.unit.dsl.test_execution",
+                    "CustomException",
+                    "",
+                ))
+            }),
+        );
+    }
+
+    r.f(
+        "new",
+        Form::Function,
+        "*args:any, **kwargs:any",
+        Box::new(new_fn),
+    );
+    r.f(
+        "id",
+        Form::Both,
+        "obj:HostObject",
+        Box::new(|_, _, a| Ok(Value::str(&object_arg(a.v(0))?.id))),
+    );
+    r.f(
+        "name",
+        Form::Both,
+        "obj:HostObject",
+        Box::new(|_, _, a| Ok(object_arg(a.v(0))?.name.borrow().clone())),
+    );
+    r.f(
+        "metadata",
+        Form::Both,
+        "obj:HostObject",
+        Box::new(|_, _, a| Ok(object_arg(a.v(0))?.metadata.borrow().clone())),
+    );
+    r.f(
+        "type",
+        Form::Both,
+        "obj:any",
+        Box::new(|rt, c, a| {
+            let v = a.v(0);
+            if v.is_null() {
+                return Ok(Value::Null);
+            }
+            if let Some((o, _)) = as_object(v) {
+                let legacy = caller(c).is_none_or(|cl| cl.pkg.format != "1.4");
+                return Ok(if legacy {
+                    Value::str(&o.class.name)
+                } else {
+                    o.class.type_value()
+                });
+            }
+            Ok(rt.type_arg(&*scope(rt, c)?, v)?.type_value())
+        }),
+    );
+    r.f(
+        "typeinfo",
+        Form::Both,
+        "obj:any",
+        Box::new(|rt, c, a| Ok(rt.type_arg(&*scope(rt, c)?, a.v(0))?.type_value())),
+    );
+    r.f(
+        "cast",
+        Form::Both,
+        "obj:HostObject, type:any, version:any=null",
+        Box::new(|rt, c, a| {
+            let o = object_arg(a.v(0))?;
+            let t = rt.type_arg(&*scope(rt, c)?, a.v(1))?;
+            match o.class.mro().into_iter().find(|x| x.name == t.name) {
+                Some(cl) => Ok(o.cast_value(cl)),
+                None => Err(Exc::dsl(
+                    "NoClassFound",
+                    format!("Cannot cast {} to {}", o.class.name, t.name),
+                )),
+            }
+        }),
+    );
+    let super_fn = |rt: &Rt, c: &Call, a: Args| -> Result<Value, Exc> {
+        let o = object_arg(a.v(0))?;
+        let sc = scope(rt, c)?;
+        let mut out = Vec::new();
+        for p in &sc.parents {
+            let v = o.cast_value(p.clone());
+            out.push(match a.lam(1) {
+                Some(l) => l.call1(v).map_err(|e| rt.unsmuggle(e))?,
+                None => v,
+            });
+        }
+        Ok(Value::list(out))
+    };
+    r.f(
+        "super",
+        Form::Both,
+        "obj:HostObject, expr:Lambda=null",
+        Box::new(super_fn),
+    );
+    r.f(
+        "psuper",
+        Form::Both,
+        "obj:HostObject, expr:Lambda=null",
+        Box::new(super_fn),
+    );
+    r.f(
+        "require",
+        Form::Both,
+        "value:any",
+        Box::new(|_, _, a| {
+            if a.v(0).is_null() {
+                Err(Exc::native("", "ValueError", "Required value is missing"))
+            } else {
+                Ok(a.v(0).clone())
+            }
+        }),
+    );
+    r.f(
+        "find",
+        Form::Both,
+        "obj:HostObject, type:any",
+        Box::new(|rt, c, a| {
+            let o = object_arg(a.v(0))?;
+            let t = rt.type_arg(&*scope(rt, c)?, a.v(1))?;
+            let mut cur = o.owner.borrow().clone();
+            while let Some(p) = cur {
+                if p.class.is_a(&t.name) {
+                    return Ok(p.value());
+                }
+                cur = p.owner.borrow().clone();
+            }
+            Ok(Value::Null)
+        }),
+    );
+    r.f(
+        "sleep",
+        Form::Function,
+        "seconds:any=0",
+        Box::new(|_, _, _| Ok(Value::Null)),
+    );
+    r.f(
+        "isObject",
+        Form::Function,
+        "value:any",
+        Box::new(|_, _, a| {
+            let v = a.v(0);
+            Ok(Value::Bool(as_object(v).is_some() || as_type(v).is_some()))
+        }),
+    );
+    r.f(
+        "call",
+        Form::Function,
+        "name:String, args:any, kwargs:any, receiver:HostObject",
+        Box::new(|rt, _, a| {
+            let args = rt.items(a.v(1))?;
+            let kwargs = match a.v(2) {
+                Value::Dict(d) => d.iter().map(|(k, v)| (k.py_str(), v.clone())).collect(),
+                _ => Vec::new(),
+            };
+            rt.call_method(a.v(3), a.str(0), args, kwargs, CallKind::Expression)
+        }),
+    );
+    r.f(
+        "logger",
+        Form::Function,
+        "name:any",
+        Box::new(|rt, _, a| {
+            let cls = rt.class("io.murano.system.Logger")?;
+            let mut props = Dict::new();
+            props.insert(Value::str("name"), a.v(0).clone());
+            Ok(rt.new_object(&cls, None, Value::Null, &props)?.value())
+        }),
+    );
+    r.f(
+        "randomName",
+        Form::Function,
+        "",
+        Box::new(|rt, _, _| Ok(Value::str(&rt.gen_id()[..12]))),
+    );
+    r.f(
+        "config",
+        Form::Function,
+        "*args:any",
+        Box::new(|_, _, _| Ok(Value::Null)),
+    );
+    r.f(
+        "dump",
+        Form::Both,
+        "obj:any, serializationType:String='Serializable', ignoreUpcasts:bool=true",
+        Box::new(|rt, _, a| Ok(rt.dump(a.v(0), a.str(1)))),
+    );
+}
+
+fn new_fn(rt: &Rt, c: &Call, a: Args) -> Result<Value, Exc> {
+    let sc = scope(rt, c)?;
+    let args = a.rest_values();
+    let kwargs = kwargs_of(&a);
+    let Some(first) = args.first() else {
+        return Err(Exc::native(
+            YAQL_EXC,
+            "NoMatchingFunctionException",
+            "new() needs a type",
+        ));
+    };
+    let owner_at = |i: usize| -> Result<Option<Rc<Object>>, Exc> {
+        match args.get(i) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => Ok(Some(object_arg(v)?)),
+        }
+    };
+    if let Value::Dict(d) = first {
+        // new(model, owner)
+        let mut model = (**d).clone();
+        if let Some(Value::Dict(h)) = model.get(&Value::str("?")).cloned() {
+            let mut h = (*h).clone();
+            h.shift_remove(&Value::str("id"));
+            model.insert(Value::str("?"), Value::dict(h));
+        }
+        let owner = match kwargs.iter().find(|(k, _)| k == "owner") {
+            Some((_, v)) if !v.is_null() => Some(object_arg(v)?),
+            _ => owner_at(1)?,
+        };
+        return Ok(rt
+            .load_object(&Value::dict(model), owner, &sc, None)?
+            .value());
+    }
+    let class = rt.type_arg(&sc, first)?;
+    let mut props = Dict::new();
+    let (owner, name) = if let Some(Value::Dict(p)) = args.get(1) {
+        props = (**p).clone();
+        (owner_at(2)?, args.get(3).cloned().unwrap_or(Value::Null))
+    } else {
+        (owner_at(1)?, args.get(2).cloned().unwrap_or(Value::Null))
+    };
+    for (k, v) in kwargs {
+        props.insert(Value::str(&k), v);
+    }
+    Ok(rt.new_object(&class, owner, name, &props)?.value())
+}

@@ -1,0 +1,502 @@
+//! The MuranoPL executor of one session: class registry, object store, YAQL
+//! integration, method calls, property access and the statement executor.
+
+pub mod call;
+pub mod contracts;
+pub mod exec;
+pub mod funcs;
+pub mod model;
+pub mod props;
+pub mod sysfuncs;
+pub mod types;
+
+use crate::syntax::data::{Data, Expr};
+use crate::syntax::ClassDef;
+use indexmap::IndexMap;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+use std::sync::Arc;
+use types::*;
+use vetro_yaql::{Context, Engine, EngineOptions, ErrorKind, HostObject, Value};
+
+/// Class definitions available to a session, with their packages.
+#[derive(Default, Clone)]
+pub struct ClassSource {
+    pub defs: HashMap<String, (Arc<ClassDef>, Rc<PkgInfo>)>,
+}
+
+impl ClassSource {
+    pub fn add_package(&mut self, pkg: &crate::package::Package) {
+        let info = Rc::new(PkgInfo {
+            name: pkg.name.clone(),
+            version: pkg.version.clone(),
+            format: pkg.format.clone(),
+        });
+        for (name, def) in &pkg.classes {
+            self.defs
+                .entry(name.clone())
+                .or_insert_with(|| (def.clone(), info.clone()));
+        }
+    }
+}
+
+/// Hidden frame information visible to host functions through the context.
+pub struct FrameInfo {
+    pub class: Rc<Class>,
+    pub this: Value,
+    pub method: String,
+}
+
+impl HostObject for FrameInfo {
+    fn type_name(&self) -> &str {
+        "#frame"
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// An active method call (for stack traces).
+pub struct StackEntry {
+    pub class: String,
+    pub method: String,
+    pub file: String,
+    pub line: Cell<u32>,
+    pub col: Cell<u32>,
+    pub instr: RefCell<Arc<str>>,
+}
+
+pub const FRAME_VAR: &str = "#frame";
+const SMUGGLE: &str = "\u{1}mpl:";
+
+/// Options of the conformance batch mode.
+#[derive(Clone, Debug, Default)]
+pub struct Conformance {
+    pub enabled: bool,
+    pub native_classes: Vec<String>,
+}
+
+/// One executor session.
+pub struct Rt {
+    pub me: Weak<Rt>,
+    pub yaql: Engine,
+    pub source: ClassSource,
+    pub classes: RefCell<HashMap<String, Rc<Class>>>,
+    pub store: RefCell<IndexMap<String, Rc<Object>>>,
+    pub traces: RefCell<Vec<Value>>,
+    pending: RefCell<HashMap<u64, Exc>>,
+    next_pending: Cell<u64>,
+    pub stack: RefCell<Vec<StackEntry>>,
+    pub config: serde_json::Value,
+    pub attributes: RefCell<Vec<(String, String, String, Value)>>,
+    pub root: RefCell<Option<Rc<Object>>>,
+    pub conformance: Conformance,
+    /// Whether the parser lacks a prefix `:` (then `:Name` is rewritten).
+    rewrite_colon: bool,
+    pub contract_layer: Rc<Context>,
+    pub depth: Cell<usize>,
+    pub id_seed: Cell<u64>,
+    /// Object models of the model being loaded, by id (references resolved on demand).
+    pub models: RefCell<HashMap<String, (Value, Option<String>)>>,
+    /// Exception objects bound by `Catch As`, to their exceptions.
+    pub exc_objects: RefCell<HashMap<String, Exc>>,
+    /// Receivers of running methods (GC roots).
+    pub frames_objects: RefCell<Vec<Rc<Object>>>,
+}
+
+/// Name used for the current namespace when `:Name` is rewritten to `ns:Name`.
+pub const CURRENT_NS: &str = "vetroCurrentNs";
+
+impl Rt {
+    pub fn new(source: ClassSource, config: serde_json::Value, conformance: Conformance) -> Rc<Rt> {
+        let mut opts = EngineOptions {
+            legacy: false,
+            legacy_context: true,
+            allow_delegates: true,
+            delegates: true,
+            format: true,
+            colon: true,
+            ..Default::default()
+        };
+        opts.yaql.iterable_dicts = true;
+        opts.yaql.convert_sets_to_lists = true;
+        opts.yaql.convert_tuples_to_lists = true;
+        opts.yaql.convert_output_data = true;
+        opts.yaql.limit_iterators = 10000;
+        let yaql = Engine::new(opts);
+        let rewrite_colon = yaql.parse(":Foo").is_err();
+        let contract_layer = yaql.context();
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(7);
+        let rt = Rc::new_cyclic(|me| Rt {
+            me: me.clone(),
+            yaql,
+            source,
+            classes: RefCell::new(HashMap::new()),
+            store: RefCell::new(IndexMap::new()),
+            traces: RefCell::new(Vec::new()),
+            pending: RefCell::new(HashMap::new()),
+            next_pending: Cell::new(0),
+            stack: RefCell::new(Vec::new()),
+            config,
+            attributes: RefCell::new(Vec::new()),
+            root: RefCell::new(None),
+            conformance,
+            rewrite_colon,
+            contract_layer,
+            depth: Cell::new(0),
+            id_seed: Cell::new(seed | 1),
+            models: RefCell::new(HashMap::new()),
+            exc_objects: RefCell::new(HashMap::new()),
+            frames_objects: RefCell::new(Vec::new()),
+        });
+        funcs::register_all(&rt);
+        sysfuncs::register(&rt);
+        contracts::register_contract_functions(&rt);
+        rt
+    }
+
+    pub fn rc(&self) -> Rc<Rt> {
+        self.me.upgrade().expect("runtime alive")
+    }
+
+    /// A fresh 32-hex-digit object id.
+    pub fn gen_id(&self) -> String {
+        let mut out = String::with_capacity(32);
+        for _ in 0..2 {
+            let mut x = self.id_seed.get();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            self.id_seed.set(x);
+            out.push_str(&format!("{x:016x}"));
+        }
+        out
+    }
+
+    // ----- errors through YAQL -----
+
+    /// Wrap an executor error so it can travel through a YAQL evaluation.
+    pub fn smuggle(&self, e: Exc) -> vetro_yaql::Error {
+        let n = self.next_pending.get();
+        self.next_pending.set(n + 1);
+        let msg = format!("{SMUGGLE}{n}:{}", e.message());
+        self.pending.borrow_mut().insert(n, e);
+        vetro_yaql::Error::new(ErrorKind::Other, msg)
+    }
+
+    /// The executor error behind a YAQL error.
+    pub fn unsmuggle(&self, e: vetro_yaql::Error) -> Exc {
+        if let Some(rest) = e.message.strip_prefix(SMUGGLE) {
+            if let Some((n, _)) = rest.split_once(':') {
+                if let Ok(n) = n.parse::<u64>() {
+                    if let Some(x) = self.pending.borrow_mut().remove(&n) {
+                        return x;
+                    }
+                }
+            }
+        }
+        let exc = yaql_error(&e);
+        self.with_frames(exc)
+    }
+
+    /// Attach the current stack to a fresh native error.
+    pub fn with_frames(&self, e: Exc) -> Exc {
+        match e {
+            Exc::Native(n, f) if f.is_empty() => Exc::Native(n, Rc::new(self.frames())),
+            other => other,
+        }
+    }
+
+    pub fn frames(&self) -> Vec<Frame> {
+        self.stack
+            .borrow()
+            .iter()
+            .rev()
+            .map(|s| Frame {
+                instruction: s.instr.borrow().to_string(),
+                file: s.file.clone(),
+                line: s.line.get(),
+                column: s.col.get(),
+                method: s.method.clone(),
+                class: s.class.clone(),
+            })
+            .collect()
+    }
+
+    // ----- classes -----
+
+    pub fn class(&self, name: &str) -> Result<Rc<Class>, Exc> {
+        if let Some(c) = self.classes.borrow().get(name) {
+            return Ok(c.clone());
+        }
+        let found = self.source.defs.get(name).cloned().or_else(|| {
+            name.strip_prefix("io.murano.extensions.")
+                .and_then(|n| self.source.defs.get(n).cloned())
+        });
+        let Some((def, pkg)) = found else {
+            return Err(Exc::dsl(
+                "NoClassFound",
+                format!("Class \"{name}\" is not found"),
+            ));
+        };
+        let mut parents = Vec::new();
+        let extends: Vec<String> = if def.extends.is_empty() && def.name != "io.murano.Object" {
+            vec!["io.murano.Object".to_string()]
+        } else {
+            def.extends.clone()
+        };
+        for p in &extends {
+            if p == name {
+                continue;
+            }
+            parents.push(self.class(p)?);
+        }
+        let mut ancestors: Vec<Rc<Class>> = Vec::new();
+        let mut queue: std::collections::VecDeque<Rc<Class>> = parents.iter().cloned().collect();
+        while let Some(c) = queue.pop_front() {
+            if ancestors.iter().any(|a| a.name == c.name) {
+                continue;
+            }
+            queue.extend(c.parents.iter().cloned());
+            ancestors.push(c);
+        }
+        let class = Rc::new(Class {
+            name: def.name.clone(),
+            def: def.clone(),
+            parents,
+            pkg,
+            ancestors,
+            statics: RefCell::new(HashMap::new()),
+            handle: std::cell::OnceCell::new(),
+        });
+        self.classes
+            .borrow_mut()
+            .insert(name.to_string(), class.clone());
+        Ok(class)
+    }
+
+    /// Resolve a type name in the scope of a class.
+    pub fn resolve_type(&self, scope: &Class, name: &str) -> Result<Rc<Class>, Exc> {
+        let full = scope.def.namespaces.resolve(name).map_err(|p| {
+            Exc::dsl(
+                "DslSyntaxError",
+                format!("Unknown namespace prefix {}", p.0),
+            )
+        })?;
+        self.class(&full)
+    }
+
+    /// A type given as a type reference, object or name.
+    pub fn type_arg(&self, scope: &Class, v: &Value) -> Result<Rc<Class>, Exc> {
+        if let Some(c) = as_type(v) {
+            return Ok(c);
+        }
+        if let Some((o, _)) = as_object(v) {
+            return Ok(o.class.clone());
+        }
+        match v {
+            Value::Str(s) => self.resolve_type(scope, s),
+            other => Err(Exc::native(
+                "",
+                "ValueError",
+                format!("{} is not a type", other.py_str()),
+            )),
+        }
+    }
+
+    // ----- expressions -----
+
+    fn prepare_text<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        if self.rewrite_colon && text.contains(':') {
+            std::borrow::Cow::Owned(rewrite_prefix_colon(text))
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        }
+    }
+
+    pub fn parse(&self, text: &str) -> Result<vetro_yaql::Expression, Exc> {
+        let t = self.prepare_text(text);
+        self.yaql
+            .parse(&t)
+            .map_err(|e| Exc::native(YAQL_EXC, "YaqlGrammarException", e.message))
+    }
+
+    pub fn eval_expr(&self, e: &Expr, ctx: &Rc<Context>) -> Result<Value, Exc> {
+        let parsed = self.parse(&e.text)?;
+        self.yaql
+            .evaluate_in(&parsed, ctx)
+            .map_err(|err| self.unsmuggle(err))
+    }
+
+    /// Evaluate template data: expressions inside lists and maps too.
+    pub fn eval_data(&self, d: &Data, ctx: &Rc<Context>) -> Result<Value, Exc> {
+        Ok(match d {
+            Data::Null => Value::Null,
+            Data::Bool(b) => Value::Bool(*b),
+            Data::Int(i) => Value::Int(*i),
+            Data::Float(f) => Value::Float(*f),
+            Data::Str(s) => Value::str(s),
+            Data::Expr(e) => self.eval_expr(e, ctx)?,
+            Data::List(items, _) => Value::list(
+                items
+                    .iter()
+                    .map(|i| self.eval_data(i, ctx))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            Data::Map(entries, _) => {
+                let mut m = vetro_yaql::value::Dict::new();
+                for (k, v) in entries {
+                    m.insert(self.eval_data(k, ctx)?, self.eval_data(v, ctx)?);
+                }
+                Value::dict(m)
+            }
+        })
+    }
+
+    /// A method context: `$this`/`$`, the frame info.
+    pub fn frame_context(&self, class: &Rc<Class>, this: &Value, method: &str) -> Rc<Context> {
+        let ctx = self.yaql.context();
+        ctx.set("this", this.clone());
+        ctx.set("1", this.clone());
+        ctx.set(
+            FRAME_VAR,
+            Value::Object(Rc::new(FrameInfo {
+                class: class.clone(),
+                this: this.clone(),
+                method: method.to_string(),
+            })),
+        );
+        ctx
+    }
+
+    /// The running frame seen from a host function's context.
+    pub fn frame_of(ctx: &Context) -> Option<(Rc<Class>, Value)> {
+        match ctx.get(FRAME_VAR)? {
+            Value::Object(h) => h
+                .as_any()
+                .downcast_ref::<FrameInfo>()
+                .map(|f| (f.class.clone(), f.this.clone())),
+            _ => None,
+        }
+    }
+
+    pub fn trace(&self, v: Value) {
+        self.traces.borrow_mut().push(v);
+    }
+}
+
+/// A YAQL error as a native MuranoPL error.
+pub fn yaql_error(e: &vetro_yaql::Error) -> Exc {
+    use ErrorKind::*;
+    let (module, class) = match e.kind {
+        NoMethod => (YAQL_EXC, "NoMethodRegisteredException"),
+        NoFunction => (YAQL_EXC, "NoFunctionRegisteredException"),
+        NoMatchingMethod => (YAQL_EXC, "NoMatchingMethodException"),
+        NoMatchingFunction => (YAQL_EXC, "NoMatchingFunctionException"),
+        AmbiguousFunction => (YAQL_EXC, "AmbiguousFunctionException"),
+        AmbiguousMethod => (YAQL_EXC, "AmbiguousMethodException"),
+        Lexical => (YAQL_EXC, "YaqlLexicalException"),
+        Grammar => (YAQL_EXC, "YaqlGrammarException"),
+        MappingTranslation => (YAQL_EXC, "MappingTranslationException"),
+        CollectionTooLarge => (YAQL_EXC, "CollectionTooLargeException"),
+        MemoryQuota => (YAQL_EXC, "MemoryQuotaExceededException"),
+        Key => ("", "KeyError"),
+        Index => ("", "IndexError"),
+        StopIteration => ("", "StopIteration"),
+        ZeroDivision => ("", "ZeroDivisionError"),
+        Overflow => ("", "OverflowError"),
+        Recursion => ("", "RecursionError"),
+        Assertion => ("", "AssertionError"),
+        Type => ("", "TypeError"),
+        Value => ("", "ValueError"),
+        Attribute => ("", "AttributeError"),
+        Arithmetic => ("", "ArithmeticError"),
+        Timeout => ("", "TimeoutError"),
+        Regex => ("re", "error"),
+        Argument => (YAQL_EXC, "ArgumentException"),
+        _ => ("", "Exception"),
+    };
+    Exc::native(module, class, e.message.clone())
+}
+
+/// `:Name` (prefix colon) to `vetroCurrentNs:Name` for parsers without the
+/// prefix operator. String literals are left alone.
+pub fn rewrite_prefix_colon(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut quote: Option<char> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if let Some(q) = quote {
+            out.push(c);
+            if c == '\\' && i + 1 < chars.len() {
+                out.push(chars[i + 1]);
+                i += 2;
+                continue;
+            }
+            if c == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        if c == '\'' || c == '"' || c == '`' {
+            quote = Some(c);
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if c == ':' {
+            let next_ident = chars
+                .get(i + 1)
+                .is_some_and(|n| n.is_alphabetic() || *n == '_');
+            let prev = out.trim_end();
+            let prev_char = prev.chars().last();
+            let word_before: String = prev
+                .chars()
+                .rev()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            let prefix_pos = match prev_char {
+                None => true,
+                Some(p) => {
+                    "([{,=<>+-*/!~".contains(p)
+                        || ["and", "or", "not", "in", "is", "mod"].contains(&word_before.as_str())
+                }
+            };
+            if next_ident && prefix_pos {
+                out.push_str(CURRENT_NS);
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rewrite_prefix_colon;
+
+    #[test]
+    fn rewrites_only_prefix_colons() {
+        assert_eq!(
+            rewrite_prefix_colon(":Foo.bar()"),
+            "vetroCurrentNs:Foo.bar()"
+        );
+        assert_eq!(
+            rewrite_prefix_colon("new(:A, x => :B)"),
+            "new(vetroCurrentNs:A, x => vetroCurrentNs:B)"
+        );
+        assert_eq!(rewrite_prefix_colon("std:Foo"), "std:Foo");
+        assert_eq!(rewrite_prefix_colon("':x'"), "':x'");
+    }
+}

@@ -1,0 +1,646 @@
+//! Object models: loading (`?` headers, ids, owners, `.init`), serialization,
+//! value encoding for the protocol, garbage collection and destruction.
+
+use super::call::CallKind;
+use super::types::*;
+use super::Rt;
+use crate::syntax::PropUsage;
+use serde_json::{json, Map, Value as Json};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use vetro_yaql::value::Dict;
+use vetro_yaql::Value;
+
+fn header_type(s: &str) -> &str {
+    let s = s.split('@').next().unwrap_or(s);
+    s.split('/').next().unwrap_or(s)
+}
+
+fn dict_get<'a>(d: &'a Dict, k: &str) -> Option<&'a Value> {
+    d.get(&Value::str(k))
+}
+
+impl Rt {
+    /// Index every object model of a tree by id (for references resolved later).
+    pub fn index_models(
+        &self,
+        v: &Value,
+        owner: Option<&str>,
+        out: &mut HashMap<String, (Value, Option<String>)>,
+    ) {
+        match v {
+            Value::Dict(d) => {
+                let mut me = owner.map(str::to_string);
+                if let Some(Value::Dict(h)) = dict_get(d, "?") {
+                    if let Some(Value::Str(id)) = dict_get(h, "id") {
+                        out.entry(id.to_string())
+                            .or_insert_with(|| (v.clone(), owner.map(str::to_string)));
+                        me = Some(id.to_string());
+                    }
+                }
+                for (k, x) in d.iter() {
+                    if k.as_str() != Some("?") {
+                        self.index_models(x, me.as_deref(), out);
+                    }
+                }
+            }
+            Value::List(l) => {
+                for x in l.iter() {
+                    self.index_models(x, owner, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// An object by id: from the store, or loaded from the pending model index.
+    pub fn lookup_or_load(&self, id: &str, scope: &Rc<Class>) -> Option<Rc<Object>> {
+        if let Some(o) = self.store.borrow().get(id) {
+            return Some(o.clone());
+        }
+        let (model, owner) = self.models.borrow().get(id).cloned()?;
+        let owner = owner.and_then(|o| self.store.borrow().get(&o).cloned());
+        self.load_object(&model, owner, scope, None).ok()
+    }
+
+    /// Build (and initialise) an object from a model dict.
+    pub fn load_object(
+        &self,
+        model: &Value,
+        owner: Option<Rc<Object>>,
+        scope: &Rc<Class>,
+        default_type: Option<&Rc<Class>>,
+    ) -> Result<Rc<Object>, Exc> {
+        let Value::Dict(d) = model else {
+            return Err(Exc::contract("Value is not an object model"));
+        };
+        let mut props = Dict::new();
+        let (type_name, id, name, metadata) = match dict_get(d, "?") {
+            Some(Value::Dict(h)) => {
+                for (k, v) in d.iter() {
+                    if k.as_str() != Some("?") {
+                        props.insert(k.clone(), v.clone());
+                    }
+                }
+                (
+                    dict_get(h, "type").and_then(|t| t.as_str().map(str::to_string)),
+                    dict_get(h, "id").and_then(|t| t.as_str().map(str::to_string)),
+                    dict_get(h, "name").cloned().unwrap_or(Value::Null),
+                    dict_get(h, "metadata").cloned().unwrap_or(Value::Null),
+                )
+            }
+            _ => {
+                // Inline form {Type: {props}, id: .., name: ..}
+                let mut t = None;
+                let mut id = None;
+                let mut name = Value::Null;
+                for (k, v) in d.iter() {
+                    match k.as_str() {
+                        Some("id") => id = v.as_str().map(str::to_string),
+                        Some("name") => name = v.clone(),
+                        Some(k2)
+                            if t.is_none()
+                                && matches!(v, Value::Dict(_))
+                                && default_type.is_none() =>
+                        {
+                            t = Some(k2.to_string());
+                            if let Value::Dict(p) = v {
+                                props = (**p).clone();
+                            }
+                        }
+                        _ => {
+                            props.insert(k.clone(), v.clone());
+                        }
+                    }
+                }
+                (t, id, name, Value::Null)
+            }
+        };
+        let class = match &type_name {
+            Some(t) if dict_get(d, "?").is_some() && !t.contains(':') => {
+                self.class(header_type(t))?
+            }
+            Some(t) => self.resolve_type(scope, header_type(t))?,
+            None => match default_type {
+                Some(c) => c.clone(),
+                None => return Err(Exc::contract("Object model has no type")),
+            },
+        };
+        if let Some(id) = &id {
+            if let Some(existing) = self.store.borrow().get(id).cloned() {
+                return Ok(existing);
+            }
+        }
+        let id = id.unwrap_or_else(|| self.gen_id());
+        let obj = Object::new(id.clone(), class, owner);
+        *obj.name.borrow_mut() = name;
+        *obj.metadata.borrow_mut() = metadata;
+        self.store.borrow_mut().insert(id, obj.clone());
+        self.init_object(&obj, &props)?;
+        Ok(obj)
+    }
+
+    /// A new object of `class` with property values (for `new()`).
+    pub fn new_object(
+        &self,
+        class: &Rc<Class>,
+        owner: Option<Rc<Object>>,
+        name: Value,
+        props: &Dict,
+    ) -> Result<Rc<Object>, Exc> {
+        let obj = Object::new(self.gen_id(), class.clone(), owner);
+        *obj.name.borrow_mut() = name;
+        self.store.borrow_mut().insert(obj.id.clone(), obj.clone());
+        self.init_object(&obj, props)?;
+        Ok(obj)
+    }
+
+    /// Properties from the model / defaults / config, then the `.init` chain.
+    pub fn init_object(&self, obj: &Rc<Object>, props: &Dict) -> Result<(), Exc> {
+        obj.initialized.set(true);
+        obj.initializing.set(true);
+        let r = self.init_object_inner(obj, props);
+        obj.initializing.set(false);
+        r
+    }
+
+    fn init_object_inner(&self, obj: &Rc<Object>, props: &Dict) -> Result<(), Exc> {
+        let this = obj.value();
+        let mut pending = Vec::new();
+        let mut seen = HashSet::new();
+        for class in obj.class.mro() {
+            for (pname, p) in &class.def.properties {
+                if p.usage == PropUsage::Static || !seen.insert(pname.clone()) {
+                    continue;
+                }
+                pending.push((class.clone(), pname.clone(), p.clone()));
+            }
+        }
+        while !pending.is_empty() {
+            let mut next = Vec::new();
+            let mut last_err = None;
+            let before = pending.len();
+            for (class, pname, p) in pending {
+                let given = dict_get(props, &pname).cloned();
+                let config = self
+                    .config
+                    .get(&class.name)
+                    .and_then(|c| c.get(&pname))
+                    .map(|j| self.decode(j));
+                let value = match p.usage {
+                    PropUsage::Runtime => None,
+                    PropUsage::Config => config.or(given),
+                    _ => given.or(config),
+                };
+                let value = match value {
+                    Some(v) => Ok(v),
+                    None => match &p.default {
+                        Some(d) => {
+                            let ctx = self.frame_context(&class, &this, "");
+                            self.eval_data(d, &ctx)
+                        }
+                        None => {
+                            if p.usage == PropUsage::Runtime {
+                                continue;
+                            }
+                            Ok(Value::Null)
+                        }
+                    },
+                };
+                let r = value.and_then(|v| self.set_property(&this, &pname, v, Some(&class), true));
+                match r {
+                    Ok(()) => {}
+                    Err(Exc::Native(n, f)) if n.class == "UninitializedPropertyAccessError" => {
+                        last_err = Some(Exc::Native(n, f));
+                        next.push((class, pname, p));
+                    }
+                    Err(_) if p.usage == PropUsage::Runtime => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            if next.len() == before {
+                return Err(last_err.unwrap_or_else(|| {
+                    Exc::dsl("CircularExpressionDependenciesError", "Circular dependency")
+                }));
+            }
+            pending = next;
+        }
+        self.run_init(&obj.class, obj, props)
+    }
+
+    fn run_init(&self, class: &Rc<Class>, obj: &Rc<Object>, props: &Dict) -> Result<(), Exc> {
+        for p in &class.parents {
+            self.run_init(p, obj, props)?;
+        }
+        if let Some(m) = class.def.methods.get(".init") {
+            let mut kwargs = Vec::new();
+            for a in &m.args {
+                if let Some(v) = dict_get(props, &a.name) {
+                    kwargs.push((a.name.clone(), v.clone()));
+                }
+            }
+            self.invoke(class, m, obj.value(), Some(obj.clone()), Vec::new(), kwargs)?;
+        }
+        Ok(())
+    }
+
+    /// The `load` step: a deployment model or a bare root object.
+    pub fn load_model(&self, model: &Json) -> Result<Option<Rc<Object>>, Exc> {
+        let (objects, copy, attrs) = match model.get("Objects") {
+            Some(_) => (
+                model.get("Objects").cloned().unwrap_or(Json::Null),
+                model.get("ObjectsCopy").cloned(),
+                model.get("Attributes").cloned(),
+            ),
+            None if model.get("ObjectsCopy").is_some() => {
+                (Json::Null, model.get("ObjectsCopy").cloned(), None)
+            }
+            None => (model.clone(), None, None),
+        };
+        if let Some(Json::Array(a)) = attrs {
+            for rec in a {
+                if let Some([id, t, n, v]) = rec.as_array().map(|r| r.as_slice()) {
+                    self.attributes.borrow_mut().push((
+                        id.as_str().unwrap_or_default().to_string(),
+                        t.as_str().unwrap_or_default().to_string(),
+                        n.as_str().unwrap_or_default().to_string(),
+                        self.decode(v),
+                    ));
+                }
+            }
+        }
+        let scope = self.class("io.murano.Object")?;
+        let mut index = HashMap::new();
+        let root_val = self.decode(&objects);
+        self.index_models(&root_val, None, &mut index);
+        *self.models.borrow_mut() = index;
+        let root = if objects.is_null() {
+            None
+        } else {
+            Some(self.load_object(&root_val, None, &scope, None)?)
+        };
+        *self.root.borrow_mut() = root.clone();
+        if let Some(copy) = copy {
+            let copy_val = self.decode(&copy);
+            let mut idx = HashMap::new();
+            self.index_models(&copy_val, None, &mut idx);
+            let live: HashSet<String> = self.store.borrow().keys().cloned().collect();
+            let mut doomed = Vec::new();
+            for (id, (m, _)) in idx {
+                if live.contains(&id) {
+                    continue;
+                }
+                // Objects known only to the previous deployment: rebuild without
+                // `.init`, then destroy them.
+                if let Ok(o) = self.shell_object(&m, &scope) {
+                    doomed.push(o);
+                }
+            }
+            self.destroy_objects(doomed);
+        }
+        self.models.borrow_mut().clear();
+        Ok(root)
+    }
+
+    /// An object with its model properties set but no `.init` (for ObjectsCopy).
+    fn shell_object(&self, model: &Value, scope: &Rc<Class>) -> Result<Rc<Object>, Exc> {
+        let Value::Dict(d) = model else {
+            return Err(Exc::contract("not a model"));
+        };
+        let Some(Value::Dict(h)) = dict_get(d, "?") else {
+            return Err(Exc::contract("not a model"));
+        };
+        let t = dict_get(h, "type")
+            .and_then(|t| t.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let id = dict_get(h, "id")
+            .and_then(|t| t.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let _ = scope;
+        let class = self.class(header_type(&t))?;
+        let obj = Object::new(id.clone(), class, None);
+        obj.initialized.set(true);
+        for (k, v) in d.iter() {
+            if let Some(k) = k.as_str() {
+                if k != "?" {
+                    obj.props.borrow_mut().insert(k.to_string(), v.clone());
+                }
+            }
+        }
+        self.store.borrow_mut().insert(id, obj.clone());
+        Ok(obj)
+    }
+
+    // ----- serialization -----
+
+    pub fn serialize_model(&self) -> Json {
+        let root = self.root.borrow().clone();
+        let objects = match &root {
+            Some(r) => self.serialize_object(r, &mut HashSet::new(), true),
+            None => Json::Null,
+        };
+        let copy = match &root {
+            Some(r) => self.serialize_object(r, &mut HashSet::new(), false),
+            None => Json::Null,
+        };
+        let attrs: Vec<Json> = self
+            .attributes
+            .borrow()
+            .iter()
+            .map(|(i, t, n, v)| json!([i, t, n, self.encode(v)]))
+            .collect();
+        json!({"Objects": objects, "ObjectsCopy": copy, "Attributes": attrs})
+    }
+
+    fn serialize_object(&self, o: &Rc<Object>, seen: &mut HashSet<String>, actions: bool) -> Json {
+        if !seen.insert(o.id.clone()) {
+            return json!(o.id);
+        }
+        let mut header = Map::new();
+        header.insert("type".into(), json!(o.class.versioned_name()));
+        header.insert("id".into(), json!(o.id));
+        header.insert("name".into(), self.encode(&o.name.borrow()));
+        header.insert("metadata".into(), self.encode(&o.metadata.borrow()));
+        if o.destroyed.get() {
+            header.insert("destroyed".into(), json!(true));
+        }
+        let subs: Vec<Json> = o
+            .subscribers
+            .borrow()
+            .iter()
+            .filter(|(s, _)| !s.destroyed.get())
+            .map(|(s, h)| json!({"subscriber": s.id, "handler": h}))
+            .collect();
+        if !subs.is_empty() {
+            header.insert("dependencies".into(), json!({"onDestruction": subs}));
+        }
+        if actions {
+            let mut acts = Map::new();
+            for c in o.class.mro() {
+                for (mname, m) in &c.def.methods {
+                    if m.public && !mname.starts_with('.') {
+                        acts.insert(
+                            format!("{}_{mname}", o.id),
+                            json!({"enabled": true, "name": mname, "title": mname}),
+                        );
+                    }
+                }
+            }
+            header.insert("_actions".into(), Json::Object(acts));
+        }
+        let mut out = Map::new();
+        out.insert("?".into(), Json::Object(header));
+        let props: Vec<(String, Value)> = o
+            .props
+            .borrow()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (k, v) in props {
+            let usage = o.class.find_property(&k).first().map(|(_, p)| p.usage);
+            if usage.is_some_and(|u| u.serialized()) {
+                out.insert(k, self.serialize_value(&v, seen, actions));
+            }
+        }
+        Json::Object(out)
+    }
+
+    fn serialize_value(&self, v: &Value, seen: &mut HashSet<String>, actions: bool) -> Json {
+        if let Some((o, _)) = as_object(v) {
+            return self.serialize_object(&o, seen, actions);
+        }
+        match v {
+            Value::List(l) => Json::Array(
+                l.iter()
+                    .map(|x| self.serialize_value(x, seen, actions))
+                    .collect(),
+            ),
+            Value::Set(s) => Json::Array(
+                s.iter()
+                    .map(|x| self.serialize_value(x, seen, actions))
+                    .collect(),
+            ),
+            Value::Dict(d) => {
+                let mut m = Map::new();
+                for (k, x) in d.iter() {
+                    m.insert(k.py_str(), self.serialize_value(x, seen, actions));
+                }
+                Json::Object(m)
+            }
+            other => self.encode(other),
+        }
+    }
+
+    // ----- protocol encoding -----
+
+    pub fn encode(&self, v: &Value) -> Json {
+        if let Some((o, _)) = as_object(v) {
+            return json!({"$object": {"type": o.class.name, "id": o.id}});
+        }
+        if let Some(c) = as_type(v) {
+            return json!({"$type": c.name});
+        }
+        match v {
+            Value::Null => Json::Null,
+            Value::Bool(b) => json!(b),
+            Value::Int(i) => json!(i),
+            Value::BigInt(b) => serde_json::from_str(&b.to_string()).unwrap_or(Json::Null),
+            Value::Float(f) => {
+                if f.is_finite() {
+                    json!(f)
+                } else {
+                    json!({"$float": if f.is_nan() { "nan".to_string() } else if *f > 0.0 { "inf".to_string() } else { "-inf".to_string() }})
+                }
+            }
+            Value::Str(s) => json!(&**s),
+            Value::List(l) => Json::Array(l.iter().map(|x| self.encode(x)).collect()),
+            Value::Set(s) => json!({"$set": s.iter().map(|x| self.encode(x)).collect::<Vec<_>>()}),
+            Value::Dict(d) => {
+                let plain = d
+                    .keys()
+                    .all(|k| matches!(k, Value::Str(s) if !s.starts_with('$')));
+                if plain {
+                    let mut m = Map::new();
+                    for (k, x) in d.iter() {
+                        m.insert(k.as_str().unwrap_or_default().to_string(), self.encode(x));
+                    }
+                    Json::Object(m)
+                } else {
+                    json!({"$dict": d.iter().map(|(k, x)| json!([self.encode(k), self.encode(x)])).collect::<Vec<_>>()})
+                }
+            }
+            Value::Iter(_) => match self.items(v) {
+                Ok(items) => Json::Array(items.iter().map(|x| self.encode(x)).collect()),
+                Err(_) => Json::Null,
+            },
+            other => json!(other.py_str()),
+        }
+    }
+
+    pub fn decode(&self, j: &Json) -> Value {
+        match j {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Float(n.as_f64().unwrap_or(0.0)),
+            },
+            Json::String(s) => Value::str(s),
+            Json::Array(a) => Value::list(a.iter().map(|x| self.decode(x)).collect()),
+            Json::Object(m) => {
+                if m.len() == 1 {
+                    if let Some(o) = m.get("$object") {
+                        let id = o.get("id").and_then(Json::as_str).unwrap_or_default();
+                        if let Some(obj) = self.store.borrow().get(id) {
+                            return obj.value();
+                        }
+                        return Value::str(id);
+                    }
+                    if let Some(Json::Array(items)) = m.get("$dict") {
+                        let mut d = Dict::new();
+                        for it in items {
+                            if let Some([k, v]) = it.as_array().map(|a| a.as_slice()) {
+                                d.insert(self.decode(k), self.decode(v));
+                            }
+                        }
+                        return Value::dict(d);
+                    }
+                    if let Some(Json::Array(items)) = m.get("$set") {
+                        return Value::set(items.iter().map(|x| self.decode(x)).collect());
+                    }
+                    if let Some(Json::String(t)) = m.get("$type") {
+                        if let Ok(c) = self.class(t) {
+                            return c.type_value();
+                        }
+                    }
+                    if let Some(Json::String(f)) = m.get("$float") {
+                        return Value::Float(f.parse().unwrap_or(f64::NAN));
+                    }
+                }
+                let mut d = Dict::new();
+                for (k, v) in m {
+                    d.insert(Value::str(k), self.decode(v));
+                }
+                Value::dict(d)
+            }
+        }
+    }
+
+    // ----- garbage collection -----
+
+    /// Objects reachable from `roots` through property values.
+    pub fn reachable(&self, roots: &[Rc<Object>]) -> HashSet<String> {
+        let mut seen = HashSet::new();
+        let mut stack: Vec<Rc<Object>> = roots.to_vec();
+        while let Some(o) = stack.pop() {
+            if !seen.insert(o.id.clone()) {
+                continue;
+            }
+            let mut vals: Vec<Value> = o.props.borrow().values().cloned().collect();
+            vals.extend(o.private.borrow().values().cloned());
+            for v in vals {
+                collect_objects(&v, &mut stack);
+            }
+        }
+        seen
+    }
+
+    /// Destroy every stored object not reachable from `roots`.
+    pub fn collect_garbage(&self, roots: &[Rc<Object>]) {
+        let live = self.reachable(roots);
+        let doomed: Vec<Rc<Object>> = self
+            .store
+            .borrow()
+            .values()
+            .filter(|o| !live.contains(&o.id) && !o.destroyed.get())
+            .cloned()
+            .collect();
+        self.destroy_objects(doomed);
+    }
+
+    /// Destroy a group: subscription handlers first, then `.destroy`, deepest first.
+    pub fn destroy_objects(&self, doomed: Vec<Rc<Object>>) {
+        if doomed.is_empty() {
+            return;
+        }
+        let ids: HashSet<String> = doomed.iter().map(|o| o.id.clone()).collect();
+        let mut depth: HashMap<String, usize> = HashMap::new();
+        fn depth_of(
+            o: &Rc<Object>,
+            ids: &HashSet<String>,
+            memo: &mut HashMap<String, usize>,
+            guard: usize,
+        ) -> usize {
+            if let Some(d) = memo.get(&o.id) {
+                return *d;
+            }
+            if guard > 100 {
+                return 0;
+            }
+            let mut d = 0;
+            if let Some(owner) = o.owner.borrow().clone() {
+                if ids.contains(&owner.id) {
+                    d = d.max(1 + depth_of(&owner, ids, memo, guard + 1));
+                }
+            }
+            for (s, _) in o.subscribers.borrow().clone() {
+                if ids.contains(&s.id) {
+                    d = d.max(1 + depth_of(&s, ids, memo, guard + 1));
+                }
+            }
+            memo.insert(o.id.clone(), d);
+            d
+        }
+        for o in &doomed {
+            depth_of(o, &ids, &mut depth, 0);
+        }
+        for o in &doomed {
+            for (s, h) in o.subscribers.borrow().clone() {
+                if let Some(h) = h {
+                    let _ = self.call_method(
+                        &s.value(),
+                        &h,
+                        vec![o.value()],
+                        Vec::new(),
+                        CallKind::Expression,
+                    );
+                }
+            }
+        }
+        let mut order = doomed.clone();
+        order.sort_by_key(|o| std::cmp::Reverse(depth.get(&o.id).copied().unwrap_or(0)));
+        for o in order {
+            self.destroy_one(&o);
+        }
+    }
+
+    fn destroy_one(&self, o: &Rc<Object>) {
+        if o.destroyed.get() {
+            return;
+        }
+        for c in o.class.mro() {
+            if let Some(m) = c.def.methods.get(".destroy") {
+                let _ = self.invoke(&c, m, o.value(), Some(o.clone()), Vec::new(), Vec::new());
+            }
+        }
+        o.destroyed.set(true);
+        self.store.borrow_mut().shift_remove(&o.id);
+    }
+}
+
+/// Objects mentioned anywhere inside a value.
+pub fn collect_objects(v: &Value, out: &mut Vec<Rc<Object>>) {
+    if let Some((o, _)) = as_object(v) {
+        out.push(o);
+        return;
+    }
+    match v {
+        Value::List(l) => l.iter().for_each(|x| collect_objects(x, out)),
+        Value::Set(s) => s.iter().for_each(|x| collect_objects(x, out)),
+        Value::Dict(d) => d.iter().for_each(|(k, x)| {
+            collect_objects(k, out);
+            collect_objects(x, out);
+        }),
+        _ => {}
+    }
+}

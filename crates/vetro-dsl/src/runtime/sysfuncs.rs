@@ -1,0 +1,348 @@
+//! System functions of the engine (`murano/engine/system` in the reference):
+//! base64, bind, patch, pselect and the 1.0/1.1 legacy function forms.
+
+use super::types::Exc;
+use super::Rt;
+use std::rc::{Rc, Weak};
+use vetro_yaql::value::Dict;
+use vetro_yaql::{Args, Call, Form, FunctionDef, Value};
+
+type Body = dyn Fn(&Rt, &Call, Args) -> Result<Value, Exc>;
+
+fn reg(w: &Weak<Rt>, rt: &Rt, name: &str, form: Form, sig: &str, body: Box<Body>) {
+    let w = w.clone();
+    rt.yaql
+        .register(FunctionDef::new(name, form, sig, move |c, a| {
+            let rt = w
+                .upgrade()
+                .ok_or_else(|| vetro_yaql::Error::value_err("engine gone"))?;
+            body(&rt, c, a).map_err(|e| rt.smuggle(e))
+        }));
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+pub fn base64_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = ((b[0] as u32) << 16) | ((b[1] as u32) << 8) | b[2] as u32;
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(B64[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut buf = 0u32;
+    let mut bits = 0;
+    for c in s.bytes() {
+        if c == b'=' || c.is_ascii_whitespace() {
+            continue;
+        }
+        let v = B64.iter().position(|x| *x == c)? as u32;
+        buf = (buf << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buf >> bits) as u8);
+            buf &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// `{name}` fields of a string filled from a dict.
+fn format_fields(s: &str, args: &Dict) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        match rest[i..].find('}') {
+            Some(j) => {
+                let key = &rest[i + 1..i + j];
+                match args.get(&Value::str(key)) {
+                    Some(v) => out.push_str(&v.py_str()),
+                    None => out.push_str(&rest[i..=i + j]),
+                }
+                rest = &rest[i + j + 1..];
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn bind(v: &Value, args: &Dict) -> Value {
+    match v {
+        Value::Str(s) if s.starts_with('$') => {
+            let name = &s[1..];
+            match args.get(&Value::str(name)) {
+                Some(x) => x.clone(),
+                None => Value::str(&format_fields(name, args)),
+            }
+        }
+        Value::List(l) => Value::list(l.iter().map(|x| bind(x, args)).collect()),
+        Value::Dict(d) => {
+            let mut m = Dict::new();
+            for (k, x) in d.iter() {
+                m.insert(bind(k, args), bind(x, args));
+            }
+            Value::dict(m)
+        }
+        other => other.clone(),
+    }
+}
+
+fn pointer(path: &str) -> Vec<String> {
+    path.split('/')
+        .skip(1)
+        .map(|p| p.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+fn patch_at(doc: &Value, path: &[String], op: &str, value: &Value) -> Result<Value, Exc> {
+    let bad = || {
+        Exc::native(
+            "jsonpatch",
+            "JsonPatchConflict",
+            format!("cannot {op} at path"),
+        )
+    };
+    let Some((first, rest)) = path.split_first() else {
+        return match op {
+            "add" | "replace" => Ok(value.clone()),
+            _ => Err(bad()),
+        };
+    };
+    match doc {
+        Value::Dict(d) => {
+            let mut m = (**d).clone();
+            let key = Value::str(first);
+            if rest.is_empty() {
+                match op {
+                    "add" | "replace" => {
+                        m.insert(key, value.clone());
+                    }
+                    "remove" => {
+                        m.shift_remove(&key).ok_or_else(bad)?;
+                    }
+                    _ => return Err(bad()),
+                }
+            } else {
+                let cur = m.get(&key).cloned().ok_or_else(bad)?;
+                m.insert(key, patch_at(&cur, rest, op, value)?);
+            }
+            Ok(Value::dict(m))
+        }
+        Value::List(l) => {
+            let mut items = (**l).clone();
+            let idx = if first == "-" {
+                items.len()
+            } else {
+                first.parse::<usize>().map_err(|_| bad())?
+            };
+            if rest.is_empty() {
+                match op {
+                    "add" if idx <= items.len() => items.insert(idx, value.clone()),
+                    "replace" if idx < items.len() => items[idx] = value.clone(),
+                    "remove" if idx < items.len() => {
+                        items.remove(idx);
+                    }
+                    _ => return Err(bad()),
+                }
+            } else {
+                let cur = items.get(idx).cloned().ok_or_else(bad)?;
+                items[idx] = patch_at(&cur, rest, op, value)?;
+            }
+            Ok(Value::list(items))
+        }
+        _ => Err(bad()),
+    }
+}
+
+fn get_at(doc: &Value, path: &[String]) -> Option<Value> {
+    let Some((first, rest)) = path.split_first() else {
+        return Some(doc.clone());
+    };
+    let next = match doc {
+        Value::Dict(d) => d.get(&Value::str(first)).cloned()?,
+        Value::List(l) => l.get(first.parse::<usize>().ok()?).cloned()?,
+        _ => return None,
+    };
+    get_at(&next, rest)
+}
+
+fn field(d: &Value, k: &str) -> Value {
+    match d {
+        Value::Dict(m) => m.get(&Value::str(k)).cloned().unwrap_or(Value::Null),
+        _ => Value::Null,
+    }
+}
+
+pub fn register(rt: &Rc<Rt>) {
+    let w = Rc::downgrade(rt);
+    reg(
+        &w,
+        rt,
+        "base64encode",
+        Form::Both,
+        "value:String",
+        Box::new(|_, _, a| Ok(Value::str(&base64_encode(a.str(0).as_bytes())))),
+    );
+    reg(
+        &w,
+        rt,
+        "base64decode",
+        Form::Both,
+        "value:String",
+        Box::new(|_, _, a| {
+            let bytes = base64_decode(a.str(0))
+                .ok_or_else(|| Exc::native("binascii", "Error", "Incorrect padding"))?;
+            Ok(Value::str(&String::from_utf8_lossy(&bytes)))
+        }),
+    );
+    reg(
+        &w,
+        rt,
+        "bind",
+        Form::Both,
+        "obj:any, mappings:Mapping",
+        Box::new(|_, _, a| {
+            let Value::Dict(m) = a.v(1) else {
+                return Ok(a.v(0).clone());
+            };
+            Ok(bind(a.v(0), m))
+        }),
+    );
+    reg(
+        &w,
+        rt,
+        "patch",
+        Form::Both,
+        "obj:any, patch:any",
+        Box::new(|rt, _, a| {
+            let mut doc = a.v(0).clone();
+            for p in rt.items(a.v(1))? {
+                let op = field(&p, "op").py_str();
+                let path = pointer(&field(&p, "path").py_str());
+                let value = field(&p, "value");
+                doc = match op.as_str() {
+                    "test" => {
+                        if get_at(&doc, &path) != Some(value) {
+                            return Err(Exc::native(
+                                "jsonpatch",
+                                "JsonPatchTestFailed",
+                                "test failed",
+                            ));
+                        }
+                        doc
+                    }
+                    "move" | "copy" => {
+                        let from = pointer(&field(&p, "from").py_str());
+                        let v = get_at(&doc, &from).unwrap_or(Value::Null);
+                        let d = if op == "move" {
+                            patch_at(&doc, &from, "remove", &Value::Null)?
+                        } else {
+                            doc
+                        };
+                        patch_at(&d, &path, "add", &v)?
+                    }
+                    _ => patch_at(&doc, &path, &op, &value)?,
+                };
+            }
+            Ok(doc)
+        }),
+    );
+    reg(
+        &w,
+        rt,
+        "pselect",
+        Form::Both,
+        "collection:any, expr:Lambda",
+        Box::new(|rt, _, a| {
+            let items = rt.items(a.v(0))?;
+            let mut out = Vec::with_capacity(items.len());
+            if let Some(l) = a.lam(1) {
+                for i in items {
+                    out.push(l.call1(i).map_err(|e| rt.unsmuggle(e))?);
+                }
+            }
+            Ok(Value::list(out))
+        }),
+    );
+    reg(
+        &w,
+        rt,
+        "substr",
+        Form::Both,
+        "str:String, start:int, length:int=-1",
+        Box::new(|_, _, a| {
+            let chars: Vec<char> = a.str(0).chars().collect();
+            let start = (a.int(1).max(0) as usize).min(chars.len());
+            let len = a.int(2);
+            let end = if len < 0 {
+                chars.len()
+            } else {
+                (start + len as usize).min(chars.len())
+            };
+            Ok(Value::str(&chars[start..end].iter().collect::<String>()))
+        }),
+    );
+    reg(
+        &w,
+        rt,
+        "firstOrDefault",
+        Form::Both,
+        "collection:any, default:any=null",
+        Box::new(|rt, _, a| {
+            Ok(rt
+                .items(a.v(0))?
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| a.v(1).clone()))
+        }),
+    );
+    // Legacy (1.0/1.1) function forms of string methods: f(x, ...) = x.f(...).
+    for name in [
+        "toLower",
+        "toUpper",
+        "trim",
+        "join",
+        "split",
+        "startsWith",
+        "endsWith",
+        "matches",
+        "replace",
+        "flatten",
+    ] {
+        if rt.yaql.host_context().candidates(name, false).is_empty() {
+            let n = name.to_string();
+            reg(
+                &w,
+                rt,
+                name,
+                Form::Function,
+                "*args:any",
+                Box::new(move |rt, c, a| {
+                    vetro_yaql::eval::call_values(c.ctx, &n, a.rest_values(), true)
+                        .map_err(|e| rt.unsmuggle(e))
+                }),
+            );
+        }
+    }
+}

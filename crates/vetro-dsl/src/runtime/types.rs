@@ -1,0 +1,317 @@
+//! Runtime entities: classes, objects, the YAQL host-object handles for them,
+//! and MuranoPL exceptions.
+
+use crate::syntax::{ClassDef, MethodDef, PropertyDef};
+use indexmap::IndexMap;
+use std::any::Any;
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+use vetro_yaql::{HostObject, Value};
+
+/// The package a class came from.
+#[derive(Debug)]
+pub struct PkgInfo {
+    pub name: String,
+    pub version: String,
+    pub format: String,
+}
+
+impl PkgInfo {
+    /// Runtime version 1.0 or 1.1 (legacy yaql context, `type()` gives names).
+    pub fn legacy(&self) -> bool {
+        matches!(self.format.as_str(), "1.0" | "1.1")
+    }
+}
+
+/// A class with its resolved parents.
+pub struct Class {
+    pub name: String,
+    pub def: Arc<ClassDef>,
+    pub parents: Vec<Rc<Class>>,
+    pub pkg: Rc<PkgInfo>,
+    /// Breadth-first ancestors (without the class itself), each once.
+    pub ancestors: Vec<Rc<Class>>,
+    /// Static property values of this declaring class.
+    pub statics: RefCell<HashMap<String, Value>>,
+    pub handle: OnceCell<Value>,
+}
+
+impl Class {
+    pub fn is_a(&self, name: &str) -> bool {
+        self.name == name || self.ancestors.iter().any(|c| c.name == name)
+    }
+
+    /// The class itself, then its breadth-first ancestors.
+    pub fn mro(self: &Rc<Self>) -> Vec<Rc<Class>> {
+        let mut v = Vec::with_capacity(self.ancestors.len() + 1);
+        v.push(self.clone());
+        v.extend(self.ancestors.iter().cloned());
+        v
+    }
+
+    /// `self` and `other` are in one line of inheritance.
+    pub fn compatible(&self, other: &Class) -> bool {
+        self.is_a(&other.name) || other.is_a(&self.name)
+    }
+
+    /// Most-derived definitions of a method over all inheritance paths.
+    pub fn find_methods(self: &Rc<Self>, name: &str) -> Vec<(Rc<Class>, MethodDef)> {
+        let mro = self.mro();
+        let defining: Vec<&Rc<Class>> = mro
+            .iter()
+            .filter(|c| c.def.methods.contains_key(name))
+            .collect();
+        defining
+            .iter()
+            .filter(|c| !defining.iter().any(|d| d.name != c.name && d.is_a(&c.name)))
+            .map(|c| ((*c).clone(), c.def.methods[name].clone()))
+            .collect()
+    }
+
+    /// All declarations of a property along the hierarchy (most derived first).
+    pub fn find_property(self: &Rc<Self>, name: &str) -> Vec<(Rc<Class>, PropertyDef)> {
+        self.mro()
+            .iter()
+            .filter_map(|c| c.def.properties.get(name).map(|p| (c.clone(), p.clone())))
+            .collect()
+    }
+
+    pub fn type_value(self: &Rc<Self>) -> Value {
+        self.handle
+            .get_or_init(|| {
+                Value::Object(Rc::new(TypeHandle {
+                    class: self.clone(),
+                }))
+            })
+            .clone()
+    }
+
+    /// `Name/version@package` as the serializer writes it.
+    pub fn versioned_name(&self) -> String {
+        format!("{}/{}@{}", self.name, self.pkg.version, self.pkg.name)
+    }
+}
+
+/// A MuranoPL object.
+pub struct Object {
+    pub id: String,
+    pub class: Rc<Class>,
+    pub owner: RefCell<Option<Rc<Object>>>,
+    pub name: RefCell<Value>,
+    pub metadata: RefCell<Value>,
+    /// Declared property values, one per name.
+    pub props: RefCell<IndexMap<String, Value>>,
+    /// Undeclared ("private") values, per (class part, name).
+    pub private: RefCell<HashMap<(String, String), Value>>,
+    pub destroyed: Cell<bool>,
+    pub initialized: Cell<bool>,
+    /// Properties and `.init` are running: every usage is writable.
+    pub initializing: Cell<bool>,
+    /// (subscriber, handler) destruction subscriptions.
+    pub subscribers: RefCell<Vec<(Rc<Object>, Option<String>)>>,
+    pub handle: OnceCell<Value>,
+}
+
+impl Object {
+    pub fn new(id: String, class: Rc<Class>, owner: Option<Rc<Object>>) -> Rc<Object> {
+        Rc::new(Object {
+            id,
+            class,
+            owner: RefCell::new(owner),
+            name: RefCell::new(Value::Null),
+            metadata: RefCell::new(Value::Null),
+            props: RefCell::new(IndexMap::new()),
+            private: RefCell::new(HashMap::new()),
+            destroyed: Cell::new(false),
+            initialized: Cell::new(false),
+            initializing: Cell::new(false),
+            subscribers: RefCell::new(Vec::new()),
+            handle: OnceCell::new(),
+        })
+    }
+
+    pub fn value(self: &Rc<Self>) -> Value {
+        self.handle
+            .get_or_init(|| {
+                Value::Object(Rc::new(ObjHandle {
+                    obj: self.clone(),
+                    cast: None,
+                }))
+            })
+            .clone()
+    }
+
+    /// A view of the object as one of its classes (method lookup starts there).
+    pub fn cast_value(self: &Rc<Self>, class: Rc<Class>) -> Value {
+        if class.name == self.class.name {
+            return self.value();
+        }
+        Value::Object(Rc::new(ObjHandle {
+            obj: self.clone(),
+            cast: Some(class),
+        }))
+    }
+}
+
+/// YAQL handle of an object.
+pub struct ObjHandle {
+    pub obj: Rc<Object>,
+    pub cast: Option<Rc<Class>>,
+}
+
+impl HostObject for ObjHandle {
+    fn type_name(&self) -> &str {
+        &self.obj.class.name
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn to_str(&self) -> String {
+        self.obj.id.clone()
+    }
+}
+
+/// YAQL handle of a class (a type reference).
+pub struct TypeHandle {
+    pub class: Rc<Class>,
+}
+
+impl HostObject for TypeHandle {
+    fn type_name(&self) -> &str {
+        &self.class.name
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn to_str(&self) -> String {
+        self.class.name.clone()
+    }
+}
+
+/// The object behind a value, if it is one.
+pub fn as_object(v: &Value) -> Option<(Rc<Object>, Option<Rc<Class>>)> {
+    match v {
+        Value::Object(h) => h
+            .as_any()
+            .downcast_ref::<ObjHandle>()
+            .map(|h| (h.obj.clone(), h.cast.clone())),
+        _ => None,
+    }
+}
+
+pub fn as_type(v: &Value) -> Option<Rc<Class>> {
+    match v {
+        Value::Object(h) => h
+            .as_any()
+            .downcast_ref::<TypeHandle>()
+            .map(|h| h.class.clone()),
+        _ => None,
+    }
+}
+
+/// One frame of a MuranoPL stack trace.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub instruction: String,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub method: String,
+    pub class: String,
+}
+
+/// An engine (native) error.
+#[derive(Debug)]
+pub struct NativeErr {
+    /// Short class name (`ContractViolationException`, `ZeroDivisionError`).
+    pub class: String,
+    /// Qualified MuranoPL name (`murano.dsl.exceptions.X`, builtins bare).
+    pub qualified: String,
+    pub message: String,
+}
+
+/// A MuranoPL-level exception.
+#[derive(Debug)]
+pub struct MplErr {
+    pub names: Vec<String>,
+    pub message: String,
+    pub extra: Value,
+    pub frames: Vec<Frame>,
+    pub native: Option<Rc<NativeErr>>,
+    pub cause: Option<Exc>,
+}
+
+/// An error travelling through the executor.
+#[derive(Clone, Debug)]
+pub enum Exc {
+    Native(Rc<NativeErr>, Rc<Vec<Frame>>),
+    Mpl(Rc<MplErr>),
+}
+
+pub const DSL_EXC: &str = "murano.dsl.exceptions";
+pub const YAQL_EXC: &str = "yaql.language.exceptions";
+
+impl Exc {
+    pub fn native(module: &str, class: &str, message: impl Into<String>) -> Exc {
+        let qualified = if module.is_empty() {
+            class.to_string()
+        } else {
+            format!("{module}.{class}")
+        };
+        Exc::Native(
+            Rc::new(NativeErr {
+                class: class.to_string(),
+                qualified,
+                message: message.into(),
+            }),
+            Rc::new(Vec::new()),
+        )
+    }
+
+    pub fn dsl(class: &str, message: impl Into<String>) -> Exc {
+        Exc::native(DSL_EXC, class, message)
+    }
+
+    pub fn contract(message: impl Into<String>) -> Exc {
+        Exc::dsl("ContractViolationException", message)
+    }
+
+    /// Exception names a `Catch With` is matched against.
+    pub fn names(&self) -> Vec<String> {
+        match self {
+            Exc::Native(n, _) => vec![n.qualified.clone()],
+            Exc::Mpl(m) => m.names.clone(),
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            Exc::Native(n, _) => n.message.clone(),
+            Exc::Mpl(m) => m.message.clone(),
+        }
+    }
+
+    pub fn frames(&self) -> Vec<Frame> {
+        match self {
+            Exc::Native(_, f) => (**f).clone(),
+            Exc::Mpl(m) => m.frames.clone(),
+        }
+    }
+
+    /// The MuranoPL form (after `Rethrow`).
+    pub fn to_mpl(&self) -> Exc {
+        match self {
+            Exc::Mpl(_) => self.clone(),
+            Exc::Native(n, frames) => Exc::Mpl(Rc::new(MplErr {
+                names: vec![n.qualified.clone()],
+                message: n.message.clone(),
+                extra: Value::dict(Default::default()),
+                frames: (**frames).clone(),
+                native: Some(n.clone()),
+                cause: None,
+            })),
+        }
+    }
+}
