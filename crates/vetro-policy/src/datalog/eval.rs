@@ -72,6 +72,8 @@ pub(crate) struct Step {
     pub(crate) args: Vec<Arg>,
     /// Columns bound when the step runs (scans and negations).
     pub(crate) bound: Vec<usize>,
+    /// Position of this literal in the rule's main evaluation order.
+    pub(crate) orig: usize,
 }
 
 #[derive(Debug)]
@@ -79,6 +81,8 @@ pub(crate) struct Plan {
     pub(crate) heads: Vec<(usize, Vec<Arg>)>,
     pub(crate) steps: Vec<Step>,
     pub(crate) nvars: usize,
+    /// For incremental maintenance: (step, plan that evaluates that step first).
+    pub(crate) alts: Vec<(usize, Plan)>,
 }
 
 fn term_arg(t: &Term, vars: &mut Vec<String>, syms: &mut Symbols) -> Arg {
@@ -99,9 +103,23 @@ fn term_arg(t: &Term, vars: &mut Vec<String>, syms: &mut Symbols) -> Arg {
 /// Orders a body so that builtins see bound inputs and negations bound variables.
 /// Returns the literal indices in evaluation order, or the literals that never become safe.
 pub fn order_body(policy: &str, body: &[Literal]) -> Result<Vec<usize>, Vec<usize>> {
+    order_body_from(policy, body, None)
+}
+
+/// As [`order_body`], with literal `first` (a positive table literal) evaluated first.
+fn order_body_from(
+    policy: &str,
+    body: &[Literal],
+    first: Option<usize>,
+) -> Result<Vec<usize>, Vec<usize>> {
     let mut bound: HashSet<&str> = HashSet::new();
     let mut done = vec![false; body.len()];
     let mut order = Vec::with_capacity(body.len());
+    if let Some(f) = first.filter(|&f| f < body.len()) {
+        done[f] = true;
+        order.push(f);
+        bound.extend(body[f].variables());
+    }
     loop {
         let mut best: Option<(usize, i64)> = None;
         for (i, lit) in body.iter().enumerate() {
@@ -239,8 +257,10 @@ impl<'a> Evaluator<'a> {
                             kind: StepKind::Copy(o),
                             args: Vec::new(),
                             bound: Vec::new(),
+                            orig: 0,
                         }],
                         nvars: 0,
+                        alts: Vec::new(),
                     });
                     self.defs[p].push(plan_id);
                     self.deps[p].push((o, false));
@@ -325,10 +345,39 @@ impl<'a> Evaluator<'a> {
                 ),
             )
         })?;
+        let mut orig = vec![0; rule.body.len()];
+        for (pos, &lit) in order.iter().enumerate() {
+            orig[lit] = pos;
+        }
+        let mut plan = self.compile_order(policy, rule, head_pred, &order, &orig, syms, todo);
+        for (j, &lit) in order.iter().enumerate().skip(1) {
+            let l = &rule.body[lit];
+            if l.negated || !matches!(resolve_body(policy, l), BodyRef::Pred(_)) {
+                continue;
+            }
+            if let Ok(alt) = order_body_from(policy, &rule.body, Some(lit)) {
+                let p = self.compile_order(policy, rule, head_pred, &alt, &orig, syms, todo);
+                plan.alts.push((j, p));
+            }
+        }
+        Ok(plan)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn compile_order(
+        &mut self,
+        policy: &str,
+        rule: &Rule,
+        head_pred: usize,
+        order: &[usize],
+        orig: &[usize],
+        syms: &mut Symbols,
+        todo: &mut Vec<usize>,
+    ) -> Plan {
         let mut vars: Vec<String> = Vec::new();
         let mut steps = Vec::new();
         let mut bound_vars: HashSet<usize> = HashSet::new();
-        for i in order {
+        for &i in order {
             let lit = &rule.body[i];
             let args: Vec<Arg> = lit
                 .args
@@ -371,12 +420,18 @@ impl<'a> Evaluator<'a> {
                         kind: StepKind::Builtin(b),
                         args,
                         bound: vec![usize::MAX],
+                        orig: orig[i],
                     });
                     continue;
                 }
                 (k, _) => k,
             };
-            steps.push(Step { kind, args, bound });
+            steps.push(Step {
+                kind,
+                args,
+                bound,
+                orig: orig[i],
+            });
         }
         let mut heads = Vec::new();
         for h in &rule.heads {
@@ -389,11 +444,12 @@ impl<'a> Evaluator<'a> {
                 .collect();
             heads.push((hp, args));
         }
-        Ok(Plan {
+        Plan {
             heads,
             steps,
             nvars: vars.len(),
-        })
+            alts: Vec::new(),
+        }
     }
 
     /// Strongly connected components, dependencies first (Tarjan).

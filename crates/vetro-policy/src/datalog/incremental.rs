@@ -68,6 +68,12 @@ impl View {
             }
             view.counts.push(counts);
         }
+        for plan in &view.plans {
+            extend_indices(plan, &view.rels, &mut view.idx);
+            for (_, alt) in &plan.alts {
+                extend_indices(alt, &view.rels, &mut view.idx);
+            }
+        }
         for s in 0..view.sccs.len() {
             if view.recursive[s] {
                 continue;
@@ -189,19 +195,16 @@ impl View {
         delta: &FxHashMap<usize, Change>,
         syms: &mut Symbols,
     ) -> Vec<(Tuple, i64)> {
-        for s in &self.plans[pl].steps {
-            if let StepKind::Scan(q) = s.kind {
-                if !s.bound.is_empty() {
-                    self.idx[q]
-                        .entry(s.bound.clone())
-                        .or_default()
-                        .extend(&self.rels[q], &s.bound);
-                }
-            }
-        }
+        // A plan that starts from the changed literal, when there is one.
+        let main = &self.plans[pl];
+        let (plan, pos) = match pos.and_then(|j| main.alts.iter().find(|(k, _)| *k == j)) {
+            Some((_, alt)) => (alt, Some(0)),
+            None => (main, pos),
+        };
+        extend_indices(plan, &self.rels, &mut self.idx);
         let empty = Change::default();
         let mut j = IncJoin {
-            plan: &self.plans[pl],
+            plan,
             head: p,
             rels: &self.rels,
             idx: &self.idx,
@@ -214,6 +217,20 @@ impl View {
         let mut binding = vec![None; j.plan.nvars];
         j.step(0, &mut binding, 1);
         j.out
+    }
+}
+
+/// Brings the indices a plan uses up to date with the relations.
+fn extend_indices(plan: &Plan, rels: &[Relation], idx: &mut [Indices]) {
+    for s in &plan.steps {
+        if let StepKind::Scan(q) = s.kind {
+            if !s.bound.is_empty() {
+                idx[q]
+                    .entry(s.bound.clone())
+                    .or_default()
+                    .extend(&rels[q], &s.bound);
+            }
+        }
     }
 }
 
@@ -241,9 +258,11 @@ impl IncJoin<'_> {
         self.delta.get(&q).unwrap_or(self.empty)
     }
 
-    /// Whether step `i` reads the old state (it comes after the driving step).
+    /// Whether step `i` reads the old state: it comes after the driving
+    /// literal in the rule's main order (whatever order this plan runs in).
     fn old(&self, i: usize) -> bool {
-        self.pos.is_some_and(|p| i > p)
+        self.pos
+            .is_some_and(|p| self.plan.steps[i].orig > self.plan.steps[p].orig)
     }
 
     fn contains(&self, q: usize, t: &[Value], old: bool) -> bool {
