@@ -254,24 +254,26 @@ fn object_of(v: &Value) -> Result<Rc<Object>, Exc> {
 impl Rt {
     /// Objects that running frames hold as receivers (GC roots).
     pub fn live_receivers(&self) -> Vec<Rc<Object>> {
-        self.frames_objects.borrow().clone()
-    }
-
-    /// `dump(obj, serializationType)`.
-    pub fn dump(&self, v: &Value, _kind: &str) -> Value {
-        let j = self.encode(v);
-        match as_object(v) {
-            Some((o, _)) => {
-                let saved = self.root.borrow().clone();
-                *self.root.borrow_mut() = Some(o);
-                let m = self.serialize_model();
-                *self.root.borrow_mut() = saved;
-                let mut objects = m.get("ObjectsCopy").cloned().unwrap_or_default();
-                strip_header(&mut objects);
-                self.decode(&objects)
+        let mut out = self.frames_objects.borrow().clone();
+        let mut values = Vec::new();
+        for (ctx, class, method) in self.live_frames.borrow().iter() {
+            if let Some(m) = class.def.methods.get(method) {
+                let mut names: Vec<String> = m.args.iter().map(|a| a.name.clone()).collect();
+                crate::runtime::exec::var_names(&m.body, &mut names);
+                for n in names {
+                    if let Some(v) = ctx.get(&n) {
+                        values.push(v);
+                    }
+                }
             }
-            None => self.decode(&j),
         }
+        for c in self.classes.borrow().values() {
+            values.extend(c.statics.borrow().values().cloned());
+        }
+        for v in values {
+            crate::runtime::model::collect_objects(&v, &mut out);
+        }
+        out
     }
 
     /// The `io.murano.Exception` object a `Catch ... As` binds.
@@ -326,10 +328,6 @@ impl Rt {
         let (o, _) = as_object(v)?;
         self.exc_objects.borrow().get(&o.id).cloned()
     }
-}
-
-fn strip_header(j: &mut serde_json::Value) {
-    let _ = j;
 }
 
 /// Call helper used by the batch protocol and the CLI.

@@ -215,7 +215,11 @@ impl Rt {
         if let Some(o) = &obj {
             self.frames_objects.borrow_mut().push(o.clone());
         }
+        self.live_frames
+            .borrow_mut()
+            .push((ctx.clone(), decl.clone(), m.name.clone()));
         let r = self.exec_method_body(&m.body, &ctx, decl);
+        self.live_frames.borrow_mut().pop();
         if obj.is_some() {
             self.frames_objects.borrow_mut().pop();
         }

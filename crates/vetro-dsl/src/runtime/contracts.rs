@@ -324,7 +324,7 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
                 };
                 let obj = match &v {
                     Value::Dict(_) => rt
-                        .load_object(&v, owner_of(c), &scope, Some(&default))
+                        .load_model_value(&v, owner_of(c), &scope, Some(&default), false)
                         .map_err(|e| rt.smuggle(e))?,
                     Value::Str(id) => match rt.lookup_or_load(id, &scope) {
                         Some(o) => o,

@@ -451,6 +451,67 @@ impl Rt {
     }
 }
 
+/// Names of the variables a block can assign (GC roots of a running method).
+pub fn var_names(block: &Block, out: &mut Vec<String>) {
+    for s in block {
+        match &s.kind {
+            StmtKind::Assign { target, .. } => {
+                if let Some(rest) = target.text.strip_prefix('$') {
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if !name.is_empty() {
+                        out.push(name);
+                    }
+                }
+            }
+            StmtKind::If {
+                then, otherwise, ..
+            } => {
+                var_names(then, out);
+                if let Some(b) = otherwise {
+                    var_names(b, out);
+                }
+            }
+            StmtKind::While { body, .. } | StmtKind::Repeat { body, .. } | StmtKind::Do(body) => {
+                var_names(body, out)
+            }
+            StmtKind::For { var, body, .. } => {
+                out.push(var.clone());
+                var_names(body, out);
+            }
+            StmtKind::Match { cases, default, .. } | StmtKind::Switch { cases, default } => {
+                for (_, b) in cases {
+                    var_names(b, out);
+                }
+                if let Some(b) = default {
+                    var_names(b, out);
+                }
+            }
+            StmtKind::Parallel { branches, .. } => branches.iter().for_each(|b| var_names(b, out)),
+            StmtKind::Try {
+                body,
+                catches,
+                otherwise,
+                finally,
+            } => {
+                var_names(body, out);
+                for c in catches {
+                    if let Some(v) = &c.var {
+                        out.push(v.clone());
+                    }
+                    var_names(&c.body, out);
+                }
+                for b in [otherwise, finally].into_iter().flatten() {
+                    var_names(b, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn is_object_like(v: &Value) -> bool {
     as_object(v).is_some() || as_type(v).is_some()
 }

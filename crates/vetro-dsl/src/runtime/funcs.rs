@@ -461,7 +461,7 @@ pub fn register_all(rt: &Rc<Rt>) {
         "dump",
         Form::Both,
         "obj:any, serializationType:String='Serializable', ignoreUpcasts:bool=true",
-        Box::new(|rt, _, a| Ok(rt.dump(a.v(0), a.str(1)))),
+        Box::new(|rt, _, a| Ok(rt.dump(a.v(0), a.str(1), a.v(2).truthy()))),
     );
 }
 
@@ -484,18 +484,13 @@ fn new_fn(rt: &Rt, c: &Call, a: Args) -> Result<Value, Exc> {
     };
     if let Value::Dict(d) = first {
         // new(model, owner)
-        let mut model = (**d).clone();
-        if let Some(Value::Dict(h)) = model.get(&Value::str("?")).cloned() {
-            let mut h = (*h).clone();
-            h.shift_remove(&Value::str("id"));
-            model.insert(Value::str("?"), Value::dict(h));
-        }
+        let model = (**d).clone();
         let owner = match kwargs.iter().find(|(k, _)| k == "owner") {
             Some((_, v)) if !v.is_null() => Some(object_arg(v)?),
             _ => owner_at(1)?,
         };
         return Ok(rt
-            .load_object(&Value::dict(model), owner, &sc, None)?
+            .load_model_value(&Value::dict(model), owner, &sc, None, true)?
             .value());
     }
     let class = rt.type_arg(&sc, first)?;

@@ -57,6 +57,9 @@ impl HostObject for FrameInfo {
     }
 }
 
+/// A running method: its context, declaring class and name.
+pub type LiveFrame = (Rc<Context>, Rc<Class>, String);
+
 /// An active method call (for stack traces).
 pub struct StackEntry {
     pub class: String,
@@ -103,6 +106,12 @@ pub struct Rt {
     pub exc_objects: RefCell<HashMap<String, Exc>>,
     /// Receivers of running methods (GC roots).
     pub frames_objects: RefCell<Vec<Rc<Object>>>,
+    /// Contexts of running methods with their method (variables are GC roots).
+    pub live_frames: RefCell<Vec<LiveFrame>>,
+    /// Objects built from the model being loaded, by model id.
+    pub model_objs: RefCell<HashMap<String, Rc<Object>>>,
+    /// `new()` models get fresh ids; a loaded deployment keeps its ids.
+    pub regen_ids: Cell<bool>,
 }
 
 /// Name used for the current namespace when `:Name` is rewritten to `ns:Name`.
@@ -152,6 +161,9 @@ impl Rt {
             models: RefCell::new(HashMap::new()),
             exc_objects: RefCell::new(HashMap::new()),
             frames_objects: RefCell::new(Vec::new()),
+            live_frames: RefCell::new(Vec::new()),
+            model_objs: RefCell::new(HashMap::new()),
+            regen_ids: Cell::new(true),
         });
         funcs::register_all(&rt);
         sysfuncs::register(&rt);

@@ -31,12 +31,15 @@ impl Rt {
         match v {
             Value::Dict(d) => {
                 let mut me = owner.map(str::to_string);
-                if let Some(Value::Dict(h)) = dict_get(d, "?") {
-                    if let Some(Value::Str(id)) = dict_get(h, "id") {
-                        out.entry(id.to_string())
-                            .or_insert_with(|| (v.clone(), owner.map(str::to_string)));
-                        me = Some(id.to_string());
-                    }
+                let id = match dict_get(d, "?") {
+                    Some(Value::Dict(h)) => dict_get(h, "id").cloned(),
+                    _ if d.keys().any(|k| as_type(k).is_some()) => dict_get(d, "id").cloned(),
+                    _ => None,
+                };
+                if let Some(Value::Str(id)) = id {
+                    out.entry(id.to_string())
+                        .or_insert_with(|| (v.clone(), owner.map(str::to_string)));
+                    me = Some(id.to_string());
                 }
                 for (k, x) in d.iter() {
                     if k.as_str() != Some("?") {
@@ -55,12 +58,46 @@ impl Rt {
 
     /// An object by id: from the store, or loaded from the pending model index.
     pub fn lookup_or_load(&self, id: &str, scope: &Rc<Class>) -> Option<Rc<Object>> {
+        if let Some(o) = self.model_objs.borrow().get(id) {
+            return Some(o.clone());
+        }
         if let Some(o) = self.store.borrow().get(id) {
             return Some(o.clone());
         }
         let (model, owner) = self.models.borrow().get(id).cloned()?;
         let owner = owner.and_then(|o| self.store.borrow().get(&o).cloned());
         self.load_object(&model, owner, scope, None).ok()
+    }
+
+    /// Load a model tree: its ids are indexed so references inside it resolve.
+    /// `fresh`: a separate load (`new()`), with its own id maps.
+    pub fn load_model_value(
+        &self,
+        model: &Value,
+        owner: Option<Rc<Object>>,
+        scope: &Rc<Class>,
+        default_type: Option<&Rc<Class>>,
+        fresh: bool,
+    ) -> Result<Rc<Object>, Exc> {
+        let mut index = HashMap::new();
+        self.index_models(model, owner.as_ref().map(|o| o.id.as_str()), &mut index);
+        if fresh {
+            let saved_models = self.models.replace(index);
+            let saved_objs = self.model_objs.replace(HashMap::new());
+            let saved_regen = self.regen_ids.replace(true);
+            let r = self.load_object(model, owner, scope, default_type);
+            *self.models.borrow_mut() = saved_models;
+            *self.model_objs.borrow_mut() = saved_objs;
+            self.regen_ids.set(saved_regen);
+            return r;
+        }
+        {
+            let mut m = self.models.borrow_mut();
+            for (k, v) in index {
+                m.entry(k).or_insert(v);
+            }
+        }
+        self.load_object(model, owner, scope, default_type)
     }
 
     /// Build (and initialise) an object from a model dict.
@@ -94,45 +131,58 @@ impl Rt {
                 let mut t = None;
                 let mut id = None;
                 let mut name = Value::Null;
+                let mut tclass = None;
                 for (k, v) in d.iter() {
+                    if let (Some(c), Value::Dict(p)) = (as_type(k), v) {
+                        if tclass.is_none() {
+                            tclass = Some(c);
+                            props = (**p).clone();
+                            continue;
+                        }
+                    }
                     match k.as_str() {
                         Some("id") => id = v.as_str().map(str::to_string),
                         Some("name") => name = v.clone(),
-                        Some(k2)
-                            if t.is_none()
-                                && matches!(v, Value::Dict(_))
-                                && default_type.is_none() =>
-                        {
-                            t = Some(k2.to_string());
-                            if let Value::Dict(p) = v {
-                                props = (**p).clone();
-                            }
-                        }
                         _ => {
                             props.insert(k.clone(), v.clone());
                         }
                     }
                 }
+                if let Some(c) = tclass {
+                    t = Some(c.name.clone());
+                }
                 (t, id, name, Value::Null)
             }
         };
         let class = match &type_name {
-            Some(t) if dict_get(d, "?").is_some() && !t.contains(':') => {
-                self.class(header_type(t))?
-            }
+            Some(t) if !t.contains(':') => self.class(header_type(t))?,
             Some(t) => self.resolve_type(scope, header_type(t))?,
             None => match default_type {
                 Some(c) => c.clone(),
                 None => return Err(Exc::contract("Object model has no type")),
             },
         };
-        if let Some(id) = &id {
-            if let Some(existing) = self.store.borrow().get(id).cloned() {
+        if let Some(mid) = &id {
+            if let Some(existing) = self.model_objs.borrow().get(mid).cloned() {
                 return Ok(existing);
             }
+            if !self.regen_ids.get() {
+                if let Some(existing) = self.store.borrow().get(mid).cloned() {
+                    return Ok(existing);
+                }
+            }
         }
-        let id = id.unwrap_or_else(|| self.gen_id());
-        let obj = Object::new(id.clone(), class, owner);
+        let new_id = match &id {
+            Some(mid) if !self.regen_ids.get() => mid.clone(),
+            _ => self.gen_id(),
+        };
+        let obj = Object::new(new_id.clone(), class, owner);
+        if let Some(mid) = &id {
+            self.model_objs
+                .borrow_mut()
+                .insert(mid.clone(), obj.clone());
+        }
+        let id = new_id;
         *obj.name.borrow_mut() = name;
         *obj.metadata.borrow_mut() = metadata;
         self.store.borrow_mut().insert(id, obj.clone());
@@ -274,11 +324,15 @@ impl Rt {
         let root_val = self.decode(&objects);
         self.index_models(&root_val, None, &mut index);
         *self.models.borrow_mut() = index;
+        self.model_objs.borrow_mut().clear();
+        self.regen_ids.set(false);
         let root = if objects.is_null() {
-            None
+            Ok(None)
         } else {
-            Some(self.load_object(&root_val, None, &scope, None)?)
+            self.load_object(&root_val, None, &scope, None).map(Some)
         };
+        self.regen_ids.set(true);
+        let root = root?;
         *self.root.borrow_mut() = root.clone();
         if let Some(copy) = copy {
             let copy_val = self.decode(&copy);
@@ -299,6 +353,7 @@ impl Rt {
             self.destroy_objects(doomed);
         }
         self.models.borrow_mut().clear();
+        self.model_objs.borrow_mut().clear();
         Ok(root)
     }
 
@@ -428,6 +483,95 @@ impl Rt {
                 Json::Object(m)
             }
             other => self.encode(other),
+        }
+    }
+
+    // ----- dump() -----
+
+    /// `dump(obj, serializationType, ignoreUpcasts)`: Serializable, Mixed or Inline.
+    pub fn dump(&self, v: &Value, kind: &str, ignore_upcasts: bool) -> Value {
+        match as_object(v) {
+            Some((o, cast)) => {
+                let class = match cast {
+                    Some(c) if !ignore_upcasts => c,
+                    _ => o.class.clone(),
+                };
+                self.dump_obj(&o, &class, kind, &mut HashSet::new())
+            }
+            None => v.clone(),
+        }
+    }
+
+    fn dump_obj(
+        &self,
+        o: &Rc<Object>,
+        class: &Rc<Class>,
+        kind: &str,
+        seen: &mut HashSet<String>,
+    ) -> Value {
+        if !seen.insert(o.id.clone()) {
+            return Value::str(&o.id);
+        }
+        let mut props = Dict::new();
+        let values = o.props.borrow().clone();
+        for c in class.mro() {
+            for (name, p) in &c.def.properties {
+                if !p.usage.serialized() || props.contains_key(&Value::str(name)) {
+                    continue;
+                }
+                let Some(v) = values.get(name) else { continue };
+                let by_ref = serialize_as_reference(&c, &p.meta);
+                let dv = match as_object(v) {
+                    Some((x, _)) if by_ref => Value::str(&x.id),
+                    _ => self.dump_value(v, kind, seen),
+                };
+                props.insert(Value::str(name), dv);
+            }
+        }
+        let mut out = Dict::new();
+        if kind == "Inline" {
+            out.insert(class.type_value(), Value::dict(props));
+            out.insert(Value::str("id"), Value::str(&o.id));
+            out.insert(Value::str("name"), o.name.borrow().clone());
+            out.insert(Value::str("metadata"), o.metadata.borrow().clone());
+            return Value::dict(out);
+        }
+        let mut header = Dict::new();
+        header.insert(Value::str("id"), Value::str(&o.id));
+        header.insert(Value::str("metadata"), o.metadata.borrow().clone());
+        header.insert(Value::str("name"), o.name.borrow().clone());
+        header.insert(
+            Value::str("type"),
+            if kind == "Mixed" {
+                class.type_value()
+            } else {
+                Value::str(&class.versioned_name())
+            },
+        );
+        out.insert(Value::str("?"), Value::dict(header));
+        for (k, v) in props {
+            out.insert(k, v);
+        }
+        Value::dict(out)
+    }
+
+    fn dump_value(&self, v: &Value, kind: &str, seen: &mut HashSet<String>) -> Value {
+        if let Some((o, _)) = as_object(v) {
+            let c = o.class.clone();
+            return self.dump_obj(&o, &c, kind, seen);
+        }
+        match v {
+            Value::List(l) => {
+                Value::list(l.iter().map(|x| self.dump_value(x, kind, seen)).collect())
+            }
+            Value::Dict(d) => {
+                let mut m = Dict::new();
+                for (k, x) in d.iter() {
+                    m.insert(k.clone(), self.dump_value(x, kind, seen));
+                }
+                Value::dict(m)
+            }
+            other => other.clone(),
         }
     }
 
@@ -626,6 +770,24 @@ impl Rt {
         o.destroyed.set(true);
         self.store.borrow_mut().shift_remove(&o.id);
     }
+}
+
+/// Whether a property's meta says `Serialize: {as: reference}`.
+fn serialize_as_reference(class: &Class, meta: &crate::syntax::Data) -> bool {
+    use crate::syntax::Data;
+    let entries: Vec<&Data> = match meta {
+        Data::List(items, _) => items.iter().collect(),
+        Data::Map(..) => vec![meta],
+        _ => return false,
+    };
+    entries.iter().any(|e| {
+        e.as_map().unwrap_or(&[]).iter().any(|(k, v)| {
+            let name = k.key_text().unwrap_or_default();
+            let full = class.def.namespaces.resolve(name).unwrap_or_default();
+            full == "io.murano.metadata.engine.Serialize"
+                && v.get("as").and_then(Data::as_str) == Some("reference")
+        })
+    })
 }
 
 /// Objects mentioned anywhere inside a value.
