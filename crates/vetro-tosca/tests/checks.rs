@@ -353,3 +353,84 @@ fn mutated_templates_never_panic() {
     }
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn redefinitions_keep_derived_types() {
+    let bad = "node_types:\n  a.A:\n    derived_from: tosca.nodes.Root\n    properties: {p: {type: integer}}\n  a.B:\n    derived_from: a.A\n    properties: {p: {type: string}}\n";
+    let p = check_text(&format!("{HEAD}{bad}"));
+    assert!(
+        has(&p, "node_types/a.B/properties/p/type", "bad-redefinition"),
+        "{p:?}"
+    );
+    let ok = bad.replace("p: {type: string}", "p: {type: integer, default: 3}");
+    assert_eq!(check_text(&format!("{HEAD}{ok}")), vec![]);
+}
+
+#[test]
+fn groups_policies_and_substitution_mappings() {
+    let topo = r#"
+group_types:
+  a.Servers:
+    derived_from: tosca.groups.Root
+    targets: [tosca.nodes.Compute]
+topology_template:
+  node_templates:
+    box: {type: Compute}
+    db:
+      type: tosca.nodes.Database
+      requirements: [{host: box}]
+  groups:
+    g: {type: a.Servers, members: [box]}
+  policies:
+    - p: {type: tosca.policies.Placement, targets: [g, box]}
+  substitution_mappings:
+    node_type: tosca.nodes.Compute
+    capabilities:
+      host: [box, host]
+"#;
+    assert_eq!(check_text(&format!("{HEAD}{topo}")), vec![]);
+    let p = check_text(&format!(
+        "{HEAD}{}",
+        topo.replace("members: [box]", "members: [db, nobody]")
+    ));
+    assert!(
+        has(
+            &p,
+            "topology_template/groups/g/members/0",
+            "unresolved-reference"
+        ),
+        "{p:?}"
+    );
+    assert!(
+        has(
+            &p,
+            "topology_template/groups/g/members/1",
+            "unresolved-reference"
+        ),
+        "{p:?}"
+    );
+    let p = check_text(&format!(
+        "{HEAD}{}",
+        topo.replace("targets: [g, box]", "targets: [h]")
+    ));
+    assert!(
+        has(
+            &p,
+            "topology_template/policies/0/p/targets/0",
+            "unresolved-reference"
+        ),
+        "{p:?}"
+    );
+    let p = check_text(&format!(
+        "{HEAD}{}",
+        topo.replace("[box, host]", "[box, hots]")
+    ));
+    assert!(
+        has(
+            &p,
+            "topology_template/substitution_mappings/capabilities/host/1",
+            "unresolved-reference"
+        ),
+        "{p:?}"
+    );
+}

@@ -17,6 +17,8 @@ pub struct Topo<'d> {
     pub nodes: HashMap<&'d str, Option<usize>>,
     pub rels: HashMap<&'d str, Option<usize>>,
     pub groups: HashSet<&'d str>,
+    /// Group name → its group type.
+    pub group_types: HashMap<&'d str, Option<usize>>,
     /// Property definitions of a node type's capability (the capability
     /// type's, refined by the capability definition), computed once.
     cap_props: RefCell<HashMap<(usize, String), Merged>>,
@@ -78,6 +80,13 @@ pub fn check(cx: &mut Cx, doc: &Node) {
         topo.rels.insert(name, t);
     }
     topo.groups = names(tt.get("groups")).map(|(k, _)| k).collect();
+    for (name, g) in names(tt.get("groups")) {
+        let t = g
+            .get("type")
+            .and_then(Node::as_str)
+            .and_then(|t| cat.lookup(Construct::Group, t));
+        topo.group_types.insert(name, t);
+    }
 
     let inputs_path = join(base, "inputs");
     for (name, _, def) in entries(tt.get("inputs")) {
@@ -312,13 +321,7 @@ fn check_requirements(cx: &mut Cx, topo: &Topo, t: usize, tpl: &Node, path: &str
             // accepts any name given in the long form, and the corpus relies on it.
             let ipath = join(&join(&rpath, &i.to_string()), &name);
             *counts.entry(name.clone()).or_default() += 1;
-            if let Some(node) = req.get("node") {
-                if let Some(n) = node.as_str() {
-                    if !topo.nodes.contains_key(n) && cat.lookup(Construct::Node, n).is_none() {
-                        cx.err("unresolved-reference", &join(&ipath, "node"), node.span, format!("requirement '{name}' names node '{n}', which is neither a node template nor a node type"));
-                    }
-                }
-            }
+            check_target(cx, topo, &name, req, &ipath);
             if let Some(rel) = req.get("relationship") {
                 if let Some(ty) = rel.get("type") {
                     let n = ty.as_str().unwrap_or_default();
@@ -350,6 +353,43 @@ fn check_requirements(cx: &mut Cx, topo: &Topo, t: usize, tpl: &Node, path: &str
             let bound = hi.map_or("UNBOUNDED".to_string(), |h| h.to_string());
             cx.err("occurrences", &rpath, tpl.span, format!("requirement '{name}' is assigned {count} time(s), the definition allows [{lo}, {bound}]"));
         }
+    }
+}
+
+/// A requirement's target: `node` names a node template or a node type;
+/// `capability` names a capability of the target template or a capability
+/// type. Type compatibility with the definition is not enforced: tosca-parser
+/// does not check it and the corpus templates (a WebApplication hosted on a
+/// Compute, say) rely on that.
+fn check_target(cx: &mut Cx, topo: &Topo, name: &str, req: &Node, path: &str) {
+    let cat = cx.cat;
+    let mut target_type = None;
+    if let Some(node) = req.get("node") {
+        let Some(n) = node.as_str() else { return };
+        match topo.nodes.get(n) {
+            Some(Some(t)) => target_type = Some(*t),
+            Some(None) => return, // its unknown type is reported on the template
+            None if cat.lookup(Construct::Node, n).is_some() => {}
+            None => {
+                let msg = format!("requirement '{name}' names node '{n}', which is neither a node template nor a node type");
+                cx.err("unresolved-reference", &join(path, "node"), node.span, msg);
+                return;
+            }
+        }
+    }
+    let Some(cap) = req.get("capability") else {
+        return;
+    };
+    let Some(c) = cap.as_str() else { return };
+    let named = target_type.is_some_and(|t| cat.merged(t, "capabilities").contains_key(c));
+    if !named && cat.lookup(Construct::Capability, c).is_none() {
+        let msg = format!("requirement '{name}' names capability '{c}', which is neither a capability of the target nor a capability type");
+        cx.err(
+            "unresolved-reference",
+            &join(path, "capability"),
+            cap.span,
+            msg,
+        );
     }
 }
 
@@ -502,6 +542,14 @@ fn check_group(cx: &mut Cx, topo: &Topo, g: &Node, path: &str) {
     let Some(t) = template_type(cx, Construct::Group, g, path) else {
         return;
     };
+    check_compatible(
+        cx,
+        topo,
+        t,
+        &["members", "targets"],
+        g.get("members"),
+        &join(path, "members"),
+    );
     let owner = format!("group type '{}'", cat.get(t).name);
     let props = cat.merged(t, "properties");
     check_properties(
@@ -531,6 +579,14 @@ fn check_policy(cx: &mut Cx, topo: &Topo, p: &Node, path: &str) {
     let Some(t) = template_type(cx, Construct::Policy, p, path) else {
         return;
     };
+    check_compatible(
+        cx,
+        topo,
+        t,
+        &["targets"],
+        p.get("targets"),
+        &join(path, "targets"),
+    );
     let owner = format!("policy type '{}'", cat.get(t).name);
     let props = cat.merged(t, "properties");
     check_properties(
@@ -545,6 +601,65 @@ fn check_policy(cx: &mut Cx, topo: &Topo, p: &Node, path: &str) {
         p.get("properties"),
         path,
     );
+}
+
+/// Members/targets must be of a type the group/policy type allows (its
+/// `members`/`targets` list, along the hierarchy; no list: anything).
+fn check_compatible(
+    cx: &mut Cx,
+    topo: &Topo,
+    t: usize,
+    keys: &[&str],
+    list: Option<&Node>,
+    path: &str,
+) {
+    let cat = cx.cat;
+    let Some(items) = list.and_then(Node::as_seq) else {
+        return;
+    };
+    let allowed: Vec<&Node> = cat
+        .ancestors(t)
+        .iter()
+        .find_map(|&a| {
+            keys.iter()
+                .find_map(|k| cat.get(a).def.get(k))
+                .and_then(Node::as_seq)
+        })
+        .map(|l| l.iter().collect())
+        .unwrap_or_default();
+    if allowed.is_empty() {
+        return;
+    }
+    let fits = |member: usize, c: Construct| {
+        allowed
+            .iter()
+            .filter_map(|n| n.as_str())
+            .any(|n| cat.lookup(c, n).is_some_and(|a| cat.derives(member, a)))
+    };
+    for (i, item) in items.iter().enumerate() {
+        let Some(n) = item.as_str() else { continue };
+        let ok = match topo.nodes.get(n) {
+            Some(Some(m)) => cat.chain_broken(*m) || fits(*m, Construct::Node),
+            Some(None) => true,
+            None => match topo.group_types.get(n) {
+                Some(Some(g)) => fits(*g, Construct::Group),
+                _ => true, // unknown names are reported by check_members
+            },
+        };
+        if !ok {
+            let msg = format!(
+                "'{n}' is not of a type that {} '{}' accepts",
+                cat.get(t).construct.label(),
+                cat.get(t).name
+            );
+            cx.err(
+                "unresolved-reference",
+                &join(path, &i.to_string()),
+                item.span,
+                msg,
+            );
+        }
+    }
 }
 
 fn check_substitution(cx: &mut Cx, topo: &Topo, sm: &Node, path: &str) {
@@ -564,16 +679,34 @@ fn check_substitution(cx: &mut Cx, topo: &Topo, sm: &Node, path: &str) {
         for (name, _, m) in entries(sm.get(section)) {
             let mpath = join(&join(path, section), &name);
             match m.as_seq() {
-                Some([tpl, _]) => {
-                    if let Some(tn) = tpl.as_str() {
-                        if !topo.nodes.contains_key(tn) {
-                            cx.err(
-                                "unresolved-reference",
-                                &join(&mpath, "0"),
-                                tpl.span,
-                                format!("node template '{tn}' does not exist"),
-                            );
+                Some([tpl, inner]) => {
+                    let Some(tn) = tpl.as_str() else { continue };
+                    match topo.nodes.get(tn) {
+                        None => cx.err(
+                            "unresolved-reference",
+                            &join(&mpath, "0"),
+                            tpl.span,
+                            format!("node template '{tn}' does not exist"),
+                        ),
+                        Some(Some(t)) if !cat.chain_broken(*t) => {
+                            let Some(iname) = inner.as_str() else {
+                                continue;
+                            };
+                            let found = if section == "capabilities" {
+                                cat.merged(*t, "capabilities").contains_key(iname)
+                            } else {
+                                cat.requirements(*t).contains_key(iname)
+                            };
+                            if !found {
+                                let what = &section[..section.len() - 1];
+                                let msg = format!(
+                                    "node template '{tn}' (type '{}') has no {what} '{iname}'",
+                                    cat.get(*t).name
+                                );
+                                cx.err("unresolved-reference", &join(&mpath, "1"), inner.span, msg);
+                            }
                         }
+                        Some(_) => {}
                     }
                 }
                 _ => cx.err(

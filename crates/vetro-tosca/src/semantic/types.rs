@@ -84,6 +84,8 @@ fn check_type(cx: &mut Cx, i: usize, path: &str) {
         }
     }
     check_defs(cx, def.get("properties"), &join(path, "properties"));
+    check_redefinitions(cx, i, "properties", path);
+    check_redefinitions(cx, i, "attributes", path);
     check_defs(cx, def.get("attributes"), &join(path, "attributes"));
     match t.construct {
         Construct::Node => {
@@ -199,5 +201,55 @@ fn check_node_type(cx: &mut Cx, def: &Node, path: &str) {
             art.get("type"),
             &join(&apath, "type"),
         );
+    }
+}
+
+/// Whether value type `sub` may replace `sup` in a redefinition: the same
+/// type, or a data type derived from it.
+fn type_refines(cat: &Catalog, sub: &str, sup: &str) -> bool {
+    if sub == sup {
+        return true;
+    }
+    match (
+        cat.lookup(Construct::Data, sub),
+        cat.lookup(Construct::Data, sup),
+    ) {
+        (Some(a), Some(b)) => cat.derives(a, b),
+        (Some(a), None) => {
+            // A data type derived from the primitive `sup` (`PortDef` from integer).
+            let top = *cat.ancestors(a).last().unwrap_or(&a);
+            cat.get(top).parent.as_deref() == Some(sup)
+        }
+        _ => false,
+    }
+}
+
+/// A property or attribute redefined by a subtype keeps a type derived from
+/// the one its supertype declares.
+fn check_redefinitions(cx: &mut Cx, i: usize, section: &'static str, path: &str) {
+    let cat = cx.cat;
+    let Some(parent) = cat.parent(i) else { return };
+    if cat.chain_broken(i) {
+        return;
+    }
+    let inherited = cat.merged(parent, section);
+    for (name, _, def) in entries(cat.get(i).def.get(section)) {
+        let Some(old) = inherited.get(&name) else {
+            continue;
+        };
+        let (Some(new_ty), Some(old_ty)) = (
+            def.get("type").and_then(Node::as_str),
+            old.get("type").and_then(Node::as_str),
+        ) else {
+            continue;
+        };
+        if !type_refines(cat, new_ty, old_ty) {
+            let at = join(&join(&join(path, section), &name), "type");
+            let span = def.get("type").map_or(def.span, |t| t.span);
+            let msg = format!(
+                "'{name}' is redefined with type '{new_ty}', which does not derive from the inherited type '{old_ty}'"
+            );
+            cx.err("bad-redefinition", &at, span, msg);
+        }
     }
 }
