@@ -247,18 +247,27 @@ impl Catalog {
         false
     }
 
-    /// Whether the chain of `i` reaches a cycle (itself or above).
+    /// Whether the chain of `i` is broken: it loops, or some `derived_from`
+    /// on it names no declared type (a data type may derive from a
+    /// primitive). Checks of templates of a broken type are skipped: the
+    /// cause is reported once, at the type.
     pub fn chain_broken(&self, i: usize) -> bool {
         let mut seen = vec![i];
         let mut cur = i;
-        while let Some(p) = self.parent(cur) {
+        loop {
+            let t = &self.types[cur];
+            let Some(name) = t.parent.as_deref() else {
+                return false;
+            };
+            let Some(p) = self.parent(cur) else {
+                return !(t.construct == Construct::Data && Self::is_primitive(name));
+            };
             if seen.contains(&p) {
                 return true;
             }
             seen.push(p);
             cur = p;
         }
-        false
     }
 
     /// Whether type `i` is `j` or derives from it.

@@ -434,3 +434,16 @@ topology_template:
         "{p:?}"
     );
 }
+
+#[test]
+fn a_broken_type_is_reported_once() {
+    let text = "node_types:\n  a.A: {derived_from: a.Missing}\ntopology_template:\n  node_templates:\n    n:\n      type: a.A\n      properties: {x: 1}\n      requirements: [{host: m}]\n";
+    let p = check_text(&format!("{HEAD}{text}"));
+    assert_eq!(
+        p,
+        vec![(
+            "node_types/a.A/derived_from".to_string(),
+            "unknown-type".to_string()
+        )]
+    );
+}
