@@ -1,1 +1,64 @@
-fn main() {}
+//! Criterion benchmarks: parsing, parse-once evaluation, streaming queries.
+//! `cargo bench -p vetro-yaql --bench eval`
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use vetro_yaql::{Engine, EngineOptions, Value};
+
+fn records(n: i64) -> Value {
+    Value::list(
+        (0..n)
+            .map(|i| {
+                let mut d = vetro_yaql::value::Dict::new();
+                d.insert(Value::from("k"), Value::from(format!("key{i:06}")));
+                d.insert(Value::from("v"), Value::Int((i * 7919) % 101));
+                d.insert(Value::from("g"), Value::from(format!("g{:02}", i % 100)));
+                Value::dict(d)
+            })
+            .collect(),
+    )
+}
+
+fn bench(c: &mut Criterion) {
+    let opts = vetro_yaql::parser::ParserOptions::default();
+    c.bench_function("parse simple expression", |b| {
+        b.iter(|| vetro_yaql::parser::parse(black_box("$.a + 1"), opts).unwrap())
+    });
+    c.bench_function("parse query", |b| {
+        b.iter(|| {
+            vetro_yaql::parser::parse(
+                black_box("$.items.where($.v > 3).select({n => $.n, v => $.v * 2}).orderBy($.v)"),
+                opts,
+            )
+            .unwrap()
+        })
+    });
+    let engine = Engine::new(EngineOptions::default());
+    let data = records(10_000);
+    let where_select = engine.parse("$.where($.v > 50).select($.k).len()").unwrap();
+    c.bench_function("where/select over 10k records", |b| {
+        b.iter(|| engine.evaluate(&where_select, data.clone(), &[]).unwrap())
+    });
+    let order = engine
+        .parse("$.orderBy($.g).thenByDescending($.v).select($.k).first()")
+        .unwrap();
+    c.bench_function("orderBy/thenBy over 10k records", |b| {
+        b.iter(|| engine.evaluate(&order, data.clone(), &[]).unwrap())
+    });
+    let group = engine.parse("$.groupBy($.g, $.v, $.sum()).len()").unwrap();
+    c.bench_function("groupBy aggregate over 10k records", |b| {
+        b.iter(|| engine.evaluate(&group, data.clone(), &[]).unwrap())
+    });
+    let stream = engine
+        .parse("range(1000000).where($ mod 7 = 0).select($ * 2).len()")
+        .unwrap();
+    c.bench_function("stream 1M elements", |b| {
+        b.iter(|| engine.evaluate(&stream, Value::Null, &[]).unwrap())
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10);
+    targets = bench
+}
+criterion_main!(benches);

@@ -40,9 +40,23 @@ fn error_json(id: &J, e: &Error) -> J {
     json!({"id": id, "error": {"kind": e.kind.as_str(), "message": e.message}})
 }
 
+#[derive(serde::Deserialize)]
+struct Case<'a> {
+    #[serde(default)]
+    id: J,
+    #[serde(default)]
+    expr: String,
+    #[serde(borrow, default)]
+    data: Option<&'a serde_json::value::RawValue>,
+    #[serde(default)]
+    vars: Option<Map<String, J>>,
+    #[serde(default)]
+    options: Option<Map<String, J>>,
+}
+
 /// Answer one case line.
 pub fn run_case(line: &str, engines: &mut HashMap<String, Engine>) -> J {
-    let case: J = match serde_json::from_str(line) {
+    let case: Case = match serde_json::from_str(line) {
         Ok(c) => c,
         Err(e) => {
             return error_json(
@@ -51,28 +65,27 @@ pub fn run_case(line: &str, engines: &mut HashMap<String, Engine>) -> J {
             )
         }
     };
-    let id = case.get("id").cloned().unwrap_or(J::Null);
     let empty = Map::new();
-    let opts = case.get("options").and_then(J::as_object).unwrap_or(&empty);
+    let opts = case.options.as_ref().unwrap_or(&empty);
     let key = serde_json::to_string(opts).unwrap_or_default();
     let engine = engines
         .entry(key)
         .or_insert_with(|| Engine::new(engine_options(opts)));
-    let expr = case.get("expr").and_then(J::as_str).unwrap_or("");
     let result = (|| {
-        let data = match case.get("data") {
-            Some(d) => decode(d)?,
+        let data = match case.data {
+            Some(d) => crate::json::decode_str(d.get())?,
             None => Value::Null,
         };
         let mut vars = Vec::new();
-        if let Some(J::Object(m)) = case.get("vars") {
+        if let Some(m) = &case.vars {
             for (k, v) in m {
                 vars.push((k.as_str(), decode(v)?));
             }
         }
-        let e = engine.parse(expr)?;
+        let e = engine.parse(&case.expr)?;
         engine.evaluate(&e, data, &vars)
     })();
+    let id = case.id;
     match result {
         Ok(v) => json!({"id": id, "value": encode(&v, false)}),
         Err(e) => error_json(&id, &e),

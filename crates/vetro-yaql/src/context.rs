@@ -3,20 +3,30 @@
 use crate::eval::Runtime;
 use crate::func::FunctionDef;
 use crate::value::Value;
+use smallvec::SmallVec;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
+
+/// Candidate overloads of one name, grouped by layer (innermost first).
+pub type Layers = SmallVec<[SmallVec<[Rc<FunctionDef>; 4]>; 2]>;
+
+/// The functions a context layer defines.
+#[derive(Default)]
+struct Layer {
+    funcs: HashMap<Rc<str>, Vec<Rc<FunctionDef>>>,
+    /// Names whose candidates in this layer hide all outer layers.
+    exclusive: HashSet<Rc<str>>,
+    fallback: Option<Rc<MethodFallback>>,
+}
 
 /// A scope. Lookups walk from the innermost context to the root; inner
 /// bindings shadow outer ones.
 pub struct Context {
     pub parent: Option<Rc<Context>>,
-    vars: RefCell<Vec<(Rc<str>, Value)>>,
-    funcs: RefCell<HashMap<Rc<str>, Vec<Rc<FunctionDef>>>>,
-    /// Names whose candidates in this layer hide all outer layers.
-    exclusive: RefCell<HashSet<Rc<str>>>,
+    vars: RefCell<SmallVec<[(Rc<str>, Value); 2]>>,
+    layer: RefCell<Option<Box<Layer>>>,
     pub rt: Rc<Runtime>,
-    fallback: RefCell<Option<Rc<MethodFallback>>>,
 }
 
 /// A host hook for `obj.name(args)` on a [`Value::Object`] receiver when no
@@ -26,41 +36,43 @@ pub struct Context {
 pub type MethodFallback =
     dyn Fn(&Rc<Context>, &str, Value, Vec<crate::eval::CallArg>) -> crate::error::Result<Value>;
 
+thread_local! {
+    static ARG_NAMES: Vec<Rc<str>> = (0..=16).map(|i| Rc::from(i.to_string().as_str())).collect();
+}
+
+/// The variable name of positional argument `i` (1-based: `"1"`, `"2"`...),
+/// shared to avoid allocating.
+pub fn arg_name(i: usize) -> Rc<str> {
+    if i <= 16 {
+        ARG_NAMES.with(|n| n[i].clone())
+    } else {
+        Rc::from(i.to_string().as_str())
+    }
+}
+
 impl Context {
-    /// A root context with its own runtime.
-    pub fn root(rt: Rc<Runtime>) -> Rc<Context> {
+    fn make(parent: Option<Rc<Context>>, rt: Rc<Runtime>) -> Rc<Context> {
         Rc::new(Context {
-            parent: None,
-            vars: RefCell::new(Vec::new()),
-            funcs: RefCell::new(HashMap::new()),
-            exclusive: RefCell::new(HashSet::new()),
-            fallback: RefCell::new(None),
+            parent,
+            vars: RefCell::new(SmallVec::new()),
+            layer: RefCell::new(None),
             rt,
         })
+    }
+
+    /// A root context with its own runtime.
+    pub fn root(rt: Rc<Runtime>) -> Rc<Context> {
+        Context::make(None, rt)
     }
 
     /// A child scope sharing the runtime.
     pub fn child(self: &Rc<Self>) -> Rc<Context> {
-        Rc::new(Context {
-            parent: Some(self.clone()),
-            vars: RefCell::new(Vec::new()),
-            funcs: RefCell::new(HashMap::new()),
-            exclusive: RefCell::new(HashSet::new()),
-            fallback: RefCell::new(None),
-            rt: self.rt.clone(),
-        })
+        Context::make(Some(self.clone()), self.rt.clone())
     }
 
     /// A child scope with a different runtime (one evaluation's limits).
     pub fn child_with_runtime(self: &Rc<Self>, rt: Rc<Runtime>) -> Rc<Context> {
-        Rc::new(Context {
-            parent: Some(self.clone()),
-            vars: RefCell::new(Vec::new()),
-            funcs: RefCell::new(HashMap::new()),
-            exclusive: RefCell::new(HashSet::new()),
-            fallback: RefCell::new(None),
-            rt,
-        })
+        Context::make(Some(self.clone()), rt)
     }
 
     /// Bind a variable in this scope (`$name`; `$` is `1`).
@@ -70,7 +82,22 @@ impl Context {
         if let Some(slot) = vars.iter_mut().find(|(n, _)| &**n == name) {
             slot.1 = value;
         } else {
-            vars.push((Rc::from(name), value));
+            let key = match name.parse::<usize>() {
+                Ok(i) if i <= 16 && name.len() <= 2 => arg_name(i),
+                _ => Rc::from(name),
+            };
+            vars.push((key, value));
+        }
+    }
+
+    /// Bind positional argument `i` (1-based) without allocating its name.
+    pub fn set_arg(&self, i: usize, value: Value) {
+        let key = arg_name(i);
+        let mut vars = self.vars.borrow_mut();
+        if let Some(slot) = vars.iter_mut().find(|(n, _)| *n == key) {
+            slot.1 = value;
+        } else {
+            vars.push((key, value));
         }
     }
 
@@ -89,21 +116,52 @@ impl Context {
         }
     }
 
+    /// Register a function in this layer.
+    pub fn register(&self, f: FunctionDef) {
+        let name = f.name.clone();
+        self.layer
+            .borrow_mut()
+            .get_or_insert_with(Default::default)
+            .funcs
+            .entry(name)
+            .or_default()
+            .push(Rc::new(f));
+    }
+
+    /// Make `name` exclusive in this layer: outer layers are not consulted.
+    pub fn set_exclusive(&self, name: &str) {
+        self.layer
+            .borrow_mut()
+            .get_or_insert_with(Default::default)
+            .exclusive
+            .insert(Rc::from(name));
+    }
+
+    /// Remove every function of that name from this layer.
+    pub fn unregister(&self, name: &str) {
+        if let Some(l) = self.layer.borrow_mut().as_mut() {
+            l.funcs.remove(name);
+        }
+    }
+
     /// Install the method fallback for host objects (see [`MethodFallback`]).
     pub fn set_method_fallback(
         &self,
         f: impl Fn(&Rc<Context>, &str, Value, Vec<crate::eval::CallArg>) -> crate::error::Result<Value>
             + 'static,
     ) {
-        *self.fallback.borrow_mut() = Some(Rc::new(f));
+        self.layer
+            .borrow_mut()
+            .get_or_insert_with(Default::default)
+            .fallback = Some(Rc::new(f));
     }
 
     /// The nearest method fallback up the chain.
     pub fn method_fallback(&self) -> Option<Rc<MethodFallback>> {
         let mut c = self;
         loop {
-            if let Some(f) = c.fallback.borrow().as_ref() {
-                return Some(f.clone());
+            if let Some(f) = c.layer.borrow().as_ref().and_then(|l| l.fallback.clone()) {
+                return Some(f);
             }
             match &c.parent {
                 Some(p) => c = p,
@@ -112,35 +170,14 @@ impl Context {
         }
     }
 
-    /// Register a function in this layer.
-    pub fn register(&self, f: FunctionDef) {
-        let name = f.name.clone();
-        self.funcs
-            .borrow_mut()
-            .entry(name)
-            .or_default()
-            .push(Rc::new(f));
-    }
-
-    /// Make `name` exclusive in this layer: outer layers are not consulted.
-    pub fn set_exclusive(&self, name: &str) {
-        self.exclusive.borrow_mut().insert(Rc::from(name));
-    }
-
-    /// Remove every function of that name from this layer.
-    pub fn unregister(&self, name: &str) {
-        self.funcs.borrow_mut().remove(name);
-    }
-
     /// Candidate layers for `name`, innermost first.
-    pub fn candidates(&self, name: &str, method: bool) -> Vec<Vec<Rc<FunctionDef>>> {
-        let mut layers = Vec::new();
+    pub fn candidates(&self, name: &str, method: bool) -> Layers {
+        let mut layers = Layers::new();
         let mut c = self;
         loop {
-            let funcs = c.funcs.borrow();
-            if !funcs.is_empty() {
-                if let Some(list) = funcs.get(name) {
-                    let layer: Vec<_> = list
+            if let Some(layer) = c.layer.borrow().as_ref() {
+                if let Some(list) = layer.funcs.get(name) {
+                    let l: SmallVec<[Rc<FunctionDef>; 4]> = list
                         .iter()
                         .filter(|f| {
                             if method {
@@ -151,15 +188,14 @@ impl Context {
                         })
                         .cloned()
                         .collect();
-                    if !layer.is_empty() {
-                        layers.push(layer);
+                    if !l.is_empty() {
+                        layers.push(l);
                     }
-                    if c.exclusive.borrow().contains(name) {
+                    if layer.exclusive.contains(name) {
                         break;
                     }
                 }
             }
-            drop(funcs);
             match &c.parent {
                 Some(p) => c = p,
                 None => break,
@@ -172,7 +208,11 @@ impl Context {
     pub fn has_function(&self, name: &str) -> bool {
         let mut c = self;
         loop {
-            if c.funcs.borrow().contains_key(name) {
+            if c.layer
+                .borrow()
+                .as_ref()
+                .is_some_and(|l| l.funcs.contains_key(name))
+            {
                 return true;
             }
             match &c.parent {

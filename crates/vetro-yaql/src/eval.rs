@@ -7,6 +7,7 @@ use crate::func::{ArgValue, Args, Call, DefaultValue, FunctionDef, PType, Param}
 use crate::iter::{limited, too_large, LazyIter};
 use crate::parser::Expr;
 use crate::value::Value;
+use smallvec::SmallVec;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -154,7 +155,7 @@ impl Lambda {
         }
         let ctx = self.ctx.child();
         for (i, a) in args.iter().enumerate() {
-            ctx.set(&(i + 1).to_string(), a.clone());
+            ctx.set_arg(i + 1, a.clone());
         }
         eval(&self.expr, &ctx)
     }
@@ -162,7 +163,7 @@ impl Lambda {
     /// Call with one argument (the common case).
     pub fn call1(&self, arg: Value) -> Result<Value> {
         let ctx = self.ctx.child();
-        ctx.set("1", arg);
+        ctx.set_arg(1, arg);
         eval(&self.expr, &ctx)
     }
 
@@ -170,7 +171,7 @@ impl Lambda {
     pub fn call_kw(&self, args: &[Value], kw: &[(Rc<str>, Value)]) -> Result<Value> {
         let ctx = self.ctx.child();
         for (i, a) in args.iter().enumerate() {
-            ctx.set(&(i + 1).to_string(), a.clone());
+            ctx.set_arg(i + 1, a.clone());
         }
         for (k, v) in kw {
             ctx.set(k, v.clone());
@@ -216,8 +217,8 @@ pub fn eval(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
 fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
     match e {
         Expr::Call { name, args } => {
-            let cargs: Vec<CallArg> = args.iter().map(CallArg::from_arg).collect();
-            call_function(ctx, name, cargs, false)
+            let cargs: ArgVec = args.iter().map(CallArg::from_arg).collect();
+            call_args(ctx, name, cargs, false)
         }
         Expr::Method {
             recv,
@@ -237,22 +238,20 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
                     return call_function(c2, name, cargs, true);
                 }
             }
-            let mut cargs = Vec::with_capacity(args.len() + 1);
+            let mut cargs = ArgVec::new();
             cargs.push(CallArg::Val(r));
             cargs.extend(args.iter().map(CallArg::from_arg));
-            call_function(ctx, name, cargs, true)
+            call_args(ctx, name, cargs, true)
         }
         Expr::Dot { recv, rhs, safe } => {
             let r = eval(recv, ctx)?;
             if *safe && r.is_null() {
                 return Ok(Value::Null);
             }
-            call_function(
-                ctx,
-                "#operator_.",
-                vec![CallArg::Val(r), CallArg::Expr(rhs.clone())],
-                false,
-            )
+            let mut cargs = ArgVec::new();
+            cargs.push(CallArg::Val(r));
+            cargs.push(CallArg::Expr(rhs.clone()));
+            call_args(ctx, "#operator_.", cargs, false)
         }
         Expr::Wrap(inner) => eval(inner, ctx),
         _ => eval(e, ctx),
@@ -307,12 +306,15 @@ enum Slot {
 
 struct Binding {
     /// params then kwonly
-    slots: Vec<Slot>,
-    rest: Vec<usize>,
-    kwrest: Vec<usize>,
+    slots: SmallVec<[Slot; 6]>,
+    rest: Idx,
+    kwrest: Idx,
     /// lazy argument positions: positional index, or 1000 + keyword index
-    lazy: Vec<usize>,
+    lazy: Idx,
 }
+
+type Idx = SmallVec<[usize; 4]>;
+type ArgVec = SmallVec<[CallArg; 4]>;
 
 fn param_at(f: &FunctionDef, slot_index: usize) -> &Param {
     if slot_index < f.params.len() {
@@ -345,10 +347,10 @@ fn bind(
     rt: &Runtime,
 ) -> Option<Binding> {
     let np = f.params.len();
-    let mut slots = vec![Slot::Empty; np + f.kwonly.len()];
-    let mut rest = Vec::new();
-    let mut kwrest = Vec::new();
-    let mut lazy = Vec::new();
+    let mut slots: SmallVec<[Slot; 6]> = SmallVec::from_elem(Slot::Empty, np + f.kwonly.len());
+    let mut rest = Idx::new();
+    let mut kwrest = Idx::new();
+    let mut lazy = Idx::new();
     for (i, a) in pos.iter().enumerate() {
         if i < np {
             let p = &f.params[i];
@@ -468,8 +470,8 @@ fn dyn_ok(
 }
 
 /// Masks of the parameter types receiving each argument (to rank overloads).
-fn masks(f: &FunctionDef, b: &Binding, npos: usize, nkw: usize) -> Vec<u32> {
-    let mut m = vec![crate::func::mask::ALL; npos + nkw];
+fn masks(f: &FunctionDef, b: &Binding, npos: usize, nkw: usize) -> SmallVec<[u32; 6]> {
+    let mut m: SmallVec<[u32; 6]> = SmallVec::from_elem(crate::func::mask::ALL, npos + nkw);
     for (j, s) in b.slots.iter().enumerate() {
         let p = param_at(f, j);
         match s {
@@ -524,7 +526,7 @@ fn describe_values(pos: &[Option<Value>]) -> String {
         .join(", ")
 }
 
-fn no_matching(name: &str, method: bool, layers: &[Vec<Rc<FunctionDef>>], got: &str) -> Error {
+fn no_matching(name: &str, method: bool, layers: &crate::context::Layers, got: &str) -> Error {
     let cands: Vec<String> = layers.iter().flatten().map(|f| f.signature()).collect();
     Error::new(
         kind_for(method, false),
@@ -545,11 +547,15 @@ pub fn call_function(
     args: Vec<CallArg>,
     method: bool,
 ) -> Result<Value> {
+    call_args(ctx, name, SmallVec::from_vec(args), method)
+}
+
+fn call_args(ctx: &Rc<Context>, name: &str, args: ArgVec, method: bool) -> Result<Value> {
     let layers = ctx.candidates(name, method);
     if layers.is_empty() && method {
         if let Some(CallArg::Val(Value::Object(_))) = args.first() {
             if let Some(f) = ctx.method_fallback() {
-                let mut args = args;
+                let mut args = args.into_vec();
                 let recv = match args.remove(0) {
                     CallArg::Val(v) => v,
                     _ => Value::Null,
@@ -587,8 +593,8 @@ pub fn call_function(
         return Err(ambiguous());
     }
     // Translate named arguments.
-    let mut pos: Vec<PosArg> = Vec::with_capacity(args.len());
-    let mut kw: Vec<(Rc<str>, Rc<Expr>)> = Vec::new();
+    let mut pos: SmallVec<[PosArg; 4]> = SmallVec::new();
+    let mut kw: SmallVec<[(Rc<str>, Rc<Expr>); 2]> = SmallVec::new();
     for a in args {
         match a {
             CallArg::Val(v) => pos.push(PosArg::Val(v)),
@@ -608,12 +614,21 @@ pub fn call_function(
             }
         }
     }
+    if kw.is_empty()
+        && pos.len() <= 64
+        && pos
+            .iter()
+            .all(|a| matches!(a, PosArg::Val(_) | PosArg::Expr(_)))
+        && layers.iter().flatten().all(|f| f.kwonly.is_empty())
+    {
+        return simple_call(ctx, name, &layers, &pos, method);
+    }
     // Static filter.
     let rt = ctx.rt.clone();
-    let mut bound: Vec<Vec<(Rc<FunctionDef>, Binding)>> = Vec::new();
-    let mut lazy: Option<Vec<usize>> = None;
+    let mut bound: SmallVec<[SmallVec<[(Rc<FunctionDef>, Binding); 2]>; 2]> = SmallVec::new();
+    let mut lazy: Option<Idx> = None;
     for layer in &layers {
-        let mut l = Vec::new();
+        let mut l = SmallVec::<[(Rc<FunctionDef>, Binding); 2]>::new();
         for f in layer {
             if let Some(b) = bind(f, &pos, &kw, &rt) {
                 match &lazy {
@@ -640,7 +655,7 @@ pub fn call_function(
         return Err(no_matching(name, method, &layers, &describe_values(&got)));
     };
     // Evaluate non-lazy arguments once, left to right.
-    let mut pvals: Vec<Option<Value>> = Vec::with_capacity(pos.len());
+    let mut pvals: SmallVec<[Option<Value>; 4]> = SmallVec::new();
     for (i, a) in pos.iter().enumerate() {
         pvals.push(match a {
             PosArg::Val(v) => Some(v.clone()),
@@ -648,7 +663,7 @@ pub fn call_function(
             _ => None,
         });
     }
-    let mut kvals: Vec<Option<Value>> = Vec::with_capacity(kw.len());
+    let mut kvals: SmallVec<[Option<Value>; 2]> = SmallVec::new();
     for (k, (_, e)) in kw.iter().enumerate() {
         kvals.push(if lazy.contains(&(1000 + k)) {
             None
@@ -657,7 +672,7 @@ pub fn call_function(
         });
     }
     // Dynamic check, layer by layer.
-    let mut winner: Option<(&Rc<FunctionDef>, &Binding, Vec<u32>)> = None;
+    let mut winner: Option<(&Rc<FunctionDef>, &Binding, SmallVec<[u32; 6]>)> = None;
     for layer in &bound {
         for (f, b) in layer {
             if !dyn_ok(f, b, &pvals, &kvals, &rt) {
@@ -849,4 +864,186 @@ fn unhashable_check(converted: &Value, original: &Value, rt: &Runtime) -> Result
 pub fn lazy_vec(v: Vec<Value>) -> Value {
     let mut it = v.into_iter();
     Value::Iter(LazyIter::from_fn(move || Ok(it.next())))
+}
+
+fn param_for(f: &FunctionDef, i: usize) -> Option<&Param> {
+    f.params.get(i).or(f.varargs.as_ref())
+}
+
+/// Does `f` take `n` positional arguments (no keywords)?
+fn arity_ok(f: &FunctionDef, n: usize) -> bool {
+    if n > f.params.len() && f.varargs.is_none() {
+        return false;
+    }
+    f.params[n.min(f.params.len())..]
+        .iter()
+        .all(|p| p.default.is_some())
+}
+
+/// Resolution for calls with only positional arguments (the common case),
+/// without building general bindings.
+fn simple_call(
+    ctx: &Rc<Context>,
+    name: &str,
+    layers: &crate::context::Layers,
+    pos: &[PosArg],
+    method: bool,
+) -> Result<Value> {
+    let rt = ctx.rt.clone();
+    let n = pos.len();
+    let mut lazy: Option<u64> = None;
+    let mut any = false;
+    let ambiguous = || {
+        Error::new(
+            if method {
+                ErrorKind::AmbiguousMethod
+            } else {
+                ErrorKind::AmbiguousFunction
+            },
+            format!(
+                "Ambiguous {} \"{}\"",
+                if method { "method" } else { "function" },
+                name
+            ),
+        )
+    };
+    // static filter: bit set of surviving candidates per layer
+    let mut alive: SmallVec<[SmallVec<[bool; 8]>; 2]> = SmallVec::new();
+    for layer in layers {
+        let mut l: SmallVec<[bool; 8]> = SmallVec::new();
+        for f in layer {
+            let mut ok = arity_ok(f, n);
+            let mut lz = 0u64;
+            if ok {
+                for (i, a) in pos.iter().enumerate() {
+                    let Some(p) = param_for(f, i) else {
+                        ok = false;
+                        break;
+                    };
+                    if !static_ok(p, a, &rt) {
+                        ok = false;
+                        break;
+                    }
+                    if p.ty.is_lazy() {
+                        lz |= 1 << i;
+                    }
+                }
+            }
+            if ok {
+                any = true;
+                match lazy {
+                    None => lazy = Some(lz),
+                    Some(z) if z != lz => return Err(ambiguous()),
+                    _ => {}
+                }
+            }
+            l.push(ok);
+        }
+        alive.push(l);
+    }
+    let Some(lazy) = lazy.filter(|_| any) else {
+        let got: Vec<Option<Value>> = pos
+            .iter()
+            .map(|a| match a {
+                PosArg::Val(v) => Some(v.clone()),
+                PosArg::Expr(e) => e.const_value(),
+                _ => None,
+            })
+            .collect();
+        return Err(no_matching(name, method, layers, &describe_values(&got)));
+    };
+    let mut vals: SmallVec<[Option<Value>; 4]> = SmallVec::new();
+    for (i, a) in pos.iter().enumerate() {
+        vals.push(match a {
+            PosArg::Val(v) => Some(v.clone()),
+            PosArg::Expr(e) if lazy & (1 << i) == 0 => Some(eval(e, ctx)?),
+            _ => None,
+        });
+    }
+    let mut winner: Option<&Rc<FunctionDef>> = None;
+    for (layer, alive) in layers.iter().zip(&alive) {
+        for (f, ok) in layer.iter().zip(alive) {
+            if !*ok {
+                continue;
+            }
+            let fits = (0..n).all(|i| match (&vals[i], param_for(f, i)) {
+                (Some(v), Some(p)) if !p.ty.is_lazy() => p.ty.accepts(v, p.nullable, &rt),
+                _ => true,
+            });
+            if !fits {
+                continue;
+            }
+            match winner {
+                None => winner = Some(f),
+                Some(w) => {
+                    let mw: SmallVec<[u32; 6]> = (0..n)
+                        .map(|i| param_for(w, i).map(|p| p.ty.mask(p.nullable)).unwrap_or(0))
+                        .collect();
+                    let mf: SmallVec<[u32; 6]> = (0..n)
+                        .map(|i| param_for(f, i).map(|p| p.ty.mask(p.nullable)).unwrap_or(0))
+                        .collect();
+                    if more_specific(&mw, &mf) {
+                        continue;
+                    } else if more_specific(&mf, &mw) {
+                        winner = Some(f);
+                    } else {
+                        return Err(ambiguous());
+                    }
+                }
+            }
+        }
+        if winner.is_some() {
+            break;
+        }
+    }
+    let Some(f) = winner else {
+        return Err(no_matching(name, method, layers, &describe_values(&vals)));
+    };
+    let mut out_pos = Vec::with_capacity(f.params.len());
+    let mut rest = Vec::new();
+    for i in 0..n.max(f.params.len()) {
+        let arg = if i < n {
+            let p = param_for(f, i).ok_or_else(|| Error::type_err("argument"))?;
+            match p.ty {
+                PType::Lambda | PType::Expr => match &pos[i] {
+                    PosArg::Expr(e) => ArgValue::Lazy(Lambda {
+                        expr: e.clone(),
+                        ctx: ctx.clone(),
+                    }),
+                    PosArg::Val(v) => ArgValue::Lazy(Lambda::constant(v.clone(), ctx)),
+                    _ => ArgValue::Missing,
+                },
+                PType::Keyword => match &pos[i] {
+                    PosArg::Expr(e) => match &**e {
+                        Expr::Keyword(k) => ArgValue::Keyword(k.clone()),
+                        _ => ArgValue::Missing,
+                    },
+                    _ => ArgValue::Missing,
+                },
+                PType::Iterable => {
+                    ArgValue::Value(rt.limit(vals[i].take().unwrap_or(Value::Null))?)
+                }
+                _ => ArgValue::Value(vals[i].take().unwrap_or(Value::Null)),
+            }
+        } else {
+            match &f.params[i].default {
+                Some(DefaultValue::Value(v)) => ArgValue::Value(v.clone()),
+                _ => ArgValue::Missing,
+            }
+        };
+        if i < f.params.len() {
+            out_pos.push(arg);
+        } else {
+            rest.push(arg);
+        }
+    }
+    let call = Call { ctx, name };
+    (f.body)(
+        &call,
+        Args {
+            pos: out_pos,
+            rest,
+            kw: Vec::new(),
+        },
+    )
 }

@@ -199,3 +199,100 @@ pub fn to_plain_json(v: &Value) -> J {
 
 #[allow(dead_code)]
 fn _unused(_: DateTime) {}
+
+/// Parse JSON text straight into a value (no intermediate tree), with the
+/// same tag handling as [`decode`].
+pub fn decode_str(text: &str) -> Result<Value> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let v = ValueSeed
+        .deserialize(&mut de)
+        .map_err(|e| Error::value_err(format!("bad JSON: {e}")))?;
+    de.end()
+        .map_err(|e| Error::value_err(format!("bad JSON: {e}")))?;
+    Ok(v)
+}
+
+struct ValueSeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for ValueSeed {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Value, D::Error> {
+        d.deserialize_any(ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ValueVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> std::result::Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E>(self, i: i64) -> std::result::Result<Value, E> {
+        Ok(Value::Int(i))
+    }
+    fn visit_u64<E>(self, u: u64) -> std::result::Result<Value, E> {
+        Ok(match i64::try_from(u) {
+            Ok(i) => Value::Int(i),
+            Err(_) => Value::from_bigint(num_bigint::BigInt::from(u)),
+        })
+    }
+    fn visit_f64<E>(self, f: f64) -> std::result::Result<Value, E> {
+        Ok(Value::Float(f))
+    }
+    fn visit_str<E>(self, s: &str) -> std::result::Result<Value, E> {
+        Ok(Value::from(s))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut a: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let mut v = Vec::with_capacity(a.size_hint().unwrap_or(0));
+        while let Some(x) = a.next_element_seed(ValueSeed)? {
+            v.push(x);
+        }
+        Ok(Value::list(v))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut a: A,
+    ) -> std::result::Result<Value, A::Error> {
+        use serde::de::Error as _;
+        let mut d = Dict::new();
+        let Some(first) = a.next_key::<String>()? else {
+            return Ok(Value::dict(d));
+        };
+        if TAGS.contains(&first.as_str()) {
+            let raw: J = a.next_value()?;
+            match a.next_key::<String>()? {
+                None => return decode_tag(&first, &raw).map_err(|e| A::Error::custom(e.message)),
+                Some(k2) => {
+                    d.insert(
+                        Value::from(first.as_str()),
+                        decode(&raw).map_err(|e| A::Error::custom(e.message))?,
+                    );
+                    d.insert(Value::from(k2.as_str()), a.next_value_seed(ValueSeed)?);
+                }
+            }
+        } else {
+            d.insert(Value::from(first.as_str()), a.next_value_seed(ValueSeed)?);
+        }
+        while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+            d.insert(Value::from(&*k), a.next_value_seed(ValueSeed)?);
+        }
+        Ok(Value::dict(d))
+    }
+}
