@@ -11,6 +11,8 @@ use std::rc::Rc;
 /// Candidate overloads of one name, grouped by layer (innermost first).
 pub type Layers = SmallVec<[SmallVec<[Rc<FunctionDef>; 4]>; 2]>;
 
+type Vars = SmallVec<[(Rc<str>, Value); 2]>;
+
 /// The functions a context layer defines.
 #[derive(Default)]
 struct Layer {
@@ -24,7 +26,7 @@ struct Layer {
 /// bindings shadow outer ones.
 pub struct Context {
     pub parent: Option<Rc<Context>>,
-    vars: RefCell<SmallVec<[(Rc<str>, Value); 2]>>,
+    vars: RefCell<Vars>,
     layer: RefCell<Option<Box<Layer>>>,
     pub rt: Rc<Runtime>,
 }

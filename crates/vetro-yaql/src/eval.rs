@@ -314,6 +314,8 @@ struct Binding {
 }
 
 type Idx = SmallVec<[usize; 4]>;
+type BoundLayer = SmallVec<[(Rc<FunctionDef>, Binding); 2]>;
+type Masks = SmallVec<[u32; 6]>;
 type ArgVec = SmallVec<[CallArg; 4]>;
 
 fn param_at(f: &FunctionDef, slot_index: usize) -> &Param {
@@ -625,7 +627,7 @@ fn call_args(ctx: &Rc<Context>, name: &str, args: ArgVec, method: bool) -> Resul
     }
     // Static filter.
     let rt = ctx.rt.clone();
-    let mut bound: SmallVec<[SmallVec<[(Rc<FunctionDef>, Binding); 2]>; 2]> = SmallVec::new();
+    let mut bound: SmallVec<[BoundLayer; 2]> = SmallVec::new();
     let mut lazy: Option<Idx> = None;
     for layer in &layers {
         let mut l = SmallVec::<[(Rc<FunctionDef>, Binding); 2]>::new();
@@ -672,7 +674,7 @@ fn call_args(ctx: &Rc<Context>, name: &str, args: ArgVec, method: bool) -> Resul
         });
     }
     // Dynamic check, layer by layer.
-    let mut winner: Option<(&Rc<FunctionDef>, &Binding, SmallVec<[u32; 6]>)> = None;
+    let mut winner: Option<(&Rc<FunctionDef>, &Binding, Masks)> = None;
     for layer in &bound {
         for (f, b) in layer {
             if !dyn_ok(f, b, &pvals, &kvals, &rt) {
