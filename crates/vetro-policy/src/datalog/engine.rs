@@ -84,6 +84,8 @@ impl Engine {
                     added.push((Self::plain_key(policy, table), t, true));
                 }
             }
+            // Headroom, so that later single-row changes do not regrow the table.
+            rel.reserve(1024 + rel.len() / 16);
         }
         self.propagate(&added);
     }

@@ -68,6 +68,10 @@ impl View {
             }
             view.counts.push(counts);
         }
+        // Headroom, so that a later small change does not regrow a large table.
+        for rel in view.rels.iter_mut() {
+            rel.reserve(1024 + rel.len() / 16);
+        }
         for plan in &view.plans {
             extend_indices(plan, &view.rels, &mut view.idx);
             for (_, alt) in &plan.alts {
