@@ -17,7 +17,8 @@ fn syntax(mut d: Diagnostic) -> Diagnostic {
         d.message = format!("{} ({})", d.message, d.kind);
         d.kind = "yaml-syntax".into();
     }
-    d.path = Some(String::new());
+    // The root: no path (JSON output writes it as "").
+    d.path = None;
     d
 }
 
@@ -39,9 +40,7 @@ pub fn load(path: &Path, sources: &mut SourceMap) -> Result<(FileId, Node), Load
     let name = sources.name(file).to_string();
     let whole = sources.span(file, 0, 0);
     let problem = |msg: String| {
-        LoadError::Syntax(vec![Diagnostic::error("yaml-syntax", msg)
-            .with_span(whole)
-            .with_path("")])
+        LoadError::Syntax(vec![Diagnostic::error("yaml-syntax", msg).with_span(whole)])
     };
     let mut docs = docs;
     match docs.len() {
@@ -62,8 +61,7 @@ pub fn load(path: &Path, sources: &mut SourceMap) -> Result<(FileId, Node), Load
                         root.type_name()
                     ),
                 )
-                .with_span(root.span)
-                .with_path("")]))
+                .with_span(root.span)]))
             }
         }
         n => Err(problem(format!(

@@ -157,9 +157,11 @@ fn check_properties(
     topo: &Topo,
     self_type: Option<This>,
     target: &PropDefs,
-    values: Option<&Node>,
+    holder: &Node,
     path: &str,
 ) {
+    // `holder` is the template (or capability assignment) owning `properties`.
+    let values = holder.get("properties");
     let PropDefs {
         defs,
         owner,
@@ -187,7 +189,7 @@ fn check_properties(
             .and_then(|v| v.get(key))
             .is_some_and(|v| !v.is_null());
         if !assigned && is_required(def) && def.get("default").is_none() {
-            let span = values.map(|v| v.span).unwrap_or(def.span);
+            let span = values.map_or(holder.span, |v| v.span);
             cx.err(
                 "missing-required",
                 &join(&ppath, key),
@@ -229,7 +231,7 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
             owner: &owner,
             require,
         },
-        tpl.get("properties"),
+        tpl,
         path,
     );
 
@@ -279,7 +281,7 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
                 owner: &cowner,
                 require: false,
             },
-            cap.get("properties"),
+            cap,
             &vpath,
         );
         if let Some(attrs) = cap.get("attributes") {
@@ -500,7 +502,7 @@ fn check_relationship_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str)
             owner: &owner,
             require: false,
         },
-        tpl.get("properties"),
+        tpl,
         path,
     );
 }
@@ -561,7 +563,7 @@ fn check_group(cx: &mut Cx, topo: &Topo, g: &Node, path: &str) {
             owner: &owner,
             require: false,
         },
-        g.get("properties"),
+        g,
         path,
     );
 }
@@ -598,7 +600,7 @@ fn check_policy(cx: &mut Cx, topo: &Topo, p: &Node, path: &str) {
             owner: &owner,
             require: false,
         },
-        p.get("properties"),
+        p,
         path,
     );
 }
