@@ -207,7 +207,9 @@ pub fn eval(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
         _ => {
             let rt = ctx.rt.clone();
             rt.enter()?;
-            let r = eval_call(e, ctx);
+            // Grow the stack on demand so deep expressions hit the recursion
+            // limit instead of overflowing whatever thread the host uses.
+            let r = stacker::maybe_grow(256 * 1024, 8 * 1024 * 1024, || eval_call(e, ctx));
             rt.leave();
             r
         }

@@ -194,7 +194,7 @@ impl Parser {
                 self.pos(),
             ));
         }
-        let r = self.expr_inner(min_bp);
+        let r = stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.expr_inner(min_bp));
         self.depth -= 1;
         r
     }

@@ -27,20 +27,10 @@ pub struct Args {
     batch: bool,
 }
 
-const STACK: usize = 512 * 1024 * 1024;
-
 pub fn run(args: Args) -> ExitCode {
-    // Deep expressions recurse: evaluate on a thread with a large stack.
-    let handle = std::thread::Builder::new()
-        .stack_size(STACK)
-        .spawn(move || run_inner(args));
-    match handle.map(|h| h.join()) {
-        Ok(Ok(code)) => code,
-        _ => {
-            eprintln!("vetro yaql: internal error");
-            ExitCode::from(2)
-        }
-    }
+    // Deep expressions are safe on the main thread: the evaluator grows its
+    // stack on demand and reports `recursion` at the configured depth.
+    run_inner(args)
 }
 
 fn run_inner(args: Args) -> ExitCode {
