@@ -481,13 +481,13 @@ fn measure(model: &Path, policy: &Path, kind: &str, opts: &ModelOpts) {
     let t1 = std::time::Instant::now();
     session.update(&removed, &added);
     let changed = t1.elapsed();
-    let t2 = std::time::Instant::now();
-    let n = session.violations().map(|v| v.len()).unwrap_or(0);
-    let listed = t2.elapsed();
     let t3 = std::time::Instant::now();
     session.update(&added, &removed);
     let restored = t3.elapsed();
-    let back = session.violations().map(|v| v.len()).unwrap_or(0);
+    let t2 = std::time::Instant::now();
+    let n = session.violations().map(|v| v.len()).unwrap_or(0);
+    let listed = t2.elapsed();
+    let back = n;
     eprintln!(
         "incremental: materialized in {:.1} ms; object {obj} changed ({} rows): maintained in {:.3} ms, \
          listing all {n} errors {:.3} ms; restored in {:.3} ms ({back} errors)",
