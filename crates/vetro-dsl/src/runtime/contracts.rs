@@ -315,13 +315,20 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
                     return Ok(v);
                 };
                 let want = rt.type_arg(&scope, a.v(1)).map_err(|e| rt.smuggle(e))?;
-                if template {
-                    return Ok(v);
-                }
                 let default = match a.v(2) {
                     Value::Null => want.clone(),
                     d => rt.type_arg(&scope, d).map_err(|e| rt.smuggle(e))?,
                 };
+                if template {
+                    let exclude = if a.pos.len() > 4 {
+                        a.v(4).clone()
+                    } else {
+                        Value::Null
+                    };
+                    return rt
+                        .template_value(&v, &scope, &want, &default, &exclude)
+                        .map_err(|e| rt.smuggle(e));
+                }
                 let obj = match &v {
                     Value::Dict(_) => rt
                         .load_model_value(&v, owner_of(c), &scope, Some(&default), false)

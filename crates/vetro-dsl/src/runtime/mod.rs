@@ -112,6 +112,8 @@ pub struct Rt {
     pub model_objs: RefCell<HashMap<String, Rc<Object>>>,
     /// `new()` models get fresh ids; a loaded deployment keeps its ids.
     pub regen_ids: Cell<bool>,
+    /// Dry-run loads (templates): no `.init`; these properties are not validated.
+    pub dry_run: RefCell<Option<Vec<String>>>,
 }
 
 /// Name used for the current namespace when `:Name` is rewritten to `ns:Name`.
@@ -164,6 +166,7 @@ impl Rt {
             live_frames: RefCell::new(Vec::new()),
             model_objs: RefCell::new(HashMap::new()),
             regen_ids: Cell::new(true),
+            dry_run: RefCell::new(None),
         });
         funcs::register_all(&rt);
         sysfuncs::register(&rt);

@@ -223,6 +223,11 @@ impl Rt {
                 if p.usage == PropUsage::Static || !seen.insert(pname.clone()) {
                     continue;
                 }
+                if let Some(skip) = &*self.dry_run.borrow() {
+                    if skip.contains(pname) {
+                        continue;
+                    }
+                }
                 pending.push((class.clone(), pname.clone(), p.clone()));
             }
         }
@@ -274,6 +279,9 @@ impl Rt {
                 }));
             }
             pending = next;
+        }
+        if self.dry_run.borrow().is_some() {
+            return Ok(());
         }
         self.run_init(&obj.class, obj, props)
     }
@@ -434,10 +442,20 @@ impl Rt {
             for c in o.class.mro() {
                 for (mname, m) in &c.def.methods {
                     if m.public && !mname.starts_with('.') {
-                        acts.insert(
-                            format!("{}_{mname}", o.id),
-                            json!({"enabled": true, "name": mname, "title": mname}),
-                        );
+                        let mut a = json!({"enabled": true, "name": mname, "title": mname});
+                        for (full, props) in meta_entries(&c, &m.meta) {
+                            let key = match full.as_str() {
+                                "io.murano.metadata.Title" => "title",
+                                "io.murano.metadata.Description" => "description",
+                                "io.murano.metadata.HelpText" => "helpText",
+                                _ => continue,
+                            };
+                            if let Some(t) = props.get("text").and_then(crate::syntax::Data::as_str)
+                            {
+                                a[key] = json!(t);
+                            }
+                        }
+                        acts.entry(format!("{}_{mname}", o.id)).or_insert(a);
                     }
                 }
             }
@@ -484,6 +502,75 @@ impl Rt {
             }
             other => self.encode(other),
         }
+    }
+
+    /// `template()`: validate a model by a dry-run load, keep it as a model.
+    pub fn template_value(
+        &self,
+        model: &Value,
+        scope: &Rc<Class>,
+        want: &Rc<Class>,
+        default: &Rc<Class>,
+        exclude: &Value,
+    ) -> Result<Value, Exc> {
+        let Value::Dict(d) = model else {
+            return Err(Exc::contract(format!(
+                "Value {} is not an object model",
+                model.py_str()
+            )));
+        };
+        let excluded: Vec<String> = self.items(exclude)?.iter().map(Value::py_str).collect();
+        let is_excluded = |k: &Value| excluded.iter().any(|e| k.as_str() == Some(e.as_str()));
+        let mut clean = Dict::new();
+        let mut given = Vec::new();
+        for (k, v) in d.iter() {
+            match (as_type(k), v) {
+                (Some(_), Value::Dict(p)) => {
+                    let p: Dict = p
+                        .iter()
+                        .filter(|(pk, _)| !is_excluded(pk))
+                        .map(|(pk, pv)| (pk.clone(), pv.clone()))
+                        .collect();
+                    given.extend(p.keys().cloned());
+                    clean.insert(k.clone(), Value::dict(p));
+                }
+                _ => {
+                    if matches!(k.as_str(), Some("?" | "id" | "name")) {
+                        clean.insert(k.clone(), v.clone());
+                    } else if !is_excluded(k) {
+                        given.push(k.clone());
+                        clean.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        let saved = self.dry_run.replace(Some(excluded.clone()));
+        let obj = self.load_model_value(&Value::dict(clean), None, scope, Some(default), true);
+        *self.dry_run.borrow_mut() = saved;
+        let obj = obj?;
+        self.store.borrow_mut().shift_remove(&obj.id);
+        if !obj.class.is_a(&want.name) {
+            return Err(Exc::contract(format!(
+                "Object of type {} is not compatible with requested type {}",
+                obj.class.name, want.name
+            )));
+        }
+        let mut header = Dict::new();
+        header.insert(Value::str("id"), Value::str(&obj.id));
+        header.insert(Value::str("metadata"), obj.metadata.borrow().clone());
+        header.insert(Value::str("name"), obj.name.borrow().clone());
+        header.insert(Value::str("type"), obj.class.type_value());
+        let mut out = Dict::new();
+        out.insert(Value::str("?"), Value::dict(header));
+        let props = obj.props.borrow();
+        for k in given {
+            if let Some(name) = k.as_str() {
+                if let Some(v) = props.get(name) {
+                    out.insert(k.clone(), self.dump_value(v, "Mixed", &mut HashSet::new()));
+                }
+            }
+        }
+        Ok(Value::dict(out))
     }
 
     // ----- dump() -----
@@ -770,6 +857,29 @@ impl Rt {
         o.destroyed.set(true);
         self.store.borrow_mut().shift_remove(&o.id);
     }
+}
+
+/// The `{MetaClass: {props}}` entries of a `Meta:` declaration, names resolved.
+pub fn meta_entries(
+    class: &Class,
+    meta: &crate::syntax::Data,
+) -> Vec<(String, crate::syntax::Data)> {
+    use crate::syntax::Data;
+    let entries: Vec<&Data> = match meta {
+        Data::List(items, _) => items.iter().collect(),
+        Data::Map(..) => vec![meta],
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    for e in entries {
+        for (k, v) in e.as_map().unwrap_or(&[]) {
+            let name = k.key_text().unwrap_or_default();
+            if let Ok(full) = class.def.namespaces.resolve(name) {
+                out.push((full, v.clone()));
+            }
+        }
+    }
+    out
 }
 
 /// Whether a property's meta says `Serialize: {as: reference}`.
