@@ -217,8 +217,8 @@ impl<'a> Evaluator<'a> {
             .and_then(|p| p.facts.get(&key.key));
         let _ = syms;
         self.rels.push(match base {
-            Some(r) => Slot::Base(r),
-            None => Slot::Own(Relation::new()),
+            Some(r) => Slot::Borrowed(r),
+            None => Slot::Owned(Relation::new()),
         });
         self.idx.push(Indices::default());
         todo.push(i);
@@ -293,7 +293,7 @@ impl<'a> Evaluator<'a> {
     }
 
     pub fn relation(&self, id: usize) -> &Relation {
-        self.rels[id].rel()
+        &self.rels[id]
     }
 
     /// Turns the evaluated state into an owned view for incremental maintenance.
@@ -324,7 +324,7 @@ impl<'a> Evaluator<'a> {
 
     /// The computed relation of a predicate, if it was part of the evaluation.
     pub fn relation_of(&self, key: &PredKey) -> Option<&Relation> {
-        self.index.get(key).map(|&i| self.rels[i].rel())
+        self.index.get(key).map(|&i| &*self.rels[i])
     }
 
     fn compile(
@@ -525,7 +525,7 @@ impl<'a> Evaluator<'a> {
         for &pl in &plans {
             let derived = self.run_plan(pl, None, syms);
             for (p, t) in derived {
-                if self.rels[p].own().insert(t.clone()) && recursive {
+                if self.rels[p].to_mut().insert(t.clone()) && recursive {
                     delta.entry(p).or_default().0.insert(t);
                 }
             }
@@ -535,7 +535,7 @@ impl<'a> Evaluator<'a> {
         }
         // Members' base facts also seed the first delta.
         for &p in scc {
-            let rows: Vec<Tuple> = self.rels[p].rel().iter().cloned().collect();
+            let rows: Vec<Tuple> = self.rels[p].iter().cloned().collect();
             let d = delta.entry(p).or_default();
             for t in rows {
                 d.0.insert(t);
@@ -554,7 +554,7 @@ impl<'a> Evaluator<'a> {
                 for pos in positions {
                     let derived = self.run_plan(pl, Some((pos, &mut delta)), syms);
                     for (p, t) in derived {
-                        if self.rels[p].own().insert(t.clone()) {
+                        if self.rels[p].to_mut().insert(t.clone()) {
                             next.entry(p).or_default().0.insert(t);
                         }
                     }
@@ -587,7 +587,7 @@ impl<'a> Evaluator<'a> {
                             .extend(rel, &s.bound);
                     }
                     _ => {
-                        let rel = self.rels[q].rel();
+                        let rel: &Relation = &self.rels[q];
                         self.idx[q]
                             .entry(s.bound.clone())
                             .or_default()
@@ -629,36 +629,7 @@ pub(crate) type Indices = FxHashMap<Vec<usize>, Index>;
 type Delta = (Relation, Indices);
 
 /// A predicate's relation: borrowed from a policy's stored facts until rules add to it.
-enum Slot<'a> {
-    Base(&'a Relation),
-    Own(Relation),
-}
-
-impl Slot<'_> {
-    fn rel(&self) -> &Relation {
-        match self {
-            Slot::Base(r) => r,
-            Slot::Own(r) => r,
-        }
-    }
-
-    fn into_owned(self) -> Relation {
-        match self {
-            Slot::Base(r) => r.clone(),
-            Slot::Own(r) => r,
-        }
-    }
-
-    fn own(&mut self) -> &mut Relation {
-        if let Slot::Base(r) = self {
-            *self = Slot::Own((*r).clone());
-        }
-        match self {
-            Slot::Own(r) => r,
-            Slot::Base(_) => unreachable!("converted above"),
-        }
-    }
-}
+type Slot<'a> = std::borrow::Cow<'a, Relation>;
 
 struct Join<'r, 'a> {
     plan: &'r Plan,
@@ -735,7 +706,7 @@ impl Join<'_, '_> {
                 }
             }
             StepKind::Copy(q) => {
-                for row in self.rels[q].rel().iter() {
+                for row in self.rels[q].iter() {
                     self.out.push((plan.heads[0].0, row.clone()));
                 }
             }
@@ -745,14 +716,14 @@ impl Join<'_, '_> {
                 let Some(t) = t else {
                     return;
                 };
-                if !self.rels[q].rel().contains(&t) {
+                if !self.rels[q].contains(&t) {
                     self.step(i + 1, binding);
                 }
             }
             StepKind::Scan(q) => {
                 let (rel, idx) = match self.delta {
                     Some((pos, d, di)) if pos == i => (d, di),
-                    _ => (self.rels[q].rel(), &self.idx[q]),
+                    _ => (&*self.rels[q], &self.idx[q]),
                 };
                 if step.bound.is_empty() {
                     for row in rel.iter() {
