@@ -531,65 +531,55 @@ fn check_members(
     }
 }
 
+/// What differs between checking a group and checking a policy.
+struct Grouping {
+    construct: Construct,
+    /// The key listing the grouped templates (`members` / `targets`).
+    list_key: &'static str,
+    /// Whether groups may be listed beside node templates (policy targets).
+    groups_too: bool,
+    what: &'static str,
+    /// Keys of the type that restrict the listed templates' types.
+    type_keys: &'static [&'static str],
+    type_word: &'static str,
+}
+
+const GROUP: Grouping = Grouping {
+    construct: Construct::Group,
+    list_key: "members",
+    groups_too: false,
+    what: "group member",
+    type_keys: &["members", "targets"],
+    type_word: "group type",
+};
+
+const POLICY: Grouping = Grouping {
+    construct: Construct::Policy,
+    list_key: "targets",
+    groups_too: true,
+    what: "policy target",
+    type_keys: &["targets"],
+    type_word: "policy type",
+};
+
 fn check_group(cx: &mut Cx, topo: &Topo, g: &Node, path: &str) {
-    let cat = cx.cat;
-    check_members(
-        cx,
-        topo,
-        g.get("members"),
-        &join(path, "members"),
-        false,
-        "group member",
-    );
-    let Some(t) = template_type(cx, Construct::Group, g, path) else {
-        return;
-    };
-    check_compatible(
-        cx,
-        topo,
-        t,
-        &["members", "targets"],
-        g.get("members"),
-        &join(path, "members"),
-    );
-    let owner = format!("group type '{}'", cat.get(t).name);
-    let props = cat.merged(t, "properties");
-    check_properties(
-        cx,
-        topo,
-        None,
-        &PropDefs {
-            defs: &props,
-            owner: &owner,
-            require: false,
-        },
-        g,
-        path,
-    );
+    check_grouping(cx, topo, g, path, &GROUP);
 }
 
 fn check_policy(cx: &mut Cx, topo: &Topo, p: &Node, path: &str) {
+    check_grouping(cx, topo, p, path, &POLICY);
+}
+
+fn check_grouping(cx: &mut Cx, topo: &Topo, node: &Node, path: &str, kind: &Grouping) {
     let cat = cx.cat;
-    check_members(
-        cx,
-        topo,
-        p.get("targets"),
-        &join(path, "targets"),
-        true,
-        "policy target",
-    );
-    let Some(t) = template_type(cx, Construct::Policy, p, path) else {
+    let list = node.get(kind.list_key);
+    let list_path = join(path, kind.list_key);
+    check_members(cx, topo, list, &list_path, kind.groups_too, kind.what);
+    let Some(t) = template_type(cx, kind.construct, node, path) else {
         return;
     };
-    check_compatible(
-        cx,
-        topo,
-        t,
-        &["targets"],
-        p.get("targets"),
-        &join(path, "targets"),
-    );
-    let owner = format!("policy type '{}'", cat.get(t).name);
+    check_compatible(cx, topo, t, kind.type_keys, list, &list_path);
+    let owner = format!("{} '{}'", kind.type_word, cat.get(t).name);
     let props = cat.merged(t, "properties");
     check_properties(
         cx,
@@ -600,7 +590,7 @@ fn check_policy(cx: &mut Cx, topo: &Topo, p: &Node, path: &str) {
             owner: &owner,
             require: false,
         },
-        p,
+        node,
         path,
     );
 }
