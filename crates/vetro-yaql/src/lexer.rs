@@ -167,8 +167,7 @@ pub fn tokenize_with(src: &str, colon: bool, is_op: bool) -> Result<Vec<Token>> 
             if op == ":" && !colon {
                 continue;
             }
-            let oc: Vec<char> = op.chars().collect();
-            if (0..oc.len()).all(|k| at(i + k) == Some(oc[k])) {
+            if src[pos..].starts_with(op) {
                 matched = Some(op);
                 break;
             }

@@ -255,7 +255,7 @@ impl Parser {
     }
 
     fn nud(&mut self) -> Result<Expr> {
-        let pos = self.pos();
+        let start = self.i;
         let tok = self.next();
         Ok(match tok {
             Tok::Int(text) => Expr::Const(match text.parse::<i64>() {
@@ -316,8 +316,7 @@ impl Parser {
                 call("#unary_operator_not", vec![Arg::Pos(Rc::new(e))])
             }
             _ => {
-                self.i = self.i.saturating_sub(1);
-                let _ = pos;
+                self.i = start;
                 return Err(self.unexpected());
             }
         })

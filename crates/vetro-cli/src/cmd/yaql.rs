@@ -19,9 +19,10 @@ pub struct Args {
     /// Legacy mode (`=>` builds tuples, legacy functions).
     #[arg(long)]
     legacy: bool,
-    /// Output format of the result.
-    #[arg(long, value_parser = ["json", "yaml"], default_value = "json")]
-    format: String,
+    /// Output format of the result (json by default); with an explicit
+    /// `--format json` errors are printed as JSON data too.
+    #[arg(long, value_parser = ["json", "yaml"])]
+    format: Option<String>,
     /// Run the JSON Lines batch protocol on stdin.
     #[arg(long)]
     batch: bool,
@@ -81,15 +82,16 @@ fn run_inner(args: Args) -> ExitCode {
             .unwrap_or_else(|_| Value::from(text));
         vars.push((name.to_string(), value));
     }
+    let format = args.format.as_deref().unwrap_or("text");
     match &args.expr {
-        Some(expr) => evaluate(&engine, expr, data, &vars, &args.format),
-        None if std::io::stdin().is_terminal() => shell(&engine, data, &vars, &args.format),
+        Some(expr) => evaluate(&engine, expr, data, &vars, format),
+        None if std::io::stdin().is_terminal() => shell(&engine, data, &vars, format),
         None => {
             let mut text = String::new();
             if std::io::stdin().read_to_string(&mut text).is_err() {
                 return ExitCode::from(2);
             }
-            evaluate(&engine, text.trim(), data, &vars, &args.format)
+            evaluate(&engine, text.trim(), data, &vars, format)
         }
     }
 }
