@@ -45,6 +45,9 @@ impl Default for Options {
     }
 }
 
+/// Hard cap on a single string or list built by repetition, even without a quota.
+const MAX_BUILD_BYTES: usize = 1 << 30;
+
 /// Per-evaluation state: options, depth counter, deadline.
 pub struct Runtime {
     pub opts: Options,
@@ -109,6 +112,18 @@ impl Runtime {
 
     fn leave(&self) {
         self.depth.set(self.depth.get().saturating_sub(1));
+    }
+
+    /// Refuse to build something of about `bytes` bytes over the memory quota.
+    pub fn check_bytes(&self, bytes: usize) -> Result<()> {
+        let q = self.opts.memory_quota;
+        if (q > 0 && bytes as i64 > q) || bytes > MAX_BUILD_BYTES {
+            return Err(Error::new(
+                ErrorKind::MemoryQuota,
+                "Expression consumed too much memory",
+            ));
+        }
+        Ok(())
     }
 
     /// Check the memory quota against a value's approximate size.

@@ -118,9 +118,11 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
         }
         Ok(Value::dict(d))
     });
-    let repeat = |l: &Value, n: i64| -> Value {
-        match l {
+    let repeat = |c: &crate::func::Call, l: &Value, n: i64| -> Result<Value> {
+        Ok(match l {
             Value::List(items) if n > 0 => {
+                c.rt()
+                    .check_bytes((items.len() * 8).saturating_mul(n as usize))?;
                 let mut out = Vec::with_capacity(items.len() * n as usize);
                 for _ in 0..n {
                     out.extend(items.iter().cloned());
@@ -128,13 +130,13 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
                 Value::list(out)
             }
             _ => Value::list(vec![]),
-        }
+        })
     };
-    r.f("#operator_*", "left:Sequence, right:int", move |_, a| {
-        Ok(repeat(a.v(0), a.int(1)))
+    r.f("#operator_*", "left:Sequence, right:int", move |c, a| {
+        repeat(c, a.v(0), a.int(1))
     });
-    r.f("#operator_*", "left:int, right:Sequence", move |_, a| {
-        Ok(repeat(a.v(1), a.int(0)))
+    r.f("#operator_*", "left:int, right:Sequence", move |c, a| {
+        repeat(c, a.v(1), a.int(0))
     });
     r.f(
         "#operator_+",

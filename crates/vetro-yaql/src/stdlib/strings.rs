@@ -179,20 +179,23 @@ fn opt_str(v: &Value) -> Option<&str> {
     v.as_str()
 }
 
-fn repeat(s: &str, n: i64) -> Value {
-    Value::from(if n <= 0 {
+fn repeat(c: &crate::func::Call, s: &str, n: i64) -> Result<Value> {
+    if n > 0 {
+        c.rt().check_bytes(s.len().saturating_mul(n as usize))?;
+    }
+    Ok(Value::from(if n <= 0 {
         String::new()
     } else {
         s.repeat(n as usize)
-    })
+    }))
 }
 
 pub fn register(r: &Reg) {
-    r.f("#operator_*", "left:String, right:int", |_, a| {
-        Ok(repeat(a.str(0), a.int(1)))
+    r.f("#operator_*", "left:String, right:int", |c, a| {
+        repeat(c, a.str(0), a.int(1))
     });
-    r.f("#operator_*", "left:int, right:String", |_, a| {
-        Ok(repeat(a.str(1), a.int(0)))
+    r.f("#operator_*", "left:int, right:String", |c, a| {
+        repeat(c, a.str(1), a.int(0))
     });
     r.f("#operator_+", "*args:String", |_, a| {
         Ok(Value::from(
