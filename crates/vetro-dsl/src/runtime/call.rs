@@ -31,6 +31,9 @@ impl Rt {
         kwargs: Vec<(String, Value)>,
         kind: CallKind,
     ) -> Result<Value, Exc> {
+        if let Some(r) = super::reflect::as_reflect(recv) {
+            return self.reflect_call(&r.r, name, args, kwargs);
+        }
         let (obj, start) = if let Some((o, cast)) = as_object(recv) {
             let c = cast.unwrap_or_else(|| o.class.clone());
             (Some(o), c)

@@ -117,6 +117,9 @@ pub fn register_all(rt: &Rc<Rt>) {
     for n in crate::core::NATIVE_METHOD_NAMES {
         names.insert(n.to_string());
     }
+    for n in ["getValue", "setValue", "invoke", "ancestors"] {
+        names.insert(n.to_string());
+    }
     for n in crate::core::NATIVE_EXTENSION_NAMES {
         ext_names.insert(n.to_string());
     }
@@ -334,7 +337,11 @@ pub fn register_all(rt: &Rc<Rt>) {
         "typeinfo",
         Form::Both,
         "obj:any",
-        Box::new(|rt, c, a| Ok(rt.type_arg(&*scope(rt, c)?, a.v(0))?.type_value())),
+        Box::new(|rt, c, a| {
+            Ok(rt.reflect(super::reflect::Reflect::Type(
+                rt.type_arg(&*scope(rt, c)?, a.v(0))?,
+            )))
+        }),
     );
     r.f(
         "cast",

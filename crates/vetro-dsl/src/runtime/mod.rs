@@ -7,6 +7,7 @@ pub mod exec;
 pub mod funcs;
 pub mod model;
 pub mod props;
+pub mod reflect;
 pub mod sysfuncs;
 pub mod types;
 
@@ -128,6 +129,7 @@ impl Rt {
             delegates: true,
             format: true,
             colon: true,
+            is_operator: true,
             ..Default::default()
         };
         opts.yaql.iterable_dicts = true;

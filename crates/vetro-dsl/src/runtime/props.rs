@@ -14,6 +14,9 @@ impl Rt {
         name: &str,
         caller: Option<&Rc<Class>>,
     ) -> Result<Value, Exc> {
+        if let Some(r) = super::reflect::as_reflect(recv) {
+            return self.reflect_get(&r.r, name);
+        }
         if let Some(class) = as_type(recv) {
             return self.get_static(&class, name);
         }
