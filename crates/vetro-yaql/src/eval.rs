@@ -46,7 +46,7 @@ impl Default for Options {
 }
 
 /// Hard cap on a single string or list built by repetition, even without a quota.
-const MAX_BUILD_BYTES: usize = 1 << 30;
+const MAX_BUILD_BYTES: usize = 1 << 28;
 
 /// Per-evaluation state: options, depth counter, deadline.
 pub struct Runtime {
@@ -827,6 +827,9 @@ pub fn finalize(v: Value, rt: &Runtime) -> Result<Value> {
             while let Some(x) = it.next()? {
                 out.push(finalize(x, rt)?);
                 check(out.len())?;
+                if out.len().is_multiple_of(4096) {
+                    rt.check_bytes(out.len() * std::mem::size_of::<Value>())?;
+                }
             }
             Value::list(out)
         }
