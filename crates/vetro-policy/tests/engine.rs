@@ -211,3 +211,29 @@ fn incremental_views_agree_with_fresh_evaluation() {
         }
     }
 }
+
+#[test]
+fn explain_gives_the_rules_and_facts() {
+    use vetro_policy::datalog::explain::explain;
+    let mut e = Engine::new();
+    e.create_policy("t", PolicyKind::Nonrecursive);
+    e.insert_text(
+        "t",
+        "q(1, 2)\nr(2)\nbad(3)\np(x) :- q(x, y), r(y), not bad(x)\n",
+    )
+    .unwrap();
+    let atom = parse_literal("p(1)").unwrap();
+    let proof = explain(&mut e, "t", &atom).unwrap().expect("p(1) holds");
+    let mut facts: Vec<String> = proof
+        .facts()
+        .iter()
+        .map(|(t, v)| format!("{t}{v:?}"))
+        .collect();
+    facts.sort();
+    assert_eq!(facts, vec!["q[\"1\", \"2\"]", "r[\"2\"]"]);
+    let text = proof.to_string();
+    assert!(text.contains("not bad(1)"), "{text}");
+    assert!(explain(&mut e, "t", &parse_literal("p(3)").unwrap())
+        .unwrap()
+        .is_none());
+}

@@ -371,7 +371,7 @@ fn validate(
                 serde_json::to_string_pretty(&items).unwrap_or_default()
             )
         }
-        Format::Text if group => write_grouped(&mut out, &found, &d),
+        Format::Text if group => write_grouped(&mut out, &found, &d, &mut engine),
         Format::Text => found.iter().try_for_each(|v| writeln!(out, "{}", v.atom)),
     };
     if written.and_then(|_| out.flush()).is_err() {
@@ -387,33 +387,66 @@ fn validate(
     }
 }
 
-/// Errors grouped by object, each group with the object's type and properties.
+/// Errors grouped by object with the object's type; under each error, the
+/// property values its proof uses.
 fn write_grouped(
     out: &mut impl Write,
     found: &[enforce::Violation],
     d: &Decomposition,
+    engine: &mut Engine,
 ) -> std::io::Result<()> {
+    use std::collections::HashMap;
+    use vetro_policy::datalog::ast::{Literal, Term};
     use vetro_policy::facts::Table;
+    let types: HashMap<&str, &str> = d
+        .rows
+        .iter()
+        .filter(|r| r.table == Table::Objects)
+        .map(|r| (r.values[0].as_str(), r.values[2].as_str()))
+        .collect();
+    let atoms: Vec<Literal> = found
+        .iter()
+        .map(|v| Literal {
+            negated: false,
+            modal: None,
+            module: None,
+            table: "predeploy_errors".into(),
+            args: [&v.env, &v.object, &v.message]
+                .iter()
+                .map(|s| Term::Str(s.to_string()))
+                .collect(),
+            named: Vec::new(),
+            pos: Default::default(),
+        })
+        .collect();
+    let proofs = vetro_policy::datalog::explain::explain_all(engine, enforce::RULES_POLICY, &atoms)
+        .unwrap_or_default();
     let mut i = 0;
     while i < found.len() {
         let obj = &found[i].object;
-        let ty = d
-            .rows
-            .iter()
-            .find(|r| r.table == Table::Objects && &r.values[0] == obj)
-            .map(|r| r.values[2].as_str())
-            .unwrap_or("?");
+        let ty = types.get(obj.as_str()).copied().unwrap_or("?");
         writeln!(out, "{obj} ({ty})")?;
         while i < found.len() && &found[i].object == obj {
             writeln!(out, "  error: {}", found[i].message)?;
+            if let Some(Some(proof)) = proofs.get(i) {
+                let mut seen: Vec<(&str, &str, &str)> = Vec::new();
+                for (table, values) in proof.facts() {
+                    if table == "murano:properties" && values.len() == 3 {
+                        let key = (values[0].as_str(), values[1].as_str(), values[2].as_str());
+                        if !seen.contains(&key) {
+                            seen.push(key);
+                        }
+                    }
+                }
+                for (o, name, value) in seen {
+                    if o == obj.as_str() {
+                        writeln!(out, "    {name} = {value}")?;
+                    } else {
+                        writeln!(out, "    {o}: {name} = {value}")?;
+                    }
+                }
+            }
             i += 1;
-        }
-        for r in d
-            .rows
-            .iter()
-            .filter(|r| r.table == Table::Properties && &r.values[0] == obj)
-        {
-            writeln!(out, "    {} = {}", r.values[1], r.values[2])?;
         }
     }
     Ok(())

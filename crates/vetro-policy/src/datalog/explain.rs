@@ -5,16 +5,21 @@ use super::builtins;
 use super::engine::{render_atom, Engine};
 use super::error::PolicyError;
 use super::eval::{head_key, order_body, resolve_body, BodyRef, Evaluator};
+use super::hash::FxHashMap;
 use super::policy::PredKey;
-use super::value::{Symbols, Value};
+use super::value::{Symbols, Tuple, Value};
 use std::collections::HashMap;
 use std::fmt;
 
 /// One node of a proof.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Proof {
-    /// A stored fact.
-    Fact(String),
+    /// A stored fact: its text, table name and values (strings unquoted).
+    Fact {
+        atom: String,
+        table: String,
+        values: Vec<String>,
+    },
     /// A literal that holds for a reason with no sub-proof (builtin, negation).
     Holds(String, &'static str),
     /// An atom derived by a rule from the proofs of its body.
@@ -29,7 +34,7 @@ impl Proof {
     fn write(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
         let pad = "  ".repeat(depth);
         match self {
-            Proof::Fact(a) => writeln!(f, "{pad}{a}    [fact]"),
+            Proof::Fact { atom, .. } => writeln!(f, "{pad}{atom}    [fact]"),
             Proof::Holds(a, why) => writeln!(f, "{pad}{a}    [{why}]"),
             Proof::Rule { atom, rule, body } => {
                 writeln!(f, "{pad}{atom}    [rule: {rule}]")?;
@@ -38,6 +43,23 @@ impl Proof {
                 }
                 Ok(())
             }
+        }
+    }
+}
+
+impl Proof {
+    /// Every stored fact the proof rests on, in proof order.
+    pub fn facts(&self) -> Vec<(&str, &[String])> {
+        let mut out = Vec::new();
+        self.collect(&mut out);
+        out
+    }
+
+    fn collect<'p>(&'p self, out: &mut Vec<(&'p str, &'p [String])>) {
+        match self {
+            Proof::Fact { table, values, .. } => out.push((table, values)),
+            Proof::Holds(..) => {}
+            Proof::Rule { body, .. } => body.iter().for_each(|b| b.collect(out)),
         }
     }
 }
@@ -63,33 +85,76 @@ pub fn explain(
     target: &str,
     atom: &Literal,
 ) -> Result<Option<Proof>, PolicyError> {
-    let key = engine.query_key(target, atom);
+    Ok(explain_all(engine, target, std::slice::from_ref(atom))?
+        .pop()
+        .flatten())
+}
+
+/// Explains several ground atoms of `target` with one evaluation.
+pub fn explain_all(
+    engine: &mut Engine,
+    target: &str,
+    atoms: &[Literal],
+) -> Result<Vec<Option<Proof>>, PolicyError> {
     let mut syms = engine.syms.clone();
-    let values: Option<Vec<Value>> = atom.args.iter().map(|t| term_value(t, &mut syms)).collect();
-    let Some(values) = values else {
-        return Ok(None);
-    };
+    let keys: Vec<PredKey> = atoms.iter().map(|a| engine.query_key(target, a)).collect();
     let includes = HashMap::new();
     let mut ev = Evaluator::new(&engine.policies, &includes);
-    ev.run(std::slice::from_ref(&key), &mut syms)?;
+    ev.run(&keys, &mut syms)?;
     let mut ctx = Ctx {
         engine,
         ev: &ev,
         syms: &mut syms,
         stack: Vec::new(),
+        indexes: HashMap::new(),
     };
-    let proof = ctx.prove(&key, atom.modal.as_deref(), &atom.tablename(), &values);
-    Ok(proof)
+    let mut out = Vec::with_capacity(atoms.len());
+    for (atom, key) in atoms.iter().zip(&keys) {
+        let values: Option<Vec<Value>> =
+            atom.args.iter().map(|t| term_value(t, ctx.syms)).collect();
+        out.push(values.and_then(|v| ctx.prove(key, atom.modal.as_deref(), &atom.tablename(), &v)));
+    }
+    Ok(out)
 }
+
+type RowIndex = FxHashMap<Vec<Value>, Vec<Tuple>>;
 
 struct Ctx<'a> {
     engine: &'a Engine,
     ev: &'a Evaluator<'a>,
     syms: &'a mut Symbols,
     stack: Vec<(PredKey, Vec<Value>)>,
+    /// Rows of a predicate by the values of some columns, built on first use.
+    indexes: HashMap<(PredKey, Vec<usize>), RowIndex>,
 }
 
 impl Ctx<'_> {
+    /// Rows of `key` whose columns hold the given values.
+    fn rows_matching(&mut self, key: &PredKey, bound: &[(usize, Value)]) -> Vec<Tuple> {
+        let Some(rel) = self.ev.relation_of(key) else {
+            return Vec::new();
+        };
+        let cols: Vec<usize> = bound.iter().map(|(c, _)| *c).collect();
+        let vals: Vec<Value> = bound.iter().map(|(_, v)| *v).collect();
+        if cols.is_empty() {
+            return rel.iter().cloned().collect();
+        }
+        let index = self
+            .indexes
+            .entry((key.clone(), cols.clone()))
+            .or_insert_with(|| {
+                let mut m: RowIndex = FxHashMap::default();
+                for t in rel.iter() {
+                    if cols.iter().all(|&c| c < t.len()) {
+                        let k: Vec<Value> = cols.iter().map(|&c| t[c]).collect();
+                        m.entry(k).or_default().push(t.clone());
+                    }
+                }
+                m
+            });
+        index.get(&vals).cloned().unwrap_or_default()
+    }
+
     fn holds(&self, key: &PredKey, values: &[Value]) -> bool {
         self.ev.relation_of(key).is_some_and(|r| r.contains(values))
     }
@@ -111,7 +176,22 @@ impl Ctx<'_> {
             .get(&key.key)
             .is_some_and(|f| f.contains(values))
         {
-            return Some(Proof::Fact(text));
+            let values = values
+                .iter()
+                .map(|v| match v {
+                    Value::Str(s) => self.syms.get(*s).to_string(),
+                    other => {
+                        let mut t = String::new();
+                        self.syms.render(*other, &mut t);
+                        t
+                    }
+                })
+                .collect();
+            return Some(Proof::Fact {
+                atom: text,
+                table: name.to_string(),
+                values,
+            });
         }
         self.stack.push((key.clone(), values.to_vec()));
         let mut found = None;
@@ -248,12 +328,15 @@ impl Ctx<'_> {
                     tail.insert(0, Proof::Holds(text, "no such row"));
                     return Some(tail);
                 }
-                let rows: Vec<Vec<Value>> = self
-                    .ev
-                    .relation_of(&key)
-                    .map(|r| r.iter().map(|t| t.to_vec()).collect())
-                    .unwrap_or_default();
+                let bound: Vec<(usize, Value)> = lit
+                    .args
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, t)| arg(t, binding, self.syms).map(|v| (i, v)))
+                    .collect();
+                let rows = self.rows_matching(&key, &bound);
                 for row in rows {
+                    let row: Vec<Value> = row.to_vec();
                     if row.len() != lit.args.len() {
                         continue;
                     }
