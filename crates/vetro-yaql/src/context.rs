@@ -193,9 +193,9 @@ impl Context {
                     if !l.is_empty() {
                         layers.push(l);
                     }
-                    if layer.exclusive.contains(name) {
-                        break;
-                    }
+                }
+                if !layer.exclusive.is_empty() && layer.exclusive.contains(name) {
+                    break;
                 }
             }
             match &c.parent {
@@ -204,6 +204,25 @@ impl Context {
             }
         }
         layers
+    }
+
+    /// Names of every function visible from this context.
+    pub fn function_names(&self) -> Vec<Rc<str>> {
+        let mut out: Vec<Rc<str>> = Vec::new();
+        let mut c = self;
+        loop {
+            if let Some(l) = c.layer.borrow().as_ref() {
+                for k in l.funcs.keys() {
+                    if !out.contains(k) {
+                        out.push(k.clone());
+                    }
+                }
+            }
+            match &c.parent {
+                Some(p) => c = p,
+                None => return out,
+            }
+        }
     }
 
     /// True when some layer defines `name` in any form.

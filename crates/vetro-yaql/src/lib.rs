@@ -162,6 +162,24 @@ impl Engine {
         self.host.register(f);
     }
 
+    /// Hide library functions: calls of these names fail with
+    /// `no_function`/`no_method` unless the host registers its own.
+    pub fn hide_functions(&self, names: &[&str]) {
+        for n in names {
+            self.host.set_exclusive(n);
+        }
+    }
+
+    /// Keep only the named library functions visible (operators and syntax
+    /// functions, whose names start with `#` or `*`, always stay).
+    pub fn allow_only(&self, names: &[&str]) {
+        for n in self.host.function_names() {
+            if !n.starts_with('#') && !n.starts_with('*') && !names.contains(&&*n) {
+                self.host.set_exclusive(&n);
+            }
+        }
+    }
+
     /// A fresh child context for one host scope (register functions and
     /// variables on it, then [`Engine::evaluate_in`]).
     pub fn context(&self) -> Rc<Context> {

@@ -96,3 +96,17 @@ fn parse_error_has_position_and_caret() {
     assert_eq!(e.position, Some(6));
     assert!(e.render("1 + + ]").ends_with("      ^"));
 }
+
+#[test]
+fn restricting_visible_functions() {
+    let engine = Engine::new(EngineOptions::default());
+    engine.allow_only(&["where", "len"]);
+    let ok = engine.eval_str("[1, 2, 3].where($ > 1).len()", Value::Null);
+    assert_eq!(ok.unwrap(), Value::Int(2));
+    let err = engine
+        .eval_str("[1, 2].select($)", Value::Null)
+        .unwrap_err();
+    assert_eq!(err.kind, vetro_yaql::ErrorKind::NoMethod);
+    engine.hide_functions(&["len"]);
+    assert!(engine.eval_str("len([1])", Value::Null).is_err());
+}
