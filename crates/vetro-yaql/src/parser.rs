@@ -165,13 +165,23 @@ impl Parser {
     }
 
     fn unexpected(&self) -> Error {
+        self.unexpected_want("")
+    }
+
+    /// An "unexpected token" error; `want` names what would have fitted.
+    fn unexpected_want(&self, want: &str) -> Error {
         let what = match self.peek() {
             Tok::Eof => "unexpected end of statement".to_string(),
             t => format!("unexpected {}", describe(t)),
         };
+        let want = if want.is_empty() {
+            String::new()
+        } else {
+            format!(", expected {want}")
+        };
         Error::at(
             ErrorKind::Grammar,
-            format!("Parse error: {what}"),
+            format!("Parse error: {what}{want}"),
             self.pos(),
         )
     }
@@ -181,7 +191,7 @@ impl Parser {
             self.next();
             Ok(())
         } else {
-            Err(self.unexpected())
+            Err(self.unexpected_want(&describe(&t)))
         }
     }
 
@@ -317,7 +327,7 @@ impl Parser {
             }
             _ => {
                 self.i = start;
-                return Err(self.unexpected());
+                return Err(self.unexpected_want("a value"));
             }
         })
     }
@@ -339,7 +349,7 @@ impl Parser {
                 args.push(Arg::Omitted);
                 self.next();
                 if *self.peek() == close {
-                    return Err(self.unexpected());
+                    return Err(self.unexpected_want("an argument"));
                 }
                 continue;
             }
@@ -363,7 +373,7 @@ impl Parser {
             if t == Tok::Comma {
                 self.next();
                 if *self.peek() == close {
-                    return Err(self.unexpected());
+                    return Err(self.unexpected_want("an argument"));
                 }
                 if *self.peek() == Tok::Comma {
                     continue;
@@ -372,7 +382,7 @@ impl Parser {
                 self.next();
                 return Ok(args);
             } else {
-                return Err(self.unexpected());
+                return Err(self.unexpected_want(&format!("',' or {}", describe(&close))));
             }
         }
     }
