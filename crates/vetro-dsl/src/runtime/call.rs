@@ -64,6 +64,11 @@ impl Rt {
                     "NoMethodFound",
                     format!("Method \"{name}\" is not found in class {}", start.name),
                 ),
+                _ if obj.is_none() => Exc::native(
+                    YAQL_EXC,
+                    "NoMatchingMethodException",
+                    format!("No method \"{name}\" in class {}", start.name),
+                ),
                 _ => Exc::native(
                     YAQL_EXC,
                     "NoMethodRegisteredException",
@@ -110,7 +115,10 @@ impl Rt {
         if let Some(r) = self.call_native(&decl, &this, recv, name, &args, &kwargs) {
             return r;
         }
-        self.invoke(&decl, &m, this, obj, args, kwargs)
+        self.external_call.set(kind == CallKind::External);
+        let r = self.invoke(&decl, &m, this, obj, args, kwargs);
+        self.external_call.set(false);
+        r
     }
 
     /// Run a resolved MuranoPL method.
@@ -130,6 +138,7 @@ impl Rt {
                 "maximum recursion depth exceeded",
             ));
         }
+        let external = self.external_call.replace(false);
         let ctx = self.frame_context(decl, &this, &m.name);
         let no_match = || {
             Exc::native(
@@ -180,7 +189,12 @@ impl Rt {
                 },
             };
             let v = match &a.contract {
-                Some(c) => self.check_contract(c, v, decl, obj.as_ref(), &label(&a.name))?,
+                Some(c) => {
+                    self.external_call.set(external);
+                    let r = self.check_contract(c, v, decl, obj.as_ref(), &label(&a.name));
+                    self.external_call.set(false);
+                    r?
+                }
                 None => v,
             };
             ctx.set(&a.name, v);

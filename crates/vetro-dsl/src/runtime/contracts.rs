@@ -331,7 +331,17 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
                 }
                 let obj = match &v {
                     Value::Dict(_) => rt
-                        .load_model_value(&v, owner_of(c), &scope, Some(&default), false)
+                        .load_model_value(
+                            &v,
+                            if rt.external_call.get() {
+                                None
+                            } else {
+                                owner_of(c)
+                            },
+                            &scope,
+                            Some(&default),
+                            false,
+                        )
                         .map_err(|e| rt.smuggle(e))?,
                     Value::Str(id) => match rt.lookup_or_load(id, &scope) {
                         Some(o) => o,

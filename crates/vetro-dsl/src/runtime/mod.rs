@@ -115,6 +115,10 @@ pub struct Rt {
     pub regen_ids: Cell<bool>,
     /// Dry-run loads (templates): no `.init`; these properties are not validated.
     pub dry_run: RefCell<Option<Vec<String>>>,
+    /// Arguments of an external call are being bound: their models get no owner.
+    pub external_call: Cell<bool>,
+    /// Interned `typeinfo()` objects, by class name.
+    pub type_infos: RefCell<HashMap<String, Value>>,
 }
 
 /// Name used for the current namespace when `:Name` is rewritten to `ns:Name`.
@@ -169,6 +173,8 @@ impl Rt {
             model_objs: RefCell::new(HashMap::new()),
             regen_ids: Cell::new(true),
             dry_run: RefCell::new(None),
+            external_call: Cell::new(false),
+            type_infos: RefCell::new(HashMap::new()),
         });
         funcs::register_all(&rt);
         sysfuncs::register(&rt);

@@ -166,7 +166,7 @@ impl Rt {
                 Ok(())
             }
             _ => Err(Exc::dsl(
-                "NoWriteAccessError",
+                "PropertyWriteError",
                 format!(
                     "Property \"{name}\" in class \"{}\" cannot be written",
                     obj.class.name
