@@ -1,7 +1,7 @@
 //! `vetro yaql`: evaluate a YAQL expression against a JSON/YAML document, or
 //! run the conformance batch protocol (`--batch`).
 
-use std::io::{BufRead, IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vetro_yaql::{json, Engine, EngineOptions, Error, Value};
@@ -165,30 +165,45 @@ fn evaluate(
     }
 }
 
-/// A minimal interactive shell: one expression per line; a line ending in
-/// `\` continues on the next one.
+/// The interactive shell: line editing and history (kept in
+/// `~/.vetro_yaql_history`); a line ending in `\` continues on the next one.
 fn shell(engine: &Engine, data: Value, vars: &[(String, Value)], format: &str) -> ExitCode {
-    let stdin = std::io::stdin();
+    let Ok(mut editor) = rustyline::DefaultEditor::new() else {
+        eprintln!("vetro yaql: cannot start the interactive shell on this terminal");
+        return ExitCode::from(2);
+    };
+    let history = std::env::var_os("HOME")
+        .map(|home| std::path::PathBuf::from(home).join(".vetro_yaql_history"));
+    if let Some(path) = &history {
+        let _ = editor.load_history(path);
+    }
     let mut buf = String::new();
-    print!("yaql> ");
-    let _ = std::io::stdout().flush();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
+    loop {
+        let prompt = if buf.is_empty() { "yaql> " } else { "...> " };
+        let line = match editor.readline(prompt) {
+            Ok(line) => line,
+            // Ctrl-C drops the expression being typed; Ctrl-D ends the shell.
+            Err(rustyline::error::ReadlineError::Interrupted) => {
+                buf.clear();
+                continue;
+            }
+            Err(_) => break,
+        };
         if let Some(part) = line.strip_suffix('\\') {
             buf.push_str(part);
             buf.push('\n');
-            print!("...> ");
-            let _ = std::io::stdout().flush();
             continue;
         }
         buf.push_str(&line);
         let expr = std::mem::take(&mut buf);
-        if !expr.trim().is_empty() {
-            evaluate(engine, expr.trim(), data.clone(), vars, format);
+        let expr = expr.trim();
+        if !expr.is_empty() {
+            let _ = editor.add_history_entry(expr);
+            evaluate(engine, expr, data.clone(), vars, format);
         }
-        print!("yaql> ");
-        let _ = std::io::stdout().flush();
     }
-    println!();
+    if let Some(path) = &history {
+        let _ = editor.save_history(path);
+    }
     ExitCode::SUCCESS
 }
