@@ -244,7 +244,7 @@ impl Rt {
                     .map(|j| self.decode(j));
                 let value = match p.usage {
                     PropUsage::Runtime => None,
-                    PropUsage::Config => config.or(given),
+                    PropUsage::Config => config,
                     _ => given.or(config),
                 };
                 let value = match value {
@@ -348,15 +348,25 @@ impl Rt {
             self.index_models(&copy_val, None, &mut idx);
             let live: HashSet<String> = self.store.borrow().keys().cloned().collect();
             let mut doomed = Vec::new();
-            for (id, (m, _)) in idx {
+            let mut order = Vec::new();
+            model_ids(&copy_val, &mut order);
+            for id in order {
                 if live.contains(&id) {
                     continue;
                 }
+                let Some((m, _)) = idx.get(&id) else { continue };
                 // Objects known only to the previous deployment: rebuild without
                 // `.init`, then destroy them.
-                if let Ok(o) = self.shell_object(&m, &scope) {
+                if let Ok(o) = self.shell_object(m, &scope) {
                     doomed.push(o);
                 }
+            }
+            for o in &doomed {
+                let owner = idx
+                    .get(&o.id)
+                    .and_then(|(_, owner)| owner.clone())
+                    .and_then(|oid| self.store.borrow().get(&oid).cloned());
+                *o.owner.borrow_mut() = owner;
             }
             self.destroy_objects(doomed);
         }
@@ -898,6 +908,28 @@ fn serialize_as_reference(class: &Class, meta: &crate::syntax::Data) -> bool {
                 && v.get("as").and_then(Data::as_str) == Some("reference")
         })
     })
+}
+
+/// Ids of the `?` headers of a model tree, in document order.
+fn model_ids(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Dict(d) => {
+            if let Some(Value::Dict(h)) = dict_get(d, "?") {
+                if let Some(Value::Str(id)) = dict_get(h, "id") {
+                    if !out.iter().any(|x| **x == **id) {
+                        out.push(id.to_string());
+                    }
+                }
+            }
+            for (k, x) in d.iter() {
+                if k.as_str() != Some("?") {
+                    model_ids(x, out);
+                }
+            }
+        }
+        Value::List(l) => l.iter().for_each(|x| model_ids(x, out)),
+        _ => {}
+    }
 }
 
 /// Objects mentioned anywhere inside a value.
