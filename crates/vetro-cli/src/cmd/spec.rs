@@ -46,6 +46,16 @@ pub fn run(args: Args) -> ExitCode {
     let mut sources = SourceMap::new();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let engine = Engine::default();
+    if !args.settings.is_dir() {
+        let err = SpecError::new(
+            ErrorClass::Io,
+            format!(
+                "{}: the settings tree is not a directory",
+                args.settings.display()
+            ),
+        );
+        return fail(&sources, &err, args.format);
+    }
     if let Some(shell) = args.completions {
         return match vetro_spec::completions::script(&engine, &args.settings, shell, &mut sources) {
             Ok(text) => {
