@@ -3,7 +3,10 @@
 
 pub mod batch;
 pub mod check;
+pub mod cloud;
 pub mod core;
+pub mod host;
 pub mod package;
 pub mod runtime;
 pub mod syntax;
+pub mod testing;

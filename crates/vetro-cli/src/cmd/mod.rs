@@ -1,6 +1,7 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
 pub mod murano;
+pub mod murano_test;
 pub mod policy;
 pub mod run;
 pub mod spec;

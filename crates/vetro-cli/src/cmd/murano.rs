@@ -17,6 +17,8 @@ pub struct Args {
 enum Command {
     /// Static checks of packages: manifest, YAML, expressions, method bodies, classes.
     Check(CheckArgs),
+    /// Run the packages' MuranoPL tests (io.murano.test.TestFixture subclasses).
+    Test(super::murano_test::TestArgs),
 }
 
 #[derive(clap::Args)]
@@ -34,6 +36,7 @@ struct CheckArgs {
 pub fn run(args: Args) -> ExitCode {
     match args.command {
         Command::Check(a) => run_check(a),
+        Command::Test(a) => super::murano_test::run(a),
     }
 }
 

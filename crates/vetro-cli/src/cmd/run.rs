@@ -1,13 +1,39 @@
-//! `vetro run`: run MuranoPL; `--batch` speaks the engine protocol the
-//! conformance harness drives (one JSON request per line on stdin).
+//! `vetro run`: deploy an object model (run a method on its root, or an action
+//! on one of its objects) against a cloud backend; `--batch` speaks the engine
+//! protocol the conformance harness drives (one JSON request per line on stdin).
 
+use crate::report::{print_diagnostics, Format};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use vetro_diag::Severity;
+use vetro_dsl::cloud::Event;
+use vetro_dsl::host::{self, Library, Target};
+use vetro_dsl::runtime::types::Exc;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// Speak the JSON-lines engine protocol on stdin/stdout.
     #[arg(long)]
     batch: bool,
+    /// Package directories (each with manifest.yaml and Classes/).
+    packages: Vec<PathBuf>,
+    /// Object model (JSON or YAML): `{"Objects": ...}` or a bare root object.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Method to run on the model's root object.
+    #[arg(long, default_value = "deploy")]
+    method: String,
+    /// Run an action instead: OBJECT_ID/METHOD (a `Usage: Action` method).
+    #[arg(long, conflicts_with = "method")]
+    action: Option<String>,
+    /// Cloud backend.
+    #[arg(long, default_value = "simulated")]
+    backend: String,
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Write the final Heat template (HOT, JSON) of the deployment's stack here.
+    #[arg(long)]
+    heat_template: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -22,6 +48,164 @@ pub fn run(args: Args) -> ExitCode {
             }
         };
     }
-    eprintln!("vetro run: only --batch is available in this build");
-    ExitCode::from(2)
+    deploy(args)
+}
+
+fn usage(msg: &str) -> ExitCode {
+    eprintln!("vetro run: {msg}");
+    ExitCode::from(crate::report::USAGE)
+}
+
+fn deploy(args: Args) -> ExitCode {
+    let Some(model_path) = &args.model else {
+        return usage("--model MODEL is required (or --batch)");
+    };
+    if args.packages.is_empty() {
+        return usage("give at least one package directory");
+    }
+    let (target, method) = match &args.action {
+        Some(a) => match a.rsplit_once('/') {
+            Some((id, m)) if !id.is_empty() && !m.is_empty() => {
+                (Target::Object(id.to_string()), m.to_string())
+            }
+            _ => return usage("--action takes OBJECT_ID/METHOD"),
+        },
+        None => (Target::Root, args.method.clone()),
+    };
+    let Some(backend) = host::backend_by_name(&args.backend) else {
+        return usage(&format!(
+            "unknown backend {:?} (available: simulated)",
+            args.backend
+        ));
+    };
+    let lib = Library::load(&args.packages);
+    let problems = lib.problems();
+    if problems.iter().any(|d| d.severity == Severity::Error) {
+        print_diagnostics(&lib.sources, &problems, args.format);
+        return ExitCode::from(crate::report::INVALID);
+    }
+    let model = match host::read_model(model_path) {
+        Ok(m) => m,
+        Err(e) => return usage(&e),
+    };
+    let text = args.format == Format::Text;
+    if text {
+        println!(
+            "vetro run: {} package(s), backend {} (local simulator: nothing leaves this machine)",
+            args.packages.len(),
+            args.backend
+        );
+    }
+    // Progress as it happens: stdout in text mode, stderr in JSON mode.
+    let sink: vetro_dsl::cloud::EventSink = Box::new(move |e: &Event| {
+        let line = format!("[{}] {}", e.kind, e.message);
+        if text {
+            println!("{line}");
+        } else {
+            eprintln!("{line}");
+        }
+    });
+    let host = lib.host(backend, Some(sink));
+    let outcome = match host::run(&lib, &model, &target, &method, host) {
+        Ok(o) => o,
+        Err(e) => {
+            print_exception(&lib, &e, "the run");
+            return ExitCode::from(crate::report::INVALID);
+        }
+    };
+    if let Some(path) = &args.heat_template {
+        let template = outcome.stacks.last().map(|(_, t)| t.clone());
+        match template {
+            Some(t) => {
+                let body = serde_json::to_string_pretty(&t).unwrap_or_default();
+                if let Err(e) = std::fs::write(path, body + "\n") {
+                    return usage(&format!("{}: {e}", path.display()));
+                }
+                if text {
+                    println!("heat template written to {}", path.display());
+                }
+            }
+            None => eprintln!(
+                "vetro run: no stack was pushed; {} not written",
+                path.display()
+            ),
+        }
+    }
+    let failed = outcome.result.is_err();
+    match args.format {
+        Format::Text => {
+            if let Err(e) = &outcome.result {
+                print_exception(&lib, e, &method);
+            }
+            println!("object model:");
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&outcome.model).unwrap_or_default()
+            );
+        }
+        Format::Json => {
+            let events: Vec<_> = outcome
+                .events
+                .iter()
+                .map(|e| serde_json::json!({"kind": e.kind, "object": e.object, "message": e.message}))
+                .collect();
+            let (result, exception) = match &outcome.result {
+                Ok(v) => (v.clone(), serde_json::Value::Null),
+                Err(e) => (serde_json::Value::Null, exception_json(e)),
+            };
+            let stacks: serde_json::Map<_, _> = outcome.stacks.iter().cloned().collect();
+            let out = serde_json::json!({
+                "ok": !failed, "result": result, "exception": exception,
+                "events": events, "model": outcome.model, "stacks": stacks,
+            });
+            println!("{out}");
+        }
+    }
+    if failed {
+        ExitCode::from(crate::report::INVALID)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn exception_json(e: &Exc) -> serde_json::Value {
+    let frames: Vec<_> = e
+        .frames()
+        .iter()
+        .map(|f| {
+            serde_json::json!({"class": f.class, "method": f.method, "file": f.file,
+                               "line": f.line, "column": f.column, "instruction": f.instruction})
+        })
+        .collect();
+    serde_json::json!({"names": e.names(), "message": e.message(), "frames": frames})
+}
+
+/// An uncaught MuranoPL exception with its stack, innermost frame first, and
+/// the source line of each frame when the file is found in a package.
+pub fn print_exception(lib: &Library, e: &Exc, during: &str) {
+    eprintln!(
+        "error: uncaught exception in {during}: {}: {}",
+        e.names().join(", "),
+        e.message()
+    );
+    for f in e.frames() {
+        eprintln!(
+            "  at {}::{} ({}:{}:{})",
+            f.class, f.method, f.file, f.line, f.column
+        );
+        if let Some(line) = source_line(lib, &f.file, f.line) {
+            eprintln!("     | {line}");
+            if f.column > 0 {
+                eprintln!("     | {}^", " ".repeat(f.column as usize - 1));
+            }
+        }
+    }
+}
+
+fn source_line(lib: &Library, file: &str, line: u32) -> Option<String> {
+    let n = (line as usize).checked_sub(1)?;
+    lib.roots.values().find_map(|root| {
+        let text = std::fs::read_to_string(root.join(file)).ok()?;
+        text.lines().nth(n).map(str::to_string)
+    })
 }

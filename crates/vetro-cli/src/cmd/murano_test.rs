@@ -1,0 +1,92 @@
+//! `vetro murano test PACKAGE...`: run the packages' MuranoPL test classes
+//! (`io.murano.test.TestFixture` subclasses, every `test*` method, each with
+//! `setUp`/`tearDown`, against the local cloud simulator).
+
+use crate::report::{print_diagnostics, Format};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use vetro_diag::Severity;
+use vetro_dsl::host::Library;
+use vetro_dsl::testing::{self, TestResult};
+
+#[derive(clap::Args)]
+pub struct TestArgs {
+    /// Package directories.
+    #[arg(required = true)]
+    packages: Vec<PathBuf>,
+    /// Only tests whose `Class.method` contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+pub fn run(a: TestArgs) -> ExitCode {
+    let lib = Library::load(&a.packages);
+    let problems = lib.problems();
+    if problems.iter().any(|d| d.severity == Severity::Error) {
+        print_diagnostics(&lib.sources, &problems, a.format);
+        return ExitCode::from(crate::report::INVALID);
+    }
+    let results = testing::run_all(&lib, a.filter.as_deref());
+    let failed = results.iter().filter(|r| r.failure.is_some()).count();
+    match a.format {
+        Format::Text => {
+            for r in &results {
+                print_text(r);
+            }
+            println!("{} passed, {failed} failed", results.len() - failed);
+        }
+        Format::Json => {
+            let tests: Vec<_> = results.iter().map(result_json).collect();
+            let out = serde_json::json!({"passed": results.len() - failed, "failed": failed, "tests": tests});
+            println!("{out}");
+        }
+    }
+    if failed > 0 || results.is_empty() {
+        if results.is_empty() {
+            eprintln!("vetro murano test: no tests found (classes extending io.murano.test.TestFixture with test* methods)");
+        }
+        ExitCode::from(crate::report::INVALID)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn print_text(r: &TestResult) {
+    match &r.failure {
+        None => println!("PASS {}.{}", r.class, r.method),
+        Some(f) => {
+            println!(
+                "FAIL {}.{} (in {}): {}: {}",
+                r.class,
+                r.method,
+                f.phase,
+                f.names.join(", "),
+                f.message
+            );
+            for fr in &f.frames {
+                println!(
+                    "    at {}::{} ({}:{}:{}) {}",
+                    fr.class, fr.method, fr.file, fr.line, fr.column, fr.instruction
+                );
+            }
+        }
+    }
+}
+
+fn result_json(r: &TestResult) -> serde_json::Value {
+    match &r.failure {
+        None => serde_json::json!({"class": r.class, "method": r.method, "ok": true}),
+        Some(f) => {
+            let frames: Vec<_> = f
+                .frames
+                .iter()
+                .map(|fr| serde_json::json!({"class": fr.class, "method": fr.method, "file": fr.file,
+                                              "line": fr.line, "column": fr.column, "instruction": fr.instruction}))
+                .collect();
+            serde_json::json!({"class": r.class, "method": r.method, "ok": false, "phase": f.phase,
+                               "names": f.names, "message": f.message, "frames": frames})
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! Native methods of the cloud-facing core classes, answered only while a
+//! host is installed (see [`super::install`]).
+
+use super::{active, with_host};
+use crate::runtime::types::*;
+use crate::runtime::Rt;
+use serde_json::{json, Value as Json};
+use std::rc::Rc;
+use vetro_yaql::Value;
+
+fn arg<'a>(
+    args: &'a [Value],
+    kwargs: &'a [(String, Value)],
+    i: usize,
+    name: &str,
+) -> Option<&'a Value> {
+    args.get(i)
+        .or_else(|| kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v))
+}
+
+fn cloud_error(message: impl Into<String>) -> Exc {
+    Exc::native("vetro.cloud", "CloudError", message)
+}
+
+fn this_object(this: &Value) -> Result<Rc<Object>, Exc> {
+    as_object(this)
+        .map(|(o, _)| o)
+        .ok_or_else(|| Exc::native("", "ValueError", "object expected"))
+}
+
+fn prop(o: &Object, name: &str) -> Value {
+    o.props.borrow().get(name).cloned().unwrap_or(Value::Null)
+}
+
+fn set_prop(o: &Object, name: &str, v: Value) {
+    o.props.borrow_mut().insert(name.to_string(), v);
+}
+
+/// Heat-style merge: maps merge key by key, lists gain the items they lack.
+pub fn merge_json(base: &mut Json, add: &Json) {
+    match (base, add) {
+        (Json::Object(b), Json::Object(a)) => {
+            for (k, v) in a {
+                match b.get_mut(k) {
+                    Some(slot) => merge_json(slot, v),
+                    None => {
+                        b.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (Json::Array(b), Json::Array(a)) => {
+            for v in a {
+                if !b.contains(v) {
+                    b.push(v.clone());
+                }
+            }
+        }
+        (b, a) => *b = a.clone(),
+    }
+}
+
+/// A short description of an object for progress lines: `Class name`.
+fn describe(o: &Object) -> String {
+    let name = o.props.borrow().get("name").map(Value::py_str);
+    match name {
+        Some(n) if !n.is_empty() && n != "None" => format!("{} {n}", o.class.name),
+        _ => format!("{} {}", o.class.name, o.id),
+    }
+}
+
+/// The package root of the class whose method is running (for `Resources`).
+fn caller_root(rt: &Rt) -> Option<std::path::PathBuf> {
+    let class = rt.stack.borrow().last().map(|s| s.class.clone())?;
+    let pkg = rt.class(&class).ok()?.pkg.name.clone();
+    with_host(|h| h.package_roots.get(&pkg).cloned()).flatten()
+}
+
+fn read_resource(rt: &Rt, name: &str) -> Result<String, Exc> {
+    let root = caller_root(rt)
+        .ok_or_else(|| cloud_error("Resources: the calling class has no package directory"))?;
+    // Only files inside the package's Resources folder.
+    if name.split(['/', '\\']).any(|seg| seg == "..") || name.starts_with('/') {
+        return Err(cloud_error(format!(
+            "Resources: invalid resource name {name:?}"
+        )));
+    }
+    let path = root.join("Resources").join(name);
+    std::fs::read(&path)
+        .map(|b| vetro_yaml::decode_lenient(&b))
+        .map_err(|e| cloud_error(format!("Resources: cannot read {}: {e}", path.display())))
+}
+
+/// A cloud native method, when a host is installed and `decl.name` is one.
+pub fn native_method(
+    rt: &Rt,
+    decl: &Rc<Class>,
+    this: &Value,
+    _recv: &Value,
+    name: &str,
+    args: &[Value],
+    kwargs: &[(String, Value)],
+) -> Option<Result<Value, Exc>> {
+    if !active() {
+        return None;
+    }
+    let a = |i: usize, n: &str| arg(args, kwargs, i, n).cloned().unwrap_or(Value::Null);
+    Some(match (decl.name.as_str(), name) {
+        ("io.murano.system.StatusReporter", "report" | "report_error") => {
+            let obj = a(0, "obj");
+            let msg = a(1, "msg").py_str();
+            let (id, who) = match as_object(&obj) {
+                Some((o, _)) => (Some(o.id.clone()), describe(&o)),
+                None => (None, String::new()),
+            };
+            let kind = if name == "report" {
+                "report"
+            } else {
+                "report-error"
+            };
+            let text = if who.is_empty() {
+                msg
+            } else {
+                format!("{who}: {msg}")
+            };
+            with_host(|h| h.emit(kind, id, text));
+            Ok(Value::Null)
+        }
+        ("io.murano.system.Logger", level) => {
+            let msg = a(0, "message").py_str();
+            with_host(|h| h.emit("log", None, format!("{level}: {msg}")));
+            Ok(Value::Null)
+        }
+        ("io.murano.system.AgentListener", "queueName") => {
+            Ok(Value::str("simulated-agent-listener"))
+        }
+        ("io.murano.system.AgentListener", _) => Ok(Value::Null),
+        ("io.murano.system.HeatStack", m) => heat(rt, this, m, &a),
+        ("io.murano.system.Agent", m) => agent(rt, this, m, &a),
+        ("io.murano.system.Resources", "string") => {
+            read_resource(rt, &a(0, "name").py_str()).map(|s| Value::str(&s))
+        }
+        ("io.murano.system.Resources", "json") => read_resource(rt, &a(0, "name").py_str())
+            .and_then(|s| {
+                serde_json::from_str::<Json>(&s)
+                    .map(|j| rt.decode(&j))
+                    .map_err(|e| cloud_error(format!("Resources.json: {e}")))
+            }),
+        ("io.murano.system.Resources", "yaml") => {
+            read_resource(rt, &a(0, "name").py_str()).and_then(|s| yaml_value(rt, &s))
+        }
+        _ => return None,
+    })
+}
+
+fn yaml_value(rt: &Rt, text: &str) -> Result<Value, Exc> {
+    let mut sources = vetro_diag::SourceMap::new();
+    let file = sources.add("<resource>", text);
+    let docs =
+        vetro_yaml::load_str(&sources, file, &vetro_yaml::LoadOptions::default()).map_err(|d| {
+            cloud_error(format!(
+                "Resources.yaml: {}",
+                d.first().map(|x| x.message.clone()).unwrap_or_default()
+            ))
+        })?;
+    Ok(docs
+        .first()
+        .map(|n| rt.decode(&vetro_yaml::to_json(n)))
+        .unwrap_or(Value::Null))
+}
+
+fn stack_name(o: &Object) -> String {
+    match prop(o, "name") {
+        Value::Str(s) => s.to_string(),
+        _ => format!("stack-{}", o.id),
+    }
+}
+
+fn heat(
+    rt: &Rt,
+    this: &Value,
+    method: &str,
+    a: &dyn Fn(usize, &str) -> Value,
+) -> Result<Value, Exc> {
+    let o = this_object(this)?;
+    let template = || match rt.encode(&prop(&o, "heatTemplate")) {
+        Json::Null => json!({"heat_template_version": "2013-05-23"}),
+        t => t,
+    };
+    match method {
+        "current" => Ok(rt.decode(&template())),
+        "parameters" => Ok(match prop(&o, "heatParameters") {
+            Value::Null => Value::dict(Default::default()),
+            p => p,
+        }),
+        "setTemplate" => {
+            set_prop(&o, "heatTemplate", a(0, "template"));
+            Ok(Value::Null)
+        }
+        "updateTemplate" => {
+            let mut t = template();
+            merge_json(&mut t, &rt.encode(&a(0, "template")));
+            set_prop(&o, "heatTemplate", rt.decode(&t));
+            Ok(Value::Null)
+        }
+        "setParameters" => {
+            set_prop(&o, "heatParameters", a(0, "parameters"));
+            Ok(Value::Null)
+        }
+        "updateParameters" => {
+            let mut p = rt.encode(&prop(&o, "heatParameters"));
+            if p.is_null() {
+                p = json!({});
+            }
+            merge_json(&mut p, &rt.encode(&a(0, "parameters")));
+            set_prop(&o, "heatParameters", rt.decode(&p));
+            Ok(Value::Null)
+        }
+        "output" => Ok(match prop(&o, "heatOutputs") {
+            Value::Null => Value::dict(Default::default()),
+            v => v,
+        }),
+        "push" => {
+            let name = stack_name(&o);
+            let t = template();
+            let params = match rt.encode(&prop(&o, "heatParameters")) {
+                Json::Null => json!({}),
+                p => p,
+            };
+            let count = t
+                .get("resources")
+                .and_then(Json::as_object)
+                .map_or(0, |m| m.len());
+            let r = with_host(|h| {
+                let r = h.backend.push_stack(&name, &t, &params);
+                let backend = h.backend.name().to_string();
+                match &r {
+                    Ok(_) => h.emit(
+                        "stack-push",
+                        Some(o.id.clone()),
+                        format!("stack {name}: pushed {count} resource(s) to the {backend} cloud"),
+                    ),
+                    Err(e) => h.emit(
+                        "stack-push",
+                        Some(o.id.clone()),
+                        format!("stack {name}: push failed: {e}"),
+                    ),
+                }
+                r
+            })
+            .unwrap_or_else(|| Err("no cloud backend".into()));
+            let outputs = r.map_err(cloud_error)?;
+            with_host(|h| {
+                if !h.pushed_stacks.contains(&name) {
+                    h.pushed_stacks.push(name.clone());
+                }
+            });
+            set_prop(&o, "heatOutputs", rt.decode(&outputs));
+            Ok(rt.decode(&outputs))
+        }
+        "delete" => {
+            let name = stack_name(&o);
+            with_host(|h| {
+                let r = h.backend.delete_stack(&name);
+                h.emit(
+                    "stack-delete",
+                    Some(o.id.clone()),
+                    format!("stack {name}: deleted"),
+                );
+                r
+            })
+            .unwrap_or(Ok(()))
+            .map_err(cloud_error)?;
+            set_prop(&o, "heatTemplate", Value::Null);
+            set_prop(&o, "heatOutputs", Value::Null);
+            Ok(Value::Null)
+        }
+        other => Err(Exc::dsl(
+            "NoMethodFound",
+            format!("Method \"{other}\" is not found in class io.murano.system.HeatStack"),
+        )),
+    }
+}
+
+fn agent(
+    rt: &Rt,
+    this: &Value,
+    method: &str,
+    a: &dyn Fn(usize, &str) -> Value,
+) -> Result<Value, Exc> {
+    let o = this_object(this)?;
+    let host = match as_object(&prop(&o, "host")) {
+        Some((h, _)) => describe(&h),
+        None => "unknown host".to_string(),
+    };
+    match method {
+        "isReady" => Ok(Value::Bool(true)),
+        "queueName" => Ok(Value::str(&format!("simulated-agent-{}", o.id))),
+        "call" | "send" | "callRaw" | "sendRaw" => {
+            let plan = rt.encode(&a(0, "template"));
+            let scripts: Vec<String> = plan
+                .get("Scripts")
+                .and_then(Json::as_object)
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default();
+            let title = plan
+                .get("Name")
+                .and_then(Json::as_str)
+                .map(|n| format!(" {n:?}"))
+                .unwrap_or_default();
+            let r = with_host(|h| {
+                let r = h.backend.agent_call(&host, &plan);
+                let what = if scripts.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (scripts: {})", scripts.join(", "))
+                };
+                h.emit(
+                    "agent-call",
+                    Some(o.id.clone()),
+                    format!(
+                        "agent on {host}: execution plan{title}{what} not executed (simulated)"
+                    ),
+                );
+                r
+            })
+            .unwrap_or(Ok(Json::Null))
+            .map_err(cloud_error)?;
+            Ok(if method.starts_with("send") {
+                Value::Null
+            } else {
+                rt.decode(&r)
+            })
+        }
+        other => Err(Exc::dsl(
+            "NoMethodFound",
+            format!("Method \"{other}\" is not found in class io.murano.system.Agent"),
+        )),
+    }
+}

@@ -1,0 +1,135 @@
+//! The MuranoPL test runner (`vetro murano test`): every class of the given
+//! packages that extends `io.murano.test.TestFixture` is a test case; each of
+//! its `test*` methods runs in a fresh session on a fresh fixture object
+//! (`setUp`, the test, `tearDown`), with the simulated cloud installed.
+
+use crate::host::Library;
+use crate::runtime::types::{Exc, Frame};
+use crate::syntax::MethodDef;
+use std::rc::Rc;
+
+pub const FIXTURE: &str = "io.murano.test.TestFixture";
+
+/// The outcome of one test method.
+#[derive(Clone, Debug)]
+pub struct TestResult {
+    pub class: String,
+    pub method: String,
+    /// `None` when the test passed.
+    pub failure: Option<Failure>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// Exception names (`AssertionError`, `io.murano.Exception`, ...).
+    pub names: Vec<String>,
+    pub message: String,
+    /// Innermost frame first.
+    pub frames: Vec<Frame>,
+    /// The phase that failed: `setUp`, `test` or `tearDown`.
+    pub phase: String,
+}
+
+impl Failure {
+    fn new(e: &Exc, phase: &str) -> Failure {
+        Failure {
+            names: e.names(),
+            message: e.message(),
+            frames: e.frames(),
+            phase: phase.to_string(),
+        }
+    }
+}
+
+/// Test classes of the user packages (not the core libraries), in load order,
+/// with their test method names.
+pub fn discover(lib: &Library) -> Vec<(String, Vec<String>)> {
+    let rt = lib.session();
+    let mut out = Vec::new();
+    for pkg in &lib.packages {
+        if pkg.name == "io.murano" {
+            continue;
+        }
+        for name in pkg.classes.keys() {
+            let Ok(class) = rt.class(name) else { continue };
+            if class.name == FIXTURE || !class.is_a(FIXTURE) {
+                continue;
+            }
+            let mut methods: Vec<String> = Vec::new();
+            for c in class.mro() {
+                for m in c.def.methods.keys() {
+                    if m.starts_with("test") && !methods.contains(m) {
+                        methods.push(m.clone());
+                    }
+                }
+            }
+            out.push((name.clone(), methods));
+        }
+    }
+    out
+}
+
+fn find_method(
+    rt: &crate::runtime::Rt,
+    class: &str,
+    name: &str,
+) -> Option<(Rc<crate::runtime::types::Class>, MethodDef)> {
+    let c = rt.class(class).ok()?;
+    c.find_methods(name).into_iter().next()
+}
+
+/// Run one test method in a fresh session.
+pub fn run_one(lib: &Library, class: &str, method: &str) -> TestResult {
+    let backend = Box::new(crate::cloud::SimulatedCloud::new());
+    let guard = crate::cloud::install(lib.host(backend, None));
+    let rt = lib.session();
+    let failure = (|| {
+        let c = rt.class(class).map_err(|e| Failure::new(&e, "setUp"))?;
+        let obj = rt
+            .new_object(&c, None, vetro_yaql::Value::Null, &Default::default())
+            .map_err(|e| Failure::new(&e, "setUp"))?;
+        let call = |name: &str, phase: &str| -> Result<(), Failure> {
+            match find_method(&rt, class, name) {
+                Some((decl, m)) => rt
+                    .invoke(
+                        &decl,
+                        &m,
+                        obj.value(),
+                        Some(obj.clone()),
+                        Vec::new(),
+                        Vec::new(),
+                    )
+                    .map(|_| ())
+                    .map_err(|e| Failure::new(&e, phase)),
+                None => Ok(()),
+            }
+        };
+        call("setUp", "setUp")?;
+        let r = call(method, "test");
+        let t = call("tearDown", "tearDown");
+        r.and(t)
+    })()
+    .err();
+    drop(guard);
+    TestResult {
+        class: class.to_string(),
+        method: method.to_string(),
+        failure,
+    }
+}
+
+/// Run every test of the library; `filter` keeps tests whose `Class.method`
+/// contains it.
+pub fn run_all(lib: &Library, filter: Option<&str>) -> Vec<TestResult> {
+    let mut out = Vec::new();
+    for (class, methods) in discover(lib) {
+        for m in methods {
+            let full = format!("{class}.{m}");
+            if filter.is_some_and(|f| !full.contains(f)) {
+                continue;
+            }
+            out.push(run_one(lib, &class, &m));
+        }
+    }
+    out
+}

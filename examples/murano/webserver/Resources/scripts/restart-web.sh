@@ -1,0 +1,4 @@
+#!/bin/sh
+set -e
+systemctl restart nginx
+echo restarted
