@@ -368,6 +368,21 @@ impl Rt {
                     .and_then(|oid| self.store.borrow().get(&oid).cloned());
                 *o.owner.borrow_mut() = owner;
             }
+            // Model values through the contracts, now that every shell exists.
+            for o in &doomed {
+                self.model_objs.borrow_mut().insert(o.id.clone(), o.clone());
+            }
+            for o in &doomed {
+                let raw: Vec<(String, Value)> = o
+                    .props
+                    .borrow()
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                for (k, v) in raw {
+                    let _ = self.set_property(&o.value(), &k, v, Some(&o.class), true);
+                }
+            }
             self.destroy_objects(doomed);
         }
         self.models.borrow_mut().clear();
