@@ -3,12 +3,20 @@
 //! protocol the conformance harness drives (one JSON request per line on stdin).
 
 use crate::report::{print_diagnostics, Format};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vetro_diag::Severity;
 use vetro_dsl::cloud::Event;
 use vetro_dsl::host::{self, Library, Target};
 use vetro_dsl::runtime::types::Exc;
+
+/// `println!` that ignores a closed stdout (`vetro run ... | head`).
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -90,7 +98,7 @@ fn deploy(args: Args) -> ExitCode {
     };
     let text = args.format == Format::Text;
     if text {
-        println!(
+        say!(
             "vetro run: {} package(s), backend {} (local simulator: nothing leaves this machine)",
             args.packages.len(),
             args.backend
@@ -100,7 +108,7 @@ fn deploy(args: Args) -> ExitCode {
     let sink: vetro_dsl::cloud::EventSink = Box::new(move |e: &Event| {
         let line = format!("[{}] {}", e.kind, e.message);
         if text {
-            println!("{line}");
+            say!("{line}");
         } else {
             eprintln!("{line}");
         }
@@ -122,7 +130,7 @@ fn deploy(args: Args) -> ExitCode {
                     return usage(&format!("{}: {e}", path.display()));
                 }
                 if text {
-                    println!("heat template written to {}", path.display());
+                    say!("heat template written to {}", path.display());
                 }
             }
             None => eprintln!(
@@ -137,8 +145,8 @@ fn deploy(args: Args) -> ExitCode {
             if let Err(e) = &outcome.result {
                 print_exception(&lib, e, &method);
             }
-            println!("object model:");
-            println!(
+            say!("object model:");
+            say!(
                 "{}",
                 serde_json::to_string_pretty(&outcome.model).unwrap_or_default()
             );
@@ -158,7 +166,7 @@ fn deploy(args: Args) -> ExitCode {
                 "ok": !failed, "result": result, "exception": exception,
                 "events": events, "model": outcome.model, "stacks": stacks,
             });
-            println!("{out}");
+            say!("{out}");
         }
     }
     if failed {
