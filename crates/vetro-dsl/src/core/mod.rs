@@ -139,7 +139,13 @@ pub fn native_method(
             rt.collect_garbage(&roots);
             Ok(Value::Null)
         }
-        ("io.murano.system.GC", "isDoomed") | ("io.murano.system.GC", "isDestroyed") => {
+        ("io.murano.system.GC", "isDoomed") => {
+            match arg(args, kwargs, 0, "object").and_then(as_object) {
+                Some((o, _)) => Ok(Value::Bool(o.destroyed.get() || o.doomed.get())),
+                None => Ok(Value::Bool(false)),
+            }
+        }
+        ("io.murano.system.GC", "isDestroyed") => {
             match arg(args, kwargs, 0, "object").and_then(as_object) {
                 Some((o, _)) => Ok(Value::Bool(o.destroyed.get())),
                 None => Ok(Value::Bool(false)),

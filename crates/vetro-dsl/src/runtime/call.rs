@@ -185,6 +185,8 @@ impl Rt {
                 Some(v) => v,
                 None => match &a.default {
                     Some(d) => self.eval_data(d, &ctx)?,
+                    // An external call leaves a missing argument to its contract.
+                    None if external => Value::Null,
                     None => return Err(no_match()),
                 },
             };

@@ -819,6 +819,9 @@ impl Rt {
         if doomed.is_empty() {
             return;
         }
+        for o in &doomed {
+            o.doomed.set(true);
+        }
         let ids: HashSet<String> = doomed.iter().map(|o| o.id.clone()).collect();
         let mut depth: HashMap<String, usize> = HashMap::new();
         fn depth_of(

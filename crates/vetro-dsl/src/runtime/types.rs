@@ -106,6 +106,8 @@ pub struct Object {
     /// Undeclared ("private") values, per (class part, name).
     pub private: RefCell<HashMap<(String, String), Value>>,
     pub destroyed: Cell<bool>,
+    /// Destruction is pending (collected, `.destroy` not run yet).
+    pub doomed: Cell<bool>,
     pub initialized: Cell<bool>,
     /// Properties and `.init` are running: every usage is writable.
     pub initializing: Cell<bool>,
@@ -125,6 +127,7 @@ impl Object {
             props: RefCell::new(IndexMap::new()),
             private: RefCell::new(HashMap::new()),
             destroyed: Cell::new(false),
+            doomed: Cell::new(false),
             initialized: Cell::new(false),
             initializing: Cell::new(false),
             subscribers: RefCell::new(Vec::new()),
