@@ -114,6 +114,8 @@ fn actions_run_only_action_methods() {
         "deploy",
         h,
     )
+    .unwrap()
+    .result
     .err();
     assert!(err.is_some_and(|e| e.message().contains("Action")));
 }
@@ -161,4 +163,38 @@ fn model_files_may_be_yaml() {
     let m = host::read_model(Path::new(&dir)).unwrap();
     assert_eq!(m["Objects"]["?"]["id"], json!("a"));
     assert!(host::read_model(Path::new("/nonexistent/model.json")).is_err());
+}
+
+#[test]
+fn volumes_are_attached_and_a_removed_environment_deletes_its_stack() {
+    let dir = package("demo.vol", &[("demo.App", APP)]);
+    let lib = Library::load(&[dir]);
+    let mut m = model();
+    m["Objects"]["applications"][0]["vm"]["volumes"] = json!({"/data": {
+        "?": {"id": "vol1", "type": "io.murano.resources.CinderVolume"},
+        "name": "data", "size": 10}});
+    let out = run(&lib, &m, Target::Root, "deploy");
+    assert!(
+        out.result.is_ok(),
+        "{:?}",
+        out.result.err().map(|e| e.message())
+    );
+    let (_, t) = out.stacks.last().expect("a stack was pushed");
+    assert_eq!(
+        t["resources"]["data-volume"]["properties"]["size"],
+        json!(10)
+    );
+    let att = &t["resources"]["data-attachment-vm"]["properties"];
+    assert_eq!(att["mountpoint"], json!("/data"));
+    assert_eq!(att["instance_uuid"], json!({"get_resource": "vm"}));
+    // The next deployment has no environment any more: it is destroyed.
+    let gone = json!({"Objects": null, "ObjectsCopy": out.model["ObjectsCopy"].clone()});
+    let h = lib.host(Box::new(SimulatedCloud::new()), None);
+    let r = host::run(&lib, &gone, &Target::Root, "deploy", h).unwrap();
+    assert_eq!(r.result.ok(), Some(json!(null)));
+    assert!(
+        r.events.iter().any(|e| e.kind == "stack-delete"),
+        "{:?}",
+        r.events
+    );
 }

@@ -171,6 +171,41 @@ pub fn run(
     let guard = cloud::install(host);
     let rt = lib.session();
     let root = rt.load_model(model)?;
+    // A model without objects (the environment was deleted) only destroys
+    // what the previous deployment had: nothing to run.
+    let result = match (&root, target) {
+        (None, Target::Root) => Ok(Json::Null),
+        _ => call_target(&rt, root, target, method),
+    };
+    let roots: Vec<_> = rt.root.borrow().iter().cloned().collect();
+    rt.collect_garbage(&roots);
+    let model = rt.serialize_model();
+    let host = guard.finish();
+    let (events, stacks) = match host {
+        Some(h) => {
+            let stacks = h
+                .pushed_stacks
+                .iter()
+                .filter_map(|s| h.backend.stack_template(s).map(|t| (s.clone(), t)))
+                .collect();
+            (h.events, stacks)
+        }
+        None => (Vec::new(), Vec::new()),
+    };
+    Ok(RunOutcome {
+        result,
+        model,
+        events,
+        stacks,
+    })
+}
+
+fn call_target(
+    rt: &Rt,
+    root: Option<Rc<crate::runtime::types::Object>>,
+    target: &Target,
+    method: &str,
+) -> Result<Json, Exc> {
     let recv = match target {
         Target::Root => root
             .map(|r| r.value())
@@ -201,29 +236,7 @@ pub fn run(
             ));
         }
     }
-    let result = crate::core::call_external(&rt, &recv, method, Vec::new(), Vec::new())
-        .map(|v| rt.encode(&v));
-    let roots: Vec<_> = rt.root.borrow().iter().cloned().collect();
-    rt.collect_garbage(&roots);
-    let model = rt.serialize_model();
-    let host = guard.finish();
-    let (events, stacks) = match host {
-        Some(h) => {
-            let stacks = h
-                .pushed_stacks
-                .iter()
-                .filter_map(|s| h.backend.stack_template(s).map(|t| (s.clone(), t)))
-                .collect();
-            (h.events, stacks)
-        }
-        None => (Vec::new(), Vec::new()),
-    };
-    Ok(RunOutcome {
-        result,
-        model,
-        events,
-        stacks,
-    })
+    crate::core::call_external(rt, &recv, method, Vec::new(), Vec::new()).map(|v| rt.encode(&v))
 }
 
 /// Read a model file: JSON, or YAML (which includes JSON).
