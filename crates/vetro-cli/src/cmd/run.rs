@@ -212,6 +212,12 @@ pub fn print_exception(lib: &Library, e: &Exc, during: &str) {
 
 fn source_line(lib: &Library, file: &str, line: u32) -> Option<String> {
     let n = (line as usize).checked_sub(1)?;
+    if file == "<core>/cloud.yaml" {
+        return vetro_dsl::cloud::CLOUD_YAML
+            .lines()
+            .nth(n)
+            .map(str::to_string);
+    }
     lib.roots.values().find_map(|root| {
         let text = std::fs::read_to_string(root.join(file)).ok()?;
         text.lines().nth(n).map(str::to_string)
