@@ -56,13 +56,12 @@ fn object_arg(v: &Value) -> Result<Rc<Object>, Exc> {
 
 /// Find an extension method `name` visible from `scope` (its imports, itself).
 fn find_extension(rt: &Rt, scope: &Rc<Class>, name: &str) -> Option<Rc<Class>> {
-    let mut cands = Vec::new();
+    let mut cands = scope.mro();
     for imp in &scope.def.import {
         if let Ok(c) = rt.resolve_type(scope, imp) {
             cands.push(c);
         }
     }
-    cands.extend(scope.mro());
     for c in cands {
         if let Some(m) = c.def.methods.get(name) {
             if m.usage == MethodUsage::Extension {
@@ -191,6 +190,16 @@ pub fn register_all(rt: &Rc<Rt>) {
             "recv:any, *args:any, **kwargs:any",
             Box::new(move |rt, c, a| {
                 let recv = a.v(0).clone();
+                if as_type(&recv).is_some() {
+                    // `:Ext.ext(value)`: an explicit static call.
+                    return rt.call_method(
+                        &recv,
+                        &n,
+                        a.rest_values(),
+                        kwargs_of(&a),
+                        CallKind::Expression,
+                    );
+                }
                 match call_extension(rt, c, &n, recv, &a)? {
                     Some(v) => Ok(v),
                     None => Err(Exc::native(
