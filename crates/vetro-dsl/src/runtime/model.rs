@@ -383,11 +383,61 @@ impl Rt {
                     let _ = self.set_property(&o.value(), &k, v, Some(&o.class), true);
                 }
             }
+            self.apply_dependencies(&root_val);
+            self.apply_dependencies(&copy_val);
             self.destroy_objects(doomed);
+        } else {
+            self.apply_dependencies(&root_val);
         }
         self.models.borrow_mut().clear();
         self.model_objs.borrow_mut().clear();
         Ok(root)
+    }
+
+    /// `?.dependencies.onDestruction` of a model tree as destruction subscriptions.
+    fn apply_dependencies(&self, v: &Value) {
+        match v {
+            Value::Dict(d) => {
+                if let Some(Value::Dict(h)) = dict_get(d, "?") {
+                    let publisher = dict_get(h, "id")
+                        .and_then(Value::as_str)
+                        .and_then(|id| self.store.borrow().get(id).cloned());
+                    let deps = dict_get(h, "dependencies")
+                        .and_then(|x| match x {
+                            Value::Dict(dd) => dict_get(dd, "onDestruction").cloned(),
+                            _ => None,
+                        })
+                        .unwrap_or(Value::Null);
+                    if let (Some(p), Value::List(items)) = (publisher, &deps) {
+                        for it in items.iter() {
+                            let Value::Dict(e) = it else { continue };
+                            let sub = dict_get(e, "subscriber")
+                                .and_then(Value::as_str)
+                                .and_then(|id| self.store.borrow().get(id).cloned());
+                            let handler = dict_get(e, "handler")
+                                .filter(|h| !h.is_null())
+                                .map(Value::py_str);
+                            if let Some(s) = sub {
+                                let mut subs = p.subscribers.borrow_mut();
+                                if !subs
+                                    .iter()
+                                    .any(|(x, hh)| Rc::ptr_eq(x, &s) && *hh == handler)
+                                {
+                                    subs.push((s, handler));
+                                }
+                            }
+                        }
+                    }
+                }
+                for (k, x) in d.iter() {
+                    if k.as_str() != Some("?") {
+                        self.apply_dependencies(x);
+                    }
+                }
+            }
+            Value::List(l) => l.iter().for_each(|x| self.apply_dependencies(x)),
+            _ => {}
+        }
     }
 
     /// An object with its model properties set but no `.init` (for ObjectsCopy).
