@@ -34,6 +34,10 @@ enum Command {
     Run(cmd::run::Args),
     /// MuranoPL packages: test runner, package checker, object models.
     Murano(cmd::murano::Args),
+    /// Static checks of MuranoPL packages (the same as `vetro murano check`).
+    Check(cmd::murano::CheckArgs),
+    /// Run MuranoPL packages' tests (the same as `vetro murano test`).
+    Test(cmd::murano_test::TestArgs),
     /// Decompose object models into murano:* tables and evaluate Datalog policies.
     Policy(cmd::policy::Args),
 }
@@ -48,5 +52,7 @@ fn main() -> ExitCode {
         Command::Policy(args) => cmd::policy::run(args),
         Command::Run(args) => cmd::run::run(args),
         Command::Murano(args) => cmd::murano::run(args),
+        Command::Check(args) => cmd::murano::run_check(args),
+        Command::Test(args) => cmd::murano_test::run(args),
     }
 }

@@ -22,7 +22,7 @@ enum Command {
 }
 
 #[derive(clap::Args)]
-struct CheckArgs {
+pub struct CheckArgs {
     /// Package directories.
     #[arg(required = true)]
     packages: Vec<PathBuf>,
@@ -40,7 +40,7 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-fn run_check(a: CheckArgs) -> ExitCode {
+pub fn run_check(a: CheckArgs) -> ExitCode {
     let mut sources = SourceMap::new();
     let packages: Vec<Package> = a
         .packages
@@ -83,9 +83,5 @@ fn run_check(a: CheckArgs) -> ExitCode {
             }
         }
     }
-    if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    crate::report::exit_for(&problems)
 }
