@@ -1125,8 +1125,9 @@ pub fn evaluate(
         .collect())
 }
 
-/// Strongly connected components of a graph given as adjacency lists.
-fn tarjan(edges: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
+/// Strongly connected components of a graph given as adjacency lists, each
+/// component after the components it depends on (Tarjan, iterative).
+pub(crate) fn tarjan(edges: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
     let n = edges.len();
     let mut index = vec![usize::MAX; n];
     let mut low = vec![0; n];

@@ -454,58 +454,8 @@ impl<'a> Evaluator<'a> {
 
     /// Strongly connected components, dependencies first (Tarjan).
     fn sccs(&self) -> Vec<Vec<usize>> {
-        let n = self.keys.len();
-        let mut index = vec![usize::MAX; n];
-        let mut low = vec![0; n];
-        let mut on = vec![false; n];
-        let mut stack = Vec::new();
-        let mut out = Vec::new();
-        let mut counter = 0;
-        for root in 0..n {
-            if index[root] != usize::MAX {
-                continue;
-            }
-            // Iterative DFS: (node, next edge).
-            let mut call: Vec<(usize, usize)> = vec![(root, 0)];
-            index[root] = counter;
-            low[root] = counter;
-            counter += 1;
-            stack.push(root);
-            on[root] = true;
-            while let Some(&mut (v, ref mut ei)) = call.last_mut() {
-                if *ei < self.deps[v].len() {
-                    let w = self.deps[v][*ei].0;
-                    *ei += 1;
-                    if index[w] == usize::MAX {
-                        index[w] = counter;
-                        low[w] = counter;
-                        counter += 1;
-                        stack.push(w);
-                        on[w] = true;
-                        call.push((w, 0));
-                    } else if on[w] {
-                        low[v] = low[v].min(index[w]);
-                    }
-                } else {
-                    call.pop();
-                    if let Some(&(u, _)) = call.last() {
-                        low[u] = low[u].min(low[v]);
-                    }
-                    if low[v] == index[v] {
-                        let mut comp = Vec::new();
-                        while let Some(w) = stack.pop() {
-                            on[w] = false;
-                            comp.push(w);
-                            if w == v {
-                                break;
-                            }
-                        }
-                        out.push(comp);
-                    }
-                }
-            }
-        }
-        out
+        debug_assert_eq!(self.deps.len(), self.keys.len());
+        super::engine::tarjan(&self.deps)
     }
 
     fn eval_scc(&mut self, scc: &[usize], syms: &mut Symbols) -> Result<(), PolicyError> {
