@@ -10,7 +10,7 @@ use crate::syntax::data::{DataReader, PathSeg};
 use crate::syntax::Namespaces;
 use std::rc::Rc;
 use std::sync::Arc;
-use vetro_diag::SourceMap;
+use vetro_diag::{Diagnostic, SourceMap};
 use vetro_yaml::LoadOptions;
 use vetro_yaql::Value;
 
@@ -22,13 +22,19 @@ pub const NATIVE_EXTENSION_NAMES: &[&str] = &["pythonExtension", "pythonExtensio
 
 /// The core library as a package named `io.murano`.
 pub fn core_package(sources: &mut SourceMap) -> Package {
+    builtin_package(sources, "<core>/core.yaml", CORE_YAML)
+}
+
+/// A library bundled with the binary (class files in `text`) as a package
+/// named `io.murano`; class problems are kept in the package's problems.
+pub(crate) fn builtin_package(sources: &mut SourceMap, name: &str, text: &'static str) -> Package {
     let mut pkg = Package {
         name: "io.murano".into(),
         version: "0.0.0".into(),
         format: "1.4".into(),
         ..Default::default()
     };
-    let file = sources.add("<core>/core.yaml", CORE_YAML);
+    let file = sources.add(name, text);
     let docs = match vetro_yaml::load_str(sources, file, &LoadOptions::default()) {
         Ok(d) => d,
         Err(e) => {
@@ -52,12 +58,17 @@ pub fn core_package(sources: &mut SourceMap) -> Package {
             namespaces: ns.clone(),
             default_name: None,
             file,
-            file_name: "<core>/core.yaml",
+            file_name: name,
             test_methods_public: false,
         };
-        if let Ok(rc) = read_class(&doc, &ctx) {
-            pkg.classes
-                .insert(rc.class.name.clone(), Arc::new(rc.class));
+        match read_class(&doc, &ctx) {
+            Ok(rc) => {
+                pkg.classes
+                    .insert(rc.class.name.clone(), Arc::new(rc.class));
+            }
+            Err(p) => pkg
+                .problems
+                .push(Diagnostic::error("class", p.message).with_span(p.span)),
         }
     }
     pkg

@@ -7,64 +7,16 @@ use crate::cloud::{self, CloudBackend, Event, EventSink, Host, SimulatedCloud};
 use crate::package::Package;
 use crate::runtime::types::{as_object, Exc};
 use crate::runtime::{ClassSource, Conformance, Rt};
-use crate::syntax::class::{defines_class, read_class, read_namespaces, DocContext};
-use crate::syntax::data::{DataReader, PathSeg};
-use crate::syntax::Namespaces;
 use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::Arc;
 use vetro_diag::{Diagnostic, SourceMap};
 use vetro_yaml::LoadOptions;
 
 /// The cloud classes (Environment, HeatStack, Instance, ...) as a package.
 pub fn cloud_package(sources: &mut SourceMap) -> Package {
-    let mut pkg = Package {
-        name: "io.murano".into(),
-        version: "0.0.0".into(),
-        format: "1.4".into(),
-        ..Default::default()
-    };
-    let name = "<core>/cloud.yaml";
-    let file = sources.add(name, cloud::CLOUD_YAML);
-    let docs = match vetro_yaml::load_str(sources, file, &LoadOptions::default()) {
-        Ok(d) => d,
-        Err(e) => {
-            pkg.problems.extend(e);
-            return pkg;
-        }
-    };
-    let mut ns = Arc::new(Namespaces::default());
-    let mut reader = DataReader::new();
-    for (i, node) in docs.iter().enumerate() {
-        let Ok(doc) = reader.read(node, &mut vec![PathSeg::Index(i)]) else {
-            continue;
-        };
-        if let Some(n) = read_namespaces(&doc) {
-            ns = Arc::new(n);
-        }
-        if !defines_class(&doc) {
-            continue;
-        }
-        let ctx = DocContext {
-            namespaces: ns.clone(),
-            default_name: None,
-            file,
-            file_name: name,
-            test_methods_public: false,
-        };
-        match read_class(&doc, &ctx) {
-            Ok(rc) => {
-                pkg.classes
-                    .insert(rc.class.name.clone(), Arc::new(rc.class));
-            }
-            Err(p) => pkg
-                .problems
-                .push(Diagnostic::error("class", p.message).with_span(p.span)),
-        }
-    }
-    pkg
+    crate::core::builtin_package(sources, "<core>/cloud.yaml", cloud::CLOUD_YAML)
 }
 
 /// Loaded packages plus the core and cloud libraries.
