@@ -8,6 +8,7 @@ pub mod funcs;
 pub mod model;
 pub mod props;
 pub mod reflect;
+pub mod serialize;
 pub mod sysfuncs;
 pub mod types;
 
