@@ -116,6 +116,9 @@ pub struct Rt {
     pub regen_ids: Cell<bool>,
     /// Dry-run loads (templates): no `.init`; these properties are not validated.
     pub dry_run: RefCell<Option<Vec<String>>>,
+    /// While a model loads, objects whose `.init` waits until every property of
+    /// the model is set (with the model values `.init` takes its arguments from).
+    pub deferred_inits: RefCell<Option<Vec<(Rc<Object>, vetro_yaql::value::Dict)>>>,
     /// Arguments of an external call are being bound: their models get no owner.
     pub external_call: Cell<bool>,
     /// Interned `typeinfo()` objects, by class name.
@@ -174,6 +177,7 @@ impl Rt {
             model_objs: RefCell::new(HashMap::new()),
             regen_ids: Cell::new(true),
             dry_run: RefCell::new(None),
+            deferred_inits: RefCell::new(None),
             external_call: Cell::new(false),
             type_infos: RefCell::new(HashMap::new()),
         });

@@ -20,6 +20,18 @@ fn dict_get<'a>(d: &'a Dict, k: &str) -> Option<&'a Value> {
     d.get(&Value::str(k))
 }
 
+/// A `?` header or an inline `{Type: {...}}` entry: the dict describes an object.
+fn is_object_model(d: &Dict) -> bool {
+    matches!(dict_get(d, "?"), Some(Value::Dict(_))) || d.keys().any(|k| as_type(k).is_some())
+}
+
+/// The owner key of an object model without an id, so that objects inside it
+/// loaded on demand still find it as their owner. Model values live in the
+/// pending index for the whole load, so their addresses stay unique.
+fn anonymous_model_key(d: &Rc<Dict>) -> String {
+    format!("\0model@{:p}", Rc::as_ptr(d))
+}
+
 impl Rt {
     /// Index every object model of a tree by id (for references resolved later).
     pub fn index_models(
@@ -40,6 +52,8 @@ impl Rt {
                     out.entry(id.to_string())
                         .or_insert_with(|| (v.clone(), owner.map(str::to_string)));
                     me = Some(id.to_string());
+                } else if is_object_model(d) {
+                    me = Some(anonymous_model_key(d));
                 }
                 for (k, x) in d.iter() {
                     if k.as_str() != Some("?") {
@@ -65,7 +79,10 @@ impl Rt {
             return Some(o.clone());
         }
         let (model, owner) = self.models.borrow().get(id).cloned()?;
-        let owner = owner.and_then(|o| self.store.borrow().get(&o).cloned());
+        let owner = owner.and_then(|o| {
+            let built = self.model_objs.borrow().get(&o).cloned();
+            built.or_else(|| self.store.borrow().get(&o).cloned())
+        });
         self.load_object(&model, owner, scope, None).ok()
     }
 
@@ -85,7 +102,7 @@ impl Rt {
             let saved_models = self.models.replace(index);
             let saved_objs = self.model_objs.replace(HashMap::new());
             let saved_regen = self.regen_ids.replace(true);
-            let r = self.load_object(model, owner, scope, default_type);
+            let r = self.with_deferred_inits(|| self.load_object(model, owner, scope, default_type));
             *self.models.borrow_mut() = saved_models;
             *self.model_objs.borrow_mut() = saved_objs;
             self.regen_ids.set(saved_regen);
@@ -97,7 +114,27 @@ impl Rt {
                 m.entry(k).or_insert(v);
             }
         }
-        self.load_object(model, owner, scope, default_type)
+        self.with_deferred_inits(|| self.load_object(model, owner, scope, default_type))
+    }
+
+    /// Run a model load whose objects' `.init` methods run once the whole model
+    /// has its properties, in the order the objects got them. Nested loads
+    /// join the outermost one.
+    fn with_deferred_inits<T>(&self, load: impl FnOnce() -> Result<T, Exc>) -> Result<T, Exc> {
+        if self.deferred_inits.borrow().is_some() {
+            return load();
+        }
+        *self.deferred_inits.borrow_mut() = Some(Vec::new());
+        let loaded = load();
+        let queued = self.deferred_inits.borrow_mut().take().unwrap_or_default();
+        let value = loaded?;
+        for (obj, props) in queued {
+            obj.initializing.set(true);
+            let r = self.run_init(&obj.class, &obj, &props);
+            obj.initializing.set(false);
+            r?;
+        }
+        Ok(value)
     }
 
     /// Build (and initialise) an object from a model dict.
@@ -120,7 +157,10 @@ impl Rt {
                     }
                 }
                 (
-                    dict_get(h, "type").and_then(|t| t.as_str().map(str::to_string)),
+                    dict_get(h, "type").and_then(|t| match as_type(t) {
+                        Some(c) => Some(c.name.clone()),
+                        None => t.as_str().map(str::to_string),
+                    }),
                     dict_get(h, "id").and_then(|t| t.as_str().map(str::to_string)),
                     dict_get(h, "name").cloned().unwrap_or(Value::Null),
                     dict_get(h, "metadata").cloned().unwrap_or(Value::Null),
@@ -177,11 +217,8 @@ impl Rt {
             _ => self.gen_id(),
         };
         let obj = Object::new(new_id.clone(), class, owner);
-        if let Some(mid) = &id {
-            self.model_objs
-                .borrow_mut()
-                .insert(mid.clone(), obj.clone());
-        }
+        let key = id.clone().unwrap_or_else(|| anonymous_model_key(d));
+        self.model_objs.borrow_mut().insert(key, obj.clone());
         let id = new_id;
         *obj.name.borrow_mut() = name;
         *obj.metadata.borrow_mut() = metadata;
@@ -283,6 +320,10 @@ impl Rt {
         if self.dry_run.borrow().is_some() {
             return Ok(());
         }
+        if let Some(queue) = self.deferred_inits.borrow_mut().as_mut() {
+            queue.push((obj.clone(), props.clone()));
+            return Ok(());
+        }
         self.run_init(&obj.class, obj, props)
     }
 
@@ -337,7 +378,8 @@ impl Rt {
         let root = if objects.is_null() {
             Ok(None)
         } else {
-            self.load_object(&root_val, None, &scope, None).map(Some)
+            self.with_deferred_inits(|| self.load_object(&root_val, None, &scope, None))
+                .map(Some)
         };
         self.regen_ids.set(true);
         let root = root?;
@@ -520,111 +562,17 @@ impl Rt {
                 obj.class.name, want.name
             )));
         }
-        let mut header = Dict::new();
-        header.insert(Value::str("id"), Value::str(&obj.id));
-        header.insert(Value::str("metadata"), obj.metadata.borrow().clone());
-        header.insert(Value::str("name"), obj.name.borrow().clone());
-        header.insert(Value::str("type"), obj.class.type_value());
+        // The dry-run object dumped as `Mixed`, kept to the given properties.
+        let Value::Dict(dumped) = self.dump(&obj.value(), "Mixed", true) else {
+            return Err(Exc::contract("Template is not an object model"));
+        };
         let mut out = Dict::new();
-        out.insert(Value::str("?"), Value::dict(header));
-        let props = obj.props.borrow();
-        for k in given {
-            if let Some(name) = k.as_str() {
-                if let Some(v) = props.get(name) {
-                    out.insert(k.clone(), self.dump_value(v, "Mixed", &mut HashSet::new()));
-                }
+        for (k, v) in dumped.iter() {
+            if k.as_str() == Some("?") || given.contains(k) {
+                out.insert(k.clone(), v.clone());
             }
         }
         Ok(Value::dict(out))
-    }
-
-    // ----- dump() -----
-
-    /// `dump(obj, serializationType, ignoreUpcasts)`: Serializable, Mixed or Inline.
-    pub fn dump(&self, v: &Value, kind: &str, ignore_upcasts: bool) -> Value {
-        match as_object(v) {
-            Some((o, cast)) => {
-                let class = match cast {
-                    Some(c) if !ignore_upcasts => c,
-                    _ => o.class.clone(),
-                };
-                self.dump_obj(&o, &class, kind, &mut HashSet::new())
-            }
-            None => v.clone(),
-        }
-    }
-
-    fn dump_obj(
-        &self,
-        o: &Rc<Object>,
-        class: &Rc<Class>,
-        kind: &str,
-        seen: &mut HashSet<String>,
-    ) -> Value {
-        if !seen.insert(o.id.clone()) {
-            return Value::str(&o.id);
-        }
-        let mut props = Dict::new();
-        let values = o.props.borrow().clone();
-        for c in class.mro() {
-            for (name, p) in &c.def.properties {
-                if !p.usage.serialized() || props.contains_key(&Value::str(name)) {
-                    continue;
-                }
-                let Some(v) = values.get(name) else { continue };
-                let by_ref = serialize_as_reference(&c, &p.meta);
-                let dv = match as_object(v) {
-                    Some((x, _)) if by_ref => Value::str(&x.id),
-                    _ => self.dump_value(v, kind, seen),
-                };
-                props.insert(Value::str(name), dv);
-            }
-        }
-        let mut out = Dict::new();
-        if kind == "Inline" {
-            out.insert(class.type_value(), Value::dict(props));
-            out.insert(Value::str("id"), Value::str(&o.id));
-            out.insert(Value::str("name"), o.name.borrow().clone());
-            out.insert(Value::str("metadata"), o.metadata.borrow().clone());
-            return Value::dict(out);
-        }
-        let mut header = Dict::new();
-        header.insert(Value::str("id"), Value::str(&o.id));
-        header.insert(Value::str("metadata"), o.metadata.borrow().clone());
-        header.insert(Value::str("name"), o.name.borrow().clone());
-        header.insert(
-            Value::str("type"),
-            if kind == "Mixed" {
-                class.type_value()
-            } else {
-                Value::str(&class.versioned_name())
-            },
-        );
-        out.insert(Value::str("?"), Value::dict(header));
-        for (k, v) in props {
-            out.insert(k, v);
-        }
-        Value::dict(out)
-    }
-
-    fn dump_value(&self, v: &Value, kind: &str, seen: &mut HashSet<String>) -> Value {
-        if let Some((o, _)) = as_object(v) {
-            let c = o.class.clone();
-            return self.dump_obj(&o, &c, kind, seen);
-        }
-        match v {
-            Value::List(l) => {
-                Value::list(l.iter().map(|x| self.dump_value(x, kind, seen)).collect())
-            }
-            Value::Dict(d) => {
-                let mut m = Dict::new();
-                for (k, x) in d.iter() {
-                    m.insert(k.clone(), self.dump_value(x, kind, seen));
-                }
-                Value::dict(m)
-            }
-            other => other.clone(),
-        }
     }
 
     // ----- protocol encoding -----
@@ -851,23 +799,6 @@ pub fn meta_entries(
 }
 
 /// Whether a property's meta says `Serialize: {as: reference}`.
-fn serialize_as_reference(class: &Class, meta: &crate::syntax::Data) -> bool {
-    use crate::syntax::Data;
-    let entries: Vec<&Data> = match meta {
-        Data::List(items, _) => items.iter().collect(),
-        Data::Map(..) => vec![meta],
-        _ => return false,
-    };
-    entries.iter().any(|e| {
-        e.as_map().unwrap_or(&[]).iter().any(|(k, v)| {
-            let name = k.key_text().unwrap_or_default();
-            let full = class.def.namespaces.resolve(name).unwrap_or_default();
-            full == "io.murano.metadata.engine.Serialize"
-                && v.get("as").and_then(Data::as_str) == Some("reference")
-        })
-    })
-}
-
 /// Ids of the `?` headers of a model tree, in document order.
 fn model_ids(v: &Value, out: &mut Vec<String>) {
     match v {

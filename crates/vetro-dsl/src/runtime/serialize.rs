@@ -1,31 +1,47 @@
-//! The deployment serializer: the object model written back as `Objects`,
-//! `ObjectsCopy` and `Attributes`.
+//! Object trees written out: the deployment serializer (`Objects`,
+//! `ObjectsCopy`, `Attributes`) and `dump()`.
 //!
 //! Placement follows the reference engine. An object is written in full where
-//! its owner holds it; elsewhere it is a reference. A referenced object that no
-//! owner wrote (its owner is outside the tree) is written in full at the first
-//! reference met in a later pass, and references to objects never written are
-//! dropped.
+//! its owner holds it; elsewhere it is a reference. Later passes write in full
+//! the referenced objects that no owner wrote (for a deployment: any of them;
+//! for `dump()`, which keeps references: those without an owner, or whose
+//! owner is written and encloses the dump). A deployment drops references to
+//! objects it never wrote; `dump()` keeps them as ids.
 
 use super::model::meta_entries;
 use super::types::*;
 use super::Rt;
-use serde_json::{json, Map, Value as Json};
+use serde_json::{json, Value as Json};
 use std::collections::HashSet;
 use std::rc::Rc;
+use vetro_yaql::value::Dict;
 use vetro_yaql::Value;
 
-/// A serialized tree whose object references are not placed yet.
+/// How objects are written.
+#[derive(Clone, Copy, PartialEq)]
+enum Style {
+    /// The deployment model, with or without `_actions`.
+    Deployment { actions: bool },
+    /// `dump()` as `Serializable`: a `?` header with a versioned type name.
+    Serializable,
+    /// `dump()` as `Mixed`: a `?` header whose type is the class itself.
+    Mixed,
+    /// `dump()` as `Inline`: `{Type: {properties}, id, name, metadata}`.
+    Inline,
+}
+
+/// A tree whose object references are not placed yet.
 enum Tree {
-    Leaf(Json),
+    Leaf(Value),
     List(Vec<Tree>),
-    Map(Vec<(String, Tree)>),
+    Map(Vec<(Value, Tree)>),
     Ref(Rc<Object>),
 }
 
-struct Writer<'a> {
-    rt: &'a Rt,
-    actions: bool,
+struct Writer {
+    style: Style,
+    /// Where the top object is held (its owner).
+    top_parent: Option<Rc<Object>>,
     written: HashSet<String>,
 }
 
@@ -37,7 +53,27 @@ fn same_object(a: Option<&Rc<Object>>, b: Option<&Rc<Object>>) -> bool {
     }
 }
 
-impl Writer<'_> {
+/// `inner` is `outer` or held, directly or not, by it.
+fn nested_in(inner: Option<&Rc<Object>>, outer: &Rc<Object>) -> bool {
+    let mut at = inner.cloned();
+    while let Some(o) = at {
+        if Rc::ptr_eq(&o, outer) {
+            return true;
+        }
+        at = o.owner.borrow().clone();
+    }
+    false
+}
+
+fn text(s: &str) -> Value {
+    Value::str(s)
+}
+
+impl Writer {
+    fn keeps_refs(&self) -> bool {
+        !matches!(self.style, Style::Deployment { .. })
+    }
+
     /// First pass over a value held by `parent`; true when references are left.
     fn value(&mut self, v: &Value, parent: Option<&Rc<Object>>) -> (Tree, bool) {
         if let Some((o, _)) = as_object(v) {
@@ -45,9 +81,11 @@ impl Writer<'_> {
             if !same_object(owner.as_ref(), parent) || self.written.contains(&o.id) {
                 return (Tree::Ref(o), true);
             }
-            return self.object(&o);
+            let class = o.class.clone();
+            return self.object(&o, &class);
         }
         let mut pending = false;
+        let deployment = !self.keeps_refs();
         let mut item = |x: &Value| {
             let (t, p) = self.value(x, parent);
             pending |= p;
@@ -56,66 +94,134 @@ impl Writer<'_> {
         let tree = match v {
             Value::List(l) => Tree::List(l.iter().map(&mut item).collect()),
             Value::Set(s) => Tree::List(s.iter().map(&mut item).collect()),
-            Value::Dict(d) => Tree::Map(d.iter().map(|(k, x)| (k.py_str(), item(x))).collect()),
-            other => Tree::Leaf(self.rt.encode(other)),
+            Value::Dict(d) => Tree::Map(
+                d.iter()
+                    .map(|(k, x)| {
+                        let key = if deployment { text(&k.py_str()) } else { k.clone() };
+                        (key, item(x))
+                    })
+                    .collect(),
+            ),
+            other => Tree::Leaf(other.clone()),
         };
         (tree, pending)
     }
 
-    fn object(&mut self, o: &Rc<Object>) -> (Tree, bool) {
+    /// An object in full, seen as `class` (its own class, or an upcast for `dump()`).
+    fn object(&mut self, o: &Rc<Object>, class: &Rc<Class>) -> (Tree, bool) {
         self.written.insert(o.id.clone());
-        let mut fields = vec![("?".to_string(), Tree::Leaf(self.header(o)))];
+        let (props, pending) = self.properties(o, class);
+        let tree = match self.style {
+            Style::Inline => Tree::Map(vec![
+                (class.type_value(), Tree::Map(props)),
+                (text("id"), Tree::Leaf(text(&o.id))),
+                (text("name"), Tree::Leaf(o.name.borrow().clone())),
+                (text("metadata"), Tree::Leaf(o.metadata.borrow().clone())),
+            ]),
+            _ => {
+                let mut fields = vec![(text("?"), Tree::Leaf(self.header(o, class)))];
+                fields.extend(props);
+                Tree::Map(fields)
+            }
+        };
+        (tree, pending)
+    }
+
+    fn properties(&mut self, o: &Rc<Object>, class: &Rc<Class>) -> (Vec<(Value, Tree)>, bool) {
+        let mut fields = Vec::new();
         let mut pending = false;
-        let props: Vec<(String, Value)> = o
-            .props
-            .borrow()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        for (k, v) in props {
-            let usage = o.class.find_property(&k).first().map(|(_, p)| p.usage);
-            if usage.is_some_and(|u| u.serialized()) {
-                let (t, p) = self.value(&v, Some(o));
-                pending |= p;
-                fields.push((k, t));
+        let values = o.props.borrow().clone();
+        if let Style::Deployment { .. } = self.style {
+            for (name, v) in &values {
+                let usage = o.class.find_property(name).first().map(|(_, p)| p.usage);
+                if usage.is_some_and(|u| u.serialized()) {
+                    let (t, p) = self.value(v, Some(o));
+                    pending |= p;
+                    fields.push((text(name), t));
+                }
+            }
+            return (fields, pending);
+        }
+        let mut done = HashSet::new();
+        for c in class.mro() {
+            for (name, p) in &c.def.properties {
+                if !p.usage.serialized() || !done.insert(name.clone()) {
+                    continue;
+                }
+                let Some(v) = values.get(name) else { continue };
+                let tree = match as_object(v) {
+                    Some((x, _)) if serialized_as_reference(&c, &p.meta) => {
+                        Tree::Leaf(text(&x.id))
+                    }
+                    _ => {
+                        let (t, p) = self.value(v, Some(o));
+                        pending |= p;
+                        t
+                    }
+                };
+                fields.push((text(name), tree));
             }
         }
-        (Tree::Map(fields), pending)
+        (fields, pending)
     }
 
-    fn header(&self, o: &Rc<Object>) -> Json {
-        let mut header = Map::new();
-        header.insert("type".into(), json!(o.class.versioned_name()));
-        header.insert("id".into(), json!(o.id));
-        header.insert("name".into(), self.rt.encode(&o.name.borrow()));
-        header.insert("metadata".into(), self.rt.encode(&o.metadata.borrow()));
-        if o.destroyed.get() {
-            header.insert("destroyed".into(), json!(true));
+    fn header(&self, o: &Rc<Object>, class: &Rc<Class>) -> Value {
+        let mut h = Dict::new();
+        let mut put = |k: &str, v: Value| {
+            h.insert(text(k), v);
+        };
+        let type_value = match self.style {
+            Style::Mixed => class.type_value(),
+            _ => text(&class.versioned_name()),
+        };
+        if let Style::Deployment { actions } = self.style {
+            put("type", type_value);
+            put("id", text(&o.id));
+            put("name", o.name.borrow().clone());
+            put("metadata", o.metadata.borrow().clone());
+            if o.destroyed.get() {
+                put("destroyed", Value::Bool(true));
+            }
+            let subs: Vec<Value> = o
+                .subscribers
+                .borrow()
+                .iter()
+                .filter(|(s, _)| !s.destroyed.get())
+                .map(|(s, handler)| {
+                    let mut d = Dict::new();
+                    d.insert(text("subscriber"), text(&s.id));
+                    d.insert(text("handler"), handler.as_deref().map_or(Value::Null, text));
+                    Value::dict(d)
+                })
+                .collect();
+            if !subs.is_empty() {
+                let mut deps = Dict::new();
+                deps.insert(text("onDestruction"), Value::list(subs));
+                put("dependencies", Value::dict(deps));
+            }
+            if actions {
+                put("_actions", action_entries(o));
+            }
+        } else {
+            put("id", text(&o.id));
+            put("metadata", o.metadata.borrow().clone());
+            put("name", o.name.borrow().clone());
+            put("type", type_value);
         }
-        let subs: Vec<Json> = o
-            .subscribers
-            .borrow()
-            .iter()
-            .filter(|(s, _)| !s.destroyed.get())
-            .map(|(s, h)| json!({"subscriber": s.id, "handler": h}))
-            .collect();
-        if !subs.is_empty() {
-            header.insert("dependencies".into(), json!({"onDestruction": subs}));
-        }
-        if self.actions {
-            header.insert("_actions".into(), Json::Object(actions(o)));
-        }
-        Json::Object(header)
+        Value::dict(h)
     }
 
-    /// A later pass: write in full the referenced objects nobody wrote yet.
+    /// A later pass: write in full the references that may move where they are.
     fn place(&mut self, t: &mut Tree) -> bool {
         match t {
             Tree::Leaf(_) => false,
-            Tree::Ref(o) if self.written.contains(&o.id) => false,
             Tree::Ref(o) => {
+                if !self.may_move(o) {
+                    return false;
+                }
                 let o = o.clone();
-                let (full, pending) = self.object(&o);
+                let class = o.class.clone();
+                let (full, pending) = self.object(&o, &class);
                 *t = full;
                 pending
             }
@@ -124,19 +230,35 @@ impl Writer<'_> {
         }
     }
 
-    /// The final form: references to written objects become ids, others go.
-    fn finish(&self, t: Tree) -> Option<Json> {
+    fn may_move(&self, o: &Rc<Object>) -> bool {
+        if self.written.contains(&o.id) {
+            return false;
+        }
+        if !self.keeps_refs() {
+            return true;
+        }
+        match &*o.owner.borrow() {
+            None => true,
+            Some(owner) => {
+                nested_in(self.top_parent.as_ref(), owner) && self.written.contains(&owner.id)
+            }
+        }
+    }
+
+    /// The final value: references become ids, or go when a deployment never
+    /// wrote their object.
+    fn finish(&self, t: Tree) -> Option<Value> {
         Some(match t {
-            Tree::Leaf(j) => j,
-            Tree::Ref(o) => match self.written.contains(&o.id) {
-                true => json!(o.id),
-                false => return None,
-            },
-            Tree::List(items) => Json::Array(items.into_iter().filter_map(|x| self.finish(x)).collect()),
-            Tree::Map(fields) => Json::Object(
+            Tree::Leaf(v) => v,
+            Tree::Ref(o) if self.keeps_refs() || self.written.contains(&o.id) => text(&o.id),
+            Tree::Ref(_) => return None,
+            Tree::List(items) => {
+                Value::list(items.into_iter().filter_map(|x| self.finish(x)).collect())
+            }
+            Tree::Map(fields) => Value::dict(
                 fields
                     .into_iter()
-                    .filter_map(|(k, x)| self.finish(x).map(|j| (k, j)))
+                    .filter_map(|(k, x)| self.finish(x).map(|v| (k, v)))
                     .collect(),
             ),
         })
@@ -144,46 +266,76 @@ impl Writer<'_> {
 }
 
 /// `_actions` of an object: every public method, titled by its meta.
-fn actions(o: &Rc<Object>) -> Map<String, Json> {
-    let mut acts = Map::new();
+fn action_entries(o: &Rc<Object>) -> Value {
+    let mut acts = Dict::new();
     for c in o.class.mro() {
         for (mname, m) in &c.def.methods {
             if !m.public || mname.starts_with('.') {
                 continue;
             }
-            let mut a = json!({"enabled": true, "name": mname, "title": mname});
+            let key = text(&format!("{}_{mname}", o.id));
+            if acts.contains_key(&key) {
+                continue;
+            }
+            let mut entry = Dict::new();
+            entry.insert(text("enabled"), Value::Bool(true));
+            entry.insert(text("name"), text(mname));
+            entry.insert(text("title"), text(mname));
             for (full, props) in meta_entries(&c, &m.meta) {
-                let key = match full.as_str() {
+                let field = match full.as_str() {
                     "io.murano.metadata.Title" => "title",
                     "io.murano.metadata.Description" => "description",
                     "io.murano.metadata.HelpText" => "helpText",
                     _ => continue,
                 };
                 if let Some(t) = props.get("text").and_then(crate::syntax::Data::as_str) {
-                    a[key] = json!(t);
+                    entry.insert(text(field), text(t));
                 }
             }
-            acts.entry(format!("{}_{mname}", o.id)).or_insert(a);
+            acts.insert(key, Value::dict(entry));
         }
     }
-    acts
+    Value::dict(acts)
+}
+
+/// A property whose meta says `io.murano.metadata.engine.Serialize: {as: reference}`.
+fn serialized_as_reference(class: &Class, meta: &crate::syntax::Data) -> bool {
+    use crate::syntax::Data;
+    let entries: Vec<&Data> = match meta {
+        Data::List(items, _) => items.iter().collect(),
+        Data::Map(..) => vec![meta],
+        _ => return false,
+    };
+    entries.iter().any(|e| {
+        e.as_map().unwrap_or(&[]).iter().any(|(k, v)| {
+            let name = k.key_text().unwrap_or_default();
+            let full = class.def.namespaces.resolve(name).unwrap_or_default();
+            full == "io.murano.metadata.engine.Serialize"
+                && v.get("as").and_then(Data::as_str) == Some("reference")
+        })
+    })
 }
 
 impl Rt {
-    /// The model tree under `root` and the ids of the objects written in it.
-    fn serialize_tree(&self, root: &Rc<Object>, actions: bool) -> (Json, HashSet<String>) {
+    /// Write `root` (seen as `class`) in `style`, with the ids of the objects written.
+    fn write_tree(
+        &self,
+        root: &Rc<Object>,
+        class: &Rc<Class>,
+        style: Style,
+    ) -> (Value, HashSet<String>) {
+        let top_parent = root.owner.borrow().clone();
         let mut w = Writer {
-            rt: self,
-            actions,
+            style,
+            top_parent,
             written: HashSet::new(),
         };
-        let owner = root.owner.borrow().clone();
-        let (mut tree, mut pending) = w.value(&root.value(), owner.as_ref());
+        let (mut tree, mut pending) = w.object(root, class);
         while pending {
             pending = w.place(&mut tree);
         }
-        let json = w.finish(tree).unwrap_or(Json::Null);
-        (json, w.written)
+        let v = w.finish(tree).unwrap_or(Value::Null);
+        (v, w.written)
     }
 
     /// The `serialize` reply: `Objects`, `ObjectsCopy` and `Attributes`.
@@ -191,8 +343,9 @@ impl Rt {
         let Some(root) = self.root.borrow().clone() else {
             return json!({"Objects": null, "ObjectsCopy": null, "Attributes": []});
         };
-        let (objects, written) = self.serialize_tree(&root, true);
-        let (copy, _) = self.serialize_tree(&root, false);
+        let class = root.class.clone();
+        let (objects, written) = self.write_tree(&root, &class, Style::Deployment { actions: true });
+        let (copy, _) = self.write_tree(&root, &class, Style::Deployment { actions: false });
         let attrs: Vec<Json> = self
             .attributes
             .borrow()
@@ -200,6 +353,40 @@ impl Rt {
             .filter(|(id, ..)| written.contains(id))
             .map(|(i, t, n, v)| json!([i, t, n, self.encode(v)]))
             .collect();
-        json!({"Objects": objects, "ObjectsCopy": copy, "Attributes": attrs})
+        json!({
+            "Objects": self.plain_json(&objects),
+            "ObjectsCopy": self.plain_json(&copy),
+            "Attributes": attrs,
+        })
+    }
+
+    /// A written tree as JSON: dicts are objects whatever their keys look like.
+    fn plain_json(&self, v: &Value) -> Json {
+        match v {
+            Value::Dict(d) => Json::Object(
+                d.iter()
+                    .map(|(k, x)| (k.py_str(), self.plain_json(x)))
+                    .collect(),
+            ),
+            Value::List(l) => Json::Array(l.iter().map(|x| self.plain_json(x)).collect()),
+            other => self.encode(other),
+        }
+    }
+
+    /// `dump(obj, serializationType, ignoreUpcasts)`: Serializable, Mixed or Inline.
+    pub fn dump(&self, v: &Value, kind: &str, ignore_upcasts: bool) -> Value {
+        let Some((o, cast)) = as_object(v) else {
+            return v.clone();
+        };
+        let class = match cast {
+            Some(c) if !ignore_upcasts => c,
+            _ => o.class.clone(),
+        };
+        let style = match kind {
+            "Mixed" => Style::Mixed,
+            "Inline" => Style::Inline,
+            _ => Style::Serializable,
+        };
+        self.write_tree(&o, &class, style).0
     }
 }
