@@ -185,9 +185,8 @@ impl Rt {
                 Some(v) => v,
                 None => match &a.default {
                     Some(d) => self.eval_data(d, &ctx)?,
-                    // An external call leaves a missing argument to its contract.
-                    None if external => Value::Null,
-                    None => return Err(no_match()),
+                    // A missing argument is left to its contract.
+                    None => Value::Null,
                 },
             };
             let v = match &a.contract {

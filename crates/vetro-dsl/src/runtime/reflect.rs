@@ -326,7 +326,8 @@ impl Rt {
     }
 
     /// Own meta first, then inherited ones (`Inherited: true`; a `One` meta
-    /// only when the list does not have that meta class yet).
+    /// only when the list does not have that very meta class yet: a subclass
+    /// of it is a different meta).
     fn merge_meta(&self, decls: Vec<(Rc<Class>, crate::syntax::Data)>) -> Result<Value, Exc> {
         let mut out: Vec<Rc<Object>> = Vec::new();
         for (i, (c, m)) in decls.iter().enumerate() {
@@ -336,11 +337,7 @@ impl Rt {
                     if !d.inherited {
                         continue;
                     }
-                    if !d.cardinality_many
-                        && out
-                            .iter()
-                            .any(|x| x.class.is_a(&o.class.name) || o.class.is_a(&x.class.name))
-                    {
+                    if !d.cardinality_many && out.iter().any(|x| x.class.name == o.class.name) {
                         continue;
                     }
                 }
