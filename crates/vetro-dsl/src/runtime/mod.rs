@@ -5,6 +5,7 @@ pub mod call;
 pub mod contracts;
 pub mod exec;
 pub mod funcs;
+pub mod gc;
 pub mod model;
 pub mod props;
 pub mod reflect;
@@ -118,6 +119,9 @@ pub struct Rt {
     pub dry_run: RefCell<Option<Vec<String>>>,
     /// While a model loads, objects whose `.init` waits until every property of
     /// the model is set (with the model values `.init` takes its arguments from).
+    /// Objects created by each running construction batch (see `gc.rs`).
+    pub batches: RefCell<Vec<Vec<Rc<Object>>>>,
+    pub settle_seq: Cell<u64>,
     pub deferred_inits: RefCell<Option<Vec<(Rc<Object>, vetro_yaql::value::Dict)>>>,
     /// Arguments of an external call are being bound: their models get no owner.
     pub external_call: Cell<bool>,
@@ -178,6 +182,8 @@ impl Rt {
             regen_ids: Cell::new(true),
             dry_run: RefCell::new(None),
             deferred_inits: RefCell::new(None),
+            batches: RefCell::new(Vec::new()),
+            settle_seq: Cell::new(0),
             external_call: Cell::new(false),
             type_infos: RefCell::new(HashMap::new()),
         });

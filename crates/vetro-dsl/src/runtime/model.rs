@@ -1,7 +1,6 @@
 //! Object models: loading (`?` headers, ids, owners, `.init`), serialization,
 //! value encoding for the protocol, garbage collection and destruction.
 
-use super::call::CallKind;
 use super::types::*;
 use super::Rt;
 use crate::syntax::PropUsage;
@@ -124,17 +123,19 @@ impl Rt {
         if self.deferred_inits.borrow().is_some() {
             return load();
         }
-        *self.deferred_inits.borrow_mut() = Some(Vec::new());
-        let loaded = load();
-        let queued = self.deferred_inits.borrow_mut().take().unwrap_or_default();
-        let value = loaded?;
-        for (obj, props) in queued {
-            obj.initializing.set(true);
-            let r = self.run_init(&obj.class, &obj, &props);
-            obj.initializing.set(false);
-            r?;
-        }
-        Ok(value)
+        self.construction_batch(|| {
+            *self.deferred_inits.borrow_mut() = Some(Vec::new());
+            let loaded = load();
+            let queued = self.deferred_inits.borrow_mut().take().unwrap_or_default();
+            let value = loaded?;
+            for (obj, props) in queued {
+                obj.initializing.set(true);
+                let r = self.run_init(&obj.class, &obj, &props);
+                obj.initializing.set(false);
+                r?;
+            }
+            Ok(value)
+        })
     }
 
     /// Build (and initialise) an object from a model dict.
@@ -217,6 +218,7 @@ impl Rt {
             _ => self.gen_id(),
         };
         let obj = Object::new(new_id.clone(), class, owner);
+        self.note_created(&obj);
         let key = id.clone().unwrap_or_else(|| anonymous_model_key(d));
         self.model_objs.borrow_mut().insert(key, obj.clone());
         let id = new_id;
@@ -235,11 +237,14 @@ impl Rt {
         name: Value,
         props: &Dict,
     ) -> Result<Rc<Object>, Exc> {
-        let obj = Object::new(self.gen_id(), class.clone(), owner);
-        *obj.name.borrow_mut() = name;
-        self.store.borrow_mut().insert(obj.id.clone(), obj.clone());
-        self.init_object(&obj, props)?;
-        Ok(obj)
+        self.construction_batch(|| {
+            let obj = Object::new(self.gen_id(), class.clone(), owner);
+            self.note_created(&obj);
+            *obj.name.borrow_mut() = name;
+            self.store.borrow_mut().insert(obj.id.clone(), obj.clone());
+            self.init_object(&obj, props)?;
+            Ok(obj)
+        })
     }
 
     /// Properties from the model / defaults / config, then the `.init` chain.
@@ -668,110 +673,6 @@ impl Rt {
                 Value::dict(d)
             }
         }
-    }
-
-    // ----- garbage collection -----
-
-    /// Objects reachable from `roots` through property values.
-    pub fn reachable(&self, roots: &[Rc<Object>]) -> HashSet<String> {
-        let mut seen = HashSet::new();
-        let mut stack: Vec<Rc<Object>> = roots.to_vec();
-        while let Some(o) = stack.pop() {
-            if !seen.insert(o.id.clone()) {
-                continue;
-            }
-            let mut vals: Vec<Value> = o.props.borrow().values().cloned().collect();
-            vals.extend(o.private.borrow().values().cloned());
-            for v in vals {
-                collect_objects(&v, &mut stack);
-            }
-        }
-        seen
-    }
-
-    /// Destroy every stored object not reachable from `roots`.
-    pub fn collect_garbage(&self, roots: &[Rc<Object>]) {
-        let live = self.reachable(roots);
-        let doomed: Vec<Rc<Object>> = self
-            .store
-            .borrow()
-            .values()
-            .filter(|o| !live.contains(&o.id) && !o.destroyed.get())
-            .cloned()
-            .collect();
-        self.destroy_objects(doomed);
-    }
-
-    /// Destroy a group: subscription handlers first, then `.destroy`, deepest first.
-    pub fn destroy_objects(&self, doomed: Vec<Rc<Object>>) {
-        if doomed.is_empty() {
-            return;
-        }
-        for o in &doomed {
-            o.doomed.set(true);
-        }
-        let ids: HashSet<String> = doomed.iter().map(|o| o.id.clone()).collect();
-        let mut depth: HashMap<String, usize> = HashMap::new();
-        fn depth_of(
-            o: &Rc<Object>,
-            ids: &HashSet<String>,
-            memo: &mut HashMap<String, usize>,
-            guard: usize,
-        ) -> usize {
-            if let Some(d) = memo.get(&o.id) {
-                return *d;
-            }
-            if guard > 100 {
-                return 0;
-            }
-            let mut d = 0;
-            if let Some(owner) = o.owner.borrow().clone() {
-                if ids.contains(&owner.id) {
-                    d = d.max(1 + depth_of(&owner, ids, memo, guard + 1));
-                }
-            }
-            for (s, _) in o.subscribers.borrow().clone() {
-                if ids.contains(&s.id) {
-                    d = d.max(1 + depth_of(&s, ids, memo, guard + 1));
-                }
-            }
-            memo.insert(o.id.clone(), d);
-            d
-        }
-        for o in &doomed {
-            depth_of(o, &ids, &mut depth, 0);
-        }
-        for o in &doomed {
-            for (s, h) in o.subscribers.borrow().clone() {
-                if let Some(h) = h {
-                    let _ = self.call_method(
-                        &s.value(),
-                        &h,
-                        vec![o.value()],
-                        Vec::new(),
-                        CallKind::Expression,
-                    );
-                }
-            }
-        }
-        let mut order = doomed.clone();
-        order.sort_by_key(|o| std::cmp::Reverse(depth.get(&o.id).copied().unwrap_or(0)));
-        for o in order {
-            self.destroy_one(&o);
-        }
-    }
-
-    fn destroy_one(&self, o: &Rc<Object>) {
-        if o.destroyed.get() {
-            return;
-        }
-        for c in o.class.mro() {
-            if let Some(m) = c.def.methods.get(".destroy") {
-                let _ = self.invoke(&c, m, o.value(), Some(o.clone()), Vec::new(), Vec::new());
-            }
-        }
-        o.destroyed.set(true);
-        self.store.borrow_mut().shift_remove(&o.id);
     }
 }
 

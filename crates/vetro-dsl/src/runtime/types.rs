@@ -114,6 +114,9 @@ pub struct Object {
     /// (subscriber, handler) destruction subscriptions.
     pub subscribers: RefCell<Vec<(Rc<Object>, Option<String>)>>,
     pub handle: OnceCell<Value>,
+    /// When construction (properties and `.init`) finished, as a session-wide
+    /// sequence number; 0 while it has not.
+    pub settled: Cell<u64>,
 }
 
 impl Object {
@@ -132,6 +135,7 @@ impl Object {
             initializing: Cell::new(false),
             subscribers: RefCell::new(Vec::new()),
             handle: OnceCell::new(),
+            settled: Cell::new(0),
         })
     }
 

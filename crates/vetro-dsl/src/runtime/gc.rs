@@ -1,0 +1,188 @@
+//! Garbage collection and destruction: reachability from the roots, and the
+//! order in which doomed objects hear of each other and are destroyed.
+
+use super::call::CallKind;
+use super::model::collect_objects;
+use super::types::*;
+use super::Rt;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
+use vetro_yaql::Value;
+
+impl Rt {
+    /// Run `build` as one construction batch: the objects it creates (see
+    /// [`Rt::note_created`]) settle together when it ends, after any batch
+    /// started inside it. The settle order is the order of the session store
+    /// the reference keeps, which orders objects destroyed together.
+    pub fn construction_batch<T>(&self, build: impl FnOnce() -> Result<T, Exc>) -> Result<T, Exc> {
+        self.batches.borrow_mut().push(Vec::new());
+        let r = build();
+        let created = self.batches.borrow_mut().pop().unwrap_or_default();
+        for o in created {
+            self.settle_seq.set(self.settle_seq.get() + 1);
+            o.settled.set(self.settle_seq.get());
+        }
+        r
+    }
+
+    /// Record an object just created in the innermost construction batch.
+    pub fn note_created(&self, o: &Rc<Object>) {
+        match self.batches.borrow_mut().last_mut() {
+            Some(batch) => batch.push(o.clone()),
+            None => {
+                self.settle_seq.set(self.settle_seq.get() + 1);
+                o.settled.set(self.settle_seq.get());
+            }
+        }
+    }
+
+    /// Objects reachable from `roots` through property values.
+    pub fn reachable(&self, roots: &[Rc<Object>]) -> HashSet<String> {
+        let mut seen = HashSet::new();
+        let mut stack: Vec<Rc<Object>> = roots.to_vec();
+        while let Some(o) = stack.pop() {
+            if !seen.insert(o.id.clone()) {
+                continue;
+            }
+            let mut vals: Vec<Value> = o.props.borrow().values().cloned().collect();
+            vals.extend(o.private.borrow().values().cloned());
+            for v in vals {
+                collect_objects(&v, &mut stack);
+            }
+        }
+        seen
+    }
+
+    /// Destroy every stored object not reachable from `roots`.
+    pub fn collect_garbage(&self, roots: &[Rc<Object>]) {
+        let live = self.reachable(roots);
+        let doomed: Vec<Rc<Object>> = self
+            .store
+            .borrow()
+            .values()
+            .filter(|o| !live.contains(&o.id) && !o.destroyed.get())
+            .cloned()
+            .collect();
+        self.destroy_objects(doomed);
+    }
+
+    /// Destroy objects together: every destruction handler first (shallow
+    /// groups first), then `.destroy` group by group, deepest first, so owned
+    /// objects go before their owners and publishers before subscribers.
+    pub fn destroy_objects(&self, mut doomed: Vec<Rc<Object>>) {
+        if doomed.is_empty() {
+            return;
+        }
+        for o in &doomed {
+            o.doomed.set(true);
+        }
+        doomed.sort_by_key(|o| match o.settled.get() {
+            0 => u64::MAX,
+            n => n,
+        });
+        let groups = destruction_groups(&doomed);
+        for group in groups.values() {
+            for o in group {
+                self.signal_destruction(o);
+            }
+        }
+        for group in groups.values().rev() {
+            for o in group {
+                self.destroy_one(o);
+            }
+        }
+    }
+
+    fn signal_destruction(&self, o: &Rc<Object>) {
+        for (s, h) in o.subscribers.borrow().clone() {
+            if let Some(h) = h {
+                let _ = self.call_method(
+                    &s.value(),
+                    &h,
+                    vec![o.value()],
+                    Vec::new(),
+                    CallKind::Expression,
+                );
+            }
+        }
+    }
+
+    fn destroy_one(&self, o: &Rc<Object>) {
+        if o.destroyed.get() {
+            return;
+        }
+        for c in o.class.mro() {
+            if let Some(m) = c.def.methods.get(".destroy") {
+                let _ = self.invoke(&c, m, o.value(), Some(o.clone()), Vec::new(), Vec::new());
+            }
+        }
+        o.destroyed.set(true);
+        self.store.borrow_mut().shift_remove(&o.id);
+    }
+}
+
+/// Group doomed objects by depth in the graph where each object points to its
+/// owner and then its destruction subscribers: an object's depth is one more
+/// than the deepest of those that are doomed too. Within a group, objects come
+/// in the order a depth-first walk over `doomed` meets them, as in the
+/// reference (which tolerates cycles the same way: a node is entered again
+/// through its owner edge, through other edges only when not seen yet).
+fn destruction_groups(doomed: &[Rc<Object>]) -> BTreeMap<usize, Vec<Rc<Object>>> {
+    struct Walk<'a> {
+        by_id: HashMap<&'a str, &'a Rc<Object>>,
+        visits: HashMap<String, usize>,
+        depth: HashMap<String, usize>,
+        groups: BTreeMap<usize, Vec<Rc<Object>>>,
+    }
+    impl Walk<'_> {
+        fn visit(&mut self, o: &Rc<Object>, guard: usize) {
+            *self.visits.entry(o.id.clone()).or_default() += 1;
+            if guard > 10_000 {
+                return;
+            }
+            let mut edges: Vec<Rc<Object>> = Vec::new();
+            let owner = o.owner.borrow().clone();
+            let owner_doomed = owner
+                .as_ref()
+                .and_then(|w| self.by_id.get(w.id.as_str()).map(|x| (*x).clone()));
+            for (s, _) in o.subscribers.borrow().iter() {
+                let is_owner = owner.as_ref().is_some_and(|w| Rc::ptr_eq(w, s));
+                if !is_owner && !edges.iter().any(|e| Rc::ptr_eq(e, s)) {
+                    edges.push(s.clone());
+                }
+            }
+            let mut deepest = 0;
+            if let Some(w) = owner_doomed {
+                self.visit(&w, guard + 1);
+                deepest = self.depth.get(&w.id).copied().unwrap_or(0);
+            }
+            for s in edges {
+                let Some(s) = self.by_id.get(s.id.as_str()).map(|x| (*x).clone()) else {
+                    continue;
+                };
+                if self.visits.get(&s.id).copied().unwrap_or(0) == 0 {
+                    self.visit(&s, guard + 1);
+                }
+                deepest = deepest.max(self.depth.get(&s.id).copied().unwrap_or(0));
+            }
+            let visits = self.visits.entry(o.id.clone()).or_default();
+            if *visits <= 2 {
+                *visits += 1;
+                self.depth.insert(o.id.clone(), deepest + 1);
+                self.groups.entry(deepest + 1).or_default().push(o.clone());
+            }
+        }
+    }
+    let mut walk = Walk {
+        by_id: doomed.iter().map(|o| (o.id.as_str(), o)).collect(),
+        visits: HashMap::new(),
+        depth: HashMap::new(),
+        groups: BTreeMap::new(),
+    };
+    for o in doomed {
+        if walk.visits.get(&o.id).copied().unwrap_or(0) == 0 {
+            walk.visit(o, 0);
+        }
+    }
+    walk.groups
+}
