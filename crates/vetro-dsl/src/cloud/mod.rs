@@ -9,6 +9,7 @@
 //! before.
 
 mod natives;
+mod services;
 pub mod simulator;
 
 pub use simulator::SimulatedCloud;
@@ -21,7 +22,9 @@ use std::path::PathBuf;
 /// One observable step of a deployment.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
-    /// `report`, `report-error`, `stack-push`, `stack-delete`, `agent-call`, `log`.
+    /// `report`, `report-error`, `stack-push`, `stack-delete`, `agent-call`,
+    /// `log`, `network` (network explorer), `notify` (instance notifier),
+    /// `service` (a service the simulator does not provide).
     pub kind: String,
     /// The object the step concerns (its id), when there is one.
     pub object: Option<String>,
@@ -33,7 +36,7 @@ pub struct Event {
 /// message queue.
 pub trait CloudBackend {
     /// Short name shown to the user (`simulated`).
-    fn name(&self) -> &str;
+    fn name(&self) -> &'static str;
     /// Create or update stack `stack` with `template` and `parameters`;
     /// returns the stack outputs.
     fn push_stack(
@@ -48,6 +51,60 @@ pub trait CloudBackend {
     fn agent_call(&mut self, host: &str, plan: &Json) -> Result<Json, String>;
     /// The last template pushed for `stack`.
     fn stack_template(&self, stack: &str) -> Option<Json>;
+    /// Neutron-style listing for the network explorer: `networks`, `subnets`,
+    /// `ports`, `routers` or `extensions`.
+    fn list(&self, what: &str) -> Result<Json, String> {
+        Err(format!(
+            "listing {what} is not supported by the {} backend",
+            self.name()
+        ))
+    }
+    /// Id of the router new environment networks are uplinked to.
+    fn default_router(&mut self) -> Result<String, String> {
+        Err(format!("no default router in the {} backend", self.name()))
+    }
+    /// A free subnet CIDR for the network known by `key` (the same key gets
+    /// the same CIDR).
+    fn allocate_cidr(&mut self, key: &str) -> Result<String, String> {
+        Err(format!(
+            "{key}: CIDR allocation is not supported by the {} backend",
+            self.name()
+        ))
+    }
+}
+
+/// A backend shared between runs (`Rc<RefCell<..>>`): what one run pushed is
+/// what the next run finds, like a real cloud between deployments.
+impl<B: CloudBackend> CloudBackend for std::rc::Rc<RefCell<B>> {
+    fn name(&self) -> &'static str {
+        self.borrow().name()
+    }
+    fn push_stack(
+        &mut self,
+        stack: &str,
+        template: &Json,
+        parameters: &Json,
+    ) -> Result<Json, String> {
+        self.borrow_mut().push_stack(stack, template, parameters)
+    }
+    fn delete_stack(&mut self, stack: &str) -> Result<(), String> {
+        self.borrow_mut().delete_stack(stack)
+    }
+    fn agent_call(&mut self, host: &str, plan: &Json) -> Result<Json, String> {
+        self.borrow_mut().agent_call(host, plan)
+    }
+    fn stack_template(&self, stack: &str) -> Option<Json> {
+        self.borrow().stack_template(stack)
+    }
+    fn list(&self, what: &str) -> Result<Json, String> {
+        self.borrow().list(what)
+    }
+    fn default_router(&mut self) -> Result<String, String> {
+        self.borrow_mut().default_router()
+    }
+    fn allocate_cidr(&mut self, key: &str) -> Result<String, String> {
+        self.borrow_mut().allocate_cidr(key)
+    }
 }
 
 /// Receives every event as it happens (the CLI prints them).
@@ -61,6 +118,9 @@ pub struct Host {
     pub events: Vec<Event>,
     /// Names of the stacks pushed, in first-push order.
     pub pushed_stacks: Vec<String>,
+    /// What `io.murano.system.InstanceNotifier` and `Application.reportDeployed`
+    /// were told, in order (`{"event": "track_instance" | "untrack_instance", ...}`).
+    pub notifications: Vec<Json>,
     pub sink: Option<EventSink>,
 }
 
@@ -71,6 +131,7 @@ impl Host {
             package_roots: HashMap::new(),
             events: Vec::new(),
             pushed_stacks: Vec::new(),
+            notifications: Vec::new(),
             sink: None,
         }
     }
@@ -127,5 +188,19 @@ fn active() -> bool {
 
 pub use natives::native_method;
 
-/// MuranoPL declarations of the cloud classes (`Environment`, `HeatStack`, ...).
-pub const CLOUD_YAML: &str = include_str!("cloud.yaml");
+/// MuranoPL declarations of the cloud classes (`Environment`, `HeatStack`,
+/// instances, networks, volumes, ...), one YAML stream from the files of
+/// `library/`. Methods without a Body are native (natives.rs, services.rs).
+pub const CLOUD_YAML: &str = concat!(
+    include_str!("library/environment.yaml"),
+    "---\n",
+    include_str!("library/system.yaml"),
+    "---\n",
+    include_str!("library/networks.yaml"),
+    "---\n",
+    include_str!("library/instances.yaml"),
+    "---\n",
+    include_str!("library/volumes.yaml"),
+    "---\n",
+    include_str!("library/testing.yaml"),
+);

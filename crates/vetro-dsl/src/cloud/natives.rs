@@ -1,7 +1,7 @@
 //! Native methods of the cloud-facing core classes, answered only while a
 //! host is installed (see [`super::install`]).
 
-use super::{active, with_host};
+use super::{active, services, with_host};
 use crate::runtime::types::*;
 use crate::runtime::Rt;
 use serde_json::{json, Value as Json};
@@ -18,17 +18,17 @@ fn arg<'a>(
         .or_else(|| kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v))
 }
 
-fn cloud_error(message: impl Into<String>) -> Exc {
+pub(super) fn cloud_error(message: impl Into<String>) -> Exc {
     Exc::native("vetro.cloud", "CloudError", message)
 }
 
-fn this_object(this: &Value) -> Result<Rc<Object>, Exc> {
+pub(super) fn this_object(this: &Value) -> Result<Rc<Object>, Exc> {
     as_object(this)
         .map(|(o, _)| o)
         .ok_or_else(|| Exc::native("", "ValueError", "object expected"))
 }
 
-fn prop(o: &Object, name: &str) -> Value {
+pub(super) fn prop(o: &Object, name: &str) -> Value {
     o.props.borrow().get(name).cloned().unwrap_or(Value::Null)
 }
 
@@ -61,7 +61,7 @@ pub fn merge_json(base: &mut Json, add: &Json) {
 }
 
 /// A short description of an object for progress lines: `Class name`.
-fn describe(o: &Object) -> String {
+pub(super) fn describe(o: &Object) -> String {
     let name = o.props.borrow().get("name").map(Value::py_str);
     match name {
         Some(n) if !n.is_empty() && n != "None" => format!("{} {n}", o.class.name),
@@ -136,6 +136,17 @@ pub fn native_method(
         }
         ("io.murano.system.AgentListener", _) => Ok(Value::Null),
         ("io.murano.system.HeatStack", m) => heat(rt, this, m, &a),
+        ("io.murano.system.NetworkExplorer", m) => services::network_explorer(rt, m, &a),
+        ("io.murano.system.InstanceNotifier", m) => services::instance_notifier(rt, this, m, &a),
+        ("io.murano.Application", m @ ("reportDeployed" | "reportDestroyed")) => {
+            services::report_application(rt, this, m, &a)
+        }
+        ("io.murano.system.MetadefBrowser", m) => services::metadef_browser(rt, m, &a),
+        ("io.murano.system.MistralClient", m) => Err(services::unavailable(
+            "MistralClient",
+            m,
+            "Mistral workflows are not available in the simulated backend",
+        )),
         ("io.murano.system.Agent", m) => agent(rt, this, m, &a),
         ("io.murano.system.Resources", "string") => {
             read_resource(rt, &a(0, "name").py_str()).map(|s| Value::str(&s))
@@ -183,8 +194,12 @@ fn heat(
     a: &dyn Fn(usize, &str) -> Value,
 ) -> Result<Value, Exc> {
     let o = this_object(this)?;
+    // The stack object's own copy; else what the cloud has (a stack pushed by
+    // an earlier run on the same backend); else an empty template.
     let template = || match rt.encode(&prop(&o, "heatTemplate")) {
-        Json::Null => json!({"heat_template_version": "2013-05-23"}),
+        Json::Null => with_host(|h| h.backend.stack_template(&stack_name(&o)))
+            .flatten()
+            .unwrap_or_else(|| json!({"heat_template_version": "2013-05-23"})),
         t => t,
     };
     match method {
@@ -289,13 +304,14 @@ fn agent(
     a: &dyn Fn(usize, &str) -> Value,
 ) -> Result<Value, Exc> {
     let o = this_object(this)?;
-    let host = match as_object(&prop(&o, "host")) {
-        Some((h, _)) => describe(&h),
-        None => "unknown host".to_string(),
+    let (host, host_id) = match as_object(&prop(&o, "host")) {
+        Some((h, _)) => (describe(&h), h.id.clone()),
+        None => ("unknown host".to_string(), o.id.clone()),
     };
     match method {
         "isReady" => Ok(Value::Bool(true)),
-        "queueName" => Ok(Value::str(&format!("simulated-agent-{}", o.id))),
+        // Named after the instance, so the same instance keeps its queue.
+        "queueName" => Ok(Value::str(&format!("simulated-agent-{host_id}"))),
         "call" | "send" | "callRaw" | "sendRaw" => {
             let plan = rt.encode(&a(0, "template"));
             let scripts: Vec<String> = plan

@@ -4,6 +4,11 @@
 //! per-subnet pools, floating IPs from a public pool); outputs are resolved
 //! from those attributes. Agent calls execute nothing: the result is what the
 //! execution plan declares under `Result` (null otherwise).
+//!
+//! Besides the stacks, the simulated project has a small fixed inventory that
+//! the network explorer sees: an external network `public` (172.24.4.0/24, the
+//! floating pool), a tenant network `private` (10.254.0.0/24) and a router
+//! joining them. Networks created by stacks are listed too.
 
 use super::CloudBackend;
 use serde_json::{json, Map, Value as Json};
@@ -13,6 +18,17 @@ use std::collections::HashMap;
 const DEFAULT_CIDR: &str = "10.0.0.0/24";
 /// Pool of floating (public) addresses.
 const FLOATING_CIDR: &str = "172.24.4.0/24";
+/// Addresses of servers that join no Neutron port (nova-network).
+const NOVA_CIDR: &str = "10.100.0.0/24";
+/// Where the network explorer picks environment subnets from: /24s of this /19.
+const ENV_CIDR_RANGE: &str = "10.0.0.0/19";
+/// Ids of the pre-existing inventory.
+const PUBLIC_NET: &str = "sim-net-public";
+const PRIVATE_NET: &str = "sim-net-private";
+const PRIVATE_CIDR: &str = "10.254.0.0/24";
+const ROUTER: &str = "sim-router";
+/// The project that owns the simulated inventory.
+pub const PROJECT_ID: &str = "sim-project";
 
 #[derive(Default, Clone, Debug)]
 struct Stack {
@@ -63,6 +79,8 @@ fn ip_text(n: u32) -> String {
 pub struct SimulatedCloud {
     stacks: HashMap<String, Stack>,
     pools: HashMap<String, Pool>,
+    /// CIDRs handed out by the network explorer, by the key they were asked for.
+    cidrs: Vec<(String, String)>,
 }
 
 fn short_hash(s: &str) -> String {
@@ -72,6 +90,82 @@ fn short_hash(s: &str) -> String {
         h = h.wrapping_mul(0x100000001b3);
     }
     format!("{:012x}", h & 0xffff_ffff_ffff)
+}
+
+/// The fixed part of the simulated project: networks, subnets, the router
+/// and its ports, as Neutron lists them.
+fn inventory() -> Json {
+    json!({
+        "networks": [
+            {"id": PUBLIC_NET, "name": "public", "router:external": true,
+             "tenant_id": "sim-admin", "subnets": ["sim-subnet-public"], "status": "ACTIVE"},
+            {"id": PRIVATE_NET, "name": "private", "router:external": false,
+             "tenant_id": PROJECT_ID, "subnets": ["sim-subnet-private"], "status": "ACTIVE"}],
+        "subnets": [
+            {"id": "sim-subnet-public", "name": "public-subnet", "network_id": PUBLIC_NET,
+             "cidr": FLOATING_CIDR, "gateway_ip": "172.24.4.1", "dns_nameservers": [],
+             "ip_version": 4, "tenant_id": "sim-admin"},
+            {"id": "sim-subnet-private", "name": "private-subnet", "network_id": PRIVATE_NET,
+             "cidr": PRIVATE_CIDR, "gateway_ip": "10.254.0.1", "dns_nameservers": ["8.8.8.8"],
+             "ip_version": 4, "tenant_id": PROJECT_ID}],
+        "ports": [
+            {"id": "sim-port-router-private", "network_id": PRIVATE_NET, "device_id": ROUTER,
+             "device_owner": "network:router_interface",
+             "fixed_ips": [{"subnet_id": "sim-subnet-private", "ip_address": "10.254.0.1"}]},
+            {"id": "sim-port-router-gateway", "network_id": PUBLIC_NET, "device_id": ROUTER,
+             "device_owner": "network:router_gateway",
+             "fixed_ips": [{"subnet_id": "sim-subnet-public", "ip_address": "172.24.4.2"}]}],
+        "routers": [
+            {"id": ROUTER, "name": "murano-default-router",
+             "external_gateway_info": {"network_id": PUBLIC_NET}}],
+        "extensions": [
+            {"alias": "security-group", "name": "security-group"},
+            {"alias": "router", "name": "Neutron L3 Router"}]
+    })
+}
+
+fn inventory_list<'a>(inv: &'a Json, what: &str) -> impl Iterator<Item = &'a Json> {
+    inv.get(what).and_then(Json::as_array).into_iter().flatten()
+}
+
+/// CIDR of an inventory subnet, by id or name.
+fn inventory_cidr(subnet: &str) -> Option<String> {
+    let inv = inventory();
+    let found = inventory_list(&inv, "subnets")
+        .find(|s| s["id"] == json!(subnet) || s["name"] == json!(subnet))
+        .and_then(|s| s["cidr"].as_str().map(str::to_string));
+    found
+}
+
+/// CIDR of the first subnet of an inventory network, by id or name.
+fn inventory_network_cidr(net: &str) -> Option<String> {
+    let inv = inventory();
+    let id = inventory_list(&inv, "networks")
+        .find(|n| n["id"] == json!(net) || n["name"] == json!(net))
+        .and_then(|n| n["id"].as_str().map(str::to_string))?;
+    let found = inventory_list(&inv, "subnets")
+        .find(|s| s["network_id"] == json!(id))
+        .and_then(|s| s["cidr"].as_str().map(str::to_string));
+    found
+}
+
+fn inventory_network_name(net: &str) -> String {
+    let inv = inventory();
+    let found = inventory_list(&inv, "networks")
+        .find(|n| n["id"] == json!(net))
+        .and_then(|n| n["name"].as_str().map(str::to_string))
+        .unwrap_or_else(|| net.to_string());
+    found
+}
+
+fn cidrs_overlap(a: &str, b: &str) -> bool {
+    match (parse_cidr(a), parse_cidr(b)) {
+        (Some((ab, asz)), Some((bb, bsz))) => {
+            let (a_end, b_end) = (ab as u64 + asz as u64, bb as u64 + bsz as u64);
+            (ab as u64) < b_end && (bb as u64) < a_end
+        }
+        _ => false,
+    }
 }
 
 /// `{get_resource: name}` -> name.
@@ -117,22 +211,43 @@ impl SimulatedCloud {
                     .and_then(|f| f.get("subnet").or_else(|| f.get("subnet_id")))
                     .and_then(resource_ref)
                     .map(str::to_string);
+                // A subnet of the inventory is named by id (a plain string).
+                let inventory_subnet = props
+                    .get("fixed_ips")
+                    .and_then(|f| f.get(0))
+                    .and_then(|f| f.get("subnet").or_else(|| f.get("subnet_id")))
+                    .and_then(Json::as_str)
+                    .map(str::to_string);
+                let net_id = props.get("network").and_then(Json::as_str);
                 let cidr = subnet
                     .as_deref()
                     .and_then(cidr_of_subnet)
+                    .or_else(|| inventory_subnet.as_deref().and_then(inventory_cidr))
+                    .or_else(|| net_id.and_then(inventory_network_cidr))
                     .unwrap_or_else(|| DEFAULT_CIDR.to_string());
                 let ip = self.allocate(&cidr)?;
                 let network = props
                     .get("network")
                     .and_then(resource_ref)
-                    .unwrap_or("network")
-                    .to_string();
+                    .map(str::to_string)
+                    .or_else(|| net_id.map(inventory_network_name))
+                    .unwrap_or_else(|| "network".to_string());
+                let subnet = subnet.or(inventory_subnet);
                 json!({"fixed_ips": [{"ip_address": ip, "subnet_id": subnet}],
                        "network": network,
                        "mac_address": format!("fa:16:3e:{}", &short_hash(name)[..6])})
             }
             "OS::Neutron::FloatingIP" => {
                 json!({"floating_ip_address": self.allocate(FLOATING_CIDR)?})
+            }
+            "OS::Nova::FloatingIP" => json!({"ip": self.allocate(FLOATING_CIDR)?}),
+            "OS::Cinder::Volume" => {
+                json!({"name": props.get("name").cloned().unwrap_or(json!(name)),
+                                          "size": props.get("size"), "attachments_list": []})
+            }
+            // Nothing runs on the simulated servers: no output, no status code.
+            "OS::Heat::SoftwareDeployment" | "OS::Heat::StructuredDeployment" => {
+                json!({"deploy_stdout": null, "deploy_stderr": null, "deploy_status_code": null})
             }
             _ => json!({"name": props.get("name").cloned().unwrap_or(json!(name))}),
         })
@@ -141,13 +256,18 @@ impl SimulatedCloud {
     /// Server attributes come from its ports (created earlier in the same push).
     fn server_attrs(&mut self, stack: &Stack, name: &str, props: &Json) -> Result<Json, String> {
         let mut networks = Map::new();
+        let mut addresses = Map::new();
         let mut first = None;
-        for n in props
+        let mut nets = props
             .get("networks")
             .and_then(Json::as_array)
             .cloned()
-            .unwrap_or_default()
-        {
+            .unwrap_or_default();
+        // No port: the server is on the flat nova-network.
+        if nets.is_empty() {
+            nets.push(json!({"network": "novanetwork"}));
+        }
+        for n in nets {
             let (net, ip) = match n.get("port").and_then(resource_ref) {
                 Some(port) => match stack.resources.get(port) {
                     Some((_, _, a)) => (
@@ -168,10 +288,17 @@ impl SimulatedCloud {
                         .and_then(Json::as_str)
                         .unwrap_or("network")
                         .to_string();
-                    (net, self.allocate(DEFAULT_CIDR)?)
+                    (net, self.allocate(NOVA_CIDR)?)
                 }
             };
             first.get_or_insert_with(|| ip.clone());
+            if let Some(a) = addresses
+                .entry(net.clone())
+                .or_insert_with(|| json!([]))
+                .as_array_mut()
+            {
+                a.push(json!({"addr": ip, "version": 4, "OS-EXT-IPS:type": "fixed"}));
+            }
             if let Some(a) = networks
                 .entry(net)
                 .or_insert_with(|| json!([]))
@@ -182,7 +309,7 @@ impl SimulatedCloud {
         }
         Ok(
             json!({"name": props.get("name").cloned().unwrap_or(json!(name)),
-                  "networks": networks, "first_address": first}),
+                  "networks": networks, "addresses": addresses, "first_address": first}),
         )
     }
 
@@ -246,9 +373,110 @@ impl SimulatedCloud {
     }
 }
 
+impl SimulatedCloud {
+    /// Networks and subnets the stacks created, in Neutron's list form.
+    fn stack_networks(&self) -> (Vec<Json>, Vec<Json>) {
+        let mut nets = Vec::new();
+        let mut subnets = Vec::new();
+        let mut names: Vec<&String> = self.stacks.keys().collect();
+        names.sort();
+        for sname in names {
+            let stack = &self.stacks[sname];
+            let mut rnames: Vec<&String> = stack.resources.keys().collect();
+            rnames.sort();
+            for r in rnames {
+                let (ty, id, attrs) = &stack.resources[r];
+                let props = stack
+                    .template
+                    .pointer(&format!(
+                        "/resources/{}/properties",
+                        r.replace('~', "~0").replace('/', "~1")
+                    ))
+                    .cloned()
+                    .unwrap_or(json!({}));
+                let net_id = |p: &Json| {
+                    p.get("network")
+                        .and_then(resource_ref)
+                        .and_then(|n| stack.resources.get(n))
+                        .map(|(_, i, _)| json!(i))
+                        .unwrap_or(Json::Null)
+                };
+                match ty.as_str() {
+                    "OS::Neutron::Net" => nets.push(json!({
+                        "id": id, "name": attrs.get("name").cloned().unwrap_or(json!(r)),
+                        "router:external": false, "tenant_id": PROJECT_ID, "status": "ACTIVE"})),
+                    "OS::Neutron::Subnet" => subnets.push(json!({
+                        "id": id, "name": r, "network_id": net_id(&props),
+                        "cidr": props.get("cidr"),
+                        "gateway_ip": props.get("cidr").and_then(Json::as_str)
+                            .and_then(parse_cidr).map(|(b, _)| ip_text(b + 1)),
+                        "dns_nameservers": props.get("dns_nameservers").cloned().unwrap_or(json!([])),
+                        "ip_version": 4, "tenant_id": PROJECT_ID})),
+                    _ => {}
+                }
+            }
+        }
+        (nets, subnets)
+    }
+
+    /// CIDRs that are in use: the inventory's, the stacks' subnets and those
+    /// already handed out.
+    fn taken_cidrs(&self) -> Vec<String> {
+        let inv = inventory();
+        let mut taken: Vec<String> = inventory_list(&inv, "subnets")
+            .filter_map(|s| s["cidr"].as_str().map(str::to_string))
+            .collect();
+        taken.extend(
+            self.stack_networks()
+                .1
+                .iter()
+                .filter_map(|s| s["cidr"].as_str().map(str::to_string)),
+        );
+        taken.extend(self.cidrs.iter().map(|(_, c)| c.clone()));
+        taken
+    }
+}
+
 impl CloudBackend for SimulatedCloud {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "simulated"
+    }
+
+    fn list(&self, what: &str) -> Result<Json, String> {
+        let inv = inventory();
+        let mut items: Vec<Json> = inventory_list(&inv, what).cloned().collect();
+        let (nets, subnets) = self.stack_networks();
+        match what {
+            "networks" => items.extend(nets),
+            "subnets" => items.extend(subnets),
+            "ports" | "routers" | "extensions" => {}
+            other => return Err(format!("the simulated cloud has no {other} to list")),
+        }
+        Ok(Json::Array(items))
+    }
+
+    fn default_router(&mut self) -> Result<String, String> {
+        Ok(ROUTER.to_string())
+    }
+
+    fn allocate_cidr(&mut self, key: &str) -> Result<String, String> {
+        if let Some((_, c)) = self.cidrs.iter().find(|(k, _)| k == key) {
+            return Ok(c.clone());
+        }
+        let (base, size) = parse_cidr(ENV_CIDR_RANGE).ok_or("bad environment range")?;
+        let count = size / 256;
+        let taken = self.taken_cidrs();
+        // Start where the key's hash points so that different networks try
+        // different subnets first, like the reference explorer.
+        let start = u32::from_str_radix(&short_hash(key)[..6], 16).unwrap_or(0) % count;
+        for i in 0..count {
+            let cidr = format!("{}/24", ip_text(base + ((start + i) % count) * 256));
+            if !taken.iter().any(|t| cidrs_overlap(t, &cidr)) {
+                self.cidrs.push((key.to_string(), cidr.clone()));
+                return Ok(cidr);
+            }
+        }
+        Err(format!("no free /24 left in {ENV_CIDR_RANGE}"))
     }
 
     fn push_stack(&mut self, name: &str, template: &Json, params: &Json) -> Result<Json, String> {
