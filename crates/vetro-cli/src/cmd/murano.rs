@@ -49,6 +49,7 @@ pub fn run_check(a: CheckArgs) -> ExitCode {
         .collect();
     let mut problems: Vec<_> = packages.iter().flat_map(|p| p.problems.clone()).collect();
     problems.extend(check::resolution_problems(&packages));
+    problems.extend(check::analysis_problems(&packages));
     let failed = problems.iter().any(|d| d.severity == Severity::Error);
     match a.format {
         Format::Json => {

@@ -1,14 +1,40 @@
 //! `check`: static checks of packages (manifest, YAML, expressions, method
 //! bodies, class resolution), with the expression listing of `--expressions`.
+//! The package loader reports the per-file problems; this module adds the
+//! checks that need every loaded class (and the engine's function tables).
+
+mod classes;
+mod contracts;
+mod functions;
+mod methods;
+mod unreachable;
+mod walk;
+
+pub use classes::ClassIndex;
+pub use functions::Functions;
 
 use crate::package::{FileReport, Package};
 use crate::syntax::data::PathSeg;
+use classes::CORE_PREFIX;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use vetro_diag::{Diagnostic, SourceMap};
 
-/// Classes every package can reach without declaring them.
-const CORE_PREFIX: &str = "io.murano.";
+/// The analyses of class contents: calls of unknown methods on the receiver,
+/// unreachable statements, and contracts (syntax, functions, named classes).
+pub fn analysis_problems(packages: &[Package]) -> Vec<Diagnostic> {
+    let index = ClassIndex::new(packages);
+    let funcs = Functions::new();
+    let mut out = Vec::new();
+    for p in packages {
+        for c in p.classes.values() {
+            out.extend(contracts::contract_problems(c, &index, &funcs));
+            out.extend(methods::unknown_methods(c, &index, &funcs));
+            out.extend(unreachable::unreachable_code(c));
+        }
+    }
+    out
+}
 
 /// Cross-package checks: unknown parent classes.
 pub fn resolution_problems(packages: &[Package]) -> Vec<Diagnostic> {

@@ -1,0 +1,104 @@
+//! The classes a check can see: every loaded package plus the bundled core and
+//! cloud libraries, with the methods a class reaches through its parents.
+
+use crate::package::Package;
+use crate::syntax::{ClassDef, MethodUsage};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use vetro_diag::SourceMap;
+
+/// Classes every package can reach without declaring them.
+pub const CORE_PREFIX: &str = "io.murano.";
+
+/// The root of every class hierarchy.
+const OBJECT: &str = "io.murano.Object";
+
+/// Class definitions by full name.
+pub struct ClassIndex {
+    defs: HashMap<String, Arc<ClassDef>>,
+}
+
+impl ClassIndex {
+    /// Index the loaded packages, then the bundled core library (loaded
+    /// packages win on a name clash, as in a run). The bundled cloud library
+    /// is left out on purpose: its classes (and the test fixture it
+    /// completes) stand in for larger classes of the reference library, so
+    /// their method sets are not known and a class reaching one counts as
+    /// having an unknown parent.
+    pub fn new(packages: &[Package]) -> ClassIndex {
+        let mut defs = HashMap::new();
+        // The bundled library's spans live in this private map; the checks
+        // never report inside it.
+        let mut sources = SourceMap::new();
+        let core = crate::core::core_package(&mut sources);
+        let stand_ins: HashSet<String> = crate::host::cloud_package(&mut sources)
+            .classes
+            .into_keys()
+            .collect();
+        for p in packages {
+            for (name, def) in &p.classes {
+                defs.entry(name.clone()).or_insert_with(|| def.clone());
+            }
+        }
+        for (name, def) in &core.classes {
+            if !stand_ins.contains(name) {
+                defs.entry(name.clone()).or_insert_with(|| def.clone());
+            }
+        }
+        ClassIndex { defs }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<ClassDef>> {
+        self.defs.get(name)
+    }
+
+    /// Whether a class name is defined somewhere or belongs to the core
+    /// namespace (the full core library is not bundled, so those always count).
+    pub fn is_known(&self, name: &str) -> bool {
+        self.defs.contains_key(name) || name.starts_with(CORE_PREFIX)
+    }
+
+    /// `class` and all its ancestors, or `None` when one of them is not defined
+    /// by any visible package (then nothing can be said about its methods).
+    pub fn lineage(&self, class: &str) -> Option<Vec<&Arc<ClassDef>>> {
+        let mut out: Vec<&Arc<ClassDef>> = Vec::new();
+        let mut seen = HashSet::new();
+        let mut todo = vec![class.to_string()];
+        while let Some(name) = todo.pop() {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            let def = self.defs.get(&name)?;
+            if def.extends.is_empty() && name != OBJECT {
+                todo.push(OBJECT.to_string());
+            }
+            todo.extend(def.extends.iter().cloned());
+            out.push(def);
+        }
+        Some(out)
+    }
+
+    /// Names of the methods callable on an object of `class`: its own and its
+    /// ancestors', plus the extension methods of the classes it imports.
+    /// `None` when a parent or an import is unknown.
+    pub fn callable_methods(&self, class: &str) -> Option<HashSet<String>> {
+        let lineage = self.lineage(class)?;
+        let mut names: HashSet<String> = lineage
+            .iter()
+            .flat_map(|d| d.methods.keys().cloned())
+            .collect();
+        for def in &lineage {
+            for imp in &def.import {
+                let full = def.namespaces.resolve(imp).ok()?;
+                let idef = self.defs.get(&full)?;
+                names.extend(
+                    idef.methods
+                        .iter()
+                        .filter(|(_, m)| m.usage == MethodUsage::Extension)
+                        .map(|(n, _)| n.clone()),
+                );
+            }
+        }
+        Some(names)
+    }
+}

@@ -1,0 +1,173 @@
+//! `contract-syntax` and `unknown-class` in contracts: the `Contract` of
+//! properties and arguments and the `Returns` of methods must be expressions
+//! the engine parses, calling only functions a contract can call, and the
+//! classes named by `class()`/`template()` must exist.
+
+use super::classes::ClassIndex;
+use super::functions::Functions;
+use super::walk::each_expr;
+use crate::syntax::data::{Data, Expr as Scalar};
+use crate::syntax::{ClassDef, Namespaces};
+use vetro_diag::Diagnostic;
+use vetro_yaql::parser::{Arg, Expr};
+
+/// Diagnostics for the contracts of one class.
+pub fn contract_problems(
+    class: &ClassDef,
+    index: &ClassIndex,
+    funcs: &Functions,
+) -> Vec<Diagnostic> {
+    let mut contracts: Vec<(&Data, String)> = Vec::new();
+    for p in class.properties.values() {
+        contracts.push((&p.contract, format!("Properties/{}", p.name)));
+    }
+    for m in class.methods.values() {
+        for a in &m.args {
+            if let Some(c) = &a.contract {
+                contracts.push((c, format!("Methods/{}/Arguments/{}", m.name, a.name)));
+            }
+        }
+        if let Some(r) = &m.returns {
+            contracts.push((r, format!("Methods/{}/Returns", m.name)));
+        }
+    }
+    let checker = Checker {
+        ns: &class.namespaces,
+        index,
+        funcs,
+    };
+    let mut out = Vec::new();
+    for (data, path) in contracts {
+        each_expr(data, &mut |e| {
+            out.extend(
+                checker
+                    .expression(e)
+                    .into_iter()
+                    .map(|d| d.with_span(e.span).with_path(path.clone())),
+            )
+        });
+    }
+    out
+}
+
+struct Checker<'a> {
+    ns: &'a Namespaces,
+    index: &'a ClassIndex,
+    funcs: &'a Functions,
+}
+
+impl Checker<'_> {
+    fn expression(&self, e: &Scalar) -> Vec<Diagnostic> {
+        let parsed = match self.funcs.parse(&e.text) {
+            Ok(p) => p,
+            Err(why) => {
+                return vec![Diagnostic::error(
+                    "contract-syntax",
+                    format!("contract {} does not parse: {why}", e.text),
+                )]
+            }
+        };
+        let mut out = Vec::new();
+        self.visit(&parsed.ast, &mut out);
+        out
+    }
+
+    fn visit(&self, e: &Expr, out: &mut Vec<Diagnostic>) {
+        match e {
+            Expr::Const(_) | Expr::Keyword(_) | Expr::Var(_) => {}
+            Expr::Wrap(inner) => self.visit(inner, out),
+            Expr::Dot { recv, rhs, .. } => {
+                self.visit(recv, out);
+                self.visit(rhs, out);
+            }
+            Expr::Method {
+                recv, name, args, ..
+            } => {
+                self.visit(recv, out);
+                self.function(name, args, 0, out);
+            }
+            Expr::Call { name, args } => self.function(name, args, 1, out),
+        }
+    }
+
+    /// A call of `name`; `first` is the index of the class argument of
+    /// `class()`/`template()` (the value comes first in function form).
+    fn function(&self, name: &str, args: &[Arg], first: usize, out: &mut Vec<Diagnostic>) {
+        let syntax = name.starts_with('#') || name.starts_with('*');
+        if !syntax && !self.funcs.is_contract_function(name) {
+            out.push(Diagnostic::error(
+                "contract-syntax",
+                format!("unknown contract function {name}()"),
+            ));
+        }
+        if matches!(name, "class" | "template") {
+            // The class and its optional default class.
+            for a in args.iter().skip(first).take(2) {
+                if let Arg::Pos(x) = a {
+                    self.class_arg(x, out);
+                }
+            }
+        }
+        for a in args {
+            match a {
+                Arg::Pos(x) => self.visit(x, out),
+                Arg::Named(k, v) => {
+                    self.visit(k, out);
+                    self.visit(v, out);
+                }
+                Arg::Omitted => {}
+            }
+        }
+    }
+
+    fn class_arg(&self, x: &Expr, out: &mut Vec<Diagnostic>) {
+        let Some(written) = type_name(x) else {
+            return;
+        };
+        match self.ns.resolve(&written) {
+            Ok(full) if self.index.is_known(&full) => {}
+            Ok(full) => out.push(Diagnostic::warning(
+                "unknown-class",
+                format!("contract names class {full}, which no loaded package defines"),
+            )),
+            Err(p) => out.push(Diagnostic::warning(
+                "unknown-class",
+                format!(
+                    "contract names class {written} with the unknown namespace prefix {}",
+                    p.0
+                ),
+            )),
+        }
+    }
+}
+
+/// The type name written as `Name`, `'Name'`, `ns:Name`, `:Name` or `a.b.Name`.
+fn type_name(x: &Expr) -> Option<String> {
+    let pos = |a: &Arg| match a {
+        Arg::Pos(e) => Some(e.clone()),
+        _ => None,
+    };
+    match x {
+        Expr::Keyword(k) => Some(k.to_string()),
+        Expr::Const(v) => v.as_str().map(str::to_string),
+        Expr::Wrap(inner) => type_name(inner),
+        Expr::Dot { recv, rhs, .. } => Some(format!("{}.{}", type_name(recv)?, type_name(rhs)?)),
+        Expr::Call { name, args } if &**name == "#operator_:" && args.len() == 2 => {
+            let ns = pos(&args[0])?;
+            let n = pos(&args[1])?;
+            Some(format!("{}:{}", keyword(&ns)?, keyword(&n)?))
+        }
+        Expr::Call { name, args } if &**name == "#unary_operator_:" && args.len() == 1 => {
+            let n = pos(&args[0])?;
+            Some(format!(":{}", keyword(&n)?))
+        }
+        _ => None,
+    }
+}
+
+fn keyword(x: &Expr) -> Option<&str> {
+    match x {
+        Expr::Keyword(k) => Some(k),
+        _ => None,
+    }
+}

@@ -1,0 +1,45 @@
+//! The function tables of the engine, taken from a runtime with no classes:
+//! the YAQL standard library plus the MuranoPL engine functions (host layer),
+//! and the contract functions (contract layer, a child of the host layer).
+
+use crate::runtime::{ClassSource, Conformance, Rt};
+use std::rc::Rc;
+use vetro_yaql::Expression;
+
+pub struct Functions {
+    rt: Rc<Rt>,
+}
+
+impl Functions {
+    pub fn new() -> Functions {
+        Functions {
+            rt: Rt::new(
+                ClassSource::default(),
+                serde_json::Value::Null,
+                Conformance::default(),
+            ),
+        }
+    }
+
+    /// Parse an expression the way the executor does.
+    pub fn parse(&self, text: &str) -> Result<Expression, String> {
+        self.rt.parse(text).map_err(|e| e.message())
+    }
+
+    /// Whether a method body can call `name` as a YAQL or engine function.
+    pub fn is_engine_function(&self, name: &str) -> bool {
+        self.rt.yaql.host_context().has_function(name)
+    }
+
+    /// Whether a contract expression can call `name` (contract functions and
+    /// everything the engine knows).
+    pub fn is_contract_function(&self, name: &str) -> bool {
+        self.rt.contract_layer.has_function(name)
+    }
+}
+
+impl Default for Functions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
