@@ -89,18 +89,25 @@ fn statements_after_a_jump_are_unreachable() {
 
 #[test]
 fn contracts_call_known_functions_and_name_known_classes() {
-    let (_, diags) = analyse(&["findings"]);
+    let (sources, diags) = analyse(&["findings"]);
     let syntax = of_kind(&diags, "contract-syntax");
     let mut msgs: Vec<&str> = syntax.iter().map(|d| d.message.as_str()).collect();
     msgs.sort();
     assert_eq!(
         msgs,
         [
+            "dictionary contract has 2 expression keys; at most one is allowed",
             "unknown contract function integer()",
             "unknown contract function positive()"
         ]
     );
     assert!(syntax.iter().all(|d| d.severity == Severity::Error));
+    let lines: Vec<u32> = located(&sources, &diags)
+        .into_iter()
+        .filter(|d| d.0 == "contract-syntax")
+        .map(|d| d.3)
+        .collect();
+    assert_eq!(lines, [8, 17, 39]);
     let classes = of_kind(&diags, "unknown-class");
     assert_eq!(classes.len(), 1);
     assert!(classes[0]

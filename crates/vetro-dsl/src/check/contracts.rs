@@ -38,6 +38,7 @@ pub fn contract_problems(
     };
     let mut out = Vec::new();
     for (data, path) in contracts {
+        shape_problems(data, &path, &mut out);
         each_expr(data, &mut |e| {
             out.extend(
                 checker
@@ -48,6 +49,34 @@ pub fn contract_problems(
         });
     }
     out
+}
+
+/// Shapes the contract engine rejects: a dictionary contract takes at most
+/// one expression key (the rule for the keys not written literally).
+fn shape_problems(d: &Data, path: &str, out: &mut Vec<Diagnostic>) {
+    match d {
+        Data::Map(entries, span) => {
+            let exprs = entries
+                .iter()
+                .filter(|(k, _)| k.as_expr().is_some())
+                .count();
+            if exprs > 1 {
+                out.push(
+                    Diagnostic::error(
+                        "contract-syntax",
+                        format!("dictionary contract has {exprs} expression keys; at most one is allowed"),
+                    )
+                    .with_span(*span)
+                    .with_path(path.to_string()),
+                );
+            }
+            for (_, v) in entries {
+                shape_problems(v, path, out);
+            }
+        }
+        Data::List(items, _) => items.iter().for_each(|i| shape_problems(i, path, out)),
+        _ => {}
+    }
 }
 
 struct Checker<'a> {

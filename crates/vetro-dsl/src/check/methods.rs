@@ -33,8 +33,8 @@ pub fn unknown_methods(class: &ClassDef, index: &ClassIndex, funcs: &Functions) 
                     Diagnostic::warning(
                         "unknown-method",
                         format!(
-                            "method {name} is called on the object, but neither class {} \
-                             nor its parents define it and it is no YAQL function",
+                            "method {name} is not defined by class {} or its parents \
+                             and is not a YAQL function",
                             class.name
                         ),
                     )
