@@ -218,6 +218,7 @@ fn resources_yaml_templates_bind_their_placeholders() {
     );
     assert_eq!(plan["Parameters"]["hello"], json!("the key is bound too"));
     assert_eq!(plan["Parameters"]["untouched"], json!("plain text"));
+    assert_eq!(app["script"], json!("#!/bin/sh\necho configured\n"));
     // The simulated agent answers with the plan's Result.
     assert_eq!(
         app["answer"],

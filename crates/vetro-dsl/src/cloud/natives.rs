@@ -69,15 +69,24 @@ pub(super) fn describe(o: &Object) -> String {
     }
 }
 
-/// The package root of the class whose method is running (for `Resources`).
-fn caller_root(rt: &Rt) -> Option<std::path::PathBuf> {
-    let class = rt.stack.borrow().last().map(|s| s.class.clone())?;
-    let pkg = rt.class(&class).ok()?.pkg.name.clone();
+/// The package root for `Resources`: that of `owner` (a class, an object or
+/// a class name) when given, else that of the class whose method is running.
+fn resource_root(rt: &Rt, owner: &Value) -> Option<std::path::PathBuf> {
+    let pkg = if let Some(t) = as_type(owner) {
+        t.pkg.name.clone()
+    } else if let Some((o, _)) = as_object(owner) {
+        o.class.pkg.name.clone()
+    } else if let Value::Str(s) = owner {
+        rt.class(s).ok()?.pkg.name.clone()
+    } else {
+        let class = rt.stack.borrow().last().map(|s| s.class.clone())?;
+        rt.class(&class).ok()?.pkg.name.clone()
+    };
     with_host(|h| h.package_roots.get(&pkg).cloned()).flatten()
 }
 
-fn read_resource(rt: &Rt, name: &str) -> Result<String, Exc> {
-    let root = caller_root(rt)
+fn read_resource(rt: &Rt, name: &str, owner: &Value) -> Result<String, Exc> {
+    let root = resource_root(rt, owner)
         .ok_or_else(|| cloud_error("Resources: the calling class has no package directory"))?;
     // Only files inside the package's Resources folder.
     if name.split(['/', '\\']).any(|seg| seg == "..") || name.starts_with('/') {
@@ -148,17 +157,19 @@ pub fn native_method(
             "Mistral workflows are not available in the simulated backend",
         )),
         ("io.murano.system.Agent", m) => agent(rt, this, m, &a),
-        ("io.murano.system.Resources", "string") => {
-            read_resource(rt, &a(0, "name").py_str()).map(|s| Value::str(&s))
+        ("io.murano.system.Resources", "string" | "bytes") => {
+            read_resource(rt, &a(0, "name").py_str(), &a(1, "owner")).map(|s| Value::str(&s))
         }
-        ("io.murano.system.Resources", "json") => read_resource(rt, &a(0, "name").py_str())
-            .and_then(|s| {
+        ("io.murano.system.Resources", "json") => {
+            read_resource(rt, &a(0, "name").py_str(), &a(1, "owner")).and_then(|s| {
                 serde_json::from_str::<Json>(&s)
                     .map(|j| rt.decode(&j))
                     .map_err(|e| cloud_error(format!("Resources.json: {e}")))
-            }),
+            })
+        }
         ("io.murano.system.Resources", "yaml") => {
-            read_resource(rt, &a(0, "name").py_str()).and_then(|s| yaml_value(rt, &s))
+            read_resource(rt, &a(0, "name").py_str(), &a(1, "owner"))
+                .and_then(|s| yaml_value(rt, &s))
         }
         _ => return None,
     })
