@@ -101,29 +101,40 @@ impl Checker<'_> {
         out
     }
 
+    /// The contract functions are the calls chained on the value (`$.int()`,
+    /// `$.string().notNull()`), also under operators. Calls elsewhere (in a
+    /// `check()` predicate, on `$this`) may be methods of objects, so they are
+    /// left alone.
     fn visit(&self, e: &Expr, out: &mut Vec<Diagnostic>) {
         match e {
-            Expr::Const(_) | Expr::Keyword(_) | Expr::Var(_) => {}
             Expr::Wrap(inner) => self.visit(inner, out),
-            Expr::Dot { recv, rhs, .. } => {
-                self.visit(recv, out);
-                self.visit(rhs, out);
-            }
             Expr::Method {
                 recv, name, args, ..
             } => {
+                if on_value(recv) {
+                    self.function(name, args, out);
+                }
                 self.visit(recv, out);
-                self.function(name, args, 0, out);
             }
-            Expr::Call { name, args } => self.function(name, args, 1, out),
+            Expr::Call { name, args } if name.starts_with('#') || name.starts_with('*') => {
+                // Only the first operand of these keeps `$` (see methods.rs).
+                let keep = match &**name {
+                    "#indexer" | "#call" | "#operator_->" => 1,
+                    _ => args.len(),
+                };
+                for a in &args[..keep.min(args.len())] {
+                    if let Arg::Pos(x) = a {
+                        self.visit(x, out);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
-    /// A call of `name`; `first` is the index of the class argument of
-    /// `class()`/`template()` (the value comes first in function form).
-    fn function(&self, name: &str, args: &[Arg], first: usize, out: &mut Vec<Diagnostic>) {
-        let syntax = name.starts_with('#') || name.starts_with('*');
-        if !syntax && !self.funcs.is_contract_function(name) {
+    /// A contract function `name` called on the value.
+    fn function(&self, name: &str, args: &[Arg], out: &mut Vec<Diagnostic>) {
+        if !self.funcs.is_contract_function(name) {
             out.push(Diagnostic::error(
                 "contract-syntax",
                 format!("unknown contract function {name}()"),
@@ -131,20 +142,10 @@ impl Checker<'_> {
         }
         if matches!(name, "class" | "template") {
             // The class and its optional default class.
-            for a in args.iter().skip(first).take(2) {
+            for a in args.iter().take(2) {
                 if let Arg::Pos(x) = a {
                     self.class_arg(x, out);
                 }
-            }
-        }
-        for a in args {
-            match a {
-                Arg::Pos(x) => self.visit(x, out),
-                Arg::Named(k, v) => {
-                    self.visit(k, out);
-                    self.visit(v, out);
-                }
-                Arg::Omitted => {}
             }
         }
     }
@@ -167,6 +168,16 @@ impl Checker<'_> {
                 ),
             )),
         }
+    }
+}
+
+/// Whether `e` is the contract's value `$`, or a call chained on it.
+fn on_value(e: &Expr) -> bool {
+    match e {
+        Expr::Var(v) => &**v == "1",
+        Expr::Wrap(inner) => on_value(inner),
+        Expr::Method { recv, .. } => on_value(recv),
+        _ => false,
     }
 }
 
