@@ -341,3 +341,42 @@ fn affinity_groups_and_volumes() {
         json!({"get_resource": "srv-volume"})
     );
 }
+
+#[test]
+fn an_instance_the_application_drops_is_released_in_the_same_run() {
+    let lib = library();
+    let cloud = Rc::new(RefCell::new(SimulatedCloud::new()));
+    let a = instance("a", "Instance", json!({}));
+    let b = instance("b", "Instance", json!({}));
+    let first = deploy_on(
+        &lib,
+        &env(neutron(Some("10.80.0.0/24")), servers(vec![a, b])),
+        &cloud,
+    );
+    let h = lib.host(Box::new(cloud.clone()), None);
+    let out = host::run(
+        &lib,
+        &first.model,
+        &Target::Object("app1".into()),
+        "dropLast",
+        h,
+    )
+    .unwrap();
+    let keys = out.result.expect("the action runs");
+    let keys: Vec<&str> = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        keys.contains(&"a") && keys.contains(&"a-port-lan"),
+        "{keys:?}"
+    );
+    assert!(!keys.iter().any(|k| k.starts_with("b")), "{keys:?}");
+    assert!(
+        out.events.iter().any(|e| e.kind == "stack-push"),
+        "{:?}",
+        out.events
+    );
+}

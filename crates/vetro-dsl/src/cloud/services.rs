@@ -142,16 +142,14 @@ pub(super) fn network_explorer(
     }
 }
 
-/// The notification payload fields of `instance`.
-fn instance_fields(rt: &Rt, v: &Value) -> (Option<String>, Json) {
+/// The notification payload fields of `instance` (`what` is for the message
+/// and is not recorded).
+fn instance_fields(v: &Value) -> (Option<String>, Json) {
     match as_object(v) {
-        Some((o, _)) => {
-            let _ = rt;
-            (
-                Some(o.id.clone()),
-                json!({"instance": o.id, "type_name": o.class.name, "what": describe(&o)}),
-            )
-        }
+        Some((o, _)) => (
+            Some(o.id.clone()),
+            json!({"instance": o.id, "type_name": o.class.name, "what": describe(&o)}),
+        ),
         None => (None, json!({"instance": null})),
     }
 }
@@ -179,7 +177,7 @@ pub(super) fn instance_notifier(
         Some((e, _)) => json!(e.id),
         None => Json::Null,
     };
-    let (id, mut payload) = instance_fields(rt, &a(0, "instance"));
+    let (id, mut payload) = instance_fields(&a(0, "instance"));
     let what = payload["what"].as_str().unwrap_or("object").to_string();
     payload["environment"] = env;
     let (event, kind, verb) = match method {
@@ -219,7 +217,7 @@ pub(super) fn report_application(
     method: &str,
     a: &dyn Fn(usize, &str) -> Value,
 ) -> Result<Value, Exc> {
-    let (id, mut payload) = instance_fields(rt, this);
+    let (id, mut payload) = instance_fields(this);
     let what = payload["what"]
         .as_str()
         .unwrap_or("application")

@@ -566,6 +566,59 @@ mod tests {
     }
 
     #[test]
+    fn explorer_cidrs_are_stable_per_key_and_avoid_subnets_in_use() {
+        let mut c = SimulatedCloud::new();
+        let a = c.allocate_cidr("net-a").unwrap();
+        assert_eq!(c.allocate_cidr("net-a").unwrap(), a);
+        let b = c.allocate_cidr("net-b").unwrap();
+        assert_ne!(a, b);
+        // A stack subnet on the CIDR "net-c" would pick is skipped.
+        let mut d = SimulatedCloud::new();
+        let wanted = d.allocate_cidr("net-c").unwrap();
+        let mut e = SimulatedCloud::new();
+        let t = json!({"resources": {
+            "n": {"type": "OS::Neutron::Net", "properties": {"name": "n"}},
+            "s": {"type": "OS::Neutron::Subnet", "properties": {"network": {"get_resource": "n"}, "cidr": wanted}}}});
+        e.push_stack("st", &t, &json!({})).unwrap();
+        assert_ne!(e.allocate_cidr("net-c").unwrap(), wanted);
+        // The stack's network and subnet are listed with the inventory.
+        let nets = e.list("networks").unwrap();
+        assert!(nets.as_array().unwrap().iter().any(|n| n["name"] == "n"));
+        let subnets = e.list("subnets").unwrap();
+        let s = subnets
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["cidr"] == json!(wanted))
+            .unwrap();
+        let net_id = nets
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["name"] == "n")
+            .unwrap()["id"]
+            .clone();
+        assert_eq!(s["network_id"], net_id);
+        assert!(e.list("volumes").is_err());
+    }
+
+    #[test]
+    fn inventory_ports_and_nova_servers_get_addresses() {
+        let mut c = SimulatedCloud::new();
+        let t = json!({"resources": {
+            "p": {"type": "OS::Neutron::Port", "properties": {"network": PRIVATE_NET, "fixed_ips": [{"subnet": "sim-subnet-private"}]}},
+            "vm": {"type": "OS::Nova::Server", "properties": {}},
+            "fip": {"type": "OS::Nova::FloatingIP"}},
+            "outputs": {"ip": {"value": {"get_attr": ["p", "fixed_ips", 0, "ip_address"]}},
+                        "nets": {"value": {"get_attr": ["vm", "networks"]}},
+                        "pub": {"value": {"get_attr": ["fip", "ip"]}}}});
+        let out = c.push_stack("s", &t, &json!({})).unwrap();
+        assert_eq!(out["ip"], json!("10.254.0.4"));
+        assert_eq!(out["nets"], json!({"novanetwork": ["10.100.0.4"]}));
+        assert_eq!(out["pub"], json!("172.24.4.4"));
+    }
+
+    #[test]
     fn bad_cidr_is_an_error_not_a_panic() {
         let mut c = SimulatedCloud::new();
         let t = json!({"resources": {
