@@ -8,7 +8,7 @@ use super::functions::Functions;
 use super::walk::each_expr;
 use crate::syntax::data::{Data, Expr as Scalar};
 use crate::syntax::{ClassDef, Namespaces};
-use vetro_diag::Diagnostic;
+use vetro_diag::{Diagnostic, Span};
 use vetro_yaql::parser::{Arg, Expr};
 
 /// Diagnostics for the contracts of one class.
@@ -17,18 +17,23 @@ pub fn contract_problems(
     index: &ClassIndex,
     funcs: &Functions,
 ) -> Vec<Diagnostic> {
-    let mut contracts: Vec<(&Data, String)> = Vec::new();
+    // (contract, where it is, the closest span for literals, which have none)
+    let mut contracts: Vec<(&Data, String, Span)> = Vec::new();
     for p in class.properties.values() {
-        contracts.push((&p.contract, format!("Properties/{}", p.name)));
+        contracts.push((&p.contract, format!("Properties/{}", p.name), p.span));
     }
     for m in class.methods.values() {
         for a in &m.args {
             if let Some(c) = &a.contract {
-                contracts.push((c, format!("Methods/{}/Arguments/{}", m.name, a.name)));
+                contracts.push((
+                    c,
+                    format!("Methods/{}/Arguments/{}", m.name, a.name),
+                    m.span,
+                ));
             }
         }
         if let Some(r) = &m.returns {
-            contracts.push((r, format!("Methods/{}/Returns", m.name)));
+            contracts.push((r, format!("Methods/{}/Returns", m.name), m.span));
         }
     }
     let checker = Checker {
@@ -37,8 +42,9 @@ pub fn contract_problems(
         funcs,
     };
     let mut out = Vec::new();
-    for (data, path) in contracts {
+    for (data, path, at) in contracts {
         shape_problems(data, &path, &mut out);
+        broken_expressions(data, funcs, &path, at, &mut out);
         each_expr(data, &mut |e| {
             out.extend(
                 checker
@@ -75,6 +81,38 @@ fn shape_problems(d: &Data, path: &str, out: &mut Vec<Diagnostic>) {
             }
         }
         Data::List(items, _) => items.iter().for_each(|i| shape_problems(i, path, out)),
+        _ => {}
+    }
+}
+
+/// A literal string contract starting with `$` is an expression the loader
+/// could not classify: it would silently become an equality check.
+fn broken_expressions(
+    d: &Data,
+    funcs: &Functions,
+    path: &str,
+    at: Span,
+    out: &mut Vec<Diagnostic>,
+) {
+    match d {
+        Data::Str(s) if s.trim_start().starts_with('$') => {
+            if let Err(why) = funcs.parse(s) {
+                out.push(
+                    Diagnostic::error(
+                        "contract-syntax",
+                        format!("contract {s} does not parse: {why}"),
+                    )
+                    .with_span(at)
+                    .with_path(path.to_string()),
+                );
+            }
+        }
+        Data::List(items, s) => items
+            .iter()
+            .for_each(|i| broken_expressions(i, funcs, path, *s, out)),
+        Data::Map(entries, s) => entries
+            .iter()
+            .for_each(|(_, v)| broken_expressions(v, funcs, path, *s, out)),
         _ => {}
     }
 }
