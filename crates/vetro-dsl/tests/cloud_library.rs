@@ -380,3 +380,24 @@ fn an_instance_the_application_drops_is_released_in_the_same_run() {
         out.events
     );
 }
+
+#[test]
+fn muranopl_tests_of_the_library_pass() {
+    let lib = library();
+    let results = vetro_dsl::testing::run_all(&lib, None);
+    let failed: Vec<String> = results
+        .iter()
+        .filter_map(|r| {
+            r.failure
+                .as_ref()
+                .map(|f| format!("{}: {}", r.method, f.message))
+        })
+        .collect();
+    assert_eq!(
+        results.len(),
+        3,
+        "{:?}",
+        results.iter().map(|r| &r.method).collect::<Vec<_>>()
+    );
+    assert!(failed.is_empty(), "{failed:?}");
+}
