@@ -151,6 +151,14 @@ fn linux_variants_and_the_environment_network() {
         app["addresses"],
         json!({"a": ["10.30.0.4"], "b": ["10.30.0.5"]})
     );
+    // Application.reportDeployed reaches the notifier path.
+    assert!(
+        out.events
+            .iter()
+            .any(|e| e.kind == "notify" && e.message.contains("reported deployed")),
+        "{:?}",
+        out.events
+    );
 }
 
 #[test]
@@ -319,13 +327,18 @@ fn heat_software_config_instances_add_deployments() {
 #[test]
 fn affinity_groups_and_volumes() {
     let lib = library();
-    let vm = instance(
+    let mut vm = instance(
         "vm",
         "Instance",
         json!({"instanceAffinityGroup": {"?": {"id": "grp", "type": "io.murano.resources.InstanceAffinityGroup"}, "affinity": true},
                "volumes": {"/srv": {"?": {"id": "v", "type": "io.murano.resources.CinderVolume"}, "name": "srv", "size": 2}}}),
     );
+    vm["?"]["metadata"] = json!({"role": "db"});
     let out = deploy(&lib, &env(neutron(Some("10.70.0.0/24")), servers(vec![vm])));
+    assert_eq!(
+        template(&out)["resources"]["vm"]["properties"]["metadata"],
+        json!({"role": "db"})
+    );
     let r = &template(&out)["resources"];
     assert_eq!(
         r["server-group-grp"]["properties"]["policies"],
@@ -400,4 +413,31 @@ fn muranopl_tests_of_the_library_pass() {
         results.iter().map(|r| &r.method).collect::<Vec<_>>()
     );
     assert!(failed.is_empty(), "{failed:?}");
+}
+
+#[test]
+fn flat_and_custom_networks_and_the_primary_one() {
+    let lib = library();
+    let nets = json!({
+        "environment": {"?": {"id": "net1", "type": "io.murano.resources.NeutronNetwork"}, "name": "lan", "cidr": "10.11.0.0/24"},
+        "flat": {"?": {"id": "flat1", "type": "io.murano.resources.ExistingNeutronNetwork"}}});
+    let vm = instance(
+        "vm",
+        "Instance",
+        json!({"assignFloatingIp": true,
+               "networks": {"useEnvironmentNetwork": false, "useFlatNetwork": true,
+                            "customNetworks": [{"?": {"id": "extra", "type": "io.murano.resources.NeutronNetwork"},
+                                                "name": "extra", "cidr": "10.12.0.0/24"}]}}),
+    );
+    let out = deploy(&lib, &env(nets, servers(vec![vm])));
+    let r = template(&out)["resources"].as_object().unwrap().clone();
+    assert!(!r.contains_key("vm-port-lan"), "{:?}", r.keys());
+    assert!(r.contains_key("vm-port-private") && r.contains_key("vm-port-extra"));
+    // The floating IP goes to the primary (the flat) network's port.
+    assert_eq!(
+        r["vm-floating-ip"]["properties"]["port_id"],
+        json!({"get_resource": "vm-port-private"})
+    );
+    let vm = &out.model["Objects"]["applications"][0]["servers"][0];
+    assert_eq!(vm["ipAddresses"], json!(["10.254.0.4", "10.12.0.4"]));
 }

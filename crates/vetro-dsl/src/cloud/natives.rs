@@ -150,13 +150,16 @@ pub fn native_method(
         ("io.murano.Application", m @ ("reportDeployed" | "reportDestroyed")) => {
             services::report_application(rt, this, m, &a)
         }
-        ("io.murano.system.MetadefBrowser", m) => services::metadef_browser(rt, m, &a),
+        ("io.murano.system.MetadefBrowser", m @ ("getNamespaces" | "getObjects")) => {
+            services::metadef_browser(rt, m, &a)
+        }
         ("io.murano.system.MistralClient", m) => Err(services::unavailable(
             "MistralClient",
             m,
             "Mistral workflows are not available in the simulated backend",
         )),
-        ("io.murano.system.Agent", m) => agent(rt, this, m, &a),
+        // signingKey has a MuranoPL body.
+        ("io.murano.system.Agent", m) if m != "signingKey" => agent(rt, this, m, &a),
         ("io.murano.system.Resources", "string" | "bytes") => {
             read_resource(rt, &a(0, "name").py_str(), &a(1, "owner")).map(|s| Value::str(&s))
         }

@@ -250,25 +250,16 @@ pub(super) fn metadef_browser(
     method: &str,
     a: &dyn Fn(usize, &str) -> Value,
 ) -> Result<Value, Exc> {
-    match method {
-        "getNamespaces" | "getObjects" => {
-            let of = if method == "getNamespaces" {
-                a(0, "resourceType")
-            } else {
-                a(0, "namespace")
-            }
-            .py_str();
-            emit(
-                "service",
-                None,
-                format!("metadef browser: {method}({of}) is empty in the simulated catalogue"),
-            );
-            Ok(rt.decode(&json!([])))
-        }
-        other => Err(unavailable(
-            "MetadefBrowser",
-            other,
-            "this Glance metadata call is not available in the simulated backend",
-        )),
+    let of = if method == "getNamespaces" {
+        a(0, "resourceType")
+    } else {
+        a(0, "namespace")
     }
+    .py_str();
+    emit(
+        "service",
+        None,
+        format!("metadef browser: {method}({of}) is empty in the simulated catalogue"),
+    );
+    Ok(rt.decode(&json!([])))
 }
