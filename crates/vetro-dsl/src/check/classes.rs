@@ -19,29 +19,20 @@ pub struct ClassIndex {
 }
 
 impl ClassIndex {
-    /// Index the loaded packages, then the bundled core library (loaded
-    /// packages win on a name clash, as in a run). The bundled cloud library
-    /// is left out on purpose: its classes (and the test fixture it
-    /// completes) stand in for larger classes of the reference library, so
-    /// their method sets are not known and a class reaching one counts as
-    /// having an unknown parent.
+    /// Index the loaded packages, then the bundled cloud and core libraries,
+    /// in the order a run uses (the first definition of a name wins; the
+    /// cloud library's TestFixture completes the core declaration).
     pub fn new(packages: &[Package]) -> ClassIndex {
         let mut defs = HashMap::new();
-        // The bundled library's spans live in this private map; the checks
-        // never report inside it.
+        // The bundled libraries' spans live in this private map; the checks
+        // never report inside them.
         let mut sources = SourceMap::new();
-        let core = crate::core::core_package(&mut sources);
-        let stand_ins: HashSet<String> = crate::host::cloud_package(&mut sources)
-            .classes
-            .into_keys()
-            .collect();
-        for p in packages {
+        let bundled = [
+            crate::host::cloud_package(&mut sources),
+            crate::core::core_package(&mut sources),
+        ];
+        for p in packages.iter().chain(bundled.iter()) {
             for (name, def) in &p.classes {
-                defs.entry(name.clone()).or_insert_with(|| def.clone());
-            }
-        }
-        for (name, def) in &core.classes {
-            if !stand_ins.contains(name) {
                 defs.entry(name.clone()).or_insert_with(|| def.clone());
             }
         }
