@@ -441,3 +441,41 @@ fn flat_and_custom_networks_and_the_primary_one() {
     let vm = &out.model["Objects"]["applications"][0]["servers"][0];
     assert_eq!(vm["ipAddresses"], json!(["10.254.0.4", "10.12.0.4"]));
 }
+
+#[test]
+fn shared_ips_and_existing_volumes() {
+    let lib = library();
+    let vm = instance(
+        "vm",
+        "Instance",
+        json!({
+            "sharedIps": [{"?": {"id": "vip", "type": "io.murano.SharedIp"}, "assignFloatingIp": true}],
+            "volumes": {
+                "/old": {"?": {"id": "old", "type": "io.murano.resources.ExistingCinderVolume"}, "openstackId": "vol-123"},
+                "/new": {"?": {"id": "new", "type": "io.murano.resources.CinderVolume"}, "name": "fresh", "size": 1,
+                         "sourceSnapshot": {"?": {"id": "snap", "type": "io.murano.resources.CinderVolumeSnapshot"}, "openstackId": "snap-9"}}}}),
+    );
+    let out = deploy(&lib, &env(neutron(Some("10.13.0.0/24")), servers(vec![vm])));
+    let r = &template(&out)["resources"];
+    // The shared address is a port of its own; the instance's port allows it.
+    assert_eq!(r["shared-ip-vip"]["type"], json!("OS::Neutron::Port"));
+    assert_eq!(
+        r["vm-port-lan"]["properties"]["allowed_address_pairs"],
+        json!([{"ip_address": {"get_attr": ["shared-ip-vip", "fixed_ips", 0, "ip_address"]}}])
+    );
+    let vip = &out.model["Objects"]["applications"][0]["servers"][0]["sharedIps"][0];
+    assert_eq!(vip["virtualIp"], json!("10.13.0.4"));
+    assert_eq!(vip["floatingIpAddress"], json!("172.24.4.4"));
+    assert_eq!(
+        r["vol-123-attachment-vm"]["properties"]["volume_id"],
+        json!("vol-123")
+    );
+    assert_eq!(
+        r["fresh-volume"]["properties"]["snapshot_id"],
+        json!("snap-9")
+    );
+    assert!(out
+        .events
+        .iter()
+        .any(|e| e.message.contains("Snapshot snap-9 is not checked")));
+}

@@ -219,8 +219,21 @@ impl SimulatedCloud {
                     .and_then(Json::as_str)
                     .map(str::to_string);
                 let net_id = props.get("network").and_then(Json::as_str);
+                // Or a subnet of this stack named by its physical id.
+                let by_id = |ty: &str, id: &str| {
+                    stack
+                        .resources
+                        .iter()
+                        .find(|(_, (t, pid, _))| t == ty && pid == id)
+                        .map(|(n, _)| n.clone())
+                };
+                let stack_subnet = inventory_subnet
+                    .as_deref()
+                    .and_then(|id| by_id("OS::Neutron::Subnet", id));
+                let stack_net = net_id.and_then(|id| by_id("OS::Neutron::Net", id));
                 let cidr = subnet
                     .as_deref()
+                    .or(stack_subnet.as_deref())
                     .and_then(cidr_of_subnet)
                     .or_else(|| inventory_subnet.as_deref().and_then(inventory_cidr))
                     .or_else(|| net_id.and_then(inventory_network_cidr))
@@ -230,6 +243,7 @@ impl SimulatedCloud {
                     .get("network")
                     .and_then(resource_ref)
                     .map(str::to_string)
+                    .or(stack_net)
                     .or_else(|| net_id.map(inventory_network_name))
                     .unwrap_or_else(|| "network".to_string());
                 let subnet = subnet.or(inventory_subnet);
