@@ -8,6 +8,11 @@ mod report;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+// The engines build and drop many small trees (YAML nodes, YAQL values, object
+// models); mimalloc handles that churn much better than the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "vetro",

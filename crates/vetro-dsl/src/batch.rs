@@ -19,6 +19,16 @@ pub struct Batch {
     sessions: HashMap<i64, Rc<Rt>>,
 }
 
+/// A success reply carrying `value` under `key`. Built by moving the values
+/// in: `json!` would copy them through serialization.
+fn success(key: &str, value: Json, traces: Json) -> Json {
+    let mut reply = serde_json::Map::new();
+    reply.insert("ok".into(), Json::Bool(true));
+    reply.insert(key.into(), value);
+    reply.insert("traces".into(), traces);
+    Json::Object(reply)
+}
+
 /// The protocol form of an exception.
 pub fn exception_json(e: &Exc, preserve: bool) -> Json {
     let e = if preserve { e.to_mpl() } else { e.clone() };
@@ -49,7 +59,7 @@ impl Batch {
             "serialize" => match self.session(req) {
                 Some(rt) => {
                     let v = rt.serialize_model();
-                    json!({"ok": true, "value": v, "traces": Self::traces(&rt)})
+                    success("value", v, Self::traces(&rt))
                 }
                 None => json!({"ok": false, "error": "unknown session"}),
             },
@@ -111,8 +121,7 @@ impl Batch {
         let config = req.get("config").cloned().unwrap_or(json!({}));
         let rt = Rt::new(src, config, self.conformance.clone());
         self.sessions.insert(id, rt.clone());
-        let model = req.get("model").cloned().unwrap_or(Json::Null);
-        match rt.load_model(&model) {
+        match rt.load_model(req.get("model").unwrap_or(&Json::Null)) {
             Ok(root) => {
                 let root = root.map(|r| rt.encode(&r.value())).unwrap_or(Json::Null);
                 json!({"ok": true, "root": root, "traces": Self::traces(&rt)})
@@ -163,7 +172,7 @@ impl Batch {
             crate::core::call_external(&rt, &recv, method, args, kwargs)
         })();
         match r {
-            Ok(v) => json!({"ok": true, "value": rt.encode(&v), "traces": Self::traces(&rt)}),
+            Ok(v) => success("value", rt.encode(&v), Self::traces(&rt)),
             Err(e) => {
                 json!({"ok": false, "exception": exception_json(&e, preserve), "traces": Self::traces(&rt)})
             }
@@ -183,7 +192,8 @@ pub fn run<R: BufRead, W: Write>(input: R, mut output: W) -> std::io::Result<()>
             Ok(req) => batch.handle(&req),
             Err(e) => json!({"ok": false, "error": format!("bad JSON: {e}")}),
         };
-        writeln!(output, "{reply}")?;
+        serde_json::to_writer(&mut output, &reply)?;
+        output.write_all(b"\n")?;
         output.flush()?;
     }
     Ok(())

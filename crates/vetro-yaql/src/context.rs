@@ -5,7 +5,7 @@ use crate::func::FunctionDef;
 use crate::value::Value;
 use smallvec::SmallVec;
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 use std::rc::Rc;
 
 /// Candidate overloads of one name, grouped by layer (innermost first).

@@ -57,7 +57,6 @@ pub use parser::{Expr, ParserOptions};
 pub use value::{HostObject, Value};
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// How to build an engine: parser flavour, library and `yaql.*` options.
@@ -97,7 +96,7 @@ pub struct Expression {
 pub struct Engine {
     pub opts: EngineOptions,
     host: Rc<Context>,
-    cache: RefCell<HashMap<String, Rc<Expr>>>,
+    cache: RefCell<ahash::AHashMap<String, Rc<Expr>>>,
 }
 
 const CACHE_LIMIT: usize = 10_000;
@@ -118,7 +117,7 @@ impl Engine {
         Engine {
             opts,
             host,
-            cache: RefCell::new(HashMap::new()),
+            cache: RefCell::new(ahash::AHashMap::new()),
         }
     }
 

@@ -460,9 +460,17 @@ impl PartialEq for Value {
 
 impl Eq for Value {}
 
+/// A fast keyed hasher for value hashes: keyed per process, so crafted keys
+/// cannot be made to collide (these hashes feed every dict and set).
+fn value_hasher() -> ahash::AHasher {
+    use std::hash::BuildHasher;
+    static STATE: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
+    STATE.get_or_init(ahash::RandomState::new).build_hasher()
+}
+
 fn hash_i64(i: i64) -> u64 {
     // Python-like: equal numbers hash equal across int/float/bool.
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = value_hasher();
     i.hash(&mut h);
     h.finish()
 }
@@ -474,7 +482,7 @@ fn value_hash(v: &Value) -> u64 {
         Bool(b) => hash_i64(*b as i64),
         Int(i) => hash_i64(*i),
         BigInt(b) => {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
+            let mut h = value_hasher();
             b.hash(&mut h);
             h.finish()
         }
@@ -483,17 +491,17 @@ fn value_hash(v: &Value) -> u64 {
                 hash_i64(*f as i64)
             } else if f.fract() == 0.0 && f.is_finite() {
                 let b = num_bigint::BigInt::from(*f as i128);
-                let mut h = std::collections::hash_map::DefaultHasher::new();
+                let mut h = value_hasher();
                 b.hash(&mut h);
                 h.finish()
             } else {
-                let mut h = std::collections::hash_map::DefaultHasher::new();
+                let mut h = value_hasher();
                 f.to_bits().hash(&mut h);
                 h.finish()
             }
         }
         Str(s) => {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
+            let mut h = value_hasher();
             s.hash(&mut h);
             h.finish()
         }
@@ -522,7 +530,7 @@ fn value_hash(v: &Value) -> u64 {
         TimeDelta(t) => hash_i64(*t),
         Tz(o) => hash_i64(*o as i64 ^ 0x7a),
         Regex(r) => {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
+            let mut h = value_hasher();
             r.pattern.hash(&mut h);
             h.finish()
         }

@@ -48,7 +48,7 @@ pub fn run(args: Args) -> ExitCode {
     if args.batch {
         let stdin = std::io::stdin();
         let stdout = std::io::stdout();
-        return match vetro_dsl::batch::run(stdin.lock(), stdout.lock()) {
+        return match vetro_dsl::batch::run(stdin.lock(), std::io::BufWriter::new(stdout.lock())) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("vetro run: {e}");

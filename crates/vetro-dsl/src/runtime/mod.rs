@@ -23,6 +23,17 @@ use std::sync::Arc;
 use types::*;
 use vetro_yaql::{Context, Engine, EngineOptions, ErrorKind, HostObject, Value};
 
+/// Work a model load leaves for later, so that loading never recurses along
+/// references: objects named by id before their model was reached (built as
+/// shells, given their properties once the tree is done), and the `.init`
+/// calls, which run once every object of the model has its properties (with
+/// the model values `.init` takes its arguments from).
+#[derive(Default)]
+pub struct LoadScope {
+    pub shells: std::collections::VecDeque<(Rc<Object>, vetro_yaql::value::Dict)>,
+    pub inits: Vec<(Rc<Object>, vetro_yaql::value::Dict)>,
+}
+
 /// Class definitions available to a session, with their packages.
 #[derive(Default, Clone)]
 pub struct ClassSource {
@@ -117,12 +128,11 @@ pub struct Rt {
     pub regen_ids: Cell<bool>,
     /// Dry-run loads (templates): no `.init`; these properties are not validated.
     pub dry_run: RefCell<Option<Vec<String>>>,
-    /// While a model loads, objects whose `.init` waits until every property of
-    /// the model is set (with the model values `.init` takes its arguments from).
+    /// The model load in progress (see `model.rs`).
+    pub load_scope: RefCell<Option<LoadScope>>,
     /// Objects created by each running construction batch (see `gc.rs`).
     pub batches: RefCell<Vec<Vec<Rc<Object>>>>,
     pub settle_seq: Cell<u64>,
-    pub deferred_inits: RefCell<Option<Vec<(Rc<Object>, vetro_yaql::value::Dict)>>>,
     /// Arguments of an external call are being bound: their models get no owner.
     pub external_call: Cell<bool>,
     /// Interned `typeinfo()` objects, by class name.
@@ -131,6 +141,22 @@ pub struct Rt {
 
 /// Name used for the current namespace when `:Name` is rewritten to `ns:Name`.
 pub const CURRENT_NS: &str = "vetroCurrentNs";
+
+/// Objects point at each other (owners, property values, subscriptions), so
+/// a session breaks those cycles when it ends; otherwise every session would
+/// leak its whole object graph.
+impl Drop for Rt {
+    fn drop(&mut self) {
+        let mut objects: Vec<Rc<Object>> = self.store.get_mut().drain(..).map(|(_, o)| o).collect();
+        objects.extend(self.model_objs.get_mut().drain().map(|(_, o)| o));
+        for o in objects {
+            o.props.borrow_mut().clear();
+            o.private.borrow_mut().clear();
+            o.subscribers.borrow_mut().clear();
+            o.owner.borrow_mut().take();
+        }
+    }
+}
 
 impl Rt {
     pub fn new(source: ClassSource, config: serde_json::Value, conformance: Conformance) -> Rc<Rt> {
@@ -181,7 +207,7 @@ impl Rt {
             model_objs: RefCell::new(HashMap::new()),
             regen_ids: Cell::new(true),
             dry_run: RefCell::new(None),
-            deferred_inits: RefCell::new(None),
+            load_scope: RefCell::new(None),
             batches: RefCell::new(Vec::new()),
             settle_seq: Cell::new(0),
             external_call: Cell::new(false),

@@ -2,7 +2,7 @@
 //! value encoding for the protocol, garbage collection and destruction.
 
 use super::types::*;
-use super::Rt;
+use super::{LoadScope, Rt};
 use crate::syntax::PropUsage;
 use serde_json::{json, Map, Value as Json};
 use std::collections::{HashMap, HashSet};
@@ -69,7 +69,8 @@ impl Rt {
         }
     }
 
-    /// An object by id: from the store, or loaded from the pending model index.
+    /// An object by id: from the store, or built from the pending model index
+    /// (inside a model load, as a shell that gets its properties later).
     pub fn lookup_or_load(&self, id: &str, scope: &Rc<Class>) -> Option<Rc<Object>> {
         if let Some(o) = self.model_objs.borrow().get(id) {
             return Some(o.clone());
@@ -82,7 +83,16 @@ impl Rt {
             let built = self.model_objs.borrow().get(&o).cloned();
             built.or_else(|| self.store.borrow().get(&o).cloned())
         });
-        self.load_object(&model, owner, scope, None).ok()
+        if self.load_scope.borrow().is_none() {
+            return self.load_object(&model, owner, scope, None).ok();
+        }
+        let (obj, props) = self.shell(&model, owner, scope, None).ok()?;
+        if !obj.initialized.get() {
+            if let Some(ls) = self.load_scope.borrow_mut().as_mut() {
+                ls.shells.push_back((obj.clone(), props));
+            }
+        }
+        Some(obj)
     }
 
     /// Load a model tree: its ids are indexed so references inside it resolve.
@@ -116,19 +126,19 @@ impl Rt {
         self.with_deferred_inits(|| self.load_object(model, owner, scope, default_type))
     }
 
-    /// Run a model load whose objects' `.init` methods run once the whole model
-    /// has its properties, in the order the objects got them. Nested loads
-    /// join the outermost one.
+    /// Run a model load in a [`LoadScope`]: then the shells get their
+    /// properties, then every `.init` runs, in the order the objects got their
+    /// properties. Nested loads join the outermost one.
     fn with_deferred_inits<T>(&self, load: impl FnOnce() -> Result<T, Exc>) -> Result<T, Exc> {
-        if self.deferred_inits.borrow().is_some() {
+        if self.load_scope.borrow().is_some() {
             return load();
         }
         self.construction_batch(|| {
-            *self.deferred_inits.borrow_mut() = Some(Vec::new());
-            let loaded = load();
-            let queued = self.deferred_inits.borrow_mut().take().unwrap_or_default();
+            *self.load_scope.borrow_mut() = Some(LoadScope::default());
+            let loaded = load().and_then(|v| self.complete_shells().map(|()| v));
+            let scope = self.load_scope.borrow_mut().take().unwrap_or_default();
             let value = loaded?;
-            for (obj, props) in queued {
+            for (obj, props) in scope.inits {
                 obj.initializing.set(true);
                 let r = self.run_init(&obj.class, &obj, &props);
                 obj.initializing.set(false);
@@ -136,6 +146,16 @@ impl Rt {
             }
             Ok(value)
         })
+    }
+
+    fn complete_shells(&self) -> Result<(), Exc> {
+        loop {
+            let next = self.load_scope.borrow_mut().as_mut().and_then(|ls| ls.shells.pop_front());
+            let Some((obj, props)) = next else { return Ok(()) };
+            if !obj.initialized.get() {
+                self.init_object(&obj, &props)?;
+            }
+        }
     }
 
     /// Build (and initialise) an object from a model dict.
@@ -146,6 +166,22 @@ impl Rt {
         scope: &Rc<Class>,
         default_type: Option<&Rc<Class>>,
     ) -> Result<Rc<Object>, Exc> {
+        let (obj, props) = self.shell(model, owner, scope, default_type)?;
+        if !obj.initialized.get() {
+            self.init_object(&obj, &props)?;
+        }
+        Ok(obj)
+    }
+
+    /// The object a model dict describes, with the property values it gives:
+    /// the one already built for its id, or a new one without properties yet.
+    fn shell(
+        &self,
+        model: &Value,
+        owner: Option<Rc<Object>>,
+        scope: &Rc<Class>,
+        default_type: Option<&Rc<Class>>,
+    ) -> Result<(Rc<Object>, Dict), Exc> {
         let Value::Dict(d) = model else {
             return Err(Exc::contract("Value is not an object model"));
         };
@@ -205,11 +241,11 @@ impl Rt {
         };
         if let Some(mid) = &id {
             if let Some(existing) = self.model_objs.borrow().get(mid).cloned() {
-                return Ok(existing);
+                return Ok((existing, props));
             }
             if !self.regen_ids.get() {
                 if let Some(existing) = self.store.borrow().get(mid).cloned() {
-                    return Ok(existing);
+                    return Ok((existing, props));
                 }
             }
         }
@@ -225,8 +261,7 @@ impl Rt {
         *obj.name.borrow_mut() = name;
         *obj.metadata.borrow_mut() = metadata;
         self.store.borrow_mut().insert(id, obj.clone());
-        self.init_object(&obj, &props)?;
-        Ok(obj)
+        Ok((obj, props))
     }
 
     /// A new object of `class` with property values (for `new()`).
@@ -325,8 +360,8 @@ impl Rt {
         if self.dry_run.borrow().is_some() {
             return Ok(());
         }
-        if let Some(queue) = self.deferred_inits.borrow_mut().as_mut() {
-            queue.push((obj.clone(), props.clone()));
+        if let Some(ls) = self.load_scope.borrow_mut().as_mut() {
+            ls.inits.push((obj.clone(), props.clone()));
             return Ok(());
         }
         self.run_init(&obj.class, obj, props)
@@ -350,16 +385,11 @@ impl Rt {
 
     /// The `load` step: a deployment model or a bare root object.
     pub fn load_model(&self, model: &Json) -> Result<Option<Rc<Object>>, Exc> {
+        const NULL: Json = Json::Null;
         let (objects, copy, attrs) = match model.get("Objects") {
-            Some(_) => (
-                model.get("Objects").cloned().unwrap_or(Json::Null),
-                model.get("ObjectsCopy").cloned(),
-                model.get("Attributes").cloned(),
-            ),
-            None if model.get("ObjectsCopy").is_some() => {
-                (Json::Null, model.get("ObjectsCopy").cloned(), None)
-            }
-            None => (model.clone(), None, None),
+            Some(objects) => (objects, model.get("ObjectsCopy"), model.get("Attributes")),
+            None if model.get("ObjectsCopy").is_some() => (&NULL, model.get("ObjectsCopy"), None),
+            None => (model, None, None),
         };
         if let Some(Json::Array(a)) = attrs {
             for rec in a {

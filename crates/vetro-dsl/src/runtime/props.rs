@@ -61,7 +61,7 @@ impl Rt {
         &self,
         class: &Rc<Class>,
         name: &str,
-    ) -> Result<(Rc<Class>, crate::syntax::PropertyDef), Exc> {
+    ) -> Result<(Rc<Class>, std::sync::Arc<crate::syntax::PropertyDef>), Exc> {
         match class.find_property(name).into_iter().next() {
             Some((d, p)) if p.usage == PropUsage::Static => Ok((d, p)),
             _ => Err(Exc::dsl(

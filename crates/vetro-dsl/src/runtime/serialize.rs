@@ -245,23 +245,41 @@ impl Writer {
         }
     }
 
-    /// The final value: references become ids, or go when a deployment never
-    /// wrote their object.
-    fn finish(&self, t: Tree) -> Option<Value> {
+    /// The final JSON of a deployment: references to written objects become
+    /// ids, the others go; dict keys are their Python text.
+    fn finish_json(&self, rt: &Rt, t: Tree) -> Option<Json> {
         Some(match t {
-            Tree::Leaf(v) => v,
-            Tree::Ref(o) if self.keeps_refs() || self.written.contains(&o.id) => text(&o.id),
+            Tree::Leaf(v) => rt.plain_json(&v),
+            Tree::Ref(o) if self.written.contains(&o.id) => Json::String(o.id.clone()),
             Tree::Ref(_) => return None,
-            Tree::List(items) => {
-                Value::list(items.into_iter().filter_map(|x| self.finish(x)).collect())
-            }
-            Tree::Map(fields) => Value::dict(
+            Tree::List(items) => Json::Array(
+                items
+                    .into_iter()
+                    .filter_map(|x| self.finish_json(rt, x))
+                    .collect(),
+            ),
+            Tree::Map(fields) => Json::Object(
                 fields
                     .into_iter()
-                    .filter_map(|(k, x)| self.finish(x).map(|v| (k, v)))
+                    .filter_map(|(k, x)| self.finish_json(rt, x).map(|j| (k.py_str(), j)))
                     .collect(),
             ),
         })
+    }
+
+    /// The final value of `dump()`: references become ids.
+    fn finish(t: Tree) -> Value {
+        match t {
+            Tree::Leaf(v) => v,
+            Tree::Ref(o) => text(&o.id),
+            Tree::List(items) => Value::list(items.into_iter().map(Writer::finish).collect()),
+            Tree::Map(fields) => Value::dict(
+                fields
+                    .into_iter()
+                    .map(|(k, x)| (k, Writer::finish(x)))
+                    .collect(),
+            ),
+        }
     }
 }
 
@@ -317,13 +335,9 @@ fn serialized_as_reference(class: &Class, meta: &crate::syntax::Data) -> bool {
 }
 
 impl Rt {
-    /// Write `root` (seen as `class`) in `style`, with the ids of the objects written.
-    fn write_tree(
-        &self,
-        root: &Rc<Object>,
-        class: &Rc<Class>,
-        style: Style,
-    ) -> (Value, HashSet<String>) {
+    /// Lay out the tree of `root` (seen as `class`) in `style`: every object
+    /// placed, references left as such.
+    fn write_tree(&self, root: &Rc<Object>, class: &Rc<Class>, style: Style) -> (Writer, Tree) {
         let top_parent = root.owner.borrow().clone();
         let mut w = Writer {
             style,
@@ -334,8 +348,15 @@ impl Rt {
         while pending {
             pending = w.place(&mut tree);
         }
-        let v = w.finish(tree).unwrap_or(Value::Null);
-        (v, w.written)
+        (w, tree)
+    }
+
+    /// A deployment tree as JSON, with the ids of the objects written.
+    fn deployment_json(&self, root: &Rc<Object>, actions: bool) -> (Json, HashSet<String>) {
+        let class = root.class.clone();
+        let (w, tree) = self.write_tree(root, &class, Style::Deployment { actions });
+        let json = w.finish_json(self, tree).unwrap_or(Json::Null);
+        (json, w.written)
     }
 
     /// The `serialize` reply: `Objects`, `ObjectsCopy` and `Attributes`.
@@ -343,9 +364,8 @@ impl Rt {
         let Some(root) = self.root.borrow().clone() else {
             return json!({"Objects": null, "ObjectsCopy": null, "Attributes": []});
         };
-        let class = root.class.clone();
-        let (objects, written) = self.write_tree(&root, &class, Style::Deployment { actions: true });
-        let (copy, _) = self.write_tree(&root, &class, Style::Deployment { actions: false });
+        let (objects, written) = self.deployment_json(&root, true);
+        let (copy, _) = self.deployment_json(&root, false);
         let attrs: Vec<Json> = self
             .attributes
             .borrow()
@@ -353,11 +373,11 @@ impl Rt {
             .filter(|(id, ..)| written.contains(id))
             .map(|(i, t, n, v)| json!([i, t, n, self.encode(v)]))
             .collect();
-        json!({
-            "Objects": self.plain_json(&objects),
-            "ObjectsCopy": self.plain_json(&copy),
-            "Attributes": attrs,
-        })
+        let mut out = serde_json::Map::new();
+        out.insert("Objects".into(), objects);
+        out.insert("ObjectsCopy".into(), copy);
+        out.insert("Attributes".into(), Json::Array(attrs));
+        Json::Object(out)
     }
 
     /// A written tree as JSON: dicts are objects whatever their keys look like.
@@ -387,6 +407,6 @@ impl Rt {
             "Inline" => Style::Inline,
             _ => Style::Serializable,
         };
-        self.write_tree(&o, &class, style).0
+        Writer::finish(self.write_tree(&o, &class, style).1)
     }
 }

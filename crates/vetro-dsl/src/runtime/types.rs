@@ -57,7 +57,7 @@ impl Class {
     }
 
     /// Most-derived definitions of a method over all inheritance paths.
-    pub fn find_methods(self: &Rc<Self>, name: &str) -> Vec<(Rc<Class>, MethodDef)> {
+    pub fn find_methods(self: &Rc<Self>, name: &str) -> Vec<(Rc<Class>, Arc<MethodDef>)> {
         let mro = self.mro();
         let defining: Vec<&Rc<Class>> = mro
             .iter()
@@ -71,7 +71,7 @@ impl Class {
     }
 
     /// All declarations of a property along the hierarchy (most derived first).
-    pub fn find_property(self: &Rc<Self>, name: &str) -> Vec<(Rc<Class>, PropertyDef)> {
+    pub fn find_property(self: &Rc<Self>, name: &str) -> Vec<(Rc<Class>, Arc<PropertyDef>)> {
         self.mro()
             .iter()
             .filter_map(|c| c.def.properties.get(name).map(|p| (c.clone(), p.clone())))

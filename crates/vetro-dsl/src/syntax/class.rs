@@ -104,8 +104,9 @@ pub struct ClassDef {
     /// Parent class names, already resolved.
     pub extends: Vec<String>,
     pub usage: ClassUsage,
-    pub properties: IndexMap<String, PropertyDef>,
-    pub methods: IndexMap<String, MethodDef>,
+    /// Shared so that lookups along the hierarchy clone a pointer, not a tree.
+    pub properties: IndexMap<String, Arc<PropertyDef>>,
+    pub methods: IndexMap<String, Arc<MethodDef>>,
     pub meta: Data,
     pub import: Vec<String>,
     pub cardinality_many: bool,
@@ -219,7 +220,7 @@ pub fn read_class(doc: &Data, ctx: &DocContext<'_>) -> Result<ReadClass, ClassPr
             };
             properties.insert(
                 pname.clone(),
-                PropertyDef {
+                Arc::new(PropertyDef {
                     name: pname,
                     contract: v.get("Contract").cloned().unwrap_or(Data::Null),
                     usage: pusage,
@@ -229,7 +230,7 @@ pub fn read_class(doc: &Data, ctx: &DocContext<'_>) -> Result<ReadClass, ClassPr
                         Data::Map(_, s) => *s,
                         _ => span,
                     },
-                },
+                }),
             );
         }
     }
@@ -252,7 +253,7 @@ pub fn read_class(doc: &Data, ctx: &DocContext<'_>) -> Result<ReadClass, ClassPr
             match read_method(&mname, v, mspan, ctx) {
                 Ok(m) => {
                     methods_ok.push((raw, true, None));
-                    methods.insert(mname, m);
+                    methods.insert(mname, Arc::new(m));
                 }
                 Err(e) => {
                     methods_ok.push((raw.clone(), false, Some(e.message.clone())));

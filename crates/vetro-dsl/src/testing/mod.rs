@@ -73,7 +73,7 @@ fn find_method(
     rt: &crate::runtime::Rt,
     class: &str,
     name: &str,
-) -> Option<(Rc<crate::runtime::types::Class>, MethodDef)> {
+) -> Option<(Rc<crate::runtime::types::Class>, std::sync::Arc<MethodDef>)> {
     let c = rt.class(class).ok()?;
     c.find_methods(name).into_iter().next()
 }
