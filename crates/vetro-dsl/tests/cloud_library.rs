@@ -479,3 +479,31 @@ fn shared_ips_and_existing_volumes() {
         .iter()
         .any(|e| e.message.contains("Snapshot snap-9 is not checked")));
 }
+
+#[test]
+fn stack_outputs_come_from_the_cloud_in_a_later_run() {
+    let lib = library();
+    let cloud = Rc::new(RefCell::new(SimulatedCloud::new()));
+    let vm = instance("vm", "Instance", json!({}));
+    let first = deploy_on(
+        &lib,
+        &env(neutron(Some("10.14.0.0/24")), servers(vec![vm])),
+        &cloud,
+    );
+    // The state survives a save/restore too (what a host would keep on disk).
+    let restored = SimulatedCloud::restore(&cloud.borrow().save()).unwrap();
+    let h = lib.host(Box::new(restored), None);
+    let out = host::run(
+        &lib,
+        &first.model,
+        &Target::Object("app1".into()),
+        "stackOutputs",
+        h,
+    )
+    .unwrap();
+    let outputs = out.result.expect("the action runs");
+    assert_eq!(outputs["vm-port-lan-ip"], json!("10.14.0.4"));
+    assert!(outputs["vm-id"]
+        .as_str()
+        .is_some_and(|id| id.starts_with("sim-")));
+}

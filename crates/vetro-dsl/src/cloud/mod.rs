@@ -51,6 +51,10 @@ pub trait CloudBackend {
     fn agent_call(&mut self, host: &str, plan: &Json) -> Result<Json, String>;
     /// The last template pushed for `stack`.
     fn stack_template(&self, stack: &str) -> Option<Json>;
+    /// The outputs of the last push of `stack`.
+    fn stack_outputs(&self, _stack: &str) -> Option<Json> {
+        None
+    }
     /// Neutron-style listing for the network explorer: `networks`, `subnets`,
     /// `ports`, `routers` or `extensions`.
     fn list(&self, what: &str) -> Result<Json, String> {
@@ -95,6 +99,9 @@ impl<B: CloudBackend> CloudBackend for std::rc::Rc<RefCell<B>> {
     }
     fn stack_template(&self, stack: &str) -> Option<Json> {
         self.borrow().stack_template(stack)
+    }
+    fn stack_outputs(&self, stack: &str) -> Option<Json> {
+        self.borrow().stack_outputs(stack)
     }
     fn list(&self, what: &str) -> Result<Json, String> {
         self.borrow().list(what)

@@ -245,8 +245,12 @@ fn heat(
             set_prop(&o, "heatParameters", rt.decode(&p));
             Ok(Value::Null)
         }
+        // Like current(): the cloud's outputs when this run pushed nothing.
         "output" => Ok(match prop(&o, "heatOutputs") {
-            Value::Null => Value::dict(Default::default()),
+            Value::Null => with_host(|h| h.backend.stack_outputs(&stack_name(&o)))
+                .flatten()
+                .map(|j| rt.decode(&j))
+                .unwrap_or_else(|| Value::dict(Default::default())),
             v => v,
         }),
         "push" => {

@@ -35,6 +35,8 @@ struct Stack {
     template: Json,
     /// resource name -> (type, physical id, attributes)
     resources: HashMap<String, (String, String, Json)>,
+    /// The outputs of the last push.
+    outputs: Json,
 }
 
 /// An IPv4 pool over a CIDR; hands out .4, .5, ... like a fresh Neutron subnet.
@@ -176,6 +178,94 @@ fn resource_ref(v: &Json) -> Option<&str> {
 impl SimulatedCloud {
     pub fn new() -> SimulatedCloud {
         SimulatedCloud::default()
+    }
+
+    /// Everything the simulator holds (stacks with their resources, address
+    /// pools, handed-out CIDRs) as JSON, so that a later run can continue
+    /// from it with [`SimulatedCloud::restore`].
+    pub fn save(&self) -> Json {
+        let mut stacks = Map::new();
+        for (name, st) in &self.stacks {
+            let resources: Map<String, Json> = st
+                .resources
+                .iter()
+                .map(|(r, (t, id, a))| (r.clone(), json!([t, id, a])))
+                .collect();
+            stacks.insert(
+                name.clone(),
+                json!({"template": st.template, "outputs": st.outputs, "resources": resources}),
+            );
+        }
+        let pools: Map<String, Json> = self
+            .pools
+            .iter()
+            .map(|(c, p)| (c.clone(), json!(p.next)))
+            .collect();
+        json!({"stacks": stacks, "pools": pools, "cidrs": self.cidrs})
+    }
+
+    /// A simulator in the state [`SimulatedCloud::save`] wrote.
+    pub fn restore(state: &Json) -> Result<SimulatedCloud, String> {
+        let mut c = SimulatedCloud::new();
+        let bad = |what: &str| format!("simulator state: bad {what}");
+        for (name, st) in state
+            .get("stacks")
+            .and_then(Json::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let mut stack = Stack {
+                template: st.get("template").cloned().unwrap_or(Json::Null),
+                outputs: st.get("outputs").cloned().unwrap_or(json!({})),
+                resources: HashMap::new(),
+            };
+            for (r, v) in st
+                .get("resources")
+                .and_then(Json::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let (Some(t), Some(id)) = (
+                    v.get(0).and_then(Json::as_str),
+                    v.get(1).and_then(Json::as_str),
+                ) else {
+                    return Err(bad("resource"));
+                };
+                let attrs = v.get(2).cloned().unwrap_or(Json::Null);
+                stack
+                    .resources
+                    .insert(r.clone(), (t.to_string(), id.to_string(), attrs));
+            }
+            c.stacks.insert(name.clone(), stack);
+        }
+        for (cidr, next) in state
+            .get("pools")
+            .and_then(Json::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let (base, size) = parse_cidr(cidr).ok_or_else(|| bad("pool"))?;
+            let next = next
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| bad("pool"))?;
+            c.pools.insert(cidr.clone(), Pool { base, size, next });
+        }
+        for pair in state
+            .get("cidrs")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+        {
+            match (
+                pair.get(0).and_then(Json::as_str),
+                pair.get(1).and_then(Json::as_str),
+            ) {
+                (Some(k), Some(v)) => c.cidrs.push((k.to_string(), v.to_string())),
+                _ => return Err(bad("CIDR")),
+            }
+        }
+        Ok(c)
     }
 
     fn allocate(&mut self, cidr: &str) -> Result<String, String> {
@@ -535,6 +625,7 @@ impl CloudBackend for SimulatedCloud {
                 outputs.insert(k.clone(), Self::resolve(&stack, params, &value));
             }
         }
+        stack.outputs = Json::Object(outputs.clone());
         self.stacks.insert(name.to_string(), stack);
         Ok(Json::Object(outputs))
     }
@@ -550,6 +641,10 @@ impl CloudBackend for SimulatedCloud {
 
     fn stack_template(&self, name: &str) -> Option<Json> {
         self.stacks.get(name).map(|s| s.template.clone())
+    }
+
+    fn stack_outputs(&self, name: &str) -> Option<Json> {
+        self.stacks.get(name).map(|s| s.outputs.clone())
     }
 }
 
@@ -630,6 +725,29 @@ mod tests {
         assert_eq!(out["ip"], json!("10.254.0.4"));
         assert_eq!(out["nets"], json!({"novanetwork": ["10.100.0.4"]}));
         assert_eq!(out["pub"], json!("172.24.4.4"));
+    }
+
+    #[test]
+    fn saved_state_restores_stacks_pools_and_cidrs() {
+        let mut c = SimulatedCloud::new();
+        let t = json!({"resources": {
+            "sub": {"type": "OS::Neutron::Subnet", "properties": {"cidr": "192.168.9.0/24"}},
+            "p": {"type": "OS::Neutron::Port", "properties": {"fixed_ips": [{"subnet": {"get_resource": "sub"}}]}}},
+            "outputs": {"ip": {"value": {"get_attr": ["p", "fixed_ips", 0, "ip_address"]}}}});
+        let out = c.push_stack("s", &t, &json!({})).unwrap();
+        let cidr = c.allocate_cidr("k").unwrap();
+        let mut r = SimulatedCloud::restore(&c.save()).unwrap();
+        assert_eq!(r.stack_template("s"), Some(t.clone()));
+        assert_eq!(r.stack_outputs("s"), Some(out.clone()));
+        assert_eq!(r.allocate_cidr("k").unwrap(), cidr);
+        // Kept resources keep their addresses; a new port gets the next one.
+        let mut t2 = t.clone();
+        t2["resources"]["q"] = json!({"type": "OS::Neutron::Port", "properties": {"fixed_ips": [{"subnet": {"get_resource": "sub"}}]}});
+        t2["outputs"]["ip2"] = json!({"value": {"get_attr": ["q", "fixed_ips", 0, "ip_address"]}});
+        let out2 = r.push_stack("s", &t2, &json!({})).unwrap();
+        assert_eq!(out2["ip"], out["ip"]);
+        assert_eq!(out2["ip2"], json!("192.168.9.5"));
+        assert!(SimulatedCloud::restore(&json!({"pools": {"nope": 4}})).is_err());
     }
 
     #[test]
