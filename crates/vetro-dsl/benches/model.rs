@@ -55,7 +55,10 @@ fn load_and_serialize(c: &mut Criterion) {
             let loaded = batch.handle(&json!({"op": "load", "session": 0, "model": model}));
             assert_eq!(loaded["ok"], json!(true), "{loaded}");
             let out = batch.handle(&json!({"op": "serialize", "session": 0}));
-            assert_eq!(out["value"]["Objects"]["members"].as_array().map(Vec::len), Some(OBJECTS - 1));
+            assert_eq!(
+                out["value"]["Objects"]["members"].as_array().map(Vec::len),
+                Some(OBJECTS - 1)
+            );
         })
     });
 }

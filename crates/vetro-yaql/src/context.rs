@@ -3,9 +3,9 @@
 use crate::eval::Runtime;
 use crate::func::FunctionDef;
 use crate::value::Value;
+use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 use smallvec::SmallVec;
 use std::cell::RefCell;
-use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 use std::rc::Rc;
 
 /// Candidate overloads of one name, grouped by layer (innermost first).

@@ -111,7 +111,8 @@ impl Rt {
             let saved_models = self.models.replace(index);
             let saved_objs = self.model_objs.replace(HashMap::new());
             let saved_regen = self.regen_ids.replace(true);
-            let r = self.with_deferred_inits(|| self.load_object(model, owner, scope, default_type));
+            let r =
+                self.with_deferred_inits(|| self.load_object(model, owner, scope, default_type));
             *self.models.borrow_mut() = saved_models;
             *self.model_objs.borrow_mut() = saved_objs;
             self.regen_ids.set(saved_regen);
@@ -150,8 +151,14 @@ impl Rt {
 
     fn complete_shells(&self) -> Result<(), Exc> {
         loop {
-            let next = self.load_scope.borrow_mut().as_mut().and_then(|ls| ls.shells.pop_front());
-            let Some((obj, props)) = next else { return Ok(()) };
+            let next = self
+                .load_scope
+                .borrow_mut()
+                .as_mut()
+                .and_then(|ls| ls.shells.pop_front());
+            let Some((obj, props)) = next else {
+                return Ok(());
+            };
             if !obj.initialized.get() {
                 self.init_object(&obj, &props)?;
             }
@@ -405,7 +412,7 @@ impl Rt {
         }
         let scope = self.class("io.murano.Object")?;
         let mut index = HashMap::new();
-        let root_val = self.decode(&objects);
+        let root_val = self.decode(objects);
         self.index_models(&root_val, None, &mut index);
         *self.models.borrow_mut() = index;
         self.model_objs.borrow_mut().clear();
@@ -420,7 +427,7 @@ impl Rt {
         let root = root?;
         *self.root.borrow_mut() = root.clone();
         if let Some(copy) = copy {
-            let copy_val = self.decode(&copy);
+            let copy_val = self.decode(copy);
             let mut idx = HashMap::new();
             self.index_models(&copy_val, None, &mut idx);
             let live: HashSet<String> = self.store.borrow().keys().cloned().collect();

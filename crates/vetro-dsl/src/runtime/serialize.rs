@@ -97,7 +97,11 @@ impl Writer {
             Value::Dict(d) => Tree::Map(
                 d.iter()
                     .map(|(k, x)| {
-                        let key = if deployment { text(&k.py_str()) } else { k.clone() };
+                        let key = if deployment {
+                            text(&k.py_str())
+                        } else {
+                            k.clone()
+                        };
                         (key, item(x))
                     })
                     .collect(),
@@ -150,9 +154,7 @@ impl Writer {
                 }
                 let Some(v) = values.get(name) else { continue };
                 let tree = match as_object(v) {
-                    Some((x, _)) if serialized_as_reference(&c, &p.meta) => {
-                        Tree::Leaf(text(&x.id))
-                    }
+                    Some((x, _)) if serialized_as_reference(&c, &p.meta) => Tree::Leaf(text(&x.id)),
                     _ => {
                         let (t, p) = self.value(v, Some(o));
                         pending |= p;
@@ -190,7 +192,10 @@ impl Writer {
                 .map(|(s, handler)| {
                     let mut d = Dict::new();
                     d.insert(text("subscriber"), text(&s.id));
-                    d.insert(text("handler"), handler.as_deref().map_or(Value::Null, text));
+                    d.insert(
+                        text("handler"),
+                        handler.as_deref().map_or(Value::Null, text),
+                    );
                     Value::dict(d)
                 })
                 .collect();
