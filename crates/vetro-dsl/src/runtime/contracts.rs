@@ -49,6 +49,12 @@ impl Rt {
         match spec {
             Data::Null => Ok(value),
             Data::Expr(e) => {
+                // Lazy values go through YAQL, which also materialises them.
+                if !matches!(value, Value::Iter(_)) {
+                    if let Some(plan) = self.contract_plan(&e.text) {
+                        return self.run_plan(&plan, value, class, owner);
+                    }
+                }
                 let ctx = self.contract_layer.child();
                 ctx.set("1", value);
                 let this = match owner {
@@ -211,78 +217,22 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
     reg(
         "int",
         "value:any",
-        Box::new(|rt, _, a| {
-            let v = a.v(0);
-            Ok(match v {
-                Value::Null => Value::Null,
-                Value::Int(_) | Value::BigInt(_) => v.clone(),
-                Value::Bool(b) => Value::Int(*b as i64),
-                Value::Float(f) if f.is_finite() => Value::Int(f.trunc() as i64),
-                Value::Str(s) => match s.trim().parse::<i64>() {
-                    Ok(i) => Value::Int(i),
-                    Err(_) => {
-                        return Err(violation(
-                            rt,
-                            format!("Value {} violates int() contract", v.repr()),
-                        ))
-                    }
-                },
-                other => {
-                    return Err(violation(
-                        rt,
-                        format!("Value {} violates int() contract", other.repr()),
-                    ))
-                }
-            })
-        }),
+        Box::new(|rt, _, a| int_contract(a.v(0)).map_err(|e| rt.smuggle(e))),
     );
     reg(
         "string",
         "value:any",
-        Box::new(|rt, _, a| {
-            let v = a.v(0);
-            Ok(match v {
-                Value::Null => Value::Null,
-                Value::Str(_) => v.clone(),
-                Value::Int(_) | Value::BigInt(_) | Value::Bool(_) => Value::str(&v.py_str()),
-                other => {
-                    if let Some((o, _)) = as_object(other) {
-                        Value::str(&o.id)
-                    } else {
-                        return Err(violation(
-                            rt,
-                            format!("Value {} violates string() contract", other.repr()),
-                        ));
-                    }
-                }
-            })
-        }),
+        Box::new(|rt, _, a| string_contract(a.v(0)).map_err(|e| rt.smuggle(e))),
     );
     reg(
         "bool",
         "value:any",
-        Box::new(|_, _, a| {
-            let v = a.v(0);
-            Ok(if v.is_null() {
-                Value::Null
-            } else {
-                Value::Bool(v.truthy())
-            })
-        }),
+        Box::new(|_, _, a| Ok(bool_contract(a.v(0)))),
     );
     reg(
         "notNull",
         "value:any",
-        Box::new(|rt, _, a| {
-            if a.v(0).is_null() {
-                Err(violation(
-                    rt,
-                    "null value violates notNull() contract".into(),
-                ))
-            } else {
-                Ok(a.v(0).clone())
-            }
-        }),
+        Box::new(|rt, _, a| not_null_contract(a.v(0)).map_err(|e| rt.smuggle(e))),
     );
     reg(
         "check",
@@ -329,49 +279,13 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
                         .template_value(&v, &scope, &want, &default, &exclude)
                         .map_err(|e| rt.smuggle(e));
                 }
-                let obj = match &v {
-                    Value::Dict(_) => rt
-                        .load_model_value(
-                            &v,
-                            if rt.external_call.get() {
-                                None
-                            } else {
-                                owner_of(c)
-                            },
-                            &scope,
-                            Some(&default),
-                            false,
-                        )
-                        .map_err(|e| rt.smuggle(e))?,
-                    Value::Str(id) => match rt.lookup_or_load(id, &scope) {
-                        Some(o) => o,
-                        None => {
-                            return Err(rt.smuggle(Exc::dsl(
-                                "NoObjectFoundError",
-                                format!("Object \"{id}\" is not found in object store"),
-                            )))
-                        }
-                    },
-                    other => match as_object(other) {
-                        Some((o, _)) => o,
-                        None => {
-                            return Err(violation(
-                                rt,
-                                format!("Value {} is not an object", other.py_str()),
-                            ))
-                        }
-                    },
+                let owner = if rt.external_call.get() {
+                    None
+                } else {
+                    owner_of(c)
                 };
-                if !obj.class.is_a(&want.name) {
-                    return Err(violation(
-                        rt,
-                        format!(
-                            "Object of type {} is not compatible with requested type {}",
-                            obj.class.name, want.name
-                        ),
-                    ));
-                }
-                Ok(obj.value())
+                rt.class_contract(v, &scope, &want, &default, owner)
+                    .map_err(|e| rt.smuggle(e))
             },
         )
     };
@@ -433,4 +347,106 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
             Ok(v)
         }),
     );
+}
+
+/// `int()`: integers, and what converts to one (digit strings, floats, bools).
+pub(super) fn int_contract(v: &Value) -> Result<Value, Exc> {
+    Ok(match v {
+        Value::Null => Value::Null,
+        Value::Int(_) | Value::BigInt(_) => v.clone(),
+        Value::Bool(b) => Value::Int(*b as i64),
+        Value::Float(f) if f.is_finite() => Value::Int(f.trunc() as i64),
+        Value::Str(s) => match s.trim().parse::<i64>() {
+            Ok(i) => Value::Int(i),
+            Err(_) => {
+                return Err(Exc::contract(format!(
+                    "Value {} violates int() contract",
+                    v.repr()
+                )))
+            }
+        },
+        other => {
+            return Err(Exc::contract(format!(
+                "Value {} violates int() contract",
+                other.repr()
+            )))
+        }
+    })
+}
+
+/// `string()`: strings, scalars as their text, objects as their id.
+pub(super) fn string_contract(v: &Value) -> Result<Value, Exc> {
+    Ok(match v {
+        Value::Null => Value::Null,
+        Value::Str(_) => v.clone(),
+        Value::Int(_) | Value::BigInt(_) | Value::Bool(_) => Value::str(&v.py_str()),
+        other => match as_object(other) {
+            Some((o, _)) => Value::str(&o.id),
+            None => {
+                return Err(Exc::contract(format!(
+                    "Value {} violates string() contract",
+                    other.repr()
+                )))
+            }
+        },
+    })
+}
+
+/// `bool()`: the truth of any non-null value.
+pub(super) fn bool_contract(v: &Value) -> Value {
+    if v.is_null() {
+        Value::Null
+    } else {
+        Value::Bool(v.truthy())
+    }
+}
+
+pub(super) fn not_null_contract(v: &Value) -> Result<Value, Exc> {
+    if v.is_null() {
+        Err(Exc::contract("null value violates notNull() contract"))
+    } else {
+        Ok(v.clone())
+    }
+}
+
+impl Rt {
+    /// `class(want, default)` on a non-null value: an object, an id, or a model
+    /// to load (owned by `owner`).
+    pub(super) fn class_contract(
+        &self,
+        v: Value,
+        scope: &Rc<Class>,
+        want: &Rc<Class>,
+        default: &Rc<Class>,
+        owner: Option<Rc<Object>>,
+    ) -> Result<Value, Exc> {
+        let obj = match &v {
+            Value::Dict(_) => self.load_model_value(&v, owner, scope, Some(default), false)?,
+            Value::Str(id) => match self.lookup_or_load(id, scope) {
+                Some(o) => o,
+                None => {
+                    return Err(Exc::dsl(
+                        "NoObjectFoundError",
+                        format!("Object \"{id}\" is not found in object store"),
+                    ))
+                }
+            },
+            other => match as_object(other) {
+                Some((o, _)) => o,
+                None => {
+                    return Err(Exc::contract(format!(
+                        "Value {} is not an object",
+                        other.py_str()
+                    )))
+                }
+            },
+        };
+        if !obj.class.is_a(&want.name) {
+            return Err(Exc::contract(format!(
+                "Object of type {} is not compatible with requested type {}",
+                obj.class.name, want.name
+            )));
+        }
+        Ok(obj.value())
+    }
 }

@@ -2,6 +2,7 @@
 //! integration, method calls, property access and the statement executor.
 
 pub mod call;
+pub mod contract_plan;
 pub mod contracts;
 pub mod exec;
 pub mod funcs;
@@ -112,6 +113,8 @@ pub struct Rt {
     /// Whether the parser lacks a prefix `:` (then `:Name` is rewritten).
     rewrite_colon: bool,
     pub contract_layer: Rc<Context>,
+    /// Native plans of contract expressions, by text (`None`: use YAQL).
+    pub contract_plans: RefCell<HashMap<Arc<str>, Option<Rc<Vec<contract_plan::Step>>>>>,
     pub depth: Cell<usize>,
     pub id_seed: Cell<u64>,
     /// Object models of the model being loaded, by id (references resolved on demand).
@@ -198,6 +201,7 @@ impl Rt {
             conformance,
             rewrite_colon,
             contract_layer,
+            contract_plans: RefCell::new(HashMap::new()),
             depth: Cell::new(0),
             id_seed: Cell::new(seed | 1),
             models: RefCell::new(HashMap::new()),
