@@ -10,6 +10,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 use vetro_yaql::Value;
 
+/// Plans by contract text (`None`: the expression needs YAQL).
+pub type PlanCache = std::collections::HashMap<Arc<str>, Option<Rc<Vec<Step>>>>;
+
 /// One call of a contract chain.
 #[derive(Debug, PartialEq)]
 pub enum Step {

@@ -114,7 +114,7 @@ pub struct Rt {
     rewrite_colon: bool,
     pub contract_layer: Rc<Context>,
     /// Native plans of contract expressions, by text (`None`: use YAQL).
-    pub contract_plans: RefCell<HashMap<Arc<str>, Option<Rc<Vec<contract_plan::Step>>>>>,
+    pub contract_plans: RefCell<contract_plan::PlanCache>,
     pub depth: Cell<usize>,
     pub id_seed: Cell<u64>,
     /// Object models of the model being loaded, by id (references resolved on demand).
