@@ -2,16 +2,15 @@
 //! arguments, call the libraries and print; exit codes are 0 ok, 1 invalid
 //! input or failed check, 2 usage or I/O error.
 
+mod alloc;
 mod cmd;
 mod report;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-// The engines build and drop many small trees (YAML nodes, YAQL values, object
-// models); mimalloc handles that churn much better than the system allocator.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: alloc::Counting = alloc::Counting;
 
 #[derive(Parser)]
 #[command(
@@ -48,6 +47,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    vetro_dsl::runtime::limits::set_memory_probe(alloc::in_use);
     let cli = Cli::parse();
     match cli.command {
         Command::Yaml(args) => cmd::yaml::run(args),

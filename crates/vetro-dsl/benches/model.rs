@@ -6,6 +6,10 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use vetro_dsl::batch::Batch;
 
+// The allocator of the `vetro` binary.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const OBJECTS: usize = 2_000;
 
 fn member_id(i: usize) -> String {

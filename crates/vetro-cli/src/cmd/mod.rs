@@ -1,5 +1,6 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
+pub mod limits;
 pub mod murano;
 pub mod murano_test;
 pub mod policy;

@@ -19,10 +19,13 @@ pub struct TestArgs {
     filter: Option<String>,
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+    #[command(flatten)]
+    limits: super::limits::LimitArgs,
 }
 
 pub fn run(a: TestArgs) -> ExitCode {
-    let lib = Library::load(&a.packages);
+    let mut lib = Library::load(&a.packages);
+    lib.limits = a.limits.limits();
     let problems = lib.problems();
     if problems.iter().any(|d| d.severity == Severity::Error) {
         print_diagnostics(&lib.sources, &problems, a.format);

@@ -42,6 +42,8 @@ pub struct Args {
     /// Write the final Heat template (HOT, JSON) of the deployment's stack here.
     #[arg(long)]
     heat_template: Option<PathBuf>,
+    #[command(flatten)]
+    limits: super::limits::LimitArgs,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -86,7 +88,8 @@ fn deploy(args: Args) -> ExitCode {
             args.backend
         ));
     };
-    let lib = Library::load(&args.packages);
+    let mut lib = Library::load(&args.packages);
+    lib.limits = args.limits.limits();
     let problems = lib.problems();
     if problems.iter().any(|d| d.severity == Severity::Error) {
         print_diagnostics(&lib.sources, &problems, args.format);

@@ -25,6 +25,8 @@ pub struct Library {
     pub packages: Vec<Package>,
     pub source: ClassSource,
     pub roots: HashMap<String, PathBuf>,
+    /// Limits of every session over the library.
+    pub limits: crate::runtime::limits::Limits,
 }
 
 impl Library {
@@ -56,6 +58,7 @@ impl Library {
             packages: all,
             source,
             roots,
+            limits: Default::default(),
         }
     }
 
@@ -68,11 +71,13 @@ impl Library {
 
     /// A fresh executor session over the library.
     pub fn session(&self) -> Rc<Rt> {
-        Rt::new(
+        let rt = Rt::new(
             self.source.clone(),
             serde_json::json!({}),
             Conformance::default(),
-        )
+        );
+        *rt.limits.borrow_mut() = self.limits.clone();
+        rt
     }
 
     /// A host with `backend` that knows the packages' directories.

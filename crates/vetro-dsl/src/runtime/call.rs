@@ -131,6 +131,7 @@ impl Rt {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<Value, Exc> {
+        self.charge_step()?;
         if self.depth.get() > MAX_DEPTH {
             return Err(Exc::native(
                 "",

@@ -65,6 +65,7 @@ impl Rt {
 
     fn exec_stmt(&self, stmt: &Stmt, s: &mut Scope<'_>) -> Result<Flow, Exc> {
         self.mark(stmt);
+        self.charge_step()?;
         let ctx = s.ctx;
         match &stmt.kind {
             StmtKind::Eval(d) => {
@@ -220,6 +221,9 @@ impl Rt {
         catches: &[crate::syntax::CatchClause],
         s: &mut Scope<'_>,
     ) -> Result<Flow, Exc> {
+        if super::limits::is_limit_error(&e) {
+            return Err(e);
+        }
         let names = e.names();
         for c in catches {
             let mut matched = None;

@@ -7,6 +7,7 @@ pub mod contracts;
 pub mod exec;
 pub mod funcs;
 pub mod gc;
+pub mod limits;
 pub mod model;
 pub mod props;
 pub mod reflect;
@@ -116,6 +117,8 @@ pub struct Rt {
     /// Native plans of contract expressions, by text (`None`: use YAQL).
     pub contract_plans: RefCell<contract_plan::PlanCache>,
     pub depth: Cell<usize>,
+    pub limits: RefCell<limits::Limits>,
+    pub budget: limits::Budget,
     pub id_seed: Cell<u64>,
     /// Object models of the model being loaded, by id (references resolved on demand).
     pub models: RefCell<HashMap<String, (Value, Option<String>)>>,
@@ -203,6 +206,8 @@ impl Rt {
             contract_layer,
             contract_plans: RefCell::new(HashMap::new()),
             depth: Cell::new(0),
+            limits: RefCell::new(limits::Limits::default()),
+            budget: limits::Budget::start(),
             id_seed: Cell::new(seed | 1),
             models: RefCell::new(HashMap::new()),
             exc_objects: RefCell::new(HashMap::new()),

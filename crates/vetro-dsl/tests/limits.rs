@@ -1,0 +1,108 @@
+//! Session limits: too many steps and too much time each stop a run with
+//! their own error, which MuranoPL `Try` cannot catch.
+
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Duration;
+use vetro_dsl::cloud::SimulatedCloud;
+use vetro_dsl::host::{self, Library, Target};
+use vetro_dsl::runtime::limits::Limits;
+
+const LOOPER: &str = r#"
+Name: demo.Looper
+Properties:
+  caught: {Usage: Out, Contract: $}
+Methods:
+  spin:
+    Body:
+      - Try:
+          - While: 1 = 1
+            Do:
+              - $x: 1
+        Catch:
+          - Do:
+              - $.caught: true
+  count:
+    Arguments:
+      - n: {Contract: $.int()}
+    Body:
+      - $i: 0
+      - While: $i < $n
+        Do:
+          - $i: $i + 1
+      - Return: $i
+"#;
+
+fn package(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("vetro-limits-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(dir.join("Classes/Looper.yaml"), LOOPER).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: MuranoPL/1.4\nFullName: demo.limits\nVersion: 1.0.0\nClasses:\n  demo.Looper: Looper.yaml\n",
+    )
+    .unwrap();
+    dir
+}
+
+fn run(limits: Limits, method: &str) -> Result<serde_json::Value, vetro_dsl::runtime::types::Exc> {
+    let mut lib = Library::load(&[package(&format!("{:?}", limits.max_steps))]);
+    assert!(lib.problems().is_empty(), "{:?}", lib.problems());
+    lib.limits = limits;
+    let model = json!({"?": {"id": "l1", "type": "demo.Looper"}});
+    let h = lib.host(Box::new(SimulatedCloud::new()), None);
+    host::run(&lib, &model, &Target::Root, method, h)
+        .unwrap()
+        .result
+}
+
+fn error_class(r: Result<serde_json::Value, vetro_dsl::runtime::types::Exc>) -> String {
+    match r {
+        Ok(v) => panic!("expected a limit error, got {v}"),
+        Err(e) => e.names().join(","),
+    }
+}
+
+#[test]
+fn step_limit_stops_an_endless_loop_and_cannot_be_caught() {
+    let limits = Limits {
+        max_steps: Some(10_000),
+        max_time: None,
+        max_memory: None,
+    };
+    assert!(error_class(run(limits, "spin")).contains("StepLimitExceeded"));
+}
+
+#[test]
+fn time_limit_stops_an_endless_loop() {
+    let limits = Limits {
+        max_steps: None,
+        max_time: Some(Duration::from_millis(200)),
+        max_memory: None,
+    };
+    assert!(error_class(run(limits, "spin")).contains("TimeLimitExceeded"));
+}
+
+#[test]
+fn work_under_the_limits_runs() {
+    let mut lib = Library::load(&[package("under")]);
+    lib.limits = Limits {
+        max_steps: Some(10_000),
+        max_time: None,
+        max_memory: None,
+    };
+    let rt = lib.session();
+    let root = rt
+        .load_model(&json!({"?": {"id": "l2", "type": "demo.Looper"}}))
+        .unwrap()
+        .unwrap();
+    let v = rt.call_method(
+        &root.value(),
+        "count",
+        vec![vetro_yaql::Value::Int(100)],
+        Vec::new(),
+        vetro_dsl::runtime::call::CallKind::External,
+    );
+    assert_eq!(v.ok(), Some(vetro_yaql::Value::Int(100)));
+}
