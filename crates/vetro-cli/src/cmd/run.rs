@@ -3,11 +3,13 @@
 //! protocol the conformance harness drives (one JSON request per line on stdin).
 
 use crate::report::{print_diagnostics, Format};
+use std::cell::RefCell;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
 use vetro_diag::Severity;
-use vetro_dsl::cloud::Event;
+use vetro_dsl::cloud::{Event, SimulatedCloud};
 use vetro_dsl::host::{self, Library, Target};
 use vetro_dsl::runtime::types::Exc;
 
@@ -42,6 +44,11 @@ pub struct Args {
     /// Write the final Heat template (HOT, JSON) of the deployment's stack here.
     #[arg(long)]
     heat_template: Option<PathBuf>,
+    /// Keep the simulated cloud between runs in this JSON file: read before the
+    /// run (when it exists), written after it. Without it every run starts
+    /// from an empty simulator.
+    #[arg(long)]
+    cloud_state: Option<PathBuf>,
     #[command(flatten)]
     limits: super::limits::LimitArgs,
 }
@@ -82,11 +89,21 @@ fn deploy(args: Args) -> ExitCode {
         },
         None => (Target::Root, args.method.clone()),
     };
-    let Some(backend) = host::backend_by_name(&args.backend) else {
+    let Some(mut backend) = host::backend_by_name(&args.backend) else {
         return usage(&format!(
             "unknown backend {:?} (available: simulated)",
             args.backend
         ));
+    };
+    let saved_cloud = match &args.cloud_state {
+        Some(path) => match load_cloud_state(path) {
+            Ok(cloud) => {
+                backend = Box::new(cloud.clone());
+                Some(cloud)
+            }
+            Err(e) => return usage(&e),
+        },
+        None => None,
     };
     let mut lib = Library::load(&args.packages);
     lib.limits = args.limits.limits();
@@ -124,6 +141,12 @@ fn deploy(args: Args) -> ExitCode {
             return ExitCode::from(crate::report::INVALID);
         }
     };
+    if let (Some(path), Some(cloud)) = (&args.cloud_state, &saved_cloud) {
+        let state = serde_json::to_string_pretty(&cloud.borrow().save()).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, state + "\n") {
+            return usage(&format!("{}: {e}", path.display()));
+        }
+    }
     if let Some(path) = &args.heat_template {
         let template = outcome.stacks.last().map(|(_, t)| t.clone());
         match template {
@@ -177,6 +200,20 @@ fn deploy(args: Args) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The simulated cloud of an earlier run, or a new one when `path` is absent.
+fn load_cloud_state(path: &Path) -> Result<Rc<RefCell<SimulatedCloud>>, String> {
+    let cloud = match std::fs::read_to_string(path) {
+        Ok(text) => {
+            let state: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            SimulatedCloud::restore(&state).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => SimulatedCloud::new(),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    Ok(Rc::new(RefCell::new(cloud)))
 }
 
 fn exception_json(e: &Exc) -> serde_json::Value {
