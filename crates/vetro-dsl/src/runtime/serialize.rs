@@ -20,8 +20,8 @@ use vetro_yaql::Value;
 /// How objects are written.
 #[derive(Clone, Copy, PartialEq)]
 enum Style {
-    /// The deployment model, with or without `_actions`.
-    Deployment { actions: bool },
+    /// The deployment model (`_actions` are added when it is rendered).
+    Deployment,
     /// `dump()` as `Serializable`: a `?` header with a versioned type name.
     Serializable,
     /// `dump()` as `Mixed`: a `?` header whose type is the class itself.
@@ -33,6 +33,8 @@ enum Style {
 /// A tree whose object references are not placed yet.
 enum Tree {
     Leaf(Value),
+    /// The `?` header of an object of a deployment.
+    Header(Rc<Object>, Value),
     List(Vec<Tree>),
     Map(Vec<(Value, Tree)>),
     Ref(Rc<Object>),
@@ -71,7 +73,7 @@ fn text(s: &str) -> Value {
 
 impl Writer {
     fn keeps_refs(&self) -> bool {
-        !matches!(self.style, Style::Deployment { .. })
+        !matches!(self.style, Style::Deployment)
     }
 
     /// First pass over a value held by `parent`; true when references are left.
@@ -123,7 +125,12 @@ impl Writer {
                 (text("metadata"), Tree::Leaf(o.metadata.borrow().clone())),
             ]),
             _ => {
-                let mut fields = vec![(text("?"), Tree::Leaf(self.header(o, class)))];
+                let header = self.header(o, class);
+                let header = match self.style {
+                    Style::Deployment => Tree::Header(o.clone(), header),
+                    _ => Tree::Leaf(header),
+                };
+                let mut fields = vec![(text("?"), header)];
                 fields.extend(props);
                 Tree::Map(fields)
             }
@@ -135,7 +142,7 @@ impl Writer {
         let mut fields = Vec::new();
         let mut pending = false;
         let values = o.props.borrow().clone();
-        if let Style::Deployment { .. } = self.style {
+        if let Style::Deployment = self.style {
             for (name, v) in &values {
                 let usage = o.class.find_property(name).first().map(|(_, p)| p.usage);
                 if usage.is_some_and(|u| u.serialized()) {
@@ -176,7 +183,7 @@ impl Writer {
             Style::Mixed => class.type_value(),
             _ => text(&class.versioned_name()),
         };
-        if let Style::Deployment { actions } = self.style {
+        if let Style::Deployment = self.style {
             put("type", type_value);
             put("id", text(&o.id));
             put("name", o.name.borrow().clone());
@@ -204,9 +211,6 @@ impl Writer {
                 deps.insert(text("onDestruction"), Value::list(subs));
                 put("dependencies", Value::dict(deps));
             }
-            if actions {
-                put("_actions", action_entries(o));
-            }
         } else {
             put("id", text(&o.id));
             put("metadata", o.metadata.borrow().clone());
@@ -219,7 +223,7 @@ impl Writer {
     /// A later pass: write in full the references that may move where they are.
     fn place(&mut self, t: &mut Tree) -> bool {
         match t {
-            Tree::Leaf(_) => false,
+            Tree::Leaf(_) | Tree::Header(..) => false,
             Tree::Ref(o) => {
                 if !self.may_move(o) {
                     return false;
@@ -251,22 +255,30 @@ impl Writer {
     }
 
     /// The final JSON of a deployment: references to written objects become
-    /// ids, the others go; dict keys are their Python text.
-    fn finish_json(&self, rt: &Rt, t: Tree) -> Option<Json> {
+    /// ids, the others go; dict keys are their Python text; headers get
+    /// `_actions` when asked.
+    fn finish_json(&self, rt: &Rt, t: &Tree, actions: &mut Option<ActionCache>) -> Option<Json> {
         Some(match t {
-            Tree::Leaf(v) => rt.plain_json(&v),
+            Tree::Leaf(v) => rt.plain_json(v),
+            Tree::Header(o, v) => {
+                let mut header = rt.plain_json(v);
+                if let (Some(cache), Json::Object(h)) = (actions.as_mut(), &mut header) {
+                    h.insert("_actions".into(), cache.entries(o));
+                }
+                header
+            }
             Tree::Ref(o) if self.written.contains(&o.id) => Json::String(o.id.clone()),
             Tree::Ref(_) => return None,
             Tree::List(items) => Json::Array(
                 items
-                    .into_iter()
-                    .filter_map(|x| self.finish_json(rt, x))
+                    .iter()
+                    .filter_map(|x| self.finish_json(rt, x, actions))
                     .collect(),
             ),
             Tree::Map(fields) => Json::Object(
                 fields
-                    .into_iter()
-                    .filter_map(|(k, x)| self.finish_json(rt, x).map(|j| (k.py_str(), j)))
+                    .iter()
+                    .filter_map(|(k, x)| self.finish_json(rt, x, actions).map(|j| (k.py_str(), j)))
                     .collect(),
             ),
         })
@@ -275,7 +287,7 @@ impl Writer {
     /// The final value of `dump()`: references become ids.
     fn finish(t: Tree) -> Value {
         match t {
-            Tree::Leaf(v) => v,
+            Tree::Leaf(v) | Tree::Header(_, v) => v,
             Tree::Ref(o) => text(&o.id),
             Tree::List(items) => Value::list(items.into_iter().map(Writer::finish).collect()),
             Tree::Map(fields) => Value::dict(
@@ -288,22 +300,36 @@ impl Writer {
     }
 }
 
-/// `_actions` of an object: every public method, titled by its meta.
-fn action_entries(o: &Rc<Object>) -> Value {
-    let mut acts = Dict::new();
-    for c in o.class.mro() {
+/// `_actions` entries per class (every public method, titled by its meta),
+/// worked out once per class and keyed per object.
+#[derive(Default)]
+struct ActionCache {
+    by_class: std::collections::HashMap<String, Vec<(String, Json)>>,
+}
+
+impl ActionCache {
+    fn entries(&mut self, o: &Rc<Object>) -> Json {
+        let methods = self
+            .by_class
+            .entry(o.class.name.clone())
+            .or_insert_with(|| class_actions(&o.class));
+        Json::Object(
+            methods
+                .iter()
+                .map(|(m, entry)| (format!("{}_{m}", o.id), entry.clone()))
+                .collect(),
+        )
+    }
+}
+
+fn class_actions(class: &Rc<Class>) -> Vec<(String, Json)> {
+    let mut out: Vec<(String, Json)> = Vec::new();
+    for c in class.mro() {
         for (mname, m) in &c.def.methods {
-            if !m.public || mname.starts_with('.') {
+            if !m.public || mname.starts_with('.') || out.iter().any(|(n, _)| n == mname) {
                 continue;
             }
-            let key = text(&format!("{}_{mname}", o.id));
-            if acts.contains_key(&key) {
-                continue;
-            }
-            let mut entry = Dict::new();
-            entry.insert(text("enabled"), Value::Bool(true));
-            entry.insert(text("name"), text(mname));
-            entry.insert(text("title"), text(mname));
+            let mut entry = json!({"enabled": true, "name": mname, "title": mname});
             for (full, props) in meta_entries(&c, &m.meta) {
                 let field = match full.as_str() {
                     "io.murano.metadata.Title" => "title",
@@ -312,13 +338,13 @@ fn action_entries(o: &Rc<Object>) -> Value {
                     _ => continue,
                 };
                 if let Some(t) = props.get("text").and_then(crate::syntax::Data::as_str) {
-                    entry.insert(text(field), text(t));
+                    entry[field] = json!(t);
                 }
             }
-            acts.insert(key, Value::dict(entry));
+            out.push((mname.clone(), entry));
         }
     }
-    Value::dict(acts)
+    out
 }
 
 /// A property whose meta says `io.murano.metadata.engine.Serialize: {as: reference}`.
@@ -356,12 +382,17 @@ impl Rt {
         (w, tree)
     }
 
-    /// A deployment tree as JSON, with the ids of the objects written.
-    fn deployment_json(&self, root: &Rc<Object>, actions: bool) -> (Json, HashSet<String>) {
+    /// The deployment tree as JSON, with `_actions` (`Objects`) and without
+    /// (`ObjectsCopy`), and the ids of the objects written.
+    fn deployment_json(&self, root: &Rc<Object>) -> (Json, Json, HashSet<String>) {
         let class = root.class.clone();
-        let (w, tree) = self.write_tree(root, &class, Style::Deployment { actions });
-        let json = w.finish_json(self, tree).unwrap_or(Json::Null);
-        (json, w.written)
+        let (w, tree) = self.write_tree(root, &class, Style::Deployment);
+        let mut actions = Some(ActionCache::default());
+        let objects = w
+            .finish_json(self, &tree, &mut actions)
+            .unwrap_or(Json::Null);
+        let copy = w.finish_json(self, &tree, &mut None).unwrap_or(Json::Null);
+        (objects, copy, w.written)
     }
 
     /// The `serialize` reply: `Objects`, `ObjectsCopy` and `Attributes`.
@@ -369,8 +400,7 @@ impl Rt {
         let Some(root) = self.root.borrow().clone() else {
             return json!({"Objects": null, "ObjectsCopy": null, "Attributes": []});
         };
-        let (objects, written) = self.deployment_json(&root, true);
-        let (copy, _) = self.deployment_json(&root, false);
+        let (objects, copy, written) = self.deployment_json(&root);
         let attrs: Vec<Json> = self
             .attributes
             .borrow()
