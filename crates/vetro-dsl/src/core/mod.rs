@@ -276,8 +276,13 @@ impl Rt {
     /// Objects that running frames hold as receivers (GC roots).
     pub fn live_receivers(&self) -> Vec<Rc<Object>> {
         let mut out = self.frames_objects.borrow().clone();
+        let mut frames = self.live_frames.borrow().clone();
+        for (parked_frames, receivers) in self.parked.borrow().values() {
+            frames.extend(parked_frames.iter().cloned());
+            out.extend(receivers.iter().cloned());
+        }
         let mut values = Vec::new();
-        for (ctx, class, method) in self.live_frames.borrow().iter() {
+        for (ctx, class, method) in frames.iter() {
             if let Some(m) = class.def.methods.get(method) {
                 let mut names: Vec<String> = m.args.iter().map(|a| a.name.clone()).collect();
                 crate::runtime::exec::var_names(&m.body, &mut names);

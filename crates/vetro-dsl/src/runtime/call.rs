@@ -237,7 +237,14 @@ impl Rt {
         self.live_frames
             .borrow_mut()
             .push((ctx.clone(), decl.clone(), m.name.clone()));
+        let lock = self.sync_key(decl, m, &this, &ctx);
+        if let Some(key) = &lock {
+            self.lock_sync(key);
+        }
         let r = self.exec_method_body(&m.body, &ctx, decl);
+        if let Some(key) = &lock {
+            self.unlock_sync(key);
+        }
         self.live_frames.borrow_mut().pop();
         if obj.is_some() {
             self.frames_objects.borrow_mut().pop();

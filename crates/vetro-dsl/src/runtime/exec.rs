@@ -160,18 +160,28 @@ impl Rt {
                 }
             }
             StmtKind::Parallel { branches, limit } => {
-                if let Some(l) = limit {
-                    self.eval_data(l, ctx)?;
-                }
-                // Branches run one after the other: pure MuranoPL code between
-                // switch points is atomic, so every trace still appears.
-                let mut first_err = None;
-                for b in branches {
-                    if let Err(e) = self.exec_block(b, s) {
-                        first_err.get_or_insert(e);
-                    }
-                }
-                match first_err {
+                let limit = match limit {
+                    Some(l) => self.eval_data(l, ctx)?.as_i64().map(|n| n.max(1) as usize),
+                    None => None,
+                };
+                let Some(rt) = self.me.upgrade() else {
+                    return Ok(Flow::Next);
+                };
+                let tasks: Vec<super::green::Task> = branches
+                    .iter()
+                    .map(|b| {
+                        let (rt, ctx, class, b) =
+                            (rt.clone(), ctx.clone(), s.class.clone(), b.clone());
+                        Box::new(move || rt.exec_method_body(&b, &ctx, &class).map(|_| Value::Null))
+                            as super::green::Task
+                    })
+                    .collect();
+                // Every branch runs to its end; the first failure is raised.
+                match self
+                    .run_green(tasks, limit)
+                    .into_iter()
+                    .find_map(Result::err)
+                {
                     Some(e) => Err(e),
                     None => Ok(Flow::Next),
                 }

@@ -269,6 +269,7 @@ pub fn register_all(rt: &Rc<Rt>) {
             "",
             Box::new(|rt, _, _| {
                 rt.trace(Value::str("yield"));
+                crate::runtime::green::yield_now();
                 Ok(Value::Null)
             }),
         );
@@ -426,7 +427,11 @@ pub fn register_all(rt: &Rc<Rt>) {
         "sleep",
         Form::Function,
         "seconds:any=0",
-        Box::new(|_, _, _| Ok(Value::Null)),
+        // Simulated time: the other green threads run, nothing waits.
+        Box::new(|_, _, _| {
+            crate::runtime::green::yield_now();
+            Ok(Value::Null)
+        }),
     );
     r.f(
         "isObject",

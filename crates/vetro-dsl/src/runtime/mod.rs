@@ -7,6 +7,7 @@ pub mod contracts;
 pub mod exec;
 pub mod funcs;
 pub mod gc;
+pub mod green;
 pub mod limits;
 pub mod model;
 pub mod props;
@@ -118,6 +119,12 @@ pub struct Rt {
     pub contract_plans: RefCell<contract_plan::PlanCache>,
     pub depth: Cell<usize>,
     pub limits: RefCell<limits::Limits>,
+    /// Roots of parked green threads, by thread id.
+    pub parked: RefCell<HashMap<u64, green::ParkedRoots>>,
+    /// Held `Synchronize` locks: key -> (green thread, times entered).
+    pub sync_locks: RefCell<HashMap<String, (u64, usize)>>,
+    /// The green thread that started each running one.
+    pub task_parents: RefCell<HashMap<u64, u64>>,
     pub budget: limits::Budget,
     pub id_seed: Cell<u64>,
     /// Object models of the model being loaded, by id (references resolved on demand).
@@ -207,6 +214,9 @@ impl Rt {
             contract_plans: RefCell::new(HashMap::new()),
             depth: Cell::new(0),
             limits: RefCell::new(limits::Limits::default()),
+            parked: RefCell::new(HashMap::new()),
+            sync_locks: RefCell::new(HashMap::new()),
+            task_parents: RefCell::new(HashMap::new()),
             budget: limits::Budget::start(),
             id_seed: Cell::new(seed | 1),
             models: RefCell::new(HashMap::new()),

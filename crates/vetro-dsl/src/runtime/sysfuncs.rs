@@ -276,13 +276,23 @@ pub fn register(rt: &Rc<Rt>) {
         "collection:any, expr:Lambda",
         Box::new(|rt, _, a| {
             let items = rt.items(a.v(0))?;
-            let mut out = Vec::with_capacity(items.len());
-            if let Some(l) = a.lam(1) {
-                for i in items {
-                    out.push(l.call1(i).map_err(|e| rt.unsmuggle(e))?);
-                }
-            }
-            Ok(Value::list(out))
+            let Some(l) = a.lam(1) else {
+                return Ok(Value::list(Vec::new()));
+            };
+            let Some(me) = rt.me.upgrade() else {
+                return Ok(Value::list(Vec::new()));
+            };
+            // One green thread per item; results in item order.
+            let tasks: Vec<crate::runtime::green::Task> = items
+                .into_iter()
+                .map(|i| {
+                    let (l, me) = (l.clone(), me.clone());
+                    Box::new(move || l.call1(i).map_err(|e| me.unsmuggle(e)))
+                        as crate::runtime::green::Task
+                })
+                .collect();
+            let out: Result<Vec<Value>, Exc> = rt.run_green(tasks, None).into_iter().collect();
+            Ok(Value::list(out?))
         }),
     );
     reg(

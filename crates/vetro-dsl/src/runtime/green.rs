@@ -1,0 +1,266 @@
+//! Cooperative green threads for `Parallel` and `pselect`, and the
+//! `Synchronize` method meta.
+//!
+//! Each branch runs on its own coroutine stack (corosensei) in the session's
+//! one OS thread. A branch runs until it yields (`yield()`, `sleep()`, or
+//! waiting for a `Synchronize` lock), then the next branch runs, round robin.
+//! The executor's per-flow state (the MuranoPL call stack, the live frames
+//! that are GC roots, the call depth) is swapped in and out with the branch.
+
+use super::model::meta_entries;
+use super::types::*;
+use super::{LiveFrame, Rt, StackEntry};
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+use std::cell::Cell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use vetro_yaql::Value;
+
+/// A branch: the work of one green thread.
+pub type Task = Box<dyn FnOnce() -> Result<Value, Exc>>;
+
+type Green = Coroutine<(), (), Result<Value, Exc>, DefaultStack>;
+
+thread_local! {
+    /// The yielder of the green thread running now (null: the main flow).
+    static CURRENT: Cell<*const Yielder<(), ()>> = const { Cell::new(std::ptr::null()) };
+    /// The id of the green thread running now (0: the main flow).
+    static TASK: Cell<u64> = const { Cell::new(0) };
+    static NEXT_TASK: Cell<u64> = const { Cell::new(1) };
+}
+
+/// Stack size of a green thread: the executor recurses deeply.
+const STACK_BYTES: usize = 8 << 20;
+
+/// The id of the running green thread (0 outside any).
+pub fn current_task() -> u64 {
+    TASK.with(Cell::get)
+}
+
+/// Let the other green threads run; nothing outside of one.
+pub fn yield_now() {
+    let me = CURRENT.with(Cell::get);
+    if me.is_null() {
+        return;
+    }
+    let task = current_task();
+    // SAFETY: `me` is the yielder of the coroutine executing this code; it
+    // stays valid while its body runs, and the body is running now.
+    unsafe { (*me).suspend(()) };
+    CURRENT.with(|c| c.set(me));
+    TASK.with(|t| t.set(task));
+}
+
+/// The executor state one flow owns above the point where branches start
+/// (its frames and receivers wait in `Rt::parked`, where the GC sees them).
+#[derive(Default)]
+struct Parked {
+    stack: Vec<StackEntry>,
+    depth: usize,
+}
+
+/// Live frames and receivers of a parked green thread (GC roots).
+pub type ParkedRoots = (Vec<LiveFrame>, Vec<Rc<Object>>);
+
+struct Thread {
+    id: u64,
+    green: Green,
+    index: usize,
+    parked: Parked,
+}
+
+impl Rt {
+    /// Run `tasks` as green threads, at most `limit` at a time; their results
+    /// in task order.
+    pub fn run_green(&self, tasks: Vec<Task>, limit: Option<usize>) -> Vec<Result<Value, Exc>> {
+        let n = tasks.len();
+        let mut results: Vec<Option<Result<Value, Exc>>> = (0..n).map(|_| None).collect();
+        let mut waiting: VecDeque<(usize, Task)> = tasks.into_iter().enumerate().collect();
+        let mut running: VecDeque<Thread> = VecDeque::new();
+        let cap = limit.unwrap_or(n).max(1);
+        let base = (
+            self.stack.borrow().len(),
+            self.live_frames.borrow().len(),
+            self.frames_objects.borrow().len(),
+            self.depth.get(),
+        );
+        let outer = (CURRENT.with(Cell::get), current_task());
+        while !waiting.is_empty() || !running.is_empty() {
+            while running.len() < cap {
+                let Some((index, task)) = waiting.pop_front() else {
+                    break;
+                };
+                match spawn(index, task) {
+                    Ok(t) => {
+                        self.task_parents.borrow_mut().insert(t.id, outer.1);
+                        running.push_back(t)
+                    }
+                    // No memory for another stack: run the branch in place.
+                    Err(task) => results[index] = Some(task()),
+                }
+            }
+            let Some(mut t) = running.pop_front() else {
+                break;
+            };
+            self.unpark(t.id, std::mem::take(&mut t.parked), base.3);
+            TASK.with(|c| c.set(t.id));
+            let step = t.green.resume(());
+            CURRENT.with(|c| c.set(outer.0));
+            TASK.with(|c| c.set(outer.1));
+            t.parked = self.park(t.id, base);
+            match step {
+                CoroutineResult::Yield(()) => running.push_back(t),
+                CoroutineResult::Return(r) => {
+                    self.parked.borrow_mut().remove(&t.id);
+                    self.task_parents.borrow_mut().remove(&t.id);
+                    results[t.index] = Some(r);
+                }
+            }
+            // A thread that yields lets the flows outside this `Parallel` run too.
+            if !running.is_empty() {
+                yield_now();
+            }
+        }
+        results
+            .into_iter()
+            .map(|r| r.unwrap_or(Ok(Value::Null)))
+            .collect()
+    }
+
+    /// Take the flow state above `base` off the executor (the thread stops).
+    fn park(&self, id: u64, base: (usize, usize, usize, usize)) -> Parked {
+        let frames = self.live_frames.borrow_mut().split_off(base.1);
+        let receivers = self.frames_objects.borrow_mut().split_off(base.2);
+        self.parked.borrow_mut().insert(id, (frames, receivers));
+        let parked = Parked {
+            stack: self.stack.borrow_mut().split_off(base.0),
+            depth: self.depth.get() - base.3,
+        };
+        self.depth.set(base.3);
+        parked
+    }
+
+    /// Put a thread's flow state back on the executor (the thread resumes).
+    fn unpark(&self, id: u64, p: Parked, depth_base: usize) {
+        if let Some((frames, receivers)) = self.parked.borrow_mut().remove(&id) {
+            self.live_frames.borrow_mut().extend(frames);
+            self.frames_objects.borrow_mut().extend(receivers);
+        }
+        self.stack.borrow_mut().extend(p.stack);
+        self.depth.set(depth_base + p.depth);
+    }
+
+    /// The lock key of a method call. Calls of one method are serialized per
+    /// receiver by default; the `Synchronize` meta changes that: `onThis:
+    /// false` drops the receiver from the key, `onArgs` adds the values of the
+    /// named arguments. A key with neither takes no lock.
+    pub fn sync_key(
+        &self,
+        decl: &Rc<Class>,
+        m: &crate::syntax::MethodDef,
+        this: &Value,
+        args: &vetro_yaql::Context,
+    ) -> Option<String> {
+        let (mut on_this, mut on_args) = (true, Vec::new());
+        if !matches!(m.meta, crate::syntax::Data::Null) {
+            if let Some((_, props)) = meta_entries(decl, &m.meta)
+                .into_iter()
+                .find(|(full, _)| full == "io.murano.metadata.engine.Synchronize")
+            {
+                on_this = !matches!(props.get("onThis"), Some(crate::syntax::Data::Bool(false)));
+                on_args = match props.get("onArgs") {
+                    Some(crate::syntax::Data::Str(s)) => vec![s.to_string()],
+                    Some(crate::syntax::Data::List(items, _)) => items
+                        .iter()
+                        .filter_map(|d| d.as_str().map(str::to_string))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+            }
+        }
+        if !on_this && on_args.is_empty() {
+            return None;
+        }
+        let mut key = format!("{}::{}", decl.name, m.name);
+        if on_this {
+            key.push_str(&format!("|{}", identity(this)));
+        }
+        for a in &on_args {
+            let v = args.get(a).map(|v| identity(&v)).unwrap_or_default();
+            key.push_str(&format!("|{a}={v}"));
+        }
+        Some(key)
+    }
+
+    /// Wait (yielding) until the lock `key` is free or ours, then hold it.
+    pub fn lock_sync(&self, key: &str) {
+        let me = current_task();
+        loop {
+            let holder = self.sync_locks.borrow().get(key).map(|(t, _)| *t);
+            match holder {
+                // A holder that started this thread waits for it: no wait.
+                Some(t) if !self.is_ancestor(t, me) && !CURRENT.with(Cell::get).is_null() => {
+                    yield_now()
+                }
+                _ => break,
+            }
+        }
+        let mut locks = self.sync_locks.borrow_mut();
+        let entry = locks.entry(key.to_string()).or_insert((me, 0));
+        entry.1 += 1;
+    }
+
+    /// `a` is `b` or started it (directly or not).
+    fn is_ancestor(&self, a: u64, b: u64) -> bool {
+        let parents = self.task_parents.borrow();
+        let mut at = Some(b);
+        while let Some(t) = at {
+            if t == a {
+                return true;
+            }
+            at = parents.get(&t).copied();
+        }
+        false
+    }
+
+    pub fn unlock_sync(&self, key: &str) {
+        let mut locks = self.sync_locks.borrow_mut();
+        if let Some(entry) = locks.get_mut(key) {
+            entry.1 -= 1;
+            if entry.1 == 0 {
+                locks.remove(key);
+            }
+        }
+    }
+}
+
+fn spawn(index: usize, task: Task) -> Result<Thread, Task> {
+    let id = NEXT_TASK.with(|n| {
+        let id = n.get();
+        n.set(id + 1);
+        id
+    });
+    let Ok(stack) = DefaultStack::new(STACK_BYTES) else {
+        return Err(task);
+    };
+    let green = Coroutine::with_stack(stack, move |y: &Yielder<(), ()>, ()| {
+        CURRENT.with(|c| c.set(y as *const _));
+        task()
+    });
+    Ok(Thread {
+        id,
+        green,
+        index,
+        parked: Parked::default(),
+    })
+}
+
+/// What makes two argument values the same for a lock: object identity,
+/// otherwise the value's text.
+fn identity(v: &Value) -> String {
+    match as_object(v) {
+        Some((o, _)) => format!("object:{}", o.id),
+        None => v.repr(),
+    }
+}
