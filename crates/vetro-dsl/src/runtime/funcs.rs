@@ -466,6 +466,22 @@ pub fn register_all(rt: &Rc<Rt>) {
             Ok(rt.new_object(&cls, None, Value::Null, &props)?.value())
         }),
     );
+    // Murano keeps secrets in a key manager (castellan); a local session has
+    // none configured, so both directions fail as castellan does then.
+    for name in ["encryptData", "decryptData"] {
+        r.f(
+            name,
+            Form::Function,
+            "value:any",
+            Box::new(|_, _, _| {
+                Err(Exc::native(
+                    "castellan.common.exception",
+                    "AuthTypeInvalidError",
+                    "Invalid auth_type was specified, auth_type: None",
+                ))
+            }),
+        );
+    }
     r.f(
         "randomName",
         Form::Function,
