@@ -594,20 +594,7 @@ fn call_args(ctx: &Rc<Context>, name: &str, args: ArgVec, method: bool) -> Resul
             ),
         ));
     }
-    let ambiguous = || {
-        Error::new(
-            if method {
-                ErrorKind::AmbiguousMethod
-            } else {
-                ErrorKind::AmbiguousFunction
-            },
-            format!(
-                "Ambiguous {} \"{}\"",
-                if method { "method" } else { "function" },
-                name
-            ),
-        )
-    };
+    let ambiguous = || ambiguous_call(method, name);
     let nokw = layers[0][0].nokw;
     if layers.iter().flatten().any(|f| f.nokw != nokw) {
         return Err(ambiguous());
@@ -805,6 +792,14 @@ fn call_args(ctx: &Rc<Context>, name: &str, args: ArgVec, method: bool) -> Resul
 
 /// Output conversion (`#finalize`): materialise lazy sequences recursively,
 /// applying the `limitIterators` check, and convert sets as configured.
+fn ambiguous_call(method: bool, name: &str) -> Error {
+    let (kind, what) = match method {
+        true => (ErrorKind::AmbiguousMethod, "method"),
+        false => (ErrorKind::AmbiguousFunction, "function"),
+    };
+    Error::new(kind, format!("Ambiguous {what} \"{name}\""))
+}
+
 pub fn finalize(v: Value, rt: &Runtime) -> Result<Value> {
     Ok(settle(&v, rt)?.unwrap_or(v))
 }
@@ -1015,20 +1010,7 @@ fn simple_call(
     let n = pos.len();
     let mut lazy: Option<u64> = None;
     let mut any = false;
-    let ambiguous = || {
-        Error::new(
-            if method {
-                ErrorKind::AmbiguousMethod
-            } else {
-                ErrorKind::AmbiguousFunction
-            },
-            format!(
-                "Ambiguous {} \"{}\"",
-                if method { "method" } else { "function" },
-                name
-            ),
-        )
-    };
+    let ambiguous = || ambiguous_call(method, name);
     // static filter: bit set of surviving candidates per layer
     let mut alive: SmallVec<[SmallVec<[bool; 8]>; 2]> = SmallVec::new();
     for layer in layers {

@@ -299,54 +299,30 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
         "value:any, name:any, default:any=null, version:any=null, excludeProperties:any=null",
         class_fn(true),
     );
-    reg(
-        "owned",
-        "value:any",
-        Box::new(|rt, c, a| {
-            let v = a.v(0).clone();
-            if v.is_null() {
-                return Ok(v);
-            }
-            let owner = owner_of(c);
-            if let (Some((o, _)), Some(me)) = (as_object(&v), owner) {
-                let mut cur = o.owner.borrow().clone();
-                while let Some(p) = cur {
-                    if Rc::ptr_eq(&p, &me) {
-                        return Ok(v);
-                    }
-                    cur = p.owner.borrow().clone();
+    for (name, wanted) in [("owned", true), ("notOwned", false)] {
+        reg(
+            name,
+            "value:any",
+            Box::new(move |rt, c, a| {
+                let v = a.v(0).clone();
+                if v.is_null() {
+                    return Ok(v);
                 }
-            }
-            Err(violation(
-                rt,
-                format!("Object {} violates owned() contract", v.py_str()),
-            ))
-        }),
-    );
-    reg(
-        "notOwned",
-        "value:any",
-        Box::new(|rt, c, a| {
-            let v = a.v(0).clone();
-            if v.is_null() {
-                return Ok(v);
-            }
-            let owner = owner_of(c);
-            if let (Some((o, _)), Some(me)) = (as_object(&v), owner) {
-                let mut cur = o.owner.borrow().clone();
-                while let Some(p) = cur {
-                    if Rc::ptr_eq(&p, &me) {
-                        return Err(violation(
-                            rt,
-                            format!("Object {} violates notOwned() contract", v.py_str()),
-                        ));
-                    }
-                    cur = p.owner.borrow().clone();
+                let held = match (as_object(&v), owner_of(c)) {
+                    (Some((o, _)), Some(me)) => o.owned_by(&me),
+                    _ => false,
+                };
+                if held == wanted {
+                    Ok(v)
+                } else {
+                    Err(violation(
+                        rt,
+                        format!("Object {} violates {name}() contract", v.py_str()),
+                    ))
                 }
-            }
-            Ok(v)
-        }),
-    );
+            }),
+        );
+    }
 }
 
 /// `int()`: integers, and what converts to one (digit strings, floats, bools).

@@ -57,14 +57,7 @@ fn same_object(a: Option<&Rc<Object>>, b: Option<&Rc<Object>>) -> bool {
 
 /// `inner` is `outer` or held, directly or not, by it.
 fn nested_in(inner: Option<&Rc<Object>>, outer: &Rc<Object>) -> bool {
-    let mut at = inner.cloned();
-    while let Some(o) = at {
-        if Rc::ptr_eq(&o, outer) {
-            return true;
-        }
-        at = o.owner.borrow().clone();
-    }
-    false
+    inner.is_some_and(|i| Rc::ptr_eq(i, outer) || i.owned_by(outer))
 }
 
 fn text(s: &str) -> Value {

@@ -120,6 +120,18 @@ pub struct Object {
 }
 
 impl Object {
+    /// `outer` holds this object, directly or through its owners.
+    pub fn owned_by(&self, outer: &Rc<Object>) -> bool {
+        let mut at = self.owner.borrow().clone();
+        while let Some(o) = at {
+            if Rc::ptr_eq(&o, outer) {
+                return true;
+            }
+            at = o.owner.borrow().clone();
+        }
+        false
+    }
+
     pub fn new(id: String, class: Rc<Class>, owner: Option<Rc<Object>>) -> Rc<Object> {
         Rc::new(Object {
             id,
