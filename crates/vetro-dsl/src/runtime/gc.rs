@@ -86,10 +86,21 @@ impl Rt {
                 self.signal_destruction(o);
             }
         }
+        // The objects of one group are destroyed in parallel green threads.
+        let Some(rt) = self.me.upgrade() else { return };
         for group in groups.values().rev() {
-            for o in group {
-                self.destroy_one(o);
-            }
+            let tasks: Vec<super::green::Task> = group
+                .iter()
+                .map(|o| {
+                    let (rt, o) = (rt.clone(), o.clone());
+                    Box::new(move || {
+                        rt.destroy_one(&o);
+                        Ok(Value::Null)
+                    }) as super::green::Task
+                })
+                .collect();
+            // A bounded number at a time, so that stacks are reused.
+            self.run_green(tasks, Some(super::green::POOL_LIMIT));
         }
     }
 

@@ -28,7 +28,15 @@ thread_local! {
     /// The id of the green thread running now (0: the main flow).
     static TASK: Cell<u64> = const { Cell::new(0) };
     static NEXT_TASK: Cell<u64> = const { Cell::new(1) };
+    /// Stacks of finished green threads, kept for the next ones.
+    static STACKS: std::cell::RefCell<Vec<DefaultStack>> = const { std::cell::RefCell::new(Vec::new()) };
 }
+
+const KEPT_STACKS: usize = 64;
+
+/// A concurrency limit under which every stack comes from the kept ones once
+/// they exist (for internal fan-outs such as destroying a group of objects).
+pub const POOL_LIMIT: usize = 8;
 
 /// Stack size of a green thread: the executor recurses deeply.
 const STACK_BYTES: usize = 8 << 20;
@@ -75,6 +83,10 @@ impl Rt {
     /// in task order.
     pub fn run_green(&self, tasks: Vec<Task>, limit: Option<usize>) -> Vec<Result<Value, Exc>> {
         let n = tasks.len();
+        if n == 1 {
+            // Nothing to interleave with: run in place.
+            return tasks.into_iter().map(|t| t()).collect();
+        }
         let mut results: Vec<Option<Result<Value, Exc>>> = (0..n).map(|_| None).collect();
         let mut waiting: VecDeque<(usize, Task)> = tasks.into_iter().enumerate().collect();
         let mut running: VecDeque<Thread> = VecDeque::new();
@@ -115,6 +127,13 @@ impl Rt {
                     self.parked.borrow_mut().remove(&t.id);
                     self.task_parents.borrow_mut().remove(&t.id);
                     results[t.index] = Some(r);
+                    let stack = t.green.into_stack();
+                    STACKS.with(|s| {
+                        let mut s = s.borrow_mut();
+                        if s.len() < KEPT_STACKS {
+                            s.push(stack);
+                        }
+                    });
                 }
             }
             // A thread that yields lets the flows outside this `Parallel` run too.
@@ -241,8 +260,12 @@ fn spawn(index: usize, task: Task) -> Result<Thread, Task> {
         n.set(id + 1);
         id
     });
-    let Ok(stack) = DefaultStack::new(STACK_BYTES) else {
-        return Err(task);
+    let stack = match STACKS.with(|s| s.borrow_mut().pop()) {
+        Some(stack) => stack,
+        None => match DefaultStack::new(STACK_BYTES) {
+            Ok(stack) => stack,
+            Err(_) => return Err(task),
+        },
     };
     let green = Coroutine::with_stack(stack, move |y: &Yielder<(), ()>, ()| {
         CURRENT.with(|c| c.set(y as *const _));
