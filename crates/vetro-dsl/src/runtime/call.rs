@@ -238,13 +238,20 @@ impl Rt {
             .borrow_mut()
             .push((ctx.clone(), decl.clone(), m.name.clone()));
         let lock = self.sync_key(decl, m, &this, &ctx);
-        if let Some(key) = &lock {
-            self.lock_sync(key);
-        }
-        let r = self.exec_method_body(&m.body, &ctx, decl);
-        if let Some(key) = &lock {
-            self.unlock_sync(key);
-        }
+        let locked = match &lock {
+            Some(key) => self.lock_sync(key),
+            None => Ok(()),
+        };
+        let r = match locked {
+            Ok(()) => {
+                let r = self.exec_method_body(&m.body, &ctx, decl);
+                if let Some(key) = &lock {
+                    self.unlock_sync(key);
+                }
+                r
+            }
+            Err(e) => Err(e),
+        };
         self.live_frames.borrow_mut().pop();
         if obj.is_some() {
             self.frames_objects.borrow_mut().pop();

@@ -213,13 +213,15 @@ impl Rt {
     }
 
     /// Wait (yielding) until the lock `key` is free or ours, then hold it.
-    pub fn lock_sync(&self, key: &str) {
+    /// Waiting counts as steps, so a deadlock ends at the step or time limit.
+    pub fn lock_sync(&self, key: &str) -> Result<(), Exc> {
         let me = current_task();
         loop {
             let holder = self.sync_locks.borrow().get(key).map(|(t, _)| *t);
             match holder {
                 // A holder that started this thread waits for it: no wait.
                 Some(t) if !self.is_ancestor(t, me) && !CURRENT.with(Cell::get).is_null() => {
+                    self.charge_step()?;
                     yield_now()
                 }
                 _ => break,
@@ -228,6 +230,7 @@ impl Rt {
         let mut locks = self.sync_locks.borrow_mut();
         let entry = locks.entry(key.to_string()).or_insert((me, 0));
         entry.1 += 1;
+        Ok(())
     }
 
     /// `a` is `b` or started it (directly or not).
