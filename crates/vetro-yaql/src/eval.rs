@@ -651,14 +651,7 @@ fn call_args(ctx: &Rc<Context>, name: &str, args: ArgVec, method: bool) -> Resul
         }
     }
     let Some(lazy) = lazy else {
-        let got: Vec<Option<Value>> = pos
-            .iter()
-            .map(|a| match a {
-                PosArg::Val(v) => Some(v.clone()),
-                PosArg::Expr(e) => e.const_value(),
-                _ => None,
-            })
-            .collect();
+        let got = known_values(&pos);
         return Err(no_matching(name, method, &layers, &describe_values(&got)));
     };
     // Evaluate non-lazy arguments once, left to right.
@@ -792,6 +785,17 @@ fn call_args(ctx: &Rc<Context>, name: &str, args: ArgVec, method: bool) -> Resul
 
 /// Output conversion (`#finalize`): materialise lazy sequences recursively,
 /// applying the `limitIterators` check, and convert sets as configured.
+/// The argument values known without evaluating anything (for error messages).
+fn known_values(pos: &[PosArg]) -> Vec<Option<Value>> {
+    pos.iter()
+        .map(|a| match a {
+            PosArg::Val(v) => Some(v.clone()),
+            PosArg::Expr(e) => e.const_value(),
+            _ => None,
+        })
+        .collect()
+}
+
 fn ambiguous_call(method: bool, name: &str) -> Error {
     let (kind, what) = match method {
         true => (ErrorKind::AmbiguousMethod, "method"),
@@ -1046,14 +1050,7 @@ fn simple_call(
         alive.push(l);
     }
     let Some(lazy) = lazy.filter(|_| any) else {
-        let got: Vec<Option<Value>> = pos
-            .iter()
-            .map(|a| match a {
-                PosArg::Val(v) => Some(v.clone()),
-                PosArg::Expr(e) => e.const_value(),
-                _ => None,
-            })
-            .collect();
+        let got = known_values(&pos);
         return Err(no_matching(name, method, layers, &describe_values(&got)));
     };
     let mut vals: SmallVec<[Option<Value>; 4]> = SmallVec::new();

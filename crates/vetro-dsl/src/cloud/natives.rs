@@ -8,15 +8,7 @@ use serde_json::{json, Value as Json};
 use std::rc::Rc;
 use vetro_yaql::Value;
 
-fn arg<'a>(
-    args: &'a [Value],
-    kwargs: &'a [(String, Value)],
-    i: usize,
-    name: &str,
-) -> Option<&'a Value> {
-    args.get(i)
-        .or_else(|| kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v))
-}
+use crate::core::arg;
 
 pub(super) fn cloud_error(message: impl Into<String>) -> Exc {
     Exc::native("vetro.cloud", "CloudError", message)

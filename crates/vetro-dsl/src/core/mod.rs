@@ -78,7 +78,8 @@ pub fn has_native_extension(class: &str, name: &str) -> bool {
     class == "extcls.Extender" && NATIVE_EXTENSION_NAMES.contains(&name)
 }
 
-fn arg<'a>(
+/// Argument `i` of a native call, given by position or by `name`.
+pub(crate) fn arg<'a>(
     args: &'a [Value],
     kwargs: &'a [(String, Value)],
     i: usize,
