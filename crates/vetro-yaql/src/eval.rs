@@ -1050,7 +1050,7 @@ fn simple_call(
         alive.push(l);
     }
     let Some(lazy) = lazy.filter(|_| any) else {
-        let got = known_values(&pos);
+        let got = known_values(pos);
         return Err(no_matching(name, method, layers, &describe_values(&got)));
     };
     let mut vals: SmallVec<[Option<Value>; 4]> = SmallVec::new();
