@@ -34,6 +34,10 @@ enum Command {
     Tosca(cmd::tosca::Args),
     /// Build a command line from InfraRed-style .spec files and run it.
     Spec(cmd::spec::Args),
+    /// Run an installed InfraRed plugin: vetro ir NAME [options] (NAME --help lists them).
+    Ir(cmd::ir::Args),
+    /// Install, list and remove InfraRed plugins (folders with a plugin.spec and main.yml).
+    Plugin(cmd::plugin::Args),
     /// Run a MuranoPL class method (or the engine's batch protocol with --batch).
     Run(cmd::run::Args),
     /// MuranoPL packages: test runner, package checker, object models.
@@ -54,6 +58,8 @@ fn main() -> ExitCode {
         Command::Yaql(args) => cmd::yaql::run(args),
         Command::Tosca(args) => cmd::tosca::run(args),
         Command::Spec(args) => cmd::spec::run(args),
+        Command::Ir(args) => cmd::ir::run(args),
+        Command::Plugin(args) => cmd::plugin::run(args),
         Command::Policy(args) => cmd::policy::run(args),
         Command::Run(args) => cmd::run::run(args),
         Command::Murano(args) => cmd::murano::run(args),

@@ -30,6 +30,8 @@ pub enum ErrorClass {
     Io,
     /// Running the playbook failed before it started.
     PlaybookError,
+    /// `vetro plugin add`: a plugin of that name is already installed.
+    PluginExists,
 }
 
 impl ErrorClass {
@@ -54,6 +56,7 @@ impl ErrorClass {
             ErrorClass::YamlSyntax => "yaml_syntax",
             ErrorClass::Io => "io",
             ErrorClass::PlaybookError => "playbook_error",
+            ErrorClass::PluginExists => "plugin_exists",
         }
     }
 

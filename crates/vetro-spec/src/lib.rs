@@ -5,7 +5,10 @@
 //! [`Engine::run`] turns a settings root plus `COMMAND [opts] SUBCOMMAND
 //! [opts]` into an [`Outcome`]: help text, a generated INI file, or the
 //! settings tree. Settings types are pluggable through [`types::SettingsType`].
+//!
+//! [`plugin`] runs InfraRed 2.x/3.x plugins (`plugin.spec` + `main.yml`).
 
+pub mod check;
 pub mod cli;
 pub mod completions;
 pub mod engine;
@@ -17,10 +20,12 @@ pub mod load;
 pub mod lookup;
 pub mod model;
 pub mod playbook;
+pub mod plugin;
 pub mod required;
 pub mod sources;
 pub mod tree;
 pub mod types;
+pub mod when;
 pub mod yamlfile;
 
 pub use engine::{commands, Engine, Outcome, Request, Resolved};

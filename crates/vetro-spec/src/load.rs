@@ -151,7 +151,7 @@ fn base_shell(span: Span, tag: Option<String>, style: vetro_yaml::Style) -> Node
     }
 }
 
-fn spec_err(node: &Node, msg: impl Into<String>) -> SpecError {
+pub(crate) fn spec_err(node: &Node, msg: impl Into<String>) -> SpecError {
     SpecError::new(ErrorClass::SpecError, msg).with_span(node.span)
 }
 
@@ -171,7 +171,7 @@ fn check_keys(map: &Mapping, allowed: &[&str], what: &str) -> Result<()> {
     Ok(())
 }
 
-fn as_map<'a>(node: &'a Node, what: &str) -> Result<Option<&'a Mapping>> {
+pub(crate) fn as_map<'a>(node: &'a Node, what: &str) -> Result<Option<&'a Mapping>> {
     match &node.kind {
         NodeKind::Null => Ok(None),
         NodeKind::Map(m) => Ok(Some(m)),
@@ -182,7 +182,7 @@ fn as_map<'a>(node: &'a Node, what: &str) -> Result<Option<&'a Mapping>> {
     }
 }
 
-fn as_seq<'a>(node: &'a Node, what: &str) -> Result<&'a [Node]> {
+pub(crate) fn as_seq<'a>(node: &'a Node, what: &str) -> Result<&'a [Node]> {
     match &node.kind {
         NodeKind::Null => Ok(&[]),
         NodeKind::Seq(s) => Ok(s),
@@ -193,7 +193,7 @@ fn as_seq<'a>(node: &'a Node, what: &str) -> Result<&'a [Node]> {
     }
 }
 
-fn text_of(node: &Node, what: &str) -> Result<String> {
+pub(crate) fn text_of(node: &Node, what: &str) -> Result<String> {
     node.scalar_text()
         .ok_or_else(|| spec_err(node, format!("{what} must be a scalar")))
 }
@@ -314,6 +314,7 @@ fn build_option(name: &str, key: &Node, node: &Node) -> Result<OptionSpec> {
         required_when: None,
         metavar: None,
         span: key.span,
+        plugin: Default::default(),
     };
     let empty = Mapping::new();
     let map = as_map(node, &format!("option '{name}'"))?.unwrap_or(&empty);
@@ -369,7 +370,7 @@ fn build_option(name: &str, key: &Node, node: &Node) -> Result<OptionSpec> {
     Ok(opt)
 }
 
-fn truthy_node(node: &Node) -> bool {
+pub(crate) fn truthy_node(node: &Node) -> bool {
     match &node.kind {
         NodeKind::Null => false,
         NodeKind::Bool(b) => *b,
@@ -382,7 +383,7 @@ fn truthy_node(node: &Node) -> bool {
     }
 }
 
-fn parse_nargs(node: &Node, name: &str) -> Result<Nargs> {
+pub(crate) fn parse_nargs(node: &Node, name: &str) -> Result<Nargs> {
     match &node.kind {
         NodeKind::Int(n) if *n >= 1 => Ok(Nargs::Exactly(*n as usize)),
         NodeKind::Str(s) => match s.as_str() {

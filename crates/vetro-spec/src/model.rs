@@ -5,8 +5,9 @@ use serde_json::Value;
 use vetro_diag::Span;
 
 /// What an option does with the command line (argparse's `action`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Action {
+    #[default]
     Store,
     StoreTrue,
     StoreFalse,
@@ -61,8 +62,29 @@ pub struct Condition {
     pub value: String,
 }
 
+/// Keys only the plugin format (`plugin.spec`) has.
+#[derive(Clone, Debug, Default)]
+pub struct PluginKeys {
+    /// Put the value at this top-level variable instead of the nested path.
+    pub ansible_variable: Option<String>,
+    /// The older option this one replaces.
+    pub deprecates: Option<String>,
+    /// `ListOfFileNames`: the folder (inside the plugin) whose file names are the allowed values.
+    pub lookup_dir: Option<String>,
+    /// `required_when` conditions; all of them must hold.
+    pub required_when: Vec<crate::when::WhenExpr>,
+    /// `length`, `minimum`, `maximum` checks of the value.
+    pub length: Option<usize>,
+    pub minimum: Option<f64>,
+    pub maximum: Option<f64>,
+    /// The option comes from a built-in shared group (a control option unless its type nests).
+    pub shared: bool,
+    /// An integer environment variable that replaces the spec default (`ANSIBLE_VERBOSITY`).
+    pub default_env: Option<String>,
+}
+
 /// One option of a parser.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct OptionSpec {
     pub name: String,
     pub short: Option<char>,
@@ -81,12 +103,14 @@ pub struct OptionSpec {
     pub metavar: Option<String>,
     /// Where the option is defined.
     pub span: Span,
+    /// Plugin-format keys (empty for settings-tree specs).
+    pub plugin: PluginKeys,
 }
 
 impl OptionSpec {
     /// Integer conversion applies to environment and INI values of these.
     pub fn is_integer(&self) -> bool {
-        self.action == Action::Count || self.type_name.as_deref() == Some("int")
+        self.action == Action::Count || matches!(self.type_name.as_deref(), Some("int" | "Int"))
     }
 
     /// The environment variable read for this option (`multi-word` -> `MULTI_WORD`).

@@ -82,7 +82,7 @@ impl PlaybookRun {
             args.extend(additional_args(text));
         }
         PlaybookRun {
-            program: "ansible-playbook".to_string(),
+            program: ansible_playbook_program(),
             playbook,
             settings_file,
             inventory,
@@ -107,22 +107,39 @@ impl PlaybookRun {
     /// Run it with inherited stdout/stderr (output streams through); returns
     /// the exit status. A missing program says how to install it.
     pub fn run(&self) -> Result<i32> {
-        let status = Command::new(&self.program)
-            .args(self.argv())
+        run_program(&self.program, &self.argv(), &[])
+    }
+}
+
+/// The ansible-playbook program: `$VETRO_ANSIBLE_PLAYBOOK`, else
+/// `ansible-playbook` from `PATH`.
+pub fn ansible_playbook_program() -> String {
+    std::env::var("VETRO_ANSIBLE_PLAYBOOK")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "ansible-playbook".to_string())
+}
+
+/// Run `program argv...` with extra environment variables, output streaming
+/// through; returns the exit status. A missing program says how to install it.
+pub fn run_program(program: &str, argv: &[String], envs: &[(String, String)]) -> Result<i32> {
+    {
+        let status = Command::new(program)
+            .args(argv)
+            .envs(envs.iter().map(|(k, v)| (k, v)))
             .status()
             .map_err(|e| {
                 if e.kind() == std::io::ErrorKind::NotFound {
                     SpecError::new(
                         ErrorClass::PlaybookError,
                         format!(
-                            "'{}' was not found on PATH; install Ansible (e.g. `python3 -m pip install ansible-core`) or use --dry-run",
-                            self.program
+                            "'{program}' was not found on PATH; install Ansible (e.g. `python3 -m pip install ansible-core`), set VETRO_ANSIBLE_PLAYBOOK, or use --dry-run"
                         ),
                     )
                 } else {
                     SpecError::new(
                         ErrorClass::PlaybookError,
-                        format!("cannot run {}: {e}", self.program),
+                        format!("cannot run {program}: {e}"),
                     )
                 }
             })?;

@@ -1,8 +1,10 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
+pub mod ir;
 pub mod limits;
 pub mod murano;
 pub mod murano_test;
+pub mod plugin;
 pub mod policy;
 pub mod run;
 pub mod spec;
