@@ -1,0 +1,76 @@
+"""Parsed statements and evaluation."""
+
+from yaql.language import contexts
+from yaql.language import utils
+
+
+class Statement:
+    """A parsed expression bound to its engine."""
+
+    __slots__ = ('expression', 'engine')
+
+    def __init__(self, expression, engine):
+        self.expression = expression
+        self.engine = engine
+
+    def __str__(self):
+        return self.expression
+
+    def __repr__(self):
+        return f'Statement({self.expression!r})'
+
+    def evaluate(self, data=utils.NO_VALUE, context=None):
+        if context is None or context is utils.NO_VALUE:
+            import yaql
+            context = yaql.create_context()
+        return evaluate(self.engine, self.expression, data, context)
+
+    __call__ = evaluate
+
+
+def _library_flags(context):
+    root = context
+    while root is not None:
+        library = getattr(root, '_library', None)
+        if library is not None:
+            return library.flags()
+        root = root.parent
+    return contexts.Library().flags()
+
+
+def evaluate(engine, expression, data, context):
+    core = engine._core
+    if isinstance(context, contexts.RunningContext):
+        return core.evaluate(engine, expression, data, [],
+                             contexts.Library().flags(), context._handle)
+    if isinstance(context, contexts.Context):
+        layers = context._vetro_layers()
+    else:
+        layers = [_flatten(context)]
+    return core.evaluate(engine, expression, data, layers,
+                         _library_flags(context))
+
+
+def _flatten(context):
+    """One engine layer from any ContextBase (Multi/Linked contexts)."""
+    data = {}
+    for key in list(context.keys()):
+        data[key[1:]] = context.get_data(key)
+    return (data, [], [])
+
+
+def call_function(engine, context, name, receiver, args, kwargs):
+    """Call a YAQL function by name from Python with plain values."""
+    child = context.create_child_context()
+    names = []
+    for i, value in enumerate(args):
+        child[f'__vetro_arg{i}'] = value
+        names.append(f'$__vetro_arg{i}')
+    for i, (key, value) in enumerate(kwargs.items()):
+        child[f'__vetro_kw{i}'] = value
+        names.append(f'{key} => $__vetro_kw{i}')
+    call = f'{name}({", ".join(names)})'
+    if receiver is not utils.NO_VALUE:
+        child['__vetro_receiver'] = receiver
+        call = '$__vetro_receiver.' + call
+    return engine(call).evaluate(context=child)

@@ -1,0 +1,330 @@
+"""Parameter types for Python functions registered in a context.
+
+Each type tells the engine which values it accepts (``_sig``: a type of the
+engine's signature syntax) and, for hidden and lazy types, what the Python
+function receives (``_inject``/``_receive``)."""
+
+import datetime
+
+from yaql.language import utils
+
+
+class HiddenParameterType:
+    """A parameter the caller does not pass: it is injected."""
+
+    def _inject(self, engine, context):
+        raise NotImplementedError
+
+
+class LazyParameterType:
+    """A parameter that receives its argument unevaluated."""
+
+
+class SmartType:
+    __slots__ = ('nullable',)
+    _type = 'object'
+
+    def __init__(self, nullable):
+        self.nullable = nullable
+
+    def _sig(self):
+        return self._type + ('?' if self.nullable else '')
+
+    def check(self, value, context=None, *args, **kwargs):
+        if value is None:
+            return self.nullable
+        return True
+
+    def convert(self, value, receiver=None, context=None, function_spec=None,
+                engine=None, *args, **kwargs):
+        return value
+
+    def _receive(self, value, engine, context):
+        return value
+
+
+class GenericType(SmartType):
+    __slots__ = ('checker', 'converter')
+
+    def __init__(self, nullable, checker=None, converter=None):
+        super().__init__(nullable)
+        self.checker = checker
+        self.converter = converter
+
+    def check(self, value, context=None, *args, **kwargs):
+        if value is None:
+            return self.nullable
+        return self.checker is None or self.checker(value, context, *args,
+                                                    **kwargs)
+
+    def _receive(self, value, engine, context):
+        if self.converter is None:
+            return value
+        return self.converter(value, None, context, None, engine)
+
+
+_PYTHON_SIG = [
+    (bool, 'bool'),
+    (int, 'int'),
+    (str, 'String'),
+    (float, 'Number'),
+    (datetime.datetime, 'DateTime'),
+    (datetime.timedelta, 'TimeDelta'),
+    (dict, 'Mapping'),
+    (utils.MappingType, 'Mapping'),
+    (list, 'Sequence'),
+    (tuple, 'Sequence'),
+    (set, 'Set'),
+    (frozenset, 'Set'),
+    (utils.SetType, 'Set'),
+]
+
+
+class PythonType(GenericType):
+    __slots__ = ('python_type', 'validators')
+
+    def __init__(self, python_type, nullable=True, validators=None):
+        self.python_type = python_type
+        self.validators = validators or []
+        super().__init__(nullable, self._check_value)
+
+    def _check_value(self, value, *args, **kwargs):
+        return isinstance(value, self.python_type) and all(
+            v(value) for v in self.validators)
+
+    def _sig(self):
+        t = self.python_type
+        name = 'object'
+        if t is not object and not isinstance(t, tuple):
+            for py_type, sig in _PYTHON_SIG:
+                if t is py_type:
+                    name = sig
+                    break
+        if name == 'object' and self.nullable:
+            return 'any'
+        return name + ('?' if self.nullable else '')
+
+
+class _Simple(SmartType):
+    __slots__ = ()
+
+    def __init__(self, nullable=False):
+        super().__init__(nullable)
+
+
+class String(_Simple):
+    _type = 'String'
+
+
+class Integer(_Simple):
+    _type = 'Integer'
+
+
+class Number(_Simple):
+    _type = 'Number'
+
+
+class DateTime(_Simple):
+    _type = 'DateTime'
+
+
+class Iterable(SmartType):
+    __slots__ = ('validators',)
+    _type = 'Iterable'
+
+    def __init__(self, validators=None, nullable=False):
+        super().__init__(nullable)
+        self.validators = validators or []
+
+
+class Iterator(Iterable):
+    __slots__ = ()
+    _type = 'Iterator'
+
+
+class Sequence(Iterable):
+    __slots__ = ()
+    _type = 'Sequence'
+
+
+class MappingRule(LazyParameterType, SmartType):
+    __slots__ = ()
+    _type = 'Rule'
+
+    def __init__(self):
+        super().__init__(False)
+
+
+class Keyword(LazyParameterType, SmartType):
+    __slots__ = ()
+    _type = 'Keyword'
+
+    def __init__(self, expand=True):
+        super().__init__(False)
+
+
+class Lambda(LazyParameterType, SmartType):
+    __slots__ = ('with_context', 'method')
+    _type = 'Lambda'
+
+    def __init__(self, with_context=False, method=False):
+        super().__init__(False)
+        self.with_context = with_context
+        self.method = method
+
+    def _receive(self, value, engine, context):
+        if value is None or not callable(value):
+            return value
+        if self.with_context:
+            return lambda ctx, *args, **kwargs: value(*args, **kwargs)
+        return value
+
+
+class Constant(SmartType):
+    __slots__ = ('expand',)
+
+    def __init__(self, nullable, expand=True):
+        super().__init__(nullable)
+        self.expand = expand
+
+
+class StringConstant(Constant):
+    __slots__ = ()
+    _type = 'String'
+
+    def __init__(self, nullable=False):
+        super().__init__(nullable)
+
+
+class BooleanConstant(Constant):
+    __slots__ = ()
+    _type = 'bool'
+
+    def __init__(self, nullable=False, expand=True):
+        super().__init__(nullable, expand)
+
+
+class NumericConstant(Constant):
+    __slots__ = ()
+    _type = 'Number'
+
+    def __init__(self, nullable=False, expand=True):
+        super().__init__(nullable, expand)
+
+
+class YaqlExpression(LazyParameterType, SmartType):
+    __slots__ = ('_expression_type',)
+    _type = 'Expr'
+
+    def __init__(self, expression_type=None):
+        super().__init__(False)
+        self._expression_type = expression_type
+
+
+class Context(HiddenParameterType, SmartType):
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__(False)
+
+    def _inject(self, engine, context):
+        return context
+
+
+class Engine(HiddenParameterType, SmartType):
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__(False)
+
+    def _inject(self, engine, context):
+        return engine
+
+
+class FunctionDefinition(HiddenParameterType, SmartType):
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__(False)
+
+    def _inject(self, engine, context):
+        return None
+
+
+class Receiver(HiddenParameterType, SmartType):
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__(False)
+
+    def _inject(self, engine, context):
+        return None
+
+
+class YaqlInterface(HiddenParameterType, SmartType):
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__(False)
+
+    def _inject(self, engine, context):
+        from yaql import yaql_interface
+        return yaql_interface.YaqlInterface(context, engine)
+
+
+class Delegate(HiddenParameterType, SmartType):
+    __slots__ = ('name', 'with_context', 'method', 'use_convention')
+
+    def __init__(self, name=None, with_context=False, method=False,
+                 use_convention=True):
+        super().__init__(False)
+        self.name = name
+        self.with_context = with_context
+        self.method = method
+        self.use_convention = use_convention
+
+    def _inject(self, engine, context):
+        fn = context(self.name, engine, use_convention=self.use_convention)
+        if self.with_context:
+            return lambda ctx, *args, **kwargs: fn(*args, **kwargs)
+        return fn
+
+
+class Super(HiddenParameterType, SmartType):
+    __slots__ = ('with_context', 'method', 'with_name')
+
+    def __init__(self, with_context=False, method=None, with_name=False):
+        super().__init__(False)
+        self.with_context = with_context
+        self.method = method
+        self.with_name = with_name
+
+    def _inject(self, engine, context):
+        return None
+
+
+class SmartTypeAggregation(SmartType):
+    __slots__ = ('types',)
+
+    def __init__(self, *args, **kwargs):
+        self.types = args
+        super().__init__(kwargs.get('nullable', False))
+
+
+class AnyOf(SmartTypeAggregation):
+    __slots__ = ()
+
+
+class Chain(SmartTypeAggregation):
+    __slots__ = ()
+
+
+class NotOfType(SmartType):
+    __slots__ = ('smart_type',)
+
+    def __init__(self, smart_type, nullable=True):
+        super().__init__(nullable)
+        self.smart_type = smart_type
+
+    def _sig(self):
+        return 'any'

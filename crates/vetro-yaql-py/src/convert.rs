@@ -1,0 +1,198 @@
+//! Conversion between Python objects and YAQL values.
+//!
+//! Values cross into Python in one of two shapes, as the reference does:
+//! the *internal* shape handed to Python callbacks (`FrozenDict`, `tuple`,
+//! `frozenset`, lazy iterators) and the *output* shape of a finished
+//! evaluation (`dict`, `list`, `set`).
+
+use crate::pyobj::{PyCallable, PyHost, PyIterator};
+use crate::shim::Shim;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
+use std::rc::Rc;
+use vetro_yaql::datetime::DateTime;
+use vetro_yaql::iter::LazyIter;
+use vetro_yaql::value::{Dict, Set};
+use vetro_yaql::{Error, ErrorKind, Value};
+
+/// Which Python shape a value takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// What a callback receives (the reference's input conversion).
+    Internal,
+    /// A finished result; `tuples` keeps sequences as tuples.
+    Output { tuples: bool },
+}
+
+/// Python object → YAQL value (the reference's `convert_input_data`).
+pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let py = obj.py();
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(i) = obj.cast::<PyInt>() {
+        return Ok(match i.extract::<i64>() {
+            Ok(v) => Value::Int(v),
+            Err(_) => big_int(i)?,
+        });
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return Ok(Value::Float(f.value()));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::Str(Rc::from(s.to_str()?)));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        return dict_value(d);
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        return l
+            .iter()
+            .map(|x| to_value(&x))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Value::from);
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t
+            .iter()
+            .map(|x| to_value(&x))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Value::from);
+    }
+    if let Ok(s) = obj.cast::<PyFrozenSet>() {
+        return set_value(s.iter());
+    }
+    if let Ok(s) = obj.cast::<PySet>() {
+        return set_value(s.iter());
+    }
+    if let Ok(h) = obj.cast::<PyHost>() {
+        return Ok(h.borrow().value.clone());
+    }
+    if let Ok(it) = obj.cast::<PyIterator>() {
+        return Ok(Value::Iter(it.borrow().iter.clone()));
+    }
+    if let Ok(c) = obj.cast::<PyCallable>() {
+        return Ok(c.borrow().value.clone());
+    }
+    let shim = Shim::get(py)?;
+    shim.classify(obj)
+}
+
+fn big_int(i: &Bound<'_, PyInt>) -> PyResult<Value> {
+    let text = i.str()?.to_string();
+    let b: num_bigint::BigInt = text
+        .parse()
+        .map_err(|_| PyTypeError::new_err("integer out of range"))?;
+    Ok(Value::from_bigint(b))
+}
+
+pub fn dict_value(d: &Bound<'_, PyDict>) -> PyResult<Value> {
+    let mut out = Dict::with_capacity(d.len());
+    for (k, v) in d.iter() {
+        out.insert(to_value(&k)?, to_value(&v)?);
+    }
+    Ok(Value::dict(out))
+}
+
+pub fn set_value<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>) -> PyResult<Value> {
+    let mut out = Set::new();
+    for x in items {
+        out.insert(to_value(&x)?);
+    }
+    Ok(Value::set(out))
+}
+
+/// A Python iterator as a lazy single-pass YAQL sequence.
+pub fn lazy_from_python(it: Bound<'_, PyAny>) -> Value {
+    let it: Py<PyAny> = it.unbind();
+    Value::Iter(LazyIter::from_fn(move || {
+        Python::attach(|py| {
+            let b = it.bind(py);
+            match b.call_method0("__next__") {
+                Ok(x) => to_value(&x)
+                    .map(Some)
+                    .map_err(|e| crate::errors::stash(py, e)),
+                Err(e) if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) => Ok(None),
+                Err(e) => Err(crate::errors::stash(py, e)),
+            }
+        })
+    }))
+}
+
+/// YAQL value → Python object in the given shape.
+pub fn to_py<'py>(py: Python<'py>, v: &Value, shape: Shape) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Int(i) => i.into_pyobject(py)?.into_any(),
+        Value::BigInt(b) => Shim::get(py)?.int_from_str(py, &b.to_string())?,
+        Value::Float(x) => PyFloat::new(py, *x).into_any(),
+        Value::Str(s) => PyString::new(py, s).into_any(),
+        Value::List(items) => {
+            let conv = items
+                .iter()
+                .map(|x| to_py(py, x, shape))
+                .collect::<PyResult<Vec<_>>>()?;
+            match shape {
+                Shape::Output { tuples: false } => PyList::new(py, conv)?.into_any(),
+                _ => PyTuple::new(py, conv)?.into_any(),
+            }
+        }
+        Value::Dict(d) => {
+            let out = PyDict::new(py);
+            for (k, x) in d.iter() {
+                out.set_item(to_py(py, k, Shape::Internal)?, to_py(py, x, shape)?)?;
+            }
+            match shape {
+                Shape::Internal => Shim::get(py)?.frozen_dict(py, out)?,
+                Shape::Output { .. } => out.into_any(),
+            }
+        }
+        Value::Set(s) => {
+            let conv = s
+                .iter()
+                .map(|x| to_py(py, x, Shape::Internal))
+                .collect::<PyResult<Vec<_>>>()?;
+            match shape {
+                Shape::Internal => PyFrozenSet::new(py, &conv)?.into_any(),
+                Shape::Output { .. } => PySet::new(py, &conv)?.into_any(),
+            }
+        }
+        Value::DateTime(d) => Shim::get(py)?.datetime(py, d)?,
+        Value::TimeDelta(us) => Shim::get(py)?.timedelta(py, *us)?,
+        Value::Tz(secs) => Shim::get(py)?.timezone(py, *secs)?,
+        Value::Regex(r) => Shim::get(py)?.regex(py, &r.pattern, r.flags)?,
+        Value::Iter(it) => Bound::new(py, PyIterator { iter: it.clone() })?.into_any(),
+        Value::Func(_) => Bound::new(py, PyCallable { value: v.clone() })?.into_any(),
+        Value::Object(o) => match o.as_any().downcast_ref::<crate::pyobj::PyObjectHost>() {
+            Some(h) => h.obj.bind(py).clone(),
+            None => Bound::new(py, PyHost { value: v.clone() })?.into_any(),
+        },
+        Value::Context(_) => Bound::new(py, PyHost { value: v.clone() })?.into_any(),
+    })
+}
+
+/// A datetime from Python's fields.
+pub fn datetime_value(
+    fields: (i64, i64, i64, i64, i64, i64, i64),
+    offset: Option<i32>,
+) -> Result<DateTime, Error> {
+    let (year, month, day, hour, minute, second, micro) = fields;
+    DateTime::from_parts(
+        vetro_yaql::datetime::Parts {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            micro,
+        },
+        offset,
+    )
+    .map_err(|e| Error::new(ErrorKind::Value, e.message))
+}

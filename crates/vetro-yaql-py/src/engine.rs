@@ -1,0 +1,196 @@
+//! The Python-visible engine core: parser flavour and options, one Rust
+//! engine per thread (the Rust engine is single-threaded; the Python engine
+//! object can be shared by any number of threads).
+
+use crate::convert::{to_py, to_value, Shape};
+use crate::errors::{clear_stash, to_pyerr};
+use crate::evalctx::EvalContext;
+use crate::host::register_layer;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use vetro_yaql::{Engine, EngineOptions, Options};
+
+static NEXT_CORE: AtomicU64 = AtomicU64::new(1);
+
+/// The standard-library flavour a root context asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Library {
+    pub legacy: bool,
+    pub delegates: bool,
+    pub no_sets: bool,
+    pub group_by_agg_fallback: bool,
+}
+
+/// Engines kept per thread, keyed by core and library flavour.
+const MAX_THREAD_ENGINES: usize = 64;
+
+thread_local! {
+    static ENGINES: RefCell<HashMap<(u64, Library), Rc<Engine>>> = RefCell::new(HashMap::new());
+    static DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Parser settings and `yaql.*` options of one Python engine.
+#[pyclass(frozen, module = "yaql._vetro_yaql")]
+pub struct Core {
+    id: u64,
+    legacy: bool,
+    allow_delegates: bool,
+    options: Options,
+}
+
+impl Core {
+    /// This thread's Rust engine for the given library flavour.
+    pub fn engine(&self, lib: Library) -> Rc<Engine> {
+        let key = (self.id, lib);
+        if let Some(e) = ENGINES.with(|m| m.borrow().get(&key).cloned()) {
+            return e;
+        }
+        let opts = EngineOptions {
+            legacy: self.legacy,
+            legacy_context: lib.legacy,
+            allow_delegates: self.allow_delegates,
+            delegates: lib.delegates,
+            no_sets: lib.no_sets,
+            group_by_agg_fallback: Some(lib.group_by_agg_fallback),
+            yaql: self.options.clone(),
+            ..EngineOptions::default()
+        };
+        let engine = Rc::new(Engine::new(opts));
+        ENGINES.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.len() >= MAX_THREAD_ENGINES {
+                m.clear();
+            }
+            m.insert(key, engine.clone());
+        });
+        engine
+    }
+
+    fn output_shape(&self) -> Shape {
+        if self.options.convert_output_data {
+            Shape::Output {
+                tuples: !self.options.convert_tuples_to_lists,
+            }
+        } else {
+            Shape::Internal
+        }
+    }
+}
+
+#[pymethods]
+impl Core {
+    #[new]
+    #[pyo3(signature = (legacy, allow_delegates, limit_iterators, memory_quota, convert_tuples_to_lists, convert_sets_to_lists, iterable_dicts, convert_output_data))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        legacy: bool,
+        allow_delegates: bool,
+        limit_iterators: i64,
+        memory_quota: i64,
+        convert_tuples_to_lists: bool,
+        convert_sets_to_lists: bool,
+        iterable_dicts: bool,
+        convert_output_data: bool,
+    ) -> Core {
+        Core {
+            id: NEXT_CORE.fetch_add(1, Ordering::Relaxed),
+            legacy,
+            allow_delegates,
+            options: Options {
+                limit_iterators,
+                memory_quota,
+                convert_tuples_to_lists,
+                convert_sets_to_lists,
+                iterable_dicts,
+                convert_output_data,
+                ..Options::default()
+            },
+        }
+    }
+
+    /// Parse (through the engine's parse cache); raises the reference's
+    /// parse exceptions.
+    fn parse(&self, py: Python<'_>, expr: &str) -> PyResult<()> {
+        let engine = self.engine(Library::default());
+        engine
+            .parse(expr)
+            .map(|_| ())
+            .map_err(|e| to_pyerr(py, e, Some(expr)))
+    }
+
+    /// Evaluate `expr`. `layers` lists the Python contexts from the root down,
+    /// each `(variables, functions, exclusive_names)`; `base` is a context of an
+    /// evaluation in progress (re-entrant calls) or None.
+    #[pyo3(signature = (py_engine, expr, data, layers, library, base=None))]
+    // One call per evaluation from the Python side: the arguments are its state.
+    #[allow(clippy::too_many_arguments)]
+    fn evaluate(
+        &self,
+        py: Python<'_>,
+        py_engine: Py<PyAny>,
+        expr: &str,
+        data: Bound<'_, PyAny>,
+        layers: &Bound<'_, PyList>,
+        library: (bool, bool, bool, bool),
+        base: Option<PyRef<'_, EvalContext>>,
+    ) -> PyResult<Py<PyAny>> {
+        let lib = Library {
+            legacy: library.0,
+            delegates: library.1,
+            no_sets: library.2,
+            group_by_agg_fallback: library.3,
+        };
+        let engine = self.engine(lib);
+        let parsed = engine
+            .parse(expr)
+            .map_err(|e| to_pyerr(py, e, Some(expr)))?;
+        let mut ctx = match &base {
+            Some(b) => b.ctx.child(),
+            None => engine.context(),
+        };
+        drop(base);
+        let py_engine = Rc::new(py_engine);
+        for (i, layer) in layers.iter().enumerate() {
+            if i > 0 {
+                ctx = ctx.child();
+            }
+            let layer = layer.cast::<PyTuple>()?;
+            register_layer(&ctx, layer, &py_engine)?;
+        }
+        if !data.is(crate::shim::Shim::get(py)?.no_value.bind(py)) {
+            ctx = ctx.child();
+            ctx.set("1", to_value(&data)?);
+        }
+        DEPTH.with(|d| d.set(d.get() + 1));
+        let result = engine.evaluate_in(&parsed, &ctx);
+        let outer = DEPTH.with(|d| {
+            d.set(d.get() - 1);
+            d.get() == 0
+        });
+        let out = match result {
+            Ok(v) => to_py(py, &v, self.output_shape()).map(|b| b.unbind()),
+            Err(e) => Err(to_pyerr(py, e, Some(expr))),
+        };
+        if outer {
+            clear_stash();
+        }
+        out
+    }
+
+    /// Options as the engine sees them (for tests and `repr`).
+    fn option_values(&self) -> (i64, i64, bool, bool, bool, bool) {
+        let o = &self.options;
+        (
+            o.limit_iterators,
+            o.memory_quota,
+            o.convert_tuples_to_lists,
+            o.convert_sets_to_lists,
+            o.iterable_dicts,
+            o.convert_output_data,
+        )
+    }
+}

@@ -1,0 +1,125 @@
+//! Python functions registered in a context, as engine functions.
+//!
+//! The Python side describes each function as
+//! `(name, form, signature, invoker)`: `form` is `"function"`, `"method"` or
+//! `"both"`, `signature` uses the engine's signature syntax
+//! (`FunctionDef::new`), and `invoker(engine, context, args, rest, kwargs)`
+//! injects hidden parameters, converts lazy arguments and calls the Python
+//! function. No Rust borrow is held while Python runs.
+
+use crate::convert::{to_py, to_value, Shape};
+use crate::evalctx::EvalContext;
+use crate::pyobj::{wrap_err, PyCallable};
+use crate::shim::Shim;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use std::rc::Rc;
+use vetro_yaql::value::FuncValue;
+use vetro_yaql::{ArgValue, Args, Call, Context, Form, FunctionDef, Value};
+
+/// Set one Python context layer's variables and functions on `ctx`.
+pub fn register_layer(
+    ctx: &Rc<Context>,
+    layer: &Bound<'_, PyTuple>,
+    py_engine: &Rc<Py<PyAny>>,
+) -> PyResult<()> {
+    let vars = layer.get_item(0)?;
+    let vars = vars.cast::<PyDict>()?;
+    for (k, v) in vars.iter() {
+        let name: String = k.extract()?;
+        ctx.set(&name, to_value(&v)?);
+    }
+    let funcs = layer.get_item(1)?;
+    for f in funcs.cast::<PyList>()?.iter() {
+        ctx.register(function_def(f.cast::<PyTuple>()?, py_engine)?);
+    }
+    let exclusive = layer.get_item(2)?;
+    for n in exclusive.cast::<PyList>()?.iter() {
+        ctx.set_exclusive(&n.extract::<String>()?);
+    }
+    Ok(())
+}
+
+fn function_def(desc: &Bound<'_, PyTuple>, py_engine: &Rc<Py<PyAny>>) -> PyResult<FunctionDef> {
+    let name: String = desc.get_item(0)?.extract()?;
+    let form = match desc.get_item(1)?.extract::<String>()?.as_str() {
+        "method" => Form::Method,
+        "both" => Form::Both,
+        _ => Form::Function,
+    };
+    let sig: String = desc.get_item(2)?.extract()?;
+    let invoker: Py<PyAny> = desc.get_item(3)?.unbind();
+    let engine = py_engine.clone();
+    Ok(FunctionDef::new(&name, form, &sig, move |call, args| {
+        invoke(&invoker, &engine, call, args)
+    }))
+}
+
+fn invoke(
+    invoker: &Py<PyAny>,
+    engine: &Py<PyAny>,
+    call: &Call,
+    args: Args,
+) -> vetro_yaql::Result<Value> {
+    Python::attach(|py| {
+        let run = || -> PyResult<Value> {
+            let shim = Shim::get(py)?;
+            let pos = args
+                .pos
+                .iter()
+                .map(|a| arg_to_py(py, a, call.ctx, shim))
+                .collect::<PyResult<Vec<_>>>()?;
+            let rest = args
+                .rest
+                .iter()
+                .map(|a| arg_to_py(py, a, call.ctx, shim))
+                .collect::<PyResult<Vec<_>>>()?;
+            let kw = PyDict::new(py);
+            for (k, a) in &args.kw {
+                kw.set_item(&**k, arg_to_py(py, a, call.ctx, shim)?)?;
+            }
+            let ctx = Bound::new(
+                py,
+                EvalContext {
+                    ctx: call.ctx.clone(),
+                },
+            )?;
+            let r = invoker.bind(py).call1((
+                engine.bind(py),
+                ctx,
+                PyTuple::new(py, pos)?,
+                PyTuple::new(py, rest)?,
+                kw,
+            ))?;
+            to_value(&r)
+        };
+        run().map_err(|e| wrap_err(py, e))
+    })
+}
+
+fn arg_to_py<'py>(
+    py: Python<'py>,
+    a: &ArgValue,
+    ctx: &Rc<Context>,
+    shim: &Shim,
+) -> PyResult<Bound<'py, PyAny>> {
+    let lazy = |l: &vetro_yaql::Lambda| {
+        Bound::new(
+            py,
+            PyCallable {
+                value: Value::Func(Rc::new(FuncValue::Lambda(l.clone()))),
+            },
+        )
+        .map(|b| b.into_any())
+    };
+    match a {
+        ArgValue::Value(v) => to_py(py, v, Shape::Internal),
+        ArgValue::Lazy(l) => lazy(l),
+        ArgValue::Keyword(k) => Ok(pyo3::types::PyString::new(py, k).into_any()),
+        ArgValue::Rule(k, v) => Ok(PyTuple::new(py, [lazy(k)?, lazy(v)?])?.into_any()),
+        ArgValue::Missing => {
+            let _ = ctx;
+            Ok(shim.no_value.bind(py).clone())
+        }
+    }
+}

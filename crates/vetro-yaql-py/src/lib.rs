@@ -1,0 +1,26 @@
+//! `yaql._vetro_yaql`: vetro's YAQL engine as a CPython extension module.
+//!
+//! The Python half of the package (`python/yaql/`) provides the reference's
+//! module layout and classes; this module is the engine underneath: parsing
+//! with a bounded cache, evaluation, value conversion, Python callbacks and
+//! error mapping.
+
+pub mod convert;
+pub mod engine;
+pub mod errors;
+pub mod evalctx;
+pub mod host;
+pub mod pyobj;
+pub mod shim;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _vetro_yaql(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<engine::Core>()?;
+    m.add_class::<evalctx::EvalContext>()?;
+    m.add_class::<pyobj::PyCallable>()?;
+    m.add_class::<pyobj::PyIterator>()?;
+    m.add_class::<pyobj::PyHost>()?;
+    Ok(())
+}

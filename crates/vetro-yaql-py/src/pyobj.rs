@@ -1,0 +1,134 @@
+//! Python objects inside YAQL values, and YAQL values inside Python objects.
+
+use crate::convert::{to_py, to_value, Shape};
+use crate::errors::{stash, to_pyerr};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use std::any::Any;
+use std::rc::Rc;
+use vetro_yaql::value::FuncValue;
+use vetro_yaql::{HostObject, Value};
+
+/// An arbitrary Python object carried through an evaluation unchanged.
+pub struct PyObjectHost {
+    pub obj: Py<PyAny>,
+    type_name: String,
+}
+
+impl PyObjectHost {
+    pub fn new(obj: Bound<'_, PyAny>) -> PyObjectHost {
+        let type_name = obj
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "object".to_string());
+        PyObjectHost {
+            obj: obj.unbind(),
+            type_name,
+        }
+    }
+}
+
+impl HostObject for PyObjectHost {
+    fn type_name(&self) -> &str {
+        &self.type_name
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn to_str(&self) -> String {
+        Python::attach(|py| {
+            self.obj
+                .bind(py)
+                .str()
+                .map(|s| s.to_string())
+                .unwrap_or_else(|_| format!("<{} object>", self.type_name))
+        })
+    }
+}
+
+/// A YAQL value with no Python counterpart (a context, a host object).
+#[pyclass(unsendable, module = "yaql._vetro_yaql")]
+pub struct PyHost {
+    pub value: Value,
+}
+
+#[pymethods]
+impl PyHost {
+    fn __repr__(&self) -> String {
+        format!("<yaql {}>", self.value.type_name())
+    }
+}
+
+/// A lazy YAQL sequence seen from Python: a single-pass iterator.
+#[pyclass(unsendable, module = "yaql._vetro_yaql")]
+pub struct PyIterator {
+    pub iter: Rc<vetro_yaql::iter::LazyIter>,
+}
+
+#[pymethods]
+impl PyIterator {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let it = self.iter.clone();
+        match it.next() {
+            Ok(Some(v)) => Ok(Some(to_py(py, &v, Shape::Internal)?.unbind())),
+            Ok(None) => Ok(None),
+            Err(e) => Err(to_pyerr(py, e, None)),
+        }
+    }
+}
+
+/// A YAQL callable (a lambda argument, a delegate) called from Python.
+#[pyclass(unsendable, module = "yaql._vetro_yaql")]
+pub struct PyCallable {
+    pub value: Value,
+}
+
+#[pymethods]
+impl PyCallable {
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let args: Vec<Value> = args.iter().map(|a| to_value(&a)).collect::<PyResult<_>>()?;
+        let mut kw: Vec<(Rc<str>, Value)> = Vec::new();
+        if let Some(k) = kwargs {
+            for (name, v) in k.iter() {
+                kw.push((Rc::from(name.extract::<String>()?), to_value(&v)?));
+            }
+        }
+        let r = call_value(&self.value, &args, &kw);
+        match r {
+            Ok(v) => Ok(to_py(py, &v, Shape::Internal)?.unbind()),
+            Err(e) => Err(to_pyerr(py, e, None)),
+        }
+    }
+}
+
+/// Call a function value with evaluated arguments.
+pub fn call_value(v: &Value, args: &[Value], kw: &[(Rc<str>, Value)]) -> vetro_yaql::Result<Value> {
+    match v {
+        Value::Func(f) => match &**f {
+            FuncValue::Lambda(l) => l.call_kw(args, kw),
+            FuncValue::Named(name, ctx) => {
+                vetro_yaql::eval::call_values(ctx, name, args.to_vec(), false)
+            }
+        },
+        other => Err(vetro_yaql::Error::type_err(format!(
+            "'{}' object is not callable",
+            other.type_name()
+        ))),
+    }
+}
+
+/// Wrap a Python error so it can travel through the engine.
+pub fn wrap_err(py: Python<'_>, e: PyErr) -> vetro_yaql::Error {
+    stash(py, e)
+}
