@@ -45,6 +45,7 @@ pub mod func;
 pub mod iter;
 pub mod json;
 pub mod lexer;
+pub mod parse_cache;
 pub mod parser;
 pub mod stdlib;
 pub mod value;
@@ -96,7 +97,7 @@ pub struct Expression {
 pub struct Engine {
     pub opts: EngineOptions,
     host: Rc<Context>,
-    cache: RefCell<ahash::AHashMap<String, Rc<Expr>>>,
+    cache: RefCell<parse_cache::ParseCache>,
 }
 
 const CACHE_LIMIT: usize = 10_000;
@@ -117,7 +118,7 @@ impl Engine {
         Engine {
             opts,
             host,
-            cache: RefCell::new(ahash::AHashMap::new()),
+            cache: RefCell::new(parse_cache::ParseCache::new(CACHE_LIMIT)),
         }
     }
 
@@ -131,20 +132,14 @@ impl Engine {
         }
     }
 
-    /// Parse (cached by text).
+    /// Parse (through a bounded LRU cache keyed by the text).
     pub fn parse(&self, src: &str) -> Result<Expression> {
-        if let Some(ast) = self.cache.borrow().get(src) {
-            return Ok(Expression {
-                source: Rc::from(src),
-                ast: ast.clone(),
-            });
+        let hit = self.cache.borrow_mut().get(src);
+        if let Some((source, ast)) = hit {
+            return Ok(Expression { source, ast });
         }
         let ast = Rc::new(parser::parse(src, self.parser_options())?);
-        let mut cache = self.cache.borrow_mut();
-        if cache.len() >= CACHE_LIMIT {
-            cache.clear();
-        }
-        cache.insert(src.to_string(), ast.clone());
+        self.cache.borrow_mut().insert(src, ast.clone());
         Ok(Expression {
             source: Rc::from(src),
             ast,

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Time the drop-in against the reference `yaql` package in one run.
+
+    python bench.py --vetro-python VENV1/bin/python --reference-python VENV2/bin/python
+
+Each interpreter must import `yaql` (the drop-in in one venv, `yaql==3.2.0`
+in the other). The script runs itself in both (`--measure`), then prints a
+Markdown table of median times and ratios. Phases: engine creation, context
+creation, parsing (distinct texts, and the same text again), and
+`evaluate` including the conversion of Python data in and out, over
+10k-item data.
+"""
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+TEMPLATES = [
+    "$.a + {i}", "[{i}, {i} + 1, $.b].select($ * 2).sum()",
+    "$.s + '-{i}'", "{{k{i} => {i}, b => $.b}}.k{i}",
+    "range({m}).where($ mod 3 = {j}).len()",
+    "$.items.where($.v > {m}).select($.n)",
+    "let(x => {i}) -> $x * $.a - {j}",
+    "switch($.a > {i} => 'hi', true => 'lo{j}')",
+    "'{i}'.len() + len($.items) + {j}",
+    "$.items.orderBy(-$.v).first().v + {i}",
+]
+
+
+def records(n, seed=7):
+    r = random.Random(seed)
+    return [{"k": "key%06d" % i, "v": r.randint(0, 100),
+             "g": "g%02d" % r.randint(0, 99),
+             "f": round(r.random() * 1000, 3),
+             "name": r.choice(["alpha", "beta", "gamma", "delta"]) + str(i),
+             "tags": r.sample(["a", "b", "c", "d", "e"], 2)}
+            for i in range(n)]
+
+
+EVAL_WORKLOADS = [
+    ("where/select", "$.where($.v > 50 and $.g != 'g07').select($.k)"),
+    ("orderBy/take", "$.orderBy($.v).thenByDescending($.k).take(20)"
+                     ".select($.k)"),
+    ("groupBy/sum", "$.groupBy($.g, $.v, [$[0], $[1].sum()]).orderBy($[0])"),
+    ("strings", "$.select($.name.toUpper() + '-' + str($.v) + '/' + "
+                "$.tags.join(',')).where($.startsWith('A')).len()"),
+    ("identity", "$"),
+]
+
+
+def timed(fn, repeat):
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples)
+
+
+def measure(repeat, items):
+    import yaql
+    from yaql.language import factory
+
+    out = {"version": getattr(yaql, "__version__", "?")}
+    out["engine creation"] = timed(lambda: factory.YaqlFactory().create(),
+                                   repeat)
+    out["create_context()"] = timed(yaql.create_context, repeat)
+
+    texts = [TEMPLATES[i % len(TEMPLATES)].format(i=i, j=i % 3, m=i % 10)
+             for i in range(2000)]
+
+    def parse_distinct():
+        engine = factory.YaqlFactory().create()
+        engine("$")  # the engine's first use is not a parse
+        t0 = time.perf_counter()
+        for t in texts:
+            engine(t)
+        return (time.perf_counter() - t0) / len(texts)
+    out["parse (distinct texts), per expression"] = statistics.median(
+        parse_distinct() for _ in range(repeat))
+
+    engine = factory.YaqlFactory().create()
+    hot = "$.items.where($.v > 3).select($.n).first()"
+    engine(hot)
+
+    def parse_again():
+        for _ in range(1000):
+            engine(hot)
+    out["parse (same text again), per expression"] = timed(
+        parse_again, repeat) / 1000
+
+    data = records(items)
+    context = yaql.create_context()
+    for name, expr in EVAL_WORKLOADS:
+        stmt = engine(expr)
+        out[f"evaluate {name}, {items} items"] = timed(
+            lambda: stmt.evaluate(data=data, context=context), repeat)
+    return out
+
+
+def fmt(seconds):
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.1f} µs"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--vetro-python")
+    ap.add_argument("--reference-python")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--items", type=int, default=10000)
+    ap.add_argument("--measure", action="store_true",
+                    help="time the `yaql` this interpreter imports; print JSON")
+    a = ap.parse_args()
+    if a.measure:
+        print(json.dumps(measure(a.repeat, a.items)))
+        return
+    if not (a.vetro_python and a.reference_python):
+        ap.error("--vetro-python and --reference-python are required")
+    results = {}
+    for label, py in (("vetro", a.vetro_python),
+                      ("reference", a.reference_python)):
+        proc = subprocess.run(
+            [py, __file__, "--measure", "--repeat", str(a.repeat),
+             "--items", str(a.items)],
+            check=True, capture_output=True, text=True)
+        results[label] = json.loads(proc.stdout.strip().splitlines()[-1])
+    v, r = results["vetro"], results["reference"]
+    print(f"drop-in yaql {v.pop('version')} vs reference yaql "
+          f"{r.pop('version')}; median of {a.repeat}\n")
+    print("| phase | reference | drop-in | speed-up |")
+    print("|---|---:|---:|---:|")
+    for key in v:
+        ratio = r[key] / v[key] if v[key] else float("inf")
+        print(f"| {key} | {fmt(r[key])} | {fmt(v[key])} | {ratio:,.0f}x |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
