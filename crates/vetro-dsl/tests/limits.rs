@@ -106,3 +106,38 @@ fn work_under_the_limits_runs() {
     );
     assert_eq!(v.ok(), Some(vetro_yaql::Value::Int(100)));
 }
+
+#[test]
+fn a_cancelled_session_stops_and_cannot_be_caught() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let mut lib = Library::load(&[package("cancel")]);
+    // Without the cancellation the time limit would end the loop.
+    lib.limits.max_time = Some(Duration::from_secs(20));
+    let rt = lib.session();
+    let flag = Arc::new(AtomicBool::new(false));
+    rt.set_cancel_flag(flag.clone());
+    let root = rt
+        .load_model(&json!({"?": {"id": "l3", "type": "demo.Looper"}}))
+        .unwrap()
+        .unwrap();
+    // Another thread cancels while `spin` (which catches everything) loops.
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let r = rt.call_method(
+        &root.value(),
+        "spin",
+        Vec::new(),
+        Vec::new(),
+        vetro_dsl::runtime::call::CallKind::External,
+    );
+    canceller.join().unwrap();
+    let e = r.expect_err("the session is cancelled");
+    assert!(
+        vetro_dsl::runtime::limits::is_cancelled(&e),
+        "{:?}",
+        e.names()
+    );
+}

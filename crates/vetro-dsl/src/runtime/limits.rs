@@ -1,12 +1,15 @@
 //! Resource limits of a session: packages are untrusted code, so a session
 //! stops with its own error when it runs too many workflow steps, for too
 //! long, or with too much memory (recursion depth is limited at each call,
-//! see `call.rs`). Limit errors cannot be caught by `Try`.
+//! see `call.rs`). Limit errors cannot be caught by `Try`. An embedder can
+//! also cancel a running session from another thread (see [`Rt::set_cancel_flag`]);
+//! the session stops at its next step with the uncatchable `Cancelled` error.
 
 use super::types::Exc;
 use super::Rt;
-use std::cell::Cell;
-use std::sync::OnceLock;
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The limits of one session; `None` means unlimited.
@@ -35,10 +38,17 @@ impl Default for Limits {
 pub const STEP_LIMIT: &str = "StepLimitExceeded";
 pub const TIME_LIMIT: &str = "TimeLimitExceeded";
 pub const MEMORY_LIMIT: &str = "MemoryLimitExceeded";
+/// The error of a session cancelled by its embedder.
+pub const CANCELLED: &str = "Cancelled";
 
-/// Whether `e` is a limit error (not catchable by MuranoPL code).
+/// Whether `e` is a limit error or a cancellation (not catchable by MuranoPL code).
 pub fn is_limit_error(e: &Exc) -> bool {
-    matches!(e, Exc::Native(n, _) if [STEP_LIMIT, TIME_LIMIT, MEMORY_LIMIT].contains(&n.class.as_str()))
+    matches!(e, Exc::Native(n, _) if [STEP_LIMIT, TIME_LIMIT, MEMORY_LIMIT, CANCELLED].contains(&n.class.as_str()))
+}
+
+/// Whether `e` is the error of a cancelled session.
+pub fn is_cancelled(e: &Exc) -> bool {
+    matches!(e, Exc::Native(n, _) if n.class == CANCELLED)
 }
 
 static MEMORY_PROBE: OnceLock<fn() -> usize> = OnceLock::new();
@@ -58,6 +68,7 @@ pub struct Budget {
     steps: Cell<u64>,
     started: Instant,
     memory_base: usize,
+    cancel: RefCell<Option<Arc<AtomicBool>>>,
 }
 
 impl Budget {
@@ -66,6 +77,7 @@ impl Budget {
             steps: Cell::new(0),
             started: Instant::now(),
             memory_base: allocated().unwrap_or(0),
+            cancel: RefCell::new(None),
         }
     }
 }
@@ -74,8 +86,18 @@ impl Budget {
 const CHECK_EVERY: u64 = 256;
 
 impl Rt {
-    /// Count one step; fails once a limit is passed.
+    /// Stop the session at its next step once `flag` is set (from any thread).
+    pub fn set_cancel_flag(&self, flag: Arc<AtomicBool>) {
+        *self.budget.cancel.borrow_mut() = Some(flag);
+    }
+
+    /// Count one step; fails once a limit is passed or the session is cancelled.
     pub fn charge_step(&self) -> Result<(), Exc> {
+        if let Some(flag) = self.budget.cancel.borrow().as_ref() {
+            if flag.load(Ordering::Relaxed) {
+                return Err(Exc::native("", CANCELLED, "the session was cancelled"));
+            }
+        }
         let steps = self.budget.steps.get() + 1;
         self.budget.steps.set(steps);
         let limits = self.limits.borrow();

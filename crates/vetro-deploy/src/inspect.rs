@@ -1,0 +1,310 @@
+//! `inspect_package`: what the catalog needs to know about an uploaded
+//! archive, after the same checks `vetro murano check` runs. A package whose
+//! manifest or classes do not load is refused with the checker's problems,
+//! each with its file (relative to the archive), line and column.
+
+use crate::archive::{self, ArchiveLimits};
+use serde::Serialize;
+use serde_json::Value as Json;
+use std::path::Path;
+use vetro_diag::{render_text, ColorChoice, Diagnostic, Severity, SourceMap};
+use vetro_dsl::check;
+use vetro_dsl::package::{Manifest, Package};
+
+/// The catalog's view of a package (Murano's package columns).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PackageInfo {
+    /// `FullName` of the manifest.
+    pub fqn: String,
+    /// `Name` (the FQN when the manifest has none).
+    pub name: String,
+    /// Semantic version, coerced (`1` is `1.0.0`).
+    pub version: String,
+    /// `Application` or `Library`.
+    pub package_type: String,
+    /// Runtime format (`1.0` .. `1.4`).
+    pub format: String,
+    pub description: String,
+    pub author: String,
+    pub supplier: Option<Json>,
+    pub tags: Vec<String>,
+    /// Every class the package defines.
+    pub class_names: Vec<String>,
+    /// Packages it requires: (FQN, version spec).
+    pub requires: Vec<(String, Option<String>)>,
+    /// The UI definition (`UI/<file>`), when the archive has one.
+    pub ui: Option<String>,
+    /// The logo image, when the archive has one.
+    pub logo: Option<Vec<u8>>,
+    /// Warnings of the checker (they do not refuse the package).
+    pub warnings: Vec<Problem>,
+}
+
+/// One checker problem, positions resolved and file names relative to the archive.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Problem {
+    /// `error`, `warning` or `note`.
+    pub severity: String,
+    /// Stable identifier (`yaml-syntax`, `unknown-method`, `archive`, ...).
+    pub kind: String,
+    pub message: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    /// Path inside the document (`Methods/deploy/Body/3`).
+    pub path: Option<String>,
+}
+
+impl std::fmt::Display for Problem {
+    /// `file:line:col: severity: message`, as `vetro murano check` starts its lines.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{file}:")?;
+            if let (Some(l), Some(c)) = (self.line, self.column) {
+                write!(f, "{l}:{c}:")?;
+            }
+            f.write_str(" ")?;
+        }
+        write!(f, "{}: {}", self.severity, self.message)
+    }
+}
+
+impl Problem {
+    fn plain(kind: &str, message: impl Into<String>, file: Option<String>) -> Problem {
+        Problem {
+            severity: "error".into(),
+            kind: kind.into(),
+            message: message.into(),
+            file,
+            line: None,
+            column: None,
+            path: None,
+        }
+    }
+}
+
+/// A refused package: the problems, and the checker's full text rendering
+/// (source excerpts with carets), file names relative to the archive.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Rejection {
+    pub problems: Vec<Problem>,
+    pub rendered: String,
+}
+
+impl Rejection {
+    fn one(p: Problem) -> Rejection {
+        let rendered = format!("{p}\n");
+        Rejection {
+            problems: vec![p],
+            rendered,
+        }
+    }
+}
+
+/// Unpack `zip` within `limits`, load and check the package in it.
+pub fn inspect_package(zip: &[u8], limits: &ArchiveLimits) -> Result<PackageInfo, Rejection> {
+    let dir = tempfile::tempdir().map_err(|e| {
+        Rejection::one(Problem::plain(
+            "io",
+            format!("no temporary folder: {e}"),
+            None,
+        ))
+    })?;
+    archive::extract(zip, dir.path(), limits).map_err(|e| {
+        Rejection::one(Problem::plain(
+            "archive",
+            e.message.clone(),
+            e.entry.clone(),
+        ))
+    })?;
+    let root = archive::package_root(dir.path()).ok_or_else(|| {
+        Rejection::one(Problem::plain(
+            "manifest",
+            "the archive has no manifest.yaml (at its top or in its only folder)",
+            None,
+        ))
+    })?;
+    inspect_dir(&root)
+}
+
+/// Load and check an unpacked package folder.
+pub fn inspect_dir(root: &Path) -> Result<PackageInfo, Rejection> {
+    let mut sources = SourceMap::new();
+    let package = Package::load_dir(root, &mut sources);
+    let mut diags: Vec<Diagnostic> = package.problems.clone();
+    let packages = std::slice::from_ref(&package);
+    diags.extend(check::resolution_problems(packages));
+    diags.extend(check::analysis_problems(packages));
+    let prefix = format!("{}/", root.display());
+    let problems: Vec<Problem> = diags
+        .iter()
+        .map(|d| resolve(d, &sources, &prefix))
+        .collect();
+    if diags.iter().any(Diagnostic::is_error) {
+        let rendered = render_text(&sources, &diags, ColorChoice::Never).replace(&prefix, "");
+        return Err(Rejection { problems, rendered });
+    }
+    let warnings = problems
+        .into_iter()
+        .filter(|p| p.severity != "error")
+        .collect();
+    describe(root, &package, &mut sources, warnings)
+}
+
+fn resolve(d: &Diagnostic, sources: &SourceMap, prefix: &str) -> Problem {
+    let strip = |s: &str| s.replace(prefix, "");
+    Problem {
+        severity: match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+        .into(),
+        kind: d.kind.clone(),
+        message: strip(&d.message),
+        file: d.span.map(|s| strip(sources.name(s.file))),
+        line: d.span.map(|s| s.line),
+        column: d.span.map(|s| s.col),
+        path: d.path.clone(),
+    }
+}
+
+/// The catalog fields, read from the manifest (already validated by the load).
+fn describe(
+    root: &Path,
+    package: &Package,
+    sources: &mut SourceMap,
+    warnings: Vec<Problem>,
+) -> Result<PackageInfo, Rejection> {
+    let manifest = Manifest::load(&root.join("manifest.yaml"), sources).map_err(|d| {
+        let prefix = format!("{}/", root.display());
+        let problems: Vec<Problem> = d.iter().map(|x| resolve(x, sources, &prefix)).collect();
+        let rendered = render_text(sources, &d, ColorChoice::Never).replace(&prefix, "");
+        Rejection { problems, rendered }
+    })?;
+    let raw = vetro_dsl::host::read_model(&root.join("manifest.yaml")).unwrap_or(Json::Null);
+    let text = |key: &str| match raw.get(key) {
+        Some(Json::String(s)) => Some(s.trim_end().to_string()),
+        Some(Json::Null) | None => None,
+        Some(other) => Some(other.to_string()),
+    };
+    let tags = match raw.get("Tags") {
+        Some(Json::Array(items)) => items
+            .iter()
+            .map(|t| match t {
+                Json::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let ui_file = text("UI").unwrap_or_else(|| "ui.yaml".into());
+    let ui = read_inside(root, &format!("UI/{ui_file}")).and_then(|b| String::from_utf8(b).ok());
+    let logo_file = text("Logo").unwrap_or_else(|| "logo.png".into());
+    let mut class_names: Vec<String> = package.classes.keys().cloned().collect();
+    class_names.sort();
+    Ok(PackageInfo {
+        fqn: manifest.full_name.clone(),
+        name: text("Name").unwrap_or_else(|| manifest.full_name.clone()),
+        version: manifest.version.clone(),
+        package_type: if manifest.kind.is_empty() {
+            "Application".into()
+        } else {
+            manifest.kind.clone()
+        },
+        format: manifest.format.clone(),
+        description: text("Description").unwrap_or_default(),
+        author: text("Author").unwrap_or_default(),
+        supplier: raw.get("Supplier").cloned(),
+        tags,
+        class_names,
+        requires: manifest.require.clone(),
+        ui,
+        logo: read_inside(root, &logo_file),
+        warnings,
+    })
+}
+
+/// A file of the package named by the manifest, only when it stays inside.
+fn read_inside(root: &Path, rel: &str) -> Option<Vec<u8>> {
+    let p = Path::new(rel);
+    if p.components()
+        .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        return None;
+    }
+    std::fs::read(root.join(p)).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::archive::tests::zip_of;
+    use crate::testdata::example_zip;
+
+    #[test]
+    fn the_example_package_is_described() {
+        let info = inspect_package(&example_zip(), &ArchiveLimits::default()).unwrap();
+        assert_eq!(info.fqn, "io.vetro.examples.WebServer");
+        assert_eq!(info.name, "Example web server");
+        assert_eq!(info.version, "0.1.0");
+        assert_eq!(info.package_type, "Application");
+        assert_eq!(info.author, "vetro");
+        assert!(info.description.starts_with("A small web server"));
+        assert_eq!(
+            info.class_names,
+            [
+                "io.vetro.examples.WebServer",
+                "io.vetro.examples.tests.WebServerTests"
+            ]
+        );
+        assert!(info.ui.is_none() && info.logo.is_none());
+    }
+
+    #[test]
+    fn a_broken_class_is_refused_with_its_position() {
+        let manifest = b"Format: MuranoPL/1.4\nType: Library\nFullName: t.Broken\nClasses:\n  t.Broken: Broken.yaml\n";
+        let class = b"Name: t.Broken\nMethods:\n  go:\n    Body:\n      - $x: [1, 2\n";
+        let z = zip_of(&[("manifest.yaml", manifest), ("Classes/Broken.yaml", class)]);
+        let r = inspect_package(&z, &ArchiveLimits::default()).unwrap_err();
+        let first = &r.problems[0];
+        assert_eq!(first.file.as_deref(), Some("Classes/Broken.yaml"), "{r:?}");
+        assert!(first.line.is_some() && first.column.is_some());
+        assert!(first.to_string().starts_with("Classes/Broken.yaml:"));
+        assert!(r.rendered.contains("Classes/Broken.yaml"));
+        assert!(!r.rendered.contains("/tmp"), "{}", r.rendered);
+    }
+
+    #[test]
+    fn ui_logo_tags_and_a_nested_root_are_read() {
+        let manifest = b"Format: 1.3\nType: Library\nFullName: t.Lib\nName: Lib\nTags: [a, b]\nLogo: pic.png\nClasses: {}\n";
+        let z = zip_of(&[
+            ("pkg/manifest.yaml", manifest),
+            ("pkg/UI/ui.yaml", b"Version: 2\n"),
+            ("pkg/pic.png", b"\x89PNG"),
+        ]);
+        let info = inspect_package(&z, &ArchiveLimits::default()).unwrap();
+        assert_eq!(info.tags, ["a", "b"]);
+        assert_eq!(info.ui.as_deref(), Some("Version: 2\n"));
+        assert_eq!(info.logo.as_deref(), Some(&b"\x89PNG"[..]));
+        assert_eq!(info.package_type, "Library");
+    }
+
+    #[test]
+    fn archives_without_a_manifest_or_broken_are_refused() {
+        let z = zip_of(&[("readme.txt", b"hi")]);
+        let r = inspect_package(&z, &ArchiveLimits::default()).unwrap_err();
+        assert_eq!(r.problems[0].kind, "manifest");
+        let r = inspect_package(b"PK\x03\x04garbage", &ArchiveLimits::default()).unwrap_err();
+        assert_eq!(r.problems[0].kind, "archive");
+        let r = inspect_package(
+            &zip_of(&[("manifest.yaml", b"Format: 9.9\nFullName: x\n")]),
+            &ArchiveLimits::default(),
+        )
+        .unwrap_err();
+        assert!(
+            r.problems[0].message.contains("Unsupported format"),
+            "{r:?}"
+        );
+    }
+}

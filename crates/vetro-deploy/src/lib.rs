@@ -1,0 +1,24 @@
+//! The deployment side of the vetro service, as a synchronous library (no
+//! async, no database): [`inspect_package`] checks an uploaded package
+//! archive and describes it for the catalog; [`run_task`] runs one
+//! deployment, deletion or action of an environment, policy gate first,
+//! reporting as it goes.
+
+pub mod archive;
+pub mod engine;
+pub mod inspect;
+pub mod model;
+pub mod policy;
+pub mod report;
+pub mod resolve;
+pub mod task;
+
+#[cfg(test)]
+pub(crate) mod testdata;
+
+pub use archive::ArchiveLimits;
+pub use inspect::{inspect_package, PackageInfo, Problem, Rejection};
+pub use policy::{check_rules, Violation};
+pub use report::{Level, Outcome, ReportSink, StatusReport};
+pub use resolve::{MemoryResolver, PackageArchive, PackageCache, PackageResolver, UsedPackage};
+pub use task::{run_task, ActionResult, Task, TaskError, TaskKind, TaskLimits, TaskOutput};
