@@ -60,6 +60,7 @@ impl Core {
             ..EngineOptions::default()
         };
         let engine = Rc::new(Engine::new(opts));
+        crate::host::register_python_call(&engine);
         ENGINES.with(|m| {
             let mut m = m.borrow_mut();
             if m.len() >= MAX_THREAD_ENGINES {

@@ -123,3 +123,39 @@ fn arg_to_py<'py>(
         }
     }
 }
+
+/// `$f(args)` where `$f` is a Python callable held as a host object.
+pub fn register_python_call(engine: &vetro_yaql::Engine) {
+    engine.register(FunctionDef::new(
+        "#call",
+        Form::Function,
+        "callable:HostObject, *args:any, **kwargs:any",
+        |_call, args| {
+            let Value::Object(o) = args.v(0) else {
+                return Err(vetro_yaql::Error::type_err("not callable"));
+            };
+            let Some(host) = o.as_any().downcast_ref::<crate::pyobj::PyObjectHost>() else {
+                return Err(vetro_yaql::Error::type_err(format!(
+                    "'{}' object is not callable",
+                    o.type_name()
+                )));
+            };
+            Python::attach(|py| {
+                let run = || -> PyResult<Value> {
+                    let pos = args
+                        .rest
+                        .iter()
+                        .map(|a| to_py(py, a.val(), Shape::Internal))
+                        .collect::<PyResult<Vec<_>>>()?;
+                    let kw = PyDict::new(py);
+                    for (k, a) in &args.kw {
+                        kw.set_item(&**k, to_py(py, a.val(), Shape::Internal)?)?;
+                    }
+                    let r = host.obj.bind(py).call(PyTuple::new(py, pos)?, Some(&kw))?;
+                    to_value(&r)
+                };
+                run().map_err(|e| wrap_err(py, e))
+            })
+        },
+    ));
+}

@@ -116,6 +116,8 @@ class Context(ContextBase):
         if not isinstance(spec, specs.FunctionDefinition) and callable(spec):
             spec = specs.get_function_definition(
                 spec, *args, convention=self._convention, **kwargs)
+        if spec.is_method and not spec.is_valid_method():
+            raise exceptions.InvalidMethodException(spec.name)
         self._functions.setdefault(spec.name, set()).add(spec)
         if exclusive:
             self._exclusive_funcs.add(spec.name)
@@ -213,6 +215,14 @@ class MultiContext(ContextBase):
     def __setitem__(self, name, value):
         self._context_list[0][name] = value
 
+    def __delitem__(self, name):
+        for context in self._context_list:
+            del context[name]
+
+    def delete_function(self, spec):
+        for context in self._context_list:
+            context.delete_function(spec)
+
     def __contains__(self, item):
         return any(item in c for c in self._context_list)
 
@@ -257,6 +267,12 @@ class LinkedContext(ContextBase):
 
     def __setitem__(self, name, value):
         self.linked_context[name] = value
+
+    def __delitem__(self, name):
+        del self.linked_context[name]
+
+    def delete_function(self, spec):
+        self.linked_context.delete_function(spec)
 
     def __contains__(self, item):
         return item in self.linked_context
