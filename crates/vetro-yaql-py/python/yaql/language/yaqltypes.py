@@ -284,6 +284,13 @@ class Delegate(HiddenParameterType, SmartType):
         self.use_convention = use_convention
 
     def _inject(self, engine, context):
+        if self.name is None:
+            # A delegate factory: the function's name comes with the call.
+            def factory(name, *args, **kwargs):
+                return context(name, engine,
+                               use_convention=self.use_convention)(
+                    *args, **kwargs)
+            return factory
         fn = context(self.name, engine, use_convention=self.use_convention)
         if self.with_context:
             return lambda ctx, *args, **kwargs: fn(*args, **kwargs)
