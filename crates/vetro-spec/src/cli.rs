@@ -171,19 +171,28 @@ pub fn parse(spec: &CommandSpec, tokens: &[String]) -> Result<ParsedArgs> {
         unknown,
         ..ParsedArgs::default()
     };
-    if matches.get_count(HELP_ID) > 0 {
+    if help_count(&matches) > 0 {
         parsed.help = Some(HelpTarget::Command);
     }
     parsed.main = collect(&spec.main, &matches)?;
     if let Some((name, sub_matches)) = matches.subcommand() {
         if let Some(sub) = spec.subcommand(name) {
-            if parsed.help.is_none() && sub_matches.get_count(HELP_ID) > 0 {
+            if parsed.help.is_none() && help_count(sub_matches) > 0 {
                 parsed.help = Some(HelpTarget::Subcommand(name.to_string()));
             }
             parsed.subcommand = Some((name.to_string(), collect(sub, sub_matches)?));
         }
     }
     Ok(parsed)
+}
+
+/// How often -h/--help was given (0 when a spec option took its place).
+fn help_count(m: &ArgMatches) -> u8 {
+    m.try_get_one::<u8>(HELP_ID)
+        .ok()
+        .flatten()
+        .copied()
+        .unwrap_or(0)
 }
 
 fn context_str(e: &clap::Error, kind: ContextKind) -> Option<String> {

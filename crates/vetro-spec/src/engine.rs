@@ -56,6 +56,9 @@ pub enum Outcome {
     Settings(Box<Resolved>),
 }
 
+/// Option types that are not settings types: they stay control options.
+const CONTROL_TYPES: &[&str] = &["int", "float", "str", "AdditionalArgs"];
+
 /// The engine: settings types plus the procedure.
 #[derive(Default)]
 pub struct Engine {
@@ -105,7 +108,37 @@ impl Engine {
                 ),
             ));
         }
-        load_command(root, command, sources)
+        let spec = load_command(root, command, sources)?;
+        self.check_types(&spec)?;
+        Ok(spec)
+    }
+
+    /// Every `type:` names a settings type or one of the control types
+    /// (`int`, `float`, `str`, `AdditionalArgs`); anything else would be
+    /// silently dropped from the settings.
+    fn check_types(&self, spec: &CommandSpec) -> Result<()> {
+        for parser in std::iter::once(&spec.main).chain(&spec.subcommands) {
+            for opt in parser.all_options() {
+                let Some(t) = opt.type_name.as_deref() else {
+                    continue;
+                };
+                if self.types.get(t).is_some() || CONTROL_TYPES.contains(&t) {
+                    continue;
+                }
+                let mut known: Vec<&str> = self.types.names();
+                known.extend(CONTROL_TYPES);
+                return Err(SpecError::new(
+                    ErrorClass::SpecError,
+                    format!(
+                        "unknown type '{t}' of option '{}' (known types: {})",
+                        opt.name,
+                        known.join(", ")
+                    ),
+                )
+                .with_span(opt.span));
+            }
+        }
+        Ok(())
     }
 
     /// Run one invocation.

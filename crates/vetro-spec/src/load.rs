@@ -1,9 +1,11 @@
 //! Finding, reading and merging the `.spec` files of a command, then
 //! validating the merged document into a [`CommandSpec`].
 
+use crate::check::check_parser;
 use crate::error::{ErrorClass, Result, SpecError};
 use crate::model::{Action, CommandSpec, Condition, Group, Nargs, OptionSpec, ParserSpec};
 use crate::yamlfile::load_yaml_nodes;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use vetro_diag::{SourceMap, Span};
 use vetro_yaml::{to_json, Mapping, Node, NodeKind};
@@ -48,7 +50,9 @@ const OPTION_KEYS: &[&str] = &[
 pub fn spec_files(root: &Path, command: &str) -> Vec<PathBuf> {
     let mut files = Vec::new();
     files.extend(sorted_entries(root).into_iter().filter(|p| is_spec(p)));
-    walk(&root.join(command), &mut files);
+    // The root's own files are read above: a link back up to it is not followed.
+    let mut seen: HashSet<PathBuf> = root.canonicalize().into_iter().collect();
+    walk(&root.join(command), &mut files, &mut seen);
     files
 }
 
@@ -69,11 +73,19 @@ fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
     entries
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Folders are visited once each (by their real path), so symbolic links
+/// that lead back up the tree cannot make the walk loop.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, seen: &mut HashSet<PathBuf>) {
+    let Ok(real) = dir.canonicalize() else {
+        return;
+    };
+    if !seen.insert(real) {
+        return;
+    }
     let entries = sorted_entries(dir);
     out.extend(entries.iter().filter(|p| is_spec(p)).cloned());
     for sub in entries.iter().filter(|p| p.is_dir()) {
-        walk(sub, out);
+        walk(sub, out, seen);
     }
 }
 
@@ -98,7 +110,12 @@ pub fn load_command(root: &Path, command: &str, sources: &mut SourceMap) -> Resu
         });
     }
     let empty = Node::new(NodeKind::Map(Mapping::new()), Span::default());
-    build_command(command, merged.as_ref().unwrap_or(&empty))
+    let spec = build_command(command, merged.as_ref().unwrap_or(&empty))?;
+    check_parser(&spec.main, &format!("command '{command}'"))?;
+    for sub in &spec.subcommands {
+        check_parser(sub, &format!("subcommand '{}'", sub.name))?;
+    }
+    Ok(spec)
 }
 
 /// Deep merge of spec documents: mappings key by key, lists by appending the

@@ -147,6 +147,13 @@ impl TypeRegistry {
     pub fn get(&self, name: &str) -> Option<&dyn SettingsType> {
         self.types.get(name).map(|b| b.as_ref())
     }
+
+    /// The registered type names, sorted.
+    pub fn names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.types.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        names
+    }
 }
 
 impl Default for TypeRegistry {

@@ -300,7 +300,7 @@ fn odd_option_names_do_not_break_the_parser() {
     let d = tree();
     fs::write(
         d.path().join("settings/ship/boat/odd.spec"),
-        "subparsers:\n  boat:\n    options:\n      'a=b': {type: Value}\n      'ünï': {type: Value, short: 'ß'}\n      '7up': {short: '7'}\n      'x.y': {type: Value, short: h}\n",
+        "subparsers:\n  boat:\n    options:\n      'a=b': {type: Value}\n      'ünï': {type: Value, short: 'ß'}\n      '7up': {short: '7'}\n      'x.y': {type: Value, short: x}\n",
     )
     .unwrap();
     let s = settings(

@@ -364,6 +364,19 @@ fn deprecated_options_move_to_their_replacement() {
 }
 
 #[test]
+fn generated_answers_leave_out_deprecated_defaults() {
+    let spec = spec_with(
+        "          old: {type: Value, default: None}\n          new: {type: Bool, deprecates: old, default: false}\n",
+    );
+    let dir = plugin_dir(&spec, &[]);
+    run(dir.path(), &["--generate-answers-file", "a.ini"], &[]).unwrap();
+    let text = std::fs::read_to_string(dir.path().join("a.ini")).unwrap();
+    assert!(!text.contains("\nold = "), "{text}");
+    let v = vars(dir.path(), &["--from-file", "a.ini"]);
+    assert_eq!(v.vars["test"]["new"], json!(false));
+}
+
+#[test]
 fn extra_vars_are_merged_last() {
     let dir = plugin_dir(
         &spec_with("          a-b: {type: Value, default: x}\n"),

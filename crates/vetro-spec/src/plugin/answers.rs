@@ -149,8 +149,18 @@ pub fn write_answers(
     defaults: &IndexMap<String, Value>,
 ) -> Result<()> {
     let mut text = format!("[{}]\n", plugin.name);
-    for opt in plugin.parser.all_options() {
-        if matches!(opt.action, Action::ReadConfig | Action::GenerateConfig) {
+    let options = plugin.parser.all_options();
+    // A deprecated option is written only when given: its default next to the
+    // option replacing it would make the file unreadable.
+    let replaced = |name: &str| {
+        options
+            .iter()
+            .any(|o| o.plugin.deprecates.as_deref() == Some(name))
+    };
+    for opt in &options {
+        if matches!(opt.action, Action::ReadConfig | Action::GenerateConfig)
+            || (replaced(&opt.name) && !cli.contains_key(&opt.name))
+        {
             continue;
         }
         let value = cli.get(&opt.name).or_else(|| defaults.get(&opt.name));
