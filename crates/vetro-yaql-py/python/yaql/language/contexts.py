@@ -311,11 +311,13 @@ class RunningContext(ContextBase):
     def __call__(self, name, engine, receiver=utils.NO_VALUE,
                  data_context=None, use_convention=False,
                  function_filter=None):
-        if receiver is utils.NO_VALUE:
-            return self._handle.function(name)
-
         def call(*args, **kwargs):
-            if kwargs:
-                raise exceptions.MappingTranslationException()
+            if kwargs or any(callable(a) for a in args):
+                from yaql.language import expressions
+                return expressions.call_function(
+                    engine, data_context or self, name, receiver, args,
+                    kwargs)
+            if receiver is utils.NO_VALUE:
+                return self._handle.call(name, args, False)
             return self._handle.call(name, (receiver,) + args, True)
         return call

@@ -1,5 +1,7 @@
 """Parsed statements and evaluation."""
 
+import inspect
+
 from yaql.language import contexts
 from yaql.language import utils
 
@@ -65,7 +67,7 @@ def call_function(engine, context, name, receiver, args, kwargs):
     names = []
     for i, value in enumerate(args):
         child[f'__vetro_arg{i}'] = value
-        names.append(f'$__vetro_arg{i}')
+        names.append(_argument(f'$__vetro_arg{i}', value))
     for i, (key, value) in enumerate(kwargs.items()):
         child[f'__vetro_kw{i}'] = value
         names.append(f'{key} => $__vetro_kw{i}')
@@ -74,3 +76,24 @@ def call_function(engine, context, name, receiver, args, kwargs):
         child['__vetro_receiver'] = receiver
         call = '$__vetro_receiver.' + call
     return engine(call).evaluate(context=child)
+
+
+def _argument(variable, value):
+    """The argument text for a value passed from Python: a callable stands
+    for a lambda and is called with the lambda's arguments, as the
+    reference's ``Lambda`` parameters do with Python callables."""
+    if not callable(value) or isinstance(value, type):
+        return variable
+    try:
+        parameters = list(inspect.signature(value).parameters.values())
+    except (TypeError, ValueError):
+        parameters = None
+    if parameters is None:
+        arity = 1
+    else:
+        positional = [p for p in parameters if p.kind in (
+            p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        required = sum(1 for p in positional if p.default is p.empty)
+        varargs = any(p.kind == p.VAR_POSITIONAL for p in parameters)
+        arity = max(required, 1 if positional or varargs else 0)
+    return f'{variable}({", ".join(f"$%d" % (i + 1) for i in range(arity))})'
