@@ -3,3 +3,5 @@
 //! values plain JSON cannot carry (`{"$set": [...]}`, `{"$tuple": [...]}`).
 //!
 //! User-facing commands read plain JSON and YAML; only the batch modes use this crate.
+
+pub mod yaql;

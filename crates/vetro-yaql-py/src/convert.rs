@@ -194,5 +194,5 @@ pub fn datetime_value(
         },
         offset,
     )
-    .map_err(|e| Error::new(ErrorKind::Value, e.message))
+    .map_err(|e| Error::new(ErrorKind::Value, e.0))
 }

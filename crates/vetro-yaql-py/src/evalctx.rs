@@ -7,7 +7,7 @@ use crate::shim::Shim;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use std::rc::Rc;
-use vetro_yaql::value::FuncValue;
+use vetro_yaql::eval::NamedFunction;
 use vetro_yaql::{Context, Value};
 
 /// A handle on one scope of a running evaluation.
@@ -63,7 +63,10 @@ impl EvalContext {
         Py::new(
             py,
             PyCallable {
-                value: Value::Func(Rc::new(FuncValue::Named(Rc::from(name), self.ctx.clone()))),
+                value: Value::Func(Rc::new(NamedFunction {
+                    name: Rc::from(name),
+                    ctx: self.ctx.clone(),
+                })),
             },
         )
     }

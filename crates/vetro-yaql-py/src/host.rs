@@ -14,7 +14,6 @@ use crate::shim::Shim;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::rc::Rc;
-use vetro_yaql::value::FuncValue;
 use vetro_yaql::{ArgValue, Args, Call, Context, Form, FunctionDef, Value};
 
 /// Set one Python context layer's variables and functions on `ctx`.
@@ -107,7 +106,7 @@ fn arg_to_py<'py>(
         Bound::new(
             py,
             PyCallable {
-                value: Value::Func(Rc::new(FuncValue::Lambda(l.clone()))),
+                value: Value::Func(Rc::new(l.clone())),
             },
         )
         .map(|b| b.into_any())

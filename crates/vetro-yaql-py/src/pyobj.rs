@@ -6,7 +6,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::any::Any;
 use std::rc::Rc;
-use vetro_yaql::value::FuncValue;
 use vetro_yaql::{HostObject, Value};
 
 /// An arbitrary Python object carried through an evaluation unchanged.
@@ -115,12 +114,7 @@ impl PyCallable {
 /// Call a function value with evaluated arguments.
 pub fn call_value(v: &Value, args: &[Value], kw: &[(Rc<str>, Value)]) -> vetro_yaql::Result<Value> {
     match v {
-        Value::Func(f) => match &**f {
-            FuncValue::Lambda(l) => l.call_kw(args, kw),
-            FuncValue::Named(name, ctx) => {
-                vetro_yaql::eval::call_values(ctx, name, args.to_vec(), false)
-            }
-        },
+        Value::Func(f) => f.call(args, kw),
         other => Err(vetro_yaql::Error::type_err(format!(
             "'{}' object is not callable",
             other.type_name()

@@ -5,6 +5,7 @@ use std::fmt;
 
 /// What went wrong; `as_str` gives the stable protocol name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorKind {
     Lexical,
     Grammar,
@@ -32,6 +33,12 @@ pub enum ErrorKind {
     Attribute,
     Arithmetic,
     Timeout,
+    /// The evaluation's operation budget ran out.
+    OperationLimit,
+    /// The host's interrupt hook stopped the evaluation.
+    Interrupted,
+    /// A host function failed (its message says why).
+    Host,
     Other,
 }
 
@@ -66,6 +73,9 @@ impl ErrorKind {
             Attribute => "attribute",
             Arithmetic => "arithmetic",
             Timeout => "timeout",
+            OperationLimit => "operation_limit",
+            Interrupted => "interrupted",
+            Host => "host",
             Other => "other",
         }
     }
@@ -141,5 +151,11 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl From<vetro_pycompat::time::TimeError> for Error {
+    fn from(e: vetro_pycompat::time::TimeError) -> Error {
+        Error::value_err(e.0)
+    }
+}
 
 pub type Result<T> = std::result::Result<T, Error>;

@@ -1,65 +1,14 @@
 //! Lazy single-pass sequences and uniform iteration over collection values.
 
 use crate::error::{Error, ErrorKind, Result};
+pub use crate::value::LazyIter;
 use crate::value::{Dict, Set, Value};
-use std::cell::RefCell;
 use std::rc::Rc;
 
-type NextFn = Box<dyn FnMut() -> Result<Option<Value>>>;
-
-/// A lazy, single-pass sequence (the reference's Python iterators/generators).
-pub struct LazyIter {
-    next: RefCell<Option<NextFn>>,
-    /// Extra data a library function attaches (e.g. `orderBy` keys for `thenBy`).
-    pub meta: Option<Rc<dyn std::any::Any>>,
-}
-
 impl LazyIter {
-    /// A sequence producing items from `f` until it returns `Ok(None)`.
-    pub fn from_fn(f: impl FnMut() -> Result<Option<Value>> + 'static) -> Rc<LazyIter> {
-        Rc::new(LazyIter {
-            next: RefCell::new(Some(Box::new(f))),
-            meta: None,
-        })
-    }
-
-    /// A sequence carrying library metadata.
-    pub fn with_meta(
-        f: impl FnMut() -> Result<Option<Value>> + 'static,
-        meta: Rc<dyn std::any::Any>,
-    ) -> Rc<LazyIter> {
-        Rc::new(LazyIter {
-            next: RefCell::new(Some(Box::new(f))),
-            meta: Some(meta),
-        })
-    }
-
     /// A lazy sequence over an iterator state.
     pub fn from_cursor(mut it: ValueIter) -> Rc<LazyIter> {
         LazyIter::from_fn(move || it.next())
-    }
-
-    /// Pull the next item. An exhausted iterator keeps returning `None`.
-    pub fn next(&self) -> Result<Option<Value>> {
-        check_deadline()?;
-        let mut slot = self
-            .next
-            .try_borrow_mut()
-            .map_err(|_| Error::value_err("generator already executing"))?;
-        let Some(f) = slot.as_mut() else {
-            return Ok(None);
-        };
-        match f() {
-            Ok(None) => {
-                *slot = None;
-                Ok(None)
-            }
-            Err(e) => {
-                *slot = None;
-                Err(e)
-            }
-            other => other,
-        }
     }
 }
 
@@ -119,6 +68,7 @@ impl ValueIter {
         let mut out = Vec::with_capacity(self.size_hint().unwrap_or(0));
         while let Some(v) = self.next()? {
             out.push(v);
+            crate::limits::check_built(out.len())?;
         }
         Ok(out)
     }
@@ -140,6 +90,7 @@ pub fn iterate(v: &Value, dicts: bool) -> Option<ValueIter> {
 pub fn limited(it: Rc<LazyIter>, limit: usize) -> Rc<LazyIter> {
     let mut count = 0usize;
     let meta = it.meta.clone();
+    let iterator = it.iterator;
     let f = move || {
         let v = it.next()?;
         if v.is_some() {
@@ -151,6 +102,7 @@ pub fn limited(it: Rc<LazyIter>, limit: usize) -> Rc<LazyIter> {
         Ok(v)
     };
     match meta {
+        Some(m) if !iterator => LazyIter::iterable_with_meta(f, m),
         Some(m) => LazyIter::with_meta(f, m),
         None => LazyIter::from_fn(f),
     }
@@ -161,34 +113,4 @@ pub fn too_large() -> Error {
         ErrorKind::CollectionTooLarge,
         "Collection length exceeds the limit (yaql.limitIterators)",
     )
-}
-
-thread_local! {
-    static DEADLINE: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
-    static TICKS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-}
-
-/// Set (or clear) the wall-clock deadline of the evaluation running on this thread.
-pub fn set_deadline(d: Option<std::time::Instant>) -> Option<std::time::Instant> {
-    DEADLINE.with(|c| c.replace(d))
-}
-
-/// Fail with `timeout` once the thread's deadline has passed (checked every few calls).
-pub fn check_deadline() -> Result<()> {
-    let t = TICKS.with(|c| {
-        let t = c.get().wrapping_add(1);
-        c.set(t);
-        t
-    });
-    if t.is_multiple_of(1024) {
-        if let Some(d) = DEADLINE.with(|c| c.get()) {
-            if std::time::Instant::now() > d {
-                return Err(Error::new(
-                    ErrorKind::Timeout,
-                    "evaluation time limit exceeded",
-                ));
-            }
-        }
-    }
-    Ok(())
 }

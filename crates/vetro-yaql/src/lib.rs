@@ -35,25 +35,48 @@
 //! * [`Context::set_method_fallback`] to answer `obj.anyName(args)` on host
 //!   objects when no layer defines `anyName`;
 //! * [`EngineOptions::format`] to register the safe `format()` function.
+//!
+//! Untrusted expressions run under [`Limits`] (time, operations, process
+//! memory through a probe, and a cancel/progress hook):
+//!
+//! ```
+//! use vetro_yaql::{Engine, EngineOptions, ErrorKind, Interrupt, Limits, Options, Value};
+//!
+//! let engine = Engine::new(EngineOptions {
+//!     yaql: Options {
+//!         limits: Limits {
+//!             max_operations: Some(10_000),
+//!             interrupt: Some(Interrupt::new(|p| p.operations < 1_000_000)),
+//!             ..Limits::default()
+//!         },
+//!         ..Options::default()
+//!     },
+//!     ..EngineOptions::default()
+//! });
+//! let e = engine.eval_str("range(1000000).where($ < 0).toList()", Value::Null);
+//! assert_eq!(e.unwrap_err().kind, ErrorKind::OperationLimit);
+//! ```
 
-pub mod batch;
-pub mod context;
+pub mod data;
 pub mod datetime;
 pub mod error;
 pub mod eval;
 pub mod func;
+pub use func::context;
 pub mod iter;
-pub mod json;
 pub mod lexer;
+pub mod limits;
 pub mod parse_cache;
 pub mod parser;
+pub mod runtime;
 pub mod stdlib;
 pub mod value;
 
-pub use context::Context;
 pub use error::{Error, ErrorKind, Result};
 pub use eval::{Lambda, Options, Runtime};
+pub use func::context::Context;
 pub use func::{ArgValue, Args, Call, Form, FunctionDef, PType};
+pub use limits::{Interrupt, Limits, Progress};
 pub use parser::{Expr, ParserOptions};
 pub use value::{HostObject, Value};
 
@@ -199,16 +222,8 @@ impl Engine {
     pub fn evaluate_in(&self, expr: &Expression, ctx: &Rc<Context>) -> Result<Value> {
         let rt = Rc::new(Runtime::new(self.opts.yaql.clone()));
         let ectx = ctx.child_with_runtime(rt.clone());
-        let prev = self
-            .opts
-            .yaql
-            .timeout
-            .map(|t| iter::set_deadline(Some(std::time::Instant::now() + t)));
-        let r = self.evaluate_inner(expr, &ectx, &rt);
-        if let Some(p) = prev {
-            iter::set_deadline(p);
-        }
-        r
+        let _scope = limits::enter(&self.opts.yaql.limits, rt.memory_quota());
+        self.evaluate_inner(expr, &ectx, &rt)
     }
 
     fn evaluate_inner(&self, expr: &Expression, ectx: &Rc<Context>, rt: &Runtime) -> Result<Value> {

@@ -89,15 +89,15 @@ impl ParseCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::Value;
+    use crate::parser::Literal;
 
     fn ast(i: i64) -> Rc<Expr> {
-        Rc::new(Expr::Const(Value::Int(i)))
+        Rc::new(Expr::Const(Literal::Int(i)))
     }
 
     fn val(c: &mut ParseCache, src: &str) -> Option<i64> {
         c.get(src).map(|(_, e)| match &*e {
-            Expr::Const(Value::Int(i)) => *i,
+            Expr::Const(Literal::Int(i)) => *i,
             _ => -1,
         })
     }

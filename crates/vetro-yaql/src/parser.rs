@@ -4,14 +4,13 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::lexer::{tokenize_with, Tok, Token};
-use crate::value::Value;
 use std::rc::Rc;
 
 /// A parsed YAQL expression.
 #[derive(Debug)]
 pub enum Expr {
     /// A literal (number, quoted string, `true`, `false`, `null`).
-    Const(Value),
+    Const(Literal),
     /// A bare word: a string constant that can also name a keyword argument.
     Keyword(Rc<str>),
     /// `$name` (`$` is `$1`; the name is stored without `$`).
@@ -49,12 +48,25 @@ impl Expr {
     pub fn is_const(&self) -> bool {
         matches!(self, Expr::Const(_) | Expr::Keyword(_))
     }
+}
 
-    /// The value of a constant node.
-    pub fn const_value(&self) -> Option<Value> {
+/// A literal of the source text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// An integer literal beyond 64 bits.
+    BigInt(Rc<num_bigint::BigInt>),
+    Float(f64),
+    Str(Rc<str>),
+}
+
+impl Literal {
+    /// The text of a string literal.
+    pub fn as_str(&self) -> Option<&str> {
         match self {
-            Expr::Const(v) => Some(v.clone()),
-            Expr::Keyword(k) => Some(Value::Str(k.clone())),
+            Literal::Str(s) => Some(s),
             _ => None,
         }
     }
@@ -269,18 +281,18 @@ impl Parser {
         let tok = self.next();
         Ok(match tok {
             Tok::Int(text) => Expr::Const(match text.parse::<i64>() {
-                Ok(i) => Value::Int(i),
+                Ok(i) => Literal::Int(i),
                 Err(_) => match text.parse::<num_bigint::BigInt>() {
-                    Ok(b) => Value::from_bigint(b),
-                    Err(_) => Value::Int(0),
+                    Ok(b) => Literal::BigInt(Rc::new(b)),
+                    Err(_) => Literal::Int(0),
                 },
             }),
-            Tok::Float(f) => Expr::Const(Value::Float(f)),
-            Tok::Str(s) => Expr::Const(Value::from(s)),
+            Tok::Float(f) => Expr::Const(Literal::Float(f)),
+            Tok::Str(s) => Expr::Const(Literal::Str(Rc::from(s))),
             Tok::Word(w) => match w.as_str() {
-                "true" => Expr::Const(Value::Bool(true)),
-                "false" => Expr::Const(Value::Bool(false)),
-                "null" => Expr::Const(Value::Null),
+                "true" => Expr::Const(Literal::Bool(true)),
+                "false" => Expr::Const(Literal::Bool(false)),
+                "null" => Expr::Const(Literal::Null),
                 _ => Expr::Keyword(Rc::from(w.as_str())),
             },
             Tok::Dollar(name) => {

@@ -1,11 +1,12 @@
 //! The YAQL value model: Python-compatible equality, hashing, ordering and
 //! `str()`/`repr()` rendering.
 
-use crate::context::Context;
+mod lazy;
+
+pub use lazy::LazyIter;
+
 use crate::datetime::DateTime;
 use crate::error::{Error, Result};
-use crate::eval::Lambda;
-use crate::iter::LazyIter;
 use indexmap::{IndexMap, IndexSet};
 use num_bigint::BigInt;
 use num_traits::{ToPrimitive, Zero};
@@ -42,11 +43,11 @@ pub struct RegexValue {
     pub re: fancy_regex::Regex,
 }
 
-/// A callable value made by `lambda(...)` (delegates) or handed over by the host.
-pub enum FuncValue {
-    Lambda(Lambda),
-    /// A named function looked up in a context at call time.
-    Named(Rc<str>, Rc<Context>),
+/// A callable value: made by `lambda(...)` (delegates), or handed over by
+/// the host; `call(f, args)` and `f(args)` call it.
+pub trait Callable {
+    /// Call with positional and keyword arguments.
+    fn call(&self, args: &[Value], kw: &[(Rc<str>, Value)]) -> Result<Value>;
 }
 
 /// A YAQL value. Cloning is cheap (reference counted).
@@ -70,15 +71,30 @@ pub enum Value {
     Regex(Rc<RegexValue>),
     /// A lazy single-pass sequence.
     Iter(Rc<LazyIter>),
-    Func(Rc<FuncValue>),
-    /// A context (what `let`, `with`, `def`, `unpack` return, for `->`).
-    Context(Rc<Context>),
+    Func(Rc<dyn Callable>),
+    /// A context (what `let`, `with`, `def`, `unpack` return, for `->`);
+    /// the evaluator's `Context`, opaque to the value model.
+    Context(Rc<dyn Any>),
     Object(Rc<dyn HostObject>),
 }
 
 impl fmt::Debug for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.repr())
+    }
+}
+
+impl From<&crate::parser::Literal> for Value {
+    fn from(l: &crate::parser::Literal) -> Value {
+        use crate::parser::Literal;
+        match l {
+            Literal::Null => Value::Null,
+            Literal::Bool(b) => Value::Bool(*b),
+            Literal::Int(i) => Value::Int(*i),
+            Literal::BigInt(b) => Value::BigInt(b.clone()),
+            Literal::Float(f) => Value::Float(*f),
+            Literal::Str(s) => Value::Str(s.clone()),
+        }
     }
 }
 
@@ -327,86 +343,7 @@ impl Value {
     }
 }
 
-/// Python `repr()` of a float: shortest round-trip digits, scientific notation
-/// outside 1e-4 <= |x| < 1e16.
-pub fn float_repr(f: f64) -> String {
-    if f.is_nan() {
-        return "nan".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() {
-            "-0.0".into()
-        } else {
-            "0.0".into()
-        };
-    }
-    let sci = format!("{:e}", f);
-    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let neg = mant.starts_with('-');
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let sign = if neg { "-" } else { "" };
-    if (-4..16).contains(&exp) {
-        let n = digits.len() as i32;
-        if exp >= 0 {
-            let int_len = exp + 1;
-            if n <= int_len {
-                format!("{sign}{}{}.0", digits, "0".repeat((int_len - n) as usize))
-            } else {
-                format!(
-                    "{sign}{}.{}",
-                    &digits[..int_len as usize],
-                    &digits[int_len as usize..]
-                )
-            }
-        } else {
-            format!("{sign}0.{}{}", "0".repeat((-exp - 1) as usize), digits)
-        }
-    } else {
-        let m = if digits.len() > 1 {
-            format!("{}.{}", &digits[..1], &digits[1..])
-        } else {
-            digits.clone()
-        };
-        let es = if exp < 0 { "-" } else { "+" };
-        format!("{sign}{m}e{es}{:02}", exp.abs())
-    }
-}
-
-/// Python `repr()` of a string.
-pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c if (0x80..0xa0).contains(&(c as u32)) => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
+pub use vetro_pycompat::repr::{float_repr, str_repr};
 
 // ---------------------------------------------------------------------------
 // Equality and hashing (Python semantics: 1 == 1.0 == True)

@@ -1,10 +1,10 @@
 //! `vetro yaql`: evaluate a YAQL expression against a JSON/YAML document, or
 //! run the conformance batch protocol (`--batch`).
 
-use std::io::{IsTerminal, Read};
-use std::path::PathBuf;
+use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
-use vetro_yaql::{json, Engine, EngineOptions, Error, Value};
+use std::time::Duration;
+use vetro_yaql::{data, Engine, EngineOptions, Error, Limits, Value};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -23,30 +23,67 @@ pub struct Args {
     /// `--format json` errors are printed as JSON data too.
     #[arg(long, value_parser = ["json", "yaml"])]
     format: Option<String>,
+    /// Stop an evaluation after this many seconds (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds)]
+    timeout: Seconds,
+    /// Stop an evaluation that allocates more than this many MiB (0: no limit).
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    max_memory: usize,
     /// Run the JSON Lines batch protocol on stdin.
     #[arg(long)]
     batch: bool,
 }
 
 pub fn run(args: Args) -> ExitCode {
-    // Deep expressions are safe on the main thread: the evaluator grows its
-    // stack on demand and reports `recursion` at the configured depth.
-    run_inner(args)
-}
-
-fn run_inner(args: Args) -> ExitCode {
     if args.batch {
         let stdin = std::io::stdin();
         let stdout = std::io::stdout();
-        return match vetro_yaql::batch::run(stdin.lock(), stdout.lock()) {
+        return match vetro_conformance::yaql::run(stdin.lock(), stdout.lock()) {
             Ok(()) => ExitCode::SUCCESS,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("vetro yaql: {e}");
                 ExitCode::from(2)
             }
         };
     }
-    let opts = EngineOptions {
+    let format = args.format.as_deref().unwrap_or("text");
+    let engine = Engine::new(engine_options(&args));
+    let data = match &args.data {
+        None => Value::Null,
+        Some(path) => match load_data(path) {
+            Ok(v) => v,
+            Err(DataProblem::Io(msg)) => return usage_error(&msg, format),
+            Err(DataProblem::Invalid(msg)) => return report(1, "data", &msg, format),
+        },
+    };
+    let mut vars: Vec<(String, Value)> = Vec::new();
+    for s in &args.set {
+        let Some((name, text)) = s.split_once('=') else {
+            return usage_error(&format!("--set expects NAME=JSON, got {s:?}"), format);
+        };
+        // Not JSON: the text itself is the (string) value.
+        let value = data::load_json_str(text).unwrap_or_else(|| Value::from(text));
+        vars.push((name.to_string(), value));
+    }
+    match &args.expr {
+        Some(expr) => evaluate(&engine, expr, data, &vars, format),
+        None if std::io::stdin().is_terminal() => shell(&engine, data, &vars, format),
+        None => {
+            let mut text = String::new();
+            if let Err(e) = std::io::stdin().read_to_string(&mut text) {
+                return usage_error(
+                    &format!("cannot read the expression from stdin: {e}"),
+                    format,
+                );
+            }
+            evaluate(&engine, text.trim(), data, &vars, format)
+        }
+    }
+}
+
+fn engine_options(args: &Args) -> EngineOptions {
+    EngineOptions {
         legacy: args.legacy,
         legacy_context: args.legacy,
         allow_delegates: true,
@@ -55,80 +92,92 @@ fn run_inner(args: Args) -> ExitCode {
         yaql: vetro_yaql::Options {
             convert_tuples_to_lists: true,
             iterable_dicts: args.legacy,
+            limits: Limits {
+                timeout: args.timeout.0,
+                max_allocated: (args.max_memory > 0)
+                    .then(|| args.max_memory.saturating_mul(1 << 20)),
+                memory_probe: Some(crate::alloc::in_use),
+                ..Default::default()
+            },
             ..Default::default()
         },
         ..Default::default()
-    };
-    let engine = Engine::new(opts);
-    let data = match &args.data {
-        None => Value::Null,
-        Some(path) => match load_data(path) {
-            Ok(v) => v,
-            Err(msg) => {
-                eprintln!("vetro yaql: {msg}");
-                return ExitCode::from(2);
-            }
-        },
-    };
-    let mut vars: Vec<(String, Value)> = Vec::new();
-    for s in &args.set {
-        let Some((name, text)) = s.split_once('=') else {
-            eprintln!("vetro yaql: --set expects NAME=JSON, got {s:?}");
-            return ExitCode::from(2);
-        };
-        let value = serde_json::from_str::<serde_json::Value>(text)
-            .map_err(|e| e.to_string())
-            .and_then(|j| json::decode(&j).map_err(|e| e.to_string()))
-            .unwrap_or_else(|_| Value::from(text));
-        vars.push((name.to_string(), value));
-    }
-    let format = args.format.as_deref().unwrap_or("text");
-    match &args.expr {
-        Some(expr) => evaluate(&engine, expr, data, &vars, format),
-        None if std::io::stdin().is_terminal() => shell(&engine, data, &vars, format),
-        None => {
-            let mut text = String::new();
-            if std::io::stdin().read_to_string(&mut text).is_err() {
-                return ExitCode::from(2);
-            }
-            evaluate(&engine, text.trim(), data, &vars, format)
-        }
     }
 }
 
-fn load_data(path: &str) -> Result<Value, String> {
-    let text = if path == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| e.to_string())?;
-        s
-    } else {
-        std::fs::read_to_string(PathBuf::from(path)).map_err(|e| format!("{path}: {e}"))?
-    };
-    if let Ok(j) = serde_json::from_str::<serde_json::Value>(&text) {
-        return json::decode(&j).map_err(|e| e.to_string());
+/// A time limit; `None` means none.
+#[derive(Clone, Copy, Debug)]
+struct Seconds(Option<Duration>);
+
+/// A number of seconds: finite and not negative; 0 means no limit.
+fn parse_seconds(text: &str) -> Result<Seconds, String> {
+    let secs: f64 = text
+        .parse()
+        .map_err(|_| format!("expected a number of seconds, got {text:?}"))?;
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(format!(
+            "expected a finite, non-negative number of seconds, got {text}"
+        ));
     }
-    let mut sources = vetro_yaml::SourceMap::new();
-    let id = sources.add(path.to_string(), text);
-    let docs =
-        vetro_yaml::load_str(&sources, id, &vetro_yaml::LoadOptions::default()).map_err(|d| {
-            d.iter()
-                .map(|x| x.message.clone())
-                .collect::<Vec<_>>()
-                .join("; ")
-        })?;
-    let doc = docs.into_iter().next().map(|n| vetro_yaml::to_json(&n));
-    json::decode(&doc.unwrap_or(serde_json::Value::Null)).map_err(|e| e.to_string())
+    if secs == 0.0 {
+        return Ok(Seconds(None));
+    }
+    Duration::try_from_secs_f64(secs)
+        .map(|d| Seconds(Some(d)))
+        .map_err(|e| format!("{text}: {e}"))
+}
+
+/// An I/O or usage problem: exit code 2, as JSON data with `--format json`.
+fn usage_error(message: &str, format: &str) -> ExitCode {
+    report(2, "io", message, format)
+}
+
+/// A problem outside the expression, as text on stderr or (`--format
+/// json`) as `{"error": {"kind", "message"}}` on stdout.
+fn report(code: u8, kind: &str, message: &str, format: &str) -> ExitCode {
+    if format == "json" {
+        let j = serde_json::json!({"error": {"kind": kind, "message": message}});
+        print_out(&format!("{j}\n"));
+    } else {
+        let _ = writeln!(std::io::stderr(), "vetro yaql: {message}");
+    }
+    ExitCode::from(code)
+}
+
+enum DataProblem {
+    /// The file cannot be read (exit code 2).
+    Io(String),
+    /// The file is not a JSON/YAML document (exit code 1).
+    Invalid(String),
+}
+
+fn load_data(path: &str) -> Result<Value, DataProblem> {
+    let bytes = if path == "-" {
+        let mut b = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut b)
+            .map_err(|e| DataProblem::Io(format!("stdin: {e}")))?;
+        b
+    } else {
+        std::fs::read(path).map_err(|e| DataProblem::Io(format!("{path}: {e}")))?
+    };
+    let name = if path == "-" { "<stdin>" } else { path };
+    let text = vetro_yaml::decode_strict(&bytes)
+        .map_err(|e| DataProblem::Invalid(format!("{name}: {e}")))?;
+    data::load_str(name, &text).map_err(|e| DataProblem::Invalid(e.message))
+}
+
+/// Write to stdout; a closed pipe (`vetro yaql ... | head`) is not an error.
+fn print_out(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 fn print_value(v: &Value, format: &str) {
-    let j = json::to_plain_json(v);
     if format == "yaml" {
-        let node = vetro_yaml::from_json(&j, vetro_yaml::Span::default());
-        print!("{}", vetro_yaml::to_yaml_string(&node));
+        print_out(&vetro_yaml::to_yaml_string(&data::to_node(v)));
     } else {
-        println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+        print_out(&(data::to_json_string(v, true) + "\n"));
     }
 }
 
@@ -136,9 +185,9 @@ fn print_error(expr: &str, e: &Error, format: &str) {
     if format == "json" {
         let j = serde_json::json!({"error": {
             "kind": e.kind.as_str(), "message": e.message, "position": e.position}});
-        println!("{j}");
+        print_out(&format!("{j}\n"));
     } else {
-        eprintln!("{}", e.render(expr));
+        let _ = writeln!(std::io::stderr(), "{}", e.render(expr));
     }
 }
 
@@ -169,8 +218,10 @@ fn evaluate(
 /// `~/.vetro_yaql_history`); a line ending in `\` continues on the next one.
 fn shell(engine: &Engine, data: Value, vars: &[(String, Value)], format: &str) -> ExitCode {
     let Ok(mut editor) = rustyline::DefaultEditor::new() else {
-        eprintln!("vetro yaql: cannot start the interactive shell on this terminal");
-        return ExitCode::from(2);
+        return usage_error(
+            "cannot start the interactive shell on this terminal",
+            format,
+        );
     };
     let history = std::env::var_os("HOME")
         .map(|home| std::path::PathBuf::from(home).join(".vetro_yaql_history"));

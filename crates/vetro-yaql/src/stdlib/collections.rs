@@ -2,7 +2,6 @@
 
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
-use crate::eval::lazy_vec;
 use crate::iter::{iterate, LazyIter, ValueIter};
 use crate::value::{Dict, Set, Value};
 use crate::EngineOptions;
@@ -28,7 +27,7 @@ pub fn index_list(l: &[Value], i: &Value) -> Result<Value> {
 }
 
 /// Collect items, flattening only lazy-iterator arguments (`list()`/`set()`).
-fn gather(args: &[crate::func::ArgValue], rt: &crate::eval::Runtime) -> Result<Vec<Value>> {
+fn gather(args: &[crate::func::ArgValue], rt: &crate::runtime::Runtime) -> Result<Vec<Value>> {
     let mut out = Vec::new();
     let lim = rt.opts.limit_iterators;
     for a in args {
@@ -39,6 +38,7 @@ fn gather(args: &[crate::func::ArgValue], rt: &crate::eval::Runtime) -> Result<V
                     if lim >= 0 && out.len() as i64 > lim {
                         return Err(crate::iter::too_large());
                     }
+                    crate::limits::check_built(out.len())?;
                 }
             }
             v => out.push(v.clone()),
@@ -66,6 +66,7 @@ pub fn dict_from_pairs(items: ValueIter) -> Result<Value> {
     let mut it = items;
     let mut d = Dict::new();
     while let Some(item) = it.next()? {
+        crate::limits::check_built(d.len() * 2)?;
         let mut inner = iterate(&item, false)
             .ok_or_else(|| Error::type_err("cannot convert dictionary update sequence element"))?;
         let k = inner
@@ -90,6 +91,29 @@ fn subset(a: &Set, b: &Set) -> bool {
 }
 
 pub fn register(r: &Reg, opts: &EngineOptions) {
+    operators_and_membership(r);
+    building_and_deleting(r);
+    inserting_and_inspecting(r);
+    replacing_and_converting(r);
+    set_algebra(r, opts);
+}
+
+/// Operators on collections (`#indexer`, `+`, `-`, `*`, `in`, `.`), literals, `contains*`.
+fn operators_and_membership(r: &Reg) {
+    let repeat = |c: &crate::func::Call, l: &Value, n: i64| -> Result<Value> {
+        Ok(match l {
+            Value::List(items) if n > 0 => {
+                c.rt()
+                    .check_bytes((items.len() * 8).saturating_mul(n as usize))?;
+                let mut out = Vec::with_capacity(items.len() * n as usize);
+                for _ in 0..n {
+                    out.extend(items.iter().cloned());
+                }
+                Value::list(out)
+            }
+            _ => Value::list(vec![]),
+        })
+    };
     r.f("#indexer", "dict:Mapping, key:any", |_, a| {
         let d = as_dict(a.v(0));
         d.get(a.v(1)).cloned().ok_or_else(|| key_error(a.v(1)))
@@ -118,20 +142,6 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
         }
         Ok(Value::dict(d))
     });
-    let repeat = |c: &crate::func::Call, l: &Value, n: i64| -> Result<Value> {
-        Ok(match l {
-            Value::List(items) if n > 0 => {
-                c.rt()
-                    .check_bytes((items.len() * 8).saturating_mul(n as usize))?;
-                let mut out = Vec::with_capacity(items.len() * n as usize);
-                for _ in 0..n {
-                    out.extend(items.iter().cloned());
-                }
-                Value::list(out)
-            }
-            _ => Value::list(vec![]),
-        })
-    };
     r.f("#operator_*", "left:Sequence, right:int", move |c, a| {
         repeat(c, a.v(0), a.int(1))
     });
@@ -205,6 +215,10 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
     r.m("containsValue", "dict:Mapping, value:any", |_, a| {
         Ok(Value::Bool(as_dict(a.v(0)).values().any(|v| v == a.v(1))))
     });
+}
+
+/// `dict`, `delete`, `flatten`, `get`, `insert`.
+fn building_and_deleting(r: &Reg) {
     r.m(
         "delete",
         "collection:Iterable, position:int, count:int=1",
@@ -309,6 +323,10 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             })))
         },
     );
+}
+
+/// `insertMany`, type tests, `keys`/`values`/`items`, `len`, `list`, `replace`.
+fn inserting_and_inspecting(r: &Reg) {
     r.m(
         "insert",
         "collection:Sequence, position:int, value:any",
@@ -424,6 +442,10 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             })))
         },
     );
+}
+
+/// `replaceMany`, `set` on dicts, `toDict`, `toList`.
+fn replacing_and_converting(r: &Reg) {
     r.m(
         "replaceMany",
         "collection:Iterable, position:int, values:Iterable, count:int=1",
@@ -464,6 +486,7 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             let ks = a.lam(1).cloned();
             let vs = a.lam(2).cloned();
             while let Some(item) = it.next()? {
+                crate::limits::check_built(d.len() * 2)?;
                 let k = match &ks {
                     Some(l) => l.call1(item.clone())?,
                     None => item.clone(),
@@ -502,6 +525,10 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
         }
         Ok(Value::dict(d))
     });
+}
+
+/// Sets: `toSet`, `add`, `remove`, `union` and the other set operations.
+fn set_algebra(r: &Reg, opts: &EngineOptions) {
     if !opts.no_sets {
         r.m("add", "set:Set, *values:any", |_, a| {
             let mut s = (*as_set(a.v(0))).clone();
@@ -555,7 +582,6 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             Ok(Value::set(c.collect(a.v(0))?.into_iter().collect()))
         });
     }
-    let _ = lazy_vec;
 }
 
 fn contains(c: &crate::func::Call, coll: &Value, v: &Value) -> Result<Value> {

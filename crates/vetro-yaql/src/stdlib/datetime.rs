@@ -27,9 +27,7 @@ fn overflow() -> Error {
 }
 
 fn check_range(d: DateTime) -> Result<Value> {
-    let min = crate::datetime::days_from_civil(1, 1, 1) * US_PER_DAY;
-    let max = crate::datetime::days_from_civil(10000, 1, 1) * US_PER_DAY;
-    if d.local < min || d.local >= max {
+    if !d.in_python_range() {
         return Err(overflow());
     }
     Ok(Value::DateTime(d))
@@ -100,6 +98,12 @@ fn cmp_reg(r: &Reg, name: &str, want: [bool; 3]) {
 }
 
 pub fn register(r: &Reg) {
+    arithmetic_and_construction(r);
+    timespans_zones_and_properties(r);
+}
+
+/// Datetime/timespan arithmetic, `datetime()`, `format`, `isDatetime`.
+fn arithmetic_and_construction(r: &Reg) {
     r.f("#operator_*", "n:Number, ts:TimeDelta", |_, a| {
         td_mul(td(a.v(1)), a.v(0))
     });
@@ -209,6 +213,22 @@ pub fn register(r: &Reg) {
     r.f("isDatetime", "value:any", |_, a| {
         Ok(Value::Bool(matches!(a.v(0), Value::DateTime(_))))
     });
+}
+
+/// `timespan()`, `now`, time zones, `replace`, the properties of datetimes and timespans.
+fn timespans_zones_and_properties(r: &Reg) {
+    let dprop = |name: &str, f: fn(&DateTime) -> Value| {
+        r.f(&format!("#property#{name}"), "obj:DateTime", move |_, a| {
+            Ok(f(&dt(a.v(0))))
+        });
+    };
+    let tprop = |name: &str, f: fn(i64) -> Value| {
+        r.f(
+            &format!("#property#{name}"),
+            "obj:TimeDelta",
+            move |_, a| Ok(f(td(a.v(0)))),
+        );
+    };
     r.f("isTimespan", "value:any", |_, a| {
         Ok(Value::Bool(matches!(a.v(0), Value::TimeDelta(_))))
     });
@@ -257,11 +277,6 @@ pub fn register(r: &Reg) {
         },
     );
     // Properties.
-    let dprop = |name: &str, f: fn(&DateTime) -> Value| {
-        r.f(&format!("#property#{name}"), "obj:DateTime", move |_, a| {
-            Ok(f(&dt(a.v(0))))
-        });
-    };
     dprop("year", |d| Value::Int(d.parts().year));
     dprop("month", |d| Value::Int(d.parts().month));
     dprop("day", |d| Value::Int(d.parts().day));
@@ -287,13 +302,6 @@ pub fn register(r: &Reg) {
             offset: d.offset,
         })
     });
-    let tprop = |name: &str, f: fn(i64) -> Value| {
-        r.f(
-            &format!("#property#{name}"),
-            "obj:TimeDelta",
-            move |_, a| Ok(f(td(a.v(0)))),
-        );
-    };
     tprop("days", |t| Value::Float(t as f64 / US_PER_DAY as f64));
     tprop("hours", |t| Value::Float(t as f64 / 3.6e9));
     tprop("minutes", |t| Value::Float(t as f64 / 6e7));

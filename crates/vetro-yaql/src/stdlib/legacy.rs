@@ -2,9 +2,9 @@
 //! functions registered in an innermost layer that shadows the standard one.
 
 use super::Reg;
-use crate::context::Context;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Lambda;
+use crate::func::context::Context;
 use crate::func::{ArgValue, Args, Call};
 use crate::parser::Expr;
 use crate::value::{Dict, Value};
@@ -12,7 +12,7 @@ use crate::EngineOptions;
 
 /// Name of the marker function telling the evaluator that method calls on a
 /// context value (`x.as(...).select(...)`) run inside that context.
-pub const CONTEXT_DOT: &str = "#legacy_context_dot";
+pub use crate::func::context::CONTEXT_DOT;
 
 fn pair(v: &Value) -> Result<(Value, Value)> {
     match v {
@@ -146,6 +146,7 @@ pub fn register(ctx: &Context, _opts: &EngineOptions) {
                 Value::Iter(it) => {
                     while let Some(v) = it.next()? {
                         out.push(v);
+                        crate::limits::check_built(out.len())?;
                     }
                 }
                 v => out.push(v.clone()),

@@ -6,7 +6,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::value::Value;
 use num_bigint::BigInt;
 use num_integer::Integer;
-use num_traits::{Signed, ToPrimitive, Zero};
+use num_traits::{FromPrimitive, Signed, ToPrimitive, Zero};
 use std::cell::Cell;
 
 fn big(v: &Value) -> BigInt {
@@ -222,30 +222,42 @@ pub fn pow(a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
 }
 
 /// Python `round(x, n)`: half to even.
+/// Python's `round(float, ndigits)`: the exact binary value rounded half to
+/// even at the decimal position, then read back (CPython's `double_round`).
+fn round_float(f: f64, nd: i64) -> Result<f64> {
+    // Beyond these every float is returned as is, or becomes a signed zero.
+    if !f.is_finite() || f == 0.0 || nd > 323 {
+        return Ok(f);
+    }
+    if nd < -308 {
+        return Ok(0.0 * f);
+    }
+    if nd >= 0 {
+        // Rust writes the exact value correctly rounded, ties to even.
+        let s = format!("{:.*}", nd as usize, f);
+        return Ok(s.parse::<f64>().unwrap_or(f));
+    }
+    let a = f.abs();
+    let whole = BigInt::from_f64(a.trunc()).unwrap_or_default();
+    let above = a.fract() > 0.0;
+    let m = num_traits::pow(BigInt::from(10), (-nd) as usize);
+    let (q, r) = whole.div_mod_floor(&m);
+    let twice = &r * 2;
+    let up = twice > m || (twice == m && (above || q.is_odd()));
+    let q = if up { q + 1 } else { q };
+    let out = (q * m).to_f64().unwrap_or(f64::INFINITY);
+    if out.is_infinite() {
+        return Err(Error::new(
+            ErrorKind::Overflow,
+            "rounded value too large to represent",
+        ));
+    }
+    Ok(if f < 0.0 { -out } else { out })
+}
+
 pub fn round(x: &Value, nd: i64) -> Result<Value> {
     match x {
-        Value::Float(f) => {
-            if !f.is_finite() {
-                return Ok(Value::Float(*f));
-            }
-            let m = 10f64.powi(nd as i32);
-            let y = f * m;
-            let r = y.round();
-            let r = if (y - y.trunc()).abs() == 0.5 {
-                2.0 * (y / 2.0).round()
-            } else {
-                r
-            };
-            let out = r / m;
-            // prefer the decimal-correct answer when the scaled value was inexact
-            let s = format!("{:.*}", nd.max(0) as usize, f);
-            let alt: f64 = s.parse().unwrap_or(out);
-            Ok(Value::Float(if nd >= 0 && (y - y.trunc()).abs() != 0.5 {
-                alt
-            } else {
-                out
-            }))
-        }
+        Value::Float(f) => round_float(*f, nd).map(Value::Float),
         _ => {
             if nd >= 0 {
                 return Ok(x.clone());

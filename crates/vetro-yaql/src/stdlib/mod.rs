@@ -13,8 +13,8 @@ pub mod regex;
 pub mod strings;
 pub mod system;
 
-use crate::context::Context;
 use crate::error::Result;
+use crate::func::context::Context;
 use crate::func::{Args, Call, Form, FunctionDef};
 use crate::value::Value;
 use crate::EngineOptions;

@@ -4,7 +4,7 @@
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{call_function, CallArg, Lambda};
-use crate::func::{ArgValue, Call};
+use crate::func::Call;
 use crate::iter::{iterate, LazyIter, ValueIter};
 use crate::parser::Expr;
 use crate::value::{compare, not_comparable, Dict, Set, Value};
@@ -62,7 +62,8 @@ fn ordered(c: &Call, source: Value, keys: Vec<(Lambda, bool)>) -> Result<Value> 
     let ctx_it = c.iter(&source)?;
     let mut state: Option<std::vec::IntoIter<Value>> = None;
     let mut src = Some(ctx_it);
-    Ok(Value::Iter(LazyIter::with_meta(
+    // The reference's OrderingIterable is iterable but not an iterator.
+    Ok(Value::Iter(LazyIter::iterable_with_meta(
         move || {
             if state.is_none() {
                 let items = src
@@ -189,7 +190,18 @@ fn merge_dicts(
 }
 
 pub fn register(r: &Reg, opts: &EngineOptions) {
-    let agg_fallback = opts.group_by_agg_fallback.unwrap_or(true);
+    aggregates_and_predicates(r);
+    filtering_and_counting(r);
+    elements_and_projection(r);
+    grouping_and_searching(r, opts);
+    joining_and_partitioning(r);
+    ordering_and_generation(r);
+    slicing_and_sums(r);
+    zipping(r);
+}
+
+/// Folds (`aggregate`, `reduce`, `accumulate`), `all`/`any`, `append`.
+fn aggregates_and_predicates(r: &Reg) {
     r.f(
         "#operator_.",
         "collection:Iterable, attribute:Keyword",
@@ -295,6 +307,10 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             Ok(extra.next())
         }))
     });
+}
+
+/// Filters, counting, concatenation, `distinct`, `enumerate`, `cycle`.
+fn filtering_and_counting(r: &Reg) {
     r.mf("concat", "*collections:Iterable", |c, a| {
         let mut its: VecDeque<ValueIter> = a
             .rest
@@ -406,6 +422,10 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             }))
         });
     }
+}
+
+/// Element access (`first`, `last`, `single`), projection, generators.
+fn elements_and_projection(r: &Reg) {
     for name in ["select", "map"] {
         r.m(name, "collection:Iterable, selector:Lambda", |c, a| {
             let mut it = c.iter(a.v(0))?;
@@ -512,6 +532,11 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             }))
         },
     );
+}
+
+/// `groupBy`, positions (`indexOf`, `indexWhere`...), `isIterable`.
+fn grouping_and_searching(r: &Reg, opts: &EngineOptions) {
+    let agg_fallback = opts.group_by_agg_fallback.unwrap_or(true);
     r.m(
         "groupBy",
         "collection:Iterable, keySelector:Lambda, valueSelector:Lambda=null, aggregator:Lambda=null",
@@ -521,7 +546,10 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             let vs = a.lam(2).cloned();
             let agg = a.lam(3).cloned();
             let mut groups: indexmap::IndexMap<Value, Vec<Value>> = indexmap::IndexMap::new();
+            let mut seen = 0usize;
             while let Some(v) = it.next()? {
+                seen += 1;
+                crate::limits::check_built(seen)?;
                 let k = ks.call1(v.clone())?;
                 let val = match &vs {
                     Some(l) => l.call1(v)?,
@@ -623,6 +651,10 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             Value::List(_) | Value::Set(_) | Value::Iter(_)
         )))
     });
+}
+
+/// `join`, `len` of iterators, `take`/`skip` and their `While` forms.
+fn joining_and_partitioning(r: &Reg) {
     r.m(
         "join",
         "collection1:Iterable, collection2:Iterable, predicate:Lambda, selector:Lambda",
@@ -738,6 +770,10 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             }))
         },
     );
+}
+
+/// Ordering (`orderBy`, `thenBy`...), `min`/`max`, `range`, `repeat`, `reverse`, `memorize`, `mergeWith`.
+fn ordering_and_generation(r: &Reg) {
     for (name, is_max) in [("max", true), ("min", false)] {
         r.m(name, "collection:Iterable, initial:any=nv", move |c, a| {
             fold(c, a.v(0), a.opt(1), |acc, v| {
@@ -849,6 +885,10 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
         v.reverse();
         Ok(Value::list(v))
     });
+}
+
+/// `selectMany`, `sequence`, slicing and splitting, `sum`.
+fn slicing_and_sums(r: &Reg) {
     r.m(
         "selectMany",
         "collection:Iterable, selector:Lambda",
@@ -953,7 +993,11 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             }
         })
     });
-    r.mf("zip", "*collections:Iterable", |c, a| {
+}
+
+/// `zip` and `zipLongest`.
+fn zipping(r: &Reg) {
+    r.m("zip", "*collections:Iterable", |c, a| {
         let mut its: Vec<ValueIter> = a
             .rest
             .iter()
@@ -973,7 +1017,7 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             Ok(Some(Value::list(row)))
         }))
     });
-    r.mf(
+    r.m(
         "zipLongest",
         "*collections:Iterable, **kwargs:any",
         |c, a| {
@@ -1016,7 +1060,6 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             }))
         },
     );
-    let _ = ArgValue::Missing;
 }
 
 /// A lazy Python `range`.

@@ -121,77 +121,138 @@ fn search(re: &RegexValue, s: &str) -> Result<bool> {
     re.re.is_match(s).map_err(re_err)
 }
 
-/// Python replacement template (`\1`, `\g<name>`) expanded for one match.
-fn expand(template: &str, caps: &fancy_regex::Captures, re: &RegexValue) -> Result<String> {
-    let mut out = String::new();
+/// One part of a parsed replacement template.
+enum Piece {
+    Text(String),
+    Group(usize),
+}
+
+/// A Python replacement template (`\1`, `\g<name>`, `\g<0>`, escapes),
+/// parsed once before any match as `re.sub` does, so a reference to a group
+/// the pattern does not have is an error even when nothing matches (with
+/// Python's messages and positions).
+fn parse_template(template: &str, re: &RegexValue) -> Result<Vec<Piece>> {
     let cs: Vec<char> = template.chars().collect();
+    let groups = re.re.captures_len().saturating_sub(1);
+    let err =
+        |msg: String, pos: usize| Error::new(ErrorKind::Regex, format!("{msg} at position {pos}"));
+    let bad_ref = |n: usize, pos: usize| err(format!("invalid group reference {n}"), pos);
+    let mut pieces = Vec::new();
+    let mut text = String::new();
     let mut i = 0;
-    let group = |g: &str| -> Result<String> {
-        let m = match g.parse::<usize>() {
-            Ok(n) => {
-                if n >= caps.len() {
-                    return Err(Error::new(
-                        ErrorKind::Regex,
-                        format!("invalid group reference {n}"),
-                    ));
-                }
-                caps.get(n)
-            }
-            Err(_) => {
-                if !re.re.capture_names().any(|x| x == Some(g)) {
-                    return Err(Error::new(
-                        ErrorKind::Index,
-                        format!("unknown group name '{g}'"),
-                    ));
-                }
-                caps.name(g)
-            }
-        };
-        Ok(m.map(|m| m.as_str().to_string()).unwrap_or_default())
-    };
     while i < cs.len() {
         let c = cs[i];
-        if c == '\\' && i + 1 < cs.len() {
-            let n = cs[i + 1];
-            if n.is_ascii_digit() {
-                let mut j = i + 1;
-                while j < cs.len() && j < i + 3 && cs[j].is_ascii_digit() {
-                    j += 1;
-                }
-                let g: String = cs[i + 1..j].iter().collect();
-                out.push_str(&group(&g)?);
-                i = j;
-                continue;
-            }
-            if n == 'g' && cs.get(i + 2) == Some(&'<') {
-                if let Some(end) = cs[i + 3..].iter().position(|&c| c == '>') {
-                    let g: String = cs[i + 3..i + 3 + end].iter().collect();
-                    out.push_str(&group(&g)?);
-                    i = i + 4 + end;
-                    continue;
-                }
-            }
-            let esc = match n {
-                'n' => Some('\n'),
-                't' => Some('\t'),
-                'r' => Some('\r'),
-                '\\' => Some('\\'),
-                _ => None,
-            };
-            match esc {
-                Some(e) => out.push(e),
-                None => {
-                    out.push('\\');
-                    out.push(n);
-                }
-            }
-            i += 2;
+        if c != '\\' || i + 1 >= cs.len() {
+            text.push(c);
+            i += 1;
             continue;
         }
-        out.push(c);
-        i += 1;
+        let n = cs[i + 1];
+        let group = match n {
+            'g' => {
+                if cs.get(i + 2) != Some(&'<') {
+                    return Err(err("missing <".into(), i + 2));
+                }
+                let Some(len) = cs[i + 3..].iter().position(|&c| c == '>') else {
+                    return Err(err("missing >, unterminated name".into(), i + 3));
+                };
+                let name: String = cs[i + 3..i + 3 + len].iter().collect();
+                if name.is_empty() {
+                    return Err(err("missing group name".into(), i + 3));
+                }
+                let index = if name.chars().all(|c| c.is_ascii_digit()) {
+                    let n: usize = name.parse().unwrap_or(usize::MAX);
+                    if n > groups {
+                        return Err(bad_ref(n, i + 3));
+                    }
+                    n
+                } else if is_identifier(&name) {
+                    re.re
+                        .capture_names()
+                        .position(|x| x == Some(name.as_str()))
+                        .ok_or_else(|| {
+                            Error::new(ErrorKind::Index, format!("unknown group name '{name}'"))
+                        })?
+                } else {
+                    return Err(err(format!("bad character in group name '{name}'"), i + 3));
+                };
+                i += 4 + len;
+                index
+            }
+            '1'..='9' => {
+                let mut j = i + 2;
+                if cs.get(j).is_some_and(|c| c.is_ascii_digit()) {
+                    j += 1;
+                }
+                let digits: String = cs[i + 1..j].iter().collect();
+                let n: usize = digits.parse().unwrap_or(0);
+                if n > groups {
+                    return Err(bad_ref(n, i + 1));
+                }
+                i = j;
+                n
+            }
+            _ => {
+                match n {
+                    'n' => text.push('\n'),
+                    't' => text.push('\t'),
+                    'r' => text.push('\r'),
+                    'a' => text.push('\x07'),
+                    'b' => text.push('\x08'),
+                    'f' => text.push('\x0c'),
+                    'v' => text.push('\x0b'),
+                    '\\' => text.push('\\'),
+                    '0' => {
+                        // An octal escape: up to two more octal digits.
+                        let mut j = i + 2;
+                        while j < cs.len() && j < i + 4 && ('0'..='7').contains(&cs[j]) {
+                            j += 1;
+                        }
+                        let code: String = cs[i + 1..j].iter().collect();
+                        let v = u32::from_str_radix(&code, 8).unwrap_or(0);
+                        text.push(char::from_u32(v).unwrap_or('\0'));
+                        i = j;
+                        continue;
+                    }
+                    c if c.is_ascii_alphabetic() => {
+                        return Err(err(format!("bad escape \\{c}"), i));
+                    }
+                    c => {
+                        text.push('\\');
+                        text.push(c);
+                    }
+                }
+                i += 2;
+                continue;
+            }
+        };
+        if !text.is_empty() {
+            pieces.push(Piece::Text(std::mem::take(&mut text)));
+        }
+        pieces.push(Piece::Group(group));
     }
-    Ok(out)
+    if !text.is_empty() {
+        pieces.push(Piece::Text(text));
+    }
+    Ok(pieces)
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut cs = s.chars();
+    cs.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && cs.all(|c| c == '_' || c.is_alphanumeric())
+}
+
+/// A parsed template filled in for one match (unmatched groups are empty).
+fn expand(pieces: &[Piece], caps: &fancy_regex::Captures) -> String {
+    let mut out = String::new();
+    for p in pieces {
+        match p {
+            Piece::Text(t) => out.push_str(t),
+            Piece::Group(n) => out.push_str(caps.get(*n).map_or("", |m| m.as_str())),
+        }
+    }
+    out
 }
 
 fn replace_with(
@@ -328,9 +389,9 @@ pub fn register(r: &Reg) {
         "regexp:Pattern, string:String, repl:String, count:int=0",
         |_, a| {
             let re = regex_of(a.v(0))?;
-            let repl = a.str(2).to_string();
+            let repl = parse_template(a.str(2), &re)?;
             Ok(Value::from(replace_with(&re, a.str(1), a.int(3), |c| {
-                expand(&repl, c, &re)
+                Ok(expand(&repl, c))
             })?))
         },
     );
@@ -339,9 +400,9 @@ pub fn register(r: &Reg) {
         "string:String, regexp:Pattern, repl:String, count:int=0",
         |_, a| {
             let re = regex_of(a.v(1))?;
-            let repl = a.str(2).to_string();
+            let repl = parse_template(a.str(2), &re)?;
             Ok(Value::from(replace_with(&re, a.str(0), a.int(3), |c| {
-                expand(&repl, c, &re)
+                Ok(expand(&repl, c))
             })?))
         },
     );

@@ -29,14 +29,18 @@ fn chars(s: &str) -> Vec<char> {
     s.chars().collect()
 }
 
-/// Python `str.find(sub, start, end)` in character positions.
+/// Python `str.find(sub, start, end)` in character positions: a start past
+/// the end, or a range shorter than `sub`, finds nothing (even for `''`).
 pub fn find(s: &str, sub: &str, start: Option<i64>, end: Option<i64>, rev: bool) -> i64 {
     let cs = chars(s);
-    let (a, b) = slice_bounds(cs.len(), start, end);
+    let n = cs.len() as i64;
+    let wrap = |i: i64| if i < 0 { (i + n).max(0) } else { i.min(n + 1) };
+    let (a, b) = (start.map_or(0, wrap), end.map_or(n, wrap).min(n));
     let sub: Vec<char> = chars(sub);
-    if sub.len() > b.saturating_sub(a) {
+    if a > n || b - a < sub.len() as i64 {
         return -1;
     }
+    let (a, b) = (a as usize, b as usize);
     let range: Box<dyn Iterator<Item = usize>> = if rev {
         Box::new((a..=b - sub.len()).rev())
     } else {
@@ -191,6 +195,13 @@ fn repeat(c: &crate::func::Call, s: &str, n: i64) -> Result<Value> {
 }
 
 pub fn register(r: &Reg) {
+    operators_and_tests(r);
+    searching_and_joining(r);
+    transforming(r);
+}
+
+/// String operators, comparisons, `concat`, `characters`, `startsWith`/`endsWith`, `hex`.
+fn operators_and_tests(r: &Reg) {
     r.f("#operator_*", "left:String, right:int", |c, a| {
         repeat(c, a.str(0), a.int(1))
     });
@@ -287,6 +298,10 @@ pub fn register(r: &Reg) {
             v.type_name()
         ))),
     });
+}
+
+/// `indexOf`, `lastIndexOf`, `isEmpty`, `isString`, `join`, `len`.
+fn searching_and_joining(r: &Reg) {
     r.m(
         "indexOf",
         "string:String, sub:String, start:int, length:int",
@@ -390,6 +405,10 @@ pub fn register(r: &Reg) {
     r.mf("len", "string:String", |_, a| {
         Ok(Value::Int(a.str(0).chars().count() as i64))
     });
+}
+
+/// Splitting, replacing, case, trimming, `substring`, `str`.
+fn transforming(r: &Reg) {
     r.mf(
         "norm",
         "string:String?, chars:String?=null",
@@ -447,14 +466,13 @@ pub fn register(r: &Reg) {
         "substring",
         "string:String, start:int, length:int=-1",
         |_, a| {
+            // As the reference: a negative length means the whole string, a
+            // negative start counts from the end once, then Python slicing.
             let cs = chars(a.str(0));
-            let start = a.int(1);
-            let len = a.int(2);
-            let (s, e) = if len < 0 {
-                slice_bounds(cs.len(), Some(start), None)
-            } else {
-                slice_bounds(cs.len(), Some(start), Some(start + len))
-            };
+            let n = cs.len() as i64;
+            let len = if a.int(2) < 0 { n } else { a.int(2) };
+            let start = if a.int(1) < 0 { a.int(1) + n } else { a.int(1) };
+            let (s, e) = slice_bounds(cs.len(), Some(start), Some(start.saturating_add(len)));
             Ok(Value::from(cs[s..e].iter().collect::<String>()))
         },
     );

@@ -4,27 +4,15 @@
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{call_function, CallArg, Lambda};
+use crate::func::context::Context;
 use crate::func::{ArgValue, Form, FunctionDef};
-use crate::parser::Expr;
-use crate::value::{FuncValue, Value};
+use crate::value::{Callable, Value};
 use crate::EngineOptions;
 use std::rc::Rc;
 
 /// Call a callable value (a delegate) with arguments.
-pub fn call_callable(f: &FuncValue, args: &[Value], kw: &[(Rc<str>, Value)]) -> Result<Value> {
-    match f {
-        FuncValue::Lambda(l) => l.call_kw(args, kw),
-        FuncValue::Named(name, ctx) => {
-            let mut cargs: Vec<CallArg> = args.iter().cloned().map(CallArg::Val).collect();
-            for (k, v) in kw {
-                cargs.push(CallArg::Named(
-                    Rc::new(Expr::Keyword(k.clone())),
-                    Rc::new(Expr::Const(v.clone())),
-                ));
-            }
-            call_function(ctx, name, cargs, false)
-        }
-    }
+pub fn call_callable(f: &dyn Callable, args: &[Value], kw: &[(Rc<str>, Value)]) -> Result<Value> {
+    f.call(args, kw)
 }
 
 fn kw_values(kw: &[(Rc<str>, ArgValue)]) -> Vec<(Rc<str>, Value)> {
@@ -34,14 +22,20 @@ fn kw_values(kw: &[(Rc<str>, ArgValue)]) -> Vec<(Rc<str>, Value)> {
 }
 
 pub fn register(r: &Reg, opts: &EngineOptions) {
+    scoping_and_access(r);
+    calls_and_lambdas(r, opts);
+}
+
+/// Attribute access, `->`, `let`, `with`, `def`, `unpack`, `assert`.
+fn scoping_and_access(r: &Reg) {
     r.f("#operator_->", "left:Context, right:Lambda", |_, a| {
-        let Value::Context(ctx) = a.v(0) else {
+        let Some(ctx) = Context::from_value(a.v(0)) else {
             return Err(Error::type_err("context expected"));
         };
         let lam = a
             .lam(1)
             .ok_or_else(|| Error::type_err("expression expected"))?;
-        lam.eval_in(ctx)
+        lam.eval_in(&ctx)
     });
     r.f("#operator_.", "obj:any, name:Keyword", |c, a| {
         let prop = format!("#property#{}", a.str(1));
@@ -129,6 +123,10 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             Ok(obj)
         },
     );
+}
+
+/// `call`, `#call`, `lambda`.
+fn calls_and_lambdas(r: &Reg, opts: &EngineOptions) {
     r.f(
         "call",
         "name:String, args:Sequence, kwargs:Mapping, receiver:any=nv",
@@ -145,10 +143,7 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
                 for (k, v) in d.iter() {
                     if let Value::Str(k) = k {
                         if crate::stdlib::strings::is_identifier(k) {
-                            cargs.push(CallArg::Named(
-                                Rc::new(Expr::Keyword(k.clone())),
-                                Rc::new(Expr::Const(v.clone())),
-                            ));
+                            cargs.push(CallArg::NamedValue(k.clone(), v.clone()));
                         }
                     }
                 }
@@ -162,7 +157,7 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
                 .lam(0)
                 .cloned()
                 .ok_or_else(|| Error::type_err("expression expected"))?;
-            Ok(Value::Func(Rc::new(FuncValue::Lambda(lam))))
+            Ok(Value::Func(Rc::new(lam)))
         });
         r.f(
             "call",
@@ -171,7 +166,7 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
                 let Value::Func(f) = a.v(0) else {
                     return Err(Error::type_err("not callable"));
                 };
-                call_callable(f, &a.rest_values(), &kw_values(&a.kw))
+                call_callable(&**f, &a.rest_values(), &kw_values(&a.kw))
             },
         );
     }
@@ -182,7 +177,7 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
             let Value::Func(f) = a.v(0) else {
                 return Err(Error::type_err("not callable"));
             };
-            call_callable(f, &a.rest_values(), &kw_values(&a.kw))
+            call_callable(&**f, &a.rest_values(), &kw_values(&a.kw))
         },
     );
 }

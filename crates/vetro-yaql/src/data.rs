@@ -1,0 +1,308 @@
+//! Plain user data in and out: JSON or YAML text to values, and values to
+//! JSON or YAML text. Nothing is tagged: a user's `{"$set": [1]}` is a
+//! dictionary with the key `$set`. Integers keep every digit, and NaN and
+//! infinities are written as Python's `json` module writes them (`NaN`,
+//! `Infinity`, `-Infinity`) and as YAML's `.nan`/`.inf`.
+
+use crate::value::{Dict, Value};
+use num_bigint::BigInt;
+use std::fmt::Write;
+use vetro_yaml::{Node, NodeKind, Span};
+
+/// A document that could not be read, with the position of the problem in
+/// the message (`name:line:column: ...`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataError {
+    pub message: String,
+}
+
+impl std::fmt::Display for DataError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for DataError {}
+
+/// Read one JSON or YAML document (`name` is used in error positions).
+/// JSON takes a fast path; a document it cannot take exactly (YAML, an
+/// integer beyond 64 bits, a duplicate key) is loaded as YAML, which
+/// reports duplicate keys and syntax errors with their line and column.
+pub fn load_str(name: &str, text: &str) -> Result<Value, DataError> {
+    if let Some(v) = fast_json(text) {
+        return Ok(v);
+    }
+    let mut sources = vetro_yaml::SourceMap::new();
+    let id = sources.add(name.to_string(), text.to_string());
+    let docs = vetro_yaml::load_str(&sources, id, &vetro_yaml::LoadOptions::default()).map_err(
+        |diags| DataError {
+            message: diags
+                .iter()
+                .map(|d| match d.span {
+                    Some(s) => format!("{name}:{}:{}: {}", s.line, s.col, d.message),
+                    None => format!("{name}: {}", d.message),
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        },
+    )?;
+    Ok(docs.first().map(from_node).unwrap_or(Value::Null))
+}
+
+/// A JSON document as a value, or `None` when the text is not JSON.
+pub fn load_json_str(text: &str) -> Option<Value> {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).ok()?;
+    load_str("<json>", text).ok()
+}
+
+/// A value from a YAML node (keys of any type, exact integers).
+pub fn from_node(n: &Node) -> Value {
+    match &n.kind {
+        NodeKind::Null => Value::Null,
+        NodeKind::Bool(b) => Value::Bool(*b),
+        NodeKind::Int(i) => Value::Int(*i),
+        NodeKind::BigInt(s) => s
+            .parse::<BigInt>()
+            .map(Value::from_bigint)
+            .unwrap_or_else(|_| Value::from(s.as_str())),
+        NodeKind::Float(f) => Value::Float(*f),
+        NodeKind::Str(s) => Value::from(s.as_str()),
+        NodeKind::Seq(items) => Value::list(items.iter().map(from_node).collect()),
+        NodeKind::Map(m) => {
+            let mut d = Dict::with_capacity(m.len());
+            for (k, v) in m.iter() {
+                d.insert(from_node(k), from_node(v));
+            }
+            Value::dict(d)
+        }
+    }
+}
+
+/// JSON straight into values, or `None` when the text is not JSON this path
+/// can take exactly (then the YAML loader decides).
+fn fast_json(text: &str) -> Option<Value> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let v = PlainSeed.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(v)
+}
+
+struct PlainSeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for PlainSeed {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(PlainVisitor)
+    }
+}
+
+struct PlainVisitor;
+
+impl<'de> serde::de::Visitor<'de> for PlainVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
+        Ok(Value::Int(i))
+    }
+    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
+        Ok(match i64::try_from(u) {
+            Ok(i) => Value::Int(i),
+            Err(_) => Value::from_bigint(BigInt::from(u)),
+        })
+    }
+    fn visit_f64<E: serde::de::Error>(self, f: f64) -> Result<Value, E> {
+        // An integer literal beyond 64 bits arrives here rounded: leave the
+        // document to the exact loader.
+        if f.fract() == 0.0 && f.abs() >= 9.2e18 {
+            return Err(E::custom("inexact"));
+        }
+        Ok(Value::Float(f))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::from(s))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
+        let mut v = Vec::with_capacity(a.size_hint().unwrap_or(0).min(4096));
+        while let Some(x) = a.next_element_seed(PlainSeed)? {
+            v.push(x);
+        }
+        Ok(Value::list(v))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
+        use serde::de::Error as _;
+        let mut d = Dict::new();
+        while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+            let v = a.next_value_seed(PlainSeed)?;
+            if d.insert(Value::from(&*k), v).is_some() {
+                return Err(A::Error::custom("duplicate key"));
+            }
+        }
+        Ok(Value::dict(d))
+    }
+}
+
+/// A value as a YAML node (for the YAML writer). Lazy sequences and other
+/// runtime values should be settled first; they are written as their `str()`.
+pub fn to_node(v: &Value) -> Node {
+    let span = Span::default();
+    let kind = match v {
+        Value::Null => NodeKind::Null,
+        Value::Bool(b) => NodeKind::Bool(*b),
+        Value::Int(i) => NodeKind::Int(*i),
+        Value::BigInt(b) => NodeKind::BigInt(b.to_string()),
+        Value::Float(f) => NodeKind::Float(*f),
+        Value::Str(s) => NodeKind::Str(s.to_string()),
+        Value::List(l) => NodeKind::Seq(l.iter().map(to_node).collect()),
+        Value::Set(s) => NodeKind::Seq(s.iter().map(to_node).collect()),
+        Value::Dict(d) => {
+            let mut m = vetro_yaml::Mapping::new();
+            for (k, x) in d.iter() {
+                m.entries.push((to_node(k), to_node(x)));
+            }
+            NodeKind::Map(m)
+        }
+        Value::DateTime(d) => NodeKind::Str(d.iso('T')),
+        Value::TimeDelta(t) => NodeKind::Str(crate::datetime::timedelta_str(*t)),
+        other => NodeKind::Str(other.to_yaql_string()),
+    };
+    Node::new(kind, span)
+}
+
+/// A value as JSON text; `pretty` indents by two spaces. Keys that are not
+/// strings are written as their `str()`.
+pub fn to_json_string(v: &Value, pretty: bool) -> String {
+    let mut out = String::new();
+    write_json(v, pretty, 0, &mut out);
+    out
+}
+
+fn json_str(s: &str, out: &mut String) {
+    out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()));
+}
+
+fn newline(pretty: bool, indent: usize, out: &mut String) {
+    if pretty {
+        out.push('\n');
+        out.extend(std::iter::repeat_n(' ', indent * 2));
+    }
+}
+
+fn write_items<'a>(
+    items: impl Iterator<Item = &'a Value>,
+    pretty: bool,
+    indent: usize,
+    out: &mut String,
+) {
+    let mut items = items.peekable();
+    if items.peek().is_none() {
+        out.push_str("[]");
+        return;
+    }
+    out.push('[');
+    for (i, x) in items.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        newline(pretty, indent + 1, out);
+        write_json(x, pretty, indent + 1, out);
+    }
+    newline(pretty, indent, out);
+    out.push(']');
+}
+
+fn write_json(v: &Value, pretty: bool, indent: usize, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Value::BigInt(b) => {
+            let _ = write!(out, "{b}");
+        }
+        Value::Float(f) if f.is_nan() => out.push_str("NaN"),
+        Value::Float(f) if f.is_infinite() => {
+            out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" })
+        }
+        Value::Float(f) => match serde_json::Number::from_f64(*f) {
+            Some(n) => {
+                let _ = write!(out, "{n}");
+            }
+            None => out.push_str("null"),
+        },
+        Value::Str(s) => json_str(s, out),
+        Value::List(l) => write_items(l.iter(), pretty, indent, out),
+        Value::Set(s) => write_items(s.iter(), pretty, indent, out),
+        Value::Dict(d) => {
+            if d.is_empty() {
+                out.push_str("{}");
+                return;
+            }
+            out.push('{');
+            for (i, (k, x)) in d.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(pretty, indent + 1, out);
+                match k.as_str() {
+                    Some(s) => json_str(s, out),
+                    None => json_str(&k.to_yaql_string(), out),
+                }
+                out.push_str(if pretty { ": " } else { ":" });
+                write_json(x, pretty, indent + 1, out);
+            }
+            newline(pretty, indent, out);
+            out.push('}');
+        }
+        Value::DateTime(d) => json_str(&d.iso('T'), out),
+        Value::TimeDelta(t) => json_str(&crate::datetime::timedelta_str(*t), out),
+        other => json_str(&other.to_yaql_string(), out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_are_plain_keys() {
+        let v = load_str("d", r#"{"$set": [1]}"#).unwrap();
+        let Value::Dict(d) = v else {
+            panic!("not a dict")
+        };
+        assert!(d.contains_key(&Value::from("$set")));
+    }
+
+    #[test]
+    fn big_integers_stay_exact() {
+        let v = load_str("d", "[123456789012345678901234567890]").unwrap();
+        assert_eq!(
+            to_json_string(&v, false),
+            "[123456789012345678901234567890]"
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_with_a_position() {
+        let e = load_str("d.json", "{\"a\": 1,\n \"a\": 2}").unwrap_err();
+        assert!(e.message.starts_with("d.json:2:"), "{}", e.message);
+    }
+
+    #[test]
+    fn nan_and_infinity() {
+        let v = Value::list(vec![
+            Value::Float(f64::NAN),
+            Value::Float(f64::NEG_INFINITY),
+        ]);
+        assert_eq!(to_json_string(&v, false), "[NaN,-Infinity]");
+    }
+}

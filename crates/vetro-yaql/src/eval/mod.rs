@@ -1,0 +1,143 @@
+//! The evaluator: the tree walk over expressions. Overload resolution is in
+//! [`resolve`], lambdas in [`lambda`], options and per-evaluation state in
+//! [`runtime`], output conversion in [`output`].
+
+mod lambda;
+mod output;
+mod resolve;
+
+pub use crate::func::{CallArg, Lambda};
+pub use crate::runtime::{approx_size, Options, Runtime};
+pub use output::finalize;
+
+use crate::error::Result;
+use crate::func::context::Context;
+use crate::iter::LazyIter;
+use crate::parser::Expr;
+use crate::value::Value;
+use resolve::call_args;
+use smallvec::SmallVec;
+use std::rc::Rc;
+
+type ArgVec = SmallVec<[CallArg; 4]>;
+
+/// Evaluate an expression in a context.
+pub fn eval(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
+    match e {
+        Expr::Const(l) => Ok(Value::from(l)),
+        Expr::Keyword(k) => Ok(Value::Str(k.clone())),
+        Expr::Var(name) => Ok(ctx.get(name).unwrap_or(Value::Null)),
+        _ => {
+            let rt = ctx.rt.clone();
+            rt.enter()?;
+            // Grow the stack on demand so deep expressions hit the recursion
+            // limit instead of overflowing whatever thread the host uses.
+            let r = stacker::maybe_grow(256 * 1024, 8 * 1024 * 1024, || eval_call(e, ctx));
+            rt.leave();
+            r
+        }
+    }
+}
+
+fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
+    match e {
+        Expr::Call { name, args } => {
+            let cargs: ArgVec = args.iter().map(CallArg::from_arg).collect();
+            call_args(ctx, name, cargs, false)
+        }
+        Expr::Method {
+            recv,
+            name,
+            args,
+            safe,
+        } => {
+            let r = eval(recv, ctx)?;
+            if *safe && r.is_null() {
+                return Ok(Value::Null);
+            }
+            if let Some(c2) = Context::from_value(&r) {
+                if ctx.has_function(crate::func::context::CONTEXT_DOT) {
+                    let recv = c2.get("1").unwrap_or(Value::Null);
+                    let mut cargs = vec![CallArg::Val(recv)];
+                    cargs.extend(args.iter().map(CallArg::from_arg));
+                    return call_function(&c2, name, cargs, true);
+                }
+            }
+            let mut cargs = ArgVec::new();
+            cargs.push(CallArg::Val(r));
+            cargs.extend(args.iter().map(CallArg::from_arg));
+            call_args(ctx, name, cargs, true)
+        }
+        Expr::Dot { recv, rhs, safe } => {
+            let r = eval(recv, ctx)?;
+            if *safe && r.is_null() {
+                return Ok(Value::Null);
+            }
+            let mut cargs = ArgVec::new();
+            cargs.push(CallArg::Val(r));
+            cargs.push(CallArg::Expr(rhs.clone()));
+            call_args(ctx, "#operator_.", cargs, false)
+        }
+        Expr::Wrap(inner) => eval(inner, ctx),
+        _ => eval(e, ctx),
+    }
+}
+
+/// A callable value naming a function, looked up in a context when called
+/// (keyword arguments are passed by name).
+pub struct NamedFunction {
+    pub name: Rc<str>,
+    pub ctx: Rc<Context>,
+}
+
+impl crate::value::Callable for NamedFunction {
+    fn call(&self, args: &[Value], kw: &[(Rc<str>, Value)]) -> Result<Value> {
+        let mut cargs: Vec<CallArg> = args.iter().cloned().map(CallArg::Val).collect();
+        for (k, v) in kw {
+            cargs.push(CallArg::NamedValue(k.clone(), v.clone()));
+        }
+        call_function(&self.ctx, &self.name, cargs, false)
+    }
+}
+
+/// The value of a constant node (a literal or a bare word).
+pub fn const_value(e: &Expr) -> Option<Value> {
+    match e {
+        Expr::Const(l) => Some(Value::from(l)),
+        Expr::Keyword(k) => Some(Value::Str(k.clone())),
+        _ => None,
+    }
+}
+
+impl crate::func::Call<'_> {
+    /// Call another function by name with evaluated arguments.
+    pub fn call(&self, name: &str, args: Vec<Value>) -> Result<Value> {
+        call_values(self.ctx, name, args, false)
+    }
+}
+
+/// Call a function by name with evaluated positional values.
+pub fn call_values(ctx: &Rc<Context>, name: &str, args: Vec<Value>, method: bool) -> Result<Value> {
+    call_function(
+        ctx,
+        name,
+        args.into_iter().map(CallArg::Val).collect(),
+        method,
+    )
+}
+
+/// Resolve and call `name` with unevaluated arguments (`method`: receiver first).
+pub fn call_function(
+    ctx: &Rc<Context>,
+    name: &str,
+    args: Vec<CallArg>,
+    method: bool,
+) -> Result<Value> {
+    call_args(ctx, name, SmallVec::from_vec(args), method)
+}
+
+/// A lazy iterator over a vector (helper for the library).
+pub fn lazy_vec(v: Vec<Value>) -> Value {
+    let mut it = v.into_iter();
+    Value::Iter(LazyIter::from_fn(move || Ok(it.next())))
+}

@@ -1,0 +1,190 @@
+//! Output conversion (`#finalize`): lazy sequences materialised
+//! recursively under the `limitIterators` check, sets converted as
+//! configured, and mutable values refused as keys.
+
+use super::Runtime;
+use crate::error::{Error, Result};
+use crate::iter::too_large;
+use crate::value::Value;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+
+/// The output form of a value: lazy sequences materialised (under the
+/// `limitIterators` check) and sets converted as configured.
+pub fn finalize(v: Value, rt: &Runtime) -> Result<Value> {
+    Ok(settle(&v, rt)?.unwrap_or(v))
+}
+
+/// Rebuild `items` only from the first one that changes: `None` when none does.
+fn settle_items<'a>(
+    items: impl ExactSizeIterator<Item = &'a Value>,
+    rt: &Runtime,
+) -> Result<Option<Vec<Value>>> {
+    let mut out: Option<Vec<Value>> = None;
+    let n = items.len();
+    let mut seen: Vec<&Value> = Vec::new();
+    for x in items {
+        match (settle(x, rt)?, &mut out) {
+            (Some(new), Some(out)) => out.push(new),
+            (Some(new), None) => {
+                let mut v = Vec::with_capacity(n);
+                v.extend(seen.drain(..).cloned());
+                v.push(new);
+                out = Some(v);
+            }
+            (None, Some(out)) => out.push(x.clone()),
+            (None, None) => seen.push(x),
+        }
+    }
+    Ok(out)
+}
+
+/// Large lists already found in output form, so that a workflow growing a
+/// list of lists (`$l: $l + [...]`) does not walk every inner list again at
+/// each step. Entries hold a `Weak`: while one exists the allocation is not
+/// reused for another list, and the list cannot be changed in place.
+type FinalKey = (usize, bool, bool, i64);
+
+thread_local! {
+    static FINAL_LISTS: RefCell<HashMap<FinalKey, Weak<Vec<Value>>>> =
+        RefCell::new(HashMap::new());
+}
+
+const FINAL_MIN_LEN: usize = 64;
+const FINAL_CAPACITY: usize = 1 << 16;
+
+fn final_key(l: &Rc<Vec<Value>>, rt: &Runtime) -> FinalKey {
+    let o = &rt.opts;
+    (
+        Rc::as_ptr(l) as usize,
+        o.convert_sets_to_lists,
+        o.convert_tuples_to_lists,
+        o.limit_iterators,
+    )
+}
+
+fn known_final(l: &Rc<Vec<Value>>, rt: &Runtime) -> bool {
+    l.len() >= FINAL_MIN_LEN
+        && FINAL_LISTS.with(|m| {
+            m.borrow()
+                .get(&final_key(l, rt))
+                .and_then(Weak::upgrade)
+                .is_some_and(|known| Rc::ptr_eq(&known, l))
+        })
+}
+
+fn remember_final(l: &Rc<Vec<Value>>, rt: &Runtime) {
+    if l.len() < FINAL_MIN_LEN {
+        return;
+    }
+    FINAL_LISTS.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= FINAL_CAPACITY {
+            m.retain(|_, w| w.strong_count() > 0);
+            if m.len() >= FINAL_CAPACITY {
+                m.clear();
+            }
+        }
+        m.insert(final_key(l, rt), Rc::downgrade(l));
+    });
+}
+
+/// The output form of a value, or `None` when it already is one (so a large
+/// value that is already final is walked, not copied).
+fn settle(v: &Value, rt: &Runtime) -> Result<Option<Value>> {
+    let lim = rt.opts.limit_iterators;
+    let check = |n: usize| -> Result<()> {
+        if lim >= 0 && n as i64 > lim {
+            Err(too_large())
+        } else {
+            Ok(())
+        }
+    };
+    Ok(match v {
+        Value::List(l) => {
+            check(l.len())?;
+            if known_final(l, rt) {
+                return Ok(None);
+            }
+            let settled = settle_items(l.iter(), rt)?;
+            if settled.is_none() {
+                remember_final(l, rt);
+            }
+            settled.map(Value::list)
+        }
+        Value::Iter(it) => {
+            let mut out = Vec::new();
+            while let Some(x) = it.next()? {
+                out.push(finalize(x, rt)?);
+                check(out.len())?;
+                if out.len().is_multiple_of(4096) {
+                    rt.check_bytes(out.len() * std::mem::size_of::<Value>())?;
+                }
+            }
+            Some(Value::list(out))
+        }
+        Value::Dict(d) => {
+            check(d.len())?;
+            let mut changed = false;
+            let mut entries = Vec::with_capacity(d.len());
+            for (k, x) in d.iter() {
+                let k2 = settle(k, rt)?;
+                unhashable_check(k2.as_ref().unwrap_or(k), k, rt)?;
+                let x2 = settle(x, rt)?;
+                changed |= k2.is_some() || x2.is_some();
+                entries.push((k2, x2));
+            }
+            changed.then(|| {
+                let out: crate::value::Dict = d
+                    .iter()
+                    .zip(entries)
+                    .map(|((k, x), (k2, x2))| {
+                        (
+                            k2.unwrap_or_else(|| k.clone()),
+                            x2.unwrap_or_else(|| x.clone()),
+                        )
+                    })
+                    .collect();
+                Value::dict(out)
+            })
+        }
+        Value::Set(s) => {
+            check(s.len())?;
+            if rt.opts.convert_sets_to_lists {
+                let items = settle_items(s.iter(), rt)?;
+                Some(Value::list(
+                    items.unwrap_or_else(|| s.iter().cloned().collect()),
+                ))
+            } else {
+                let mut changed = false;
+                let mut out = crate::value::Set::with_capacity(s.len());
+                for x in s.iter() {
+                    let x2 = settle(x, rt)?;
+                    unhashable_check(x2.as_ref().unwrap_or(x), x, rt)?;
+                    changed |= x2.is_some();
+                    out.insert(x2.unwrap_or_else(|| x.clone()));
+                }
+                changed.then(|| Value::set(out))
+            }
+        }
+        _ => None,
+    })
+}
+
+/// After output conversion, lists (unless tuples are kept), dicts and sets
+/// are mutable Python objects and cannot be set members or dict keys.
+fn unhashable_check(converted: &Value, original: &Value, rt: &Runtime) -> Result<()> {
+    let bad = match converted {
+        Value::List(_) => rt.opts.convert_tuples_to_lists || matches!(original, Value::Iter(_)),
+        Value::Dict(_) | Value::Set(_) => true,
+        _ => false,
+    };
+    if bad {
+        return Err(Error::type_err(format!(
+            "unhashable type: '{}'",
+            converted.type_name()
+        )));
+    }
+    Ok(())
+}

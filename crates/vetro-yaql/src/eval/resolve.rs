@@ -1,0 +1,722 @@
+//! Overload resolution: which registered function a call means (arity,
+//! named arguments, parameter types, layers, laziness), as the reference
+//! resolves it, and the call itself.
+
+use super::{eval, ArgVec, CallArg, Lambda, Runtime};
+use crate::error::{Error, ErrorKind, Result};
+use crate::func::context::Context;
+use crate::func::{ArgValue, Args, Call, DefaultValue, FunctionDef, PType, Param};
+use crate::parser::Expr;
+use crate::value::Value;
+use smallvec::SmallVec;
+use std::rc::Rc;
+
+/// Positional argument after keyword translation.
+#[derive(Clone)]
+enum PosArg {
+    Val(Value),
+    Expr(Rc<Expr>),
+    Omitted,
+    Rule(Rc<Expr>, Rc<Expr>),
+    /// A rule whose value is already known (`call()` with keyword values
+    /// to a function that takes rules); boxed to keep arguments small.
+    RuleValue(Rc<(Rc<Expr>, Value)>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Slot {
+    Pos(usize),
+    Kw(usize),
+    Default,
+    Empty,
+}
+
+struct Binding {
+    /// params then kwonly
+    slots: SmallVec<[Slot; 6]>,
+    rest: Idx,
+    kwrest: Idx,
+    /// lazy argument positions: positional index, or 1000 + keyword index
+    lazy: Idx,
+}
+
+type Idx = SmallVec<[usize; 4]>;
+type BoundLayer = SmallVec<[(Rc<FunctionDef>, Binding); 2]>;
+type Masks = SmallVec<[u32; 6]>;
+
+fn param_at(f: &FunctionDef, slot_index: usize) -> &Param {
+    if slot_index < f.params.len() {
+        &f.params[slot_index]
+    } else {
+        &f.kwonly[slot_index - f.params.len()]
+    }
+}
+
+fn static_ok(p: &Param, a: &PosArg, rt: &Runtime) -> bool {
+    match a {
+        PosArg::Rule(..) | PosArg::RuleValue(..) => matches!(p.ty, PType::Rule | PType::Lambda),
+        PosArg::Omitted => false,
+        _ if p.ty == PType::Rule => false,
+        PosArg::Expr(e) if p.ty == PType::Keyword => matches!(**e, Expr::Keyword(_)),
+        PosArg::Val(_) if p.ty == PType::Keyword => false,
+        _ if p.ty.is_lazy() => true,
+        PosArg::Expr(e) => match super::const_value(e) {
+            Some(v) => p.ty.accepts(&v, p.nullable, rt),
+            None => true,
+        },
+        PosArg::Val(v) => p.ty.accepts(v, p.nullable, rt),
+    }
+}
+
+fn bind(
+    f: &FunctionDef,
+    pos: &[PosArg],
+    kw: &[(Rc<str>, PosArg)],
+    rt: &Runtime,
+) -> Option<Binding> {
+    let np = f.params.len();
+    let mut slots: SmallVec<[Slot; 6]> = SmallVec::from_elem(Slot::Empty, np + f.kwonly.len());
+    let mut rest = Idx::new();
+    let mut kwrest = Idx::new();
+    let mut lazy = Idx::new();
+    for (i, a) in pos.iter().enumerate() {
+        if i < np {
+            let p = &f.params[i];
+            if matches!(a, PosArg::Omitted) {
+                p.default.as_ref()?;
+                slots[i] = Slot::Default;
+                continue;
+            }
+            if !static_ok(p, a, rt) {
+                return None;
+            }
+            if p.ty.is_lazy() {
+                lazy.push(i);
+            }
+            slots[i] = Slot::Pos(i);
+        } else if let Some(p) = &f.varargs {
+            if !static_ok(p, a, rt) {
+                return None;
+            }
+            if p.ty.is_lazy() {
+                lazy.push(i);
+            }
+            rest.push(i);
+        } else {
+            return None;
+        }
+    }
+    for (k, (name, a)) in kw.iter().enumerate() {
+        let a = a.clone();
+        let idx = f.params.iter().position(|p| p.name == *name).or_else(|| {
+            f.kwonly
+                .iter()
+                .position(|p| p.name == *name)
+                .map(|i| i + np)
+        });
+        match idx {
+            Some(j) => {
+                if slots[j] != Slot::Empty {
+                    return None;
+                }
+                let p = param_at(f, j);
+                if !static_ok(p, &a, rt) {
+                    return None;
+                }
+                if p.ty.is_lazy() {
+                    lazy.push(1000 + k);
+                }
+                slots[j] = Slot::Kw(k);
+            }
+            None => match &f.kwargs {
+                Some(p) => {
+                    if !static_ok(p, &a, rt) {
+                        return None;
+                    }
+                    if p.ty.is_lazy() {
+                        lazy.push(1000 + k);
+                    }
+                    kwrest.push(k);
+                }
+                None => return None,
+            },
+        }
+    }
+    for (j, s) in slots.iter_mut().enumerate() {
+        if *s == Slot::Empty {
+            let p = param_at(f, j);
+            p.default.as_ref()?;
+            *s = Slot::Default;
+        }
+    }
+    Some(Binding {
+        slots,
+        rest,
+        kwrest,
+        lazy,
+    })
+}
+
+fn dyn_ok(
+    f: &FunctionDef,
+    b: &Binding,
+    pos: &[Option<Value>],
+    kwv: &[Option<Value>],
+    rt: &Runtime,
+) -> bool {
+    let check = |p: &Param, v: &Option<Value>| -> bool {
+        if p.ty.is_lazy() {
+            return true;
+        }
+        match v {
+            Some(v) => p.ty.accepts(v, p.nullable, rt),
+            None => true,
+        }
+    };
+    for (j, s) in b.slots.iter().enumerate() {
+        let p = param_at(f, j);
+        let ok = match s {
+            Slot::Pos(i) => check(p, &pos[*i]),
+            Slot::Kw(k) => check(p, &kwv[*k]),
+            _ => true,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    if let Some(p) = &f.varargs {
+        if !b.rest.iter().all(|i| check(p, &pos[*i])) {
+            return false;
+        }
+    }
+    if let Some(p) = &f.kwargs {
+        if !b.kwrest.iter().all(|k| check(p, &kwv[*k])) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Masks of the parameter types receiving each argument (to rank overloads).
+fn masks(f: &FunctionDef, b: &Binding, npos: usize, nkw: usize) -> SmallVec<[u32; 6]> {
+    let mut m: SmallVec<[u32; 6]> = SmallVec::from_elem(crate::func::mask::ALL, npos + nkw);
+    for (j, s) in b.slots.iter().enumerate() {
+        let p = param_at(f, j);
+        match s {
+            Slot::Pos(i) => m[*i] = p.ty.mask(p.nullable),
+            Slot::Kw(k) => m[npos + *k] = p.ty.mask(p.nullable),
+            _ => {}
+        }
+    }
+    if let Some(p) = &f.varargs {
+        for i in &b.rest {
+            m[*i] = p.ty.mask(p.nullable);
+        }
+    }
+    if let Some(p) = &f.kwargs {
+        for k in &b.kwrest {
+            m[npos + *k] = p.ty.mask(p.nullable);
+        }
+    }
+    m
+}
+
+/// Is `a` a specialization of `b` (every argument type narrower or equal, one strictly)?
+fn more_specific(a: &[u32], b: &[u32]) -> bool {
+    let mut strict = false;
+    for (x, y) in a.iter().zip(b) {
+        if x & !y != 0 {
+            return false;
+        }
+        if x != y {
+            strict = true;
+        }
+    }
+    strict
+}
+
+fn kind_for(method: bool, no_fn: bool) -> ErrorKind {
+    match (method, no_fn) {
+        (true, true) => ErrorKind::NoMethod,
+        (false, true) => ErrorKind::NoFunction,
+        (true, false) => ErrorKind::NoMatchingMethod,
+        (false, false) => ErrorKind::NoMatchingFunction,
+    }
+}
+
+fn describe_values(pos: &[Option<Value>]) -> String {
+    pos.iter()
+        .map(|v| match v {
+            Some(v) => v.type_name().to_string(),
+            None => "<expr>".to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn no_matching(
+    name: &str,
+    method: bool,
+    layers: &crate::func::context::Layers,
+    got: &str,
+) -> Error {
+    let cands: Vec<String> = layers.iter().flatten().map(|f| f.signature()).collect();
+    Error::new(
+        kind_for(method, false),
+        format!(
+            "No {} \"{}\" matches the arguments ({}); candidates: {}",
+            if method { "method" } else { "function" },
+            name,
+            got,
+            cands.join("; ")
+        ),
+    )
+}
+
+pub(super) fn call_args(
+    ctx: &Rc<Context>,
+    name: &str,
+    args: ArgVec,
+    method: bool,
+) -> Result<Value> {
+    let layers = ctx.candidates(name, method);
+    if layers.is_empty() {
+        return no_candidates(ctx, name, args, method);
+    }
+    let nokw = layers[0][0].nokw;
+    if layers.iter().flatten().any(|f| f.nokw != nokw) {
+        return Err(ambiguous_call(method, name));
+    }
+    let mut pos = PosVec::new();
+    let mut kw = KwVec::new();
+    translate_named(args, nokw, &mut pos, &mut kw)?;
+    if kw.is_empty()
+        && pos.len() <= 64
+        && pos
+            .iter()
+            .all(|a| matches!(a, PosArg::Val(_) | PosArg::Expr(_)))
+        && layers.iter().flatten().all(|f| f.kwonly.is_empty())
+    {
+        return simple_call(ctx, name, &layers, &pos, method);
+    }
+    general_call(ctx, name, &layers, &pos, &kw, method)
+}
+
+type PosVec = SmallVec<[PosArg; 4]>;
+type KwVec = SmallVec<[(Rc<str>, PosArg); 2]>;
+
+/// No layer defines `name`: the host's method fallback for its objects,
+/// else an unknown function/method error.
+fn no_candidates(ctx: &Rc<Context>, name: &str, args: ArgVec, method: bool) -> Result<Value> {
+    if method {
+        if let Some(CallArg::Val(Value::Object(_))) = args.first() {
+            if let Some(f) = ctx.method_fallback() {
+                let mut args = args.into_vec();
+                let recv = match args.remove(0) {
+                    CallArg::Val(v) => v,
+                    _ => Value::Null,
+                };
+                return f(ctx, name, recv, args);
+            }
+        }
+    }
+    Err(Error::new(
+        kind_for(method, true),
+        format!(
+            "Unknown {} \"{}\"",
+            if method { "method" } else { "function" },
+            name
+        ),
+    ))
+}
+
+/// Named arguments become keyword arguments, or `key => value` rules for
+/// functions that take no keywords (`nokw`).
+#[inline]
+fn translate_named(args: ArgVec, nokw: bool, pos: &mut PosVec, kw: &mut KwVec) -> Result<()> {
+    for a in args {
+        match a {
+            CallArg::Val(v) => pos.push(PosArg::Val(v)),
+            CallArg::Expr(e) => pos.push(PosArg::Expr(e)),
+            CallArg::Omitted => pos.push(PosArg::Omitted),
+            CallArg::NamedValue(k, v) if !nokw => kw.push((k, PosArg::Val(v))),
+            CallArg::NamedValue(k, v) => {
+                pos.push(PosArg::RuleValue(Rc::new((Rc::new(Expr::Keyword(k)), v))));
+            }
+            CallArg::Named(k, v) => {
+                if nokw {
+                    pos.push(PosArg::Rule(k, v));
+                } else if let Expr::Keyword(name) = &*k {
+                    kw.push((name.clone(), PosArg::Expr(v)));
+                } else {
+                    return Err(Error::new(
+                        ErrorKind::MappingTranslation,
+                        "Named argument name must be a keyword",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The candidates whose parameters can take the arguments before any is
+/// evaluated, per layer, and the argument positions they take lazily (all
+/// candidates must agree on those).
+fn bind_layers(
+    layers: &crate::func::context::Layers,
+    pos: &[PosArg],
+    kw: &[(Rc<str>, PosArg)],
+    rt: &Runtime,
+    method: bool,
+    name: &str,
+) -> Result<(SmallVec<[BoundLayer; 2]>, Idx)> {
+    let mut bound: SmallVec<[BoundLayer; 2]> = SmallVec::new();
+    let mut lazy: Option<Idx> = None;
+    for layer in layers {
+        let mut l = BoundLayer::new();
+        for f in layer {
+            if let Some(b) = bind(f, pos, kw, rt) {
+                match &lazy {
+                    None => lazy = Some(b.lazy.clone()),
+                    Some(z) if *z != b.lazy => return Err(ambiguous_call(method, name)),
+                    _ => {}
+                }
+                l.push((f.clone(), b));
+            }
+        }
+        if !l.is_empty() {
+            bound.push(l);
+        }
+    }
+    match lazy {
+        Some(lazy) => Ok((bound, lazy)),
+        None => {
+            let got = known_values(pos);
+            Err(no_matching(name, method, layers, &describe_values(&got)))
+        }
+    }
+}
+
+/// The most specific candidate of the first layer with one that accepts
+/// the evaluated arguments.
+fn pick_winner<'b>(
+    bound: &'b [BoundLayer],
+    pvals: &[Option<Value>],
+    kvals: &[Option<Value>],
+    rt: &Runtime,
+    method: bool,
+    name: &str,
+) -> Result<Option<(&'b Rc<FunctionDef>, &'b Binding)>> {
+    let mut winner: Option<(&Rc<FunctionDef>, &Binding, Masks)> = None;
+    for layer in bound {
+        for (f, b) in layer {
+            if !dyn_ok(f, b, pvals, kvals, rt) {
+                continue;
+            }
+            let m = masks(f, b, pvals.len(), kvals.len());
+            match &winner {
+                None => winner = Some((f, b, m)),
+                Some((_, _, wm)) => {
+                    if more_specific(wm, &m) {
+                        continue;
+                    } else if more_specific(&m, wm) {
+                        winner = Some((f, b, m));
+                    } else {
+                        return Err(ambiguous_call(method, name));
+                    }
+                }
+            }
+        }
+        if winner.is_some() {
+            break;
+        }
+    }
+    Ok(winner.map(|(f, b, _)| (f, b)))
+}
+
+/// Resolution in general: keywords, defaults, omitted arguments, rules.
+fn general_call(
+    ctx: &Rc<Context>,
+    name: &str,
+    layers: &crate::func::context::Layers,
+    pos: &[PosArg],
+    kw: &[(Rc<str>, PosArg)],
+    method: bool,
+) -> Result<Value> {
+    let rt = ctx.rt.clone();
+    let (bound, lazy) = bind_layers(layers, pos, kw, &rt, method, name)?;
+    // Evaluate non-lazy arguments once, left to right.
+    let mut pvals: SmallVec<[Option<Value>; 4]> = SmallVec::new();
+    for (i, a) in pos.iter().enumerate() {
+        pvals.push(match a {
+            PosArg::Val(v) => Some(v.clone()),
+            PosArg::Expr(e) if !lazy.contains(&i) => Some(eval(e, ctx)?),
+            _ => None,
+        });
+    }
+    let mut kvals: SmallVec<[Option<Value>; 2]> = SmallVec::new();
+    for (k, (_, a)) in kw.iter().enumerate() {
+        kvals.push(match a {
+            PosArg::Val(v) => Some(v.clone()),
+            PosArg::Expr(e) if !lazy.contains(&(1000 + k)) => Some(eval(e, ctx)?),
+            _ => None,
+        });
+    }
+    let Some((f, b)) = pick_winner(&bound, &pvals, &kvals, &rt, method, name)? else {
+        return Err(no_matching(name, method, layers, &describe_values(&pvals)));
+    };
+    let args = bound_args(ctx, f, b, pos, kw, &pvals, &kvals)?;
+    (f.body)(&Call { ctx, name }, args)
+}
+
+/// One argument in the form its parameter asks for.
+fn arg_value(ctx: &Rc<Context>, p: &Param, a: &PosArg, v: &Option<Value>) -> Result<ArgValue> {
+    let lambda = |e: &Rc<Expr>| Lambda {
+        expr: e.clone(),
+        ctx: ctx.clone(),
+    };
+    Ok(match (p.ty, a) {
+        (PType::Lambda | PType::Expr | PType::Rule, PosArg::Rule(k, v)) => {
+            ArgValue::Rule(lambda(k), lambda(v))
+        }
+        (PType::Lambda | PType::Expr | PType::Rule, PosArg::RuleValue(rule)) => {
+            ArgValue::Rule(lambda(&rule.0), Lambda::constant(rule.1.clone(), ctx))
+        }
+        (PType::Lambda | PType::Expr, PosArg::Expr(e)) => ArgValue::Lazy(lambda(e)),
+        (PType::Lambda | PType::Expr, PosArg::Val(v)) => {
+            ArgValue::Lazy(Lambda::constant(v.clone(), ctx))
+        }
+        (PType::Lambda | PType::Expr | PType::Rule, _) => ArgValue::Missing,
+        (PType::Keyword, PosArg::Expr(e)) => match &**e {
+            Expr::Keyword(k) => ArgValue::Keyword(k.clone()),
+            _ => ArgValue::Missing,
+        },
+        (PType::Keyword, _) => ArgValue::Missing,
+        (PType::Iterable, _) => ArgValue::Value(ctx.rt.limit(v.clone().unwrap_or(Value::Null))?),
+        _ => ArgValue::Value(v.clone().unwrap_or(Value::Null)),
+    })
+}
+
+/// The arguments of the chosen overload: parameters, `*args`, `**kwargs`.
+fn bound_args(
+    ctx: &Rc<Context>,
+    f: &FunctionDef,
+    b: &Binding,
+    pos: &[PosArg],
+    kw: &[(Rc<str>, PosArg)],
+    pvals: &[Option<Value>],
+    kvals: &[Option<Value>],
+) -> Result<Args> {
+    let default_of = |p: &Param| match &p.default {
+        Some(DefaultValue::Value(v)) => ArgValue::Value(v.clone()),
+        _ => ArgValue::Missing,
+    };
+    let mut out_pos = Vec::with_capacity(b.slots.len());
+    for (j, s) in b.slots.iter().enumerate() {
+        let p = param_at(f, j);
+        out_pos.push(match s {
+            Slot::Pos(i) => arg_value(ctx, p, &pos[*i], &pvals[*i])?,
+            Slot::Kw(k) => arg_value(ctx, p, &kw[*k].1, &kvals[*k])?,
+            _ => default_of(p),
+        });
+    }
+    let mut rest = Vec::with_capacity(b.rest.len());
+    if let Some(p) = &f.varargs {
+        for i in &b.rest {
+            rest.push(arg_value(ctx, p, &pos[*i], &pvals[*i])?);
+        }
+    }
+    let mut kwout = Vec::new();
+    if let Some(p) = &f.kwargs {
+        for k in &b.kwrest {
+            kwout.push((kw[*k].0.clone(), arg_value(ctx, p, &kw[*k].1, &kvals[*k])?));
+        }
+    }
+    Ok(Args {
+        pos: out_pos,
+        rest,
+        kw: kwout,
+    })
+}
+
+/// The argument values known without evaluating anything (for error messages).
+fn known_values(pos: &[PosArg]) -> Vec<Option<Value>> {
+    pos.iter()
+        .map(|a| match a {
+            PosArg::Val(v) => Some(v.clone()),
+            PosArg::Expr(e) => super::const_value(e),
+            _ => None,
+        })
+        .collect()
+}
+
+fn ambiguous_call(method: bool, name: &str) -> Error {
+    let (kind, what) = match method {
+        true => (ErrorKind::AmbiguousMethod, "method"),
+        false => (ErrorKind::AmbiguousFunction, "function"),
+    };
+    Error::new(kind, format!("Ambiguous {what} \"{name}\""))
+}
+
+fn param_for(f: &FunctionDef, i: usize) -> Option<&Param> {
+    f.params.get(i).or(f.varargs.as_ref())
+}
+
+/// Does `f` take `n` positional arguments (no keywords)?
+fn arity_ok(f: &FunctionDef, n: usize) -> bool {
+    if n > f.params.len() && f.varargs.is_none() {
+        return false;
+    }
+    f.params[n.min(f.params.len())..]
+        .iter()
+        .all(|p| p.default.is_some())
+}
+
+/// Resolution for calls with only positional arguments (the common case),
+/// without building general bindings.
+fn simple_call(
+    ctx: &Rc<Context>,
+    name: &str,
+    layers: &crate::func::context::Layers,
+    pos: &[PosArg],
+    method: bool,
+) -> Result<Value> {
+    let rt = ctx.rt.clone();
+    let n = pos.len();
+    let mut lazy: Option<u64> = None;
+    let mut any = false;
+    let ambiguous = || ambiguous_call(method, name);
+    // static filter: bit set of surviving candidates per layer
+    let mut alive: SmallVec<[SmallVec<[bool; 8]>; 2]> = SmallVec::new();
+    for layer in layers {
+        let mut l: SmallVec<[bool; 8]> = SmallVec::new();
+        for f in layer {
+            let mut ok = arity_ok(f, n);
+            let mut lz = 0u64;
+            if ok {
+                for (i, a) in pos.iter().enumerate() {
+                    let Some(p) = param_for(f, i) else {
+                        ok = false;
+                        break;
+                    };
+                    if !static_ok(p, a, &rt) {
+                        ok = false;
+                        break;
+                    }
+                    if p.ty.is_lazy() {
+                        lz |= 1 << i;
+                    }
+                }
+            }
+            if ok {
+                any = true;
+                match lazy {
+                    None => lazy = Some(lz),
+                    Some(z) if z != lz => return Err(ambiguous()),
+                    _ => {}
+                }
+            }
+            l.push(ok);
+        }
+        alive.push(l);
+    }
+    let Some(lazy) = lazy.filter(|_| any) else {
+        let got = known_values(pos);
+        return Err(no_matching(name, method, layers, &describe_values(&got)));
+    };
+    let mut vals: SmallVec<[Option<Value>; 4]> = SmallVec::new();
+    for (i, a) in pos.iter().enumerate() {
+        vals.push(match a {
+            PosArg::Val(v) => Some(v.clone()),
+            PosArg::Expr(e) if lazy & (1 << i) == 0 => Some(eval(e, ctx)?),
+            _ => None,
+        });
+    }
+    let mut winner: Option<&Rc<FunctionDef>> = None;
+    for (layer, alive) in layers.iter().zip(&alive) {
+        for (f, ok) in layer.iter().zip(alive) {
+            if !*ok {
+                continue;
+            }
+            let fits = (0..n).all(|i| match (&vals[i], param_for(f, i)) {
+                (Some(v), Some(p)) if !p.ty.is_lazy() => p.ty.accepts(v, p.nullable, &rt),
+                _ => true,
+            });
+            if !fits {
+                continue;
+            }
+            match winner {
+                None => winner = Some(f),
+                Some(w) => {
+                    let mw: SmallVec<[u32; 6]> = (0..n)
+                        .map(|i| param_for(w, i).map(|p| p.ty.mask(p.nullable)).unwrap_or(0))
+                        .collect();
+                    let mf: SmallVec<[u32; 6]> = (0..n)
+                        .map(|i| param_for(f, i).map(|p| p.ty.mask(p.nullable)).unwrap_or(0))
+                        .collect();
+                    if more_specific(&mw, &mf) {
+                        continue;
+                    } else if more_specific(&mf, &mw) {
+                        winner = Some(f);
+                    } else {
+                        return Err(ambiguous());
+                    }
+                }
+            }
+        }
+        if winner.is_some() {
+            break;
+        }
+    }
+    let Some(f) = winner else {
+        return Err(no_matching(name, method, layers, &describe_values(&vals)));
+    };
+    let mut out_pos = Vec::with_capacity(f.params.len());
+    let mut rest = Vec::new();
+    for i in 0..n.max(f.params.len()) {
+        let arg = if i < n {
+            let p = param_for(f, i).ok_or_else(|| Error::type_err("argument"))?;
+            match p.ty {
+                PType::Lambda | PType::Expr => match &pos[i] {
+                    PosArg::Expr(e) => ArgValue::Lazy(Lambda {
+                        expr: e.clone(),
+                        ctx: ctx.clone(),
+                    }),
+                    PosArg::Val(v) => ArgValue::Lazy(Lambda::constant(v.clone(), ctx)),
+                    _ => ArgValue::Missing,
+                },
+                PType::Keyword => match &pos[i] {
+                    PosArg::Expr(e) => match &**e {
+                        Expr::Keyword(k) => ArgValue::Keyword(k.clone()),
+                        _ => ArgValue::Missing,
+                    },
+                    _ => ArgValue::Missing,
+                },
+                PType::Iterable => {
+                    ArgValue::Value(rt.limit(vals[i].take().unwrap_or(Value::Null))?)
+                }
+                _ => ArgValue::Value(vals[i].take().unwrap_or(Value::Null)),
+            }
+        } else {
+            match &f.params[i].default {
+                Some(DefaultValue::Value(v)) => ArgValue::Value(v.clone()),
+                _ => ArgValue::Missing,
+            }
+        };
+        if i < f.params.len() {
+            out_pos.push(arg);
+        } else {
+            rest.push(arg);
+        }
+    }
+    let call = Call { ctx, name };
+    (f.body)(
+        &call,
+        Args {
+            pos: out_pos,
+            rest,
+            kw: Vec::new(),
+        },
+    )
+}

@@ -1,0 +1,266 @@
+//! Contexts: chained scopes holding variables and function layers.
+
+use crate::func::FunctionDef;
+use crate::runtime::Runtime;
+use crate::value::Value;
+use ahash::{AHashMap as HashMap, AHashSet as HashSet};
+use smallvec::SmallVec;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Candidate overloads of one name, grouped by layer (innermost first).
+pub type Layers = SmallVec<[SmallVec<[Rc<FunctionDef>; 4]>; 2]>;
+
+type Vars = SmallVec<[(Rc<str>, Value); 2]>;
+
+/// The functions a context layer defines.
+#[derive(Default)]
+struct Layer {
+    funcs: HashMap<Rc<str>, Vec<Rc<FunctionDef>>>,
+    /// Names whose candidates in this layer hide all outer layers.
+    exclusive: HashSet<Rc<str>>,
+    fallback: Option<Rc<MethodFallback>>,
+}
+
+/// A scope. Lookups walk from the innermost context to the root; inner
+/// bindings shadow outer ones.
+pub struct Context {
+    pub parent: Option<Rc<Context>>,
+    vars: RefCell<Vars>,
+    layer: RefCell<Option<Box<Layer>>>,
+    pub rt: Rc<Runtime>,
+}
+
+/// A host hook for `obj.name(args)` on a [`Value::Object`] receiver when no
+/// layer defines `name`: gets the calling context, the method name, the
+/// receiver and the unevaluated arguments (evaluate them with
+/// `eval::eval` in the given context).
+pub type MethodFallback =
+    dyn Fn(&Rc<Context>, &str, Value, Vec<crate::func::CallArg>) -> crate::error::Result<Value>;
+
+thread_local! {
+    static ARG_NAMES: Vec<Rc<str>> = (0..=16).map(|i| Rc::from(i.to_string().as_str())).collect();
+}
+
+/// The variable name of positional argument `i` (1-based: `"1"`, `"2"`...),
+/// shared to avoid allocating.
+pub fn arg_name(i: usize) -> Rc<str> {
+    if i <= 16 {
+        ARG_NAMES.with(|n| n[i].clone())
+    } else {
+        Rc::from(i.to_string().as_str())
+    }
+}
+
+/// The function whose presence turns on legacy `context.name` lookups
+/// (`$ctx.name` on a context value calls `name` in that context).
+pub const CONTEXT_DOT: &str = "#legacy_context_dot";
+
+impl Context {
+    /// The context a `Value::Context` holds.
+    pub fn from_value(v: &Value) -> Option<Rc<Context>> {
+        match v {
+            Value::Context(c) => c.clone().downcast::<Context>().ok(),
+            _ => None,
+        }
+    }
+
+    fn make(parent: Option<Rc<Context>>, rt: Rc<Runtime>) -> Rc<Context> {
+        Rc::new(Context {
+            parent,
+            vars: RefCell::new(SmallVec::new()),
+            layer: RefCell::new(None),
+            rt,
+        })
+    }
+
+    /// A root context with its own runtime.
+    pub fn root(rt: Rc<Runtime>) -> Rc<Context> {
+        Context::make(None, rt)
+    }
+
+    /// A child scope sharing the runtime.
+    pub fn child(self: &Rc<Self>) -> Rc<Context> {
+        Context::make(Some(self.clone()), self.rt.clone())
+    }
+
+    /// A child scope with a different runtime (one evaluation's limits).
+    pub fn child_with_runtime(self: &Rc<Self>, rt: Rc<Runtime>) -> Rc<Context> {
+        Context::make(Some(self.clone()), rt)
+    }
+
+    /// Bind a variable in this scope (`$name`; `$` is `1`).
+    pub fn set(&self, name: &str, value: Value) {
+        let name = normalize(name);
+        let mut vars = self.vars.borrow_mut();
+        if let Some(slot) = vars.iter_mut().find(|(n, _)| &**n == name) {
+            slot.1 = value;
+        } else {
+            let key = match name.parse::<usize>() {
+                Ok(i) if i <= 16 && name.len() <= 2 => arg_name(i),
+                _ => Rc::from(name),
+            };
+            vars.push((key, value));
+        }
+    }
+
+    /// Bind positional argument `i` (1-based) without allocating its name.
+    pub fn set_arg(&self, i: usize, value: Value) {
+        let key = arg_name(i);
+        let mut vars = self.vars.borrow_mut();
+        if let Some(slot) = vars.iter_mut().find(|(n, _)| *n == key) {
+            slot.1 = value;
+        } else {
+            vars.push((key, value));
+        }
+    }
+
+    /// Look a variable up through the chain.
+    pub fn get(&self, name: &str) -> Option<Value> {
+        let name = normalize(name);
+        let mut c = self;
+        loop {
+            if let Some((_, v)) = c.vars.borrow().iter().find(|(n, _)| &**n == name) {
+                return Some(v.clone());
+            }
+            match &c.parent {
+                Some(p) => c = p,
+                None => return None,
+            }
+        }
+    }
+
+    /// Register a function in this layer.
+    pub fn register(&self, f: FunctionDef) {
+        let name = f.name.clone();
+        self.layer
+            .borrow_mut()
+            .get_or_insert_with(Default::default)
+            .funcs
+            .entry(name)
+            .or_default()
+            .push(Rc::new(f));
+    }
+
+    /// Make `name` exclusive in this layer: outer layers are not consulted.
+    pub fn set_exclusive(&self, name: &str) {
+        self.layer
+            .borrow_mut()
+            .get_or_insert_with(Default::default)
+            .exclusive
+            .insert(Rc::from(name));
+    }
+
+    /// Remove every function of that name from this layer.
+    pub fn unregister(&self, name: &str) {
+        if let Some(l) = self.layer.borrow_mut().as_mut() {
+            l.funcs.remove(name);
+        }
+    }
+
+    /// Install the method fallback for host objects (see [`MethodFallback`]).
+    pub fn set_method_fallback(
+        &self,
+        f: impl Fn(&Rc<Context>, &str, Value, Vec<crate::func::CallArg>) -> crate::error::Result<Value>
+            + 'static,
+    ) {
+        self.layer
+            .borrow_mut()
+            .get_or_insert_with(Default::default)
+            .fallback = Some(Rc::new(f));
+    }
+
+    /// The nearest method fallback up the chain.
+    pub fn method_fallback(&self) -> Option<Rc<MethodFallback>> {
+        let mut c = self;
+        loop {
+            if let Some(f) = c.layer.borrow().as_ref().and_then(|l| l.fallback.clone()) {
+                return Some(f);
+            }
+            match &c.parent {
+                Some(p) => c = p,
+                None => return None,
+            }
+        }
+    }
+
+    /// Candidate layers for `name`, innermost first.
+    pub fn candidates(&self, name: &str, method: bool) -> Layers {
+        let mut layers = Layers::new();
+        let mut c = self;
+        loop {
+            if let Some(layer) = c.layer.borrow().as_ref() {
+                if let Some(list) = layer.funcs.get(name) {
+                    let l: SmallVec<[Rc<FunctionDef>; 4]> = list
+                        .iter()
+                        .filter(|f| {
+                            if method {
+                                f.form.method()
+                            } else {
+                                f.form.function()
+                            }
+                        })
+                        .cloned()
+                        .collect();
+                    if !l.is_empty() {
+                        layers.push(l);
+                    }
+                }
+                if !layer.exclusive.is_empty() && layer.exclusive.contains(name) {
+                    break;
+                }
+            }
+            match &c.parent {
+                Some(p) => c = p,
+                None => break,
+            }
+        }
+        layers
+    }
+
+    /// Names of every function visible from this context.
+    pub fn function_names(&self) -> Vec<Rc<str>> {
+        let mut out: Vec<Rc<str>> = Vec::new();
+        let mut c = self;
+        loop {
+            if let Some(l) = c.layer.borrow().as_ref() {
+                for k in l.funcs.keys() {
+                    if !out.contains(k) {
+                        out.push(k.clone());
+                    }
+                }
+            }
+            match &c.parent {
+                Some(p) => c = p,
+                None => return out,
+            }
+        }
+    }
+
+    /// True when some layer defines `name` in any form.
+    pub fn has_function(&self, name: &str) -> bool {
+        let mut c = self;
+        loop {
+            if c.layer
+                .borrow()
+                .as_ref()
+                .is_some_and(|l| l.funcs.contains_key(name))
+            {
+                return true;
+            }
+            match &c.parent {
+                Some(p) => c = p,
+                None => return false,
+            }
+        }
+    }
+}
+
+fn normalize(name: &str) -> &str {
+    let name = name.strip_prefix('$').unwrap_or(name);
+    if name.is_empty() {
+        "1"
+    } else {
+        name
+    }
+}

@@ -1,0 +1,460 @@
+//! Function definitions: parameter types, signatures and bound arguments.
+
+pub mod context;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::iter::{iterate, ValueIter};
+use crate::parser::Expr;
+use crate::runtime::Runtime;
+use crate::value::Value;
+use context::Context;
+use std::rc::Rc;
+
+/// Where a function can be called from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `f(x)` only.
+    Function,
+    /// `x.f()` only.
+    Method,
+    /// Both (`extension_method`).
+    Both,
+}
+
+impl Form {
+    pub fn function(self) -> bool {
+        matches!(self, Form::Function | Form::Both)
+    }
+    pub fn method(self) -> bool {
+        matches!(self, Form::Method | Form::Both)
+    }
+}
+
+/// Parameter types (the reference's `yaqltypes` and Python classes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PType {
+    /// Anything, null included unless declared non-nullable (`object`).
+    Any,
+    Object,
+    NoneType,
+    String,
+    /// int or float, not bool.
+    Number,
+    /// Python `int`: bool accepted.
+    Int,
+    /// int, bool rejected.
+    Integer,
+    Bool,
+    Iterable,
+    Iterator,
+    Sequence,
+    Mapping,
+    Set,
+    DateTime,
+    TimeDelta,
+    Pattern,
+    Context,
+    Callable,
+    /// A host object.
+    Object_,
+    /// Lazy: the argument expression, evaluated by the function.
+    Lambda,
+    /// Lazy: the raw expression (`YaqlExpression`).
+    Expr,
+    /// A bare word constant, passed as its name.
+    Keyword,
+    /// A `key => value` argument of a `nokw` function.
+    Rule,
+}
+
+pub mod mask {
+    pub const NULL: u32 = 1;
+    pub const BOOL: u32 = 2;
+    pub const INT: u32 = 4;
+    pub const FLOAT: u32 = 8;
+    pub const STR: u32 = 16;
+    pub const LIST: u32 = 32;
+    pub const DICT: u32 = 64;
+    pub const SET: u32 = 128;
+    pub const ITER: u32 = 256;
+    pub const DT: u32 = 512;
+    pub const TD: u32 = 1024;
+    pub const RE: u32 = 2048;
+    pub const FUNC: u32 = 4096;
+    pub const CTX: u32 = 8192;
+    pub const OBJ: u32 = 16384;
+    pub const TZ: u32 = 32768;
+    pub const ALL: u32 = 65535;
+}
+
+impl PType {
+    pub fn is_lazy(self) -> bool {
+        matches!(
+            self,
+            PType::Lambda | PType::Expr | PType::Keyword | PType::Rule
+        )
+    }
+
+    /// The set of value kinds the type accepts (used to rank overloads).
+    pub fn mask(self, nullable: bool) -> u32 {
+        use mask::*;
+        let m = match self {
+            PType::Any => ALL,
+            PType::Object => ALL & !NULL,
+            PType::NoneType => NULL,
+            PType::String => STR,
+            PType::Number => INT | FLOAT,
+            PType::Int => INT | BOOL,
+            PType::Integer => INT,
+            PType::Bool => BOOL,
+            PType::Iterable => LIST | SET | ITER | DICT,
+            PType::Iterator => ITER,
+            PType::Sequence => LIST,
+            PType::Mapping => DICT,
+            PType::Set => SET,
+            PType::DateTime => DT,
+            PType::TimeDelta => TD,
+            PType::Pattern => RE,
+            PType::Context => CTX,
+            PType::Callable => FUNC,
+            PType::Object_ => OBJ,
+            PType::Lambda | PType::Expr | PType::Keyword | PType::Rule => ALL,
+        };
+        if nullable {
+            m | NULL
+        } else {
+            m
+        }
+    }
+
+    /// Does an evaluated value fit?
+    pub fn accepts(self, v: &Value, nullable: bool, rt: &Runtime) -> bool {
+        if v.is_null() {
+            return nullable || matches!(self, PType::Any | PType::NoneType);
+        }
+        match self {
+            PType::Any | PType::Object => true,
+            PType::NoneType => false,
+            PType::String => matches!(v, Value::Str(_)),
+            PType::Number => matches!(v, Value::Int(_) | Value::BigInt(_) | Value::Float(_)),
+            PType::Int => matches!(v, Value::Int(_) | Value::BigInt(_) | Value::Bool(_)),
+            PType::Integer => matches!(v, Value::Int(_) | Value::BigInt(_)),
+            PType::Bool => matches!(v, Value::Bool(_)),
+            PType::Iterable => match v {
+                Value::List(_) | Value::Set(_) | Value::Iter(_) => true,
+                Value::Dict(_) => rt.opts.iterable_dicts,
+                _ => false,
+            },
+            PType::Iterator => matches!(v, Value::Iter(it) if it.iterator),
+            PType::Sequence => matches!(v, Value::List(_)),
+            PType::Mapping => matches!(v, Value::Dict(_)),
+            PType::Set => matches!(v, Value::Set(_)),
+            PType::DateTime => matches!(v, Value::DateTime(_)),
+            PType::TimeDelta => matches!(v, Value::TimeDelta(_)),
+            PType::Pattern => matches!(v, Value::Regex(_)),
+            PType::Context => matches!(v, Value::Context(_)),
+            PType::Callable => matches!(v, Value::Func(_)),
+            PType::Object_ => matches!(v, Value::Object(_)),
+            PType::Lambda | PType::Expr | PType::Keyword | PType::Rule => true,
+        }
+    }
+}
+
+/// One declared parameter.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: Rc<str>,
+    pub ty: PType,
+    pub nullable: bool,
+    /// `None`: required. `Some(Default::NoValue)`: optional and absent.
+    pub default: Option<DefaultValue>,
+}
+
+#[derive(Clone, Debug)]
+pub enum DefaultValue {
+    Value(Value),
+    NoValue,
+}
+
+/// A bound argument as the function body sees it.
+#[derive(Clone)]
+pub enum ArgValue {
+    Value(Value),
+    Lazy(Lambda),
+    /// A keyword constant passed to a `Keyword` parameter.
+    Keyword(Rc<str>),
+    /// `key => value` passed to a `Rule` parameter (both unevaluated).
+    Rule(Lambda, Lambda),
+    /// Optional parameter left out (`<NoValue>`).
+    Missing,
+}
+
+struct SyncNull(Value);
+// SAFETY: `Value::Null` holds no reference-counted data, so sharing it is sound.
+unsafe impl Sync for SyncNull {}
+static NULL: SyncNull = SyncNull(Value::Null);
+
+impl ArgValue {
+    /// The value (null for lazy / missing arguments).
+    pub fn val(&self) -> &Value {
+        match self {
+            ArgValue::Value(v) => v,
+            _ => &NULL.0,
+        }
+    }
+
+    pub fn is_missing(&self) -> bool {
+        matches!(self, ArgValue::Missing)
+    }
+
+    /// `Some(value)` unless missing.
+    pub fn opt(&self) -> Option<&Value> {
+        match self {
+            ArgValue::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The lambda of a lazy argument (`None` when the default null was used).
+    pub fn lam(&self) -> Option<&Lambda> {
+        match self {
+            ArgValue::Lazy(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    pub fn str(&self) -> &str {
+        match self {
+            ArgValue::Value(Value::Str(s)) => s,
+            ArgValue::Keyword(k) => k,
+            _ => "",
+        }
+    }
+}
+
+/// Arguments bound to a function's parameters.
+pub struct Args {
+    /// One entry per declared positional parameter, then keyword-only ones.
+    pub pos: Vec<ArgValue>,
+    /// `*args`.
+    pub rest: Vec<ArgValue>,
+    /// `**kwargs`.
+    pub kw: Vec<(Rc<str>, ArgValue)>,
+}
+
+impl Args {
+    pub fn v(&self, i: usize) -> &Value {
+        self.pos[i].val()
+    }
+    pub fn opt(&self, i: usize) -> Option<&Value> {
+        self.pos[i].opt()
+    }
+    pub fn lam(&self, i: usize) -> Option<&Lambda> {
+        self.pos[i].lam()
+    }
+    pub fn int(&self, i: usize) -> i64 {
+        self.v(i).as_i64().unwrap_or(0)
+    }
+    pub fn str(&self, i: usize) -> &str {
+        self.pos[i].str()
+    }
+    pub fn rest_values(&self) -> Vec<Value> {
+        self.rest.iter().map(|a| a.val().clone()).collect()
+    }
+}
+
+/// What a function body gets besides its arguments.
+pub struct Call<'a> {
+    pub ctx: &'a Rc<Context>,
+    pub name: &'a str,
+}
+
+impl Call<'_> {
+    pub fn rt(&self) -> &Runtime {
+        &self.ctx.rt
+    }
+
+    /// Iterate a value the function accepted as `Iterable`.
+    pub fn iter(&self, v: &Value) -> Result<ValueIter> {
+        iterate(v, true)
+            .ok_or_else(|| Error::type_err(format!("'{}' object is not iterable", v.type_name())))
+    }
+
+    /// Materialise an iterable.
+    pub fn collect(&self, v: &Value) -> Result<Vec<Value>> {
+        match v {
+            Value::List(l) => Ok((**l).clone()),
+            _ => self.iter(v)?.collect_vec(),
+        }
+    }
+}
+
+pub type Body = dyn Fn(&Call, Args) -> Result<Value>;
+
+/// An unevaluated argument with the context it is evaluated in (evaluated
+/// by the methods the evaluator adds: `call`, `call1`, `eval`...).
+#[derive(Clone)]
+pub struct Lambda {
+    pub expr: Rc<Expr>,
+    pub ctx: Rc<Context>,
+}
+
+/// An argument of a call before resolution.
+#[derive(Clone)]
+pub enum CallArg {
+    Val(Value),
+    Expr(Rc<Expr>),
+    Omitted,
+    Named(Rc<Expr>, Rc<Expr>),
+    /// A keyword argument whose value is already known.
+    NamedValue(Rc<str>, Value),
+}
+
+impl CallArg {
+    pub(crate) fn from_arg(a: &crate::parser::Arg) -> CallArg {
+        match a {
+            crate::parser::Arg::Pos(e) => CallArg::Expr(e.clone()),
+            crate::parser::Arg::Omitted => CallArg::Omitted,
+            crate::parser::Arg::Named(k, v) => CallArg::Named(k.clone(), v.clone()),
+        }
+    }
+}
+
+/// A registered function (or one overload of it).
+pub struct FunctionDef {
+    pub name: Rc<str>,
+    pub form: Form,
+    pub params: Vec<Param>,
+    pub varargs: Option<Param>,
+    pub kwonly: Vec<Param>,
+    pub kwargs: Option<Param>,
+    /// `k => v` arguments are positional mapping rules, not keywords.
+    pub nokw: bool,
+    pub body: Rc<Body>,
+}
+
+impl std::fmt::Debug for FunctionDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.signature())
+    }
+}
+
+impl FunctionDef {
+    /// Build from a signature such as `"collection:Iterable, count:int=1, *args:any"`.
+    /// Types: any (nullable object), object, String, Number, int, Integer, bool,
+    /// Iterable, Iterator, Sequence, Mapping, Set, DateTime, TimeDelta, Pattern,
+    /// Context, Callable, HostObject, Lambda, Expr, Keyword, Rule, NoneType;
+    /// a `?` suffix makes a type nullable. Defaults: `null`, `true`, `false`,
+    /// integers, floats, `'text'`, `nv` (absent). `kw:` marks keyword-only.
+    pub fn new(
+        name: &str,
+        form: Form,
+        sig: &str,
+        body: impl Fn(&Call, Args) -> Result<Value> + 'static,
+    ) -> FunctionDef {
+        let mut def = FunctionDef {
+            name: Rc::from(name),
+            form,
+            params: Vec::new(),
+            varargs: None,
+            kwonly: Vec::new(),
+            kwargs: None,
+            nokw: false,
+            body: Rc::new(body),
+        };
+        for part in sig.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            if part == "nokw" {
+                def.nokw = true;
+                continue;
+            }
+            if let Some(rest) = part.strip_prefix("**") {
+                def.kwargs = Some(parse_param(rest));
+            } else if let Some(rest) = part.strip_prefix('*') {
+                def.varargs = Some(parse_param(rest));
+            } else if let Some(rest) = part.strip_prefix("kw:") {
+                def.kwonly.push(parse_param(rest));
+            } else {
+                def.params.push(parse_param(part));
+            }
+        }
+        def
+    }
+
+    pub fn signature(&self) -> String {
+        let mut parts: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| format!("{}:{:?}", p.name, p.ty))
+            .collect();
+        if let Some(v) = &self.varargs {
+            parts.push(format!("*{}:{:?}", v.name, v.ty));
+        }
+        if let Some(v) = &self.kwargs {
+            parts.push(format!("**{}", v.name));
+        }
+        format!("{}({})", self.name, parts.join(", "))
+    }
+}
+
+fn parse_param(text: &str) -> Param {
+    let (decl, default) = match text.split_once('=') {
+        Some((d, v)) => (d.trim(), Some(parse_default(v.trim()))),
+        None => (text.trim(), None),
+    };
+    let (name, ty) = decl.split_once(':').unwrap_or((decl, "any"));
+    let (ty, nullable) = match ty.strip_suffix('?') {
+        Some(t) => (t, true),
+        None => (ty, false),
+    };
+    let ty = match ty {
+        "any" => PType::Any,
+        "object" => PType::Object,
+        "NoneType" => PType::NoneType,
+        "String" => PType::String,
+        "Number" => PType::Number,
+        "int" => PType::Int,
+        "Integer" => PType::Integer,
+        "bool" => PType::Bool,
+        "Iterable" => PType::Iterable,
+        "Iterator" => PType::Iterator,
+        "Sequence" => PType::Sequence,
+        "Mapping" => PType::Mapping,
+        "Set" => PType::Set,
+        "DateTime" => PType::DateTime,
+        "TimeDelta" => PType::TimeDelta,
+        "Pattern" => PType::Pattern,
+        "Context" => PType::Context,
+        "Callable" => PType::Callable,
+        "HostObject" => PType::Object_,
+        "Lambda" => PType::Lambda,
+        "Expr" => PType::Expr,
+        "Keyword" => PType::Keyword,
+        "Rule" => PType::Rule,
+        _ => PType::Any,
+    };
+    Param {
+        name: Rc::from(name.trim()),
+        ty,
+        nullable: nullable || ty == PType::Any,
+        default,
+    }
+}
+
+fn parse_default(v: &str) -> DefaultValue {
+    DefaultValue::Value(match v {
+        "nv" => return DefaultValue::NoValue,
+        "null" => Value::Null,
+        "true" => Value::Bool(true),
+        "false" => Value::Bool(false),
+        _ if v.starts_with('\'') => Value::from(v.trim_matches('\'')),
+        _ => match v.parse::<i64>() {
+            Ok(i) => Value::Int(i),
+            Err(_) => Value::Float(v.parse().unwrap_or(0.0)),
+        },
+    })
+}
+
+/// Convenience: an error of the given kind.
+pub fn err(kind: ErrorKind, msg: impl Into<String>) -> Error {
+    Error::new(kind, msg)
+}

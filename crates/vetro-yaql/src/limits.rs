@@ -1,0 +1,222 @@
+//! Resource limits of one evaluation: wall-clock time, an operation budget,
+//! process memory (through a probe the host installs), a cancel/progress
+//! hook, and the size of collections built from lazy sequences.
+//!
+//! Every function call the evaluator makes and every item pulled from a lazy
+//! sequence counts as one operation ([`tick`]); every [`CHECK_EVERY`]
+//! operations the limits of the evaluation running on this thread are
+//! checked. Collection builders that drain a sequence call [`check_built`]
+//! so that `range(10**12).toList()` stops at the limit while it grows.
+
+use crate::error::{Error, ErrorKind, Result};
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Limits are looked at every this many operations (a power of two).
+pub const CHECK_EVERY: u64 = 256;
+
+/// Hard cap on one collection or string built during an evaluation, in
+/// approximate bytes, even when no memory quota is set.
+pub const MAX_BUILD_BYTES: usize = 1 << 28;
+
+/// What an evaluation has done so far (given to the [`Interrupt`] hook).
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct Progress {
+    /// Operations (function calls and lazy-sequence items) so far.
+    pub operations: u64,
+    /// Wall-clock time since the evaluation started.
+    pub elapsed: Duration,
+}
+
+/// A hook called every [`CHECK_EVERY`] operations; returning `false` stops
+/// the evaluation with an `interrupted` error (cancellation), and it can
+/// report progress. It may be called from any thread that evaluates.
+#[derive(Clone)]
+pub struct Interrupt(Arc<dyn Fn(&Progress) -> bool + Send + Sync>);
+
+impl Interrupt {
+    pub fn new(f: impl Fn(&Progress) -> bool + Send + Sync + 'static) -> Interrupt {
+        Interrupt(Arc::new(f))
+    }
+}
+
+impl fmt::Debug for Interrupt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Interrupt(..)")
+    }
+}
+
+/// The limits of one evaluation (all off by default).
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Wall-clock limit.
+    pub timeout: Option<Duration>,
+    /// Maximum operations (checked every [`CHECK_EVERY`], so an evaluation
+    /// may run up to that many more before it stops).
+    pub max_operations: Option<u64>,
+    /// Maximum bytes the process may allocate above what it held when the
+    /// evaluation started; needs [`Limits::memory_probe`].
+    pub max_allocated: Option<usize>,
+    /// Bytes currently allocated by the process (a counting global allocator).
+    pub memory_probe: Option<fn() -> usize>,
+    /// Cancellation and progress hook.
+    pub interrupt: Option<Interrupt>,
+}
+
+struct Meter {
+    limits: Limits,
+    /// `yaql.memoryQuota` in approximate bytes: also bounds collections
+    /// while they are built.
+    memory_quota: Option<usize>,
+    started: Instant,
+    deadline: Option<Instant>,
+    memory_base: usize,
+    ops_base: u64,
+}
+
+thread_local! {
+    static OPS: Cell<u64> = const { Cell::new(0) };
+    static METER: RefCell<Option<Meter>> = const { RefCell::new(None) };
+}
+
+/// Restores the limits of the enclosing evaluation when dropped.
+pub(crate) struct Scope {
+    prev: Option<Option<Meter>>,
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        if let Some(prev) = self.prev.take() {
+            METER.with(|m| *m.borrow_mut() = prev);
+        }
+    }
+}
+
+/// Apply `limits` to the evaluation starting on this thread. An evaluation
+/// without limits nested in one that has some runs under the outer ones.
+pub(crate) fn enter(limits: &Limits, memory_quota: Option<usize>) -> Scope {
+    let none = limits.timeout.is_none()
+        && limits.max_operations.is_none()
+        && limits.max_allocated.is_none()
+        && memory_quota.is_none()
+        && limits.interrupt.is_none();
+    if none {
+        return Scope { prev: None };
+    }
+    let now = Instant::now();
+    let mut deadline = limits.timeout.and_then(|t| now.checked_add(t));
+    let outer = METER.with(|m| m.borrow().as_ref().and_then(|o| o.deadline));
+    if let Some(o) = outer {
+        deadline = Some(deadline.map_or(o, |d| d.min(o)));
+    }
+    let meter = Meter {
+        limits: limits.clone(),
+        memory_quota,
+        started: now,
+        deadline,
+        memory_base: limits.memory_probe.map_or(0, |p| p()),
+        ops_base: OPS.with(Cell::get),
+    };
+    let prev = METER.with(|m| m.borrow_mut().replace(meter));
+    Scope { prev: Some(prev) }
+}
+
+/// Count one operation; every [`CHECK_EVERY`] operations check the limits.
+#[inline]
+pub fn tick() -> Result<()> {
+    let n = OPS.with(|c| {
+        let n = c.get().wrapping_add(1);
+        c.set(n);
+        n
+    });
+    if n & (CHECK_EVERY - 1) == 0 {
+        check(n)
+    } else {
+        Ok(())
+    }
+}
+
+fn check(ops: u64) -> Result<()> {
+    METER.with(|m| {
+        let m = m.borrow();
+        let Some(m) = m.as_ref() else {
+            return Ok(());
+        };
+        let l = &m.limits;
+        let now = Instant::now();
+        if m.deadline.is_some_and(|d| now > d) {
+            return Err(timeout());
+        }
+        let done = ops.wrapping_sub(m.ops_base);
+        if l.max_operations.is_some_and(|max| done > max) {
+            return Err(Error::new(
+                ErrorKind::OperationLimit,
+                format!(
+                    "evaluation exceeded its budget of {} operations",
+                    l.max_operations.unwrap_or(0)
+                ),
+            ));
+        }
+        if let (Some(max), Some(probe)) = (l.max_allocated, l.memory_probe) {
+            if probe().saturating_sub(m.memory_base) > max {
+                return Err(memory_exceeded());
+            }
+        }
+        if let Some(hook) = &l.interrupt {
+            let p = Progress {
+                operations: done,
+                elapsed: now.duration_since(m.started),
+            };
+            if !(hook.0)(&p) {
+                return Err(Error::new(
+                    ErrorKind::Interrupted,
+                    "evaluation interrupted by the host",
+                ));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The error of a passed deadline.
+pub fn timeout() -> Error {
+    Error::new(ErrorKind::Timeout, "evaluation time limit exceeded")
+}
+
+/// The error of a passed memory limit (the reference's message).
+pub fn memory_exceeded() -> Error {
+    Error::new(
+        ErrorKind::MemoryQuota,
+        "Expression consumed too much memory",
+    )
+}
+
+/// Refuse a collection or string of about `bytes` bytes that is over the
+/// evaluation's memory quota or [`MAX_BUILD_BYTES`].
+pub fn check_bytes(bytes: usize) -> Result<()> {
+    if bytes > MAX_BUILD_BYTES {
+        return Err(memory_exceeded());
+    }
+    let quota = METER.with(|m| m.borrow().as_ref().and_then(|m| m.memory_quota));
+    if quota.is_some_and(|q| bytes > q) {
+        return Err(memory_exceeded());
+    }
+    Ok(())
+}
+
+/// Bytes one item of a collection takes at least (a value is two words).
+const ITEM_BYTES: usize = 16;
+
+/// Called by builders as they collect items: every 4096 items the size of
+/// what is being built is checked with [`check_bytes`].
+#[inline]
+pub fn check_built(items: usize) -> Result<()> {
+    if items & 4095 == 0 && items > 0 {
+        check_bytes(items.saturating_mul(ITEM_BYTES))
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,134 @@
+//! Options and per-evaluation state: the `yaql.*` options, the depth
+//! counter, the memory quota checks and the approximate size of values.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::iter::{limited, too_large};
+use crate::limits::Limits;
+use crate::value::Value;
+use std::cell::Cell;
+
+/// Engine options (the reference's `yaql.*` options plus vetro's limits).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// `yaql.limitIterators`: maximum items per collection (-1: none).
+    pub limit_iterators: i64,
+    /// `yaql.memoryQuota`: approximate bytes a result may take (-1: none).
+    pub memory_quota: i64,
+    pub convert_tuples_to_lists: bool,
+    pub convert_sets_to_lists: bool,
+    pub iterable_dicts: bool,
+    /// Convert the result on output (`yaql.convertOutputData`).
+    pub convert_output_data: bool,
+    /// Maximum evaluation nesting depth (recursion limit).
+    pub max_depth: usize,
+    /// Time, operation, memory and cancellation limits of one evaluation.
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            limit_iterators: -1,
+            memory_quota: -1,
+            convert_tuples_to_lists: true,
+            convert_sets_to_lists: false,
+            iterable_dicts: false,
+            convert_output_data: true,
+            max_depth: 2000,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Per-evaluation state: options and the depth counter (the other limits
+/// are kept per thread by [`crate::limits`]).
+pub struct Runtime {
+    pub opts: Options,
+    depth: Cell<usize>,
+}
+
+impl Runtime {
+    pub fn new(opts: Options) -> Runtime {
+        Runtime {
+            opts,
+            depth: Cell::new(0),
+        }
+    }
+
+    /// The memory quota in bytes, if any.
+    pub fn memory_quota(&self) -> Option<usize> {
+        usize::try_from(self.opts.memory_quota)
+            .ok()
+            .filter(|q| *q > 0)
+    }
+
+    /// The `limitIterators` check on a value passed as an iterable.
+    pub fn limit(&self, v: Value) -> Result<Value> {
+        let lim = self.opts.limit_iterators;
+        if lim < 0 {
+            return Ok(v);
+        }
+        let lim = lim as usize;
+        let len = match &v {
+            Value::List(l) => l.len(),
+            Value::Set(s) => s.len(),
+            Value::Dict(d) => d.len(),
+            Value::Iter(it) => return Ok(Value::Iter(limited(it.clone(), lim))),
+            _ => 0,
+        };
+        if len > lim {
+            return Err(too_large());
+        }
+        Ok(v)
+    }
+
+    pub(crate) fn enter(&self) -> Result<()> {
+        let d = self.depth.get() + 1;
+        if d > self.opts.max_depth {
+            return Err(Error::new(
+                ErrorKind::Recursion,
+                "maximum recursion depth exceeded",
+            ));
+        }
+        crate::limits::tick()?;
+        self.depth.set(d);
+        Ok(())
+    }
+
+    pub(crate) fn leave(&self) {
+        self.depth.set(self.depth.get().saturating_sub(1));
+    }
+
+    /// Refuse to build something of about `bytes` bytes over the memory quota.
+    pub fn check_bytes(&self, bytes: usize) -> Result<()> {
+        if self.memory_quota().is_some_and(|q| bytes > q) {
+            return Err(crate::limits::memory_exceeded());
+        }
+        crate::limits::check_bytes(bytes)
+    }
+
+    /// Check the memory quota against a value's approximate size.
+    pub fn check_memory(&self, v: &Value) -> Result<()> {
+        if self.memory_quota().is_some_and(|q| approx_size(v) > q) {
+            return Err(crate::limits::memory_exceeded());
+        }
+        Ok(())
+    }
+}
+
+/// A rough lower bound of the memory a value takes (for `memoryQuota`).
+pub fn approx_size(v: &Value) -> usize {
+    match v {
+        Value::Str(s) => 49 + s.len(),
+        Value::List(l) => 40 + 8 * l.len() + l.iter().map(approx_size).sum::<usize>(),
+        Value::Dict(d) => {
+            64 + 24 * d.len()
+                + d.iter()
+                    .map(|(k, v)| approx_size(k) + approx_size(v))
+                    .sum::<usize>()
+        }
+        Value::Set(s) => 200 + 16 * s.len() + s.iter().map(approx_size).sum::<usize>(),
+        Value::BigInt(b) => 24 + (b.bits() as usize).div_ceil(8),
+        _ => 24,
+    }
+}

@@ -1,0 +1,78 @@
+//! Lazy, single-pass sequences (the reference's Python iterators and
+//! generators). Every item pulled counts as one operation of the running
+//! evaluation's limits.
+
+use crate::error::{Error, Result};
+use crate::value::Value;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+type NextFn = Box<dyn FnMut() -> Result<Option<Value>>>;
+
+/// A lazy, single-pass sequence (the reference's Python iterators/generators).
+pub struct LazyIter {
+    next: RefCell<Option<NextFn>>,
+    /// Extra data a library function attaches (e.g. `orderBy` keys for `thenBy`).
+    pub meta: Option<Rc<dyn std::any::Any>>,
+    /// False for a sequence the reference models as an iterable that is not
+    /// an iterator (`orderBy` results): `Iterator` parameters refuse it.
+    pub iterator: bool,
+}
+
+impl LazyIter {
+    /// A sequence producing items from `f` until it returns `Ok(None)`.
+    pub fn from_fn(f: impl FnMut() -> Result<Option<Value>> + 'static) -> Rc<LazyIter> {
+        Rc::new(LazyIter {
+            next: RefCell::new(Some(Box::new(f))),
+            meta: None,
+            iterator: true,
+        })
+    }
+
+    /// A sequence carrying library metadata.
+    pub fn with_meta(
+        f: impl FnMut() -> Result<Option<Value>> + 'static,
+        meta: Rc<dyn std::any::Any>,
+    ) -> Rc<LazyIter> {
+        Rc::new(LazyIter {
+            next: RefCell::new(Some(Box::new(f))),
+            meta: Some(meta),
+            iterator: true,
+        })
+    }
+
+    /// An iterable that is not an iterator, carrying library metadata.
+    pub fn iterable_with_meta(
+        f: impl FnMut() -> Result<Option<Value>> + 'static,
+        meta: Rc<dyn std::any::Any>,
+    ) -> Rc<LazyIter> {
+        Rc::new(LazyIter {
+            next: RefCell::new(Some(Box::new(f))),
+            meta: Some(meta),
+            iterator: false,
+        })
+    }
+
+    /// Pull the next item. An exhausted iterator keeps returning `None`.
+    pub fn next(&self) -> Result<Option<Value>> {
+        crate::limits::tick()?;
+        let mut slot = self
+            .next
+            .try_borrow_mut()
+            .map_err(|_| Error::value_err("generator already executing"))?;
+        let Some(f) = slot.as_mut() else {
+            return Ok(None);
+        };
+        match f() {
+            Ok(None) => {
+                *slot = None;
+                Ok(None)
+            }
+            Err(e) => {
+                *slot = None;
+                Err(e)
+            }
+            other => other,
+        }
+    }
+}
