@@ -5,8 +5,8 @@
 //! `frozenset`, lazy iterators) and the *output* shape of a finished
 //! evaluation (`dict`, `list`, `set`).
 
-use crate::pyobj::{PyCallable, PyHost, PyIterator};
 use crate::shim::Shim;
+use crate::wrappers::{PyCallable, PyHost, PyIterator, PyObjectHost};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
@@ -79,7 +79,41 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         return Ok(c.borrow().value.clone());
     }
     let shim = Shim::get(py)?;
-    shim.classify(obj)
+    if obj.is_instance(shim.frozen_dict_cls.bind(py))? {
+        let d = obj.getattr("_d")?;
+        if let Ok(d) = d.cast::<PyDict>() {
+            return dict_value(d);
+        }
+    }
+    classified(obj, &shim.classify(obj)?)
+}
+
+/// Convert an object as `yaql._support.classify` describes it.
+fn classified(obj: &Bound<'_, PyAny>, r: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let t = r.cast::<PyTuple>()?;
+    let tag: String = t.get_item(0)?.extract()?;
+    let payload = t.get_item(1)?;
+    match tag.as_str() {
+        "map" => dict_value(payload.cast::<PyDict>()?),
+        "seq" => to_value(&payload),
+        "set" => set_value(
+            payload
+                .try_iter()?
+                .collect::<PyResult<Vec<_>>>()?
+                .into_iter(),
+        ),
+        "iter" => Ok(lazy_from_python(payload)),
+        "dt" => {
+            let fields = payload.extract()?;
+            let offset: Option<i32> = t.get_item(2)?.extract()?;
+            datetime_value(fields, offset)
+                .map(Value::DateTime)
+                .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.message))
+        }
+        "td" => Ok(Value::TimeDelta(payload.extract()?)),
+        "tz" => Ok(Value::Tz(payload.extract()?)),
+        _ => Ok(Value::Object(Rc::new(PyObjectHost::new(obj.clone())))),
+    }
 }
 
 fn big_int(i: &Bound<'_, PyInt>) -> PyResult<Value> {
@@ -168,7 +202,7 @@ pub fn to_py<'py>(py: Python<'py>, v: &Value, shape: Shape) -> PyResult<Bound<'p
         Value::Regex(r) => Shim::get(py)?.regex(py, &r.pattern, r.flags)?,
         Value::Iter(it) => Bound::new(py, PyIterator { iter: it.clone() })?.into_any(),
         Value::Func(_) => Bound::new(py, PyCallable { value: v.clone() })?.into_any(),
-        Value::Object(o) => match o.as_any().downcast_ref::<crate::pyobj::PyObjectHost>() {
+        Value::Object(o) => match o.as_any().downcast_ref::<PyObjectHost>() {
             Some(h) => h.obj.bind(py).clone(),
             None => Bound::new(py, PyHost { value: v.clone() })?.into_any(),
         },

@@ -2,8 +2,8 @@
 
 use crate::convert::{to_py, to_value, Shape};
 use crate::errors::to_pyerr;
-use crate::pyobj::PyCallable;
 use crate::shim::Shim;
+use crate::wrappers::PyCallable;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use std::rc::Rc;

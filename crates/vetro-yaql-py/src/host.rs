@@ -9,8 +9,9 @@
 
 use crate::convert::{to_py, to_value, Shape};
 use crate::evalctx::EvalContext;
-use crate::pyobj::{wrap_err, PyCallable};
+use crate::pyobj::wrap_err;
 use crate::shim::Shim;
+use crate::wrappers::PyCallable;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::rc::Rc;
@@ -133,7 +134,7 @@ pub fn register_python_call(engine: &vetro_yaql::Engine) {
             let Value::Object(o) = args.v(0) else {
                 return Err(vetro_yaql::Error::type_err("not callable"));
             };
-            let Some(host) = o.as_any().downcast_ref::<crate::pyobj::PyObjectHost>() else {
+            let Some(host) = o.as_any().downcast_ref::<crate::wrappers::PyObjectHost>() else {
                 return Err(vetro_yaql::Error::type_err(format!(
                     "'{}' object is not callable",
                     o.type_name()

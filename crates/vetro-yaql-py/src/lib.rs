@@ -12,6 +12,7 @@ pub mod evalctx;
 pub mod host;
 pub mod pyobj;
 pub mod shim;
+pub mod wrappers;
 
 use pyo3::prelude::*;
 
@@ -19,8 +20,8 @@ use pyo3::prelude::*;
 fn _vetro_yaql(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::Core>()?;
     m.add_class::<evalctx::EvalContext>()?;
-    m.add_class::<pyobj::PyCallable>()?;
-    m.add_class::<pyobj::PyIterator>()?;
-    m.add_class::<pyobj::PyHost>()?;
+    m.add_class::<wrappers::PyCallable>()?;
+    m.add_class::<wrappers::PyIterator>()?;
+    m.add_class::<wrappers::PyHost>()?;
     Ok(())
 }

@@ -1,68 +1,19 @@
-//! Python objects inside YAQL values, and YAQL values inside Python objects.
+//! The Python methods of the wrapper classes, and calling YAQL function
+//! values with Python arguments.
 
 use crate::convert::{to_py, to_value, Shape};
 use crate::errors::{stash, to_pyerr};
+use crate::wrappers::{PyCallable, PyHost, PyIterator};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use std::any::Any;
 use std::rc::Rc;
-use vetro_yaql::{HostObject, Value};
-
-/// An arbitrary Python object carried through an evaluation unchanged.
-pub struct PyObjectHost {
-    pub obj: Py<PyAny>,
-    type_name: String,
-}
-
-impl PyObjectHost {
-    pub fn new(obj: Bound<'_, PyAny>) -> PyObjectHost {
-        let type_name = obj
-            .get_type()
-            .name()
-            .map(|n| n.to_string())
-            .unwrap_or_else(|_| "object".to_string());
-        PyObjectHost {
-            obj: obj.unbind(),
-            type_name,
-        }
-    }
-}
-
-impl HostObject for PyObjectHost {
-    fn type_name(&self) -> &str {
-        &self.type_name
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn to_str(&self) -> String {
-        Python::attach(|py| {
-            self.obj
-                .bind(py)
-                .str()
-                .map(|s| s.to_string())
-                .unwrap_or_else(|_| format!("<{} object>", self.type_name))
-        })
-    }
-}
-
-/// A YAQL value with no Python counterpart (a context, a host object).
-#[pyclass(unsendable, module = "yaql._vetro_yaql")]
-pub struct PyHost {
-    pub value: Value,
-}
+use vetro_yaql::Value;
 
 #[pymethods]
 impl PyHost {
     fn __repr__(&self) -> String {
         format!("<yaql {}>", self.value.type_name())
     }
-}
-
-/// A lazy YAQL sequence seen from Python: a single-pass iterator.
-#[pyclass(unsendable, module = "yaql._vetro_yaql")]
-pub struct PyIterator {
-    pub iter: Rc<vetro_yaql::iter::LazyIter>,
 }
 
 #[pymethods]
@@ -79,12 +30,6 @@ impl PyIterator {
             Err(e) => Err(to_pyerr(py, e, None)),
         }
     }
-}
-
-/// A YAQL callable (a lambda argument, a delegate) called from Python.
-#[pyclass(unsendable, module = "yaql._vetro_yaql")]
-pub struct PyCallable {
-    pub value: Value,
 }
 
 #[pymethods]

@@ -1,18 +1,14 @@
 //! Handles on the Python half of the package (`yaql._support`): the classes
 //! and helpers the Rust side constructs or asks about.
 
-use crate::convert::{datetime_value, dict_value, lazy_from_python, set_value, to_value};
-use crate::pyobj::PyObjectHost;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyTuple};
-use std::rc::Rc;
+use pyo3::types::PyDict;
 use vetro_yaql::datetime::DateTime;
-use vetro_yaql::Value;
 
 /// Cached references into `yaql._support`.
 pub struct Shim {
-    frozen_dict_cls: Py<PyAny>,
+    pub frozen_dict_cls: Py<PyAny>,
     wrap_frozen: Py<PyAny>,
     classify: Py<PyAny>,
     make_datetime: Py<PyAny>,
@@ -81,39 +77,9 @@ impl Shim {
         self.make_regex.bind(py).call1((pattern, flags))
     }
 
-    /// Convert an object the fast paths of `to_value` did not recognise.
-    pub fn classify(&self, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-        let py = obj.py();
-        if obj.is_instance(self.frozen_dict_cls.bind(py))? {
-            let d = obj.getattr("_d")?;
-            if let Ok(d) = d.cast::<PyDict>() {
-                return dict_value(d);
-            }
-        }
-        let r = self.classify.bind(py).call1((obj,))?;
-        let t = r.cast::<PyTuple>()?;
-        let tag: String = t.get_item(0)?.extract()?;
-        let payload = t.get_item(1)?;
-        match tag.as_str() {
-            "map" => dict_value(payload.cast::<PyDict>()?),
-            "seq" => to_value(&payload),
-            "set" => set_value(
-                payload
-                    .try_iter()?
-                    .collect::<PyResult<Vec<_>>>()?
-                    .into_iter(),
-            ),
-            "iter" => Ok(lazy_from_python(payload)),
-            "dt" => {
-                let fields = payload.extract()?;
-                let offset: Option<i32> = t.get_item(2)?.extract()?;
-                datetime_value(fields, offset)
-                    .map(Value::DateTime)
-                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.message))
-            }
-            "td" => Ok(Value::TimeDelta(payload.extract()?)),
-            "tz" => Ok(Value::Tz(payload.extract()?)),
-            _ => Ok(Value::Object(Rc::new(PyObjectHost::new(payload)))),
-        }
+    /// `yaql._support.classify(obj)`: how to hold an object the fast paths
+    /// of the conversion do not recognise.
+    pub fn classify<'py>(&self, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        self.classify.bind(obj.py()).call1((obj,))
     }
 }
