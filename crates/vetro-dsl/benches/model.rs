@@ -1,10 +1,14 @@
-//! Load and serialize a generated object model of 2,000 objects through the
-//! batch protocol, in process: the `?` headers, references by id, contracts,
-//! `.init` on every object, then the deployment serializer.
+//! Load and serialize a generated object model of 2,000 objects in process:
+//! the `?` headers, references by id, contracts, `.init` on every object,
+//! then the deployment serializer.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use serde_json::{json, Value};
-use vetro_dsl::batch::Batch;
+use std::path::Path;
+use std::rc::Rc;
+use vetro_diag::SourceMap;
+use vetro_dsl::package::Package;
+use vetro_dsl::runtime::{ClassSource, Rt};
 
 // The allocator of the `vetro` binary.
 #[global_allocator]
@@ -42,32 +46,42 @@ fn model(n: usize) -> Value {
     })
 }
 
-fn begin() -> Batch {
-    let mut batch = Batch::new();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/fixtures");
-    let reply = batch.handle(&json!({"op": "begin", "classes_dir": dir,
-                                     "class_files": ["ModelBench.yaml"]}));
-    assert_eq!(reply["ok"], json!(true), "{reply}");
-    batch
+/// The bench classes with the core library.
+fn classes() -> ClassSource {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/benches/fixtures"));
+    let mut sources = SourceMap::new();
+    let files = ["ModelBench.yaml".to_string()];
+    let tests = Package::load_test_classes(dir, Some(&files), &mut sources);
+    assert!(tests.problems.is_empty(), "{:?}", tests.problems);
+    let mut source = ClassSource {
+        natives: std::sync::Arc::new(vetro_dsl::host::standard_natives()),
+        ..ClassSource::default()
+    };
+    source.add_package(&tests);
+    source.add_package(&vetro_dsl::core::core_package(&mut sources));
+    source
+}
+
+fn session(source: &ClassSource) -> Rc<Rt> {
+    Rt::new(source.clone(), json!({}))
 }
 
 fn load_and_serialize(c: &mut Criterion) {
     let model = model(OBJECTS);
-    let load = json!({"op": "load", "session": 0, "model": model});
-    let serialize = json!({"op": "serialize", "session": 0});
-    // Set-up (class loading) and tear-down (dropping the session) are not timed.
+    let source = classes();
+    // Set-up (the session) and tear-down (dropping it) are not timed.
     c.bench_function("load + serialize 2,000 objects", |b| {
         b.iter_batched(
-            begin,
-            |mut batch| {
-                let loaded = batch.handle(&load);
-                assert_eq!(loaded["ok"], json!(true), "{loaded}");
-                let out = batch.handle(&serialize);
+            || session(&source),
+            |rt| {
+                let root = rt.load_model(&model);
+                assert!(matches!(root, Ok(Some(_))));
+                let out = rt.serialize_model();
                 assert_eq!(
-                    out["value"]["Objects"]["members"].as_array().map(Vec::len),
+                    out["Objects"]["members"].as_array().map(Vec::len),
                     Some(OBJECTS - 1)
                 );
-                (batch, out)
+                (rt, out)
             },
             BatchSize::PerIteration,
         )

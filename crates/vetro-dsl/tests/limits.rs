@@ -70,6 +70,7 @@ fn step_limit_stops_an_endless_loop_and_cannot_be_caught() {
         max_steps: Some(10_000),
         max_time: None,
         max_memory: None,
+        cancel: None,
     };
     assert!(error_class(run(limits, "spin")).contains("StepLimitExceeded"));
 }
@@ -80,6 +81,7 @@ fn time_limit_stops_an_endless_loop() {
         max_steps: None,
         max_time: Some(Duration::from_millis(200)),
         max_memory: None,
+        cancel: None,
     };
     assert!(error_class(run(limits, "spin")).contains("TimeLimitExceeded"));
 }
@@ -91,6 +93,7 @@ fn work_under_the_limits_runs() {
         max_steps: Some(10_000),
         max_time: None,
         max_memory: None,
+        cancel: None,
     };
     let rt = lib.session();
     let root = rt

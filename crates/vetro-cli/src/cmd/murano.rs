@@ -1,11 +1,19 @@
 //! `vetro murano ...`: MuranoPL package tools (checker; test runner).
 
 use crate::report::{print_diagnostics, Format};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vetro_diag::{Severity, SourceMap};
 use vetro_dsl::check;
 use vetro_dsl::package::Package;
+
+/// `println!` that ignores a closed stdout (`vetro check --expressions | head`).
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -62,16 +70,19 @@ pub fn run_check(a: CheckArgs) -> ExitCode {
                 .map(|d| check::problem_json(&sources, d))
                 .collect();
             let out = serde_json::json!({"files": files, "problems": problems});
-            println!("{out}");
+            say!("{out}");
         }
         Format::Text => {
             if a.expressions {
                 for p in &packages {
                     for f in &p.files {
                         for x in &f.expressions {
-                            println!(
+                            say!(
                                 "{}:{}:{}: {}",
-                                f.file, x.expr.span.line, x.expr.span.col, x.expr.text
+                                f.file,
+                                x.expr.span.line,
+                                x.expr.span.col,
+                                x.expr.text
                             );
                         }
                     }
@@ -80,7 +91,7 @@ pub fn run_check(a: CheckArgs) -> ExitCode {
             print_diagnostics(&sources, &problems, Format::Text);
             if !failed {
                 let n: usize = packages.iter().map(|p| p.classes.len()).sum();
-                println!("ok: {} package(s), {n} class(es)", packages.len());
+                say!("ok: {} package(s), {n} class(es)", packages.len());
             }
         }
     }

@@ -3,11 +3,19 @@
 //! `setUp`/`tearDown`, against the local cloud simulator).
 
 use crate::report::{print_diagnostics, Format};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vetro_diag::Severity;
 use vetro_dsl::host::Library;
 use vetro_dsl::testing::{self, TestResult};
+
+/// `println!` that ignores a closed stdout (`vetro check --expressions | head`).
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
 
 #[derive(clap::Args)]
 pub struct TestArgs {
@@ -31,20 +39,24 @@ pub fn run(a: TestArgs) -> ExitCode {
         print_diagnostics(&lib.sources, &problems, a.format);
         return ExitCode::from(crate::report::INVALID);
     }
-    let results = testing::run_all(&lib, a.filter.as_deref());
+    // Text results are printed as each test ends, so a run that is killed
+    // keeps what it printed.
+    let text = a.format == Format::Text;
+    let mut results = Vec::new();
+    testing::run_each(&lib, a.filter.as_deref(), |r| {
+        if text {
+            print_text(r);
+        }
+        results.push(r.clone());
+    });
     let failed = results.iter().filter(|r| r.failure.is_some()).count();
-    match a.format {
-        Format::Text => {
-            for r in &results {
-                print_text(r);
-            }
-            println!("{} passed, {failed} failed", results.len() - failed);
-        }
-        Format::Json => {
-            let tests: Vec<_> = results.iter().map(result_json).collect();
-            let out = serde_json::json!({"passed": results.len() - failed, "failed": failed, "tests": tests});
-            println!("{out}");
-        }
+    if text {
+        say!("{} passed, {failed} failed", results.len() - failed);
+    } else {
+        let tests: Vec<_> = results.iter().map(result_json).collect();
+        let out =
+            serde_json::json!({"passed": results.len() - failed, "failed": failed, "tests": tests});
+        say!("{out}");
     }
     if failed > 0 || results.is_empty() {
         if results.is_empty() {
@@ -58,20 +70,28 @@ pub fn run(a: TestArgs) -> ExitCode {
 
 fn print_text(r: &TestResult) {
     match &r.failure {
-        None => println!("PASS {}.{}", r.class, r.method),
+        None => say!("PASS {}.{}", r.class, r.method),
         Some(f) => {
-            println!(
-                "FAIL {}.{} (in {}): {}: {}",
-                r.class,
-                r.method,
+            let name = if r.method.is_empty() {
+                r.class.clone()
+            } else {
+                format!("{}.{}", r.class, r.method)
+            };
+            say!(
+                "FAIL {name} (in {}): {}: {}",
                 f.phase,
                 f.names.join(", "),
                 f.message
             );
             for fr in &f.frames {
-                println!(
+                say!(
                     "    at {}::{} ({}:{}:{}) {}",
-                    fr.class, fr.method, fr.file, fr.line, fr.column, fr.instruction
+                    fr.class,
+                    fr.method,
+                    fr.file,
+                    fr.line,
+                    fr.column,
+                    fr.instruction
                 );
             }
         }

@@ -57,7 +57,8 @@ pub fn run(args: Args) -> ExitCode {
     if args.batch {
         let stdin = std::io::stdin();
         let stdout = std::io::stdout();
-        return match vetro_dsl::batch::run(stdin.lock(), std::io::BufWriter::new(stdout.lock())) {
+        let out = std::io::BufWriter::new(stdout.lock());
+        return match vetro_conformance::dsl::run(stdin.lock(), out, args.limits.limits()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("vetro run: {e}");
@@ -143,7 +144,7 @@ fn deploy(args: Args) -> ExitCode {
     };
     if let (Some(path), Some(cloud)) = (&args.cloud_state, &saved_cloud) {
         let state = serde_json::to_string_pretty(&cloud.borrow().save()).unwrap_or_default();
-        if let Err(e) = std::fs::write(path, state + "\n") {
+        if let Err(e) = write_atomically(path, &(state + "\n")) {
             return usage(&format!("{}: {e}", path.display()));
         }
     }
@@ -168,13 +169,17 @@ fn deploy(args: Args) -> ExitCode {
     let failed = outcome.result.is_err();
     match args.format {
         Format::Text => {
-            if let Err(e) = &outcome.result {
-                print_exception(&lib, e, &method);
+            match &outcome.result {
+                Ok(v) => say!("result: {v}"),
+                Err(e) => print_exception(&lib, e, &method),
             }
+            // The deployment's objects once (`ObjectsCopy`, the reference's
+            // copy for the next deployment, is in `--format json`).
+            let objects = outcome.model.get("Objects").unwrap_or(&outcome.model);
             say!("object model:");
             say!(
                 "{}",
-                serde_json::to_string_pretty(&outcome.model).unwrap_or_default()
+                serde_json::to_string_pretty(objects).unwrap_or_default()
             );
         }
         Format::Json => {
@@ -203,17 +208,49 @@ fn deploy(args: Args) -> ExitCode {
 }
 
 /// The simulated cloud of an earlier run, or a new one when `path` is absent.
+/// A file that is not a simulator state is refused (and so never overwritten).
 fn load_cloud_state(path: &Path) -> Result<Rc<RefCell<SimulatedCloud>>, String> {
-    let cloud = match std::fs::read_to_string(path) {
-        Ok(text) => {
+    let refuse = |e: String| {
+        format!(
+            "{}: {e}; refusing to use it as --cloud-state (it would be overwritten)",
+            path.display()
+        )
+    };
+    let cloud = match std::fs::read(path) {
+        Ok(bytes) => {
             let state: serde_json::Value =
-                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-            SimulatedCloud::restore(&state).map_err(|e| format!("{}: {e}", path.display()))?
+                serde_json::from_slice(&bytes).map_err(|e| refuse(format!("not JSON ({e})")))?;
+            SimulatedCloud::restore(&state).map_err(refuse)?
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => SimulatedCloud::new(),
         Err(e) => return Err(format!("{}: {e}", path.display())),
     };
     Ok(Rc::new(RefCell::new(cloud)))
+}
+
+/// Replace `path` with `text` in one step: a crash or a full disk leaves the
+/// old state or the new one, never half of one.
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        f.write_all(text.as_bytes())?;
+        f.sync_all()
+    });
+    match written.and_then(|()| std::fs::rename(&tmp, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
 }
 
 fn exception_json(e: &Exc) -> serde_json::Value {

@@ -69,6 +69,35 @@ impl ClassIndex {
         Some(out)
     }
 
+    /// The path by which `class` reaches itself through `Extends`
+    /// (`A -> B -> A`), if it does.
+    pub fn extends_cycle(&self, class: &str) -> Option<Vec<String>> {
+        // Depth-first over parents with an explicit path; each class once.
+        let mut seen = HashSet::new();
+        let mut path: Vec<(String, usize)> = vec![(class.to_string(), 0)];
+        while let Some((name, next)) = path.last_mut() {
+            let parent = self
+                .defs
+                .get(name.as_str())
+                .and_then(|d| d.extends.get(*next))
+                .cloned();
+            *next += 1;
+            let Some(parent) = parent else {
+                path.pop();
+                continue;
+            };
+            if parent == class {
+                let mut cycle: Vec<String> = path.iter().map(|(n, _)| n.clone()).collect();
+                cycle.push(parent);
+                return Some(cycle);
+            }
+            if seen.insert(parent.clone()) {
+                path.push((parent, 0));
+            }
+        }
+        None
+    }
+
     /// Names of the methods callable on an object of `class`: its own and its
     /// ancestors', plus the extension methods of the classes it imports.
     /// `None` when a parent or an import is unknown.

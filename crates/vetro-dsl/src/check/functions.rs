@@ -2,7 +2,7 @@
 //! the YAQL standard library plus the MuranoPL engine functions (host layer),
 //! and the contract functions (contract layer, a child of the host layer).
 
-use crate::runtime::{ClassSource, Conformance, Rt};
+use crate::runtime::{ClassSource, Rt};
 use std::rc::Rc;
 use vetro_yaql::Expression;
 
@@ -13,11 +13,7 @@ pub struct Functions {
 impl Functions {
     pub fn new() -> Functions {
         Functions {
-            rt: Rt::new(
-                ClassSource::default(),
-                serde_json::Value::Null,
-                Conformance::default(),
-            ),
+            rt: Rt::new(ClassSource::default(), serde_json::Value::Null),
         }
     }
 

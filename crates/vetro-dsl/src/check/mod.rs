@@ -36,8 +36,28 @@ pub fn analysis_problems(packages: &[Package]) -> Vec<Diagnostic> {
     out
 }
 
-/// Cross-package checks: unknown parent classes.
+/// Cross-package checks: unknown parent classes, classes that extend
+/// themselves (directly or through others).
 pub fn resolution_problems(packages: &[Package]) -> Vec<Diagnostic> {
+    let mut out = unknown_parents(packages);
+    let index = ClassIndex::new(packages);
+    for p in packages {
+        for c in p.classes.values() {
+            if let Some(cycle) = index.extends_cycle(&c.name) {
+                out.push(
+                    Diagnostic::error(
+                        "cyclic-extends",
+                        format!("class {} extends itself: {}", c.name, cycle.join(" -> ")),
+                    )
+                    .with_span(c.span),
+                );
+            }
+        }
+    }
+    out
+}
+
+fn unknown_parents(packages: &[Package]) -> Vec<Diagnostic> {
     let known: HashSet<&str> = packages
         .iter()
         .flat_map(|p| p.classes.keys().map(String::as_str))

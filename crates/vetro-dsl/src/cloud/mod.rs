@@ -3,10 +3,10 @@
 //! through, the local simulator that is the default backend, and the native
 //! methods that connect the two.
 //!
-//! A host (the `vetro run` / `vetro murano test` session) installs a backend
-//! for the duration of a run with [`install`]; without one (the conformance
-//! batch mode) none of these natives answer and the core library behaves as
-//! before.
+//! A host (the `vetro run` / `vetro murano test` session, or an embedder's)
+//! attaches a [`Host`] with its backend and event sink to a session with
+//! [`attach`]; without one (the conformance batch mode) none of these natives
+//! answer and the core library behaves as before.
 
 mod natives;
 mod services;
@@ -18,6 +18,8 @@ use serde_json::Value as Json;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
+
+use crate::runtime::Rt;
 
 /// One observable step of a deployment.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,6 +124,8 @@ pub struct Host {
     pub backend: Box<dyn CloudBackend>,
     /// Package name -> package root (for `io.murano.system.Resources`).
     pub package_roots: HashMap<String, PathBuf>,
+    /// Package name -> files, for packages loaded from memory or archives.
+    pub package_files: HashMap<String, std::sync::Arc<crate::package::PackageFiles>>,
     pub events: Vec<Event>,
     /// Names of the stacks pushed, in first-push order.
     pub pushed_stacks: Vec<String>,
@@ -136,6 +140,7 @@ impl Host {
         Host {
             backend,
             package_roots: HashMap::new(),
+            package_files: HashMap::new(),
             events: Vec::new(),
             pushed_stacks: Vec::new(),
             notifications: Vec::new(),
@@ -156,44 +161,56 @@ impl Host {
     }
 }
 
-thread_local! {
-    static ACTIVE: RefCell<Option<Host>> = const { RefCell::new(None) };
+/// Attach `host` to the session `rt` (replacing any earlier one): the cloud
+/// natives of that session talk to its backend and report to its sink.
+pub fn attach(rt: &Rt, host: Host) {
+    *rt.embedder.borrow_mut() = Some(Box::new(host));
 }
 
-/// Removes the installed host when dropped and hands it back with [`HostGuard::finish`].
-pub struct HostGuard(());
-
-/// Install `host` for the current thread until the guard is finished or dropped.
-pub fn install(host: Host) -> HostGuard {
-    ACTIVE.with(|a| *a.borrow_mut() = Some(host));
-    HostGuard(())
+/// Take the host back from the session (its events and backend state).
+pub fn detach(rt: &Rt) -> Option<Host> {
+    let slot = rt.embedder.borrow_mut().take()?;
+    slot.downcast::<Host>().ok().map(|h| *h)
 }
 
-impl HostGuard {
-    /// Uninstall and return the host (its events and backend state).
-    pub fn finish(self) -> Option<Host> {
-        let h = ACTIVE.with(|a| a.borrow_mut().take());
-        std::mem::forget(self);
-        h
+/// Run `f` with the session's host, if it has one.
+pub(crate) fn with_host<R>(rt: &Rt, f: impl FnOnce(&mut Host) -> R) -> Option<R> {
+    let mut slot = rt.embedder.borrow_mut();
+    slot.as_mut().and_then(|h| h.downcast_mut::<Host>()).map(f)
+}
+
+fn active(rt: &Rt) -> bool {
+    rt.embedder
+        .borrow()
+        .as_ref()
+        .is_some_and(|h| h.is::<Host>())
+}
+
+/// The cloud classes with native methods; they answer only in a session with
+/// a host attached.
+const NATIVE_CLASSES: &[&str] = &[
+    "io.murano.Application",
+    "io.murano.system.Agent",
+    "io.murano.system.AgentListener",
+    "io.murano.system.HeatStack",
+    "io.murano.system.InstanceNotifier",
+    "io.murano.system.Logger",
+    "io.murano.system.MetadefBrowser",
+    "io.murano.system.MistralClient",
+    "io.murano.system.NetworkExplorer",
+    "io.murano.system.Resources",
+    "io.murano.system.StatusReporter",
+];
+
+/// Register the cloud library's native methods (before the core library's:
+/// where both answer a class, the cloud's answer wins while a host is attached).
+pub fn register_natives(natives: &mut crate::runtime::natives::Natives) {
+    for class in NATIVE_CLASSES {
+        natives.register(class, |c| {
+            natives::native_method(c.rt, c.class, c.this, c.method, c.args, c.kwargs)
+        });
     }
 }
-
-impl Drop for HostGuard {
-    fn drop(&mut self) {
-        ACTIVE.with(|a| a.borrow_mut().take());
-    }
-}
-
-/// Run `f` with the installed host, if any.
-pub(crate) fn with_host<R>(f: impl FnOnce(&mut Host) -> R) -> Option<R> {
-    ACTIVE.with(|a| a.borrow_mut().as_mut().map(f))
-}
-
-fn active() -> bool {
-    ACTIVE.with(|a| a.borrow().is_some())
-}
-
-pub use natives::native_method;
 
 /// MuranoPL declarations of the cloud classes (`Environment`, `HeatStack`,
 /// instances, networks, volumes, ...), one YAML stream from the files of

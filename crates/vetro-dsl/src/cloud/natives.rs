@@ -61,9 +61,9 @@ pub(super) fn describe(o: &Object) -> String {
     }
 }
 
-/// The package root for `Resources`: that of `owner` (a class, an object or
-/// a class name) when given, else that of the class whose method is running.
-fn resource_root(rt: &Rt, owner: &Value) -> Option<std::path::PathBuf> {
+/// The package of `owner` (a class, an object or a class name) when given,
+/// else that of the class whose method is running.
+fn resource_package(rt: &Rt, owner: &Value) -> Option<String> {
     let pkg = if let Some(t) = as_type(owner) {
         t.pkg.name.clone()
     } else if let Some((o, _)) = as_object(owner) {
@@ -74,18 +74,35 @@ fn resource_root(rt: &Rt, owner: &Value) -> Option<std::path::PathBuf> {
         let class = rt.stack.borrow().last().map(|s| s.class.clone())?;
         rt.class(&class).ok()?.pkg.name.clone()
     };
-    with_host(|h| h.package_roots.get(&pkg).cloned()).flatten()
+    Some(pkg)
 }
 
 fn read_resource(rt: &Rt, name: &str, owner: &Value) -> Result<String, Exc> {
-    let root = resource_root(rt, owner)
-        .ok_or_else(|| cloud_error("Resources: the calling class has no package directory"))?;
+    let pkg = resource_package(rt, owner);
     // Only files inside the package's Resources folder.
     if name.split(['/', '\\']).any(|seg| seg == "..") || name.starts_with('/') {
         return Err(cloud_error(format!(
             "Resources: invalid resource name {name:?}"
         )));
     }
+    let in_memory = pkg
+        .as_ref()
+        .and_then(|p| with_host(rt, |h| h.package_files.get(p).cloned()).flatten());
+    if let Some(files) = in_memory {
+        let key = format!("Resources/{}", name.replace('\\', "/"));
+        return files
+            .get(&key)
+            .map(|b| vetro_yaml::decode_lenient(b))
+            .ok_or_else(|| {
+                cloud_error(format!(
+                    "Resources: no resource {name:?} in package {}",
+                    pkg.unwrap_or_default()
+                ))
+            });
+    }
+    let root = pkg
+        .and_then(|p| with_host(rt, |h| h.package_roots.get(&p).cloned()).flatten())
+        .ok_or_else(|| cloud_error("Resources: the calling class has no package directory"))?;
     let path = root.join("Resources").join(name);
     std::fs::read(&path)
         .map(|b| vetro_yaml::decode_lenient(&b))
@@ -93,16 +110,15 @@ fn read_resource(rt: &Rt, name: &str, owner: &Value) -> Result<String, Exc> {
 }
 
 /// A cloud native method, when a host is installed and `decl.name` is one.
-pub fn native_method(
+pub(super) fn native_method(
     rt: &Rt,
     decl: &Rc<Class>,
     this: &Value,
-    _recv: &Value,
     name: &str,
     args: &[Value],
     kwargs: &[(String, Value)],
 ) -> Option<Result<Value, Exc>> {
-    if !active() {
+    if !active(rt) {
         return None;
     }
     let a = |i: usize, n: &str| arg(args, kwargs, i, n).cloned().unwrap_or(Value::Null);
@@ -124,12 +140,12 @@ pub fn native_method(
             } else {
                 format!("{who}: {msg}")
             };
-            with_host(|h| h.emit(kind, id, text));
+            with_host(rt, |h| h.emit(kind, id, text));
             Ok(Value::Null)
         }
         ("io.murano.system.Logger", level) => {
             let msg = a(0, "message").py_str();
-            with_host(|h| h.emit("log", None, format!("{level}: {msg}")));
+            with_host(rt, |h| h.emit("log", None, format!("{level}: {msg}")));
             Ok(Value::Null)
         }
         ("io.murano.system.AgentListener", "queueName") => {
@@ -146,6 +162,7 @@ pub fn native_method(
             services::metadef_browser(rt, m, &a)
         }
         ("io.murano.system.MistralClient", m) => Err(services::unavailable(
+            rt,
             "MistralClient",
             m,
             "Mistral workflows are not available in the simulated backend",
@@ -203,7 +220,7 @@ fn heat(
     // The stack object's own copy; else what the cloud has (a stack pushed by
     // an earlier run on the same backend); else an empty template.
     let template = || match rt.encode(&prop(&o, "heatTemplate")) {
-        Json::Null => with_host(|h| h.backend.stack_template(&stack_name(&o)))
+        Json::Null => with_host(rt, |h| h.backend.stack_template(&stack_name(&o)))
             .flatten()
             .unwrap_or_else(|| json!({"heat_template_version": "2013-05-23"})),
         t => t,
@@ -239,7 +256,7 @@ fn heat(
         }
         // Like current(): the cloud's outputs when this run pushed nothing.
         "output" => Ok(match prop(&o, "heatOutputs") {
-            Value::Null => with_host(|h| h.backend.stack_outputs(&stack_name(&o)))
+            Value::Null => with_host(rt, |h| h.backend.stack_outputs(&stack_name(&o)))
                 .flatten()
                 .map(|j| rt.decode(&j))
                 .unwrap_or_else(|| Value::dict(Default::default())),
@@ -256,7 +273,7 @@ fn heat(
                 .get("resources")
                 .and_then(Json::as_object)
                 .map_or(0, |m| m.len());
-            let r = with_host(|h| {
+            let r = with_host(rt, |h| {
                 let r = h.backend.push_stack(&name, &t, &params);
                 let backend = h.backend.name().to_string();
                 match &r {
@@ -275,7 +292,7 @@ fn heat(
             })
             .unwrap_or_else(|| Err("no cloud backend".into()));
             let outputs = r.map_err(cloud_error)?;
-            with_host(|h| {
+            with_host(rt, |h| {
                 if !h.pushed_stacks.contains(&name) {
                     h.pushed_stacks.push(name.clone());
                 }
@@ -285,7 +302,7 @@ fn heat(
         }
         "delete" => {
             let name = stack_name(&o);
-            with_host(|h| {
+            with_host(rt, |h| {
                 let r = h.backend.delete_stack(&name);
                 h.emit(
                     "stack-delete",
@@ -334,7 +351,7 @@ fn agent(
                 .and_then(Json::as_str)
                 .map(|n| format!(" {n:?}"))
                 .unwrap_or_default();
-            let r = with_host(|h| {
+            let r = with_host(rt, |h| {
                 let r = h.backend.agent_call(&host, &plan);
                 let what = if scripts.is_empty() {
                     String::new()

@@ -15,8 +15,8 @@ use vetro_yaql::Value;
 const DEFAULT_DNS: &[&str] = &["8.8.8.8"];
 
 /// The MuranoPL exception raised for a service the backend does not provide.
-pub(super) fn unavailable(class: &str, method: &str, why: &str) -> Exc {
-    with_host(|h| {
+pub(super) fn unavailable(rt: &Rt, class: &str, method: &str, why: &str) -> Exc {
+    with_host(rt, |h| {
         h.emit(
             "service",
             None,
@@ -30,12 +30,12 @@ pub(super) fn unavailable(class: &str, method: &str, why: &str) -> Exc {
     )
 }
 
-fn emit(kind: &str, object: Option<String>, message: String) {
-    with_host(|h| h.emit(kind, object, message));
+fn emit(rt: &Rt, kind: &str, object: Option<String>, message: String) {
+    with_host(rt, |h| h.emit(kind, object, message));
 }
 
-fn backend_list(what: &str) -> Result<Json, Exc> {
-    with_host(|h| h.backend.list(what))
+fn backend_list(rt: &Rt, what: &str) -> Result<Json, Exc> {
+    with_host(rt, |h| h.backend.list(what))
         .unwrap_or_else(|| Err("no cloud backend".into()))
         .map_err(cloud_error)
 }
@@ -53,13 +53,14 @@ pub(super) fn network_explorer(
     method: &str,
     a: &dyn Fn(usize, &str) -> Value,
 ) -> Result<Value, Exc> {
-    let backend = with_host(|h| h.backend.name()).unwrap_or("no");
+    let backend = with_host(rt, |h| h.backend.name()).unwrap_or("no");
     match method {
         "getDefaultRouter" => {
-            let r = with_host(|h| h.backend.default_router())
+            let r = with_host(rt, |h| h.backend.default_router())
                 .unwrap_or_else(|| Err("no cloud backend".into()))
                 .map_err(cloud_error)?;
             emit(
+                rt,
                 "network",
                 None,
                 format!("network explorer: default router {r} ({backend} cloud)"),
@@ -68,10 +69,11 @@ pub(super) fn network_explorer(
         }
         "getAvailableCidr" => {
             let net = str_arg(a, 1, "netId").unwrap_or_default();
-            let cidr = with_host(|h| h.backend.allocate_cidr(&net))
+            let cidr = with_host(rt, |h| h.backend.allocate_cidr(&net))
                 .unwrap_or_else(|| Err("no cloud backend".into()))
                 .map_err(cloud_error)?;
             emit(
+                rt,
                 "network",
                 None,
                 format!("network explorer: CIDR {cidr} for network {net} ({backend} cloud)"),
@@ -81,7 +83,7 @@ pub(super) fn network_explorer(
         "getDefaultDns" => Ok(rt.decode(&json!(DEFAULT_DNS))),
         "getExternalNetworkIdForRouter" => {
             let router = str_arg(a, 0, "routerId").unwrap_or_default();
-            let routers = backend_list("routers")?;
+            let routers = backend_list(rt, "routers")?;
             let id = routers
                 .as_array()
                 .into_iter()
@@ -93,7 +95,7 @@ pub(super) fn network_explorer(
         }
         "getExternalNetworkIdForNetwork" => {
             let net = str_arg(a, 0, "networkId").unwrap_or_default();
-            let nets = backend_list("networks")?;
+            let nets = backend_list(rt, "networks")?;
             let external = nets
                 .as_array()
                 .into_iter()
@@ -103,8 +105,8 @@ pub(super) fn network_explorer(
                 return Ok(Value::str(&net));
             }
             // Through a router the network is plugged into.
-            let ports = backend_list("ports")?;
-            let routers = backend_list("routers")?;
+            let ports = backend_list(rt, "ports")?;
+            let routers = backend_list(rt, "routers")?;
             let id = ports
                 .as_array()
                 .into_iter()
@@ -133,7 +135,7 @@ pub(super) fn network_explorer(
             };
             // Read-only queries change nothing and are not reported; what
             // the explorer hands out (router, CIDRs) is.
-            Ok(rt.decode(&backend_list(what)?))
+            Ok(rt.decode(&backend_list(rt, what)?))
         }
         other => Err(Exc::dsl(
             "NoMethodFound",
@@ -154,12 +156,12 @@ fn instance_fields(v: &Value) -> (Option<String>, Json) {
     }
 }
 
-fn record(object: Option<String>, mut payload: Json, event: &str, message: String) {
+fn record(rt: &Rt, object: Option<String>, mut payload: Json, event: &str, message: String) {
     if let Some(m) = payload.as_object_mut() {
         m.insert("event".into(), json!(event));
         m.remove("what");
     }
-    with_host(|h| {
+    with_host(rt, |h| {
         h.notifications.push(payload);
         h.emit("notify", object, message);
     });
@@ -202,6 +204,7 @@ pub(super) fn instance_notifier(
         payload["unit_count"] = json!(1);
     }
     record(
+        rt,
         id,
         payload,
         event,
@@ -227,6 +230,7 @@ pub(super) fn report_application(
         payload["type_title"] = rt.encode(&a(0, "title"));
         payload["unit_count"] = rt.encode(&a(1, "unitCount"));
         record(
+            rt,
             id,
             payload,
             "track_instance",
@@ -234,6 +238,7 @@ pub(super) fn report_application(
         );
     } else {
         record(
+            rt,
             id,
             payload,
             "untrack_instance",
@@ -257,6 +262,7 @@ pub(super) fn metadef_browser(
     }
     .py_str();
     emit(
+        rt,
         "service",
         None,
         format!("metadef browser: {method}({of}) is empty in the simulated catalogue"),

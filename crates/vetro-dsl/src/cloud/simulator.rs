@@ -201,19 +201,35 @@ impl SimulatedCloud {
             .iter()
             .map(|(c, p)| (c.clone(), json!(p.next)))
             .collect();
-        json!({"stacks": stacks, "pools": pools, "cidrs": self.cidrs})
+        json!({"format": STATE_FORMAT, "version": STATE_VERSION,
+               "stacks": stacks, "pools": pools, "cidrs": self.cidrs})
     }
 
     /// A simulator in the state [`SimulatedCloud::save`] wrote.
+    /// Anything else (another program's file, a newer version) is refused.
     pub fn restore(state: &Json) -> Result<SimulatedCloud, String> {
+        check_state_header(state)?;
         let mut c = SimulatedCloud::new();
         let bad = |what: &str| format!("simulator state: bad {what}");
+        let section = |key: &str, array: bool| -> Result<(), String> {
+            match state.get(key) {
+                Some(Json::Array(_)) if array => Ok(()),
+                Some(Json::Object(_)) if !array => Ok(()),
+                _ => Err(bad(key)),
+            }
+        };
+        section("stacks", false)?;
+        section("pools", false)?;
+        section("cidrs", true)?;
         for (name, st) in state
             .get("stacks")
             .and_then(Json::as_object)
             .into_iter()
             .flatten()
         {
+            if !st.is_object() {
+                return Err(bad("stack"));
+            }
             let mut stack = Stack {
                 template: st.get("template").cloned().unwrap_or(Json::Null),
                 outputs: st.get("outputs").cloned().unwrap_or(json!({})),
@@ -648,6 +664,40 @@ impl CloudBackend for SimulatedCloud {
     }
 }
 
+/// The `format` member of a saved simulator state.
+pub const STATE_FORMAT: &str = "vetro-simulated-cloud";
+/// The state layout [`SimulatedCloud::save`] writes.
+pub const STATE_VERSION: u64 = 1;
+
+/// Whether `state` says it is a simulator state this version can read.
+pub fn check_state_header(state: &Json) -> Result<(), String> {
+    let Some(obj) = state.as_object() else {
+        return Err("not a vetro simulated-cloud state (not a JSON object)".into());
+    };
+    if obj.get("format").and_then(Json::as_str) != Some(STATE_FORMAT) {
+        return Err(format!(
+            "not a vetro simulated-cloud state (no \"format\": \"{STATE_FORMAT}\")"
+        ));
+    }
+    match obj.get("version").and_then(Json::as_u64) {
+        Some(STATE_VERSION) => {}
+        Some(v) => {
+            return Err(format!(
+                "simulated-cloud state version {v} is not supported (this vetro reads version {STATE_VERSION})"
+            ))
+        }
+        None => return Err("simulated-cloud state without a version".into()),
+    }
+    let unknown: Vec<&String> = obj
+        .keys()
+        .filter(|k| !["format", "version", "stacks", "pools", "cidrs"].contains(&k.as_str()))
+        .collect();
+    if let Some(k) = unknown.first() {
+        return Err(format!("simulated-cloud state: unknown member {k:?}"));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -757,5 +807,18 @@ mod tests {
             "sub": {"type": "OS::Neutron::Subnet", "properties": {"cidr": "nope"}},
             "p": {"type": "OS::Neutron::Port", "properties": {"fixed_ips": [{"subnet": {"get_resource": "sub"}}]}}}});
         assert!(c.push_stack("s", &t, &json!({})).is_err());
+    }
+
+    #[test]
+    fn only_vetro_state_is_restored() {
+        for other in [
+            json!({"stacks": {}}),
+            json!([]),
+            json!({"format": "vetro-simulated-cloud", "version": 99, "stacks": {}, "pools": {}, "cidrs": []}),
+            json!({"format": "vetro-simulated-cloud", "version": 1, "stacks": [], "pools": {}, "cidrs": []}),
+            json!({"format": "vetro-simulated-cloud", "version": 1, "stacks": {}, "pools": {}, "cidrs": [], "x": 1}),
+        ] {
+            assert!(SimulatedCloud::restore(&other).is_err(), "{other}");
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::package::Package;
 use crate::runtime::call::CallKind;
+use crate::runtime::natives::Natives;
 use crate::runtime::types::*;
 use crate::runtime::Rt;
 use crate::syntax::class::{defines_class, read_class, read_namespaces, DocContext};
@@ -16,9 +17,25 @@ use vetro_yaql::Value;
 
 const CORE_YAML: &str = include_str!("core.yaml");
 
-/// Native methods without a YAML declaration (need dispatchers).
-pub const NATIVE_METHOD_NAMES: &[&str] = &["staticPythonMethod", "classmethodPythonMethod"];
-pub const NATIVE_EXTENSION_NAMES: &[&str] = &["pythonExtension", "pythonExtension2"];
+/// The core classes with native methods.
+const NATIVE_CLASSES: &[&str] = &[
+    "io.murano.Object",
+    "io.murano.system.GC",
+    "io.murano.system.Logger",
+    "io.murano.system.AgentListener",
+    "io.murano.system.StatusReporter",
+    "io.murano.Exception",
+    "io.murano.StackTrace",
+];
+
+/// Register the core library's native methods.
+pub fn register_natives(natives: &mut Natives) {
+    for class in NATIVE_CLASSES {
+        natives.register(class, |c| {
+            native_method(c.rt, c.class, c.this, c.method, c.args, c.kwargs)
+        });
+    }
+}
 
 /// The core library as a package named `io.murano`.
 pub fn core_package(sources: &mut SourceMap) -> Package {
@@ -74,10 +91,6 @@ pub(crate) fn builtin_package(sources: &mut SourceMap, name: &str, text: &'stati
     pkg
 }
 
-pub fn has_native_extension(class: &str, name: &str) -> bool {
-    class == "extcls.Extender" && NATIVE_EXTENSION_NAMES.contains(&name)
-}
-
 /// Argument `i` of a native call, given by position or by `name`.
 pub(crate) fn arg<'a>(
     args: &'a [Value],
@@ -89,32 +102,15 @@ pub(crate) fn arg<'a>(
         .or_else(|| kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v))
 }
 
-fn int_arg(args: &[Value], kwargs: &[(String, Value)], i: usize, name: &str) -> Result<i64, Exc> {
-    match arg(args, kwargs, i, name) {
-        Some(Value::Int(n)) => Ok(*n),
-        Some(Value::Str(s)) => s
-            .trim()
-            .parse()
-            .map_err(|_| Exc::contract(format!("Value {s} violates int() contract"))),
-        _ => Err(Exc::contract("Value violates int() contract")),
-    }
-}
-
 /// A native method of `decl`, if it has one.
-pub fn native_method(
+fn native_method(
     rt: &Rt,
     decl: &Rc<Class>,
     this: &Value,
-    recv: &Value,
     name: &str,
     args: &[Value],
     kwargs: &[(String, Value)],
 ) -> Option<Result<Value, Exc>> {
-    // Cloud classes answer first while a host (vetro run / test) is installed.
-    if let Some(r) = crate::cloud::native_method(rt, decl, this, recv, name, args, kwargs) {
-        return Some(r);
-    }
-    let on_class = as_type(recv).is_some();
     Some(match (decl.name.as_str(), name) {
         ("io.murano.Object", "setAttr") => (|| {
             let o = object_of(this)?;
@@ -240,29 +236,6 @@ pub fn native_method(
             }
             Ok(Value::str(&out.join("\n")))
         })(),
-        ("extcls.Extender", "pythonExtension") if rt.conformance.enabled => {
-            int_arg(args, kwargs, 0, "arg").map(|n| Value::Int(n * n))
-        }
-        ("extcls.Extender", "pythonExtension2") if rt.conformance.enabled => {
-            int_arg(args, kwargs, 0, "arg").map(|n| Value::Int(2 * n))
-        }
-        ("test.TestStatics", "staticPythonMethod") if rt.conformance.enabled => {
-            int_arg(args, kwargs, 0, "arg")
-                .map(|n| Value::Int(if on_class { 7 * n } else { 3 * n }))
-        }
-        ("test.TestStatics", "classmethodPythonMethod") if rt.conformance.enabled => {
-            let a = arg(args, kwargs, 0, "arg")
-                .map(Value::py_str)
-                .unwrap_or_default();
-            Ok(Value::str(&format!(
-                "{}{a}",
-                if on_class {
-                    "PythonClass"
-                } else {
-                    "PYTHONCLASS"
-                }
-            )))
-        }
         _ => return None,
     })
 }

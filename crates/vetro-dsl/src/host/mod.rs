@@ -4,13 +4,14 @@
 //! runner ([`crate::testing`]) are built on this.
 
 use crate::cloud::{self, CloudBackend, Event, EventSink, Host, SimulatedCloud};
-use crate::package::Package;
+use crate::package::{Package, PackageFiles};
 use crate::runtime::types::{as_object, Exc};
-use crate::runtime::{ClassSource, Conformance, Rt};
+use crate::runtime::{ClassSource, Rt};
 use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 use vetro_diag::{Diagnostic, SourceMap};
 use vetro_yaml::LoadOptions;
 
@@ -19,12 +20,26 @@ pub fn cloud_package(sources: &mut SourceMap) -> Package {
     crate::core::builtin_package(sources, "<core>/cloud.yaml", cloud::CLOUD_YAML)
 }
 
-/// Loaded packages plus the core and cloud libraries.
+/// The native methods of the bundled libraries: the cloud classes' first,
+/// then the core library's.
+pub fn standard_natives() -> crate::runtime::natives::Natives {
+    let mut natives = crate::runtime::natives::Natives::default();
+    cloud::register_natives(&mut natives);
+    crate::core::register_natives(&mut natives);
+    natives
+}
+
+/// Loaded packages plus the core and cloud libraries: what every session of
+/// a deployment shares. A library is `Send + Sync`: parse packages once and
+/// share the library between threads; each session ([`Library::session`],
+/// [`run`]) lives on the thread that made it.
 pub struct Library {
     pub sources: SourceMap,
     pub packages: Vec<Package>,
     pub source: ClassSource,
     pub roots: HashMap<String, PathBuf>,
+    /// Files of the packages loaded from memory or archives, by package name.
+    pub files: HashMap<String, Arc<PackageFiles>>,
     /// Limits of every session over the library.
     pub limits: crate::runtime::limits::Limits,
 }
@@ -38,13 +53,36 @@ impl Library {
             .iter()
             .map(|d| Package::load_dir(d, &mut sources))
             .collect();
+        Library::from_packages(packages, sources)
+    }
+
+    /// A library of packages loaded by the caller (from directories with
+    /// [`Package::load_dir`], memory with [`Package::load_files`], archives
+    /// with [`Package::load_zip`]) into `sources`. A package name seen twice
+    /// keeps its first package.
+    pub fn from_packages(packages: Vec<Package>, mut sources: SourceMap) -> Library {
         let core = crate::core::core_package(&mut sources);
         let cloud = cloud_package(&mut sources);
-        let mut source = ClassSource::default();
+        let mut source = ClassSource {
+            natives: Arc::new(standard_natives()),
+            ..ClassSource::default()
+        };
         let mut roots = HashMap::new();
+        let mut files = HashMap::new();
         for p in &packages {
             source.add_package(p);
-            roots.insert(p.name.clone(), p.root.clone());
+            match &p.contents {
+                Some(contents) => {
+                    files
+                        .entry(p.name.clone())
+                        .or_insert_with(|| contents.clone());
+                }
+                None => {
+                    roots
+                        .entry(p.name.clone())
+                        .or_insert_with(|| p.root.clone());
+                }
+            }
         }
         // The cloud library first: its TestFixture (with assertions) replaces
         // the bare declaration of the core library in host mode.
@@ -58,6 +96,7 @@ impl Library {
             packages: all,
             source,
             roots,
+            files,
             limits: Default::default(),
         }
     }
@@ -71,19 +110,18 @@ impl Library {
 
     /// A fresh executor session over the library.
     pub fn session(&self) -> Rc<Rt> {
-        let rt = Rt::new(
+        Rt::with_limits(
             self.source.clone(),
             serde_json::json!({}),
-            Conformance::default(),
-        );
-        *rt.limits.borrow_mut() = self.limits.clone();
-        rt
+            self.limits.clone(),
+        )
     }
 
     /// A host with `backend` that knows the packages' directories.
     pub fn host(&self, backend: Box<dyn CloudBackend>, sink: Option<EventSink>) -> Host {
         let mut h = Host::new(backend);
         h.package_roots = self.roots.clone();
+        h.package_files = self.files.clone();
         h.sink = sink;
         h
     }
@@ -125,8 +163,8 @@ pub fn run(
     method: &str,
     host: Host,
 ) -> Result<RunOutcome, Exc> {
-    let guard = cloud::install(host);
     let rt = lib.session();
+    cloud::attach(&rt, host);
     let root = rt.load_model(model)?;
     // A model without objects (the environment was deleted) only destroys
     // what the previous deployment had: nothing to run.
@@ -137,7 +175,7 @@ pub fn run(
     let roots: Vec<_> = rt.root.borrow().iter().cloned().collect();
     rt.collect_garbage(&roots);
     let model = rt.serialize_model();
-    let host = guard.finish();
+    let host = cloud::detach(&rt);
     let (events, stacks) = match host {
         Some(h) => {
             let stacks = h
@@ -196,11 +234,15 @@ fn call_target(
     crate::core::call_external(rt, &recv, method, Vec::new(), Vec::new()).map(|v| rt.encode(&v))
 }
 
-/// Read a model file: JSON, or YAML (which includes JSON).
+/// Read a model file: JSON, or YAML (which includes JSON). Integers that do
+/// not fit in 64 bits are refused: MuranoPL model values are 64-bit.
 pub fn read_model(path: &Path) -> Result<Json, String> {
-    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = vetro_yaml::decode_lenient(&text);
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = vetro_yaml::decode_lenient(&bytes);
     if let Ok(j) = serde_json::from_str::<Json>(&text) {
+        if let Some((line, col, digits)) = wide_json_integer(&text) {
+            return Err(too_wide(path, line, col, &digits));
+        }
         return Ok(j);
     }
     let mut sources = SourceMap::new();
@@ -209,5 +251,78 @@ pub fn read_model(path: &Path) -> Result<Json, String> {
         let first = d.first().map(|x| x.message.clone()).unwrap_or_default();
         format!("{}: {first}", path.display())
     })?;
-    Ok(docs.first().map(vetro_yaml::to_json).unwrap_or(Json::Null))
+    let Some(doc) = docs.first() else {
+        return Ok(Json::Null);
+    };
+    if let Some((span, digits)) = wide_yaml_integer(doc) {
+        return Err(too_wide(path, span.line, span.col, &digits));
+    }
+    Ok(vetro_yaml::to_json(doc))
+}
+
+fn too_wide(path: &Path, line: u32, col: u32, digits: &str) -> String {
+    format!(
+        "{}:{line}:{col}: the integer {digits} does not fit in 64 bits (MuranoPL models hold signed 64-bit integers)",
+        path.display()
+    )
+}
+
+/// The first integer literal of a JSON text outside the signed 64-bit range, with
+/// its line and column.
+fn wide_json_integer(text: &str) -> Option<(u32, u32, String)> {
+    let bytes = text.as_bytes();
+    let (mut line, mut line_start) = (1u32, 0usize);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => {
+                line += 1;
+                line_start = i + 1;
+                i += 1;
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                {
+                    i += 1;
+                }
+                let token = &text[start..i];
+                let integer = !token.contains(['.', 'e', 'E']);
+                if integer && token.parse::<i64>().is_err() {
+                    let col = text[line_start..start].chars().count() as u32 + 1;
+                    return Some((line, col, token.to_string()));
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+fn wide_yaml_integer(node: &vetro_yaml::Node) -> Option<(vetro_diag::Span, String)> {
+    use vetro_yaml::NodeKind;
+    let mut todo = vec![node];
+    while let Some(n) = todo.pop() {
+        match &n.kind {
+            NodeKind::BigInt(digits) => return Some((n.span, digits.clone())),
+            NodeKind::Seq(items) => todo.extend(items.iter()),
+            NodeKind::Map(m) => {
+                for (k, v) in m.iter() {
+                    todo.push(k);
+                    todo.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }

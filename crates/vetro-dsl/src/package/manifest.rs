@@ -33,10 +33,24 @@ fn text(n: &Node) -> Option<String> {
 impl Manifest {
     pub fn load(path: &Path, sources: &mut SourceMap) -> Result<Manifest, Vec<Diagnostic>> {
         let (_, docs) = vetro_yaml::load_file(path, sources, &LoadOptions::default())?;
+        Manifest::from_docs(&path.display().to_string(), &docs)
+    }
+
+    /// The manifest in `bytes`, named `name` in diagnostics.
+    pub fn parse(
+        name: &str,
+        bytes: &[u8],
+        sources: &mut SourceMap,
+    ) -> Result<Manifest, Vec<Diagnostic>> {
+        let docs = super::load_yaml_bytes(name, bytes, sources, &LoadOptions::default())?.1;
+        Manifest::from_docs(name, &docs)
+    }
+
+    fn from_docs(name: &str, docs: &[Node]) -> Result<Manifest, Vec<Diagnostic>> {
         let Some(root) = docs.first().and_then(Node::as_map) else {
             return Err(vec![Diagnostic::error(
                 "manifest",
-                format!("{}: the manifest is not a mapping", path.display()),
+                format!("{name}: the manifest is not a mapping"),
             )]);
         };
         let full_name = root.get("FullName").and_then(text).ok_or_else(|| {

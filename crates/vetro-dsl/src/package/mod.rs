@@ -2,14 +2,17 @@
 //! class files. Loading yields class definitions plus a per-file report of the
 //! expressions found and the methods compiled (for `check --expressions`).
 
+mod archive;
 mod manifest;
 
+pub use archive::ArchiveLimits;
 pub use manifest::Manifest;
 
 use crate::syntax::class::{defines_class, read_class, read_namespaces, DocContext};
 use crate::syntax::data::{DataReader, DocPath, FoundExpr, PathSeg};
 use crate::syntax::{ClassDef, Namespaces};
 use indexmap::IndexMap;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use vetro_diag::{Diagnostic, SourceMap};
@@ -27,6 +30,10 @@ pub struct FileReport {
     pub class_names: Vec<String>,
 }
 
+/// The files of a package held in memory: path inside the package (with
+/// `/`, e.g. `Classes/App.yaml`, `Resources/deploy.sh`) -> contents.
+pub type PackageFiles = BTreeMap<String, Vec<u8>>;
+
 #[derive(Debug, Default)]
 pub struct Package {
     pub name: String,
@@ -37,6 +44,23 @@ pub struct Package {
     pub classes: IndexMap<String, Arc<ClassDef>>,
     pub files: Vec<FileReport>,
     pub problems: Vec<Diagnostic>,
+    /// Every file of a package loaded from memory or an archive (resources
+    /// are read from here); `None` for a directory (read from `root`).
+    pub contents: Option<std::sync::Arc<PackageFiles>>,
+}
+
+/// Decode and load YAML `bytes` as the source `name`.
+pub(crate) fn load_yaml_bytes(
+    name: &str,
+    bytes: &[u8],
+    sources: &mut SourceMap,
+    opts: &LoadOptions,
+) -> Result<(vetro_diag::FileId, Vec<vetro_yaml::Node>), Vec<Diagnostic>> {
+    let text = vetro_yaml::decode_text(bytes)
+        .map_err(|msg| vec![Diagnostic::error("encoding", format!("{name}: {msg}"))])?;
+    let id = sources.add(name.to_string(), text);
+    let docs = vetro_yaml::load_str(sources, id, opts)?;
+    Ok((id, docs))
 }
 
 /// Load one class file. `default_name` is the class the package maps to it.
@@ -47,16 +71,33 @@ pub fn load_class_file(
     default_name: Option<&str>,
     test_methods_public: bool,
 ) -> (Vec<ClassDef>, FileReport, Vec<Diagnostic>) {
+    let loaded = vetro_yaml::load_file(path, sources, &class_yaml());
+    read_class_docs(loaded, rel, default_name, test_methods_public)
+}
+
+/// Class files are YAML 1.1, as the reference reads them.
+fn class_yaml() -> LoadOptions {
+    LoadOptions {
+        version: YamlVersion::V1_1,
+        ..LoadOptions::default()
+    }
+}
+
+type Loaded = Result<(vetro_diag::FileId, Vec<vetro_yaml::Node>), Vec<Diagnostic>>;
+
+/// The classes of a loaded class file.
+fn read_class_docs(
+    loaded: Loaded,
+    rel: &str,
+    default_name: Option<&str>,
+    test_methods_public: bool,
+) -> (Vec<ClassDef>, FileReport, Vec<Diagnostic>) {
     let mut report = FileReport {
         file: rel.to_string(),
         ..Default::default()
     };
     let mut problems = Vec::new();
-    let opts = LoadOptions {
-        version: YamlVersion::V1_1,
-        ..LoadOptions::default()
-    };
-    let (file, docs) = match vetro_yaml::load_file(path, sources, &opts) {
+    let (file, docs) = match loaded {
         Ok(r) => r,
         Err(d) => return (Vec::new(), report, d),
     };
@@ -133,6 +174,55 @@ fn rel_path(root: &Path, p: &Path) -> String {
         .replace('\\', "/")
 }
 
+/// A manifest class path stays inside `Classes/`: relative, no `..`.
+fn is_inside(file: &str) -> bool {
+    let path = Path::new(file);
+    !file.is_empty()
+        && path.components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        })
+}
+
+/// What a class file the manifest maps classes to must hold: a class, and
+/// the classes the manifest names.
+fn mapped_file_problems(manifest: &Manifest, under: &str, report: &FileReport) -> Vec<Diagnostic> {
+    let mapped: Vec<&String> = manifest
+        .classes
+        .iter()
+        .filter(|(_, file)| file.as_str() == under)
+        .map(|(name, _)| name)
+        .collect();
+    if mapped.is_empty() {
+        return Vec::new();
+    }
+    if report.class_names.is_empty() {
+        return vec![Diagnostic::error(
+            "empty-class-file",
+            format!(
+                "{} defines no class (the manifest maps {} to it)",
+                report.file, mapped[0]
+            ),
+        )];
+    }
+    mapped
+        .into_iter()
+        .filter(|name| !report.class_names.contains(name))
+        .map(|name| {
+            Diagnostic::error(
+                "class-name",
+                format!(
+                    "the manifest maps {name} to {}, which defines {}",
+                    report.file,
+                    report.class_names.join(", ")
+                ),
+            )
+        })
+        .collect()
+}
+
 impl Package {
     fn add_classes(&mut self, classes: Vec<ClassDef>) {
         for c in classes {
@@ -155,36 +245,124 @@ impl Package {
                 return pkg;
             }
         };
-        pkg.name = manifest.full_name.clone();
-        pkg.version = manifest.version.clone();
-        pkg.format = manifest.format.clone();
-        pkg.requires = manifest.require.clone();
         let classes_dir = root.join("Classes");
         let mut files = Vec::new();
         yaml_files_under(&classes_dir, &mut files);
-        for f in files {
-            let rel = rel_path(root, &f);
+        let class_files = files.into_iter().map(|f| {
             let under = rel_path(&classes_dir, &f);
+            let loaded = vetro_yaml::load_file(&f, sources, &class_yaml());
+            (under, loaded)
+        });
+        let class_files: Vec<_> = class_files.collect();
+        pkg.add_manifest_classes(&manifest, class_files, |file| {
+            classes_dir.join(file).is_file()
+        });
+        pkg
+    }
+
+    /// A package held in memory (`label` names it in diagnostics, e.g. the
+    /// archive it came from). Its resources are read from `files` too.
+    pub fn load_files(label: &str, files: PackageFiles, sources: &mut SourceMap) -> Package {
+        let mut pkg = Package {
+            root: PathBuf::from(label),
+            version: "0.0.0".into(),
+            format: "1.0".into(),
+            ..Default::default()
+        };
+        let name = |rel: &str| format!("{label}/{rel}");
+        let manifest = match files.get("manifest.yaml") {
+            Some(bytes) => Manifest::parse(&name("manifest.yaml"), bytes, sources),
+            None => Err(vec![Diagnostic::error(
+                "manifest",
+                format!("{label}: the package has no manifest.yaml"),
+            )]),
+        };
+        let manifest = match manifest {
+            Ok(m) => m,
+            Err(d) => {
+                pkg.problems.extend(d);
+                return pkg;
+            }
+        };
+        let class_files: Vec<_> = files
+            .iter()
+            .filter_map(|(rel, bytes)| {
+                let under = rel.strip_prefix("Classes/")?;
+                let yaml = under.ends_with(".yaml") || under.ends_with(".yml");
+                yaml.then(|| {
+                    let loaded = load_yaml_bytes(&name(rel), bytes, sources, &class_yaml());
+                    (under.to_string(), loaded)
+                })
+            })
+            .collect();
+        pkg.add_manifest_classes(&manifest, class_files, |file| {
+            files.contains_key(&format!("Classes/{file}"))
+        });
+        pkg.contents = Some(std::sync::Arc::new(files));
+        pkg
+    }
+
+    /// A package zip archive (as Murano's catalog stores them: the manifest
+    /// at the top), read within `limits`.
+    pub fn load_zip(
+        label: &str,
+        bytes: &[u8],
+        limits: &ArchiveLimits,
+        sources: &mut SourceMap,
+    ) -> Package {
+        match archive::read_zip(bytes, limits) {
+            Ok(files) => Package::load_files(label, files, sources),
+            Err(message) => Package {
+                root: PathBuf::from(label),
+                problems: vec![Diagnostic::error("archive", format!("{label}: {message}"))],
+                ..Default::default()
+            },
+        }
+    }
+
+    /// Take the manifest's identity and the classes of the class files
+    /// (path under `Classes/`, loaded YAML); `exists` tells whether a path
+    /// under `Classes/` is a file of the package.
+    fn add_manifest_classes(
+        &mut self,
+        manifest: &Manifest,
+        class_files: Vec<(String, Loaded)>,
+        exists: impl Fn(&str) -> bool,
+    ) {
+        self.name = manifest.full_name.clone();
+        self.version = manifest.version.clone();
+        self.format = manifest.format.clone();
+        self.requires = manifest.require.clone();
+        for (under, loaded) in class_files {
+            let rel = format!("Classes/{under}");
             let default_name = manifest
                 .classes
                 .iter()
                 .find(|(_, file)| file.as_str() == under)
                 .map(|(n, _)| n.clone());
             let (classes, report, problems) =
-                load_class_file(&f, &rel, sources, default_name.as_deref(), false);
-            pkg.add_classes(classes);
-            pkg.files.push(report);
-            pkg.problems.extend(problems);
+                read_class_docs(loaded, &rel, default_name.as_deref(), false);
+            if problems.is_empty() {
+                self.problems
+                    .extend(mapped_file_problems(manifest, &under, &report));
+            }
+            self.add_classes(classes);
+            self.files.push(report);
+            self.problems.extend(problems);
         }
         for (cls, file) in &manifest.classes {
-            if !classes_dir.join(file).is_file() {
-                pkg.problems.push(Diagnostic::error(
+            if !is_inside(file) {
+                self.problems.push(Diagnostic::error(
+                    "class-path",
+                    format!("class {cls} maps to {file}, which is outside the package's Classes/ folder"),
+                ));
+            } else if !exists(file) {
+                self.problems.push(Diagnostic::error(
                     "missing-class-file",
                     format!("class {cls} maps to Classes/{file}, which does not exist"),
                 ));
             }
         }
-        pkg
     }
 
     /// The conformance `tests` package: every `*.yaml` file of a folder (or the

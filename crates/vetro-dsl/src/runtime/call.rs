@@ -19,7 +19,9 @@ pub enum CallKind {
     Extension,
 }
 
-const MAX_DEPTH: usize = 300;
+/// Most nested method calls of one flow. Deeper recursion, or recursion
+/// that would run out of native stack first, ends with `RecursionError`.
+pub const MAX_DEPTH: usize = 10_000;
 
 impl Rt {
     /// Call `name` on an object or type value.
@@ -132,12 +134,8 @@ impl Rt {
         kwargs: Vec<(String, Value)>,
     ) -> Result<Value, Exc> {
         self.charge_step()?;
-        if self.depth.get() > MAX_DEPTH {
-            return Err(Exc::native(
-                "",
-                "RecursionError",
-                "maximum recursion depth exceeded",
-            ));
+        if self.depth.get() >= MAX_DEPTH {
+            return Err(recursion_error());
         }
         let external = self.external_call.replace(false);
         let ctx = self.frame_context(decl, &this, &m.name);
@@ -244,7 +242,8 @@ impl Rt {
         };
         let r = match locked {
             Ok(()) => {
-                let r = self.exec_method_body(&m.body, &ctx, decl);
+                let r = super::stack::with_room(|| self.exec_method_body(&m.body, &ctx, decl))
+                    .unwrap_or_else(|| Err(recursion_error()));
                 if let Some(key) = &lock {
                     self.unlock_sync(key);
                 }
@@ -280,7 +279,7 @@ impl Rt {
         }
     }
 
-    /// Native methods of core-library and conformance classes.
+    /// The registered native method of `decl`, if one answers.
     fn call_native(
         &self,
         decl: &Rc<Class>,
@@ -290,7 +289,15 @@ impl Rt {
         args: &[Value],
         kwargs: &[(String, Value)],
     ) -> Option<Result<Value, Exc>> {
-        crate::core::native_method(self, decl, this, recv, name, args, kwargs)
+        self.source.natives.call(&super::natives::NativeCall {
+            rt: self,
+            class: decl,
+            this,
+            receiver: recv,
+            method: name,
+            args,
+            kwargs,
+        })
     }
 
     /// A native method that has no YAML declaration.
@@ -308,11 +315,14 @@ impl Rt {
         };
         for c in start.mro() {
             let this = recv.clone();
-            if let Some(r) = crate::core::native_method(self, &c, &this, &recv, name, args, kwargs)
-            {
+            if let Some(r) = self.call_native(&c, &this, &recv, name, args, kwargs) {
                 return Some(r);
             }
         }
         None
     }
+}
+
+fn recursion_error() -> Exc {
+    Exc::native("", "RecursionError", "maximum recursion depth exceeded")
 }

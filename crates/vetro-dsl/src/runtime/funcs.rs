@@ -1,6 +1,6 @@
 //! Engine functions registered in the YAQL host layer: method dispatchers,
-//! property access, the `:` operator, `new()`, `id()`, `type()`, ... and the
-//! conformance-mode test functions.
+//! property access, the `:` operator, `new()`, `id()`, `type()`, ...; and
+//! [`Rt::define_function`] for an embedder's own functions.
 
 use super::call::CallKind;
 use super::types::*;
@@ -28,6 +28,25 @@ impl Reg {
                     .ok_or_else(|| vetro_yaql::Error::value_err("engine gone"))?;
                 body(&rt, c, a).map_err(|e| rt.smuggle(e))
             }));
+    }
+}
+
+impl Rt {
+    /// Register a YAQL function for this session (an embedder's or a test
+    /// harness's own functions; a session hook is the place to call it).
+    /// `sig` is the parameter list (`"value:any"`); an `Exc` the body
+    /// returns is raised as that MuranoPL exception.
+    pub fn define_function(
+        &self,
+        name: &str,
+        form: Form,
+        sig: &str,
+        body: impl Fn(&Rt, &Call, Args) -> Result<Value, Exc> + 'static,
+    ) {
+        Reg {
+            rt: self.me.clone(),
+        }
+        .f(name, form, sig, Box::new(body));
     }
 }
 
@@ -68,7 +87,7 @@ fn find_extension(rt: &Rt, scope: &Rc<Class>, name: &str) -> Option<Rc<Class>> {
                 return Some(c);
             }
         }
-        if crate::core::has_native_extension(&c.name, name) {
+        if rt.source.natives.has_extension(&c.name, name) {
             return Some(c);
         }
     }
@@ -113,13 +132,13 @@ pub fn register_all(rt: &Rc<Rt>) {
             }
         }
     }
-    for n in crate::core::NATIVE_METHOD_NAMES {
+    for n in rt.source.natives.undeclared_methods() {
         names.insert(n.to_string());
     }
     for n in ["getValue", "setValue", "invoke", "ancestors"] {
         names.insert(n.to_string());
     }
-    for n in crate::core::NATIVE_EXTENSION_NAMES {
+    for n in rt.source.natives.extension_names() {
         ext_names.insert(n.to_string());
     }
     let host = rt.yaql.host_context().clone();
@@ -251,53 +270,6 @@ pub fn register_all(rt: &Rc<Rt>) {
             Ok(Value::Bool(o.class.is_a(&t.name)))
         }),
     );
-
-    // Conformance-mode functions.
-    if rt.conformance.enabled {
-        r.f(
-            "trace",
-            Form::Function,
-            "value:any",
-            Box::new(|rt, _, a| {
-                rt.trace(a.v(0).clone());
-                Ok(Value::Null)
-            }),
-        );
-        r.f(
-            "yield",
-            Form::Function,
-            "",
-            Box::new(|rt, _, _| {
-                rt.trace(Value::str("yield"));
-                crate::runtime::green::yield_now();
-                Ok(Value::Null)
-            }),
-        );
-        r.f(
-            "raisePythonException",
-            Form::Function,
-            "",
-            Box::new(|_, _, _| {
-                Err(Exc::native(
-                    "",
-                    "LookupError",
-                    "just random Python exception",
-                ))
-            }),
-        );
-        r.f(
-            "raiseException",
-            Form::Function,
-            "",
-            Box::new(|_, _, _| {
-                Err(Exc::native(
-                    "murano.tests.unit.dsl.test_execution",
-                    "CustomException",
-                    "",
-                ))
-            }),
-        );
-    }
 
     r.f(
         "new",

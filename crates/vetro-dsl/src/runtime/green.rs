@@ -10,7 +10,7 @@
 use super::model::meta_entries;
 use super::types::*;
 use super::{LiveFrame, Rt, StackEntry};
-use corosensei::stack::DefaultStack;
+use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -53,11 +53,13 @@ pub fn yield_now() {
         return;
     }
     let task = current_task();
+    let bounds = super::stack::bounds();
     // SAFETY: `me` is the yielder of the coroutine executing this code; it
     // stays valid while its body runs, and the body is running now.
     unsafe { (*me).suspend(()) };
     CURRENT.with(|c| c.set(me));
     TASK.with(|t| t.set(task));
+    super::stack::set_bounds(bounds);
 }
 
 /// The executor state one flow owns above the point where branches start
@@ -74,6 +76,8 @@ pub type ParkedRoots = (Vec<LiveFrame>, Vec<Rc<Object>>);
 struct Thread {
     id: u64,
     green: Green,
+    /// The thread's stack (see `stack.rs`).
+    bounds: super::stack::Bounds,
     index: usize,
     parked: Parked,
 }
@@ -117,7 +121,9 @@ impl Rt {
             };
             self.unpark(t.id, std::mem::take(&mut t.parked), base.3);
             TASK.with(|c| c.set(t.id));
+            let outer_bounds = super::stack::set_bounds(t.bounds);
             let step = t.green.resume(());
+            super::stack::set_bounds(outer_bounds);
             CURRENT.with(|c| c.set(outer.0));
             TASK.with(|c| c.set(outer.1));
             t.parked = self.park(t.id, base);
@@ -270,13 +276,19 @@ fn spawn(index: usize, task: Task) -> Result<Thread, Task> {
             Err(_) => return Err(task),
         },
     };
+    let bounds = super::stack::Bounds {
+        limit: stack.limit().get(),
+        top: stack.base().get(),
+    };
     let green = Coroutine::with_stack(stack, move |y: &Yielder<(), ()>, ()| {
         CURRENT.with(|c| c.set(y as *const _));
+        super::stack::set_bounds(bounds);
         task()
     });
     Ok(Thread {
         id,
         green,
+        bounds,
         index,
         parked: Parked::default(),
     })

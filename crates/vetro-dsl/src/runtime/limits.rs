@@ -1,15 +1,14 @@
 //! Resource limits of a session: packages are untrusted code, so a session
 //! stops with its own error when it runs too many workflow steps, for too
-//! long, or with too much memory (recursion depth is limited at each call,
-//! see `call.rs`). Limit errors cannot be caught by `Try`. An embedder can
-//! also cancel a running session from another thread (see [`Rt::set_cancel_flag`]);
-//! the session stops at its next step with the uncatchable `Cancelled` error.
+//! long, with too much memory, or when its embedder cancels it (recursion
+//! depth is limited at each call, see `call.rs`). These errors cannot be
+//! caught by `Try`.
 
 use super::types::Exc;
 use super::Rt;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The limits of one session; `None` means unlimited.
@@ -22,6 +21,8 @@ pub struct Limits {
     /// Bytes allocated by the process above what it held when the session
     /// started (needs a memory probe, see [`set_memory_probe`]).
     pub max_memory: Option<usize>,
+    /// Set from another thread to stop the session at its next step.
+    pub cancel: Option<CancelFlag>,
 }
 
 impl Default for Limits {
@@ -30,7 +31,32 @@ impl Default for Limits {
             max_steps: Some(100_000_000),
             max_time: Some(Duration::from_secs(600)),
             max_memory: Some(4 << 30),
+            cancel: None,
         }
+    }
+}
+
+/// A flag an embedder keeps to cancel a running session (a service stopping a
+/// deployment): the session ends with [`CANCELLED`] at its next step.
+#[derive(Clone, Debug, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl From<Arc<AtomicBool>> for CancelFlag {
+    fn from(flag: Arc<AtomicBool>) -> CancelFlag {
+        CancelFlag(flag)
+    }
+}
+
+impl CancelFlag {
+    pub fn new() -> CancelFlag {
+        CancelFlag::default()
+    }
+    /// Ask every session holding this flag to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
     }
 }
 
@@ -41,9 +67,10 @@ pub const MEMORY_LIMIT: &str = "MemoryLimitExceeded";
 /// The error of a session cancelled by its embedder.
 pub const CANCELLED: &str = "Cancelled";
 
-/// Whether `e` is a limit error or a cancellation (not catchable by MuranoPL code).
+/// Whether `e` is a limit error (not catchable by MuranoPL code).
 pub fn is_limit_error(e: &Exc) -> bool {
-    matches!(e, Exc::Native(n, _) if [STEP_LIMIT, TIME_LIMIT, MEMORY_LIMIT, CANCELLED].contains(&n.class.as_str()))
+    matches!(e, Exc::Native(n, _)
+        if [STEP_LIMIT, TIME_LIMIT, MEMORY_LIMIT, CANCELLED].contains(&n.class.as_str()))
 }
 
 /// Whether `e` is the error of a cancelled session.
@@ -63,12 +90,60 @@ fn allocated() -> Option<usize> {
     MEMORY_PROBE.get().map(|probe| probe())
 }
 
+/// What the YAQL evaluations of a session look at every few hundred
+/// operations (`vetro_yaql::Interrupt`), so that one long expression cannot
+/// outlive the session's time, memory or cancel flag. `Send + Sync`: only
+/// shared state, no session.
+#[derive(Clone, Default)]
+pub struct Watch {
+    cancel: Arc<Mutex<Option<CancelFlag>>>,
+    deadline: Option<Instant>,
+    /// (bytes held when the session started, most bytes above that)
+    memory: Option<(usize, usize)>,
+}
+
+impl Watch {
+    pub fn new(limits: &Limits, budget: &Budget) -> Watch {
+        Watch {
+            cancel: Arc::new(Mutex::new(limits.cancel.clone())),
+            deadline: limits.max_time.and_then(|t| budget.started.checked_add(t)),
+            memory: limits.max_memory.map(|max| (budget.memory_base, max)),
+        }
+    }
+
+    fn set_cancel(&self, flag: CancelFlag) {
+        if let Ok(mut c) = self.cancel.lock() {
+            *c = Some(flag);
+        }
+    }
+
+    /// The limit passed now, if one is.
+    pub fn passed(&self) -> Option<&'static str> {
+        let cancelled = self
+            .cancel
+            .lock()
+            .ok()
+            .is_some_and(|c| c.as_ref().is_some_and(CancelFlag::is_cancelled));
+        if cancelled {
+            return Some(CANCELLED);
+        }
+        if self.deadline.is_some_and(|d| Instant::now() > d) {
+            return Some(TIME_LIMIT);
+        }
+        if let (Some((base, max)), Some(now)) = (self.memory, allocated()) {
+            if now.saturating_sub(base) > max {
+                return Some(MEMORY_LIMIT);
+            }
+        }
+        None
+    }
+}
+
 /// What a session has used so far.
 pub struct Budget {
     steps: Cell<u64>,
     started: Instant,
     memory_base: usize,
-    cancel: RefCell<Option<Arc<AtomicBool>>>,
 }
 
 impl Budget {
@@ -77,27 +152,44 @@ impl Budget {
             steps: Cell::new(0),
             started: Instant::now(),
             memory_base: allocated().unwrap_or(0),
-            cancel: RefCell::new(None),
         }
     }
 }
 
-/// Time and memory are looked at every this many steps.
-const CHECK_EVERY: u64 = 256;
+/// The clock is looked at every this many steps (memory and the cancel flag,
+/// one atomic load each, at every step: one step can double what a session
+/// holds).
+const CHECK_EVERY: u64 = 16;
 
 impl Rt {
-    /// Stop the session at its next step once `flag` is set (from any thread).
-    pub fn set_cancel_flag(&self, flag: Arc<AtomicBool>) {
-        *self.budget.cancel.borrow_mut() = Some(flag);
+    /// Stop the session at its next step once `flag` is set (from any
+    /// thread); the same as giving it in [`Limits::cancel`].
+    pub fn set_cancel_flag(&self, flag: impl Into<CancelFlag>) {
+        let flag = flag.into();
+        self.watch.set_cancel(flag.clone());
+        self.limits.borrow_mut().cancel = Some(flag);
     }
 
-    /// Count one step; fails once a limit is passed or the session is cancelled.
+    /// The session's limit error for a YAQL evaluation its watch stopped.
+    pub fn interrupted(&self) -> Exc {
+        let limits = self.limits.borrow();
+        let class = self.watch.passed().unwrap_or(TIME_LIMIT);
+        let message = match class {
+            CANCELLED => "the session was cancelled".to_string(),
+            MEMORY_LIMIT => format!(
+                "the session allocated more than {}",
+                mib(limits.max_memory.unwrap_or(0))
+            ),
+            _ => format!(
+                "the session ran longer than {} s",
+                limits.max_time.map_or(0.0, |t| t.as_secs_f64())
+            ),
+        };
+        Exc::native("", class, message)
+    }
+
+    /// Count one step; fails once a limit is passed.
     pub fn charge_step(&self) -> Result<(), Exc> {
-        if let Some(flag) = self.budget.cancel.borrow().as_ref() {
-            if flag.load(Ordering::Relaxed) {
-                return Err(Exc::native("", CANCELLED, "the session was cancelled"));
-            }
-        }
         let steps = self.budget.steps.get() + 1;
         self.budget.steps.set(steps);
         let limits = self.limits.borrow();
@@ -105,14 +197,44 @@ impl Rt {
             return Err(Exc::native(
                 "",
                 STEP_LIMIT,
-                format!(
-                    "the session ran more than {steps_max} steps",
-                    steps_max = steps - 1
-                ),
+                format!("the session ran more than {} steps", steps - 1),
             ));
         }
-        if !steps.is_multiple_of(CHECK_EVERY) {
-            return Ok(());
+        self.check_memory(&limits)?;
+        if limits.cancel.as_ref().is_some_and(CancelFlag::is_cancelled) {
+            return Err(Exc::native("", CANCELLED, "the session was cancelled"));
+        }
+        if steps.is_multiple_of(CHECK_EVERY) {
+            self.check_clock(&limits)?;
+        }
+        Ok(())
+    }
+
+    /// The time, memory and cancel checks without counting a step: for long
+    /// operations inside one step (loading, serializing, collecting garbage).
+    pub fn check_limits(&self) -> Result<(), Exc> {
+        let limits = self.limits.borrow();
+        self.check_memory(&limits)?;
+        self.check_clock(&limits)
+    }
+
+    fn check_memory(&self, limits: &Limits) -> Result<(), Exc> {
+        if let (Some(max), Some(now)) = (limits.max_memory, allocated()) {
+            let used = now.saturating_sub(self.budget.memory_base);
+            if used > max {
+                return Err(Exc::native(
+                    "",
+                    MEMORY_LIMIT,
+                    format!("the session allocated more than {}", mib(max)),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_clock(&self, limits: &Limits) -> Result<(), Exc> {
+        if limits.cancel.as_ref().is_some_and(CancelFlag::is_cancelled) {
+            return Err(Exc::native("", CANCELLED, "the session was cancelled"));
         }
         if let Some(max) = limits.max_time {
             if self.budget.started.elapsed() > max {
@@ -123,16 +245,20 @@ impl Rt {
                 ));
             }
         }
-        if let (Some(max), Some(now)) = (limits.max_memory, allocated()) {
-            let used = now.saturating_sub(self.budget.memory_base);
-            if used > max {
-                return Err(Exc::native(
-                    "",
-                    MEMORY_LIMIT,
-                    format!("the session allocated more than {} MiB", max >> 20),
-                ));
-            }
-        }
         Ok(())
+    }
+
+    /// The deadline of the session's time limit, if it has one.
+    pub fn deadline(&self) -> Option<Instant> {
+        let max = self.limits.borrow().max_time?;
+        self.budget.started.checked_add(max)
+    }
+}
+
+fn mib(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
     }
 }

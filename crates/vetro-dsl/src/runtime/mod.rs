@@ -10,9 +10,11 @@ pub mod gc;
 pub mod green;
 pub mod limits;
 pub mod model;
+pub mod natives;
 pub mod props;
 pub mod reflect;
 pub mod serialize;
+pub mod stack;
 pub mod sysfuncs;
 pub mod types;
 
@@ -37,15 +39,23 @@ pub struct LoadScope {
     pub inits: Vec<(Rc<Object>, vetro_yaql::value::Dict)>,
 }
 
-/// Class definitions available to a session, with their packages.
+/// What every session over a set of packages shares: class definitions with
+/// their packages, the native methods, and the hooks that set up a session
+/// (extra YAQL functions). Cheap to clone; `Send + Sync`, so parsed packages
+/// are shared between threads while each session stays on its own thread.
 #[derive(Default, Clone)]
 pub struct ClassSource {
-    pub defs: HashMap<String, (Arc<ClassDef>, Rc<PkgInfo>)>,
+    pub defs: HashMap<String, (Arc<ClassDef>, Arc<PkgInfo>)>,
+    pub natives: Arc<natives::Natives>,
+    pub session_hooks: Vec<SessionHook>,
 }
+
+/// Run on every new session before it is used (to register functions).
+pub type SessionHook = Arc<dyn Fn(&Rc<Rt>) + Send + Sync>;
 
 impl ClassSource {
     pub fn add_package(&mut self, pkg: &crate::package::Package) {
-        let info = Rc::new(PkgInfo {
+        let info = Arc::new(PkgInfo {
             name: pkg.name.clone(),
             version: pkg.version.clone(),
             format: pkg.format.clone(),
@@ -90,13 +100,6 @@ pub struct StackEntry {
 pub const FRAME_VAR: &str = "#frame";
 const SMUGGLE: &str = "\u{1}mpl:";
 
-/// Options of the conformance batch mode.
-#[derive(Clone, Debug, Default)]
-pub struct Conformance {
-    pub enabled: bool,
-    pub native_classes: Vec<String>,
-}
-
 /// One executor session.
 pub struct Rt {
     pub me: Weak<Rt>,
@@ -111,7 +114,6 @@ pub struct Rt {
     pub config: serde_json::Value,
     pub attributes: RefCell<Vec<(String, String, String, Value)>>,
     pub root: RefCell<Option<Rc<Object>>>,
-    pub conformance: Conformance,
     /// Whether the parser lacks a prefix `:` (then `:Name` is rewritten).
     rewrite_colon: bool,
     pub contract_layer: Rc<Context>,
@@ -126,6 +128,8 @@ pub struct Rt {
     /// The green thread that started each running one.
     pub task_parents: RefCell<HashMap<u64, u64>>,
     pub budget: limits::Budget,
+    /// The session's limits as its YAQL evaluations see them.
+    pub watch: limits::Watch,
     pub id_seed: Cell<u64>,
     /// Object models of the model being loaded, by id (references resolved on demand).
     pub models: RefCell<HashMap<String, (Value, Option<String>)>>,
@@ -150,6 +154,10 @@ pub struct Rt {
     pub external_call: Cell<bool>,
     /// Interned `typeinfo()` objects, by class name.
     pub type_infos: RefCell<HashMap<String, Value>>,
+    /// What the embedding layer keeps with the session (the cloud host with
+    /// its backend and event sink, see `cloud::attach`); the runtime itself
+    /// never looks inside.
+    pub embedder: RefCell<Option<Box<dyn std::any::Any>>>,
 }
 
 /// Name used for the current namespace when `:Name` is rewritten to `ns:Name`.
@@ -172,7 +180,17 @@ impl Drop for Rt {
 }
 
 impl Rt {
-    pub fn new(source: ClassSource, config: serde_json::Value, conformance: Conformance) -> Rc<Rt> {
+    pub fn new(source: ClassSource, config: serde_json::Value) -> Rc<Rt> {
+        Rt::with_limits(source, config, limits::Limits::default())
+    }
+
+    /// A session under `limits` (its time limit also bounds each YAQL
+    /// evaluation, so one long expression cannot outlive the session).
+    pub fn with_limits(
+        source: ClassSource,
+        config: serde_json::Value,
+        limits: limits::Limits,
+    ) -> Rc<Rt> {
         let mut opts = EngineOptions {
             legacy: false,
             legacy_context: true,
@@ -188,6 +206,12 @@ impl Rt {
         opts.yaql.convert_tuples_to_lists = true;
         opts.yaql.convert_output_data = true;
         opts.yaql.limit_iterators = 10000;
+        let budget = limits::Budget::start();
+        let watch = limits::Watch::new(&limits, &budget);
+        let yaql_watch = watch.clone();
+        opts.yaql.limits.interrupt = Some(vetro_yaql::Interrupt::new(move |_| {
+            yaql_watch.passed().is_none()
+        }));
         let yaql = Engine::new(opts);
         let rewrite_colon = yaql.parse(":Foo").is_err();
         let contract_layer = yaql.context();
@@ -208,16 +232,16 @@ impl Rt {
             config,
             attributes: RefCell::new(Vec::new()),
             root: RefCell::new(None),
-            conformance,
             rewrite_colon,
             contract_layer,
             contract_plans: RefCell::new(HashMap::new()),
             depth: Cell::new(0),
-            limits: RefCell::new(limits::Limits::default()),
+            limits: RefCell::new(limits),
             parked: RefCell::new(HashMap::new()),
             sync_locks: RefCell::new(HashMap::new()),
             task_parents: RefCell::new(HashMap::new()),
-            budget: limits::Budget::start(),
+            budget,
+            watch,
             id_seed: Cell::new(seed | 1),
             models: RefCell::new(HashMap::new()),
             exc_objects: RefCell::new(HashMap::new()),
@@ -231,10 +255,14 @@ impl Rt {
             settle_seq: Cell::new(0),
             external_call: Cell::new(false),
             type_infos: RefCell::new(HashMap::new()),
+            embedder: RefCell::new(None),
         });
         funcs::register_all(&rt);
         sysfuncs::register(&rt);
         contracts::register_contract_functions(&rt);
+        for hook in &rt.source.session_hooks {
+            hook(&rt);
+        }
         rt
     }
 
@@ -278,7 +306,11 @@ impl Rt {
                 }
             }
         }
-        let exc = yaql_error(&e);
+        let exc = match e.kind {
+            // The session's watch stopped the evaluation: a limit passed.
+            ErrorKind::Interrupted => self.interrupted(),
+            _ => yaql_error(&e),
+        };
         self.with_frames(exc)
     }
 
@@ -312,27 +344,82 @@ impl Rt {
         if let Some(c) = self.classes.borrow().get(name) {
             return Ok(c.clone());
         }
+        // Ancestors first, without recursion (a long `Extends` chain is
+        // untrusted input), refusing cycles.
+        for n in self.resolution_order(name)? {
+            self.build_class(&n)?;
+        }
+        self.classes
+            .borrow()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| Exc::dsl("NoClassFound", format!("Class \"{name}\" is not found")))
+    }
+
+    fn find_def(&self, name: &str) -> Result<(Arc<ClassDef>, Arc<PkgInfo>), Exc> {
         let found = self.source.defs.get(name).cloned().or_else(|| {
             name.strip_prefix("io.murano.extensions.")
                 .and_then(|n| self.source.defs.get(n).cloned())
         });
-        let Some((def, pkg)) = found else {
-            return Err(Exc::dsl(
-                "NoClassFound",
-                format!("Class \"{name}\" is not found"),
-            ));
-        };
-        let mut parents = Vec::new();
-        let extends: Vec<String> = if def.extends.is_empty() && def.name != "io.murano.Object" {
+        found.ok_or_else(|| Exc::dsl("NoClassFound", format!("Class \"{name}\" is not found")))
+    }
+
+    /// The direct parents of a class definition by name.
+    fn parent_names(def: &ClassDef) -> Vec<String> {
+        if def.extends.is_empty() && def.name != "io.murano.Object" {
             vec!["io.murano.Object".to_string()]
         } else {
             def.extends.clone()
-        };
-        for p in &extends {
-            if p == name {
+        }
+    }
+
+    /// Classes to build so that `name` can be: its unbuilt ancestors, parents
+    /// before children, `name` last. Fails on a cycle of `Extends`.
+    fn resolution_order(&self, name: &str) -> Result<Vec<String>, Exc> {
+        let mut order = Vec::new();
+        let mut done = std::collections::HashSet::new();
+        // (class, its parents, next parent to visit); the path is the stack.
+        let mut path: Vec<(String, Vec<String>, usize)> = Vec::new();
+        let (def, _) = self.find_def(name)?;
+        path.push((name.to_string(), Self::parent_names(&def), 0));
+        while let Some((_, parents, next)) = path.last_mut() {
+            let Some(parent) = parents.get(*next).cloned() else {
+                let (n, _, _) = path.pop().expect("path is not empty");
+                done.insert(n.clone());
+                order.push(n);
+                continue;
+            };
+            *next += 1;
+            if done.contains(&parent) || self.classes.borrow().contains_key(&parent) {
                 continue;
             }
-            parents.push(self.class(p)?);
+            if let Some(at) = path.iter().position(|(n, _, _)| *n == parent) {
+                let mut cycle: Vec<&str> = path[at..].iter().map(|(n, _, _)| n.as_str()).collect();
+                cycle.push(&parent);
+                return Err(Exc::dsl(
+                    "CircularInheritanceError",
+                    format!("class {parent} extends itself: {}", cycle.join(" -> ")),
+                ));
+            }
+            let (def, _) = self.find_def(&parent)?;
+            path.push((parent, Self::parent_names(&def), 0));
+        }
+        Ok(order)
+    }
+
+    /// Build class `name` once its parents are built.
+    fn build_class(&self, name: &str) -> Result<Rc<Class>, Exc> {
+        if let Some(c) = self.classes.borrow().get(name) {
+            return Ok(c.clone());
+        }
+        let (def, pkg) = self.find_def(name)?;
+        let mut parents = Vec::new();
+        for p in Self::parent_names(&def) {
+            let parent = self.classes.borrow().get(&p).cloned();
+            match parent {
+                Some(c) => parents.push(c),
+                None => parents.push(self.class(&p)?),
+            }
         }
         let mut ancestors: Vec<Rc<Class>> = Vec::new();
         let mut queue: std::collections::VecDeque<Rc<Class>> = parents.iter().cloned().collect();

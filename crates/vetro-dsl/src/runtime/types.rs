@@ -30,7 +30,7 @@ pub struct Class {
     pub name: String,
     pub def: Arc<ClassDef>,
     pub parents: Vec<Rc<Class>>,
-    pub pkg: Rc<PkgInfo>,
+    pub pkg: std::sync::Arc<PkgInfo>,
     /// Breadth-first ancestors (without the class itself), each once.
     pub ancestors: Vec<Rc<Class>>,
     /// Static property values of this declaring class.

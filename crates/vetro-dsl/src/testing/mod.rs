@@ -42,16 +42,28 @@ impl Failure {
 }
 
 /// Test classes of the user packages (not the core libraries), in load order,
-/// with their test method names.
-pub fn discover(lib: &Library) -> Vec<(String, Vec<String>)> {
+/// with their test method names, and the classes that cannot be built (a
+/// missing or cyclic parent) with the failure.
+pub fn discover(lib: &Library) -> (Vec<(String, Vec<String>)>, Vec<TestResult>) {
     let rt = lib.session();
     let mut out = Vec::new();
+    let mut broken = Vec::new();
     for pkg in &lib.packages {
         if pkg.name == "io.murano" {
             continue;
         }
         for name in pkg.classes.keys() {
-            let Ok(class) = rt.class(name) else { continue };
+            let class = match rt.class(name) {
+                Ok(c) => c,
+                Err(e) => {
+                    broken.push(TestResult {
+                        class: name.clone(),
+                        method: String::new(),
+                        failure: Some(Failure::new(&e, "load")),
+                    });
+                    continue;
+                }
+            };
             if class.name == FIXTURE || !class.is_a(FIXTURE) {
                 continue;
             }
@@ -66,7 +78,7 @@ pub fn discover(lib: &Library) -> Vec<(String, Vec<String>)> {
             out.push((name.clone(), methods));
         }
     }
-    out
+    (out, broken)
 }
 
 fn find_method(
@@ -81,8 +93,8 @@ fn find_method(
 /// Run one test method in a fresh session.
 pub fn run_one(lib: &Library, class: &str, method: &str) -> TestResult {
     let backend = Box::new(crate::cloud::SimulatedCloud::new());
-    let guard = crate::cloud::install(lib.host(backend, None));
     let rt = lib.session();
+    crate::cloud::attach(&rt, lib.host(backend, None));
     let failure = (|| {
         let c = rt.class(class).map_err(|e| Failure::new(&e, "setUp"))?;
         let obj = rt
@@ -110,7 +122,7 @@ pub fn run_one(lib: &Library, class: &str, method: &str) -> TestResult {
         r.and(t)
     })()
     .err();
-    drop(guard);
+    crate::cloud::detach(&rt);
     TestResult {
         class: class.to_string(),
         method: method.to_string(),
@@ -119,17 +131,29 @@ pub fn run_one(lib: &Library, class: &str, method: &str) -> TestResult {
 }
 
 /// Run every test of the library; `filter` keeps tests whose `Class.method`
-/// contains it.
+/// contains it. Classes that cannot be built come first, as failures.
 pub fn run_all(lib: &Library, filter: Option<&str>) -> Vec<TestResult> {
     let mut out = Vec::new();
-    for (class, methods) in discover(lib) {
+    run_each(lib, filter, |r| out.push(r.clone()));
+    out
+}
+
+/// [`run_all`], handing each result over as soon as it is known (a runner
+/// prints it before the next test starts).
+pub fn run_each(lib: &Library, filter: Option<&str>, mut report: impl FnMut(&TestResult)) {
+    let (tests, broken) = discover(lib);
+    for r in &broken {
+        if filter.is_none_or(|f| r.class.contains(f)) {
+            report(r);
+        }
+    }
+    for (class, methods) in tests {
         for m in methods {
             let full = format!("{class}.{m}");
             if filter.is_some_and(|f| !full.contains(f)) {
                 continue;
             }
-            out.push(run_one(lib, &class, &m));
+            report(&run_one(lib, &class, &m));
         }
     }
-    out
 }

@@ -13,19 +13,42 @@ use std::rc::{Rc, Weak};
 /// The output form of a value: lazy sequences materialised (under the
 /// `limitIterators` check) and sets converted as configured.
 pub fn finalize(v: Value, rt: &Runtime) -> Result<Value> {
-    Ok(settle(&v, rt)?.unwrap_or(v))
+    let mut memo = Settled::default();
+    Ok(settle(&v, rt, &mut memo)?.unwrap_or(v))
+}
+
+/// Output forms of the shared lists and dicts met in one walk, by address:
+/// a value that holds the same list many times (`[$l, $l]` built in a loop)
+/// is walked once per distinct list, not once per path to it. Each entry
+/// keeps its list or dict alive, so an address is not reused during the walk.
+#[derive(Default)]
+struct Settled(ahash::AHashMap<usize, (Value, Option<Value>)>);
+
+impl Settled {
+    fn shared_key(v: &Value) -> Option<usize> {
+        match v {
+            Value::List(l) if Rc::strong_count(l) > 1 && !l.is_empty() => {
+                Some(Rc::as_ptr(l) as *const u8 as usize)
+            }
+            Value::Dict(d) if Rc::strong_count(d) > 1 && !d.is_empty() => {
+                Some(Rc::as_ptr(d) as *const u8 as usize)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Rebuild `items` only from the first one that changes: `None` when none does.
 fn settle_items<'a>(
     items: impl ExactSizeIterator<Item = &'a Value>,
     rt: &Runtime,
+    memo: &mut Settled,
 ) -> Result<Option<Vec<Value>>> {
     let mut out: Option<Vec<Value>> = None;
     let n = items.len();
     let mut seen: Vec<&Value> = Vec::new();
     for x in items {
-        match (settle(x, rt)?, &mut out) {
+        match (settle(x, rt, memo)?, &mut out) {
             (Some(new), Some(out)) => out.push(new),
             (Some(new), None) => {
                 let mut v = Vec::with_capacity(n);
@@ -92,7 +115,19 @@ fn remember_final(l: &Rc<Vec<Value>>, rt: &Runtime) {
 
 /// The output form of a value, or `None` when it already is one (so a large
 /// value that is already final is walked, not copied).
-fn settle(v: &Value, rt: &Runtime) -> Result<Option<Value>> {
+fn settle(v: &Value, rt: &Runtime, memo: &mut Settled) -> Result<Option<Value>> {
+    let key = Settled::shared_key(v);
+    if let Some((_, done)) = key.and_then(|k| memo.0.get(&k)) {
+        return Ok(done.clone());
+    }
+    let out = settle_new(v, rt, memo)?;
+    if let Some(k) = key {
+        memo.0.insert(k, (v.clone(), out.clone()));
+    }
+    Ok(out)
+}
+
+fn settle_new(v: &Value, rt: &Runtime, memo: &mut Settled) -> Result<Option<Value>> {
     let lim = rt.opts.limit_iterators;
     let check = |n: usize| -> Result<()> {
         if lim >= 0 && n as i64 > lim {
@@ -107,7 +142,7 @@ fn settle(v: &Value, rt: &Runtime) -> Result<Option<Value>> {
             if known_final(l, rt) {
                 return Ok(None);
             }
-            let settled = settle_items(l.iter(), rt)?;
+            let settled = settle_items(l.iter(), rt, memo)?;
             if settled.is_none() {
                 remember_final(l, rt);
             }
@@ -116,7 +151,7 @@ fn settle(v: &Value, rt: &Runtime) -> Result<Option<Value>> {
         Value::Iter(it) => {
             let mut out = Vec::new();
             while let Some(x) = it.next()? {
-                out.push(finalize(x, rt)?);
+                out.push(settle(&x, rt, memo)?.unwrap_or(x));
                 check(out.len())?;
                 if out.len().is_multiple_of(4096) {
                     rt.check_bytes(out.len() * std::mem::size_of::<Value>())?;
@@ -129,9 +164,9 @@ fn settle(v: &Value, rt: &Runtime) -> Result<Option<Value>> {
             let mut changed = false;
             let mut entries = Vec::with_capacity(d.len());
             for (k, x) in d.iter() {
-                let k2 = settle(k, rt)?;
+                let k2 = settle(k, rt, memo)?;
                 unhashable_check(k2.as_ref().unwrap_or(k), k, rt)?;
-                let x2 = settle(x, rt)?;
+                let x2 = settle(x, rt, memo)?;
                 changed |= k2.is_some() || x2.is_some();
                 entries.push((k2, x2));
             }
@@ -152,7 +187,7 @@ fn settle(v: &Value, rt: &Runtime) -> Result<Option<Value>> {
         Value::Set(s) => {
             check(s.len())?;
             if rt.opts.convert_sets_to_lists {
-                let items = settle_items(s.iter(), rt)?;
+                let items = settle_items(s.iter(), rt, memo)?;
                 Some(Value::list(
                     items.unwrap_or_else(|| s.iter().cloned().collect()),
                 ))
@@ -160,7 +195,7 @@ fn settle(v: &Value, rt: &Runtime) -> Result<Option<Value>> {
                 let mut changed = false;
                 let mut out = crate::value::Set::with_capacity(s.len());
                 for x in s.iter() {
-                    let x2 = settle(x, rt)?;
+                    let x2 = settle(x, rt, memo)?;
                     unhashable_check(x2.as_ref().unwrap_or(x), x, rt)?;
                     changed |= x2.is_some();
                     out.insert(x2.unwrap_or_else(|| x.clone()));

@@ -1,22 +1,30 @@
-//! The conformance batch protocol (`vetro run --batch`): one JSON request per
-//! input line, one JSON reply per output line.
+//! The MuranoPL engine protocol of the conformance corpus (`vetro run
+//! --batch`): one JSON request per input line, one JSON reply per output
+//! line. Requests: `begin` (load the case's class files with the core
+//! library), `load` (a session with an object model), `call`, `serialize`,
+//! `finalize`. Values travel in the tagged encoding (`$object`, `$dict`,
+//! `$set`, `$type`).
 
-use crate::package::Package;
-use crate::runtime::types::{as_object, Exc};
-use crate::runtime::{ClassSource, Conformance, Rt};
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::rc::Rc;
 use vetro_diag::SourceMap;
+use vetro_dsl::package::Package;
+use vetro_dsl::runtime::limits::Limits;
+use vetro_dsl::runtime::natives::{NativeCall, Natives};
+use vetro_dsl::runtime::types::Exc;
+use vetro_dsl::runtime::{ClassSource, Rt};
+use vetro_yaql::{Form, Value};
 
 /// State of one batch run (one case).
 #[derive(Default)]
 pub struct Batch {
     source: Option<ClassSource>,
-    conformance: Conformance,
     sessions: HashMap<i64, Rc<Rt>>,
+    /// Limits of every session the batch starts.
+    limits: Limits,
 }
 
 /// A success reply carrying `value` under `key`. Built by moving the values
@@ -40,8 +48,11 @@ pub fn exception_json(e: &Exc, preserve: bool) -> Json {
 }
 
 impl Batch {
-    pub fn new() -> Batch {
-        Batch::default()
+    pub fn new(limits: Limits) -> Batch {
+        Batch {
+            limits,
+            ..Batch::default()
+        }
     }
 
     fn traces(rt: &Rt) -> Json {
@@ -92,23 +103,11 @@ impl Batch {
         });
         let mut sources = SourceMap::new();
         let tests = Package::load_test_classes(Path::new(dir), files.as_deref(), &mut sources);
-        let core = crate::core::core_package(&mut sources);
-        let mut src = ClassSource::default();
+        let core = vetro_dsl::core::core_package(&mut sources);
+        let mut src = fixture_source();
         src.add_package(&tests);
         src.add_package(&core);
         self.source = Some(src);
-        self.conformance = Conformance {
-            enabled: true,
-            native_classes: req
-                .get("native_classes")
-                .and_then(Json::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|s| s.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        };
         let problems: Vec<String> = tests.problems.iter().map(|d| d.message.clone()).collect();
         json!({"ok": true, "problems": problems})
     }
@@ -119,7 +118,7 @@ impl Batch {
         };
         let id = req.get("session").and_then(Json::as_i64).unwrap_or(0);
         let config = req.get("config").cloned().unwrap_or(json!({}));
-        let rt = Rt::new(src, config, self.conformance.clone());
+        let rt = Rt::with_limits(src, config, self.limits.clone());
         self.sessions.insert(id, rt.clone());
         match rt.load_model(req.get("model").unwrap_or(&Json::Null)) {
             Ok(root) => {
@@ -168,8 +167,7 @@ impl Batch {
                 .and_then(Json::as_object)
                 .map(|m| m.iter().map(|(k, v)| (k.clone(), rt.decode(v))).collect())
                 .unwrap_or_default();
-            let _ = as_object(&recv);
-            crate::core::call_external(&rt, &recv, method, args, kwargs)
+            vetro_dsl::core::call_external(&rt, &recv, method, args, kwargs)
         })();
         match r {
             Ok(v) => success("value", rt.encode(&v), Self::traces(&rt)),
@@ -180,21 +178,119 @@ impl Batch {
     }
 }
 
-/// Run the protocol over streams until the input ends.
-pub fn run<R: BufRead, W: Write>(input: R, mut output: W) -> std::io::Result<()> {
-    let mut batch = Batch::new();
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
+/// The class source of a case before its classes are added: the core
+/// library's natives, plus the fixtures the corpus expects from the
+/// reference's test harness (Python-implemented methods, `trace()`,
+/// `yield()`, functions that raise Python exceptions).
+fn fixture_source() -> ClassSource {
+    let mut natives = Natives::default();
+    vetro_dsl::core::register_natives(&mut natives);
+    natives.register("extcls.Extender", |c| {
+        let factor = match c.method {
+            "pythonExtension" => None,
+            "pythonExtension2" => Some(2),
+            _ => return None,
+        };
+        Some(int_arg(c).and_then(|n| times(n, factor.unwrap_or(n))))
+    });
+    natives.declare_extension("extcls.Extender", "pythonExtension");
+    natives.declare_extension("extcls.Extender", "pythonExtension2");
+    natives.register("test.TestStatics", |c| match c.method {
+        "staticPythonMethod" => {
+            let factor = if c.on_class() { 7 } else { 3 };
+            Some(int_arg(c).and_then(|n| times(n, factor)))
         }
-        let reply = match serde_json::from_str::<Json>(&line) {
-            Ok(req) => batch.handle(&req),
-            Err(e) => json!({"ok": false, "error": format!("bad JSON: {e}")}),
+        "classmethodPythonMethod" => {
+            let a = c.arg(0, "arg").map(Value::py_str).unwrap_or_default();
+            let prefix = if c.on_class() {
+                "PythonClass"
+            } else {
+                "PYTHONCLASS"
+            };
+            Some(Ok(Value::str(&format!("{prefix}{a}"))))
+        }
+        _ => None,
+    });
+    natives.declare_method("staticPythonMethod");
+    natives.declare_method("classmethodPythonMethod");
+    ClassSource {
+        natives: std::sync::Arc::new(natives),
+        session_hooks: vec![std::sync::Arc::new(|rt: &Rc<Rt>| fixture_functions(rt))],
+        ..ClassSource::default()
+    }
+}
+
+/// Argument `arg` as an integer (the `int()` contract the fixture methods
+/// declare).
+fn int_arg(c: &NativeCall<'_>) -> Result<i64, Exc> {
+    match c.arg(0, "arg") {
+        Some(Value::Int(n)) => Ok(*n),
+        Some(Value::Str(s)) => s
+            .trim()
+            .parse()
+            .map_err(|_| Exc::contract(format!("Value {s} violates int() contract"))),
+        _ => Err(Exc::contract("Value violates int() contract")),
+    }
+}
+
+fn times(a: i64, b: i64) -> Result<Value, Exc> {
+    a.checked_mul(b)
+        .map(Value::Int)
+        .ok_or_else(|| Exc::native("", "OverflowError", "integer overflow"))
+}
+
+fn fixture_functions(rt: &Rt) {
+    rt.define_function("trace", Form::Function, "value:any", |rt, _, a| {
+        rt.trace(a.v(0).clone());
+        Ok(Value::Null)
+    });
+    rt.define_function("yield", Form::Function, "", |rt, _, _| {
+        rt.trace(Value::str("yield"));
+        vetro_dsl::runtime::green::yield_now();
+        Ok(Value::Null)
+    });
+    rt.define_function("raisePythonException", Form::Function, "", |_, _, _| {
+        Err(Exc::native(
+            "",
+            "LookupError",
+            "just random Python exception",
+        ))
+    });
+    rt.define_function("raiseException", Form::Function, "", |_, _, _| {
+        Err(Exc::native(
+            "murano.tests.unit.dsl.test_execution",
+            "CustomException",
+            "",
+        ))
+    });
+}
+
+/// Run the protocol over streams until the input ends. A line that is not
+/// UTF-8 or not JSON gets an error reply; the next line is read as usual.
+pub fn run<R: BufRead, W: Write>(
+    mut input: R,
+    mut output: W,
+    limits: Limits,
+) -> std::io::Result<()> {
+    let mut batch = Batch::new(limits);
+    let mut line = Vec::new();
+    let mut number = 0u64;
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        number += 1;
+        let reply = match std::str::from_utf8(&line) {
+            Ok(text) if text.trim().is_empty() => continue,
+            Ok(text) => match serde_json::from_str::<Json>(text) {
+                Ok(req) => batch.handle(&req),
+                Err(e) => json!({"ok": false, "error": format!("line {number}: bad JSON: {e}")}),
+            },
+            Err(e) => json!({"ok": false, "error": format!("line {number} is not UTF-8: {e}")}),
         };
         serde_json::to_writer(&mut output, &reply)?;
         output.write_all(b"\n")?;
         output.flush()?;
     }
-    Ok(())
 }
