@@ -9,6 +9,7 @@
 //! answer and the core library behaves as before.
 
 mod natives;
+mod objects;
 mod services;
 pub mod simulator;
 

@@ -1,6 +1,7 @@
 //! Native methods of the cloud-facing core classes, answered only while a
 //! host is installed (see [`super::install`]).
 
+use super::objects::{cloud_error, describe, prop, this_object};
 use super::{active, services, with_host};
 use crate::runtime::types::*;
 use crate::runtime::Rt;
@@ -9,20 +10,6 @@ use std::rc::Rc;
 use vetro_yaql::Value;
 
 use crate::core::arg;
-
-pub(super) fn cloud_error(message: impl Into<String>) -> Exc {
-    Exc::native("vetro.cloud", "CloudError", message)
-}
-
-pub(super) fn this_object(this: &Value) -> Result<Rc<Object>, Exc> {
-    as_object(this)
-        .map(|(o, _)| o)
-        .ok_or_else(|| Exc::native("", "ValueError", "object expected"))
-}
-
-pub(super) fn prop(o: &Object, name: &str) -> Value {
-    o.props.borrow().get(name).cloned().unwrap_or(Value::Null)
-}
 
 fn set_prop(o: &Object, name: &str, v: Value) {
     o.props.borrow_mut().insert(name.to_string(), v);
@@ -49,15 +36,6 @@ pub fn merge_json(base: &mut Json, add: &Json) {
             }
         }
         (b, a) => *b = a.clone(),
-    }
-}
-
-/// A short description of an object for progress lines: `Class name`.
-pub(super) fn describe(o: &Object) -> String {
-    let name = o.props.borrow().get("name").map(Value::py_str);
-    match name {
-        Some(n) if !n.is_empty() && n != "None" => format!("{} {n}", o.class.name),
-        _ => format!("{} {}", o.class.name, o.id),
     }
 }
 

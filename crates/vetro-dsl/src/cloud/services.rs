@@ -4,7 +4,7 @@
 //! catalogue in the simulator) and Mistral (not available). Every call is
 //! reported as an event.
 
-use super::natives::{cloud_error, describe, prop, this_object};
+use super::objects::{cloud_error, describe, prop, this_object};
 use super::with_host;
 use crate::runtime::types::*;
 use crate::runtime::Rt;

@@ -8,16 +8,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use vetro_yaql::Value;
 
-/// How a call reached the method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CallKind {
-    /// From outside the engine (batch `call`, actions).
-    External,
-    /// `$obj.m()` in an expression.
-    Expression,
-    /// `value.ext()` for an extension method.
-    Extension,
-}
+pub use super::types::CallKind;
 
 /// Most nested method calls of one flow. Deeper recursion, or recursion
 /// that would run out of native stack first, ends with `RecursionError`.
@@ -139,87 +130,7 @@ impl Rt {
         }
         let external = self.external_call.replace(false);
         let ctx = self.frame_context(decl, &this, &m.name);
-        let no_match = || {
-            Exc::native(
-                YAQL_EXC,
-                "NoMatchingMethodException",
-                format!(
-                    "No method \"{}\" for receiver {} matches supplied arguments",
-                    m.name, decl.name
-                ),
-            )
-        };
-        let std_args: Vec<_> = m
-            .args
-            .iter()
-            .filter(|a| a.usage == ArgUsage::Standard)
-            .collect();
-        let varargs = m.args.iter().find(|a| a.usage == ArgUsage::VarArgs);
-        let kwarg = m.args.iter().find(|a| a.usage == ArgUsage::KwArgs);
-        let mut values: Vec<Option<Value>> = vec![None; std_args.len()];
-        let mut rest = Vec::new();
-        for (i, v) in args.into_iter().enumerate() {
-            if i < std_args.len() {
-                values[i] = Some(v);
-            } else if varargs.is_some() {
-                rest.push(v);
-            } else {
-                return Err(no_match());
-            }
-        }
-        let mut kw = vetro_yaql::value::Dict::new();
-        for (k, v) in kwargs {
-            match std_args.iter().position(|a| a.name == k) {
-                Some(i) if values[i].is_none() => values[i] = Some(v),
-                Some(_) => return Err(no_match()),
-                None if kwarg.is_some() => {
-                    kw.insert(Value::str(&k), v);
-                }
-                None => return Err(no_match()),
-            }
-        }
-        let label = |a: &str| format!("{}::{}({a})", decl.name, m.name);
-        for (i, a) in std_args.iter().enumerate() {
-            let v = match values[i].take() {
-                Some(v) => v,
-                None => match &a.default {
-                    Some(d) => self.eval_data(d, &ctx)?,
-                    // A missing argument is left to its contract.
-                    None => Value::Null,
-                },
-            };
-            let v = match &a.contract {
-                Some(c) => {
-                    self.external_call.set(external);
-                    let r = self.check_contract(c, v, decl, obj.as_ref(), &label(&a.name));
-                    self.external_call.set(false);
-                    r?
-                }
-                None => v,
-            };
-            ctx.set(&a.name, v);
-        }
-        if let Some(va) = varargs {
-            let mut items = Vec::with_capacity(rest.len());
-            for v in rest {
-                items.push(match &va.contract {
-                    Some(c) => self.check_contract(c, v, decl, obj.as_ref(), &label(&va.name))?,
-                    None => v,
-                });
-            }
-            ctx.set(&va.name, Value::list(items));
-        }
-        if let Some(ka) = kwarg {
-            let mut out = vetro_yaql::value::Dict::new();
-            for (k, v) in kw {
-                let v = match &ka.contract {
-                    Some(c) => self.check_contract(c, v, decl, obj.as_ref(), &label(&ka.name))?,
-                    None => v,
-                };
-                out.insert(k, v);
-            }
-            ctx.set(&ka.name, Value::dict(out));
-        }
+        self.bind_arguments(decl, m, obj.as_ref(), &ctx, args, kwargs, external)?;
         self.stack.borrow_mut().push(StackEntry {
             class: decl.name.clone(),
             method: m.name.clone(),
@@ -277,6 +188,103 @@ impl Rt {
             ),
             None => Ok(v),
         }
+    }
+
+    /// Bind a call's arguments to the method's parameters in `ctx`, with
+    /// defaults and contracts (`external`: the call came from outside).
+    #[allow(clippy::too_many_arguments)]
+    fn bind_arguments(
+        &self,
+        decl: &Rc<Class>,
+        m: &MethodDef,
+        obj: Option<&Rc<Object>>,
+        ctx: &Rc<vetro_yaql::Context>,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        external: bool,
+    ) -> Result<(), Exc> {
+        let no_match = || {
+            Exc::native(
+                YAQL_EXC,
+                "NoMatchingMethodException",
+                format!(
+                    "No method \"{}\" for receiver {} matches supplied arguments",
+                    m.name, decl.name
+                ),
+            )
+        };
+        let std_args: Vec<_> = m
+            .args
+            .iter()
+            .filter(|a| a.usage == ArgUsage::Standard)
+            .collect();
+        let varargs = m.args.iter().find(|a| a.usage == ArgUsage::VarArgs);
+        let kwarg = m.args.iter().find(|a| a.usage == ArgUsage::KwArgs);
+        let mut values: Vec<Option<Value>> = vec![None; std_args.len()];
+        let mut rest = Vec::new();
+        for (i, v) in args.into_iter().enumerate() {
+            if i < std_args.len() {
+                values[i] = Some(v);
+            } else if varargs.is_some() {
+                rest.push(v);
+            } else {
+                return Err(no_match());
+            }
+        }
+        let mut kw = vetro_yaql::value::Dict::new();
+        for (k, v) in kwargs {
+            match std_args.iter().position(|a| a.name == k) {
+                Some(i) if values[i].is_none() => values[i] = Some(v),
+                Some(_) => return Err(no_match()),
+                None if kwarg.is_some() => {
+                    kw.insert(Value::str(&k), v);
+                }
+                None => return Err(no_match()),
+            }
+        }
+        let label = |a: &str| format!("{}::{}({a})", decl.name, m.name);
+        for (i, a) in std_args.iter().enumerate() {
+            let v = match values[i].take() {
+                Some(v) => v,
+                None => match &a.default {
+                    Some(d) => self.eval_data(d, ctx)?,
+                    // A missing argument is left to its contract.
+                    None => Value::Null,
+                },
+            };
+            let v = match &a.contract {
+                Some(c) => {
+                    self.external_call.set(external);
+                    let r = self.check_contract(c, v, decl, obj, &label(&a.name));
+                    self.external_call.set(false);
+                    r?
+                }
+                None => v,
+            };
+            ctx.set(&a.name, v);
+        }
+        if let Some(va) = varargs {
+            let mut items = Vec::with_capacity(rest.len());
+            for v in rest {
+                items.push(match &va.contract {
+                    Some(c) => self.check_contract(c, v, decl, obj, &label(&va.name))?,
+                    None => v,
+                });
+            }
+            ctx.set(&va.name, Value::list(items));
+        }
+        if let Some(ka) = kwarg {
+            let mut out = vetro_yaql::value::Dict::new();
+            for (k, v) in kw {
+                let v = match &ka.contract {
+                    Some(c) => self.check_contract(c, v, decl, obj, &label(&ka.name))?,
+                    None => v,
+                };
+                out.insert(k, v);
+            }
+            ctx.set(&ka.name, Value::dict(out));
+        }
+        Ok(())
     }
 
     /// The registered native method of `decl`, if one answers.

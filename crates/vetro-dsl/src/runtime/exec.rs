@@ -160,31 +160,7 @@ impl Rt {
                 }
             }
             StmtKind::Parallel { branches, limit } => {
-                let limit = match limit {
-                    Some(l) => self.eval_data(l, ctx)?.as_i64().map(|n| n.max(1) as usize),
-                    None => None,
-                };
-                let Some(rt) = self.me.upgrade() else {
-                    return Ok(Flow::Next);
-                };
-                let tasks: Vec<super::green::Task> = branches
-                    .iter()
-                    .map(|b| {
-                        let (rt, ctx, class, b) =
-                            (rt.clone(), ctx.clone(), s.class.clone(), b.clone());
-                        Box::new(move || rt.exec_method_body(&b, &ctx, &class).map(|_| Value::Null))
-                            as super::green::Task
-                    })
-                    .collect();
-                // Every branch runs to its end; the first failure is raised.
-                match self
-                    .run_green(tasks, limit)
-                    .into_iter()
-                    .find_map(Result::err)
-                {
-                    Some(e) => Err(e),
-                    None => Ok(Flow::Next),
-                }
+                self.exec_parallel(branches, limit.as_ref(), s)
             }
             StmtKind::Do(b) => self.exec_block(b, s),
             StmtKind::Throw {
@@ -198,23 +174,7 @@ impl Rt {
                 catches,
                 otherwise,
                 finally,
-            } => {
-                let r = match self.exec_block(body, s) {
-                    Ok(Flow::Next) => match otherwise {
-                        Some(b) => self.exec_block(b, s),
-                        None => Ok(Flow::Next),
-                    },
-                    Ok(flow) => Ok(flow),
-                    Err(e) => self.handle(e, catches, s),
-                };
-                match finally {
-                    Some(f) => match self.exec_block(f, s)? {
-                        Flow::Next => r,
-                        other => Ok(other),
-                    },
-                    None => r,
-                }
-            }
+            } => self.exec_try(body, catches, otherwise.as_ref(), finally.as_ref(), s),
             StmtKind::Rethrow => match s.caught.last() {
                 Some(e) => Err(e.to_mpl()),
                 None => Err(Exc::dsl(
@@ -222,6 +182,67 @@ impl Rt {
                     "Rethrow must be inside Catch",
                 )),
             },
+        }
+    }
+
+    /// `Parallel`: every branch as a green thread, at most `limit` at once;
+    /// all run to their end and the first failure is raised.
+    fn exec_parallel(
+        &self,
+        branches: &[Block],
+        limit: Option<&Data>,
+        s: &mut Scope<'_>,
+    ) -> Result<Flow, Exc> {
+        let ctx = s.ctx;
+        let limit = match limit {
+            Some(l) => self.eval_data(l, ctx)?.as_i64().map(|n| n.max(1) as usize),
+            None => None,
+        };
+        let Some(rt) = self.me.upgrade() else {
+            return Ok(Flow::Next);
+        };
+        let tasks: Vec<super::green::Task> = branches
+            .iter()
+            .map(|b| {
+                let (rt, ctx, class, b) = (rt.clone(), ctx.clone(), s.class.clone(), b.clone());
+                Box::new(move || rt.exec_method_body(&b, &ctx, &class).map(|_| Value::Null))
+                    as super::green::Task
+            })
+            .collect();
+        // Every branch runs to its end; the first failure is raised.
+        match self
+            .run_green(tasks, limit)
+            .into_iter()
+            .find_map(Result::err)
+        {
+            Some(e) => Err(e),
+            None => Ok(Flow::Next),
+        }
+    }
+
+    /// `Try` with its `Catch` clauses, `Else` and `Finally`.
+    fn exec_try(
+        &self,
+        body: &Block,
+        catches: &[crate::syntax::CatchClause],
+        otherwise: Option<&Block>,
+        finally: Option<&Block>,
+        s: &mut Scope<'_>,
+    ) -> Result<Flow, Exc> {
+        let r = match self.exec_block(body, s) {
+            Ok(Flow::Next) => match otherwise {
+                Some(b) => self.exec_block(b, s),
+                None => Ok(Flow::Next),
+            },
+            Ok(flow) => Ok(flow),
+            Err(e) => self.handle(e, catches, s),
+        };
+        match finally {
+            Some(f) => match self.exec_block(f, s)? {
+                Flow::Next => r,
+                other => Ok(other),
+            },
+            None => r,
         }
     }
 

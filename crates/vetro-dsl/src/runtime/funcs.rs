@@ -121,6 +121,13 @@ pub fn register_all(rt: &Rc<Rt>) {
     let r = Reg {
         rt: Rc::downgrade(rt),
     };
+    register_dispatchers(rt, &r);
+    register_object_functions(&r);
+    register_type_functions(&r);
+}
+
+/// YAQL method dispatchers for every method name the classes define.
+fn register_dispatchers(rt: &Rc<Rt>, r: &Reg) {
     // Method dispatchers for every method name a loaded class defines.
     let mut names = BTreeSet::new();
     let mut ext_names = BTreeSet::new();
@@ -230,7 +237,10 @@ pub fn register_all(rt: &Rc<Rt>) {
             }),
         );
     }
+}
 
+/// `new()`, `id()`, `type()`, the `:` operator and the other object functions.
+fn register_object_functions(r: &Reg) {
     r.f(
         "#operator_.",
         Form::Function,
@@ -341,6 +351,10 @@ pub fn register_all(rt: &Rc<Rt>) {
             }
         }),
     );
+}
+
+/// `super()`, casts, reflection and the remaining engine functions.
+fn register_type_functions(r: &Reg) {
     let super_fn = |rt: &Rt, c: &Call, a: Args| -> Result<Value, Exc> {
         let o = object_arg(a.v(0))?;
         let sc = scope(rt, c)?;

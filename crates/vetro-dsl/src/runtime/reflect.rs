@@ -1,7 +1,7 @@
 //! Reflection (`typeinfo()`): type, method, argument, property, package and
 //! version objects with their properties and methods.
 
-use super::call::CallKind;
+use super::types::CallKind;
 use super::types::*;
 use super::Rt;
 use crate::syntax::{ArgUsage, ClassUsage, MethodUsage, PropUsage};

@@ -196,8 +196,14 @@ fn field(d: &Value, k: &str) -> Value {
 
 pub fn register(rt: &Rc<Rt>) {
     let w = Rc::downgrade(rt);
+    register_data_functions(&w, rt);
+    register_flow_functions(&w, rt);
+}
+
+/// Encoding, templates and data helpers.
+fn register_data_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
     reg(
-        &w,
+        w,
         rt,
         "base64encode",
         Form::Both,
@@ -205,7 +211,7 @@ pub fn register(rt: &Rc<Rt>) {
         Box::new(|_, _, a| Ok(Value::str(&base64_encode(a.str(0).as_bytes())))),
     );
     reg(
-        &w,
+        w,
         rt,
         "base64decode",
         Form::Both,
@@ -217,7 +223,7 @@ pub fn register(rt: &Rc<Rt>) {
         }),
     );
     reg(
-        &w,
+        w,
         rt,
         "bind",
         Form::Both,
@@ -229,8 +235,12 @@ pub fn register(rt: &Rc<Rt>) {
             Ok(bind(a.v(0), m))
         }),
     );
+}
+
+/// The remaining system functions.
+fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
     reg(
-        &w,
+        w,
         rt,
         "patch",
         Form::Both,
@@ -269,7 +279,7 @@ pub fn register(rt: &Rc<Rt>) {
         }),
     );
     reg(
-        &w,
+        w,
         rt,
         "pselect",
         Form::Both,
@@ -296,7 +306,7 @@ pub fn register(rt: &Rc<Rt>) {
         }),
     );
     reg(
-        &w,
+        w,
         rt,
         "substr",
         Form::Both,
@@ -314,7 +324,7 @@ pub fn register(rt: &Rc<Rt>) {
         }),
     );
     reg(
-        &w,
+        w,
         rt,
         "firstOrDefault",
         Form::Both,
@@ -343,7 +353,7 @@ pub fn register(rt: &Rc<Rt>) {
         if rt.yaql.host_context().candidates(name, false).is_empty() {
             let n = name.to_string();
             reg(
-                &w,
+                w,
                 rt,
                 name,
                 Form::Function,

@@ -334,3 +334,14 @@ impl Exc {
         }
     }
 }
+
+/// How a call reached the method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallKind {
+    /// From outside the engine (batch `call`, actions).
+    External,
+    /// `$obj.m()` in an expression.
+    Expression,
+    /// `value.ext()` for an extension method.
+    Extension,
+}

@@ -185,6 +185,47 @@ fn shape(keys: &[String], required: &[&str], optional: &[&str]) -> bool {
             .all(|k| required.contains(&k.as_str()) || optional.contains(&k.as_str()))
 }
 
+/// The `Catch` clauses of a `Try` (`None`: a clause of the wrong shape).
+fn catch_clauses(d: &Data, span: Span) -> Result<Option<Vec<CatchClause>>, SyntaxError> {
+    let mut catches = Vec::new();
+    let raw = match d.get("Catch") {
+        None | Some(Data::Null) => Vec::new(),
+        Some(Data::List(items, _)) => items.clone(),
+        Some(other) => vec![other.clone()],
+    };
+    for c in raw {
+        let Some(entries) = c.as_map() else {
+            return Ok(None);
+        };
+        if entries
+            .iter()
+            .any(|(k, _)| !matches!(k.as_str(), Some("With" | "As" | "Do")))
+        {
+            return Ok(None);
+        }
+        let with = match c.get("With") {
+            None | Some(Data::Null) => Vec::new(),
+            Some(Data::List(items, _)) => items.clone(),
+            Some(other) => vec![other.clone()],
+        };
+        let var = match c.get("As") {
+            None | Some(Data::Null) => None,
+            Some(v) => Some(
+                v.key_text()
+                    .unwrap_or_default()
+                    .trim_start_matches('$')
+                    .to_string(),
+            ),
+        };
+        catches.push(CatchClause {
+            with,
+            var,
+            body: compile_block(c.get("Do").unwrap_or(&Data::Null), span)?,
+        });
+    }
+    Ok(Some(catches))
+}
+
 fn construct(d: &Data, keys: &[String], span: Span) -> Result<StmtKind, SyntaxError> {
     let get = |k: &str| d.get(k).cloned().unwrap_or(Data::Null);
     let block = |k: &str| compile_block(&get(k), span);
@@ -300,42 +341,9 @@ fn construct(d: &Data, keys: &[String], span: Span) -> Result<StmtKind, SyntaxEr
         });
     }
     if shape(keys, &["Try"], &["Catch", "Else", "Finally"]) {
-        let mut catches = Vec::new();
-        let raw = match d.get("Catch") {
-            None | Some(Data::Null) => Vec::new(),
-            Some(Data::List(items, _)) => items.clone(),
-            Some(other) => vec![other.clone()],
+        let Some(catches) = catch_clauses(d, span)? else {
+            return bad();
         };
-        for c in raw {
-            let Some(entries) = c.as_map() else {
-                return bad();
-            };
-            if entries
-                .iter()
-                .any(|(k, _)| !matches!(k.as_str(), Some("With" | "As" | "Do")))
-            {
-                return bad();
-            }
-            let with = match c.get("With") {
-                None | Some(Data::Null) => Vec::new(),
-                Some(Data::List(items, _)) => items.clone(),
-                Some(other) => vec![other.clone()],
-            };
-            let var = match c.get("As") {
-                None | Some(Data::Null) => None,
-                Some(v) => Some(
-                    v.key_text()
-                        .unwrap_or_default()
-                        .trim_start_matches('$')
-                        .to_string(),
-                ),
-            };
-            catches.push(CatchClause {
-                with,
-                var,
-                body: compile_block(c.get("Do").unwrap_or(&Data::Null), span)?,
-            });
-        }
         return Ok(StmtKind::Try {
             body: block("Try")?,
             catches,

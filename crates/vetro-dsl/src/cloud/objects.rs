@@ -1,0 +1,29 @@
+//! Small helpers the cloud natives share: the cloud error, the receiver
+//! object, its properties, and how an object is named in progress lines.
+
+use crate::runtime::types::*;
+use std::rc::Rc;
+use vetro_yaql::Value;
+
+pub(super) fn cloud_error(message: impl Into<String>) -> Exc {
+    Exc::native("vetro.cloud", "CloudError", message)
+}
+
+pub(super) fn this_object(this: &Value) -> Result<Rc<Object>, Exc> {
+    as_object(this)
+        .map(|(o, _)| o)
+        .ok_or_else(|| Exc::native("", "ValueError", "object expected"))
+}
+
+pub(super) fn prop(o: &Object, name: &str) -> Value {
+    o.props.borrow().get(name).cloned().unwrap_or(Value::Null)
+}
+
+/// A short description of an object for progress lines: `Class name`.
+pub(super) fn describe(o: &Object) -> String {
+    let name = o.props.borrow().get("name").map(Value::py_str);
+    match name {
+        Some(n) if !n.is_empty() && n != "None" => format!("{} {n}", o.class.name),
+        _ => format!("{} {}", o.class.name, o.id),
+    }
+}
