@@ -50,8 +50,8 @@ pub fn run(
     sink: EventSink,
     cancel: Arc<AtomicBool>,
 ) -> Session {
-    let guard = cloud::install(lib.host(Box::new(cloud), Some(sink)));
     let rt = lib.session();
+    cloud::attach(&rt, lib.host(Box::new(cloud), Some(sink)));
     rt.set_cancel_flag(cancel);
     let session = match call {
         Call::Static { .. } => Session {
@@ -74,7 +74,7 @@ pub fn run(
             }
         },
     };
-    drop(guard.finish());
+    drop(cloud::detach(&rt));
     session
 }
 
