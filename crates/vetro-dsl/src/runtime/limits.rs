@@ -100,6 +100,9 @@ pub struct Watch {
     deadline: Option<Instant>,
     /// (bytes held when the session started, most bytes above that)
     memory: Option<(usize, usize)>,
+    /// The limit that stopped an evaluation (a memory overrun may be gone
+    /// by the time the error reaches the session).
+    fired: Arc<Mutex<Option<&'static str>>>,
 }
 
 impl Watch {
@@ -108,7 +111,26 @@ impl Watch {
             cancel: Arc::new(Mutex::new(limits.cancel.clone())),
             deadline: limits.max_time.and_then(|t| budget.started.checked_add(t)),
             memory: limits.max_memory.map(|max| (budget.memory_base, max)),
+            fired: Arc::default(),
         }
+    }
+
+    /// For the YAQL interrupt hook: `false` (stop) once a limit passed,
+    /// remembering which.
+    pub fn keep_going(&self) -> bool {
+        match self.passed() {
+            None => true,
+            Some(class) => {
+                if let Ok(mut f) = self.fired.lock() {
+                    *f = Some(class);
+                }
+                false
+            }
+        }
+    }
+
+    fn take_fired(&self) -> Option<&'static str> {
+        self.fired.lock().ok().and_then(|mut f| f.take())
     }
 
     fn set_cancel(&self, flag: CancelFlag) {
@@ -173,7 +195,11 @@ impl Rt {
     /// The session's limit error for a YAQL evaluation its watch stopped.
     pub fn interrupted(&self) -> Exc {
         let limits = self.limits.borrow();
-        let class = self.watch.passed().unwrap_or(TIME_LIMIT);
+        let class = self
+            .watch
+            .take_fired()
+            .or_else(|| self.watch.passed())
+            .unwrap_or(TIME_LIMIT);
         let message = match class {
             CANCELLED => "the session was cancelled".to_string(),
             MEMORY_LIMIT => format!(

@@ -209,9 +209,8 @@ impl Rt {
         let budget = limits::Budget::start();
         let watch = limits::Watch::new(&limits, &budget);
         let yaql_watch = watch.clone();
-        opts.yaql.limits.interrupt = Some(vetro_yaql::Interrupt::new(move |_| {
-            yaql_watch.passed().is_none()
-        }));
+        opts.yaql.limits.interrupt =
+            Some(vetro_yaql::Interrupt::new(move |_| yaql_watch.keep_going()));
         let yaql = Engine::new(opts);
         let rewrite_colon = yaql.parse(":Foo").is_err();
         let contract_layer = yaql.context();
