@@ -1,6 +1,6 @@
 //! Printing diagnostics and choosing exit codes, shared by every subcommand.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use vetro_diag::{render_json, render_text, ColorChoice, Diagnostic, SourceMap};
 
@@ -58,4 +58,56 @@ pub fn exit_for(diags: &[Diagnostic]) -> ExitCode {
     } else {
         ExitCode::from(OK)
     }
+}
+
+/// Whether a write error means the reader of stdout went away (`vetro ... | head`).
+/// That ends the output normally: nobody is left to read the rest.
+pub fn is_closed_pipe(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::BrokenPipe
+}
+
+/// Writes to stdout for every command. A closed pipe ends the process quietly
+/// with status 0; any other write error ends it with status 2 and a message.
+pub fn write_stdout(args: std::fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args) {
+        stdout_failed(&e);
+    }
+}
+
+/// Ends the process after a failed write to stdout (see [`write_stdout`]).
+pub fn stdout_failed(e: &std::io::Error) -> ! {
+    if is_closed_pipe(e) {
+        std::process::exit(i32::from(OK));
+    }
+    eprintln!("error: io: cannot write to standard output: {e}");
+    std::process::exit(i32::from(USAGE))
+}
+
+/// The exit code after writing a whole result to a buffered stdout writer:
+/// success, or what [`stdout_failed`] decides.
+pub fn finish_stdout(result: std::io::Result<()>, mut out: impl Write) -> ExitCode {
+    match result.and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => stdout_failed(&e),
+    }
+}
+
+/// `print!` through [`write_stdout`].
+#[macro_export]
+macro_rules! out {
+    ($($t:tt)*) => {
+        $crate::report::write_stdout(format_args!($($t)*))
+    };
+}
+
+/// `println!` through [`write_stdout`].
+#[macro_export]
+macro_rules! outln {
+    () => {
+        $crate::report::write_stdout(format_args!("\n"))
+    };
+    ($($t:tt)*) => {
+        $crate::report::write_stdout(format_args!("{}\n", format_args!($($t)*)))
+    };
 }

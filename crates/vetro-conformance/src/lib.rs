@@ -5,4 +5,5 @@
 //! User-facing commands read plain JSON and YAML; only the batch modes use this crate.
 
 pub mod dsl;
+pub mod policy;
 pub mod yaql;

@@ -9,7 +9,7 @@ mod render;
 mod source;
 
 pub use render::{render_json, render_text, ColorChoice};
-pub use source::{FileId, SourceMap, Span};
+pub use source::{offset, FileId, SourceMap, Span};
 
 use serde::Serialize;
 use std::fmt;

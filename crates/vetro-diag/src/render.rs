@@ -1,6 +1,6 @@
 //! Terminal and JSON rendering of diagnostics.
 
-use crate::{Diagnostic, FileId, Severity, SourceMap};
+use crate::{Diagnostic, FileId, Severity, SourceMap, Span};
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity as CsSeverity};
 use codespan_reporting::files::{Error as FilesError, Files};
 use codespan_reporting::term::{self, termcolor};
@@ -60,14 +60,17 @@ fn to_codespan(diag: &Diagnostic, sources: &SourceMap) -> CsDiagnostic<FileId> {
     if let Some(span) = diag.span {
         labels.push(Label::primary(
             span.file,
-            clamp(span.file, span.start, span.end),
+            clamp(span.file, span.start as usize, span.end as usize),
         ));
     }
     for related in &diag.related {
         let span = related.span;
         labels.push(
-            Label::secondary(span.file, clamp(span.file, span.start, span.end))
-                .with_message(related.message.clone()),
+            Label::secondary(
+                span.file,
+                clamp(span.file, span.start as usize, span.end as usize),
+            )
+            .with_message(related.message.clone()),
         );
     }
     let mut notes = Vec::new();
@@ -77,12 +80,26 @@ fn to_codespan(diag: &Diagnostic, sources: &SourceMap) -> CsDiagnostic<FileId> {
     notes.extend(diag.notes.iter().cloned());
     CsDiagnostic::new(severity)
         .with_code(diag.kind.clone())
-        .with_message(diag.message.clone())
+        .with_message(clip(&diag.message))
         .with_labels(labels)
         .with_notes(notes)
 }
 
+/// The longest message printed whole, in bytes (a message may quote user input).
+const MAX_MESSAGE: usize = 1000;
+
+fn clip(message: &str) -> String {
+    if message.len() <= MAX_MESSAGE {
+        return message.to_string();
+    }
+    let cut = floor_boundary(message, MAX_MESSAGE);
+    format!("{}… ({} more bytes)", &message[..cut], message.len() - cut)
+}
+
 /// Render diagnostics as compilers do: message, `file:line:col`, source excerpt and caret.
+/// A source line longer than [`MAX_EXCERPT`] bytes, or one with control
+/// characters (a binary file), is shown as a window around the position with
+/// the control characters escaped.
 pub fn render_text(sources: &SourceMap, diags: &[Diagnostic], color: ColorChoice) -> String {
     let mut buffer = match color {
         ColorChoice::Always => termcolor::Buffer::ansi(),
@@ -90,14 +107,171 @@ pub fn render_text(sources: &SourceMap, diags: &[Diagnostic], color: ColorChoice
     };
     let config = term::Config::default();
     for diag in diags {
-        let cs = to_codespan(diag, sources);
-        if term::emit_to_write_style(&mut buffer, &config, sources, &cs).is_err() {
+        let spans = diag.span.iter().chain(diag.related.iter().map(|r| &r.span));
+        let emitted = if spans.clone().any(|s| needs_window(sources, s)) {
+            let (view, cs) = windowed(diag, sources);
+            term::emit_to_write_style(&mut buffer, &config, &view, &cs)
+        } else {
+            let cs = to_codespan(diag, sources);
+            term::emit_to_write_style(&mut buffer, &config, sources, &cs)
+        };
+        if emitted.is_err() {
             // Rendering only fails on inconsistent spans; fall back to one line.
             buffer.clear();
             return diags.iter().map(|d| format!("{d}\n")).collect();
         }
     }
     String::from_utf8_lossy(buffer.as_slice()).into_owned()
+}
+
+/// The longest source line quoted whole in an excerpt, in bytes.
+pub const MAX_EXCERPT: usize = 240;
+/// Bytes shown before and after the position in a windowed excerpt.
+const WINDOW_BEFORE: usize = 60;
+const WINDOW_AFTER: usize = 100;
+
+/// The line of `span`: (start, end without the line break).
+fn line_of(sources: &SourceMap, span: &Span) -> (usize, usize) {
+    let text = sources.text(span.file);
+    let starts = sources.line_starts(span.file);
+    let at = (span.start as usize).min(text.len());
+    let i = starts.partition_point(|&s| s <= at).saturating_sub(1);
+    let start = starts.get(i).copied().unwrap_or(0).min(text.len());
+    let end = starts
+        .get(i + 1)
+        .map_or(text.len(), |&e| e.saturating_sub(1))
+        .max(start);
+    (start, end)
+}
+
+fn needs_window(sources: &SourceMap, span: &Span) -> bool {
+    let (start, end) = line_of(sources, span);
+    let line = &sources.text(span.file)[start..end];
+    line.len() > MAX_EXCERPT
+        || line
+            .chars()
+            .any(|c| c.is_control() && c != '\t' && c != '\r')
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// One excerpt shown in place of a source line: a window of it.
+struct Window {
+    name: String,
+    text: String,
+    line: usize,
+    col: usize,
+}
+
+/// The excerpts of one diagnostic, one file per label.
+struct Windows(Vec<Window>);
+
+impl<'a> Files<'a> for Windows {
+    type FileId = usize;
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, id: usize) -> Result<&'a str, FilesError> {
+        self.0
+            .get(id)
+            .map(|w| w.name.as_str())
+            .ok_or(FilesError::FileMissing)
+    }
+    fn source(&'a self, id: usize) -> Result<&'a str, FilesError> {
+        self.0
+            .get(id)
+            .map(|w| w.text.as_str())
+            .ok_or(FilesError::FileMissing)
+    }
+    fn line_index(&'a self, _: usize, _: usize) -> Result<usize, FilesError> {
+        Ok(0)
+    }
+    fn line_number(&'a self, id: usize, _: usize) -> Result<usize, FilesError> {
+        self.0
+            .get(id)
+            .map(|w| w.line)
+            .ok_or(FilesError::FileMissing)
+    }
+    fn column_number(&'a self, id: usize, _: usize, _: usize) -> Result<usize, FilesError> {
+        self.0.get(id).map(|w| w.col).ok_or(FilesError::FileMissing)
+    }
+    fn line_range(&'a self, id: usize, _: usize) -> Result<Range<usize>, FilesError> {
+        self.0
+            .get(id)
+            .map(|w| 0..w.text.len())
+            .ok_or(FilesError::FileMissing)
+    }
+}
+
+/// A window of the line of `span`, control characters escaped, and the
+/// label's range inside it.
+fn window(sources: &SourceMap, span: &Span) -> (Window, Range<usize>) {
+    let text = sources.text(span.file);
+    let (start, end) = line_of(sources, span);
+    let line = &text[start..end];
+    let from = (span.start as usize).clamp(start, end) - start;
+    let to = (span.end as usize).clamp(start, end) - start;
+    let begin = floor_boundary(line, from.saturating_sub(WINDOW_BEFORE));
+    let finish = floor_boundary(line, to.max(from + 1).min(from + WINDOW_AFTER) + 20);
+    let mut out = String::new();
+    if begin > 0 {
+        out.push('…');
+    }
+    let (mut label_start, mut label_end) = (None, None);
+    for (i, c) in line[begin..finish].char_indices() {
+        if begin + i == from {
+            label_start = Some(out.len());
+        }
+        if begin + i == to.min(finish) {
+            label_end = Some(out.len());
+        }
+        if c.is_control() && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    let label_start = label_start.unwrap_or(out.len());
+    let label_end = label_end.unwrap_or(out.len()).max(label_start);
+    if finish < line.len() {
+        out.push('…');
+    }
+    let (line_no, col) = sources.line_col(span.file, span.start as usize);
+    let w = Window {
+        name: sources.name(span.file).to_string(),
+        text: out,
+        line: line_no as usize,
+        col: col as usize,
+    };
+    (w, label_start..label_end)
+}
+
+fn windowed(diag: &Diagnostic, sources: &SourceMap) -> (Windows, CsDiagnostic<usize>) {
+    let mut files = Vec::new();
+    let mut labels = Vec::new();
+    if let Some(span) = &diag.span {
+        let (w, range) = window(sources, span);
+        files.push(w);
+        labels.push(Label::primary(0, range));
+    }
+    for related in &diag.related {
+        let (w, range) = window(sources, &related.span);
+        labels.push(Label::secondary(files.len(), range).with_message(related.message.clone()));
+        files.push(w);
+    }
+    let plain = to_codespan(diag, sources);
+    let cs = CsDiagnostic::new(plain.severity)
+        .with_code(diag.kind.clone())
+        .with_message(plain.message)
+        .with_labels(labels)
+        .with_notes(plain.notes);
+    (Windows(files), cs)
 }
 
 /// Render diagnostics as a JSON array.
@@ -125,6 +299,29 @@ mod tests {
         assert!(text.contains("a.yaml:2:4"), "{text}");
         assert!(text.contains('^'), "{text}");
         assert!(text.contains("at b"), "{text}");
+    }
+
+    #[test]
+    fn long_lines_and_binary_bytes_are_shown_as_a_window() {
+        let mut map = SourceMap::new();
+        let long = format!("a: [{}x\n", "1, ".repeat(1_000_000));
+        let id = map.add("big.yaml", long.clone());
+        let at = long.len() - 2;
+        let diag = Diagnostic::error("yaml-syntax", "bad").with_span(map.span(id, at, at + 1));
+        let text = render_text(&map, &[diag], ColorChoice::Never);
+        assert!(text.len() < 1_000, "{} bytes", text.len());
+        assert!(text.contains("big.yaml:1:"), "{text}");
+        assert!(text.contains('…') && text.contains('^'), "{text}");
+
+        let id = map.add("bin.yaml", "a: \u{1b}[31mred\u{7}\n");
+        let diag = Diagnostic::error("x", "control").with_span(map.span(id, 3, 4));
+        let text = render_text(&map, &[diag], ColorChoice::Never);
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+        assert!(text.contains("\\u{1b}"), "{text}");
+        assert!(text.contains("bin.yaml:1:4"), "{text}");
     }
 
     #[test]

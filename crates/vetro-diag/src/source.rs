@@ -7,20 +7,32 @@ use std::sync::Arc;
 pub struct FileId(pub u32);
 
 /// A range of bytes in one file, with the 1-based line and column of its start.
+/// Offsets are 32-bit (every YAML node carries a span, so it is kept small;
+/// inputs are limited far below 4 GiB, and larger offsets saturate).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {
     pub file: FileId,
     /// Byte offset of the first byte.
-    pub start: usize,
+    pub start: u32,
     /// Byte offset one past the last byte.
-    pub end: usize,
+    pub end: u32,
     /// 1-based line of `start`.
     pub line: u32,
     /// 1-based column of `start`, counted in characters.
     pub col: u32,
 }
 
+/// A byte offset as stored in a [`Span`].
+pub fn offset(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 impl Span {
+    /// The bytes the span covers.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
     /// A span covering both `self` and `other` (same file assumed).
     pub fn to(self, other: Span) -> Span {
         if other.end > self.end {
@@ -113,8 +125,8 @@ impl SourceMap {
         let (line, col) = self.line_col(id, start);
         Span {
             file: id,
-            start,
-            end,
+            start: offset(start),
+            end: offset(end),
             line,
             col,
         }

@@ -15,7 +15,7 @@ use vetro_yaml::{Node, NodeKind};
 struct Compiler {
     rules: Vec<Rule>,
     /// Rule node identity (span) → compiled rule.
-    memo: HashMap<(u32, usize, usize), RuleId>,
+    memo: HashMap<(u32, u32, u32), RuleId>,
     errors: Vec<Diagnostic>,
 }
 

@@ -33,14 +33,15 @@ pub struct Grammar {
 }
 
 impl Grammar {
-    /// Decode (UTF-8 with stray Windows-1252 bytes), parse (YAML 1.1, merge
-    /// keys) and compile a grammar file.
+    /// Decode (strict UTF-8: a bad byte is an error with its position), parse
+    /// (YAML 1.1, merge keys) and compile a grammar file.
     pub fn load(
         name: &str,
         bytes: &[u8],
         sources: &mut SourceMap,
     ) -> Result<Grammar, Vec<Diagnostic>> {
-        let text = vetro_yaml::decode_lenient(bytes);
+        let text = vetro_yaml::decode_strict_at(bytes)
+            .map_err(|msg| vec![Diagnostic::error("encoding", format!("{name}:{msg}"))])?;
         let file = sources.add(name, text);
         let docs = vetro_yaml::load_str(sources, file, &LoadOptions::default())?;
         match docs.as_slice() {

@@ -174,9 +174,20 @@ fn unreachable_malformed_rules_are_ignored_and_aliases_compile_once() {
 }
 
 #[test]
-fn windows_1252_bytes_in_descriptions_are_decoded() {
-    let g = grammar(b"type: map\ndesc: \"it\x92s a shop\"\nmapping:\n  a: {type: int}\n");
-    assert_eq!(problems(&g, "a: 1\n"), vec![]);
+fn bytes_that_are_not_utf8_are_an_error_with_their_position() {
+    let mut sources = SourceMap::new();
+    let err = Grammar::load(
+        "g.grammar",
+        b"type: map\ndesc: \"it\x92s a shop\"\nmapping:\n  a: {type: int}\n",
+        &mut sources,
+    )
+    .unwrap_err();
+    assert_eq!(err[0].kind, "encoding");
+    assert!(
+        err[0].message.starts_with("g.grammar:2:10: not UTF-8"),
+        "{}",
+        err[0].message
+    );
 }
 
 struct EvenHook;

@@ -5,3 +5,4 @@ pub mod datalog;
 pub mod enforce;
 pub mod facts;
 pub mod model;
+pub mod report;

@@ -1,29 +1,19 @@
-//! Reading an object model file (YAML 1.1, or JSON read as YAML like the reference).
+//! Reading an object model file: JSON through the YAML layer's fast path,
+//! anything else as YAML 1.1 (the reference reads JSON models as YAML).
 
-use crate::facts::{parse_json, MValue};
+use crate::facts::MValue;
 use std::path::Path;
 use vetro_diag::{Diagnostic, SourceMap};
 use vetro_yaml::LoadOptions;
 
-/// Loads the first document of a model file. JSON text takes a fast path
-/// (same values as the YAML 1.1 reading); anything else goes through the YAML layer.
+/// Loads the first document of a model file (`-` is standard input).
 pub fn load_model(path: &Path, sources: &mut SourceMap) -> Result<MValue, Vec<Diagnostic>> {
-    let name = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| vec![Diagnostic::error("io", format!("{name}: {e}"))])?;
-    if let Ok(text) = std::str::from_utf8(&bytes) {
-        let start = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
-        if start.starts_with('{') || start.starts_with('[') {
-            if let Some(v) = parse_json(start) {
-                return Ok(v);
-            }
-        }
-    }
-    let (_, docs) = vetro_yaml::load_file(path, sources, &LoadOptions::default())?;
-    docs.first().map(MValue::from_node).ok_or_else(|| {
+    let (id, doc) =
+        vetro_yaml::load_data(path, sources, &LoadOptions::default(), MValue::from_node)?;
+    doc.ok_or_else(|| {
         vec![Diagnostic::error(
             "object-model",
-            format!("{name}: the file holds no document"),
+            format!("{}: the file holds no document", sources.name(id)),
         )]
     })
 }

@@ -159,7 +159,7 @@ pub fn merge_nodes(base: Node, over: Node) -> Node {
     }
 }
 
-fn base_shell(span: Span, tag: Option<String>, style: vetro_yaml::Style) -> Node {
+fn base_shell(span: Span, tag: Option<Box<str>>, style: vetro_yaml::Style) -> Node {
     Node {
         kind: NodeKind::Null,
         span,

@@ -1,8 +1,8 @@
 //! The bundled grammar.
 
 /// ONAP's TOSCA 1.1 kwalify grammar with vetro's resolutions R1–R7 written into
-/// it (edits are marked in the file). Raw bytes: the file carries stray
-/// Windows-1252 bytes in descriptions, decoded leniently by the grammar loader.
+/// it (edits are marked in the file). UTF-8 (the upstream file's three
+/// Windows-1252 apostrophes are stored as UTF-8).
 pub const BUNDLED_GRAMMAR: &[u8] = include_bytes!("../data/tosca_simple_yaml_1_1.grammar");
 
 #[cfg(test)]

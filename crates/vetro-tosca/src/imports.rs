@@ -55,6 +55,14 @@ fn import_file(item: &Node) -> Option<(&str, Option<&str>)> {
     Some((file, def.get("repository").and_then(Node::as_str)))
 }
 
+/// The directory relative imports of `importer` start from (`.` for a bare file name).
+fn importer_dir(importer: &Path) -> &Path {
+    importer
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 /// Resolve an import path relative to the importer's directory, with the R4
 /// fallback (strip a leading directory part the importer's directory ends with).
 fn resolve(importer: &Path, file: &str) -> Option<PathBuf> {
@@ -62,7 +70,7 @@ fn resolve(importer: &Path, file: &str) -> Option<PathBuf> {
     if target.is_absolute() {
         return target.is_file().then(|| target.to_path_buf());
     }
-    let dir = importer.parent().unwrap_or(Path::new("."));
+    let dir = importer_dir(importer);
     let direct = dir.join(target);
     if direct.is_file() {
         return Some(direct);
@@ -159,8 +167,9 @@ impl Loader<'_> {
                     Diagnostic::error(
                         "import-failed",
                         format!(
-                            "cannot import '{file}': no such file (relative to {})",
-                            importer.parent().unwrap_or(Path::new(".")).display()
+                            "cannot import '{file}': no such file (looked in {}, the directory of {})",
+                            importer_dir(&importer).display(),
+                            importer.display()
                         ),
                     )
                     .with_span(item.span)

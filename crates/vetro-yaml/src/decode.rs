@@ -19,21 +19,28 @@ pub fn decode_strict(bytes: &[u8]) -> Result<String, String> {
     Ok(text.to_string())
 }
 
-/// Decode a text file: strict UTF-8 (or UTF-16 with a BOM) when valid; otherwise, if
-/// the bytes look like text (no NUL or other C0 control bytes besides tab and line
-/// breaks), UTF-8 with stray bytes read as Windows-1252. Binary files are errors.
-pub fn decode_text(bytes: &[u8]) -> Result<String, String> {
-    match decode_strict(bytes) {
-        Ok(text) => Ok(text),
-        Err(_) if looks_like_text(bytes) => Ok(decode_lenient(bytes)),
-        Err(err) => Err(err),
-    }
+/// Like [`decode_strict`], but a problem is reported as `LINE:COLUMN: message`
+/// (1-based; the column counts characters) so the reader can find the byte.
+pub fn decode_strict_at(bytes: &[u8]) -> Result<String, String> {
+    decode_strict(bytes).map_err(|msg| {
+        let at = bad_offset(bytes);
+        let valid = String::from_utf8_lossy(&bytes[..at.min(bytes.len())]);
+        let line = valid.matches('\n').count() + 1;
+        let col = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        format!("{line}:{col}: {msg}")
+    })
 }
 
-fn looks_like_text(bytes: &[u8]) -> bool {
-    !bytes
-        .iter()
-        .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+/// Byte offset of the first byte that is not UTF-8 text (or a NUL byte).
+fn bad_offset(bytes: &[u8]) -> usize {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").map_or(bytes, |b| b);
+    let skipped = bytes.len() - body.len();
+    let utf8 = match std::str::from_utf8(body) {
+        Ok(_) => body.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    let nul = body[..utf8].iter().position(|&b| b == 0).unwrap_or(utf8);
+    skipped + nul.min(utf8)
 }
 
 /// Decode UTF-8, reading any byte that is not valid UTF-8 as Windows-1252
@@ -108,9 +115,11 @@ mod tests {
     }
 
     #[test]
-    fn text_with_stray_bytes_is_read_binary_is_refused() {
-        assert_eq!(decode_text(b"a: caf\xe9\n").unwrap(), "a: caf\u{e9}\n");
-        assert!(decode_text(b"\x7fELF\x02\x01\x01\x00").is_err());
+    fn a_bad_byte_is_reported_at_its_line_and_column() {
+        let err = decode_strict_at(b"a: 1\nb: caf\xe9\n").unwrap_err();
+        assert!(err.starts_with("2:7: not UTF-8 text"), "{err}");
+        let err = decode_strict_at(b"x\0").unwrap_err();
+        assert!(err.starts_with("1:2: binary file"), "{err}");
     }
 
     #[test]

@@ -1,15 +1,9 @@
 //! Writing nodes back as YAML (block style, insertion order) or JSON.
 
-use crate::json::to_json;
 use crate::load::YamlVersion;
 use crate::node::{Node, NodeKind};
 use crate::resolve::{resolve_plain, Resolved};
 use std::fmt::Write;
-
-/// The node as pretty-printed JSON (see [`to_json`] for the mapping of YAML-only values).
-pub fn to_json_string(node: &Node) -> String {
-    serde_json::to_string_pretty(&to_json(node)).unwrap_or_else(|_| "null".into())
-}
 
 /// The node as a YAML document that loads back to the same values under both
 /// schemas. Keys keep their order; strings are quoted only when needed.

@@ -59,25 +59,16 @@ impl Default for LoadOptions {
     }
 }
 
-/// Read and load a file; I/O and encoding problems are diagnostics of kind `io`
-/// and `encoding`. Stray non-UTF-8 bytes in a text file are read as Windows-1252.
+/// Read and load a file (`-` is standard input). I/O problems are diagnostics
+/// of kind `io`, a file over [`crate::DEFAULT_MAX_INPUT`] is `too-large`, and
+/// bytes that are not UTF-8 text are an `encoding` error with their position.
 pub fn load_file(
     path: &Path,
     sources: &mut SourceMap,
     opts: &LoadOptions,
 ) -> Result<(FileId, Vec<Node>), Vec<Diagnostic>> {
-    let name = path.display().to_string();
-    if path.is_dir() {
-        return Err(vec![Diagnostic::error(
-            "io",
-            format!("{name}: is a directory, not a file"),
-        )]);
-    }
-    let bytes =
-        std::fs::read(path).map_err(|e| vec![Diagnostic::error("io", format!("{name}: {e}"))])?;
-    let text = crate::decode::decode_text(&bytes)
-        .map_err(|msg| vec![Diagnostic::error("encoding", format!("{name}: {msg}"))])?;
-    let id = sources.add(name, text);
+    let id = crate::read::read_source(path, sources, crate::read::DEFAULT_MAX_INPUT)
+        .map_err(|d| vec![d])?;
     let docs = load_str(sources, id, opts)?;
     Ok((id, docs))
 }
@@ -121,14 +112,14 @@ enum Frame {
     Seq {
         items: Vec<Node>,
         start: Span,
-        tag: Option<String>,
+        tag: Option<Box<str>>,
         anchor: usize,
     },
     Map {
         entries: Vec<(Node, Node)>,
         key: Option<Node>,
         start: Span,
-        tag: Option<String>,
+        tag: Option<Box<str>>,
         anchor: usize,
     },
 }
@@ -165,8 +156,8 @@ impl<'a> Builder<'a> {
         let end = self.offsets.byte(span.end.index()).max(start);
         Span {
             file: self.file,
-            start,
-            end,
+            start: vetro_diag::offset(start),
+            end: vetro_diag::offset(end),
             line: span.start.line() as u32,
             col: span.start.col() as u32 + 1,
         }
@@ -181,8 +172,8 @@ impl<'a> Builder<'a> {
             .map_or(start, |c| start + c.len_utf8());
         Span {
             file: self.file,
-            start,
-            end,
+            start: vetro_diag::offset(start),
+            end: vetro_diag::offset(end),
             line: marker.line() as u32,
             col: marker.col() as u32 + 1,
         }
@@ -250,6 +241,9 @@ impl<'a> Builder<'a> {
                     anchor,
                 }) = self.stack.pop()
                 {
+                    let mut items = items;
+                    // Exact size: a long sequence would otherwise keep up to half its capacity unused.
+                    items.shrink_to_fit();
                     let mut node = Node::new(NodeKind::Seq(items), start.to(end));
                     node.tag = tag;
                     self.complete(node, anchor)?;
@@ -462,11 +456,11 @@ fn from_resolved(resolved: Resolved, text: Cow<'_, str>) -> NodeKind {
     }
 }
 
-fn tag_text(tag: &Tag) -> String {
+fn tag_text(tag: &Tag) -> Box<str> {
     if tag.is_yaml_core_schema() {
-        format!("!!{}", tag.suffix)
+        format!("!!{}", tag.suffix).into()
     } else {
-        format!("{}{}", tag.handle, tag.suffix)
+        format!("{}{}", tag.handle, tag.suffix).into()
     }
 }
 

@@ -27,7 +27,7 @@ pub struct Node {
     pub kind: NodeKind,
     pub span: Span,
     /// The tag as written: `!!str`, `!yaql`, `!custom`; `None` when untagged.
-    pub tag: Option<String>,
+    pub tag: Option<Box<str>>,
     pub style: Style,
 }
 
@@ -84,6 +84,8 @@ impl Mapping {
 }
 
 impl Node {
+    /// A node of this kind at `span`, untagged (collections get
+    /// [`Style::Collection`], scalars [`Style::Plain`]).
     pub fn new(kind: NodeKind, span: Span) -> Self {
         let style = match kind {
             NodeKind::Seq(_) | NodeKind::Map(_) => Style::Collection,

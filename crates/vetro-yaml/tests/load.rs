@@ -89,10 +89,7 @@ fn spans_point_at_keys_and_values() {
     assert_eq!((value.span.line, value.span.col), (3, 3));
     let inner = &value.as_seq().unwrap()[0].as_seq().unwrap()[1];
     assert_eq!((inner.span.line, inner.span.col), (3, 9));
-    assert_eq!(
-        &"first: 1\nsecond:\n  - [a, b]\n"[inner.span.start..inner.span.end],
-        "b"
-    );
+    assert_eq!(&"first: 1\nsecond:\n  - [a, b]\n"[inner.span.range()], "b");
 }
 
 #[test]
@@ -100,8 +97,8 @@ fn spans_count_characters_not_bytes_for_columns() {
     let text = "é: ü\nk: v\n";
     let root = load(text);
     let (key, value) = root.as_map().unwrap().entry("k").unwrap();
-    assert_eq!(&text[key.span.start..key.span.end], "k");
-    assert_eq!(&text[value.span.start..value.span.end], "v");
+    assert_eq!(&text[key.span.range()], "k");
+    assert_eq!(&text[value.span.range()], "v");
     let (_, u) = &root.as_map().unwrap().entries[0];
     assert_eq!(u.span.col, 4);
 }

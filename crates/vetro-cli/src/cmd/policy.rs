@@ -6,8 +6,9 @@ use clap::Subcommand;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 use vetro_diag::{Diagnostic, SourceMap};
-use vetro_policy::datalog::{cases, parse, Engine, PolicyError, PolicyKind};
+use vetro_policy::datalog::{parse, Engine, Limits, PolicyError, PolicyKind};
 use vetro_policy::enforce;
 use vetro_policy::facts::{decompose, ClassHierarchy, DecomposeOptions, Decomposition};
 
@@ -28,26 +29,7 @@ enum PolicyCommand {
     /// Evaluate a Datalog query (or, with --batch, JSON Lines cases from stdin).
     Eval(EvalArgs),
     /// Check an object model against a policy: print every predeploy_errors atom.
-    Validate {
-        model: PathBuf,
-        /// The policy (Congress syntax), loaded as `murano_system`.
-        #[arg(long, value_name = "FILE")]
-        policy: PathBuf,
-        /// Policy kind: nonrecursive (the reference's), or recursive for stratified recursion.
-        #[arg(long, default_value = "nonrecursive")]
-        kind: String,
-        /// Group the errors by object with the object's properties (text output).
-        #[arg(long)]
-        group: bool,
-        /// Exit with status 1 when any error is found.
-        #[arg(long)]
-        exit_code: bool,
-        /// Also time an incremental re-validation after one object's change (stderr).
-        #[arg(long)]
-        measure_incremental: bool,
-        #[command(flatten)]
-        model_opts: ModelOpts,
-    },
+    Validate(ValidateArgs),
     /// Show the proof of a derived atom, e.g. --atom 'predeploy_errors("e", "o", "m")'.
     Explain {
         model: PathBuf,
@@ -59,7 +41,34 @@ enum PolicyCommand {
         kind: String,
         #[command(flatten)]
         model_opts: ModelOpts,
+        #[command(flatten)]
+        limits: LimitOpts,
     },
+}
+
+#[derive(clap::Args)]
+struct ValidateArgs {
+    model: PathBuf,
+    /// The policy (Congress syntax), loaded as `murano_system`.
+    #[arg(long, value_name = "FILE")]
+    policy: PathBuf,
+    /// Policy kind: nonrecursive (the reference's), or recursive for stratified recursion.
+    #[arg(long, default_value = "nonrecursive")]
+    kind: String,
+    /// Group the errors by object with the object's properties (text output).
+    #[arg(long)]
+    group: bool,
+    /// Exit with status 1 when any error is found (by default the errors are
+    /// the command's output and the status is 0).
+    #[arg(long)]
+    exit_code: bool,
+    /// Also time an incremental re-validation after one object's change (stderr).
+    #[arg(long)]
+    measure_incremental: bool,
+    #[command(flatten)]
+    model_opts: ModelOpts,
+    #[command(flatten)]
+    limits: LimitOpts,
 }
 
 #[derive(clap::Args)]
@@ -82,6 +91,11 @@ struct EvalArgs {
     /// The query atom.
     #[arg(long)]
     query: Option<String>,
+    /// How problems are printed.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    #[command(flatten)]
+    limits: LimitOpts,
 }
 
 #[derive(clap::Args)]
@@ -101,212 +115,294 @@ struct ModelOpts {
     format: Format,
 }
 
-pub fn run(args: Args) -> ExitCode {
-    match args.command {
-        PolicyCommand::Rules { model, model_opts } => rules(&model, &model_opts),
-        PolicyCommand::Eval(a) => eval(&a),
-        PolicyCommand::Validate {
-            model,
-            policy,
-            kind,
-            group,
-            exit_code,
-            measure_incremental,
-            model_opts,
-        } => {
-            let code = validate(&model, &policy, &kind, group, exit_code, &model_opts);
-            if measure_incremental {
-                measure(&model, &policy, &kind, &model_opts);
-            }
-            code
+#[derive(clap::Args)]
+struct LimitOpts {
+    /// Most tuples the rules may derive before evaluation stops with an error.
+    #[arg(long, value_name = "N", default_value_t = vetro_policy::datalog::limits::DEFAULT_MAX_TUPLES)]
+    max_tuples: usize,
+    /// Longest evaluation time in seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+}
+
+impl LimitOpts {
+    fn limits(&self) -> Limits {
+        Limits {
+            max_tuples: self.max_tuples,
+            timeout: self.timeout,
         }
+    }
+}
+
+/// A positive, finite number of seconds.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(secs.is_finite() && secs > 0.0 && secs <= 1e9) {
+        return Err(format!(
+            "`{text}`: the timeout must be a positive number of seconds (at most 1e9)"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let result = match args.command {
+        PolicyCommand::Rules { model, model_opts } => rules(&model, &model_opts),
+        PolicyCommand::Eval(a) if a.batch => return eval_batch(),
+        PolicyCommand::Eval(a) => eval(&a),
+        PolicyCommand::Validate(a) => validate(&a),
         PolicyCommand::Explain {
             model,
             policy,
             atom,
             kind,
             model_opts,
-        } => explain(&model, &policy, &atom, &kind, &model_opts),
+            limits,
+        } => explain(&model, &policy, &atom, &kind, &model_opts, &limits),
+    };
+    result.unwrap_or_else(|failure| failure.report())
+}
+
+/// Why a command failed, printed once by [`Failure::report`].
+struct Failure {
+    sources: SourceMap,
+    diags: Vec<Diagnostic>,
+    format: Format,
+}
+
+impl Failure {
+    fn new(sources: SourceMap, diags: Vec<Diagnostic>, format: Format) -> Self {
+        Failure {
+            sources,
+            diags,
+            format,
+        }
+    }
+
+    fn usage(message: impl Into<String>) -> Self {
+        Failure::new(
+            SourceMap::new(),
+            vec![Diagnostic::error("usage", message)],
+            Format::Text,
+        )
+    }
+
+    fn report(self) -> ExitCode {
+        let usage = self
+            .diags
+            .iter()
+            .any(|d| matches!(d.kind.as_str(), "io" | "usage"));
+        print_diagnostics(&self.sources, &self.diags, self.format);
+        ExitCode::from(if usage { USAGE } else { INVALID })
     }
 }
 
-fn fail(sources: &SourceMap, diags: &[Diagnostic], format: Format) -> ExitCode {
-    print_diagnostics(sources, diags, format);
-    let io = diags.iter().any(|d| d.kind == "io");
-    ExitCode::from(if io { USAGE } else { INVALID })
+/// A policy error as a diagnostic at its position in `file` (already in `sources`).
+fn policy_diag(sources: &SourceMap, file: vetro_diag::FileId, e: &PolicyError) -> Diagnostic {
+    let d = Diagnostic::error(e.class.as_str(), e.message.clone());
+    let Some(pos) = e.pos else {
+        return d.with_path(sources.name(file).to_string());
+    };
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(sources.text(file).match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_start = starts.get(pos.line as usize - 1).copied().unwrap_or(0);
+    let text = sources.text(file);
+    let start = text[line_start..]
+        .char_indices()
+        .nth(pos.col.saturating_sub(1) as usize)
+        .map_or(text.len(), |(i, _)| line_start + i);
+    let end = text[start..]
+        .chars()
+        .next()
+        .map_or(start, |c| start + c.len_utf8());
+    d.with_span(sources.span(file, start, end))
 }
 
-fn load_classes(path: Option<&Path>) -> Result<ClassHierarchy, Diagnostic> {
+/// Prints a policy error: in text as `error: CLASS: FILE:LINE:COL: message`
+/// (one line, as the conformance corpus expects), in JSON as a diagnostic.
+fn policy_failure(
+    sources: SourceMap,
+    file: vetro_diag::FileId,
+    e: &PolicyError,
+    format: Format,
+) -> Failure {
+    if format == Format::Text {
+        let at = match e.pos {
+            Some(p) => format!("{}:{}:{}", sources.name(file), p.line, p.col),
+            None => sources.name(file).to_string(),
+        };
+        eprintln!("error: {}: {at}: {}", e.class.as_str(), e.message);
+        return Failure::new(SourceMap::new(), Vec::new(), format);
+    }
+    let d = policy_diag(&sources, file, e);
+    Failure::new(sources, vec![d], format)
+}
+
+fn load_classes(
+    path: Option<&Path>,
+    sources: &mut SourceMap,
+) -> Result<ClassHierarchy, Diagnostic> {
     let Some(path) = path else {
         return Ok(ClassHierarchy::new());
     };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Diagnostic::error("io", format!("{}: {e}", path.display())))?;
-    ClassHierarchy::parse_edges(&text).map_err(|e| {
-        Diagnostic::error(
-            "classes",
-            format!("{}:{}: {}", path.display(), e.line, e.message),
-        )
+    let id = vetro_yaml::read_source(path, sources, vetro_yaml::DEFAULT_MAX_INPUT)?;
+    ClassHierarchy::parse_edges(sources.text(id)).map_err(|e| {
+        let start = sources
+            .text(id)
+            .split_inclusive('\n')
+            .take(e.line - 1)
+            .map(str::len)
+            .sum::<usize>();
+        Diagnostic::error("classes", e.message).with_span(sources.span(id, start, start))
     })
 }
 
-fn decompose_file(
-    model: &Path,
-    opts: &ModelOpts,
+/// Adds the `Extends` edges of every class in the given MuranoPL packages.
+fn load_packages(
+    dirs: &[PathBuf],
+    classes: &mut ClassHierarchy,
     sources: &mut SourceMap,
-) -> Result<Decomposition, Vec<Diagnostic>> {
-    let mut classes = load_classes(opts.classes.as_deref()).map_err(|d| vec![d])?;
-    load_packages(&opts.packages, &mut classes, sources)?;
-    let node = vetro_policy::model::load_model(model, sources)?;
-    let dopts = DecomposeOptions {
-        tenant: opts.tenant.clone(),
-        classes,
-    };
-    decompose(&node, &dopts).map_err(|d| vec![d])
+) -> Result<(), Diagnostic> {
+    let roots = vetro_policy::facts::package_roots(dirs)?;
+    let packages: Vec<_> = roots
+        .iter()
+        .map(|root| vetro_dsl::package::Package::load_dir(root, sources))
+        .collect();
+    classes.add_classes(
+        packages
+            .iter()
+            .flat_map(|p| p.classes.values())
+            .map(|c| (c.name.as_str(), c.extends.as_slice())),
+    );
+    Ok(())
 }
 
-fn rules(model: &Path, opts: &ModelOpts) -> ExitCode {
+fn decompose_file(model: &Path, opts: &ModelOpts) -> Result<Decomposition, Failure> {
     let mut sources = SourceMap::new();
-    let d = match decompose_file(model, opts, &mut sources) {
-        Ok(d) => d,
-        Err(diags) => return fail(&sources, &diags, opts.format),
-    };
+    let loaded = (|| {
+        let mut classes =
+            load_classes(opts.classes.as_deref(), &mut sources).map_err(|d| vec![d])?;
+        load_packages(&opts.packages, &mut classes, &mut sources).map_err(|d| vec![d])?;
+        let node = vetro_policy::model::load_model(model, &mut sources)?;
+        let dopts = DecomposeOptions {
+            tenant: opts.tenant.clone(),
+            classes,
+        };
+        decompose(&node, &dopts).map_err(|mut d| {
+            d.message = format!("{}: {}", model.display(), d.message);
+            vec![d]
+        })
+    })();
+    loaded.map_err(|diags| Failure::new(sources, diags, opts.format))
+}
+
+fn rules(model: &Path, opts: &ModelOpts) -> Result<ExitCode, Failure> {
+    let d = decompose_file(model, opts)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for row in &d.rows {
-        if writeln!(out, "{}", row.render()).is_err() {
-            return ExitCode::from(USAGE);
-        }
-    }
-    if out.flush().is_err() {
-        return ExitCode::from(USAGE);
-    }
+    let written = d
+        .rows
+        .iter()
+        .try_for_each(|row| writeln!(out, "{}", row.render()));
     // The rows are freed by the process exit (faster than dropping 10^6 strings).
     std::mem::forget(d);
-    ExitCode::SUCCESS
+    Ok(crate::report::finish_stdout(written, out))
 }
 
-fn policy_error(file: &Path, e: &PolicyError) -> ExitCode {
-    eprintln!("error: {}: {}: {e}", e.class.as_str(), file.display());
-    ExitCode::from(USAGE)
-}
-
-fn parse_kind(kind: &str) -> Result<PolicyKind, ExitCode> {
+fn parse_kind(kind: &str) -> Result<PolicyKind, Failure> {
     PolicyKind::parse(kind).ok_or_else(|| {
-        eprintln!("error: unknown policy kind `{kind}` (nonrecursive, database, materialized, action, datasource, recursive)");
-        ExitCode::from(USAGE)
+        Failure::usage(format!(
+            "unknown policy kind `{kind}` (nonrecursive, database, materialized, action, datasource, recursive)"
+        ))
     })
 }
 
-fn read_text(path: &Path) -> Result<String, ExitCode> {
-    std::fs::read(path)
-        .map(|b| vetro_yaml::decode_lenient(&b))
-        .map_err(|e| {
-            eprintln!("error: io: {}: {e}", path.display());
-            ExitCode::from(USAGE)
-        })
+/// Reads a policy file and inserts it into `policy`.
+fn load_policy_file(
+    engine: &mut Engine,
+    name: &str,
+    file: &Path,
+    format: Format,
+) -> Result<(), Failure> {
+    let mut sources = SourceMap::new();
+    let id = vetro_yaml::read_source(file, &mut sources, vetro_yaml::DEFAULT_MAX_INPUT)
+        .map_err(|d| Failure::new(SourceMap::new(), vec![d], format))?;
+    let text = sources.text(id).to_string();
+    engine
+        .insert_text(name, &text)
+        .map(|_| ())
+        .map_err(|e| policy_failure(sources, id, &e, format))
 }
 
-fn eval(a: &EvalArgs) -> ExitCode {
-    if a.batch {
-        return eval_batch();
-    }
-    let mut engine = Engine::new();
-    let mut first: Option<String> = None;
-    let mut loads: Vec<(String, PathBuf)> = Vec::new();
+/// The policies of `eval`: (name, kind, file) in command-line order.
+fn eval_policies(a: &EvalArgs) -> Result<Vec<(String, PolicyKind, PathBuf)>, Failure> {
+    let mut out = Vec::new();
     if let Some(rules) = &a.rules {
-        let kind = match parse_kind(&a.kind) {
-            Ok(k) => k,
-            Err(c) => return c,
-        };
-        engine.create_policy("default", kind);
-        first = Some("default".into());
-        loads.push(("default".into(), rules.clone()));
+        out.push(("default".to_string(), parse_kind(&a.kind)?, rules.clone()));
     }
     for spec in &a.policies {
         let Some((name_kind, file)) = spec.split_once('=') else {
-            eprintln!("error: --policy expects NAME[:KIND]=FILE, found `{spec}`");
-            return ExitCode::from(USAGE);
+            return Err(Failure::usage(format!(
+                "--policy expects NAME[:KIND]=FILE, found `{spec}`"
+            )));
         };
-        let (name, kind) = match name_kind.split_once(':') {
-            Some((n, k)) => (n, k),
-            None => (name_kind, "nonrecursive"),
-        };
-        let kind = match parse_kind(kind) {
-            Ok(k) => k,
-            Err(c) => return c,
-        };
-        engine.create_policy(name, kind);
-        first.get_or_insert_with(|| name.to_string());
-        loads.push((name.to_string(), PathBuf::from(file)));
+        let (name, kind) = name_kind
+            .split_once(':')
+            .unwrap_or((name_kind, "nonrecursive"));
+        out.push((name.to_string(), parse_kind(kind)?, PathBuf::from(file)));
     }
-    for (name, file) in &loads {
-        let text = match read_text(file) {
-            Ok(t) => t,
-            Err(c) => return c,
-        };
-        if let Err(e) = engine.insert_text(name, &text) {
-            return policy_error(file, &e);
-        }
-    }
+    Ok(out)
+}
+
+fn eval(a: &EvalArgs) -> Result<ExitCode, Failure> {
     let Some(query) = &a.query else {
-        eprintln!("error: --query is required (or use --batch)");
-        return ExitCode::from(USAGE);
+        return Err(Failure::usage("--query is required (or use --batch)"));
     };
+    let policies = eval_policies(a)?;
+    let mut engine = Engine::new();
+    engine.limits = a.limits.limits();
+    for (name, kind, _) in &policies {
+        engine.create_policy(name, *kind);
+    }
+    for (name, _, file) in &policies {
+        load_policy_file(&mut engine, name, file, a.format)?;
+    }
     let target = a
         .target
         .clone()
-        .or(first)
+        .or_else(|| policies.first().map(|p| p.0.clone()))
         .unwrap_or_else(|| "default".into());
-    let q = match parse::parse_literal(query) {
-        Ok(q) => q,
-        Err(e) => {
-            eprintln!("error: {}: query: {e}", e.class.as_str());
-            return ExitCode::from(USAGE);
-        }
-    };
-    match engine.query(&target, &q) {
-        Ok(rows) => {
-            let mut lines: Vec<String> = rows.iter().map(|r| engine.render(&q, r)).collect();
-            lines.sort();
-            for l in lines {
-                println!("{l}");
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {}: {e}", e.class.as_str());
-            ExitCode::from(INVALID)
-        }
-    }
+    let mut sources = SourceMap::new();
+    let qid = sources.add("--query", query.clone());
+    let q = parse::parse_literal(query).map_err(|e| policy_failure(sources, qid, &e, a.format))?;
+    let rows = engine.query(&target, &q).map_err(|e| {
+        let mut sources = SourceMap::new();
+        let id = sources.add("--query", query.clone());
+        policy_failure(sources, id, &e, a.format)
+    })?;
+    let mut lines: Vec<String> = rows.iter().map(|r| engine.render(&q, r)).collect();
+    lines.sort();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = lines.iter().try_for_each(|l| writeln!(out, "{l}"));
+    Ok(crate::report::finish_stdout(written, out))
 }
 
 fn eval_batch() -> ExitCode {
-    use std::io::BufRead;
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else {
-            return ExitCode::from(USAGE);
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let answer = match serde_json::from_str::<serde_json::Value>(&line) {
-            Ok(case) => cases::answer(&case),
-            Err(e) => {
-                serde_json::json!({"id": null, "error": "syntax", "message": format!("bad JSON case: {e}")})
-            }
-        };
-        if writeln!(out, "{answer}").is_err() {
-            return ExitCode::from(USAGE);
+    let out = std::io::BufWriter::new(stdout.lock());
+    match vetro_conformance::policy::run(stdin.lock(), out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if crate::report::is_closed_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: io: {e}");
+            ExitCode::from(USAGE)
         }
     }
-    if out.flush().is_err() {
-        return ExitCode::from(USAGE);
-    }
-    ExitCode::SUCCESS
 }
 
 fn load_for_validate(
@@ -314,18 +410,18 @@ fn load_for_validate(
     policy: &Path,
     kind: &str,
     opts: &ModelOpts,
-) -> Result<(Engine, Decomposition), ExitCode> {
+    limits: &LimitOpts,
+) -> Result<(Engine, Decomposition), Failure> {
     let kind = parse_kind(kind)?;
     let timing = std::env::var_os("VETRO_POLICY_TIMING").is_some();
     let t0 = std::time::Instant::now();
-    let mut sources = SourceMap::new();
-    let d = decompose_file(model, opts, &mut sources)
-        .map_err(|diags| fail(&sources, &diags, opts.format))?;
+    let d = decompose_file(model, opts)?;
     let t1 = std::time::Instant::now();
-    let text = read_text(policy)?;
     let mut engine = enforce::model_engine(&d);
+    engine.limits = limits.limits();
     let t2 = std::time::Instant::now();
-    enforce::load_rules(&mut engine, &text, kind).map_err(|e| policy_error(policy, &e))?;
+    engine.create_policy(enforce::RULES_POLICY, kind);
+    load_policy_file(&mut engine, enforce::RULES_POLICY, policy, opts.format)?;
     if timing {
         eprintln!(
             "timing: decompose {:.1} ms, load rows {:.1} ms, load rules {:.1} ms",
@@ -337,23 +433,19 @@ fn load_for_validate(
     Ok((engine, d))
 }
 
-fn validate(
-    model: &Path,
-    policy: &Path,
-    kind: &str,
-    group: bool,
-    exit_code: bool,
-    opts: &ModelOpts,
-) -> ExitCode {
-    let (mut engine, d) = match load_for_validate(model, policy, kind, opts) {
-        Ok(x) => x,
-        Err(c) => return c,
-    };
+/// An evaluation error of the loaded policy (a limit hit, for example).
+fn evaluation_failure(policy: &Path, e: &PolicyError, format: Format) -> Failure {
+    let mut sources = SourceMap::new();
+    let id = sources.add(policy.display().to_string(), String::new());
+    policy_failure(sources, id, e, format)
+}
+
+fn validate(a: &ValidateArgs) -> Result<ExitCode, Failure> {
+    let opts = &a.model_opts;
+    let (mut engine, d) = load_for_validate(&a.model, &a.policy, &a.kind, opts, &a.limits)?;
     let t = std::time::Instant::now();
-    let found = match enforce::violations(&mut engine) {
-        Ok(v) => v,
-        Err(e) => return policy_error(policy, &e),
-    };
+    let found = enforce::violations(&mut engine)
+        .map_err(|e| evaluation_failure(&a.policy, &e, opts.format))?;
     if std::env::var_os("VETRO_POLICY_TIMING").is_some() {
         eprintln!("timing: evaluate {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
     }
@@ -371,220 +463,55 @@ fn validate(
                 serde_json::to_string_pretty(&items).unwrap_or_default()
             )
         }
-        Format::Text if group => write_grouped(&mut out, &found, &d, &mut engine),
+        Format::Text if a.group => {
+            let groups = vetro_policy::report::group_by_object(&found, &d, &mut engine)
+                .map_err(|e| evaluation_failure(&a.policy, &e, opts.format))?;
+            groups.iter().try_for_each(|g| write!(out, "{g}"))
+        }
         Format::Text => found.iter().try_for_each(|v| writeln!(out, "{}", v.atom)),
     };
-    if written.and_then(|_| out.flush()).is_err() {
-        return ExitCode::from(USAGE);
+    let code = crate::report::finish_stdout(written, out);
+    if a.measure_incremental {
+        let kind = parse_kind(&a.kind)?;
+        let text = std::fs::read_to_string(&a.policy).unwrap_or_default();
+        match vetro_policy::report::measure_incremental(&d, &text, kind) {
+            Ok(Some(timing)) => eprintln!("{timing}"),
+            Ok(None) => eprintln!("incremental: the model has no property to change"),
+            Err(e) => eprintln!("incremental: {e}"),
+        }
     }
     // Freed by the process exit: dropping the engine's tables one by one is slower.
     std::mem::forget(engine);
     std::mem::forget(d);
-    if exit_code && !found.is_empty() {
-        ExitCode::from(INVALID)
+    if a.exit_code && !found.is_empty() {
+        Ok(ExitCode::from(INVALID))
     } else {
-        ExitCode::SUCCESS
+        Ok(code)
     }
 }
 
-/// Errors grouped by object with the object's type; under each error, the
-/// property values its proof uses.
-fn write_grouped(
-    out: &mut impl Write,
-    found: &[enforce::Violation],
-    d: &Decomposition,
-    engine: &mut Engine,
-) -> std::io::Result<()> {
-    use std::collections::HashMap;
-    use vetro_policy::datalog::ast::{Literal, Term};
-    use vetro_policy::facts::Table;
-    let types: HashMap<&str, &str> = d
-        .rows
-        .iter()
-        .filter(|r| r.table == Table::Objects)
-        .map(|r| (r.values[0].as_str(), r.values[2].as_str()))
-        .collect();
-    let atoms: Vec<Literal> = found
-        .iter()
-        .map(|v| Literal {
-            negated: false,
-            modal: None,
-            module: None,
-            table: "predeploy_errors".into(),
-            args: [&v.env, &v.object, &v.message]
-                .iter()
-                .map(|s| Term::Str(s.to_string()))
-                .collect(),
-            named: Vec::new(),
-            pos: Default::default(),
-        })
-        .collect();
-    let proofs = vetro_policy::datalog::explain::explain_all(engine, enforce::RULES_POLICY, &atoms)
-        .unwrap_or_default();
-    let mut i = 0;
-    while i < found.len() {
-        let obj = &found[i].object;
-        let ty = types.get(obj.as_str()).copied().unwrap_or("?");
-        writeln!(out, "{obj} ({ty})")?;
-        while i < found.len() && &found[i].object == obj {
-            writeln!(out, "  error: {}", found[i].message)?;
-            if let Some(Some(proof)) = proofs.get(i) {
-                let mut seen: Vec<(&str, &str, &str)> = Vec::new();
-                for (table, values) in proof.facts() {
-                    if table == "murano:properties" && values.len() == 3 {
-                        let key = (values[0].as_str(), values[1].as_str(), values[2].as_str());
-                        if !seen.contains(&key) {
-                            seen.push(key);
-                        }
-                    }
-                }
-                for (o, name, value) in seen {
-                    if o == obj.as_str() {
-                        writeln!(out, "    {name} = {value}")?;
-                    } else {
-                        writeln!(out, "    {o}: {name} = {value}")?;
-                    }
-                }
-            }
-            i += 1;
-        }
-    }
-    Ok(())
-}
-
-fn explain(model: &Path, policy: &Path, atom: &str, kind: &str, opts: &ModelOpts) -> ExitCode {
-    let (mut engine, _) = match load_for_validate(model, policy, kind, opts) {
-        Ok(x) => x,
-        Err(c) => return c,
-    };
-    let lit = match parse::parse_literal(atom) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: {}: --atom: {e}", e.class.as_str());
-            return ExitCode::from(USAGE);
-        }
-    };
+fn explain(
+    model: &Path,
+    policy: &Path,
+    atom: &str,
+    kind: &str,
+    opts: &ModelOpts,
+    limits: &LimitOpts,
+) -> Result<ExitCode, Failure> {
+    let (mut engine, _) = load_for_validate(model, policy, kind, opts, limits)?;
+    let mut sources = SourceMap::new();
+    let id = sources.add("--atom", atom.to_string());
+    let lit =
+        parse::parse_literal(atom).map_err(|e| policy_failure(sources, id, &e, opts.format))?;
     match vetro_policy::datalog::explain::explain(&mut engine, enforce::RULES_POLICY, &lit) {
         Ok(Some(proof)) => {
-            print!("{proof}");
-            ExitCode::SUCCESS
+            crate::out!("{proof}");
+            Ok(ExitCode::SUCCESS)
         }
         Ok(None) => {
             eprintln!("{atom} does not hold");
-            ExitCode::from(INVALID)
+            Ok(ExitCode::from(INVALID))
         }
-        Err(e) => policy_error(policy, &e),
+        Err(e) => Err(evaluation_failure(policy, &e, opts.format)),
     }
-}
-
-/// Materializes the validation, changes one property of one object, and
-/// reports how long the incremental re-validation took.
-fn measure(model: &Path, policy: &Path, kind: &str, opts: &ModelOpts) {
-    use vetro_policy::facts::Table;
-    let Ok(kind) = parse_kind(kind) else {
-        return;
-    };
-    let mut sources = SourceMap::new();
-    let Ok(d) = decompose_file(model, opts, &mut sources) else {
-        return;
-    };
-    let Ok(text) = read_text(policy) else {
-        return;
-    };
-    let t0 = std::time::Instant::now();
-    let Ok(mut session) = enforce::Session::new(&d, &text, kind) else {
-        eprintln!("incremental: the policy does not load");
-        return;
-    };
-    let built = t0.elapsed();
-    let Some(first) = d.rows.iter().rev().find(|r| r.table == Table::Properties) else {
-        return;
-    };
-    let obj = first.values[0].clone();
-    let removed: Vec<_> = d
-        .rows
-        .iter()
-        .filter(|r| r.table == Table::Properties && r.values[0] == obj)
-        .cloned()
-        .collect();
-    let mut added = removed.clone();
-    if let Some(r) = added.first_mut() {
-        r.values[2].push_str("-changed");
-    }
-    let t1 = std::time::Instant::now();
-    session.update(&removed, &added);
-    let changed = t1.elapsed();
-    let t3 = std::time::Instant::now();
-    session.update(&added, &removed);
-    let restored = t3.elapsed();
-    let t2 = std::time::Instant::now();
-    let n = session.violations().map(|v| v.len()).unwrap_or(0);
-    let listed = t2.elapsed();
-    let back = n;
-    eprintln!(
-        "incremental: materialized in {:.1} ms; object {obj} changed ({} rows): maintained in {:.3} ms, \
-         listing all {n} errors {:.3} ms; restored in {:.3} ms ({back} errors)",
-        built.as_secs_f64() * 1e3,
-        removed.len() + added.len(),
-        changed.as_secs_f64() * 1e3,
-        listed.as_secs_f64() * 1e3,
-        restored.as_secs_f64() * 1e3,
-    );
-}
-
-/// Adds the `Extends` edges of every class in the given MuranoPL packages.
-/// A class without parents extends `io.murano.Object`, as in MuranoPL.
-fn load_packages(
-    dirs: &[PathBuf],
-    classes: &mut ClassHierarchy,
-    sources: &mut SourceMap,
-) -> Result<(), Vec<Diagnostic>> {
-    use vetro_dsl::package::Package;
-    const OBJECT: &str = "io.murano.Object";
-    let mut roots: Vec<PathBuf> = Vec::new();
-    for dir in dirs {
-        if !dir.is_dir() {
-            return Err(vec![Diagnostic::error(
-                "io",
-                format!("{}: not a package directory", dir.display()),
-            )]);
-        }
-        if dir.join("manifest.yaml").is_file() {
-            roots.push(dir.clone());
-            continue;
-        }
-        let entries = std::fs::read_dir(dir)
-            .map_err(|e| vec![Diagnostic::error("io", format!("{}: {e}", dir.display()))])?;
-        let mut found: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.join("manifest.yaml").is_file())
-            .collect();
-        found.sort();
-        roots.extend(found);
-    }
-    let mut loaded: Vec<String> = Vec::new();
-    let mut parents: Vec<String> = Vec::new();
-    for root in roots {
-        let pkg = Package::load_dir(&root, sources);
-        for cls in pkg.classes.values() {
-            loaded.push(cls.name.clone());
-            parents.extend(cls.extends.iter().cloned());
-            if cls.extends.is_empty() {
-                if cls.name != OBJECT {
-                    classes.add_edge(&cls.name, OBJECT);
-                }
-            } else {
-                for parent in &cls.extends {
-                    classes.add_edge(&cls.name, parent);
-                }
-            }
-        }
-    }
-    // Parents outside the given packages (the core library) still descend from io.murano.Object.
-    for parent in parents {
-        if parent != OBJECT && !loaded.contains(&parent) {
-            classes.add_edge(&parent, OBJECT);
-        }
-    }
-    Ok(())
 }

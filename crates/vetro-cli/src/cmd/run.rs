@@ -4,7 +4,6 @@
 
 use crate::report::{print_diagnostics, Format};
 use std::cell::RefCell;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
@@ -13,11 +12,11 @@ use vetro_dsl::cloud::{Event, SimulatedCloud};
 use vetro_dsl::host::{self, Library, Target};
 use vetro_dsl::runtime::types::Exc;
 
-/// `println!` that ignores a closed stdout (`vetro run ... | head`).
+/// `println!` through the shared stdout writer (a closed pipe ends the run quietly).
 macro_rules! say {
-    ($($t:tt)*) => {{
-        let _ = writeln!(std::io::stdout().lock(), $($t)*);
-    }};
+    ($($t:tt)*) => {
+        crate::outln!($($t)*)
+    };
 }
 
 #[derive(clap::Args)]

@@ -150,12 +150,9 @@ fn finish(
     }
 }
 
-/// Write to stdout; a closed pipe (`| head`) is not an error worth a panic.
+/// Write to stdout through the shared writer (a closed pipe ends the run quietly).
 fn out(text: &str) {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
+    crate::out!("{text}");
 }
 
 fn to_yaml(v: &serde_json::Value) -> String {

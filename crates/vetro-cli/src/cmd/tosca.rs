@@ -105,16 +105,16 @@ fn validate(files: &[PathBuf], format: Format, grammar: Option<PathBuf>) -> Exit
             Format::Text => {
                 eprint!("{}", render_text(&sources, &report.problems, color));
                 if report.is_valid() {
-                    println!("{}: valid", path.display());
+                    crate::outln!("{}: valid", path.display());
                 } else {
-                    println!("{}: {} problem(s)", path.display(), report.problems.len());
+                    crate::outln!("{}: {} problem(s)", path.display(), report.problems.len());
                 }
             }
         }
     }
     if format == Format::Json {
         let out = serde_json::json!({"valid": all_valid, "problems": problems_json});
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        crate::outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     }
     if unreadable {
         ExitCode::from(report::USAGE)
@@ -133,7 +133,7 @@ fn types(file: &Path, format: Format) -> ExitCode {
     };
     let (catalog, report) = checker.catalog(file, &mut sources);
     if report.unreadable {
-        report::print_diagnostics(&sources, &report.problems, Format::Text);
+        report::print_diagnostics(&sources, &report.problems, format);
         return ExitCode::from(report::USAGE);
     }
     match format {
@@ -149,17 +149,19 @@ fn types(file: &Path, format: Format) -> ExitCode {
                     .collect();
                 out.insert(c.section().into(), types.into());
             }
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            crate::outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         }
         Format::Text => print_tree(&catalog),
     }
-    report::print_diagnostics(&sources, &report.problems, Format::Text);
-    ExitCode::from(report::OK)
+    // The tree is printed even when some imports failed (what could be read);
+    // the failures are reported and make the status 1.
+    report::print_diagnostics(&sources, &report.problems, format);
+    report::exit_for(&report.problems)
 }
 
 fn print_tree(catalog: &Catalog) {
     for c in Construct::ALL {
-        println!("{}:", c.section());
+        crate::outln!("{}:", c.section());
         let roots: Vec<usize> = catalog
             .of(c)
             .filter(|(i, _)| catalog.parent(*i).is_none())
@@ -182,7 +184,7 @@ fn print_subtree(catalog: &Catalog, c: Construct, t: usize, depth: usize, seen: 
     } else {
         "  (declared)"
     };
-    println!("{}{}{origin}", "  ".repeat(depth), def.name);
+    crate::outln!("{}{}{origin}", "  ".repeat(depth), def.name);
     let children: Vec<usize> = catalog
         .of(c)
         .filter(|(i, _)| catalog.parent(*i) == Some(t))

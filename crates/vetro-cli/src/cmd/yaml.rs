@@ -18,6 +18,7 @@ pub struct Args {
 enum YamlCommand {
     /// Parse files and report every problem (exit 1 if any).
     Check {
+        /// Files to check (`-` reads standard input).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]
@@ -25,6 +26,7 @@ enum YamlCommand {
     },
     /// Print a file as JSON or normalized YAML, merge keys applied.
     Convert {
+        /// The file to convert (`-` reads standard input).
         file: PathBuf,
         /// Output language.
         #[arg(long, value_enum, default_value_t = Target::Json)]
@@ -122,12 +124,6 @@ fn convert(path: &Path, to: Target, opts: &CommonOpts) -> ExitCode {
         }
     }
     let mut stdout = std::io::stdout().lock();
-    if stdout
-        .write_all(out.as_bytes())
-        .and_then(|_| stdout.flush())
-        .is_err()
-    {
-        return ExitCode::from(crate::report::USAGE);
-    }
-    ExitCode::SUCCESS
+    let written = stdout.write_all(out.as_bytes());
+    crate::report::finish_stdout(written, stdout)
 }

@@ -85,6 +85,33 @@ pub struct Rule {
     pub body: Vec<Literal>,
 }
 
+impl Rule {
+    /// A hash that equal rules share (floats count by kind only, since
+    /// `0.0 == -0.0`), for finding an equal rule without comparing to all.
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let term = |t: &Term, h: &mut std::collections::hash_map::DefaultHasher| match t {
+            Term::Var(v) => (0u8, v).hash(h),
+            Term::Int(i) => (1u8, i).hash(h),
+            Term::Float(_) => 2u8.hash(h),
+            Term::Str(s) => (3u8, s).hash(h),
+        };
+        for (part, lits) in [(0u8, &self.heads), (1u8, &self.body)] {
+            part.hash(&mut h);
+            for lit in lits {
+                (lit.negated, &lit.modal, &lit.module, &lit.table).hash(&mut h);
+                lit.args.iter().for_each(|t| term(t, &mut h));
+                for (c, t) in &lit.named {
+                    c.hash(&mut h);
+                    term(t, &mut h);
+                }
+            }
+        }
+        h.finish()
+    }
+}
+
 /// One statement of a policy text.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Statement {

@@ -4,7 +4,9 @@
 use super::ast::{Literal, Rule, Statement, Term};
 use super::error::{ErrorClass, PolicyError};
 use super::eval::{head_key, order_body, resolve_body, BodyRef, Evaluator};
+use super::graph::tarjan;
 use super::incremental::View;
+use super::limits::Limits;
 use super::parse;
 use super::policy::{Policy, PolicyKind, PolicySet, PredKey, TableKey};
 use super::value::{Symbols, Tuple, Value};
@@ -23,6 +25,8 @@ pub struct Engine {
     views: HashMap<PredKey, View>,
     /// Facts added by the statements being inserted, for the views.
     pending: Vec<(PredKey, Tuple, bool)>,
+    /// Bounds of every evaluation this engine runs.
+    pub limits: Limits,
 }
 
 /// A ground atom found by a query.
@@ -150,7 +154,12 @@ impl Engine {
     pub fn materialize(&mut self, target: &str, lit: &Literal) -> Result<(), PolicyError> {
         let key = self.query_key(target, lit);
         if !self.views.contains_key(&key) {
-            let view = View::build(&self.policies, std::slice::from_ref(&key), &mut self.syms)?;
+            let view = View::build(
+                &self.policies,
+                std::slice::from_ref(&key),
+                &mut self.syms,
+                self.limits,
+            )?;
             self.views.insert(key, view);
         }
         Ok(())
@@ -605,7 +614,13 @@ impl Engine {
             Some(rel) => vec![rel.iter().cloned().collect()],
             None => {
                 let includes = HashMap::new();
-                evaluate(&self.policies, &includes, &mut self.syms, &[key])?
+                evaluate(
+                    self.limits,
+                    &self.policies,
+                    &includes,
+                    &mut self.syms,
+                    &[key],
+                )?
             }
         };
         let pattern = self.tuple_pattern(lit);
@@ -650,7 +665,13 @@ impl Engine {
             key: TableKey::plain("action"),
         };
         let includes = HashMap::new();
-        let rows = evaluate(&self.policies, &includes, &mut self.syms, &[key])?;
+        let rows = evaluate(
+            self.limits,
+            &self.policies,
+            &includes,
+            &mut self.syms,
+            &[key],
+        )?;
         let mut out = HashSet::new();
         for t in rows.into_iter().next().unwrap_or_default() {
             if let [Value::Str(s)] = *t {
@@ -852,7 +873,13 @@ impl Engine {
             policy: policy.to_string(),
             key: TableKey::plain(Q),
         };
-        let rows = evaluate(&self.policies, includes, &mut self.syms, &[key]);
+        let rows = evaluate(
+            self.limits,
+            &self.policies,
+            includes,
+            &mut self.syms,
+            &[key],
+        );
         if let Some(s) = saved {
             self.policies.insert(policy.to_string(), s);
         }
@@ -894,7 +921,13 @@ impl Engine {
             policy: action_policy.to_string(),
             key: TableKey::plain(Q),
         };
-        let rows = evaluate(&self.policies, includes, &mut self.syms, &[key]);
+        let rows = evaluate(
+            self.limits,
+            &self.policies,
+            includes,
+            &mut self.syms,
+            &[key],
+        );
         if let Some(s) = saved {
             self.policies.insert(action_policy.to_string(), s);
         }
@@ -952,7 +985,13 @@ impl Engine {
                 key: k.clone(),
             })
             .collect();
-        let rows = evaluate(&self.policies, includes, &mut self.syms, &goals)?;
+        let rows = evaluate(
+            self.limits,
+            &self.policies,
+            includes,
+            &mut self.syms,
+            &goals,
+        )?;
         let mut out = Vec::new();
         for (k, rs) in keys.into_iter().zip(rows) {
             for r in rs {
@@ -1112,73 +1151,16 @@ pub fn render_atom(syms: &Symbols, modal: Option<&str>, table: &str, values: &[V
 
 /// Evaluates the goals; one row list per goal.
 pub fn evaluate(
+    limits: Limits,
     policies: &PolicySet,
     includes: &HashMap<String, Vec<String>>,
     syms: &mut Symbols,
     goals: &[PredKey],
 ) -> Result<Vec<Vec<Tuple>>, PolicyError> {
-    let mut ev = Evaluator::new(policies, includes);
+    let mut ev = Evaluator::new(policies, includes).with_limits(limits);
     let ids = ev.run(goals, syms)?;
     Ok(ids
         .into_iter()
         .map(|i| ev.relation(i).iter().cloned().collect())
         .collect())
-}
-
-/// Strongly connected components of a graph given as adjacency lists, each
-/// component after the components it depends on (Tarjan, iterative).
-pub(crate) fn tarjan(edges: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
-    let n = edges.len();
-    let mut index = vec![usize::MAX; n];
-    let mut low = vec![0; n];
-    let mut on = vec![false; n];
-    let mut stack = Vec::new();
-    let mut out = Vec::new();
-    let mut counter = 0;
-    for root in 0..n {
-        if index[root] != usize::MAX {
-            continue;
-        }
-        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
-        index[root] = counter;
-        low[root] = counter;
-        counter += 1;
-        stack.push(root);
-        on[root] = true;
-        while let Some(&(v, ei)) = call.last() {
-            if ei < edges[v].len() {
-                if let Some(top) = call.last_mut() {
-                    top.1 += 1;
-                }
-                let w = edges[v][ei].0;
-                if index[w] == usize::MAX {
-                    index[w] = counter;
-                    low[w] = counter;
-                    counter += 1;
-                    stack.push(w);
-                    on[w] = true;
-                    call.push((w, 0));
-                } else if on[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-            } else {
-                call.pop();
-                if let Some(&(u, _)) = call.last() {
-                    low[u] = low[u].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    let mut comp = Vec::new();
-                    while let Some(w) = stack.pop() {
-                        on[w] = false;
-                        comp.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    out.push(comp);
-                }
-            }
-        }
-    }
-    out
 }

@@ -14,6 +14,8 @@ pub enum ErrorClass {
     ModuleReference,
     Modal,
     UnknownBuiltin,
+    /// An evaluation bound (tuples or time) was hit.
+    Limit,
     Other,
 }
 
@@ -28,6 +30,7 @@ impl ErrorClass {
             ErrorClass::ModuleReference => "module-reference",
             ErrorClass::Modal => "modal",
             ErrorClass::UnknownBuiltin => "other",
+            ErrorClass::Limit => "limit",
             ErrorClass::Other => "other",
         }
     }

@@ -6,6 +6,7 @@ use super::ast::{Literal, Rule, Term};
 use super::builtins::{self, Builtin};
 use super::error::{ErrorClass, PolicyError};
 use super::hash::FxHashMap;
+use super::limits::{Budget, Limits};
 use super::policy::{PolicySet, PredKey, TableKey};
 use super::relation::{Index, Relation};
 use super::value::{Symbols, Tuple, Value};
@@ -184,6 +185,7 @@ pub struct Evaluator<'a> {
     rels: Vec<Slot<'a>>,
     idx: Vec<Indices>,
     skolem: usize,
+    budget: Budget,
 }
 
 impl<'a> Evaluator<'a> {
@@ -199,7 +201,14 @@ impl<'a> Evaluator<'a> {
             rels: Vec::new(),
             idx: Vec::new(),
             skolem: 0,
+            budget: Budget::new(Limits::default()),
         }
+    }
+
+    /// Evaluates under `limits` instead of the default ones.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.budget = Budget::new(limits);
+        self
     }
 
     fn pred(&mut self, key: &PredKey, syms: &mut Symbols, todo: &mut Vec<usize>) -> usize {
@@ -296,17 +305,10 @@ impl<'a> Evaluator<'a> {
         &self.rels[id]
     }
 
-    /// Turns the evaluated state into an owned view for incremental maintenance.
-    pub fn into_view(self) -> super::incremental::View {
+    /// The evaluated state, owned, in parts (for incremental maintenance).
+    pub(crate) fn into_parts(self) -> EvaluatedParts {
         let sccs = self.sccs();
-        let recursive: Vec<bool> = sccs
-            .iter()
-            .map(|scc| {
-                scc.iter()
-                    .any(|&p| self.deps[p].iter().any(|(q, _)| scc.contains(q)))
-            })
-            .collect();
-        super::incremental::View {
+        EvaluatedParts {
             keys: self.keys,
             index: self.index,
             plans: self.plans,
@@ -314,11 +316,7 @@ impl<'a> Evaluator<'a> {
             rels: self.rels.into_iter().map(Slot::into_owned).collect(),
             idx: self.idx,
             sccs,
-            recursive,
             deps: self.deps,
-            counts: Vec::new(),
-            goals: Vec::new(),
-            needs_rebuild: false,
         }
     }
 
@@ -455,7 +453,7 @@ impl<'a> Evaluator<'a> {
     /// Strongly connected components, dependencies first (Tarjan).
     fn sccs(&self) -> Vec<Vec<usize>> {
         debug_assert_eq!(self.deps.len(), self.keys.len());
-        super::engine::tarjan(&self.deps)
+        super::graph::tarjan(&self.deps)
     }
 
     fn eval_scc(&mut self, scc: &[usize], syms: &mut Symbols) -> Result<(), PolicyError> {
@@ -474,11 +472,17 @@ impl<'a> Evaluator<'a> {
         let mut delta: HashMap<usize, Delta> = HashMap::new();
         for &pl in &plans {
             let derived = self.run_plan(pl, None, syms);
+            self.budget.check()?;
+            let mut added = 0;
             for (p, t) in derived {
-                if self.rels[p].to_mut().insert(t.clone()) && recursive {
-                    delta.entry(p).or_default().0.insert(t);
+                if self.rels[p].to_mut().insert(t.clone()) {
+                    added += 1;
+                    if recursive {
+                        delta.entry(p).or_default().0.insert(t);
+                    }
                 }
             }
+            self.budget.stored(added);
         }
         if !recursive {
             return Ok(());
@@ -503,11 +507,15 @@ impl<'a> Evaluator<'a> {
                     .collect();
                 for pos in positions {
                     let derived = self.run_plan(pl, Some((pos, &mut delta)), syms);
+                    self.budget.check()?;
+                    let mut added = 0;
                     for (p, t) in derived {
                         if self.rels[p].to_mut().insert(t.clone()) {
+                            added += 1;
                             next.entry(p).or_default().0.insert(t);
                         }
                     }
+                    self.budget.stored(added);
                 }
             }
             delta = next;
@@ -566,10 +574,24 @@ impl<'a> Evaluator<'a> {
             syms,
             skolem: &mut self.skolem,
             out: &mut out,
+            budget: &mut self.budget,
         };
         ctx.step(0, &mut binding);
         out
     }
+}
+
+/// What an evaluation computed, with its plans and dependency graph.
+pub(crate) struct EvaluatedParts {
+    pub keys: Vec<PredKey>,
+    pub index: HashMap<PredKey, usize>,
+    pub plans: Vec<Plan>,
+    pub defs: Vec<Vec<usize>>,
+    pub rels: Vec<Relation>,
+    pub idx: Vec<Indices>,
+    /// Strongly connected components, dependencies first.
+    pub sccs: Vec<Vec<usize>>,
+    pub deps: Vec<Vec<(usize, bool)>>,
 }
 
 /// Indices of one relation by column list.
@@ -589,6 +611,7 @@ struct Join<'r, 'a> {
     syms: &'r mut Symbols,
     skolem: &'r mut usize,
     out: &'r mut Vec<(usize, Tuple)>,
+    budget: &'r mut Budget,
 }
 
 impl Join<'_, '_> {
@@ -656,8 +679,10 @@ impl Join<'_, '_> {
                 }
             }
             StepKind::Copy(q) => {
-                for row in self.rels[q].iter() {
-                    self.out.push((plan.heads[0].0, row.clone()));
+                if self.budget.fits(self.out.len() + self.rels[q].len()) {
+                    for row in self.rels[q].iter() {
+                        self.out.push((plan.heads[0].0, row.clone()));
+                    }
                 }
             }
             StepKind::Neg(q) => {
@@ -700,7 +725,7 @@ impl Join<'_, '_> {
 
     fn try_row(&mut self, i: usize, row: &Tuple, binding: &mut Vec<Option<Value>>) {
         let step = &self.plan.steps[i];
-        if row.len() != step.args.len() {
+        if !self.budget.tick() || row.len() != step.args.len() {
             return;
         }
         let mut set: Vec<usize> = Vec::new();
@@ -729,6 +754,9 @@ impl Join<'_, '_> {
     }
 
     fn emit(&mut self, binding: &[Option<Value>]) {
+        if !self.budget.fits(self.out.len() + self.plan.heads.len()) {
+            return;
+        }
         // Unbound head variables (action policies) get one fresh constant per derivation.
         let mut fresh: Vec<(usize, Value)> = Vec::new();
         for (p, args) in &self.plan.heads {

@@ -7,8 +7,9 @@
 
 use super::builtins;
 use super::error::PolicyError;
-use super::eval::{Arg, Evaluator, Indices, Plan, StepKind};
+use super::eval::{Arg, EvaluatedParts, Evaluator, Indices, Plan, StepKind};
 use super::hash::{FxHashMap, FxHashSet};
+use super::limits::Limits;
 use super::policy::{PolicySet, PredKey};
 use super::relation::Relation;
 use super::value::{Symbols, Tuple, Value};
@@ -44,16 +45,42 @@ pub struct View {
 }
 
 impl View {
+    fn from_parts(p: EvaluatedParts) -> View {
+        let recursive: Vec<bool> = p
+            .sccs
+            .iter()
+            .map(|scc| {
+                scc.iter()
+                    .any(|&m| p.deps[m].iter().any(|(q, _)| scc.contains(q)))
+            })
+            .collect();
+        View {
+            keys: p.keys,
+            index: p.index,
+            plans: p.plans,
+            defs: p.defs,
+            rels: p.rels,
+            idx: p.idx,
+            sccs: p.sccs,
+            recursive,
+            deps: p.deps,
+            counts: Vec::new(),
+            goals: Vec::new(),
+            needs_rebuild: false,
+        }
+    }
+
     /// Evaluates `goals` over `policies` and keeps the result for maintenance.
     pub fn build(
         policies: &PolicySet,
         goals: &[PredKey],
         syms: &mut Symbols,
+        limits: Limits,
     ) -> Result<View, PolicyError> {
         let includes = HashMap::new();
-        let mut ev = Evaluator::new(policies, &includes);
+        let mut ev = Evaluator::new(policies, &includes).with_limits(limits);
         ev.run(goals, syms)?;
-        let mut view = ev.into_view();
+        let mut view = View::from_parts(ev.into_parts());
         view.goals = goals.to_vec();
         // Derivation counts: one for a stored fact, one per rule derivation.
         for p in 0..view.keys.len() {

@@ -2,13 +2,14 @@
 
 pub mod ast;
 pub mod builtins;
-pub mod cases;
 pub mod engine;
 pub mod error;
 pub mod eval;
 pub mod explain;
+pub mod graph;
 pub mod hash;
 pub mod incremental;
+pub mod limits;
 pub mod parse;
 pub mod policy;
 pub mod relation;
@@ -16,4 +17,5 @@ pub mod value;
 
 pub use engine::Engine;
 pub use error::{ErrorClass, PolicyError};
+pub use limits::Limits;
 pub use policy::PolicyKind;

@@ -82,6 +82,8 @@ pub struct Policy {
     pub rules: Vec<Rule>,
     pub facts: HashMap<TableKey, Relation>,
     by_head: HashMap<TableKey, Vec<usize>>,
+    /// Rule ids by [`Rule::fingerprint`], to find an equal rule quickly.
+    by_print: HashMap<u64, Vec<usize>>,
 }
 
 /// All policies of an engine by name.
@@ -95,6 +97,7 @@ impl Policy {
             rules: Vec::new(),
             facts: HashMap::new(),
             by_head: HashMap::new(),
+            by_print: HashMap::new(),
         }
     }
 
@@ -108,10 +111,12 @@ impl Policy {
 
     /// Adds a rule unless an equal one is present; returns whether it was added.
     pub fn add_rule(&mut self, rule: Rule) -> bool {
-        if self.rules.contains(&rule) {
+        let print = rule.fingerprint();
+        if self.position(&rule, print).is_some() {
             return false;
         }
         let id = self.rules.len();
+        self.by_print.entry(print).or_default().push(id);
         for h in &rule.heads {
             let key = TableKey {
                 modal: h.modal.clone(),
@@ -119,7 +124,8 @@ impl Policy {
                 table: h.table.clone(),
             };
             let list = self.by_head.entry(key).or_default();
-            if !list.contains(&id) {
+            // Ids only grow: a rule with two equal heads is listed once.
+            if list.last() != Some(&id) {
                 list.push(id);
             }
         }
@@ -129,7 +135,7 @@ impl Policy {
 
     /// Removes an equal rule; returns whether one was present.
     pub fn remove_rule(&mut self, rule: &Rule) -> bool {
-        let Some(pos) = self.rules.iter().position(|r| r == rule) else {
+        let Some(pos) = self.position(rule, rule.fingerprint()) else {
             return false;
         };
         self.rules.remove(pos);
@@ -137,9 +143,23 @@ impl Policy {
         true
     }
 
+    /// Where an equal rule is, if one is present.
+    fn position(&self, rule: &Rule, print: u64) -> Option<usize> {
+        self.by_print
+            .get(&print)?
+            .iter()
+            .copied()
+            .find(|&i| self.rules[i] == *rule)
+    }
+
     fn reindex(&mut self) {
         self.by_head.clear();
+        self.by_print.clear();
         for (id, rule) in self.rules.iter().enumerate() {
+            self.by_print
+                .entry(rule.fingerprint())
+                .or_default()
+                .push(id);
             for h in &rule.heads {
                 let key = TableKey {
                     modal: h.modal.clone(),
@@ -147,7 +167,8 @@ impl Policy {
                     table: h.table.clone(),
                 };
                 let list = self.by_head.entry(key).or_default();
-                if !list.contains(&id) {
+                // Ids only grow: a rule with two equal heads is listed once.
+                if list.last() != Some(&id) {
                     list.push(id);
                 }
             }

@@ -57,6 +57,30 @@ impl ClassHierarchy {
         self.parents.is_empty()
     }
 
+    /// Adds the `Extends` edges of a set of MuranoPL classes given as
+    /// (name, parents). A class without parents extends `io.murano.Object`, and
+    /// so does every parent outside the set (the core library), as in MuranoPL.
+    pub fn add_classes<'c>(&mut self, classes: impl IntoIterator<Item = (&'c str, &'c [String])>) {
+        const OBJECT: &str = "io.murano.Object";
+        let mut loaded: HashSet<&str> = HashSet::new();
+        let mut parents: Vec<&str> = Vec::new();
+        for (name, extends) in classes {
+            loaded.insert(name);
+            if extends.is_empty() && name != OBJECT {
+                self.add_edge(name, OBJECT);
+            }
+            for parent in extends {
+                self.add_edge(name, parent);
+                parents.push(parent);
+            }
+        }
+        for parent in parents {
+            if parent != OBJECT && !loaded.contains(parent) {
+                self.add_edge(parent, OBJECT);
+            }
+        }
+    }
+
     /// The type itself followed by all its transitive ancestors, each once.
     pub fn with_ancestors(&self, name: &str) -> Vec<String> {
         let mut seen: HashSet<&str> = HashSet::new();
@@ -107,4 +131,35 @@ mod tests {
         assert_eq!(strip_type_name("ns.T@pkg"), "ns.T");
         assert_eq!(strip_type_name("ns.T"), "ns.T");
     }
+}
+
+/// The MuranoPL package directories under `dirs`: each directory that holds a
+/// `manifest.yaml` is a package, otherwise its subdirectories that do are
+/// (sorted by name).
+pub fn package_roots(
+    dirs: &[std::path::PathBuf],
+) -> Result<Vec<std::path::PathBuf>, vetro_diag::Diagnostic> {
+    use vetro_diag::Diagnostic;
+    let mut roots = Vec::new();
+    for dir in dirs {
+        if !dir.is_dir() {
+            return Err(Diagnostic::error(
+                "io",
+                format!("{}: not a package directory", dir.display()),
+            ));
+        }
+        if dir.join("manifest.yaml").is_file() {
+            roots.push(dir.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| Diagnostic::error("io", format!("{}: {e}", dir.display())))?;
+        let mut found: Vec<std::path::PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.join("manifest.yaml").is_file())
+            .collect();
+        found.sort();
+        roots.extend(found);
+    }
+    Ok(roots)
 }

@@ -8,9 +8,9 @@ pub mod value;
 use std::fmt::Write as _;
 use vetro_diag::Diagnostic;
 
-pub use value::{parse_json, MValue};
+pub use value::MValue;
 
-pub use classes::{strip_type_name, ClassHierarchy};
+pub use classes::{package_roots, strip_type_name, ClassHierarchy};
 
 /// The tables of the `murano` policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -183,8 +183,23 @@ fn header_field<'n>(hdr: &'n MValue, field: &str, path: &str) -> Result<&'n MVal
     }
 }
 
-/// Decomposes an object model into rows.
+/// The root object of a model: the model itself, or the `Objects` of a
+/// deployment description (`{"Objects": {...}, "ObjectsCopy": ...}`, what
+/// `vetro run --model` takes).
+fn root_object(model: &MValue) -> &MValue {
+    match model {
+        MValue::Map(map) if header(map).is_none() => match model.get("Objects") {
+            Some(objects @ MValue::Map(_)) => objects,
+            _ => model,
+        },
+        _ => model,
+    }
+}
+
+/// Decomposes an object model into rows. The model is the root object (with
+/// its `?` header) or a mapping whose `Objects` is the root object.
 pub fn decompose(model: &MValue, opts: &DecomposeOptions) -> Result<Decomposition, Diagnostic> {
+    let model = root_object(model);
     let MValue::Map(map) = model else {
         return Err(model_error(
             format!(

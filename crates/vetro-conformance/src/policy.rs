@@ -1,12 +1,15 @@
-//! The JSON case protocol of `vetro policy eval --batch` (see FORMAT.md):
-//! one case in, one answer out.
+//! The JSON-lines case protocol of `vetro policy eval --batch`: one case per
+//! input line, one answer per output line, in order.
+//!
+//! A case is `{"id", "kind": "parse"|"query"|"simulate"|"error", "policies":
+//! [{"name", "kind", "rules"}], "target", "query", ...}`; the answer is
+//! `{"id", "result": [...]}` or `{"id", "error": CLASS, "message"}`. A line that
+//! is not UTF-8 or not JSON is answered with a `syntax` error and the batch goes on.
 
-use super::ast::Statement;
-use super::engine::Engine;
-use super::error::{ErrorClass, PolicyError};
-use super::parse;
-use super::policy::PolicyKind;
 use serde_json::{json, Value as Json};
+use std::io::{BufRead, Write};
+use vetro_policy::datalog::ast::Statement;
+use vetro_policy::datalog::{parse, Engine, ErrorClass, PolicyError, PolicyKind};
 
 /// Loads the case's policies: every policy is created first, then filled in order.
 fn load(case: &Json) -> Result<(Engine, Option<String>), PolicyError> {
@@ -48,7 +51,7 @@ fn target_of(case: &Json, first: Option<String>) -> String {
         .unwrap_or_else(|| "default".to_string())
 }
 
-fn run(case: &Json) -> Result<Vec<String>, PolicyError> {
+fn run_case(case: &Json) -> Result<Vec<String>, PolicyError> {
     let kind = case.get("kind").and_then(Json::as_str).unwrap_or("query");
     match kind {
         "parse" => {
@@ -96,8 +99,81 @@ fn run(case: &Json) -> Result<Vec<String>, PolicyError> {
 /// Answers one case: `{"id", "result": [...]}` or `{"id", "error", "message"}`.
 pub fn answer(case: &Json) -> Json {
     let id = case.get("id").cloned().unwrap_or(Json::Null);
-    match run(case) {
+    match run_case(case) {
         Ok(result) => json!({"id": id, "result": result}),
         Err(e) => json!({"id": id, "error": e.class.as_str(), "message": e.to_string()}),
+    }
+}
+
+/// Answers one input line (without its line break).
+pub fn answer_line(line: &[u8]) -> Option<Json> {
+    let Ok(text) = std::str::from_utf8(line) else {
+        let at = std::str::from_utf8(line)
+            .err()
+            .map_or(0, |e| e.valid_up_to());
+        return Some(json!({"id": null, "error": "syntax",
+            "message": format!("bad case: not UTF-8 text (invalid byte at offset {at})")}));
+    };
+    if text.trim().is_empty() {
+        return None;
+    }
+    Some(match serde_json::from_str::<Json>(text) {
+        Ok(case) => answer(&case),
+        Err(e) => json!({"id": null, "error": "syntax", "message": format!("bad JSON case: {e}")}),
+    })
+}
+
+/// Runs the protocol until the input ends. Only I/O errors stop it.
+pub fn run(mut input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        let body = line.strip_suffix(b"\n").unwrap_or(&line);
+        let body = body.strip_suffix(b"\r").unwrap_or(body);
+        if let Some(answer) = answer_line(body) {
+            writeln!(output, "{answer}")?;
+            output.flush()?;
+        }
+    }
+    output.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(input: &[u8]) -> Vec<Json> {
+        let mut out = Vec::new();
+        run(input, &mut out).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn invalid_utf8_line_is_answered_and_the_batch_goes_on() {
+        let input = b"{\"id\": 1, \"kind\": \"parse\", \"text\": \"p(1)\"}\n\xff\xfe bad\n{\"id\": 2, \"kind\": \"parse\", \"text\": \"q(x) :- p(x)\"}\n";
+        let answers = batch(input);
+        assert_eq!(answers.len(), 3);
+        assert_eq!(answers[0]["result"], json!(["p(1)"]));
+        assert_eq!(answers[1]["error"], "syntax");
+        assert!(answers[1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not UTF-8"));
+        assert_eq!(answers[2]["id"], 2);
+        assert_eq!(answers[2]["result"], json!(["q(x) :- p(x)"]));
+    }
+
+    #[test]
+    fn bad_json_and_blank_lines() {
+        let answers = batch(b"\n  \nnot json\n");
+        assert_eq!(answers.len(), 1);
+        assert_eq!(answers[0]["error"], "syntax");
     }
 }
