@@ -68,7 +68,7 @@ impl Budget {
     /// Counts one join step; looks at the clock now and then.
     pub(crate) fn tick(&mut self) -> bool {
         self.ticks = self.ticks.wrapping_add(1);
-        if self.ticks % CLOCK_EVERY == 0 {
+        if self.ticks.is_multiple_of(CLOCK_EVERY) {
             if let Some(deadline) = self.deadline {
                 if Instant::now() >= deadline {
                     self.exceeded = Some(Exceeded::Time);

@@ -107,32 +107,6 @@ pub fn strip_type_name(type_string: &str) -> &str {
     before_pkg.split('/').next().unwrap_or(before_pkg)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn diamond_ancestors_once() {
-        let h = ClassHierarchy::parse_edges("# c\nA->B\nA->C\nB->D\nC->D\n\n").unwrap();
-        let mut got = h.with_ancestors("A");
-        got.sort();
-        assert_eq!(got, vec!["A", "B", "C", "D"]);
-        assert_eq!(h.with_ancestors("X"), vec!["X"]);
-    }
-
-    #[test]
-    fn bad_edge_line() {
-        assert_eq!(ClassHierarchy::parse_edges("A\n").unwrap_err().line, 1);
-    }
-
-    #[test]
-    fn type_strings() {
-        assert_eq!(strip_type_name("ns.T/1.2.0@pkg"), "ns.T");
-        assert_eq!(strip_type_name("ns.T@pkg"), "ns.T");
-        assert_eq!(strip_type_name("ns.T"), "ns.T");
-    }
-}
-
 /// The MuranoPL package directories under `dirs`: each directory that holds a
 /// `manifest.yaml` is a package, otherwise its subdirectories that do are
 /// (sorted by name).
@@ -162,4 +136,30 @@ pub fn package_roots(
         roots.extend(found);
     }
     Ok(roots)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diamond_ancestors_once() {
+        let h = ClassHierarchy::parse_edges("# c\nA->B\nA->C\nB->D\nC->D\n\n").unwrap();
+        let mut got = h.with_ancestors("A");
+        got.sort();
+        assert_eq!(got, vec!["A", "B", "C", "D"]);
+        assert_eq!(h.with_ancestors("X"), vec!["X"]);
+    }
+
+    #[test]
+    fn bad_edge_line() {
+        assert_eq!(ClassHierarchy::parse_edges("A\n").unwrap_err().line, 1);
+    }
+
+    #[test]
+    fn type_strings() {
+        assert_eq!(strip_type_name("ns.T/1.2.0@pkg"), "ns.T");
+        assert_eq!(strip_type_name("ns.T@pkg"), "ns.T");
+        assert_eq!(strip_type_name("ns.T"), "ns.T");
+    }
 }
