@@ -1,7 +1,7 @@
 //! Reading one service template file into a single root mapping.
 
-use std::path::Path;
-use vetro_diag::{Diagnostic, FileId, SourceMap};
+use std::path::{Path, PathBuf};
+use vetro_diag::{Diagnostic, FileId, SourceMap, Span};
 use vetro_yaml::{LoadOptions, Node};
 
 /// Why a file could not be turned into a document.
@@ -68,4 +68,23 @@ pub fn load(path: &Path, sources: &mut SourceMap) -> Result<(FileId, Node), Load
             "{name}: a service template is one YAML document, this file has {n}"
         ))),
     }
+}
+
+/// One loaded file.
+pub struct FileRec {
+    pub path: PathBuf,
+    pub id: Option<FileId>,
+    /// The root mapping with short forms expanded; `None` if it did not load.
+    pub doc: Option<Node>,
+    pub problems: Vec<Diagnostic>,
+    /// `imports/N` entries that loaded: (N, target file, span of the entry).
+    pub edges: Vec<(usize, usize, Span)>,
+}
+
+/// The import entries of a normalized document: (index, name, definition map).
+pub fn import_entries(doc: &Node) -> Vec<(usize, &Node)> {
+    doc.get("imports")
+        .and_then(Node::as_seq)
+        .map(|items| items.iter().enumerate().collect())
+        .unwrap_or_default()
 }

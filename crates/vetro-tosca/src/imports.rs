@@ -6,24 +6,13 @@
 //! as one `import-failed` at the importer's `imports/N`.
 
 use crate::catalog::Catalog;
-use crate::document::{self, LoadError};
+use crate::document::{self, import_entries, FileRec, LoadError};
 use crate::hooks::ToscaHooks;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use vetro_diag::{Diagnostic, FileId, SourceMap, Span};
+use vetro_diag::{Diagnostic, SourceMap};
 use vetro_kwalify::Grammar;
 use vetro_yaml::Node;
-
-/// One loaded file.
-pub struct FileRec {
-    pub path: PathBuf,
-    pub id: Option<FileId>,
-    /// The root mapping with short forms expanded; `None` if it did not load.
-    pub doc: Option<Node>,
-    pub problems: Vec<Diagnostic>,
-    /// `imports/N` entries that loaded: (N, target file, span of the entry).
-    pub edges: Vec<(usize, usize, Span)>,
-}
 
 struct Loader<'a> {
     grammar: &'a Grammar,
@@ -33,14 +22,6 @@ struct Loader<'a> {
 
 fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// The import entries of a normalized document: (index, name, definition map).
-pub fn import_entries(doc: &Node) -> Vec<(usize, &Node)> {
-    doc.get("imports")
-        .and_then(Node::as_seq)
-        .map(|items| items.iter().enumerate().collect())
-        .unwrap_or_default()
 }
 
 /// The `file` of an import item (`{name: {file: ...}}` after normalization, or

@@ -1,8 +1,8 @@
 //! Conversion between nodes and JSON: the JSON text writer (exact for every
 //! YAML value), `serde_json` values, and the fast reader for JSON input.
 
-use crate::emit::python_float_repr;
 use crate::node::{Mapping, Node, NodeKind};
+use crate::repr::python_float_repr;
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::collections::HashSet;

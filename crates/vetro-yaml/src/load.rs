@@ -2,35 +2,11 @@
 //! aliases (with an expansion budget), merge keys and duplicate keys.
 
 use crate::node::{Mapping, Node, NodeKind, Style};
-use crate::resolve::{resolve_plain, Resolved};
+use crate::resolve::{resolve_plain, Resolved, YamlVersion};
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span as PSpan, Tag};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::path::Path;
 use vetro_diag::{Diagnostic, FileId, SourceMap, Span};
-
-/// Which schema resolves plain scalars.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum YamlVersion {
-    /// PyYAML's resolver: `yes/no/on/off` booleans, `017` octal, sexagesimal numbers.
-    #[default]
-    V1_1,
-    /// The YAML 1.2 core schema.
-    V1_2,
-}
-
-impl std::str::FromStr for YamlVersion {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "1.1" => Ok(YamlVersion::V1_1),
-            "1.2" => Ok(YamlVersion::V1_2),
-            other => Err(format!(
-                "unknown YAML version `{other}` (expected 1.1 or 1.2)"
-            )),
-        }
-    }
-}
 
 /// How documents are loaded.
 #[derive(Clone, Debug)]
@@ -57,20 +33,6 @@ impl Default for LoadOptions {
             allow_duplicate_keys: false,
         }
     }
-}
-
-/// Read and load a file (`-` is standard input). I/O problems are diagnostics
-/// of kind `io`, a file over [`crate::DEFAULT_MAX_INPUT`] is `too-large`, and
-/// bytes that are not UTF-8 text are an `encoding` error with their position.
-pub fn load_file(
-    path: &Path,
-    sources: &mut SourceMap,
-    opts: &LoadOptions,
-) -> Result<(FileId, Vec<Node>), Vec<Diagnostic>> {
-    let id = crate::read::read_source(path, sources, crate::read::DEFAULT_MAX_INPUT)
-        .map_err(|d| vec![d])?;
-    let docs = load_str(sources, id, opts)?;
-    Ok((id, docs))
 }
 
 /// Load every document of a file already in `sources`.

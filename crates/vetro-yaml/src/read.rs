@@ -90,3 +90,16 @@ pub fn load_data<T: JsonBuild>(
     let docs = load_str(sources, id, opts)?;
     Ok((id, docs.first().map(from_node)))
 }
+
+/// Read and load a file (`-` is standard input). I/O problems are diagnostics
+/// of kind `io`, a file over [`crate::DEFAULT_MAX_INPUT`] is `too-large`, and
+/// bytes that are not UTF-8 text are an `encoding` error with their position.
+pub fn load_file(
+    path: &Path,
+    sources: &mut SourceMap,
+    opts: &LoadOptions,
+) -> Result<(FileId, Vec<Node>), Vec<Diagnostic>> {
+    let id = read_source(path, sources, DEFAULT_MAX_INPUT).map_err(|d| vec![d])?;
+    let docs = load_str(sources, id, opts)?;
+    Ok((id, docs))
+}

@@ -1,6 +1,27 @@
 //! Implicit typing of plain scalars under the YAML 1.1 (PyYAML) and 1.2 core schemas.
 
-use crate::load::YamlVersion;
+/// Which schema resolves plain scalars.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum YamlVersion {
+    /// PyYAML's resolver: `yes/no/on/off` booleans, `017` octal, sexagesimal numbers.
+    #[default]
+    V1_1,
+    /// The YAML 1.2 core schema.
+    V1_2,
+}
+
+impl std::str::FromStr for YamlVersion {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "1.1" => Ok(YamlVersion::V1_1),
+            "1.2" => Ok(YamlVersion::V1_2),
+            other => Err(format!(
+                "unknown YAML version `{other}` (expected 1.1 or 1.2)"
+            )),
+        }
+    }
+}
 
 /// What a plain scalar means.
 #[derive(Clone, Debug, PartialEq)]

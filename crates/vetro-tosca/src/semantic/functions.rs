@@ -1,17 +1,10 @@
 //! TOSCA function calls: argument shapes and the names they refer to.
 
-use super::topology::Topo;
+use super::topo::{This, Topo};
 use super::{join, Cx};
 use crate::catalog::Construct;
 use crate::values::{function_name, show, Prim};
 use vetro_yaml::{Node, NodeKind};
-
-/// The node template a value belongs to: its type and its definition.
-#[derive(Clone, Copy)]
-pub struct This<'a> {
-    pub ty: usize,
-    pub tpl: &'a Node,
-}
 
 /// Check every function call inside `value`.
 pub fn check(cx: &mut Cx, topo: &Topo, this: Option<This>, value: &Node, path: &str) {

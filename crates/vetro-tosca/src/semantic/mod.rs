@@ -2,11 +2,12 @@
 
 mod functions;
 mod props;
+mod topo;
 mod topology;
 mod types;
 
 use crate::catalog::{Catalog, Construct, TypeDef};
-use crate::imports::FileRec;
+use crate::document::FileRec;
 use vetro_diag::{Diagnostic, SourceMap, Span};
 use vetro_kwalify::{escape_segment, Grammar};
 use vetro_yaml::Node;
@@ -91,7 +92,7 @@ pub fn run(grammar: &Grammar, files: &mut [FileRec], sources: &mut SourceMap) ->
     for (i, f) in files.iter_mut().enumerate() {
         if let Some(doc) = &f.doc {
             add_types(&mut cat, doc, Some(i), &mut f.problems);
-            for (_, item) in crate::imports::import_entries(doc) {
+            for (_, item) in crate::document::import_entries(doc) {
                 for (_, _, def) in entries(Some(item)) {
                     if let Some(p) = def.get("namespace_prefix").and_then(Node::as_str) {
                         cat.prefixes.push(p.to_string());
