@@ -7,7 +7,7 @@ use serde_json::Value as Json;
 use vetro_dsl::package::Package;
 use vetro_policy::datalog::PolicyKind;
 use vetro_policy::enforce;
-use vetro_policy::facts::{decompose, parse_json, ClassHierarchy, DecomposeOptions};
+use vetro_policy::facts::{decompose, ClassHierarchy, DecomposeOptions, MValue};
 
 /// One object the policy refuses.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -55,8 +55,7 @@ pub fn violations(
     classes: ClassHierarchy,
     project: Option<&str>,
 ) -> Result<Vec<Violation>, String> {
-    let text = serde_json::to_string(objects).map_err(|e| e.to_string())?;
-    let model = parse_json(&text).ok_or("the object model is not valid JSON")?;
+    let model = MValue::from_json(objects);
     let opts = DecomposeOptions {
         tenant: project.map(str::to_string),
         classes,

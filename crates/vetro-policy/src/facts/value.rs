@@ -75,6 +75,31 @@ impl MValue {
     }
 }
 
+impl MValue {
+    /// Converts a JSON value as Python's `json.loads` types it (a float stays
+    /// a float, whatever its digits); object keys are quoted strings.
+    pub fn from_json(value: &serde_json::Value) -> MValue {
+        use serde_json::Value as J;
+        use vetro_yaml::JsonBuild;
+        match value {
+            J::Null => MValue::Null,
+            J::Bool(b) => MValue::Bool(*b),
+            J::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => MValue::Int(i),
+                (None, Some(u)) => MValue::BigInt(u.to_string()),
+                (None, None) => MValue::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            J::String(s) => MValue::string(s.clone()),
+            J::Array(items) => MValue::Seq(items.iter().map(MValue::from_json).collect()),
+            J::Object(map) => MValue::Map(
+                map.iter()
+                    .map(|(k, v)| (MValue::string(k.clone()), MValue::from_json(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
 impl vetro_yaml::JsonBuild for MValue {
     fn null() -> Self {
         MValue::Null
