@@ -4,6 +4,7 @@
 
 use crate::report::{print_diagnostics, Format};
 use std::cell::RefCell;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
