@@ -48,6 +48,12 @@ enum Command {
     Test(cmd::murano_test::TestArgs),
     /// Decompose object models into murano:* tables and evaluate Datalog policies.
     Policy(cmd::policy::Args),
+    /// Run the Murano-compatible catalog and deployment service.
+    Serve(cmd::serve::Args),
+    /// The service's database: migrations.
+    Db(cmd::db::Args),
+    /// The service's API tokens.
+    Token(cmd::token::Args),
 }
 
 fn main() -> ExitCode {
@@ -65,5 +71,8 @@ fn main() -> ExitCode {
         Command::Murano(args) => cmd::murano::run(args),
         Command::Check(args) => cmd::murano::run_check(args),
         Command::Test(args) => cmd::murano_test::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
+        Command::Db(args) => cmd::db::run(args),
+        Command::Token(args) => cmd::token::run(args),
     }
 }

@@ -1,5 +1,6 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
+pub mod db;
 pub mod ir;
 pub mod limits;
 pub mod murano;
@@ -7,7 +8,9 @@ pub mod murano_test;
 pub mod plugin;
 pub mod policy;
 pub mod run;
+pub mod serve;
 pub mod spec;
+pub mod token;
 pub mod tosca;
 pub mod yaml;
 pub mod yaql;

@@ -1,0 +1,333 @@
+//! The OpenAPI description, generated from the handlers' annotations, plus
+//! the schemas of Murano's JSON shapes. Every operation also documents the
+//! error statuses with Murano's error body.
+
+// The schema types below only describe JSON shapes for the generated
+// document; no code reads their fields.
+#![allow(dead_code)]
+
+use crate::routes::*;
+use serde_json::Value;
+use std::collections::HashMap;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, RefOr, ResponseBuilder};
+use utoipa::{Modify, OpenApi, ToSchema};
+
+/// Any JSON value.
+#[derive(ToSchema)]
+pub struct AnyValue(Value);
+
+/// Any JSON object.
+#[derive(ToSchema)]
+pub struct AnyObject(HashMap<String, Value>);
+
+#[derive(ToSchema)]
+pub struct ErrorDetail {
+    message: String,
+    #[schema(rename = "type")]
+    kind: String,
+    /// vetro addition: structured details (package diagnostics, policy violations).
+    details: Option<AnyValue>,
+}
+
+/// Murano's error body.
+#[derive(ToSchema)]
+pub struct ErrorBody {
+    code: u16,
+    title: String,
+    explanation: String,
+    error: ErrorDetail,
+}
+
+#[derive(ToSchema)]
+pub struct EnvironmentCreate {
+    name: String,
+    region: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    #[allow(non_snake_case)]
+    defaultNetworks: Option<AnyObject>,
+}
+
+#[derive(ToSchema)]
+pub struct EnvironmentView {
+    id: String,
+    name: String,
+    tenant_id: String,
+    version: i64,
+    description_text: String,
+    created: String,
+    updated: String,
+    /// ready, pending, deploying, deploy failure, deleting, delete failure
+    status: String,
+    acquired_by: Option<String>,
+    services: Option<Vec<AnyValue>>,
+}
+
+#[derive(ToSchema)]
+pub struct EnvironmentList {
+    environments: Vec<EnvironmentView>,
+}
+
+#[derive(ToSchema)]
+pub struct SessionView {
+    id: String,
+    environment_id: String,
+    user_id: String,
+    /// opened, deploying, deployed, deploy failure, deleting, delete failure
+    state: String,
+    version: i64,
+    created: String,
+    updated: String,
+}
+
+#[derive(ToSchema)]
+pub struct DeploymentView {
+    id: String,
+    environment_id: Option<String>,
+    started: String,
+    finished: Option<String>,
+    description: Option<AnyValue>,
+    action: Option<AnyValue>,
+    result: Option<AnyValue>,
+    /// running, running_w_warnings, running_w_errors, success, completed_w_warnings, completed_w_errors
+    state: String,
+    created: String,
+    updated: String,
+    /// vetro addition: deploy, delete or action.
+    kind: String,
+    /// vetro addition: queued, running, succeeded, failed or cancelled.
+    task_state: String,
+}
+
+#[derive(ToSchema)]
+pub struct DeploymentList {
+    deployments: Vec<DeploymentView>,
+}
+
+#[derive(ToSchema)]
+pub struct ReportView {
+    id: String,
+    task_id: String,
+    entity_id: String,
+    entity: String,
+    text: String,
+    /// info, warning or error
+    level: String,
+    details: Option<String>,
+    created: String,
+    updated: String,
+    timestamp: String,
+}
+
+#[derive(ToSchema)]
+pub struct ReportList {
+    reports: Vec<ReportView>,
+}
+
+#[derive(ToSchema)]
+pub struct PackageView {
+    id: String,
+    fully_qualified_name: String,
+    name: String,
+    #[schema(rename = "type")]
+    kind: String,
+    version: String,
+    author: String,
+    supplier: AnyObject,
+    description: String,
+    enabled: bool,
+    is_public: bool,
+    owner_id: String,
+    tags: Vec<String>,
+    categories: Vec<String>,
+    class_definitions: Vec<String>,
+    created: String,
+    updated: String,
+}
+
+#[derive(ToSchema)]
+pub struct PackageList {
+    packages: Vec<PackageView>,
+    next_marker: Option<String>,
+}
+
+/// A package upload: the zip archive plus optional metadata
+/// (`{"tags", "categories", "description", "name", "is_public", "enabled"}`).
+#[derive(ToSchema)]
+pub struct PackageUpload {
+    #[schema(format = Binary, value_type = String)]
+    file: Vec<u8>,
+    __metadata__: Option<String>,
+}
+
+#[derive(ToSchema)]
+pub struct PatchOp {
+    op: String,
+    path: String,
+    value: Option<AnyValue>,
+    from: Option<String>,
+}
+
+#[derive(ToSchema)]
+pub struct CategoryView {
+    id: String,
+    name: String,
+    package_count: i64,
+    created: String,
+    updated: String,
+    packages: Option<Vec<AnyObject>>,
+}
+
+#[derive(ToSchema)]
+pub struct CategoryList {
+    categories: Vec<CategoryView>,
+}
+
+#[derive(ToSchema)]
+pub struct TemplateCreate {
+    name: String,
+    description_text: Option<String>,
+    is_public: Option<bool>,
+    services: Option<Vec<AnyObject>>,
+}
+
+#[derive(ToSchema)]
+pub struct TemplateView {
+    id: String,
+    name: String,
+    tenant_id: String,
+    version: i64,
+    description_text: String,
+    is_public: bool,
+    created: String,
+    updated: String,
+    services: Option<Vec<AnyValue>>,
+    description: Option<AnyValue>,
+}
+
+#[derive(ToSchema)]
+pub struct TemplateList {
+    templates: Vec<TemplateView>,
+}
+
+#[derive(ToSchema)]
+pub struct EnvironmentSession {
+    environment_id: String,
+    session_id: String,
+}
+
+#[derive(ToSchema)]
+pub struct TaskId {
+    task_id: String,
+}
+
+#[derive(ToSchema)]
+#[allow(non_snake_case)]
+pub struct StaticAction {
+    className: String,
+    methodName: String,
+    packageName: Option<String>,
+    classVersion: Option<String>,
+    parameters: Option<AnyObject>,
+}
+
+#[derive(ToSchema)]
+pub struct PolicyUpdate {
+    /// Congress (Datalog) rules defining `predeploy_errors(eid, oid, msg)`; null clears.
+    policy: Option<String>,
+}
+
+#[derive(ToSchema)]
+pub struct PolicyView {
+    policy: Option<String>,
+    source: Option<String>,
+}
+
+struct Common;
+
+const ERRORS: &[(&str, &str)] = &[
+    (
+        "400",
+        "Invalid input (Murano error body; package diagnostics in error.details)",
+    ),
+    (
+        "401",
+        "Missing or unknown X-Auth-Token, or another user's session",
+    ),
+    ("403", "Not allowed in this state or for this caller"),
+    ("404", "No such object visible to the caller"),
+    ("408", "The request took too long"),
+    ("409", "Conflicts with an existing object"),
+    ("413", "The body or the unpacked package is too large"),
+    ("415", "Unsupported content type"),
+    ("503", "The database or the engine is not available"),
+];
+
+impl Modify for Common {
+    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
+        let components = api.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "token",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Auth-Token"))),
+        );
+        for item in api.paths.paths.values_mut() {
+            let ops = [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.delete,
+                &mut item.patch,
+            ];
+            for op in ops.into_iter().flatten() {
+                for (code, text) in ERRORS {
+                    let response = ResponseBuilder::new()
+                        .description(*text)
+                        .content(
+                            "application/json",
+                            ContentBuilder::new()
+                                .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
+                                    "ErrorBody",
+                                ))))
+                                .build(),
+                        )
+                        .build();
+                    op.responses
+                        .responses
+                        .entry(code.to_string())
+                        .or_insert(RefOr::T(response));
+                }
+            }
+        }
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "vetro service",
+        description = "A Murano-compatible application catalog and deployment API. Paths, headers, \
+                       states and JSON shapes follow Murano's v1 API (success is HTTP 200). \
+                       Operations tagged `vetro` and fields marked \"vetro addition\" are not part of Murano."
+    ),
+    modifiers(&Common),
+    security(("token" = [])),
+    components(schemas(ErrorBody, ErrorDetail, AnyValue, AnyObject)),
+    paths(
+        environments::list, environments::create, environments::show, environments::rename,
+        environments::delete, environments::last_status,
+        model::get_root, model::get_path, model::patch,
+        sessions::configure, sessions::show, sessions::delete, sessions::deploy,
+        services::list, services::get, services::post, services::post_path, services::put,
+        services::put_path, services::delete_path,
+        deployments::list, deployments::list_all, deployments::reports,
+        actions::execute, actions::result, actions::static_action,
+        catalog::search, catalog::upload, catalog::show, catalog::update, catalog::delete,
+        catalog::download, catalog::ui, catalog::logo, catalog::supplier_logo,
+        catalog::categories, catalog::add_category, catalog::category, catalog::delete_category,
+        templates::list, templates::create, templates::show, templates::update, templates::delete,
+        templates::services, templates::add_service, templates::get_service, templates::put_service,
+        templates::delete_service, templates::create_environment, templates::clone,
+        vetro::get_policy, vetro::put_policy, vetro::cancel, vetro::events, vetro::health, vetro::ready,
+    )
+)]
+pub struct ApiDoc;

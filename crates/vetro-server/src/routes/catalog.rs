@@ -1,0 +1,556 @@
+//! `/v1/catalog/packages`: upload, search, show, update, delete, files.
+
+use crate::auth::Ctx;
+use crate::body::{parse_json, JsonBody};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{QueryPairs, P};
+use crate::package;
+use crate::state::AppState;
+use crate::{scope, views};
+use axum::extract::{Multipart, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::{json, Value};
+use std::cmp::Ordering;
+use vetro_store::catalog::{NewPackage, Package, PackageFile};
+
+/// Values of a repeatable filter; `in:a,b` lists several in one.
+fn multi(q: &QueryPairs, key: &str) -> Vec<String> {
+    q.all(key)
+        .into_iter()
+        .flat_map(|v| match v.strip_prefix("in:") {
+            Some(list) => list.split(',').map(str::to_string).collect::<Vec<_>>(),
+            None => vec![v.to_string()],
+        })
+        .collect()
+}
+
+/// The rank of a package for `search` words: the first matching field's
+/// position (name, fqn, description, categories, tags, classes, author), or
+/// `None` when no word matches.
+fn search_rank(p: &Package, words: &[String]) -> Option<usize> {
+    let fields: [Vec<&str>; 7] = [
+        vec![&p.name],
+        vec![&p.fully_qualified_name],
+        vec![&p.description],
+        p.categories.iter().map(String::as_str).collect(),
+        p.tags.iter().map(String::as_str).collect(),
+        p.class_definitions.iter().map(String::as_str).collect(),
+        vec![&p.author],
+    ];
+    fields.iter().position(|values| {
+        values.iter().any(|v| {
+            let v = v.to_lowercase();
+            words.iter().any(|w| v.contains(w.as_str()))
+        })
+    })
+}
+
+fn order_key(p: &Package, by: &str) -> String {
+    match by {
+        "fqn" => p.fully_qualified_name.clone(),
+        "created" => p.created.clone(),
+        _ => p.name.clone(),
+    }
+}
+
+#[utoipa::path(get, path = "/v1/catalog/packages", tag = "catalog",
+    params(
+        ("search" = Option<String>, Query, description = "Words (comma-separated) matched in name, FQN, description, categories, tags, classes, author"),
+        ("category" = Option<Vec<String>>, Query), ("tag" = Option<Vec<String>>, Query), ("id" = Option<Vec<String>>, Query),
+        ("type" = Option<String>, Query, description = "Application or Library"),
+        ("fqn" = Option<String>, Query), ("name" = Option<String>, Query), ("class_name" = Option<String>, Query),
+        ("owned" = Option<bool>, Query), ("include_disabled" = Option<bool>, Query),
+        ("catalog" = Option<bool>, Query, description = "Only packages the caller can deploy"),
+        ("order_by" = Option<String>, Query, description = "fqn, name or created"),
+        ("sort_dir" = Option<String>, Query, description = "asc or desc"),
+        ("marker" = Option<String>, Query), ("limit" = Option<u32>, Query, description = "1..100, default 20")),
+    responses((status = 200, description = "`{\"packages\": [...], \"next_marker\"?}`", body = crate::openapi::PackageList)))]
+pub async fn search(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiResult<Json<Value>> {
+    let catalog = q.flag("catalog")?;
+    let include_disabled = q.flag("include_disabled")?;
+    let owned = q.flag("owned")?;
+    let limit: usize = match q.get("limit") {
+        None => 20,
+        Some(l) => l
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n >= 1)
+            .map(|n| n.min(100))
+            .ok_or_else(|| {
+                ApiError::bad_request(format!("'limit' must be a positive integer, not '{l}'"))
+            })?,
+    };
+    let order_by: Vec<String> = multi(&q, "order_by");
+    for o in &order_by {
+        if !["fqn", "name", "created"].contains(&o.as_str()) {
+            return Err(ApiError::bad_request(format!(
+                "cannot order by '{o}': use fqn, name or created"
+            )));
+        }
+    }
+    let order_by = if order_by.is_empty() {
+        vec!["name".to_string()]
+    } else {
+        order_by
+    };
+    let desc = match q.get("sort_dir") {
+        None | Some("asc") => false,
+        Some("desc") => true,
+        Some(o) => {
+            return Err(ApiError::bad_request(format!(
+                "'sort_dir' must be asc or desc, not '{o}'"
+            )))
+        }
+    };
+    let visible = if ctx.is_admin() && !catalog {
+        None
+    } else {
+        Some(ctx.project())
+    };
+    let mut all = st.store.list_packages(visible).await?;
+    let ids = multi(&q, "id");
+    let cats = multi(&q, "category");
+    let tags = multi(&q, "tag");
+    let kind = q.get("type").map(|t| {
+        let mut c = t.to_lowercase();
+        if let Some(f) = c.get_mut(0..1) {
+            f.make_ascii_uppercase();
+        }
+        c
+    });
+    all.retain(|p| {
+        (include_disabled || p.enabled)
+            && (!owned || p.owner_id == ctx.project())
+            && kind.as_ref().is_none_or(|k| &p.kind == k)
+            && (ids.is_empty() || ids.contains(&p.id))
+            && (cats.is_empty() || p.categories.iter().any(|c| cats.contains(c)))
+            && (tags.is_empty() || p.tags.iter().any(|t| tags.contains(t)))
+            && q.get("class_name")
+                .is_none_or(|c| p.class_definitions.iter().any(|d| d == c))
+            && q.get("fqn").is_none_or(|f| p.fully_qualified_name == f)
+            && q.get("name").is_none_or(|n| p.name == n)
+    });
+    let words: Vec<String> = q
+        .get("search")
+        .map(|s| {
+            s.split([',', ';'])
+                .map(|w| w.trim().to_lowercase())
+                .filter(|w| !w.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut ranked: Vec<(usize, Package)> = all
+        .into_iter()
+        .filter_map(|p| {
+            if words.is_empty() {
+                Some((0, p))
+            } else {
+                search_rank(&p, &words).map(|r| (r, p))
+            }
+        })
+        .collect();
+    ranked.sort_by(|(ra, a), (rb, b)| {
+        let keys = || {
+            order_by
+                .iter()
+                .map(|o| order_key(a, o).cmp(&order_key(b, o)))
+                .fold(Ordering::Equal, Ordering::then)
+        };
+        let by_keys = keys().then(a.id.cmp(&b.id));
+        ra.cmp(rb)
+            .then(if desc { by_keys.reverse() } else { by_keys })
+    });
+    let start = match q.get("marker") {
+        None => 0,
+        Some(m) => ranked
+            .iter()
+            .position(|(_, p)| p.id == m)
+            .map(|i| i + 1)
+            .ok_or_else(|| {
+                ApiError::bad_request(format!("marker '{m}' is not a package of this listing"))
+            })?,
+    };
+    let page: Vec<&Package> = ranked
+        .iter()
+        .skip(start)
+        .take(limit)
+        .map(|(_, p)| p)
+        .collect();
+    let mut body =
+        json!({ "packages": page.iter().map(|p| views::package(p)).collect::<Vec<_>>() });
+    if start + page.len() < ranked.len() {
+        if let Some(last) = page.last() {
+            body["next_marker"] = json!(last.id);
+        }
+    }
+    Ok(Json(body))
+}
+
+/// The upload's parts: the archive and the optional `__metadata__` JSON.
+async fn read_upload(mut mp: Multipart) -> ApiResult<(Vec<u8>, Value)> {
+    let mut archive = None;
+    let mut meta = Value::Null;
+    let bad = |e: axum::extract::multipart::MultipartError| {
+        if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::too_large("the package upload is too large")
+        } else {
+            ApiError::bad_request(format!("malformed multipart body: {}", e.body_text()))
+        }
+    };
+    while let Some(field) = mp.next_field().await.map_err(bad)? {
+        let is_file = field.file_name().is_some();
+        let name = field.name().unwrap_or_default().to_string();
+        let data = field.bytes().await.map_err(bad)?;
+        if is_file {
+            if archive.is_some() {
+                return Err(ApiError::bad_request(
+                    "upload exactly one package archive per request",
+                ));
+            }
+            archive = Some(data.to_vec());
+        } else if name == "__metadata__" {
+            meta = parse_json(&data)?;
+        }
+    }
+    let archive =
+        archive.ok_or_else(|| ApiError::bad_request("the upload has no package file part"))?;
+    Ok((archive, meta))
+}
+
+fn strings_field(meta: &Value, key: &str) -> ApiResult<Option<Vec<String>>> {
+    match meta.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| {
+                v.as_str().map(str::to_string).ok_or_else(|| {
+                    ApiError::bad_request(format!("'{key}' must be a list of strings"))
+                })
+            })
+            .collect::<ApiResult<Vec<_>>>()
+            .map(Some),
+        Some(_) => Err(ApiError::bad_request(format!(
+            "'{key}' must be a list of strings"
+        ))),
+    }
+}
+
+fn bool_field(meta: &Value, key: &str) -> ApiResult<Option<bool>> {
+    match meta.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(ApiError::bad_request(format!(
+            "'{key}' must be true or false"
+        ))),
+    }
+}
+
+fn string_field(meta: &Value, key: &str) -> ApiResult<Option<String>> {
+    match meta.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(ApiError::bad_request(format!("'{key}' must be a string"))),
+    }
+}
+
+#[utoipa::path(post, path = "/v1/catalog/packages", tag = "catalog",
+    request_body(content = crate::openapi::PackageUpload, content_type = "multipart/form-data"),
+    responses((status = 200, description = "The new package", body = crate::openapi::PackageView)))]
+pub async fn upload(State(st): State<AppState>, ctx: Ctx, mp: Multipart) -> ApiResult<Json<Value>> {
+    let (archive, meta) = read_upload(mp).await?;
+    if !(meta.is_null() || meta.is_object()) {
+        return Err(ApiError::bad_request("__metadata__ must be a JSON object"));
+    }
+    let is_public = bool_field(&meta, "is_public")?.unwrap_or(false);
+    if is_public {
+        ctx.require_admin("publish packages")?;
+    }
+    let limits = st.limits.clone();
+    let inspected = tokio::task::spawn_blocking(move || {
+        package::inspect(&archive, &limits).map(|i| (i, archive))
+    })
+    .await
+    .map_err(|_| ApiError::unavailable("the package check did not finish"))??;
+    let (i, archive) = inspected;
+    let m = &i.manifest;
+    let tags = match strings_field(&meta, "tags")? {
+        Some(t) => t,
+        None => m
+            .get("Tags")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    let new = NewPackage {
+        meta: Package {
+            id: String::new(),
+            owner_id: ctx.project().to_string(),
+            fully_qualified_name: i.full_name.clone(),
+            name: string_field(&meta, "name")?.unwrap_or(i.name.clone()),
+            kind: i.kind.clone(),
+            version: i.version.clone(),
+            author: m
+                .get("Author")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            supplier: m
+                .get("Supplier")
+                .cloned()
+                .filter(Value::is_object)
+                .unwrap_or_else(|| json!({})),
+            description: string_field(&meta, "description")?
+                .or_else(|| {
+                    m.get("Description")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                })
+                .unwrap_or_default(),
+            enabled: bool_field(&meta, "enabled")?.unwrap_or(true),
+            is_public,
+            tags,
+            categories: strings_field(&meta, "categories")?.unwrap_or_default(),
+            class_definitions: i.classes.clone(),
+            created: String::new(),
+            updated: String::new(),
+        },
+        archive,
+        logo: i.logo,
+        supplier_logo: i.supplier_logo,
+        ui_definition: i.ui_definition,
+    };
+    let p = st.store.insert_package(&new).await?;
+    Ok(Json(views::package(&p)))
+}
+
+#[utoipa::path(get, path = "/v1/catalog/packages/{package_id}", tag = "catalog",
+    params(("package_id" = String, Path)),
+    responses((status = 200, description = "The package", body = crate::openapi::PackageView)))]
+pub async fn show(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P(id): P<String>,
+) -> ApiResult<Json<Value>> {
+    Ok(Json(views::package(&scope::package(&st, &ctx, &id).await?)))
+}
+
+/// Applies one Murano package patch operation.
+fn apply_op(p: &mut Package, op: &Value) -> ApiResult<()> {
+    let o = op
+        .as_object()
+        .ok_or_else(|| ApiError::bad_request("each patch operation must be an object"))?;
+    let kind = o.get("op").and_then(Value::as_str).unwrap_or_default();
+    let path = o.get("path").and_then(Value::as_str).unwrap_or_default();
+    let field = path.strip_prefix('/').unwrap_or(path);
+    if field.contains('/') || field.is_empty() {
+        return Err(ApiError::forbidden(format!(
+            "the path '{path}' cannot be changed: nested and empty paths are not allowed"
+        )));
+    }
+    let value = o.get("value").cloned().unwrap_or(Value::Null);
+    let list_ops = ["add", "replace", "remove"];
+    match field {
+        "categories" | "tags" if list_ops.contains(&kind) => {
+            let items = strings_field(&json!({"v": value}), "v")?.unwrap_or_default();
+            let target = if field == "tags" { &mut p.tags } else { &mut p.categories };
+            match kind {
+                "add" => items.into_iter().for_each(|i| if !target.contains(&i) { target.push(i) }),
+                "replace" => *target = items,
+                _ => target.retain(|t| !items.contains(t)),
+            }
+        }
+        "is_public" | "enabled" if kind == "replace" => {
+            let b = value.as_bool().ok_or_else(|| ApiError::bad_request(format!("'{field}' must be true or false")))?;
+            if field == "is_public" { p.is_public = b } else { p.enabled = b }
+        }
+        "name" | "description" if kind == "replace" => {
+            let s = value.as_str().ok_or_else(|| ApiError::bad_request(format!("'{field}' must be a string")))?;
+            if field == "name" {
+                if s.trim().is_empty() || s.chars().count() > 80 {
+                    return Err(ApiError::bad_request("'name' must have 1 to 80 characters"));
+                }
+                p.name = s.to_string();
+            } else {
+                p.description = s.to_string();
+            }
+        }
+        _ => {
+            return Err(ApiError::forbidden(format!(
+                "operation '{kind}' on '{path}' is not allowed: change categories and tags (add, replace, remove) or is_public, enabled, name, description (replace)"
+            )))
+        }
+    }
+    Ok(())
+}
+
+#[utoipa::path(patch, path = "/v1/catalog/packages/{package_id}", tag = "catalog",
+    params(("package_id" = String, Path)),
+    request_body(content = Vec<crate::openapi::PatchOp>, content_type = "application/murano-packages-json-patch"),
+    responses((status = 200, description = "The updated package", body = crate::openapi::PackageView)))]
+pub async fn update(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P(id): P<String>,
+    JsonBody(body): JsonBody,
+) -> ApiResult<Json<Value>> {
+    let mut p = scope::own_package(&st, &ctx, &id).await?;
+    let ops = body.as_array().ok_or_else(|| {
+        ApiError::bad_request("the body must be a JSON patch: a list of operations")
+    })?;
+    let was_public = p.is_public;
+    for op in ops {
+        apply_op(&mut p, op)?;
+    }
+    if p.is_public != was_public || (was_public && p.owner_id != ctx.project()) {
+        ctx.require_admin("publish packages or change public ones")?;
+    }
+    Ok(Json(views::package(&st.store.update_package(&p).await?)))
+}
+
+#[utoipa::path(delete, path = "/v1/catalog/packages/{package_id}", tag = "catalog",
+    params(("package_id" = String, Path)), responses((status = 200, description = "Deleted")))]
+pub async fn delete(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P(id): P<String>,
+) -> ApiResult<Json<Value>> {
+    let p = scope::own_package(&st, &ctx, &id).await?;
+    if p.is_public {
+        ctx.require_admin("delete public packages")?;
+    }
+    st.store.delete_package(&p.id).await?;
+    Ok(Json(Value::Null))
+}
+
+async fn file(
+    st: &AppState,
+    ctx: &Ctx,
+    id: &str,
+    which: PackageFile,
+    what: &str,
+) -> ApiResult<Vec<u8>> {
+    let p = scope::package(st, ctx, id).await?;
+    st.store
+        .package_file(&p.id, which)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("package {id} has no {what}")))
+}
+
+#[utoipa::path(get, path = "/v1/catalog/packages/{package_id}/download", tag = "catalog",
+    params(("package_id" = String, Path)),
+    responses((status = 200, description = "The zip archive", content_type = "application/octet-stream", body = Vec<u8>)))]
+pub async fn download(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P(id): P<String>,
+) -> ApiResult<Response> {
+    let bytes = file(&st, &ctx, &id, PackageFile::Archive, "archive").await?;
+    Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+}
+
+#[utoipa::path(get, path = "/v1/catalog/packages/{package_id}/ui", tag = "catalog",
+    params(("package_id" = String, Path)),
+    responses((status = 200, description = "The UI definition (YAML)", content_type = "text/plain", body = String)))]
+pub async fn ui(State(st): State<AppState>, ctx: Ctx, P(id): P<String>) -> ApiResult<Response> {
+    let bytes = file(&st, &ctx, &id, PackageFile::Ui, "UI definition").await?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], bytes).into_response())
+}
+
+#[utoipa::path(get, path = "/v1/catalog/packages/{package_id}/logo", tag = "catalog",
+    params(("package_id" = String, Path)),
+    responses((status = 200, description = "The logo", content_type = "application/octet-stream", body = Vec<u8>)))]
+pub async fn logo(State(st): State<AppState>, ctx: Ctx, P(id): P<String>) -> ApiResult<Response> {
+    let bytes = file(&st, &ctx, &id, PackageFile::Logo, "logo").await?;
+    Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+}
+
+#[utoipa::path(get, path = "/v1/catalog/packages/{package_id}/supplier_logo", tag = "catalog",
+    params(("package_id" = String, Path)),
+    responses((status = 200, description = "The supplier's logo", content_type = "application/octet-stream", body = Vec<u8>)))]
+pub async fn supplier_logo(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P(id): P<String>,
+) -> ApiResult<Response> {
+    let bytes = file(&st, &ctx, &id, PackageFile::SupplierLogo, "supplier logo").await?;
+    Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+}
+
+#[utoipa::path(get, path = "/v1/catalog/categories", tag = "catalog",
+    responses((status = 200, description = "`{\"categories\": [...]}`", body = crate::openapi::CategoryList)))]
+pub async fn categories(State(st): State<AppState>, _ctx: Ctx) -> ApiResult<Json<Value>> {
+    let list: Vec<Value> = st
+        .store
+        .list_categories()
+        .await?
+        .iter()
+        .map(views::category)
+        .collect();
+    Ok(Json(json!({ "categories": list })))
+}
+
+#[utoipa::path(post, path = "/v1/catalog/categories", tag = "catalog",
+    request_body(content = crate::openapi::EnvironmentCreate, content_type = "application/json"),
+    responses((status = 200, description = "The new category (admin only)", body = crate::openapi::CategoryView)))]
+pub async fn add_category(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    JsonBody(body): JsonBody,
+) -> ApiResult<Json<Value>> {
+    ctx.require_admin("manage categories")?;
+    let name = crate::body::name_field(&body, "name")?;
+    if name.chars().count() > 80 {
+        return Err(ApiError::bad_request(
+            "a category name has at most 80 characters",
+        ));
+    }
+    Ok(Json(views::category(&st.store.add_category(&name).await?)))
+}
+
+#[utoipa::path(get, path = "/v1/catalog/categories/{category_id}", tag = "catalog",
+    params(("category_id" = String, Path)),
+    responses((status = 200, description = "The category with the packages the caller can see", body = crate::openapi::CategoryView)))]
+pub async fn category(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P(id): P<String>,
+) -> ApiResult<Json<Value>> {
+    let c = st.store.get_category(&id).await?;
+    let mut v = views::category(&c);
+    let ids = st.store.category_package_ids(&c.id).await?;
+    let visible = st
+        .store
+        .list_packages(if ctx.is_admin() {
+            None
+        } else {
+            Some(ctx.project())
+        })
+        .await?;
+    let names: Vec<Value> = visible
+        .iter()
+        .filter(|p| ids.contains(&p.id))
+        .map(
+            |p| json!({"id": p.id, "name": p.name, "fully_qualified_name": p.fully_qualified_name}),
+        )
+        .collect();
+    v["packages"] = json!(names);
+    Ok(Json(v))
+}
+
+#[utoipa::path(delete, path = "/v1/catalog/categories/{category_id}", tag = "catalog",
+    params(("category_id" = String, Path)), responses((status = 200, description = "Deleted (admin only)")))]
+pub async fn delete_category(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P(id): P<String>,
+) -> ApiResult<Json<Value>> {
+    ctx.require_admin("manage categories")?;
+    st.store.delete_category(&id).await?;
+    Ok(Json(Value::Null))
+}

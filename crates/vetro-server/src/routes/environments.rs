@@ -1,0 +1,191 @@
+//! `/v1/environments`: list, create, show, rename, delete, lastStatus.
+
+use crate::auth::{Ctx, SessionHeader};
+use crate::body::{name_field, JsonBody};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{QueryPairs, P};
+use crate::state::AppState;
+use crate::{scope, views};
+use axum::extract::State;
+use axum::Json;
+use serde_json::{json, Value};
+use vetro_store::environments::{acquired_by, initial_model, status_of};
+use vetro_store::queue::TaskKind;
+
+#[utoipa::path(get, path = "/v1/environments", tag = "environments",
+    params(("all_tenants" = Option<bool>, Query, description = "List every project's environments (admin only)"),
+           ("tenant" = Option<String>, Query, description = "List one project's environments (admin only)")),
+    responses((status = 200, description = "`{\"environments\": [...]}`", body = crate::openapi::EnvironmentList)))]
+pub async fn list(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiResult<Json<Value>> {
+    let all = q.flag("all_tenants")?;
+    let tenant = q.get("tenant").map(str::to_string);
+    if (all || tenant.is_some()) && !ctx.is_admin() {
+        return Err(ApiError::forbidden(
+            "only administrators may list other projects' environments",
+        ));
+    }
+    let project = match (&tenant, all) {
+        (Some(t), _) => Some(t.as_str()),
+        (None, true) => None,
+        (None, false) => Some(ctx.project()),
+    };
+    let envs = st.store.list_environments(project).await?;
+    let marks = st.store.session_marks_by_environment(project).await?;
+    let empty = Vec::new();
+    let list: Vec<Value> = envs
+        .iter()
+        .map(|e| views::environment(e, &status_of(marks.get(&e.id).unwrap_or(&empty))))
+        .collect();
+    Ok(Json(json!({ "environments": list })))
+}
+
+#[utoipa::path(post, path = "/v1/environments", tag = "environments",
+    request_body(content = crate::openapi::EnvironmentCreate, content_type = "application/json"),
+    responses((status = 200, description = "The new environment", body = crate::openapi::EnvironmentView)))]
+pub async fn create(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    JsonBody(body): JsonBody,
+) -> ApiResult<Json<Value>> {
+    let name = name_field(&body, "name")?;
+    let model = initial_model("", &name, ctx.project(), ctx.user(), &body);
+    let env = st
+        .store
+        .create_environment(ctx.project(), &name, &model, None)
+        .await?;
+    Ok(Json(views::environment(
+        &env,
+        vetro_store::environments::READY,
+    )))
+}
+
+#[utoipa::path(get, path = "/v1/environments/{environment_id}", tag = "environments",
+    params(("environment_id" = String, Path), ("X-Configuration-Session" = Option<String>, Header, description = "Show this session's draft services")),
+    responses((status = 200, description = "The environment with `status`, `acquired_by` and `services`", body = crate::openapi::EnvironmentView)))]
+pub async fn show(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P(id): P<String>,
+    SessionHeader(sid): SessionHeader,
+) -> ApiResult<Json<Value>> {
+    let env = scope::environment(&st, &ctx, &id).await?;
+    let marks = st.store.session_marks(&env.id).await?;
+    let mut v = views::environment(&env, &status_of(&marks));
+    v["acquired_by"] = json!(acquired_by(&marks));
+    let model = match sid {
+        Some(sid) => scope::session(&st, &ctx, &env, &sid).await?.model,
+        None => env.model.clone(),
+    };
+    v["services"] = model
+        .pointer("/Objects/services")
+        .cloned()
+        .unwrap_or_else(|| json!([]));
+    Ok(Json(v))
+}
+
+#[utoipa::path(put, path = "/v1/environments/{environment_id}", tag = "environments",
+    params(("environment_id" = String, Path)),
+    request_body(content = crate::openapi::EnvironmentCreate, content_type = "application/json"),
+    responses((status = 200, description = "The renamed environment", body = crate::openapi::EnvironmentView)))]
+pub async fn rename(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P(id): P<String>,
+    JsonBody(body): JsonBody,
+) -> ApiResult<Json<Value>> {
+    let env = scope::environment(&st, &ctx, &id).await?;
+    let name = name_field(&body, "name")?;
+    let env = st.store.rename_environment(&env.id, &name).await?;
+    let marks = st.store.session_marks(&env.id).await?;
+    Ok(Json(views::environment(&env, &status_of(&marks))))
+}
+
+#[utoipa::path(delete, path = "/v1/environments/{environment_id}", tag = "environments",
+    params(("environment_id" = String, Path),
+           ("abandon" = Option<bool>, Query, description = "Remove the environment without a deletion task")),
+    responses((status = 200, description = "Deletion started (or done, when abandoned or never deployed)")))]
+pub async fn delete(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P(id): P<String>,
+    q: QueryPairs,
+) -> ApiResult<Json<Value>> {
+    let env = scope::environment(&st, &ctx, &id).await?;
+    let abandon = q.flag("abandon")?;
+    if abandon {
+        if let Some(t) = st.store.active_task(&env.id).await? {
+            // The worker sees the request and stops at its next step.
+            st.store.request_cancel(&t).await?;
+        }
+        st.store.delete_environment(&env.id).await?;
+        return Ok(Json(Value::Null));
+    }
+    let status = status_of(&st.store.session_marks(&env.id).await?);
+    if status == "deploying" || status == "deleting" {
+        return Err(ApiError::forbidden(format!(
+            "environment {} is {status}; wait for it or delete it with ?abandon=true",
+            env.id
+        )));
+    }
+    if env.version == 0 && st.store.cloud_state(&env.id).await?.is_none() {
+        // Never deployed: nothing in the cloud to release.
+        st.store.delete_environment(&env.id).await?;
+        return Ok(Json(Value::Null));
+    }
+    st.store
+        .submit_in_new_session(
+            &env.id,
+            ctx.user(),
+            &env.project_id,
+            TaskKind::Delete,
+            Value::Null,
+        )
+        .await?;
+    Ok(Json(Value::Null))
+}
+
+#[utoipa::path(get, path = "/v1/environments/{environment_id}/lastStatus", tag = "environments",
+    params(("environment_id" = String, Path), ("X-Configuration-Session" = Option<String>, Header)),
+    responses((status = 200, description = "`{\"lastStatuses\": {service_id: report or null}}`", body = crate::openapi::AnyObject)))]
+pub async fn last_status(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P(id): P<String>,
+    SessionHeader(sid): SessionHeader,
+) -> ApiResult<Json<Value>> {
+    let env = scope::environment(&st, &ctx, &id).await?;
+    let model = match sid {
+        Some(sid) => scope::session(&st, &ctx, &env, &sid).await?.model,
+        None => env.model.clone(),
+    };
+    let reports = st.store.environment_reports(&env.id).await?;
+    let mut out = serde_json::Map::new();
+    let services = model.pointer("/Objects/services").and_then(Value::as_array);
+    for service in services.into_iter().flatten() {
+        let Some(sid) = service.pointer("/?/id").and_then(Value::as_str) else {
+            continue;
+        };
+        let mut ids = Vec::new();
+        collect_ids(service, &mut ids);
+        let newest = reports.iter().find(|r| ids.contains(&r.entity_id.as_str()));
+        out.insert(
+            sid.to_string(),
+            newest.map(views::report).unwrap_or(Value::Null),
+        );
+    }
+    Ok(Json(json!({ "lastStatuses": out })))
+}
+
+/// Every object id (`?.id`) inside a model subtree.
+pub fn collect_ids<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::Object(m) => {
+            if let Some(id) = m.get("?").and_then(|q| q.get("id")).and_then(Value::as_str) {
+                out.push(id);
+            }
+            m.values().for_each(|x| collect_ids(x, out));
+        }
+        Value::Array(a) => a.iter().for_each(|x| collect_ids(x, out)),
+        _ => {}
+    }
+}

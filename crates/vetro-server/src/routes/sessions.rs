@@ -1,0 +1,77 @@
+//! Configuration sessions: configure, show, delete, deploy.
+
+use crate::auth::Ctx;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::P;
+use crate::state::AppState;
+use crate::{scope, views};
+use axum::extract::State;
+use axum::Json;
+use serde_json::Value;
+use vetro_store::environments::status_of;
+
+#[utoipa::path(post, path = "/v1/environments/{environment_id}/configure", tag = "sessions",
+    params(("environment_id" = String, Path)),
+    responses((status = 200, description = "The new session", body = crate::openapi::SessionView)))]
+pub async fn configure(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P(id): P<String>,
+) -> ApiResult<Json<Value>> {
+    let env = scope::environment(&st, &ctx, &id).await?;
+    let status = status_of(&st.store.session_marks(&env.id).await?);
+    if status == "deploying" || status == "deleting" {
+        return Err(ApiError::forbidden(format!(
+            "environment {} is {status}; a session cannot be opened now",
+            env.id
+        )));
+    }
+    let s = st.store.open_session(&env.id, ctx.user()).await?;
+    Ok(Json(views::session(&s)))
+}
+
+#[utoipa::path(get, path = "/v1/environments/{environment_id}/sessions/{session_id}", tag = "sessions",
+    params(("environment_id" = String, Path), ("session_id" = String, Path)),
+    responses((status = 200, description = "The session", body = crate::openapi::SessionView)))]
+pub async fn show(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P((id, sid)): P<(String, String)>,
+) -> ApiResult<Json<Value>> {
+    let env = scope::environment(&st, &ctx, &id).await?;
+    let s = scope::session(&st, &ctx, &env, &sid).await?;
+    if let Some(reason) = st.store.session_invalid_reason(&s).await? {
+        if s.state == vetro_store::sessions::OPENED {
+            return Err(ApiError::forbidden(reason));
+        }
+    }
+    Ok(Json(views::session(&s)))
+}
+
+#[utoipa::path(delete, path = "/v1/environments/{environment_id}/sessions/{session_id}", tag = "sessions",
+    params(("environment_id" = String, Path), ("session_id" = String, Path)),
+    responses((status = 200, description = "Deleted")))]
+pub async fn delete(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P((id, sid)): P<(String, String)>,
+) -> ApiResult<Json<Value>> {
+    let env = scope::environment(&st, &ctx, &id).await?;
+    let s = scope::session(&st, &ctx, &env, &sid).await?;
+    st.store.delete_session(&s.id).await?;
+    Ok(Json(Value::Null))
+}
+
+#[utoipa::path(post, path = "/v1/environments/{environment_id}/sessions/{session_id}/deploy", tag = "sessions",
+    params(("environment_id" = String, Path), ("session_id" = String, Path)),
+    responses((status = 200, description = "Deployment queued")))]
+pub async fn deploy(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    P((id, sid)): P<(String, String)>,
+) -> ApiResult<Json<Value>> {
+    let env = scope::environment(&st, &ctx, &id).await?;
+    let s = scope::session(&st, &ctx, &env, &sid).await?;
+    st.store.deploy_session(&s.id, &env.project_id).await?;
+    Ok(Json(Value::Null))
+}

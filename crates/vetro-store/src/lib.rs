@@ -1,0 +1,159 @@
+//! Storage for the vetro service.
+//!
+//! One [`Store`] over SQLite (the embedded default) or PostgreSQL, through
+//! sqlx's `Any` driver with runtime queries. The SQL is written once in the
+//! common dialect (`$N` placeholders, TEXT JSON, fixed-width text timestamps,
+//! BIGINT flags); the two migration sets differ only in column types.
+//!
+//! Modules, one table family each: [`tokens`], [`environments`], [`sessions`],
+//! [`queue`] (enqueueing tasks and reading deployments, reports and results),
+//! [`catalog`] (packages and categories), [`templates`], [`policies`].
+//! Every function that writes more than one row takes a transaction, so a
+//! failing request leaves nothing half-written.
+
+pub mod catalog;
+pub mod environments;
+mod error;
+pub mod policies;
+pub mod queue;
+mod row;
+pub mod sessions;
+pub mod templates;
+pub mod time;
+pub mod tokens;
+
+pub use error::StoreError;
+pub use sqlx;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{AnyPool, Executor};
+use std::str::FromStr;
+use std::time::Duration;
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+pub type Tx<'a> = sqlx::Transaction<'a, sqlx::Any>;
+
+/// Which database a [`Store`] talks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A connection pool plus the backend it points at.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// The database URL used when none is given: a SQLite file in the working directory.
+pub const DEFAULT_URL: &str = "sqlite://vetro.db";
+
+impl Store {
+    /// Connects to `url` (`sqlite://path`, `sqlite::memory:`, `postgres://...`).
+    /// SQLite files are created when missing.
+    pub async fn connect(url: &str) -> Result<Store> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else {
+            return Err(StoreError::Invalid(format!(
+                "unsupported database URL (expected sqlite:// or postgres://): {}",
+                redact_url(url)
+            )));
+        };
+        let url = match backend {
+            Backend::Sqlite if !url.contains('?') && !url.contains(":memory:") => {
+                format!("{url}?mode=rwc")
+            }
+            _ => url.to_string(),
+        };
+        let options = AnyConnectOptions::from_str(&url)?;
+        let pool = match backend {
+            // One connection: SQLite has one writer, and a single connection
+            // avoids upgrade deadlocks between concurrent write transactions.
+            Backend::Sqlite => {
+                AnyPoolOptions::new()
+                    .max_connections(1)
+                    .acquire_timeout(Duration::from_secs(30))
+                    .after_connect(|conn, _| {
+                        Box::pin(async move {
+                            conn.execute(
+                                "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; \
+                                 PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;",
+                            )
+                            .await?;
+                            Ok(())
+                        })
+                    })
+                    .connect_with(options)
+                    .await?
+            }
+            Backend::Postgres => {
+                AnyPoolOptions::new()
+                    .max_connections(16)
+                    .acquire_timeout(Duration::from_secs(30))
+                    .connect_with(options)
+                    .await?
+            }
+        };
+        Ok(Store { pool, backend })
+    }
+
+    /// Applies the pending migrations of this backend.
+    pub async fn migrate(&self) -> Result<()> {
+        let migrator = match self.backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        migrator.run(&self.pool).await?;
+        Ok(())
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    pub async fn begin(&self) -> Result<Tx<'static>> {
+        Ok(self.pool.begin().await?)
+    }
+
+    /// A cheap round trip, for readiness checks.
+    pub async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// A URL with its password replaced, for messages.
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            match creds.find(':') {
+                Some(c) => format!("{}{}:***{}", &url[..s + 3], &creds[..c], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// A new random id: 32 lowercase hex digits, as Murano's ids.
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}

@@ -1,0 +1,453 @@
+//! One store test suite for both backends: SQLite always, PostgreSQL when
+//! `VETRO_TEST_PG_URL` points at a server where a fresh database may be created.
+
+use serde_json::json;
+use vetro_store::catalog::{NewPackage, Package};
+use vetro_store::queue::{NewReport, NewTask, TaskKind};
+use vetro_store::tokens::Principal;
+use vetro_store::{environments, Store, StoreError};
+
+async fn sqlite() -> Store {
+    let s = Store::connect("sqlite::memory:").await.expect("sqlite");
+    s.migrate().await.expect("migrate sqlite");
+    s
+}
+
+/// A fresh database on the PostgreSQL server, or `None` (with a message) when
+/// `VETRO_TEST_PG_URL` is unset.
+async fn postgres() -> Option<Store> {
+    let Ok(base) = std::env::var("VETRO_TEST_PG_URL") else {
+        eprintln!("VETRO_TEST_PG_URL is not set: skipping the PostgreSQL run of this test");
+        return None;
+    };
+    let admin = Store::connect(&base)
+        .await
+        .expect("connect to VETRO_TEST_PG_URL");
+    let name = format!("vetro_test_{}", vetro_store::new_id());
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(admin.pool())
+        .await
+        .expect("create test database");
+    admin.close().await;
+    let (prefix, _) = base.rsplit_once('/').expect("URL with a database name");
+    let s = Store::connect(&format!("{prefix}/{name}"))
+        .await
+        .expect("connect test db");
+    s.migrate().await.expect("migrate postgres");
+    Some(s)
+}
+
+macro_rules! both {
+    ($($name:ident),* $(,)?) => {
+        mod on_sqlite { $( #[tokio::test] async fn $name() { super::$name(super::sqlite().await).await } )* }
+        mod on_postgres { $( #[tokio::test] async fn $name() {
+            if let Some(s) = super::postgres().await { super::$name(s).await }
+        } )* }
+    };
+}
+
+both!(
+    tokens_are_hashed_and_resolve,
+    environments_are_unique_per_project,
+    migrate_twice_is_a_no_op,
+    deploy_queues_one_task_and_refuses_a_second,
+    session_opened_before_a_deploy_is_invalid,
+    reports_are_keyed_by_task,
+    packages_conflict_and_categories,
+    templates_and_environment_from_template,
+    policies_set_and_clear,
+    deleting_an_environment_removes_its_rows,
+    pinned_packages_keep_the_first_pin,
+);
+
+fn alice() -> Principal {
+    Principal {
+        project_id: "p1".into(),
+        user_id: "alice".into(),
+        is_admin: false,
+    }
+}
+
+async fn env(s: &Store, name: &str) -> environments::Environment {
+    let model = environments::initial_model("x", name, "p1", "alice", &json!({}));
+    s.create_environment("p1", name, &model, None)
+        .await
+        .expect("create env")
+}
+
+async fn tokens_are_hashed_and_resolve(s: Store) {
+    let t = s.create_token(&alice()).await.unwrap();
+    assert_eq!(t.len(), 64);
+    assert_eq!(s.authenticate(&t).await.unwrap(), Some(alice()));
+    assert_eq!(s.authenticate("nope").await.unwrap(), None);
+    let stored: Vec<(String,)> = sqlx::query_as("SELECT token_hash FROM tokens")
+        .fetch_all(s.pool())
+        .await
+        .unwrap();
+    assert!(
+        stored.iter().all(|(h,)| h != &t),
+        "the token itself is never stored"
+    );
+    assert!(matches!(
+        s.create_token(&Principal {
+            project_id: String::new(),
+            ..alice()
+        })
+        .await,
+        Err(StoreError::Invalid(_))
+    ));
+}
+
+async fn migrate_twice_is_a_no_op(s: Store) {
+    s.migrate().await.unwrap();
+    s.ping().await.unwrap();
+}
+
+async fn environments_are_unique_per_project(s: Store) {
+    let e = env(&s, "one").await;
+    assert_eq!(e.model["Objects"]["?"]["id"], json!(e.id));
+    let dup = s
+        .create_environment("p1", "one", &json!({"Objects": null}), None)
+        .await;
+    assert!(matches!(dup, Err(StoreError::Conflict(_))), "{dup:?}");
+    s.create_environment("p2", "one", &json!({"Objects": null}), None)
+        .await
+        .expect("same name in another project");
+    assert_eq!(s.list_environments(Some("p1")).await.unwrap().len(), 1);
+    assert_eq!(s.list_environments(None).await.unwrap().len(), 2);
+    let renamed = s.rename_environment(&e.id, "uno").await.unwrap();
+    assert_eq!(renamed.name, "uno");
+    assert_eq!(renamed.model["Objects"]["name"], json!("uno"));
+    env(&s, "two").await;
+    assert!(matches!(
+        s.rename_environment(&e.id, "two").await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        s.get_environment("missing").await,
+        Err(StoreError::NotFound(_))
+    ));
+}
+
+async fn deploy_queues_one_task_and_refuses_a_second(s: Store) {
+    let e = env(&s, "d").await;
+    let a = s.open_session(&e.id, "alice").await.unwrap();
+    let b = s.open_session(&e.id, "alice").await.unwrap();
+    assert_eq!(
+        environments::status_of(&s.session_marks(&e.id).await.unwrap()),
+        "pending"
+    );
+    let task = s.deploy_session(&a.id, "p1").await.unwrap();
+    let marks = s.session_marks(&e.id).await.unwrap();
+    assert_eq!(environments::status_of(&marks), "deploying");
+    assert_eq!(environments::acquired_by(&marks), Some(a.id.clone()));
+    let t = s.get_task(&task).await.unwrap();
+    assert_eq!((t.kind, t.state.as_str()), (TaskKind::Deploy, "queued"));
+    assert_eq!(t.payload["method"], json!("deploy"));
+    // Another session cannot deploy while this one is running...
+    assert!(matches!(
+        s.deploy_session(&b.id, "p1").await,
+        Err(StoreError::Forbidden(_))
+    ));
+    // ...and the database itself refuses a second active task.
+    let direct = s
+        .enqueue(&NewTask {
+            project_id: "p1".into(),
+            environment_id: Some(e.id.clone()),
+            session_id: None,
+            user_id: "alice".into(),
+            kind: TaskKind::Action,
+            payload: json!({}),
+            description: None,
+        })
+        .await;
+    assert!(
+        matches!(direct, Err(StoreError::Forbidden(_))),
+        "{direct:?}"
+    );
+    // The same session cannot be deployed twice.
+    assert!(matches!(
+        s.deploy_session(&a.id, "p1").await,
+        Err(StoreError::Forbidden(_))
+    ));
+    let deps = s.list_deployments(Some(&e.id), "p1").await.unwrap();
+    assert_eq!(deps.len(), 1);
+    assert_eq!(deps[0].state(), "running");
+    assert!(s
+        .list_deployments(Some(&e.id), "p2")
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(s.request_cancel(&task).await.unwrap());
+    assert!(s.get_task(&task).await.unwrap().cancel_requested);
+}
+
+async fn session_opened_before_a_deploy_is_invalid(s: Store) {
+    let e = env(&s, "v").await;
+    let old = s.open_session(&e.id, "alice").await.unwrap();
+    assert_eq!(s.session_invalid_reason(&old).await.unwrap(), None);
+    sqlx::query("UPDATE environments SET version = version + 1 WHERE id = $1")
+        .bind(&e.id)
+        .execute(s.pool())
+        .await
+        .unwrap();
+    assert!(s.session_invalid_reason(&old).await.unwrap().is_some());
+    assert!(matches!(
+        s.deploy_session(&old.id, "p1").await,
+        Err(StoreError::Forbidden(_))
+    ));
+    // A session without objects is a deletion.
+    let del = s.open_session(&e.id, "alice").await.unwrap();
+    s.update_session_model(&del.id, &json!({"Objects": null}))
+        .await
+        .unwrap();
+    let t = s.deploy_session(&del.id, "p1").await.unwrap();
+    assert_eq!(s.get_task(&t).await.unwrap().kind, TaskKind::Delete);
+    assert_eq!(s.get_session(&del.id).await.unwrap().state, "deleting");
+    assert!(matches!(
+        s.delete_session(&del.id).await,
+        Err(StoreError::Forbidden(_))
+    ));
+    s.delete_session(&old.id).await.unwrap();
+    assert!(matches!(
+        s.get_session(&old.id).await,
+        Err(StoreError::NotFound(_))
+    ));
+}
+
+async fn reports_are_keyed_by_task(s: Store) {
+    let e = env(&s, "r").await;
+    let a = s.open_session(&e.id, "alice").await.unwrap();
+    let t = s.deploy_session(&a.id, "p1").await.unwrap();
+    let warn = NewReport {
+        entity_id: "obj".into(),
+        entity: "unit".into(),
+        text: "careful".into(),
+        level: "warning".into(),
+        details: None,
+    };
+    assert_eq!(s.report(&t, &warn).await.unwrap(), 2);
+    let reports = s.reports(&t).await.unwrap();
+    assert_eq!(reports.len(), 2);
+    assert_eq!(reports[0].text, "Action deploy is scheduled");
+    assert_eq!(reports[1].level, "warning");
+    assert_eq!(s.reports_after(&t, 1).await.unwrap().len(), 1);
+    assert_eq!(
+        s.environment_reports(&e.id).await.unwrap()[0].text,
+        "careful"
+    );
+    let deps = s.list_deployments(None, "p1").await.unwrap();
+    assert_eq!(deps[0].state(), "running_w_warnings");
+}
+
+fn pkg(owner: &str, fqn: &str, classes: &[&str], public: bool) -> NewPackage {
+    NewPackage {
+        meta: Package {
+            id: String::new(),
+            owner_id: owner.into(),
+            fully_qualified_name: fqn.into(),
+            name: fqn.into(),
+            kind: "Application".into(),
+            version: "1.0.0".into(),
+            author: "me".into(),
+            supplier: json!({}),
+            description: "d".into(),
+            enabled: true,
+            is_public: public,
+            tags: vec!["web".into()],
+            categories: vec![],
+            class_definitions: classes.iter().map(|c| c.to_string()).collect(),
+            created: String::new(),
+            updated: String::new(),
+        },
+        archive: vec![1, 2, 3],
+        logo: None,
+        supplier_logo: None,
+        ui_definition: Some("Version: 2".into()),
+    }
+}
+
+async fn packages_conflict_and_categories(s: Store) {
+    let web = s.add_category("Web").await.unwrap();
+    assert!(matches!(
+        s.add_category("Web").await,
+        Err(StoreError::Conflict(_))
+    ));
+    let mut p = pkg("p1", "a.B", &["a.B"], false);
+    p.meta.categories = vec!["Web".into()];
+    let a = s.insert_package(&p).await.unwrap();
+    assert!(matches!(
+        s.insert_package(&p).await,
+        Err(StoreError::Conflict(_))
+    ));
+    // The same class in the owner's scope conflicts; another project may have it.
+    assert!(matches!(
+        s.insert_package(&pkg("p1", "a.C", &["a.B"], false)).await,
+        Err(StoreError::Conflict(_))
+    ));
+    let other = s
+        .insert_package(&pkg("p2", "a.B", &["a.B"], false))
+        .await
+        .unwrap();
+    // A public package conflicts with every project's classes.
+    assert!(matches!(
+        s.insert_package(&pkg("p3", "x.Y", &["a.B"], true)).await,
+        Err(StoreError::Conflict(_))
+    ));
+    let mut bad = pkg("p1", "a.D", &["a.D"], false);
+    bad.meta.categories = vec!["Nope".into()];
+    assert!(matches!(
+        s.insert_package(&bad).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert!(
+        s.list_packages(Some("p1"))
+            .await
+            .unwrap()
+            .iter()
+            .all(|p| p.fully_qualified_name != "a.D"),
+        "nothing half-written"
+    );
+    let got = s.get_package(&a.id).await.unwrap();
+    assert_eq!(got.categories, vec!["Web".to_string()]);
+    assert_eq!(s.list_packages(Some("p1")).await.unwrap().len(), 1);
+    assert_eq!(s.list_packages(None).await.unwrap().len(), 2);
+    assert_eq!(
+        s.package_file(&a.id, vetro_store::catalog::PackageFile::Archive)
+            .await
+            .unwrap(),
+        Some(vec![1, 2, 3])
+    );
+    assert_eq!(s.get_category(&web.id).await.unwrap().package_count, 1);
+    assert!(matches!(
+        s.delete_category(&web.id).await,
+        Err(StoreError::Forbidden(_))
+    ));
+    let mut changed = got.clone();
+    changed.name = "Renamed".into();
+    changed.categories = vec![];
+    changed.is_public = true;
+    // Publishing would put a.B in p2's scope, where p2 has its own a.B.
+    assert!(matches!(
+        s.update_package(&changed).await,
+        Err(StoreError::Conflict(_))
+    ));
+    s.delete_package(&other.id).await.unwrap();
+    assert_eq!(s.update_package(&changed).await.unwrap().name, "Renamed");
+    assert_eq!(
+        s.list_packages(Some("p3")).await.unwrap().len(),
+        1,
+        "public is visible"
+    );
+    assert_eq!(
+        s.resolve_package("p3", "a.B").await.unwrap().map(|p| p.id),
+        Some(a.id.clone())
+    );
+    s.insert_package(&pkg("p2", "other.Pkg", &["other.C"], false))
+        .await
+        .unwrap();
+    assert_eq!(
+        s.resolve_package("p2", "other.C")
+            .await
+            .unwrap()
+            .map(|p| p.owner_id),
+        Some("p2".into())
+    );
+    assert_eq!(s.resolve_package("p1", "other.C").await.unwrap(), None);
+    s.delete_category(&web.id).await.unwrap();
+    s.delete_package(&a.id).await.unwrap();
+    assert!(matches!(
+        s.get_package(&a.id).await,
+        Err(StoreError::NotFound(_))
+    ));
+}
+
+async fn templates_and_environment_from_template(s: Store) {
+    let t = s
+        .create_template("p1", "t", "", &json!({"name": "t", "services": []}), false)
+        .await
+        .unwrap();
+    assert!(matches!(
+        s.create_template("p1", "t", "", &json!({}), false).await,
+        Err(StoreError::Conflict(_))
+    ));
+    s.create_template("p2", "pub", "", &json!({}), true)
+        .await
+        .unwrap();
+    assert_eq!(s.list_templates(Some("p1")).await.unwrap().len(), 2);
+    let mut t2 = t.clone();
+    t2.model = json!({"name": "t", "services": [{"?": {"id": "s1"}}]});
+    assert_eq!(s.update_template(&t2).await.unwrap().version, 1);
+    let model = environments::initial_model("x", "from-t", "p1", "alice", &json!({}));
+    let mut draft = model.clone();
+    draft["Objects"]["services"] = t2.model["services"].clone();
+    let (e, sess) = s
+        .create_environment_with_session(
+            "p1",
+            "alice",
+            "from-t",
+            &model,
+            &draft,
+            vetro_store::new_id(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(sess.environment_id, e.id);
+    assert_eq!(
+        s.get_session(&sess.id).await.unwrap().model["Objects"]["services"][0]["?"]["id"],
+        json!("s1")
+    );
+    s.delete_template(&t.id).await.unwrap();
+    assert!(matches!(
+        s.delete_template(&t.id).await,
+        Err(StoreError::NotFound(_))
+    ));
+}
+
+async fn policies_set_and_clear(s: Store) {
+    assert_eq!(s.policy("p1").await.unwrap(), None);
+    s.set_policy("p1", Some("predeploy_errors(a,b,c) :- x(a,b,c)"))
+        .await
+        .unwrap();
+    assert!(s
+        .policy("p1")
+        .await
+        .unwrap()
+        .unwrap()
+        .starts_with("predeploy_errors"));
+    assert_eq!(s.policy("p2").await.unwrap(), None);
+    s.set_policy("p1", None).await.unwrap();
+    assert_eq!(s.policy("p1").await.unwrap(), None);
+}
+
+async fn deleting_an_environment_removes_its_rows(s: Store) {
+    let e = env(&s, "gone").await;
+    let a = s.open_session(&e.id, "alice").await.unwrap();
+    let t = s.deploy_session(&a.id, "p1").await.unwrap();
+    s.delete_environment(&e.id).await.unwrap();
+    assert!(matches!(s.get_task(&t).await, Err(StoreError::NotFound(_))));
+    assert!(s.reports(&t).await.unwrap().is_empty());
+    assert!(matches!(
+        s.get_session(&a.id).await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        s.delete_environment(&e.id).await,
+        Err(StoreError::NotFound(_))
+    ));
+}
+
+async fn pinned_packages_keep_the_first_pin(s: Store) {
+    use vetro_store::queue::PinnedPackage;
+    let e = env(&s, "pins").await;
+    let a = s.open_session(&e.id, "alice").await.unwrap();
+    let t = s.deploy_session(&a.id, "p1").await.unwrap();
+    let pin = |v: &str| PinnedPackage {
+        fully_qualified_name: "a.B".into(),
+        package_id: format!("id-{v}"),
+        version: v.into(),
+    };
+    s.pin_packages(&t, &[pin("1.0.0")]).await.unwrap();
+    s.pin_packages(&t, &[pin("2.0.0")]).await.unwrap();
+    assert_eq!(s.pinned_packages(&t).await.unwrap(), vec![pin("1.0.0")]);
+}
