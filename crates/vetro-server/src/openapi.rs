@@ -43,9 +43,8 @@ pub struct ErrorBody {
 pub struct EnvironmentCreate {
     name: String,
     region: Option<String>,
-    #[schema(value_type = Option<Object>)]
-    #[allow(non_snake_case)]
-    defaultNetworks: Option<AnyObject>,
+    #[schema(rename = "defaultNetworks", value_type = Option<Object>)]
+    default_networks: Option<AnyObject>,
 }
 
 #[derive(ToSchema)]

@@ -1,5 +1,5 @@
-//! `vetro serve`: the Murano-compatible REST API (and the in-process engine
-//! workers) on one database.
+//! `vetro serve`: the Murano-compatible REST API on one database. Deploy,
+//! delete and action requests are queued as tasks for engine workers.
 
 use crate::report::USAGE;
 use std::net::SocketAddr;
@@ -17,12 +17,6 @@ pub struct Args {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8082")]
     listen: SocketAddr,
-    /// Engine workers to run in this process.
-    #[arg(long, default_value_t = 2)]
-    workers: usize,
-    /// Directory of packages every project may use besides the catalog (the core library is built in).
-    #[arg(long, value_name = "DIR")]
-    packages_dir: Option<PathBuf>,
     /// Default deployment policy (Congress syntax) for projects that have not set their own.
     #[arg(long, value_name = "FILE")]
     policy: Option<PathBuf>,
@@ -67,12 +61,6 @@ pub fn run(a: Args) -> ExitCode {
             }
         },
     };
-    if let Some(dir) = &a.packages_dir {
-        if !dir.is_dir() {
-            eprintln!("error: --packages-dir {} is not a directory", dir.display());
-            return ExitCode::from(USAGE);
-        }
-    }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -109,7 +97,6 @@ pub fn run(a: Args) -> ExitCode {
             "vetro serve: listening on http://{addr} (database {})",
             redact_url(&a.db)
         );
-        let _ = (a.workers, &a.packages_dir);
         let result = vetro_server::serve(st, listener, shutdown_signal()).await;
         store.close().await;
         match result {

@@ -118,9 +118,9 @@ pub async fn static_action(
 ) -> ApiResult<Json<Value>> {
     let o = object(&body)?;
     for field in ["className", "methodName"] {
-        if !o
-            .get(field)
-            .is_some_and(|v| v.as_str().is_some_and(|s| !s.is_empty()))
+        if o.get(field)
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
         {
             return Err(ApiError::bad_request(format!(
                 "'{field}' is required and must be a string"
