@@ -1,7 +1,9 @@
-# The short fuzzing runs in .ci/checks.d need a nightly toolchain and
-# cargo-fuzz (`cargo install cargo-fuzz`); without them they are skipped.
-if rustup toolchain list | grep -q '^nightly' && command -v cargo-fuzz >/dev/null 2>&1; then
+# The short fuzzing runs in .ci/checks.d/60-fuzz.sh need the nightly toolchain
+# and cargo-fuzz. cargo-fuzz is installed from crates.io when it is missing;
+# without a nightly toolchain the fuzzing check is skipped with a message.
+if rustup toolchain list | grep -q '^nightly'; then
+    command -v cargo-fuzz >/dev/null 2>&1 || cargo install --quiet --locked cargo-fuzz
     export VETRO_FUZZ=1
 else
-    echo "setup: nightly toolchain or cargo-fuzz missing, fuzzing checks will be skipped"
+    echo "setup: no nightly toolchain, the fuzzing check will be skipped"
 fi
