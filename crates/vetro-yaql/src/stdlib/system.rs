@@ -73,15 +73,24 @@ fn scoping_and_access(r: &Reg) {
             .lam(1)
             .cloned()
             .ok_or_else(|| Error::type_err("body expected"))?;
-        let body = Lambda {
-            expr: lam.expr.clone(),
-            ctx: ctx.clone(),
-        };
+        // The function lives in `ctx` and its body runs in `ctx`: holding the
+        // context weakly keeps that cycle from leaking both.
+        let home = Rc::downgrade(&ctx);
+        let expr = lam.expr.clone();
         ctx.register(FunctionDef::new(
             a.str(0),
             Form::Function,
             "*args:any, **kwargs:any",
-            move |_, a| body.call_kw(&a.rest_values(), &kw_values(&a.kw)),
+            move |_, a| {
+                let ctx = home.upgrade().ok_or_else(|| {
+                    Error::type_err("def() function called after its context ended")
+                })?;
+                let body = Lambda {
+                    expr: expr.clone(),
+                    ctx,
+                };
+                body.call_kw(&a.rest_values(), &kw_values(&a.kw))
+            },
         ));
         Ok(Value::Context(ctx))
     });
