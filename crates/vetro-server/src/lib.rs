@@ -5,13 +5,15 @@
 //! (archive inspection) and `model_path` (Murano's model addressing); all of
 //! them answer errors as [`error::ApiError`]. [`router`] assembles the routes
 //! with the middleware (request ids, tracing without credentials, body-size
-//! limits, timeouts, panics as 500s); [`serve`] runs it.
+//! limits, timeouts, panics as 500s, errors as HTML for clients that prefer
+//! it, as Murano's WebOb does); [`serve`] runs it.
 
 pub mod auth;
 pub mod body;
 pub mod error;
 pub mod extract;
 pub mod model_path;
+pub mod negotiate;
 pub mod openapi;
 pub mod package;
 pub mod routes;
@@ -207,6 +209,7 @@ pub fn router(st: AppState) -> Router {
             axum::http::StatusCode::REQUEST_TIMEOUT,
             Duration::from_secs(60),
         ))
+        .layer(middleware::from_fn(negotiate::errors_as_requested))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         // Spans carry the method, the path and the request id; never headers
         // or query strings, so tokens cannot reach the logs.

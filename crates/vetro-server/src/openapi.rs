@@ -30,7 +30,8 @@ pub struct ErrorDetail {
     details: Option<AnyValue>,
 }
 
-/// Murano's error body.
+/// Murano's error body, sent when the request's `Accept` names
+/// `application/json` (or `application/*`).
 #[derive(ToSchema)]
 pub struct ErrorBody {
     code: u16,
@@ -39,8 +40,16 @@ pub struct ErrorBody {
     error: ErrorDetail,
 }
 
+/// The same error as an HTML page (title, heading, message), as Murano's
+/// WebOb renders errors for clients that accept anything (`*/*`, the
+/// `murano` client) or prefer HTML.
+#[derive(ToSchema)]
+pub struct ErrorPage(String);
+
 #[derive(ToSchema)]
 pub struct EnvironmentCreate {
+    /// 1 to 255 characters, not blank.
+    #[schema(min_length = 1, max_length = 255, pattern = "\\S")]
     name: String,
     region: Option<String>,
     #[schema(rename = "defaultNetworks", value_type = Option<Object>)]
@@ -178,12 +187,21 @@ pub struct CategoryView {
 }
 
 #[derive(ToSchema)]
+pub struct CategoryCreate {
+    /// 1 to 255 characters, not blank.
+    #[schema(min_length = 1, max_length = 255, pattern = "\\S")]
+    name: String,
+}
+
+#[derive(ToSchema)]
 pub struct CategoryList {
     categories: Vec<CategoryView>,
 }
 
 #[derive(ToSchema)]
 pub struct TemplateCreate {
+    /// 1 to 255 characters, not blank.
+    #[schema(min_length = 1, max_length = 255, pattern = "\\S")]
     name: String,
     description_text: Option<String>,
     is_public: Option<bool>,
@@ -213,6 +231,19 @@ pub struct TemplateList {
 pub struct EnvironmentSession {
     environment_id: String,
     session_id: String,
+}
+
+/// One server-sent event (vetro addition): `report` events carry a status
+/// report as JSON text with its sequence number as the event id; the last
+/// event, `end`, carries the deployment's outcome.
+#[derive(ToSchema)]
+pub struct ServerSentEvent {
+    /// `report` or `end`
+    event: String,
+    /// The report's sequence number (`report` events only).
+    id: Option<String>,
+    /// The report or the outcome, as JSON text.
+    data: String,
 }
 
 #[derive(ToSchema)]
@@ -289,6 +320,14 @@ impl Modify for Common {
                                 ))))
                                 .build(),
                         )
+                        .content(
+                            "text/html",
+                            ContentBuilder::new()
+                                .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
+                                    "ErrorPage",
+                                ))))
+                                .build(),
+                        )
                         .build();
                     op.responses
                         .responses
@@ -310,7 +349,7 @@ impl Modify for Common {
     ),
     modifiers(&Common),
     security(("token" = [])),
-    components(schemas(ErrorBody, ErrorDetail, AnyValue, AnyObject)),
+    components(schemas(ErrorBody, ErrorPage, ErrorDetail, AnyValue, AnyObject)),
     paths(
         environments::list, environments::create, environments::show, environments::rename,
         environments::delete, environments::last_status,

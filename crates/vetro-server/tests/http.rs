@@ -52,6 +52,16 @@ impl Server {
     }
 }
 
+/// A client that asks for JSON, so errors come as Murano's JSON body.
+fn json_client() -> Client {
+    let mut h = reqwest::header::HeaderMap::new();
+    h.insert(
+        reqwest::header::ACCEPT,
+        reqwest::header::HeaderValue::from_static("application/json"),
+    );
+    Client::builder().default_headers(h).build().unwrap()
+}
+
 struct As<'a> {
     s: &'a Server,
     token: String,
@@ -63,7 +73,7 @@ impl<'a> As<'a> {
         As {
             s,
             token: s.token(project, user, admin),
-            client: Client::new(),
+            client: json_client(),
         }
     }
     fn req(&self, method: &str, path: &str) -> RequestBuilder {
@@ -133,12 +143,12 @@ fn upload(a: &As, archive: Vec<u8>, meta: Option<Value>) -> Response {
 #[test]
 fn auth_is_required_and_errors_have_murano_shape() {
     let s = start();
-    let r = Client::new()
+    let r = json_client()
         .get(format!("{}/v1/environments", s.url))
         .send()
         .unwrap();
     err(r, 401);
-    let r = Client::new()
+    let r = json_client()
         .get(format!("{}/v1/environments", s.url))
         .header("X-Auth-Token", "not-a-token")
         .send()
@@ -171,18 +181,56 @@ fn auth_is_required_and_errors_have_murano_shape() {
         .get("/v1/environments")
         .headers()
         .contains_key("x-request-id"));
-    let doc: Value = ok(Client::new()
+    let doc: Value = ok(json_client()
         .get(format!("{}/openapi.json", s.url))
         .send()
         .unwrap());
     assert!(doc["paths"]["/v1/environments/{environment_id}/actions/{action_id}"].is_object());
     assert_eq!(
-        ok(Client::new()
+        ok(json_client()
             .get(format!("{}/readyz", s.url))
             .send()
             .unwrap())["status"],
         "ready"
     );
+}
+
+/// python-muranoclient sends `Accept: */*` and understands only WebOb's HTML
+/// error pages: with JSON it crashes and cannot tell a 404 (so finding an
+/// environment by name fails).
+#[test]
+fn errors_are_html_unless_json_is_asked_for() {
+    let s = start();
+    let token = s.token("p1", "u1", false);
+    for accept in [Some("*/*"), None, Some("text/html")] {
+        let mut r = Client::new()
+            .get(format!("{}/v1/environments/no-such-env", s.url))
+            .header("X-Auth-Token", &token);
+        if let Some(a) = accept {
+            r = r.header("Accept", a);
+        }
+        let r = r.send().unwrap();
+        assert_eq!(r.status(), 404);
+        let ct = r.headers()["content-type"].to_str().unwrap().to_string();
+        assert!(ct.starts_with("text/html"), "{accept:?}: {ct}");
+        let page = r.text().unwrap();
+        assert!(page.contains("<title>404 Not Found</title>"), "{page}");
+        assert!(page.contains("environment no-such-env not found"), "{page}");
+    }
+    let r = json_client()
+        .get(format!("{}/v1/environments/no-such-env", s.url))
+        .header("X-Auth-Token", &token)
+        .send()
+        .unwrap();
+    err(r, 404);
+    // Successful answers are JSON whatever the client accepts.
+    let r = Client::new()
+        .get(format!("{}/v1/environments", s.url))
+        .header("X-Auth-Token", &token)
+        .header("Accept", "*/*")
+        .send()
+        .unwrap();
+    assert_eq!(ok(r)["environments"], json!([]));
 }
 
 #[test]

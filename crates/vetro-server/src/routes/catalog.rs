@@ -496,7 +496,7 @@ pub async fn categories(State(st): State<AppState>, _ctx: Ctx) -> ApiResult<Json
 }
 
 #[utoipa::path(post, path = "/v1/catalog/categories", tag = "catalog",
-    request_body(content = crate::openapi::EnvironmentCreate, content_type = "application/json"),
+    request_body(content = crate::openapi::CategoryCreate, content_type = "application/json"),
     responses((status = 200, description = "The new category (admin only)", body = crate::openapi::CategoryView)))]
 pub async fn add_category(
     State(st): State<AppState>,

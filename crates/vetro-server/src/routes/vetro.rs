@@ -75,7 +75,7 @@ pub async fn cancel(
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/deployments/{deployment_id}/events", tag = "vetro",
     params(("environment_id" = String, Path), ("deployment_id" = String, Path)),
-    responses((status = 200, description = "vetro addition. Server-sent events: one `report` event per status report (past ones first), then `end` with the deployment when it finishes", content_type = "text/event-stream", body = String)))]
+    responses((status = 200, description = "vetro addition. Server-sent events: one `report` event per status report (past ones first), then `end` with the deployment when it finishes", content_type = "text/event-stream", body = crate::openapi::ServerSentEvent)))]
 pub async fn events(
     State(st): State<AppState>,
     ctx: Ctx,
