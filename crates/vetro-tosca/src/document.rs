@@ -1,5 +1,6 @@
 //! Reading one service template file into a single root mapping.
 
+use crate::files::TemplateFiles;
 use std::path::{Path, PathBuf};
 use vetro_diag::{Diagnostic, FileId, SourceMap, Span};
 use vetro_yaml::{LoadOptions, Node};
@@ -22,10 +23,33 @@ fn syntax(mut d: Diagnostic) -> Diagnostic {
     d
 }
 
+/// Read `path` from `files` into `sources` (strict UTF-8: a bad byte is an
+/// `encoding` error with its position) and parse it.
+fn read_and_parse(
+    path: &Path,
+    files: &dyn TemplateFiles,
+    sources: &mut SourceMap,
+) -> Result<(FileId, Vec<Node>), Vec<Diagnostic>> {
+    let bytes = files.read(path).map_err(|d| vec![d])?;
+    let name = if path.as_os_str() == "-" {
+        vetro_yaml::STDIN_NAME.to_string()
+    } else {
+        path.display().to_string()
+    };
+    let text = vetro_yaml::decode_strict_at(&bytes)
+        .map_err(|msg| vec![Diagnostic::error("encoding", format!("{name}:{msg}"))])?;
+    let file = sources.add(name, text);
+    let docs = vetro_yaml::load_str(sources, file, &LoadOptions::default())?;
+    Ok((file, docs))
+}
+
 /// Load `path`; on success the file id and the root mapping node.
-pub fn load(path: &Path, sources: &mut SourceMap) -> Result<(FileId, Node), LoadError> {
-    let opts = LoadOptions::default();
-    let (file, docs) = match vetro_yaml::load_file(path, sources, &opts) {
+pub fn load(
+    path: &Path,
+    files: &dyn TemplateFiles,
+    sources: &mut SourceMap,
+) -> Result<(FileId, Node), LoadError> {
+    let (file, docs) = match read_and_parse(path, files, sources) {
         Ok(ok) => ok,
         Err(diags) => {
             if let Some(d) = diags

@@ -7,6 +7,7 @@
 
 use crate::catalog::Catalog;
 use crate::document::{self, import_entries, FileRec, LoadError};
+use crate::files::TemplateFiles;
 use crate::hooks::ToscaHooks;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -16,12 +17,9 @@ use vetro_yaml::Node;
 
 struct Loader<'a> {
     grammar: &'a Grammar,
+    source: &'a dyn TemplateFiles,
     files: Vec<FileRec>,
     by_path: HashMap<PathBuf, usize>,
-}
-
-fn canonical(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The `file` of an import item (`{name: {file: ...}}` after normalization, or
@@ -46,14 +44,14 @@ fn importer_dir(importer: &Path) -> &Path {
 
 /// Resolve an import path relative to the importer's directory, with the R4
 /// fallback (strip a leading directory part the importer's directory ends with).
-fn resolve(importer: &Path, file: &str) -> Option<PathBuf> {
+fn resolve(files: &dyn TemplateFiles, importer: &Path, file: &str) -> Option<PathBuf> {
     let target = Path::new(file);
     if target.is_absolute() {
-        return target.is_file().then(|| target.to_path_buf());
+        return files.is_file(target).then(|| target.to_path_buf());
     }
     let dir = importer_dir(importer);
     let direct = dir.join(target);
-    if direct.is_file() {
+    if files.is_file(&direct) {
         return Some(direct);
     }
     let parts: Vec<Component> = target.components().collect();
@@ -63,7 +61,7 @@ fn resolve(importer: &Path, file: &str) -> Option<PathBuf> {
         if dir_parts.len() >= k && &dir_parts[dir_parts.len() - k..] == prefix {
             let stripped: PathBuf = parts[k..].iter().collect();
             let p = dir.join(stripped);
-            if p.is_file() {
+            if files.is_file(&p) {
                 return Some(p);
             }
         }
@@ -73,7 +71,7 @@ fn resolve(importer: &Path, file: &str) -> Option<PathBuf> {
 
 impl Loader<'_> {
     fn load(&mut self, path: &Path, sources: &mut SourceMap) -> usize {
-        let key = canonical(path);
+        let key = self.source.identity(path);
         if let Some(&i) = self.by_path.get(&key) {
             return i;
         }
@@ -86,7 +84,7 @@ impl Loader<'_> {
             problems: Vec::new(),
             edges: Vec::new(),
         });
-        match document::load(path, sources) {
+        match document::load(path, self.source, sources) {
             Err(LoadError::Unreadable(d)) => self.files[index].problems.push(d),
             Err(LoadError::Syntax(ds)) => self.files[index].problems.extend(ds),
             Ok((id, mut doc)) => {
@@ -143,7 +141,7 @@ impl Loader<'_> {
                 continue;
             }
             let importer = self.files[index].path.clone();
-            match resolve(&importer, file) {
+            match resolve(self.source, &importer, file) {
                 None => self.files[index].problems.push(
                     Diagnostic::error(
                         "import-failed",
@@ -192,9 +190,15 @@ fn failed(files: &[FileRec], i: usize, seen: &mut Vec<bool>) -> Option<(usize, S
     None
 }
 
-fn load_all(grammar: &Grammar, path: &Path, sources: &mut SourceMap) -> (Vec<FileRec>, Catalog) {
+fn load_all(
+    grammar: &Grammar,
+    path: &Path,
+    source: &dyn TemplateFiles,
+    sources: &mut SourceMap,
+) -> (Vec<FileRec>, Catalog) {
     let mut loader = Loader {
         grammar,
+        source,
         files: Vec::new(),
         by_path: HashMap::new(),
     };
@@ -204,8 +208,13 @@ fn load_all(grammar: &Grammar, path: &Path, sources: &mut SourceMap) -> (Vec<Fil
     (files, catalog)
 }
 
-pub fn validate_tree(grammar: &Grammar, path: &Path, sources: &mut SourceMap) -> crate::Report {
-    let (files, _) = load_all(grammar, path, sources);
+pub fn validate_tree(
+    grammar: &Grammar,
+    path: &Path,
+    source: &dyn TemplateFiles,
+    sources: &mut SourceMap,
+) -> crate::Report {
+    let (files, _) = load_all(grammar, path, source, sources);
     let main = &files[0];
     let unreadable = main.id.is_none()
         && main
@@ -239,9 +248,10 @@ pub fn validate_tree(grammar: &Grammar, path: &Path, sources: &mut SourceMap) ->
 pub fn catalog_of(
     grammar: &Grammar,
     path: &Path,
+    source: &dyn TemplateFiles,
     sources: &mut SourceMap,
 ) -> (Catalog, crate::Report) {
-    let (files, catalog) = load_all(grammar, path, sources);
+    let (files, catalog) = load_all(grammar, path, source, sources);
     let report = crate::Report {
         problems: files[0].problems.clone(),
         unreadable: files[0].id.is_none(),
@@ -252,6 +262,7 @@ pub fn catalog_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::files::FileSystem;
 
     #[test]
     fn r4_strips_a_repeated_directory() {
@@ -261,11 +272,14 @@ mod tests {
         std::fs::write(sub.join("b.yaml"), "x: 1\n").unwrap();
         let importer = sub.join("a.yaml");
         assert_eq!(
-            resolve(&importer, "custom_types/b.yaml"),
+            resolve(&FileSystem, &importer, "custom_types/b.yaml"),
             Some(sub.join("b.yaml"))
         );
-        assert_eq!(resolve(&importer, "b.yaml"), Some(sub.join("b.yaml")));
-        assert_eq!(resolve(&importer, "nope.yaml"), None);
+        assert_eq!(
+            resolve(&FileSystem, &importer, "b.yaml"),
+            Some(sub.join("b.yaml"))
+        );
+        assert_eq!(resolve(&FileSystem, &importer, "nope.yaml"), None);
         std::fs::remove_dir_all(&dir).ok();
     }
 }

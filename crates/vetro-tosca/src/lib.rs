@@ -10,6 +10,7 @@
 
 mod catalog;
 mod document;
+mod files;
 mod grammar;
 mod hooks;
 mod imports;
@@ -18,6 +19,7 @@ mod semantic;
 mod values;
 
 pub use catalog::{Catalog, Construct};
+pub use files::{FileSystem, MemoryFiles, TemplateFiles};
 pub use grammar::BUNDLED_GRAMMAR;
 
 use std::path::Path;
@@ -68,11 +70,32 @@ impl Checker {
 
     /// Validate a service template file and everything it imports.
     pub fn validate(&self, path: &Path, sources: &mut SourceMap) -> Report {
-        imports::validate_tree(&self.grammar, path, sources)
+        self.validate_in(path, &FileSystem, sources)
+    }
+
+    /// Validate the template `path` of `files` and everything it imports,
+    /// reading nothing but `files` (e.g. a [`MemoryFiles`] map).
+    pub fn validate_in(
+        &self,
+        path: &Path,
+        files: &dyn TemplateFiles,
+        sources: &mut SourceMap,
+    ) -> Report {
+        imports::validate_tree(&self.grammar, path, files, sources)
     }
 
     /// The type catalog a template sees (for `vetro tosca types`).
     pub fn catalog(&self, path: &Path, sources: &mut SourceMap) -> (Catalog, Report) {
-        imports::catalog_of(&self.grammar, path, sources)
+        self.catalog_in(path, &FileSystem, sources)
+    }
+
+    /// The type catalog of the template `path` of `files`.
+    pub fn catalog_in(
+        &self,
+        path: &Path,
+        files: &dyn TemplateFiles,
+        sources: &mut SourceMap,
+    ) -> (Catalog, Report) {
+        imports::catalog_of(&self.grammar, path, files, sources)
     }
 }

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use vetro_diag::SourceMap;
-use vetro_tosca::Checker;
+use vetro_tosca::{Checker, MemoryFiles};
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
@@ -298,6 +298,44 @@ fn imports_cycles_and_failures() {
         has(&p, "imports/0", "import-failed") && has(&p, "imports/1", "import-failed"),
         "{p:?}"
     );
+}
+
+fn check_in(files: &MemoryFiles, main: &str) -> Vec<(String, String)> {
+    let mut sources = SourceMap::new();
+    let checker = Checker::new(&mut sources).expect("bundled grammar");
+    let report = checker.validate_in(Path::new(main), files, &mut sources);
+    report
+        .problems
+        .iter()
+        .map(|d| (d.path.clone().unwrap_or_default(), d.kind.clone()))
+        .collect()
+}
+
+#[test]
+fn imports_from_memory_read_nothing_else() {
+    let lib = format!(
+        "{HEAD}imports: [../main.yaml]\nnode_types:\n  lib.Node: {{derived_from: tosca.nodes.Root}}\n"
+    );
+    let main = format!("{HEAD}imports:\n  - lib/lib.yaml\ntopology_template:\n  node_templates:\n    n: {{type: lib.Node}}\n");
+    let mut files = MemoryFiles::new();
+    files.insert("main.yaml", main.as_bytes());
+    files.insert("lib/lib.yaml", lib.as_bytes());
+    // The cycle ends (each file loads once) and the imported type is known.
+    assert_eq!(check_in(&files, "main.yaml"), vec![]);
+    assert_eq!(check_in(&files, "./lib/../main.yaml"), vec![]);
+    // A file on disk next to the template is not read: only the map is.
+    let dir = dir_with(&[("lib/lib.yaml", &lib)]);
+    let on_disk = dir.join("main.yaml");
+    let mut files = MemoryFiles::new();
+    files.insert(&on_disk, main.as_bytes());
+    let p = check_in(&files, on_disk.to_str().unwrap());
+    assert!(has(&p, "imports/0", "import-failed"), "{p:?}");
+    std::fs::remove_dir_all(dir).ok();
+    // A missing main template is unreadable, as a missing file is.
+    let mut sources = SourceMap::new();
+    let checker = Checker::new(&mut sources).unwrap();
+    let report = checker.validate_in(Path::new("absent.yaml"), &MemoryFiles::new(), &mut sources);
+    assert!(report.unreadable);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use crate::package::Package;
 use crate::syntax::{ClassDef, MethodUsage};
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use vetro_diag::SourceMap;
 
 /// Classes every package can reach without declaring them.
@@ -12,6 +12,25 @@ pub const CORE_PREFIX: &str = "io.murano.";
 
 /// The root of every class hierarchy.
 const OBJECT: &str = "io.murano.Object";
+
+/// The classes of the bundled cloud and core libraries, in that order,
+/// parsed once per process (every check used to parse both again).
+fn bundled_classes() -> &'static [(String, Arc<ClassDef>)] {
+    static BUNDLED: OnceLock<Vec<(String, Arc<ClassDef>)>> = OnceLock::new();
+    BUNDLED.get_or_init(|| {
+        // Their spans live in this private map; the checks never report
+        // inside the bundled libraries.
+        let mut sources = SourceMap::new();
+        let packages = [
+            crate::host::cloud_package(&mut sources),
+            crate::core::core_package(&mut sources),
+        ];
+        packages
+            .iter()
+            .flat_map(|p| p.classes.iter().map(|(n, d)| (n.clone(), d.clone())))
+            .collect()
+    })
+}
 
 /// Class definitions by full name.
 pub struct ClassIndex {
@@ -24,17 +43,13 @@ impl ClassIndex {
     /// cloud library's TestFixture completes the core declaration).
     pub fn new(packages: &[Package]) -> ClassIndex {
         let mut defs = HashMap::new();
-        // The bundled libraries' spans live in this private map; the checks
-        // never report inside them.
-        let mut sources = SourceMap::new();
-        let bundled = [
-            crate::host::cloud_package(&mut sources),
-            crate::core::core_package(&mut sources),
-        ];
-        for p in packages.iter().chain(bundled.iter()) {
+        for p in packages {
             for (name, def) in &p.classes {
                 defs.entry(name.clone()).or_insert_with(|| def.clone());
             }
+        }
+        for (name, def) in bundled_classes() {
+            defs.entry(name.clone()).or_insert_with(|| def.clone());
         }
         ClassIndex { defs }
     }

@@ -436,7 +436,7 @@ impl Rt {
             pkg,
             ancestors,
             statics: RefCell::new(HashMap::new()),
-            handle: std::cell::OnceCell::new(),
+            handle: RefCell::new(std::rc::Weak::new()),
         });
         self.classes
             .borrow_mut()

@@ -4,9 +4,9 @@
 use crate::syntax::{ClassDef, MethodDef, PropertyDef};
 use indexmap::IndexMap;
 use std::any::Any;
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use vetro_yaql::{HostObject, Value};
 
@@ -35,7 +35,9 @@ pub struct Class {
     pub ancestors: Vec<Rc<Class>>,
     /// Static property values of this declaring class.
     pub statics: RefCell<HashMap<String, Value>>,
-    pub handle: OnceCell<Value>,
+    /// The class's type value while one is alive (weak: a strong handle
+    /// would point back at the class and keep both alive forever).
+    pub handle: RefCell<Weak<TypeHandle>>,
 }
 
 impl Class {
@@ -78,14 +80,16 @@ impl Class {
             .collect()
     }
 
+    /// The class as a value; every live copy is the same value.
     pub fn type_value(self: &Rc<Self>) -> Value {
-        self.handle
-            .get_or_init(|| {
-                Value::Object(Rc::new(TypeHandle {
-                    class: self.clone(),
-                }))
-            })
-            .clone()
+        if let Some(h) = self.handle.borrow().upgrade() {
+            return Value::Object(h);
+        }
+        let h = Rc::new(TypeHandle {
+            class: self.clone(),
+        });
+        *self.handle.borrow_mut() = Rc::downgrade(&h);
+        Value::Object(h)
     }
 
     /// `Name/version@package` as the serializer writes it.
@@ -113,7 +117,9 @@ pub struct Object {
     pub initializing: Cell<bool>,
     /// (subscriber, handler) destruction subscriptions.
     pub subscribers: RefCell<Vec<(Rc<Object>, Option<String>)>>,
-    pub handle: OnceCell<Value>,
+    /// The object's value while one is alive (weak, as for classes: the
+    /// handle points at the object).
+    pub handle: RefCell<Weak<ObjHandle>>,
     /// When construction (properties and `.init`) finished, as a session-wide
     /// sequence number; 0 while it has not.
     pub settled: Cell<u64>,
@@ -146,20 +152,23 @@ impl Object {
             initialized: Cell::new(false),
             initializing: Cell::new(false),
             subscribers: RefCell::new(Vec::new()),
-            handle: OnceCell::new(),
+            handle: RefCell::new(Weak::new()),
             settled: Cell::new(0),
         })
     }
 
+    /// The object as a value. Values compare by handle, so every live copy
+    /// is the same handle; once none is left, a new one is made.
     pub fn value(self: &Rc<Self>) -> Value {
-        self.handle
-            .get_or_init(|| {
-                Value::Object(Rc::new(ObjHandle {
-                    obj: self.clone(),
-                    cast: None,
-                }))
-            })
-            .clone()
+        if let Some(h) = self.handle.borrow().upgrade() {
+            return Value::Object(h);
+        }
+        let h = Rc::new(ObjHandle {
+            obj: self.clone(),
+            cast: None,
+        });
+        *self.handle.borrow_mut() = Rc::downgrade(&h);
+        Value::Object(h)
     }
 
     /// A view of the object as one of its classes (method lookup starts there).
