@@ -5,8 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-# Tests of yaql's suite that must pass; raise it when more pass.
-FLOOR=333
+# Tests of yaql's suite that must pass; raise it when more pass. 364 pass;
+# one below that because test_datetime.py::test_datetime_math times a 0.1 s
+# sleep against a 120 ms bound, which a loaded machine can miss.
+FLOOR=363
 
 py=${VETRO_YAQLPY_VENV:-}/bin/python
 if [ -z "${VETRO_YAQLPY_VENV:-}" ] || ! "$py" -c "import yaql._vetro_yaql" 2>/dev/null; then

@@ -6,7 +6,7 @@
 //! evaluation (`dict`, `list`, `set`).
 
 use crate::shim::Shim;
-use crate::wrappers::{PyCallable, PyHost, PyIterator, PyObjectHost};
+use crate::wrappers::{PyCallable, PyHost, PyIterator, PyObjectHost, Yaqlized};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
@@ -21,8 +21,50 @@ use vetro_yaql::{Error, ErrorKind, Value};
 pub enum Shape {
     /// What a callback receives (the reference's input conversion).
     Internal,
-    /// A finished result; `tuples` keeps sequences as tuples.
+    /// A finished result the engine has already settled (lazy sequences
+    /// materialised); `tuples` keeps sequences as tuples.
     Output { tuples: bool },
+    /// A finished result that keeps tuples, converted straight from the
+    /// engine's value: a lazy sequence becomes a `list` and every other
+    /// sequence a `tuple`, as the reference's output conversion does with
+    /// `yaql.convertTuplesToLists` off. `limit` is `yaql.limitIterators`,
+    /// `quota` is `yaql.memoryQuota`.
+    KeepTuples {
+        sets_to_lists: bool,
+        limit: i64,
+        quota: i64,
+    },
+}
+
+impl Shape {
+    /// Refuse a collection longer than `yaql.limitIterators`.
+    fn check_len(self, py: Python<'_>, len: usize) -> PyResult<()> {
+        match self {
+            Shape::KeepTuples { limit, .. } if limit >= 0 && len as i64 > limit => Err(
+                crate::errors::to_pyerr(py, vetro_yaql::iter::too_large(), None),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuse a list drained from a lazy sequence that grows past the
+    /// memory quota or the engine's cap on one collection (an endless
+    /// sequence would otherwise exhaust memory).
+    fn check_bytes(self, py: Python<'_>, len: usize) -> PyResult<()> {
+        let Shape::KeepTuples { quota, .. } = self else {
+            return Ok(());
+        };
+        let bytes = len * std::mem::size_of::<Value>();
+        let over_quota = usize::try_from(quota).is_ok_and(|q| q > 0 && bytes > q);
+        if over_quota || bytes > vetro_yaql::limits::MAX_BUILD_BYTES {
+            return Err(crate::errors::to_pyerr(
+                py,
+                vetro_yaql::limits::memory_exceeded(),
+                None,
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Python object → YAQL value (the reference's `convert_input_data`).
@@ -112,7 +154,20 @@ fn classified(obj: &Bound<'_, PyAny>, r: &Bound<'_, PyAny>) -> PyResult<Value> {
         }
         "td" => Ok(Value::TimeDelta(payload.extract()?)),
         "tz" => Ok(Value::Tz(payload.extract()?)),
-        _ => Ok(Value::Object(Rc::new(PyObjectHost::new(obj.clone())))),
+        _ => {
+            let ops = match t.get_item(2) {
+                Ok(o) if !o.is_none() => {
+                    let (attributes, methods, indexer) = o.extract()?;
+                    Some(Yaqlized {
+                        attributes,
+                        methods,
+                        indexer,
+                    })
+                }
+                _ => None,
+            };
+            Ok(Value::Object(Rc::new(PyObjectHost::new(obj.clone(), ops))))
+        }
     }
 }
 
@@ -167,6 +222,7 @@ pub fn to_py<'py>(py: Python<'py>, v: &Value, shape: Shape) -> PyResult<Bound<'p
         Value::Float(x) => PyFloat::new(py, *x).into_any(),
         Value::Str(s) => PyString::new(py, s).into_any(),
         Value::List(items) => {
+            shape.check_len(py, items.len())?;
             let conv = items
                 .iter()
                 .map(|x| to_py(py, x, shape))
@@ -177,30 +233,46 @@ pub fn to_py<'py>(py: Python<'py>, v: &Value, shape: Shape) -> PyResult<Bound<'p
             }
         }
         Value::Dict(d) => {
+            shape.check_len(py, d.len())?;
             let out = PyDict::new(py);
             for (k, x) in d.iter() {
                 out.set_item(to_py(py, k, Shape::Internal)?, to_py(py, x, shape)?)?;
             }
             match shape {
                 Shape::Internal => Shim::get(py)?.frozen_dict(py, out)?,
-                Shape::Output { .. } => out.into_any(),
+                _ => out.into_any(),
             }
         }
         Value::Set(s) => {
+            shape.check_len(py, s.len())?;
+            if let Shape::KeepTuples {
+                sets_to_lists: true,
+                ..
+            } = shape
+            {
+                let conv = s
+                    .iter()
+                    .map(|x| to_py(py, x, shape))
+                    .collect::<PyResult<Vec<_>>>()?;
+                return Ok(PyList::new(py, conv)?.into_any());
+            }
             let conv = s
                 .iter()
                 .map(|x| to_py(py, x, Shape::Internal))
                 .collect::<PyResult<Vec<_>>>()?;
             match shape {
                 Shape::Internal => PyFrozenSet::new(py, &conv)?.into_any(),
-                Shape::Output { .. } => PySet::new(py, &conv)?.into_any(),
+                _ => PySet::new(py, &conv)?.into_any(),
             }
         }
         Value::DateTime(d) => Shim::get(py)?.datetime(py, d)?,
         Value::TimeDelta(us) => Shim::get(py)?.timedelta(py, *us)?,
         Value::Tz(secs) => Shim::get(py)?.timezone(py, *secs)?,
         Value::Regex(r) => Shim::get(py)?.regex(py, &r.pattern, r.flags)?,
-        Value::Iter(it) => Bound::new(py, PyIterator { iter: it.clone() })?.into_any(),
+        Value::Iter(it) => match shape {
+            Shape::KeepTuples { .. } => drain(py, it, shape)?,
+            _ => Bound::new(py, PyIterator { iter: it.clone() })?.into_any(),
+        },
         Value::Func(_) => Bound::new(py, PyCallable { value: v.clone() })?.into_any(),
         Value::Object(o) => match o.as_any().downcast_ref::<PyObjectHost>() {
             Some(h) => h.obj.bind(py).clone(),
@@ -208,6 +280,24 @@ pub fn to_py<'py>(py: Python<'py>, v: &Value, shape: Shape) -> PyResult<Bound<'p
         },
         Value::Context(_) => Bound::new(py, PyHost { value: v.clone() })?.into_any(),
     })
+}
+
+/// A lazy sequence of a finished result as a Python list.
+fn drain<'py>(py: Python<'py>, it: &Rc<LazyIter>, shape: Shape) -> PyResult<Bound<'py, PyAny>> {
+    let out = PyList::empty(py);
+    loop {
+        match it.next() {
+            Ok(Some(x)) => {
+                out.append(to_py(py, &x, shape)?)?;
+                shape.check_len(py, out.len())?;
+                if out.len().is_multiple_of(4096) {
+                    shape.check_bytes(py, out.len())?;
+                }
+            }
+            Ok(None) => return Ok(out.into_any()),
+            Err(e) => return Err(crate::errors::to_pyerr(py, e, None)),
+        }
+    }
 }
 
 /// A datetime from Python's fields.

@@ -23,6 +23,8 @@ pub struct Library {
     pub delegates: bool,
     pub no_sets: bool,
     pub group_by_agg_fallback: bool,
+    /// Expressions may reach into yaqlized Python objects.
+    pub yaqlized: bool,
 }
 
 /// Engines kept per thread, keyed by core and library flavour.
@@ -56,11 +58,19 @@ impl Core {
             delegates: lib.delegates,
             no_sets: lib.no_sets,
             group_by_agg_fallback: Some(lib.group_by_agg_fallback),
-            yaql: self.options.clone(),
+            yaql: Options {
+                // Kept tuples are converted straight to Python (see `output_shape`).
+                convert_output_data: self.options.convert_output_data
+                    && self.options.convert_tuples_to_lists,
+                ..self.options.clone()
+            },
             ..EngineOptions::default()
         };
         let engine = Rc::new(Engine::new(opts));
         crate::host::register_python_call(&engine);
+        if lib.yaqlized {
+            crate::yaqlized::register(&engine, lib.legacy);
+        }
         ENGINES.with(|m| {
             let mut m = m.borrow_mut();
             if m.len() >= MAX_THREAD_ENGINES {
@@ -71,13 +81,22 @@ impl Core {
         engine
     }
 
+    /// How results reach Python. With tuples kept, the engine's own output
+    /// conversion would turn lazy sequences into sequences like any other;
+    /// the reference makes them lists and keeps tuples, so the conversion
+    /// to Python does that step instead.
     fn output_shape(&self) -> Shape {
-        if self.options.convert_output_data {
-            Shape::Output {
-                tuples: !self.options.convert_tuples_to_lists,
-            }
-        } else {
+        let o = &self.options;
+        if !o.convert_output_data {
             Shape::Internal
+        } else if o.convert_tuples_to_lists {
+            Shape::Output { tuples: false }
+        } else {
+            Shape::KeepTuples {
+                sets_to_lists: o.convert_sets_to_lists,
+                limit: o.limit_iterators,
+                quota: o.memory_quota,
+            }
         }
     }
 }
@@ -136,7 +155,7 @@ impl Core {
         expr: &str,
         data: Bound<'_, PyAny>,
         layers: &Bound<'_, PyList>,
-        library: (bool, bool, bool, bool),
+        library: (bool, bool, bool, bool, bool),
         base: Option<PyRef<'_, EvalContext>>,
     ) -> PyResult<Py<PyAny>> {
         let lib = Library {
@@ -144,6 +163,7 @@ impl Core {
             delegates: library.1,
             no_sets: library.2,
             group_by_agg_fallback: library.3,
+            yaqlized: library.4,
         };
         let engine = self.engine(lib);
         let parsed = engine

@@ -1,11 +1,14 @@
 //! Python functions registered in a context, as engine functions.
 //!
 //! The Python side describes each function as
-//! `(name, form, signature, invoker)`: `form` is `"function"`, `"method"` or
-//! `"both"`, `signature` uses the engine's signature syntax
-//! (`FunctionDef::new`), and `invoker(engine, context, args, rest, kwargs)`
-//! injects hidden parameters, converts lazy arguments and calls the Python
-//! function. No Rust borrow is held while Python runs.
+//! `(name, form, signature, invoker, checks)`: `form` is `"function"`,
+//! `"method"` or `"both"`, `signature` uses the engine's signature syntax
+//! (`FunctionDef::new`), `checks` holds per parameter of the signature a
+//! predicate narrowing its type (or None), and
+//! `invoker(engine, context, args, rest, kwargs, outer)` injects hidden
+//! parameters, converts lazy arguments and calls the Python function
+//! (`outer` is the context above the function's own, for `Super`). No Rust
+//! borrow is held while Python runs.
 
 use crate::convert::{to_py, to_value, Shape};
 use crate::evalctx::EvalContext;
@@ -15,6 +18,7 @@ use crate::wrappers::PyCallable;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::rc::Rc;
+use vetro_yaql::func::ParamCheck;
 use vetro_yaql::{ArgValue, Args, Call, Context, Form, FunctionDef, Value};
 
 /// Set one Python context layer's variables and functions on `ctx`.
@@ -31,7 +35,7 @@ pub fn register_layer(
     }
     let funcs = layer.get_item(1)?;
     for f in funcs.cast::<PyList>()?.iter() {
-        ctx.register(function_def(f.cast::<PyTuple>()?, py_engine)?);
+        ctx.register(function_def(f.cast::<PyTuple>()?, py_engine, ctx)?);
     }
     let exclusive = layer.get_item(2)?;
     for n in exclusive.cast::<PyList>()?.iter() {
@@ -40,7 +44,11 @@ pub fn register_layer(
     Ok(())
 }
 
-fn function_def(desc: &Bound<'_, PyTuple>, py_engine: &Rc<Py<PyAny>>) -> PyResult<FunctionDef> {
+fn function_def(
+    desc: &Bound<'_, PyTuple>,
+    py_engine: &Rc<Py<PyAny>>,
+    home: &Rc<Context>,
+) -> PyResult<FunctionDef> {
     let name: String = desc.get_item(0)?.extract()?;
     let form = match desc.get_item(1)?.extract::<String>()?.as_str() {
         "method" => Form::Method,
@@ -50,9 +58,43 @@ fn function_def(desc: &Bound<'_, PyTuple>, py_engine: &Rc<Py<PyAny>>) -> PyResul
     let sig: String = desc.get_item(2)?.extract()?;
     let invoker: Py<PyAny> = desc.get_item(3)?.unbind();
     let engine = py_engine.clone();
-    Ok(FunctionDef::new(&name, form, &sig, move |call, args| {
-        invoke(&invoker, &engine, call, args)
-    }))
+    // Weak: the function lives in `home`'s own layer.
+    let home = Rc::downgrade(home);
+    let mut def = FunctionDef::new(&name, form, &sig, move |call, args| {
+        let outer = home.upgrade().and_then(|h| h.parent.clone());
+        invoke(&invoker, &engine, call, args, outer)
+    });
+    if desc.len() > 4 {
+        set_checks(&mut def, &desc.get_item(4)?)?;
+    }
+    Ok(def)
+}
+
+/// Attach the Python predicates to the parameters, in signature order
+/// (positional, keyword-only, `*args`, `**kwargs`).
+fn set_checks(def: &mut FunctionDef, checks: &Bound<'_, PyAny>) -> PyResult<()> {
+    let checks: Vec<Option<Py<PyAny>>> = checks.extract()?;
+    let params = def
+        .params
+        .iter_mut()
+        .chain(def.kwonly.iter_mut())
+        .chain(def.varargs.as_mut())
+        .chain(def.kwargs.as_mut());
+    for (p, check) in params.zip(checks) {
+        p.check = check.map(|f| ParamCheck(Rc::new(move |v: &Value| python_check(&f, v))));
+    }
+    Ok(())
+}
+
+/// A Python predicate on a value (as a callback would receive it); an
+/// exception counts as "does not fit".
+fn python_check(f: &Py<PyAny>, v: &Value) -> bool {
+    Python::attach(|py| {
+        to_py(py, v, Shape::Internal)
+            .and_then(|obj| f.bind(py).call1((obj,)))
+            .and_then(|r| r.is_truthy())
+            .unwrap_or(false)
+    })
 }
 
 fn invoke(
@@ -60,6 +102,7 @@ fn invoke(
     engine: &Py<PyAny>,
     call: &Call,
     args: Args,
+    outer: Option<Rc<Context>>,
 ) -> vetro_yaql::Result<Value> {
     Python::attach(|py| {
         let run = || -> PyResult<Value> {
@@ -84,12 +127,17 @@ fn invoke(
                     ctx: call.ctx.clone(),
                 },
             )?;
+            let outer = match outer {
+                Some(ctx) => Bound::new(py, EvalContext { ctx })?.into_any(),
+                None => py.None().into_bound(py),
+            };
             let r = invoker.bind(py).call1((
                 engine.bind(py),
                 ctx,
                 PyTuple::new(py, pos)?,
                 PyTuple::new(py, rest)?,
                 kw,
+                outer,
             ))?;
             to_value(&r)
         };

@@ -13,6 +13,7 @@ pub mod host;
 pub mod pyobj;
 pub mod shim;
 pub mod wrappers;
+pub mod yaqlized;
 
 use pyo3::prelude::*;
 

@@ -18,6 +18,10 @@ pub struct Shim {
     int_cls: Py<PyAny>,
     pub make_error: Py<PyAny>,
     pub no_value: Py<PyAny>,
+    /// `yaql.yaqlization` helpers: attribute, method call, indexer.
+    pub yaqlized_attribute: Py<PyAny>,
+    pub yaqlized_call: Py<PyAny>,
+    pub yaqlized_index: Py<PyAny>,
 }
 
 static SHIM: PyOnceLock<Shim> = PyOnceLock::new();
@@ -38,6 +42,9 @@ impl Shim {
                 int_cls: py.import("builtins")?.getattr("int")?.unbind(),
                 make_error: attr("make_error")?,
                 no_value: attr("NO_VALUE")?,
+                yaqlized_attribute: attr("yaqlized_attribute")?,
+                yaqlized_call: attr("yaqlized_call")?,
+                yaqlized_index: attr("yaqlized_index")?,
             })
         })
     }

@@ -11,10 +11,20 @@ use vetro_yaql::{HostObject, Value};
 pub struct PyObjectHost {
     pub obj: Py<PyAny>,
     type_name: String,
+    /// What expressions may do with it when it is yaqlized.
+    pub yaqlized: Option<Yaqlized>,
+}
+
+/// The operations a yaqlized object allows (`yaql.yaqlization`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Yaqlized {
+    pub attributes: bool,
+    pub methods: bool,
+    pub indexer: bool,
 }
 
 impl PyObjectHost {
-    pub fn new(obj: Bound<'_, PyAny>) -> PyObjectHost {
+    pub fn new(obj: Bound<'_, PyAny>, yaqlized: Option<Yaqlized>) -> PyObjectHost {
         let type_name = obj
             .get_type()
             .name()
@@ -23,6 +33,7 @@ impl PyObjectHost {
         PyObjectHost {
             obj: obj.unbind(),
             type_name,
+            yaqlized,
         }
     }
 }
@@ -33,6 +44,9 @@ impl HostObject for PyObjectHost {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn methods_first(&self) -> bool {
+        self.yaqlized.is_some_and(|y| y.methods)
     }
     fn to_str(&self) -> String {
         Python::attach(|py| {

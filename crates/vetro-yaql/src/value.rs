@@ -30,6 +30,13 @@ pub trait HostObject {
     fn get_property(&self, _name: &str) -> Option<Result<Value>> {
         None
     }
+    /// `obj.name(args)` goes to the context's method fallback
+    /// ([`crate::Context::set_method_fallback`]) before any registered
+    /// function of that name: the object answers every method call itself
+    /// (the reference's yaqlized Python objects).
+    fn methods_first(&self) -> bool {
+        false
+    }
     /// `str(obj)`.
     fn to_str(&self) -> String {
         format!("<{} object>", self.type_name())

@@ -110,3 +110,109 @@ fn restricting_visible_functions() {
     engine.hide_functions(&["len"]);
     assert!(engine.eval_str("len([1])", Value::Null).is_err());
 }
+
+/// An object that answers every method call itself.
+struct Proxy;
+
+impl HostObject for Proxy {
+    fn type_name(&self) -> &str {
+        "Proxy"
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn methods_first(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn methods_first_objects_bypass_registered_methods() {
+    let engine = Engine::new(EngineOptions::default());
+    let ctx = engine.context();
+    ctx.set("proxy", Value::Object(Rc::new(Proxy)));
+    ctx.set("point", Value::Object(Rc::new(Point { x: 1 })));
+    ctx.set_method_fallback(|_, name, recv, args| {
+        Ok(Value::from(format!(
+            "{}.{}/{}",
+            recv.type_name(),
+            name,
+            args.len()
+        )))
+    });
+    let eval = |src: &str| engine.evaluate_in(&engine.parse(src).unwrap(), &ctx);
+    // `len` is a library method, yet the proxy answers it.
+    assert_eq!(eval("$proxy.len()").unwrap(), Value::from("Proxy.len/0"));
+    assert_eq!(eval("$proxy?.len(1)").unwrap(), Value::from("Proxy.len/1"));
+    // Other objects still go through resolution first.
+    let err = eval("$point.len()").unwrap_err();
+    assert_eq!(err.kind, vetro_yaql::ErrorKind::NoMatchingMethod);
+}
+
+#[test]
+fn constant_parameters_take_literals_only() {
+    use vetro_yaql::ErrorKind;
+    let engine = Engine::new(EngineOptions::default());
+    let ctx = engine.context();
+    let echo = |_: &vetro_yaql::Call, a: vetro_yaql::Args| Ok(a.v(0).clone());
+    ctx.register(FunctionDef::new("lit", Form::Function, "x:Const?", echo));
+    ctx.register(FunctionDef::new(
+        "num",
+        Form::Function,
+        "x:ConstNumber",
+        echo,
+    ));
+    ctx.register(FunctionDef::new(
+        "word",
+        Form::Function,
+        "x:ConstString",
+        echo,
+    ));
+    ctx.register(FunctionDef::new(
+        "flag",
+        Form::Function,
+        "x:ConstBool",
+        echo,
+    ));
+    ctx.set("1", Value::from("computed"));
+    let eval = |src: &str| engine.evaluate_in(&engine.parse(src).unwrap(), &ctx);
+    assert_eq!(eval("lit(qw)").unwrap(), Value::from("qw"));
+    assert_eq!(eval("lit(123)").unwrap(), Value::Int(123));
+    assert_eq!(eval("lit(null)").unwrap(), Value::Null);
+    assert_eq!(eval("num(1.5)").unwrap(), Value::Float(1.5));
+    assert_eq!(eval("word('q w')").unwrap(), Value::from("q w"));
+    assert_eq!(eval("flag(false)").unwrap(), Value::Bool(false));
+    for bad in [
+        "lit($)",
+        "num('1')",
+        "num(null)",
+        "word(1)",
+        "flag(1)",
+        "num(1 + 1)",
+    ] {
+        assert_eq!(
+            eval(bad).unwrap_err().kind,
+            ErrorKind::NoMatchingFunction,
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn parameter_checks_narrow_the_type() {
+    use vetro_yaql::func::ParamCheck;
+    let engine = Engine::new(EngineOptions::default());
+    let ctx = engine.context();
+    let mut def = FunctionDef::new("notBool", Form::Function, "x:any", |_, a| {
+        Ok(a.v(0).clone())
+    });
+    def.params[0].check = Some(ParamCheck(Rc::new(|v| !matches!(v, Value::Bool(_)))));
+    ctx.register(def);
+    let eval = |src: &str| engine.evaluate_in(&engine.parse(src).unwrap(), &ctx);
+    assert_eq!(eval("notBool(1)").unwrap(), Value::Int(1));
+    assert_eq!(eval("notBool(1 = 1 and 2)").unwrap(), Value::Int(2));
+    let err = eval("notBool(1 = 1)").unwrap_err();
+    assert_eq!(err.kind, vetro_yaql::ErrorKind::NoMatchingFunction);
+    let err = eval("notBool(true)").unwrap_err();
+    assert_eq!(err.kind, vetro_yaql::ErrorKind::NoMatchingFunction);
+}

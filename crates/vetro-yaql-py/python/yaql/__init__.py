@@ -30,14 +30,14 @@ def create_context(data=utils.NO_VALUE, context=None, system=True,
     """A root context standing for the standard library.
 
     The library itself lives in the engine; the family switches other than
-    ``no_sets``, ``delegates`` and ``group_by_agg_fallback`` are accepted and
-    have no effect (every family is always present)."""
+    ``no_sets``, ``delegates``, ``yaqlized`` and ``group_by_agg_fallback`` are
+    accepted and have no effect (every family is always present)."""
     if context is None:
         context = contexts.Context(
             convention=convention or conventions.CamelCaseConvention())
     context._library = contexts.Library(
         legacy=False, delegates=delegates, no_sets=no_sets,
-        group_by_agg_fallback=group_by_agg_fallback)
+        group_by_agg_fallback=group_by_agg_fallback, yaqlized=yaqlized)
     if data is not utils.NO_VALUE:
         context['$'] = data
     return context.create_child_context()

@@ -4,9 +4,14 @@ and building the exception a YAQL error maps to."""
 import datetime
 import re
 
+from yaql import yaqlization
 from yaql.language import exceptions
 from yaql.language import utils
 from yaql.language.utils import FrozenDict, NO_VALUE  # noqa: F401
+
+yaqlized_attribute = yaqlization._attribute
+yaqlized_call = yaqlization._call
+yaqlized_index = yaqlization._index
 
 wrap_frozen_dict = utils._wrap_frozen_dict
 
@@ -56,7 +61,7 @@ def classify(obj):
             return ('tz', int(offset.total_seconds()))
     if isinstance(obj, utils.IteratorType):
         return ('iter', obj)
-    return ('obj', obj)
+    return ('obj', obj, yaqlization._operations(obj))
 
 
 _BUILTIN = {

@@ -55,6 +55,14 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
             if *safe && r.is_null() {
                 return Ok(Value::Null);
             }
+            if let Value::Object(o) = &r {
+                if o.methods_first() {
+                    if let Some(fallback) = ctx.method_fallback() {
+                        let cargs = args.iter().map(CallArg::from_arg).collect();
+                        return fallback(ctx, name, r, cargs);
+                    }
+                }
+            }
             if let Some(c2) = Context::from_value(&r) {
                 if ctx.has_function(crate::func::context::CONTEXT_DOT) {
                     let recv = c2.get("1").unwrap_or(Value::Null);

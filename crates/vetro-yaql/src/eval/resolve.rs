@@ -59,12 +59,16 @@ fn static_ok(p: &Param, a: &PosArg, rt: &Runtime) -> bool {
         _ if p.ty == PType::Rule => false,
         PosArg::Expr(e) if p.ty == PType::Keyword => matches!(**e, Expr::Keyword(_)),
         PosArg::Val(_) if p.ty == PType::Keyword => false,
+        PosArg::Expr(e) if p.ty.is_const() => {
+            super::const_value(e).is_some_and(|v| p.accepts_const(&v))
+        }
+        PosArg::Val(_) if p.ty.is_const() => false,
         _ if p.ty.is_lazy() => true,
         PosArg::Expr(e) => match super::const_value(e) {
-            Some(v) => p.ty.accepts(&v, p.nullable, rt),
+            Some(v) => p.accepts(&v, rt),
             None => true,
         },
-        PosArg::Val(v) => p.ty.accepts(v, p.nullable, rt),
+        PosArg::Val(v) => p.accepts(v, rt),
     }
 }
 
@@ -169,7 +173,7 @@ fn dyn_ok(
             return true;
         }
         match v {
-            Some(v) => p.ty.accepts(v, p.nullable, rt),
+            Some(v) => p.accepts(v, rt),
             None => true,
         }
     };
@@ -488,6 +492,7 @@ fn arg_value(ctx: &Rc<Context>, p: &Param, a: &PosArg, v: &Option<Value>) -> Res
             ArgValue::Lazy(Lambda::constant(v.clone(), ctx))
         }
         (PType::Lambda | PType::Expr | PType::Rule, _) => ArgValue::Missing,
+        (t, a) if t.is_const() => const_arg(a),
         (PType::Keyword, PosArg::Expr(e)) => match &**e {
             Expr::Keyword(k) => ArgValue::Keyword(k.clone()),
             _ => ArgValue::Missing,
@@ -496,6 +501,14 @@ fn arg_value(ctx: &Rc<Context>, p: &Param, a: &PosArg, v: &Option<Value>) -> Res
         (PType::Iterable, _) => ArgValue::Value(ctx.rt.limit(v.clone().unwrap_or(Value::Null))?),
         _ => ArgValue::Value(v.clone().unwrap_or(Value::Null)),
     })
+}
+
+/// The argument of a constant parameter: the literal's value.
+fn const_arg(a: &PosArg) -> ArgValue {
+    match a {
+        PosArg::Expr(e) => ArgValue::Value(super::const_value(e).unwrap_or(Value::Null)),
+        _ => ArgValue::Missing,
+    }
 }
 
 /// The arguments of the chosen overload: parameters, `*args`, `**kwargs`.
@@ -640,7 +653,7 @@ fn simple_call(
                 continue;
             }
             let fits = (0..n).all(|i| match (&vals[i], param_for(f, i)) {
-                (Some(v), Some(p)) if !p.ty.is_lazy() => p.ty.accepts(v, p.nullable, &rt),
+                (Some(v), Some(p)) if !p.ty.is_lazy() => p.accepts(v, &rt),
                 _ => true,
             });
             if !fits {
@@ -693,6 +706,7 @@ fn simple_call(
                     },
                     _ => ArgValue::Missing,
                 },
+                t if t.is_const() => const_arg(&pos[i]),
                 PType::Iterable => {
                     ArgValue::Value(rt.limit(vals[i].take().unwrap_or(Value::Null))?)
                 }

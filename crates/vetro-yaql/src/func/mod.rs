@@ -65,6 +65,15 @@ pub enum PType {
     Keyword,
     /// A `key => value` argument of a `nokw` function.
     Rule,
+    /// A literal of the expression text (`123`, `'a'`, `true`, `null`, a
+    /// bare word), passed as its value; computed arguments do not fit.
+    Const,
+    /// A string literal or bare word.
+    ConstString,
+    /// A number literal.
+    ConstNumber,
+    /// `true` or `false`.
+    ConstBool,
 }
 
 pub mod mask {
@@ -92,7 +101,27 @@ impl PType {
         matches!(
             self,
             PType::Lambda | PType::Expr | PType::Keyword | PType::Rule
+        ) || self.is_const()
+    }
+
+    /// Does the type take literals of the expression text only?
+    pub fn is_const(self) -> bool {
+        matches!(
+            self,
+            PType::Const | PType::ConstString | PType::ConstNumber | PType::ConstBool
         )
+    }
+
+    /// Does a literal's value fit a constant type?
+    pub fn accepts_const(self, v: &Value, nullable: bool) -> bool {
+        match (self, v) {
+            (_, Value::Null) => nullable,
+            (PType::Const, _) => true,
+            (PType::ConstString, Value::Str(_)) => true,
+            (PType::ConstNumber, Value::Int(_) | Value::BigInt(_) | Value::Float(_)) => true,
+            (PType::ConstBool, Value::Bool(_)) => true,
+            _ => false,
+        }
     }
 
     /// The set of value kinds the type accepts (used to rank overloads).
@@ -118,7 +147,10 @@ impl PType {
             PType::Context => CTX,
             PType::Callable => FUNC,
             PType::Object_ => OBJ,
-            PType::Lambda | PType::Expr | PType::Keyword | PType::Rule => ALL,
+            PType::Lambda | PType::Expr | PType::Keyword | PType::Rule | PType::Const => ALL,
+            PType::ConstString => STR,
+            PType::ConstNumber => INT | FLOAT,
+            PType::ConstBool => BOOL,
         };
         if nullable {
             m | NULL
@@ -156,7 +188,19 @@ impl PType {
             PType::Callable => matches!(v, Value::Func(_)),
             PType::Object_ => matches!(v, Value::Object(_)),
             PType::Lambda | PType::Expr | PType::Keyword | PType::Rule => true,
+            PType::Const | PType::ConstString | PType::ConstNumber | PType::ConstBool => true,
         }
+    }
+}
+
+/// A host's extra condition on a parameter's value (for parameter types
+/// the signature syntax cannot express), checked after the type.
+#[derive(Clone)]
+pub struct ParamCheck(pub Rc<dyn Fn(&Value) -> bool>);
+
+impl std::fmt::Debug for ParamCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ParamCheck")
     }
 }
 
@@ -168,6 +212,20 @@ pub struct Param {
     pub nullable: bool,
     /// `None`: required. `Some(Default::NoValue)`: optional and absent.
     pub default: Option<DefaultValue>,
+    /// The host's extra condition, if any.
+    pub check: Option<ParamCheck>,
+}
+
+impl Param {
+    /// Does an evaluated value fit (type, nullability, host condition)?
+    pub fn accepts(&self, v: &Value, rt: &Runtime) -> bool {
+        self.ty.accepts(v, self.nullable, rt) && self.check.as_ref().is_none_or(|c| (c.0)(v))
+    }
+
+    /// Does the literal `v` of the expression text fit a constant type?
+    pub fn accepts_const(&self, v: &Value) -> bool {
+        self.ty.accepts_const(v, self.nullable) && self.check.as_ref().is_none_or(|c| (c.0)(v))
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -343,7 +401,8 @@ impl FunctionDef {
     /// Build from a signature such as `"collection:Iterable, count:int=1, *args:any"`.
     /// Types: any (nullable object), object, String, Number, int, Integer, bool,
     /// Iterable, Iterator, Sequence, Mapping, Set, DateTime, TimeDelta, Pattern,
-    /// Context, Callable, HostObject, Lambda, Expr, Keyword, Rule, NoneType;
+    /// Context, Callable, HostObject, Lambda, Expr, Keyword, Rule, NoneType,
+    /// Const, ConstString, ConstNumber, ConstBool;
     /// a `?` suffix makes a type nullable. Defaults: `null`, `true`, `false`,
     /// integers, floats, `'text'`, `nv` (absent). `kw:` marks keyword-only.
     pub fn new(
@@ -430,6 +489,10 @@ fn parse_param(text: &str) -> Param {
         "Expr" => PType::Expr,
         "Keyword" => PType::Keyword,
         "Rule" => PType::Rule,
+        "Const" => PType::Const,
+        "ConstString" => PType::ConstString,
+        "ConstNumber" => PType::ConstNumber,
+        "ConstBool" => PType::ConstBool,
         _ => PType::Any,
     };
     Param {
@@ -437,6 +500,7 @@ fn parse_param(text: &str) -> Param {
         ty,
         nullable: nullable || ty == PType::Any,
         default,
+        check: None,
     }
 }
 

@@ -21,18 +21,20 @@ def _normalize_name(name):
 class Library:
     """Which standard library a root context stands for."""
 
-    __slots__ = ('legacy', 'delegates', 'no_sets', 'group_by_agg_fallback')
+    __slots__ = ('legacy', 'delegates', 'no_sets', 'group_by_agg_fallback',
+                 'yaqlized')
 
     def __init__(self, legacy=False, delegates=False, no_sets=False,
-                 group_by_agg_fallback=True):
+                 group_by_agg_fallback=True, yaqlized=True):
         self.legacy = legacy
         self.delegates = delegates
         self.no_sets = no_sets
         self.group_by_agg_fallback = group_by_agg_fallback
+        self.yaqlized = yaqlized
 
     def flags(self):
         return (self.legacy, self.delegates, self.no_sets,
-                self.group_by_agg_fallback)
+                self.group_by_agg_fallback, self.yaqlized)
 
 
 class ContextBase:

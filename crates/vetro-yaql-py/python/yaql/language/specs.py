@@ -160,21 +160,29 @@ class FunctionDefinition:
         return positional, kwonly
 
     def _descriptor(self):
-        """``(name, form, signature, invoker)`` for the engine."""
+        """``(name, form, signature, invoker, checks)`` for the engine:
+        ``checks`` has one entry per parameter of the signature, in its
+        order, with the predicate narrowing that parameter's type or None."""
         positional, kwonly = self._ordered()
         parts = []
+        checks = []
+
+        def add(prefix, p, optional=True):
+            parts.append(prefix + _param_sig(p, optional))
+            vt = p.value_type
+            checks.append(vt._checker() if vt is not None else None)
+
         for p in positional:
             if not isinstance(p.value_type, yaqltypes.HiddenParameterType):
-                parts.append(_param_sig(p))
+                add('', p)
         for p in kwonly:
             if not isinstance(p.value_type, yaqltypes.HiddenParameterType):
-                parts.append('kw:' + _param_sig(p))
+                add('kw:', p)
         star = self.parameters.get('*')
         if star is not None:
-            parts.append('*' + _param_sig(star, optional=False))
+            add('*', star, optional=False)
         if '**' in self.parameters:
-            parts.append('**' + _param_sig(self.parameters['**'],
-                                           optional=False))
+            add('**', self.parameters['**'], optional=False)
         if self.no_kwargs:
             parts.append('nokw')
         if self.is_function and self.is_method:
@@ -184,7 +192,7 @@ class FunctionDefinition:
         else:
             form = 'function'
         return (self.name, form, ', '.join(parts),
-                _Invoker(self, positional, kwonly))
+                _Invoker(self, positional, kwonly), checks)
 
 
 def _param_sig(p, optional=True):
@@ -207,7 +215,9 @@ class _Invoker:
         self.positional = positional
         self.kwonly = kwonly
 
-    def __call__(self, engine, handle, pos, rest, kwargs):
+    def __call__(self, engine, handle, pos, rest, kwargs, outer=None):
+        """``outer``: the engine's handle on the context above the one the
+        function is registered in (for ``Super``)."""
         from yaql.language import contexts
         context = contexts.RunningContext(handle)
         args = []
@@ -216,7 +226,9 @@ class _Invoker:
         missing = False
         for p in self.positional:
             vt = p.value_type
-            if isinstance(vt, yaqltypes.HiddenParameterType):
+            if isinstance(vt, yaqltypes.Super):
+                value = vt._bind(self.fd, outer)
+            elif isinstance(vt, yaqltypes.HiddenParameterType):
                 value = vt._inject(engine, context)
             else:
                 value = next(values)
@@ -230,6 +242,9 @@ class _Invoker:
                 args.append(value)
         for p in self.kwonly:
             vt = p.value_type
+            if isinstance(vt, yaqltypes.Super):
+                call_kw[p.name] = vt._bind(self.fd, outer)
+                continue
             if isinstance(vt, yaqltypes.HiddenParameterType):
                 call_kw[p.name] = vt._inject(engine, context)
                 continue
