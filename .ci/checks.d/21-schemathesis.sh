@@ -45,7 +45,7 @@ echo "schemathesis: against $url (examples per operation $ST_EXAMPLES, at most $
 set +e
 hooks="$PWD/crates/vetro-server/tests/client"
 # Run from the temporary folder: schemathesis keeps state in ./.schemathesis.
-(cd "$work" && PYTHONPATH="$hooks" SCHEMATHESIS_HOOKS=schemathesis_hooks \
+(cd "$work" && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$hooks" SCHEMATHESIS_HOOKS=schemathesis_hooks \
     timeout "$ST_MAX_TIME" "$VETRO_SCHEMATHESIS" run "$url/openapi.json" \
     --header "X-Auth-Token: $token" --header "Accept: application/json" \
     --checks not_a_server_error,response_schema_conformance \
