@@ -6,7 +6,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::value::Value;
 use num_bigint::BigInt;
 use num_integer::Integer;
-use num_traits::{FromPrimitive, Signed, ToPrimitive, Zero};
+use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
 use std::cell::Cell;
 
 fn big(v: &Value) -> BigInt {
@@ -120,6 +120,10 @@ pub fn modulo(a: &Value, b: &Value) -> Result<Value> {
         if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
             r += y;
         }
+        // Python gives a zero remainder the divisor's sign (`1 % -0.5` is -0.0).
+        if r == 0.0 {
+            r = 0.0f64.copysign(y);
+        }
         return Ok(Value::Float(r));
     }
     if let (Value::Int(x), Value::Int(y)) = (a, b) {
@@ -148,6 +152,17 @@ pub fn modulo(a: &Value, b: &Value) -> Result<Value> {
     Ok(Value::from_bigint(big(a).mod_floor(&y)))
 }
 
+/// The inverse of `a` modulo `m` (`m` > 0), as Python's `pow(a, -1, m)`.
+fn mod_inverse(a: &BigInt, m: &BigInt) -> Result<BigInt> {
+    let g = a.mod_floor(m).extended_gcd(m);
+    if !g.gcd.is_one() {
+        return Err(Error::value_err(
+            "base is not invertible for the given modulus",
+        ));
+    }
+    Ok(g.x.mod_floor(m))
+}
+
 pub fn neg(a: &Value) -> Result<Value> {
     Ok(match a {
         Value::Int(x) => match x.checked_neg() {
@@ -171,12 +186,14 @@ pub fn pow(a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
             return Err(Error::value_err("pow() 3rd argument cannot be 0"));
         }
         let e = big(b);
-        if e.is_negative() {
-            return Err(Error::value_err(
-                "base is not invertible for the given modulus",
-            ));
-        }
-        let r = big(a).modpow(&e, &mm.abs());
+        let modulus = mm.abs();
+        // A negative exponent raises the modular inverse (Python 3.8+).
+        let (base, e) = if e.is_negative() {
+            (mod_inverse(&big(a), &modulus)?, -e)
+        } else {
+            (big(a), e)
+        };
+        let r = base.modpow(&e, &modulus);
         let r = if !r.is_zero() && mm.is_negative() {
             r + mm
         } else {
@@ -365,6 +382,10 @@ fn bitop(
     fast: fn(i64, i64) -> i64,
 ) -> Value {
     match (a.as_i64(), b.as_i64()) {
+        // Python's `&`, `|`, `^` of two bools is a bool.
+        (Some(x), Some(y)) if matches!((a, b), (Value::Bool(_), Value::Bool(_))) => {
+            Value::Bool(fast(x, y) != 0)
+        }
         (Some(x), Some(y)) => Value::Int(fast(x, y)),
         _ => Value::from_bigint(op(&big(a), &big(b))),
     }
@@ -431,7 +452,8 @@ pub fn register(r: &Reg) {
         Ok(match v {
             Value::Float(f) => Value::Float(f.abs()),
             Value::Int(i) if *i >= 0 => v.clone(),
-            _ => neg(v)?,
+            Value::Int(_) => neg(v)?,
+            _ => Value::from_bigint(big(v).abs()),
         })
     });
     r.f("bitwiseAnd", "left:int, right:int", |_, a| {

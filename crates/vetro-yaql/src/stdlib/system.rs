@@ -134,7 +134,8 @@ fn scoping_and_access(r: &Reg) {
     );
 }
 
-/// `call`, `#call`, `lambda`.
+/// `call` (by name), `#call` (`$f(args)`), `lambda`. Delegates are called
+/// only through `#call`: the reference has no `call(callable, ...)`.
 fn calls_and_lambdas(r: &Reg, opts: &EngineOptions) {
     r.f(
         "call",
@@ -168,16 +169,6 @@ fn calls_and_lambdas(r: &Reg, opts: &EngineOptions) {
                 .ok_or_else(|| Error::type_err("expression expected"))?;
             Ok(Value::Func(Rc::new(lam)))
         });
-        r.f(
-            "call",
-            "callable:Callable, *args:any, **kwargs:any",
-            |_, a| {
-                let Value::Func(f) = a.v(0) else {
-                    return Err(Error::type_err("not callable"));
-                };
-                call_callable(&**f, &a.rest_values(), &kw_values(&a.kw))
-            },
-        );
     }
     r.f(
         "#call",
