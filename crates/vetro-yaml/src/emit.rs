@@ -38,11 +38,12 @@ fn write_map(node: &Node, indent: usize, out: &mut String) {
         if i > 0 {
             pad(out, indent);
         }
-        if key.is_scalar() {
-            out.push_str(&scalar(key));
+        let text = flow(key);
+        if key.is_scalar() && fits_implicit_key(&text) {
+            out.push_str(&text);
         } else {
             out.push_str("? ");
-            out.push_str(&flow(key));
+            out.push_str(&text);
             out.push('\n');
             pad(out, indent);
         }
@@ -88,6 +89,12 @@ fn write_seq(items: &[Node], indent: usize, out: &mut String) {
     }
 }
 
+/// Whether a key's text may be written as an implicit key (`key: value`):
+/// YAML limits those to 1024 characters, longer keys need `? key`.
+fn fits_implicit_key(text: &str) -> bool {
+    text.chars().count() < 1000
+}
+
 /// A node in flow style (one line).
 fn flow(node: &Node) -> String {
     match &node.kind {
@@ -99,10 +106,11 @@ fn flow(node: &Node) -> String {
             let parts: Vec<String> = m
                 .iter()
                 .map(|(k, v)| {
-                    if k.is_scalar() {
-                        format!("{}: {}", scalar(k), flow(v))
+                    let key = flow(k);
+                    if k.is_scalar() && fits_implicit_key(&key) {
+                        format!("{key}: {}", flow(v))
                     } else {
-                        format!("? {}: {}", flow(k), flow(v))
+                        format!("? {key}: {}", flow(v))
                     }
                 })
                 .collect();

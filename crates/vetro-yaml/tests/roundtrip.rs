@@ -84,3 +84,22 @@ proptest! {
         let _ = load_str(&sources, id, &LoadOptions::default());
     }
 }
+
+/// YAML limits implicit keys (`key: value`) to 1024 characters: a longer key,
+/// in block or flow style, is written as an explicit `? key` so that the
+/// output loads again (found by fuzzing: a 1,000-character key with control
+/// characters, double-quoted, did not).
+#[test]
+fn long_keys_are_written_explicitly() {
+    for key in ["k".repeat(1500), "\u{12}".repeat(300), "a b".repeat(400)] {
+        let value = serde_json::json!({
+            key.as_str(): null,
+            "short": {key.as_str(): [1, {key.as_str(): "v"}]},
+            "list": [{key.as_str(): 2}, {"x": 1, key.as_str(): 3}],
+        });
+        let text = to_yaml_string(&from_json(&value, Span::default()));
+        for version in [YamlVersion::V1_1, YamlVersion::V1_2] {
+            assert_eq!(reload(&text, version), value, "{text}");
+        }
+    }
+}
