@@ -50,6 +50,8 @@ enum Command {
     Policy(cmd::policy::Args),
     /// Run the Murano-compatible catalog and deployment service.
     Serve(cmd::serve::Args),
+    /// Engine workers as their own process, on the service's database.
+    Worker(cmd::worker::Args),
     /// The service's database: migrations.
     Db(cmd::db::Args),
     /// The service's API tokens.
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::murano::run_check(args),
         Command::Test(args) => cmd::murano_test::run(args),
         Command::Serve(args) => cmd::serve::run(args),
+        Command::Worker(args) => cmd::worker::run(args),
         Command::Db(args) => cmd::db::run(args),
         Command::Token(args) => cmd::token::run(args),
     }

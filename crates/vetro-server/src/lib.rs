@@ -20,6 +20,7 @@ pub mod routes;
 pub mod scope;
 pub mod state;
 pub mod views;
+pub mod worker;
 
 pub use state::{AppState, Limits};
 

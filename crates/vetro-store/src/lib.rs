@@ -7,6 +7,7 @@
 //!
 //! Modules, one table family each: [`tokens`], [`environments`], [`sessions`],
 //! [`queue`] (enqueueing tasks and reading deployments, reports and results),
+//! [`tasks`] (the worker's side: claims, leases, results, the reaper),
 //! [`catalog`] (packages and categories), [`templates`], [`policies`].
 //! Every function that writes more than one row takes a transaction, so a
 //! failing request leaves nothing half-written.
@@ -18,6 +19,7 @@ pub mod policies;
 pub mod queue;
 mod row;
 pub mod sessions;
+pub mod tasks;
 pub mod templates;
 pub mod time;
 pub mod tokens;
@@ -28,7 +30,10 @@ pub use sqlx;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::futures::Notified;
+use tokio::sync::Notify;
 
 pub type Result<T> = std::result::Result<T, StoreError>;
 pub type Tx<'a> = sqlx::Transaction<'a, sqlx::Any>;
@@ -45,6 +50,9 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// Wakes this process's idle workers when a task is queued; workers in
+    /// other processes find it by polling.
+    queued: Arc<Notify>,
 }
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -103,7 +111,11 @@ impl Store {
                     .await?
             }
         };
-        Ok(Store { pool, backend })
+        Ok(Store {
+            pool,
+            backend,
+            queued: Arc::new(Notify::new()),
+        })
     }
 
     /// Applies the pending migrations of this backend.
@@ -122,6 +134,16 @@ impl Store {
 
     pub fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    /// Resolves when a task is queued through this store (or a clone of it).
+    pub fn task_queued(&self) -> Notified<'_> {
+        self.queued.notified()
+    }
+
+    /// Wakes the idle workers waiting in [`Store::task_queued`].
+    pub fn notify_queued(&self) {
+        self.queued.notify_waiters();
     }
 
     pub async fn begin(&self) -> Result<Tx<'static>> {

@@ -2,7 +2,7 @@
 //! reading deployments, their status reports and action results.
 //!
 //! The worker side (claiming a queued task, renewing its lease, committing the
-//! result, reaping expired leases) lives in `tasks.rs`. What the worker reads
+//! result, reaping expired leases) lives in [`crate::tasks`]. What the worker reads
 //! and writes from here: [`Task`] and [`Store::get_task`] (the row, with
 //! `payload`, `description` and the session), [`add_report`] (a status report
 //! keyed by task id), [`Store::pin_packages`] / [`Store::pinned_packages`]
@@ -318,6 +318,7 @@ impl Store {
         let mut tx = self.begin().await?;
         let id = enqueue_task(&mut tx, t).await?;
         tx.commit().await?;
+        self.notify_queued();
         Ok(id)
     }
 

@@ -180,6 +180,7 @@ impl Store {
         )
         .await?;
         tx.commit().await?;
+        self.notify_queued();
         Ok(task_id)
     }
 }
@@ -282,6 +283,7 @@ impl Store {
         )
         .await?;
         tx.commit().await?;
+        self.notify_queued();
         Ok((s.id, task_id))
     }
 }

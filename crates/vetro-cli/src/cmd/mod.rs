@@ -12,5 +12,6 @@ pub mod serve;
 pub mod spec;
 pub mod token;
 pub mod tosca;
+pub mod worker;
 pub mod yaml;
 pub mod yaql;

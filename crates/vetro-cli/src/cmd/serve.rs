@@ -1,9 +1,10 @@
-//! `vetro serve`: the Murano-compatible REST API on one database. Deploy,
-//! delete and action requests are queued as tasks for engine workers.
+//! `vetro serve`: the Murano-compatible REST API on one database, with
+//! engine workers in the same process running the queued deployments,
+//! deletions and actions.
 
+use super::worker::{run_workers, WorkerArgs};
 use crate::report::USAGE;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use vetro_server::{AppState, Limits};
@@ -17,12 +18,14 @@ pub struct Args {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8082")]
     listen: SocketAddr,
-    /// Default deployment policy (Congress syntax) for projects that have not set their own.
-    #[arg(long, value_name = "FILE")]
-    policy: Option<PathBuf>,
+    /// Engine workers in this process (0: only the API; run `vetro worker` processes instead).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=256))]
+    workers: u64,
+    #[command(flatten)]
+    worker: WorkerArgs,
 }
 
-fn init_tracing() {
+pub fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("VETRO_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
     let _ = tracing_subscriber::fmt()
@@ -31,7 +34,7 @@ fn init_tracing() {
         .try_init();
 }
 
-async fn shutdown_signal() {
+pub async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -49,27 +52,25 @@ async fn shutdown_signal() {
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
 }
 
-pub fn run(a: Args) -> ExitCode {
-    init_tracing();
-    let default_policy = match &a.policy {
-        None => None,
-        Some(p) => match std::fs::read_to_string(p) {
-            Ok(t) => Some(Arc::<str>::from(t)),
-            Err(e) => {
-                eprintln!("error: cannot read {}: {e}", p.display());
-                return ExitCode::from(USAGE);
-            }
-        },
-    };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
+pub fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
+        .map_err(|e| {
             eprintln!("error: cannot start the async runtime: {e}");
-            return ExitCode::from(USAGE);
-        }
+            ExitCode::from(USAGE)
+        })
+}
+
+pub fn run(a: Args) -> ExitCode {
+    init_tracing();
+    let config = match a.worker.config() {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
     };
     rt.block_on(async move {
         let store = match super::db::open(&a.db).await {
@@ -90,14 +91,26 @@ pub fn run(a: Args) -> ExitCode {
         let st = AppState {
             store: store.clone(),
             limits: Arc::new(Limits::default()),
-            default_policy,
+            default_policy: config.default_policy.clone(),
         };
         // Printed on stdout so scripts can wait for it (and learn the port with --listen 127.0.0.1:0).
         println!(
-            "vetro serve: listening on http://{addr} (database {})",
-            redact_url(&a.db)
+            "vetro serve: listening on http://{addr} (database {}, {} worker(s))",
+            redact_url(&a.db),
+            a.workers
         );
-        let result = vetro_server::serve(st, listener, shutdown_signal()).await;
+        // The API and the workers stop together: the first signal ends the
+        // server's accept loop and tells the workers to hand back their tasks.
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let workers = run_workers(&store, a.workers as usize, config, async {
+            let _ = stop_rx.await;
+        });
+        let server = async move {
+            let r = vetro_server::serve(st, listener, shutdown_signal()).await;
+            let _ = stop_tx.send(());
+            r
+        };
+        let (result, ()) = tokio::join!(server, workers);
         store.close().await;
         match result {
             Ok(()) => ExitCode::SUCCESS,

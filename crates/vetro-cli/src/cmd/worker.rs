@@ -1,0 +1,124 @@
+//! `vetro worker`: engine workers as their own process, sharing the API's
+//! database (PostgreSQL for several processes or machines). Also the worker
+//! options `vetro serve` takes for its in-process workers.
+
+use crate::report::USAGE;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+use vetro_server::worker::{spawn_workers, WorkerConfig};
+use vetro_store::{redact_url, Store, DEFAULT_URL};
+
+/// How engine workers run tasks (shared by `serve` and `worker`).
+#[derive(clap::Args, Clone)]
+pub struct WorkerArgs {
+    /// Default deployment policy (Congress syntax) for projects that have not set their own.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Folder where package archives are unpacked (default: vetro-packages in the temporary folder).
+    #[arg(long, value_name = "DIR")]
+    pub packages_dir: Option<PathBuf>,
+    /// Seconds a worker's claim on a task lasts without renewal; a task whose
+    /// worker stopped answering is taken over after this.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub lease_seconds: u64,
+    /// Runs a task may get before a lost worker fails it instead of requeueing it.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(i64).range(1..=100))]
+    pub max_attempts: i64,
+    /// Longest time one deployment or action may run, in seconds.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=604_800))]
+    pub task_timeout: u64,
+}
+
+impl WorkerArgs {
+    /// The worker configuration, reading the policy file.
+    pub fn config(&self) -> Result<WorkerConfig, ExitCode> {
+        let mut c = WorkerConfig {
+            lease: Duration::from_secs(self.lease_seconds),
+            max_attempts: self.max_attempts,
+            ..WorkerConfig::default()
+        };
+        if let Some(dir) = &self.packages_dir {
+            c.packages_dir = dir.clone();
+        }
+        c.limits.engine.max_time = Some(Duration::from_secs(self.task_timeout));
+        c.default_policy = self.default_policy()?;
+        Ok(c)
+    }
+
+    pub fn default_policy(&self) -> Result<Option<Arc<str>>, ExitCode> {
+        match &self.policy {
+            None => Ok(None),
+            Some(p) => match std::fs::read_to_string(p) {
+                Ok(t) => Ok(Some(Arc::from(t))),
+                Err(e) => {
+                    eprintln!("error: cannot read {}: {e}", p.display());
+                    Err(ExitCode::from(USAGE))
+                }
+            },
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Database URL shared with `vetro serve`: postgres://USER@HOST/DB (or sqlite://FILE on one machine).
+    #[arg(long, default_value = DEFAULT_URL)]
+    db: String,
+    /// Tasks this process runs at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    concurrency: u64,
+    #[command(flatten)]
+    worker: WorkerArgs,
+}
+
+/// Runs `n` workers on `store` until `stop` resolves, then lets each hand
+/// back its running task and waits for them.
+pub async fn run_workers(
+    store: &Store,
+    n: usize,
+    config: WorkerConfig,
+    stop: impl std::future::Future<Output = ()>,
+) {
+    let (tx, rx) = watch::channel(false);
+    let handles = spawn_workers(store, n, Arc::new(config), &rx);
+    stop.await;
+    let _ = tx.send(true);
+    for h in handles {
+        let _ = h.await;
+    }
+}
+
+pub fn run(a: Args) -> ExitCode {
+    super::serve::init_tracing();
+    let config = match a.worker.config() {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let rt = match super::serve::runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    rt.block_on(async move {
+        let store = match super::db::open(&a.db).await {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        println!(
+            "vetro worker: {} worker(s) on database {}",
+            a.concurrency,
+            redact_url(&a.db)
+        );
+        run_workers(
+            &store,
+            a.concurrency as usize,
+            config,
+            super::serve::shutdown_signal(),
+        )
+        .await;
+        store.close().await;
+        ExitCode::SUCCESS
+    })
+}

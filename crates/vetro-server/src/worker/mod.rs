@@ -1,0 +1,150 @@
+//! Engine workers: they take queued tasks from the store and run them with
+//! [`vetro_deploy::run_task`].
+//!
+//! A worker claims one task at a time under a lease, renews the lease while
+//! the engine runs on a blocking thread, stores the engine's status reports
+//! as they come, and commits the result in one transaction. Any number of
+//! workers, in `vetro serve` or in separate `vetro worker` processes, may
+//! share a database: the store's guarded claims hand each task to exactly
+//! one of them, and the reaper (run by every worker) requeues or fails the
+//! tasks of a worker that died.
+//!
+//! `resolver` finds packages in the catalog; `run` executes one task.
+
+mod resolver;
+mod run;
+
+pub use resolver::CatalogResolver;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+use vetro_deploy::TaskLimits;
+use vetro_store::tasks::Reaped;
+use vetro_store::Store;
+
+/// How workers run tasks.
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    /// How long a claim lasts without renewal; renewed every third of it.
+    pub lease: Duration,
+    /// How often an idle worker looks at the queue when nothing wakes it
+    /// (tasks queued by another process).
+    pub poll: Duration,
+    /// Runs a task may have before a lease expiry fails it instead of
+    /// requeueing it.
+    pub max_attempts: i64,
+    /// Where package archives are unpacked (shared by the workers of a machine).
+    pub packages_dir: PathBuf,
+    /// The policy of projects that set none.
+    pub default_policy: Option<Arc<str>>,
+    pub limits: TaskLimits,
+}
+
+impl Default for WorkerConfig {
+    fn default() -> WorkerConfig {
+        WorkerConfig {
+            lease: Duration::from_secs(30),
+            poll: Duration::from_millis(500),
+            max_attempts: 2,
+            packages_dir: std::env::temp_dir().join("vetro-packages"),
+            default_policy: None,
+            limits: TaskLimits::default(),
+        }
+    }
+}
+
+/// One engine worker.
+#[derive(Clone)]
+pub struct Worker {
+    store: Store,
+    id: String,
+    config: Arc<WorkerConfig>,
+}
+
+impl Worker {
+    /// A worker named `name` (unique among the workers of a database: it
+    /// owns the leases it takes).
+    pub fn new(store: Store, name: impl Into<String>, config: Arc<WorkerConfig>) -> Worker {
+        Worker {
+            store,
+            id: name.into(),
+            config,
+        }
+    }
+
+    /// A process-unique worker name: host, process id, index, random tail.
+    pub fn unique_name(index: usize) -> String {
+        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into());
+        let tail = &vetro_store::new_id()[..8];
+        format!("{host}:{}:{index}:{tail}", std::process::id())
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Runs tasks until `shutdown` turns true. A task running at shutdown is
+    /// stopped and put back in the queue for another worker.
+    pub async fn run(self, mut shutdown: watch::Receiver<bool>) {
+        tracing::info!(worker = %self.id, "engine worker started");
+        let mut last_reap: Option<Instant> = None;
+        while !*shutdown.borrow() {
+            let queued = self.store.task_queued();
+            tokio::pin!(queued);
+            queued.as_mut().enable();
+            if last_reap.is_none_or(|t| t.elapsed() >= self.config.lease / 2) {
+                self.reap().await;
+                last_reap = Some(Instant::now());
+            }
+            match self.store.claim_task(&self.id, self.config.lease).await {
+                Ok(Some(task)) => {
+                    run::execute(&self, task, &mut shutdown).await;
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(worker = %self.id, "cannot claim a task: {e}"),
+            }
+            tokio::select! {
+                _ = &mut queued => {}
+                _ = tokio::time::sleep(self.config.poll) => {}
+                _ = shutdown.changed() => {}
+            }
+        }
+        tracing::info!(worker = %self.id, "engine worker stopped");
+    }
+
+    async fn reap(&self) {
+        match self.store.reap_expired(self.config.max_attempts).await {
+            Ok(reaped) => {
+                for r in reaped {
+                    match r {
+                        Reaped::Requeued(id) => {
+                            tracing::warn!(task = %id, "lease expired; task requeued")
+                        }
+                        Reaped::Failed(id) => {
+                            tracing::warn!(task = %id, "lease expired; task failed")
+                        }
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(worker = %self.id, "cannot reap expired tasks: {e}"),
+        }
+    }
+}
+
+/// Starts `n` workers on the current runtime; they stop when `shutdown` turns true.
+pub fn spawn_workers(
+    store: &Store,
+    n: usize,
+    config: Arc<WorkerConfig>,
+    shutdown: &watch::Receiver<bool>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    (0..n)
+        .map(|i| {
+            let w = Worker::new(store.clone(), Worker::unique_name(i), config.clone());
+            tokio::spawn(w.run(shutdown.clone()))
+        })
+        .collect()
+}
