@@ -50,7 +50,11 @@ impl Drop for Proc {
 
 fn vetro(args: &[&str]) -> String {
     let out = Command::new(VETRO).args(args).output().unwrap();
-    assert!(out.status.success(), "vetro {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "vetro {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -70,8 +74,17 @@ fn spawn(args: &[&str]) -> (Proc, BufReader<std::process::ChildStdout>) {
 fn serve(db: &str, workers: &str, dir: &std::path::Path) -> (Proc, String) {
     let pkgs = dir.join("packages-serve");
     let (p, mut out) = spawn(&[
-        "serve", "--db", db, "--listen", "127.0.0.1:0", "--workers", workers,
-        "--lease-seconds", "2", "--packages-dir", pkgs.to_str().unwrap(),
+        "serve",
+        "--db",
+        db,
+        "--listen",
+        "127.0.0.1:0",
+        "--workers",
+        workers,
+        "--lease-seconds",
+        "2",
+        "--packages-dir",
+        pkgs.to_str().unwrap(),
     ]);
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
@@ -86,7 +99,13 @@ fn serve(db: &str, workers: &str, dir: &std::path::Path) -> (Proc, String) {
 fn worker(db: &str, dir: &std::path::Path, name: &str, extra: &[&str]) -> Proc {
     let pkgs = dir.join(name);
     let mut args = vec![
-        "worker", "--db", db, "--lease-seconds", "2", "--packages-dir", pkgs.to_str().unwrap(),
+        "worker",
+        "--db",
+        db,
+        "--lease-seconds",
+        "2",
+        "--packages-dir",
+        pkgs.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
     // Its stdout is not read: a closed pipe would fail its first print.
@@ -131,13 +150,16 @@ impl Api {
         {
             let mut z = zip::ZipWriter::new(&mut buf);
             for (name, data) in [("manifest.yaml", MANIFEST), ("Classes/Slow.yaml", SLOW)] {
-                z.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
+                z.start_file(name, zip::write::SimpleFileOptions::default())
+                    .unwrap();
                 z.write_all(data.as_bytes()).unwrap();
             }
             z.finish().unwrap();
         }
-        let form = multipart::Form::new()
-            .part("t.Slow", multipart::Part::bytes(buf.into_inner()).file_name("slow.zip"));
+        let form = multipart::Form::new().part(
+            "t.Slow",
+            multipart::Part::bytes(buf.into_inner()).file_name("slow.zip"),
+        );
         let r = self
             .client
             .post(format!("{}/v1/catalog/packages", self.url))
@@ -150,31 +172,75 @@ impl Api {
 
     /// Creates an environment with one slow app and deploys it.
     fn deploy_slow(&self, seconds: i64) -> (String, String) {
-        let env = self.call("POST", "/v1/environments", None, Some(json!({"name": "e1"})));
+        let env = self.call(
+            "POST",
+            "/v1/environments",
+            None,
+            Some(json!({"name": "e1"})),
+        );
         let env = env["id"].as_str().unwrap().to_string();
-        let s = self.call("POST", &format!("/v1/environments/{env}/configure"), None, None);
+        let s = self.call(
+            "POST",
+            &format!("/v1/environments/{env}/configure"),
+            None,
+            None,
+        );
         let sid = s["id"].as_str().unwrap().to_string();
-        let app = json!({"?": {"id": "slow1", "type": "t.Slow"}, "name": "slow", "seconds": seconds});
-        self.call("POST", &format!("/v1/environments/{env}/services"), Some(&sid), Some(app));
-        self.call("POST", &format!("/v1/environments/{env}/sessions/{sid}/deploy"), None, None);
-        let deps = self.call("GET", &format!("/v1/environments/{env}/deployments"), None, None);
-        (env, deps["deployments"][0]["id"].as_str().unwrap().to_string())
+        let app =
+            json!({"?": {"id": "slow1", "type": "t.Slow"}, "name": "slow", "seconds": seconds});
+        self.call(
+            "POST",
+            &format!("/v1/environments/{env}/services"),
+            Some(&sid),
+            Some(app),
+        );
+        self.call(
+            "POST",
+            &format!("/v1/environments/{env}/sessions/{sid}/deploy"),
+            None,
+            None,
+        );
+        let deps = self.call(
+            "GET",
+            &format!("/v1/environments/{env}/deployments"),
+            None,
+            None,
+        );
+        (
+            env,
+            deps["deployments"][0]["id"].as_str().unwrap().to_string(),
+        )
     }
 
     fn reports(&self, env: &str, dep: &str) -> Vec<String> {
-        let r = self.call("GET", &format!("/v1/environments/{env}/deployments/{dep}"), None, None);
+        let r = self.call(
+            "GET",
+            &format!("/v1/environments/{env}/deployments/{dep}"),
+            None,
+            None,
+        );
         r["reports"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| format!("{}: {}", r["level"].as_str().unwrap(), r["text"].as_str().unwrap()))
+            .map(|r| {
+                format!(
+                    "{}: {}",
+                    r["level"].as_str().unwrap(),
+                    r["text"].as_str().unwrap()
+                )
+            })
             .collect()
     }
 
     fn wait_report(&self, env: &str, dep: &str, text: &str, secs: u64) {
         let end = Instant::now() + Duration::from_secs(secs);
         while !self.reports(env, dep).iter().any(|r| r.contains(text)) {
-            assert!(Instant::now() < end, "no report {text:?}: {:#?}", self.reports(env, dep));
+            assert!(
+                Instant::now() < end,
+                "no report {text:?}: {:#?}",
+                self.reports(env, dep)
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -183,12 +249,24 @@ impl Api {
     fn finished(&self, env: &str, dep: &str, secs: u64) -> String {
         let end = Instant::now() + Duration::from_secs(secs);
         loop {
-            let deps = self.call("GET", &format!("/v1/environments/{env}/deployments"), None, None);
-            let state = deps["deployments"][0]["state"].as_str().unwrap().to_string();
+            let deps = self.call(
+                "GET",
+                &format!("/v1/environments/{env}/deployments"),
+                None,
+                None,
+            );
+            let state = deps["deployments"][0]["state"]
+                .as_str()
+                .unwrap()
+                .to_string();
             if !state.starts_with("running") {
                 return state;
             }
-            assert!(Instant::now() < end, "still {state}: {:#?}", self.reports(env, dep));
+            assert!(
+                Instant::now() < end,
+                "still {state}: {:#?}",
+                self.reports(env, dep)
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -201,8 +279,22 @@ impl Api {
 
 /// A migrated database and an admin token on it.
 fn setup(db: &str, url: &str) -> Api {
-    let token = vetro(&["token", "create", "--db", db, "--project", "p1", "--user", "u1", "--admin"]);
-    Api { url: url.into(), token: token.trim().to_string(), client: Client::new() }
+    let token = vetro(&[
+        "token",
+        "create",
+        "--db",
+        db,
+        "--project",
+        "p1",
+        "--user",
+        "u1",
+        "--admin",
+    ]);
+    Api {
+        url: url.into(),
+        token: token.trim().to_string(),
+        client: Client::new(),
+    }
 }
 
 /// A fresh database for one test: a SQLite file in `dir`, or a new
@@ -218,11 +310,24 @@ fn database(dir: &std::path::Path, pg: bool) -> Option<String> {
         return None;
     };
     let name = format!("vetro_crash_{}", std::process::id());
-    let name = format!("{name}_{}", dir.file_name().unwrap().to_string_lossy().to_lowercase().replace(['.', '-'], "_"));
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let name = format!(
+        "{name}_{}",
+        dir.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .to_lowercase()
+            .replace(['.', '-'], "_")
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
         let admin = vetro_store::Store::connect(&base).await.unwrap();
-        vetro_store::sqlx::query(&format!("CREATE DATABASE {name}")).execute(admin.pool()).await.unwrap();
+        vetro_store::sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(admin.pool())
+            .await
+            .unwrap();
         admin.close().await;
     });
     let (prefix, _) = base.rsplit_once('/').unwrap();
@@ -233,7 +338,9 @@ fn database(dir: &std::path::Path, pg: bool) -> Option<String> {
 
 fn kill_worker_then_take_over(pg: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let Some(db) = database(dir.path(), pg) else { return };
+    let Some(db) = database(dir.path(), pg) else {
+        return;
+    };
     let (_api_proc, url) = serve(&db, "0", dir.path());
     let api = setup(&db, &url);
     api.upload();
@@ -248,8 +355,18 @@ fn kill_worker_then_take_over(pg: bool) {
     let reports = api.reports(&env, &dep);
     // The takeover's warning report makes it a success with warnings.
     assert_eq!(state, "completed_w_warnings", "{reports:#?}");
-    assert!(reports.iter().any(|r| r.contains("takes it over")), "{reports:#?}");
-    assert_eq!(reports.iter().filter(|r| r.contains("slow step done")).count(), 1, "{reports:#?}");
+    assert!(
+        reports.iter().any(|r| r.contains("takes it over")),
+        "{reports:#?}"
+    );
+    assert_eq!(
+        reports
+            .iter()
+            .filter(|r| r.contains("slow step done"))
+            .count(),
+        1,
+        "{reports:#?}"
+    );
     assert_eq!(api.status(&env), "ready");
     let model = api.call("GET", &format!("/v1/environments/{env}/model/"), None, None);
     assert_eq!(model["services"][0]["?"]["id"], "slow1");
@@ -281,7 +398,12 @@ fn a_killed_worker_s_deployment_fails_when_no_attempts_are_left() {
     let state = api.finished(&env, &dep, 60);
     let reports = api.reports(&env, &dep);
     assert_eq!(state, "completed_w_errors", "{reports:#?}");
-    assert!(reports.iter().any(|r| r.starts_with("error:") && r.contains("no attempts left")), "{reports:#?}");
+    assert!(
+        reports
+            .iter()
+            .any(|r| r.starts_with("error:") && r.contains("no attempts left")),
+        "{reports:#?}"
+    );
     assert_eq!(api.status(&env), "deploy failure");
 }
 
@@ -302,6 +424,9 @@ fn a_deployment_survives_a_killed_and_restarted_server() {
     let reports = api.reports(&env, &dep);
     // The takeover's warning report makes it a success with warnings.
     assert_eq!(state, "completed_w_warnings", "{reports:#?}");
-    assert!(reports.iter().any(|r| r.contains("takes it over")), "{reports:#?}");
+    assert!(
+        reports.iter().any(|r| r.contains("takes it over")),
+        "{reports:#?}"
+    );
     assert_eq!(api.status(&env), "ready");
 }

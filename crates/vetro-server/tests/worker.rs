@@ -108,7 +108,10 @@ impl Service {
             (&format!("Classes/{name}.yaml"), class.as_bytes()),
         ]);
         let form = multipart::Form::new()
-            .part(fqn.to_string(), multipart::Part::bytes(archive).file_name("p.zip"))
+            .part(
+                fqn.to_string(),
+                multipart::Part::bytes(archive).file_name("p.zip"),
+            )
             .text("__metadata__", json!({"is_public": false}).to_string());
         ok(self
             .req("POST", "/v1/catalog/packages")
@@ -182,7 +185,13 @@ impl Service {
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| format!("{}: {}", r["level"].as_str().unwrap(), r["text"].as_str().unwrap()))
+            .map(|r| {
+                format!(
+                    "{}: {}",
+                    r["level"].as_str().unwrap(),
+                    r["text"].as_str().unwrap()
+                )
+            })
             .collect()
     }
 }
@@ -251,7 +260,10 @@ fn a_deploy_runs_commits_and_its_action_answers() {
     let d = s.finished(&env, &dep);
     let reports = s.reports(&env, &dep);
     assert_eq!(d["state"], "success", "{reports:#?}");
-    assert!(has(&reports, "info: ", "deployed the greeter"), "{reports:#?}");
+    assert!(
+        has(&reports, "info: ", "deployed the greeter"),
+        "{reports:#?}"
+    );
     assert_eq!(reports.last().unwrap(), "info: Deployment finished");
     let shown = s.get(&format!("/v1/environments/{env}"));
     assert_eq!(shown["status"], "ready");
@@ -276,7 +288,10 @@ fn a_deploy_runs_commits_and_its_action_answers() {
         let r = s.get(&format!("/v1/environments/{env}/actions/{task_id}"));
         r.get("isException").is_some().then_some(r)
     });
-    assert_eq!(result, json!({"result": "hello, world", "isException": false}));
+    assert_eq!(
+        result,
+        json!({"result": "hello, world", "isException": false})
+    );
     // The package versions are pinned to the deployment.
     let pins = s.rt.block_on(s.store.pinned_packages(&dep)).unwrap();
     assert_eq!(pins.len(), 1);
@@ -296,15 +311,14 @@ fn a_failed_deploy_keeps_the_last_good_model() {
     let d = s.finished(&env, &second);
     assert_eq!(d["state"], "completed_w_errors");
     let reports = s.reports(&env, &second);
-    assert!(
-        has(&reports, "error: ", "the disk is full"),
-        "{reports:#?}"
-    );
+    assert!(has(&reports, "error: ", "the disk is full"), "{reports:#?}");
     let shown = s.get(&format!("/v1/environments/{env}"));
     assert_eq!(shown["status"], "deploy failure");
     assert_eq!(s.get(&format!("/v1/environments/{env}/model/")), good);
     let task = s.rt.block_on(s.store.get_task(&second)).unwrap();
-    let attempted = task.attempted_model.expect("the attempted model is kept on the task");
+    let attempted = task
+        .attempted_model
+        .expect("the attempted model is kept on the task");
     assert_eq!(attempted["Objects"]["services"][1]["?"]["id"], "f1");
 }
 
@@ -328,8 +342,14 @@ fn a_cancel_stops_the_running_engine() {
     let task = s.rt.block_on(s.store.get_task(&dep)).unwrap();
     assert_eq!(task.state, "cancelled");
     let reports = s.reports(&env, &dep);
-    assert!(has(&reports, "warning: ", "Deployment cancelled"), "{reports:#?}");
-    assert_eq!(s.get(&format!("/v1/environments/{env}"))["status"], "deploy failure");
+    assert!(
+        has(&reports, "warning: ", "Deployment cancelled"),
+        "{reports:#?}"
+    );
+    assert_eq!(
+        s.get(&format!("/v1/environments/{env}"))["status"],
+        "deploy failure"
+    );
 }
 
 #[test]
@@ -344,8 +364,14 @@ fn the_policy_refuses_before_the_engine_runs() {
     let d = s.finished(&env, &dep);
     assert_eq!(d["state"], "completed_w_errors");
     let reports = s.reports(&env, &dep);
-    assert!(has(&reports, "error: ", "greeters are not allowed"), "{reports:#?}");
-    assert!(!reports.iter().any(|r| r.contains("deployed the greeter")), "{reports:#?}");
+    assert!(
+        has(&reports, "error: ", "greeters are not allowed"),
+        "{reports:#?}"
+    );
+    assert!(
+        !reports.iter().any(|r| r.contains("deployed the greeter")),
+        "{reports:#?}"
+    );
 }
 
 #[test]
@@ -355,9 +381,14 @@ fn a_deletion_removes_the_environment() {
     let env = s.environment("e1");
     let dep = s.deploy(&env, &[app("g1", "t.Greeter")]);
     assert_eq!(s.finished(&env, &dep)["state"], "success");
-    ok(s.req("DELETE", &format!("/v1/environments/{env}")).send().unwrap());
+    ok(s.req("DELETE", &format!("/v1/environments/{env}"))
+        .send()
+        .unwrap());
     s.wait(60, "the environment to go", || {
-        let r = s.req("GET", &format!("/v1/environments/{env}")).send().unwrap();
+        let r = s
+            .req("GET", &format!("/v1/environments/{env}"))
+            .send()
+            .unwrap();
         (r.status() == 404).then_some(())
     });
 }
@@ -369,13 +400,16 @@ fn a_task_whose_worker_vanished_is_taken_over() {
     s.upload("t.Greeter", GREETER);
     let env = s.environment("e1");
     let dep = s.deploy(&env, &[app("g1", "t.Greeter")]);
-    let claimed = s
-        .rt
-        .block_on(s.store.claim_task("ghost", Duration::from_millis(200)))
-        .unwrap()
-        .unwrap();
+    let claimed =
+        s.rt.block_on(s.store.claim_task("ghost", Duration::from_millis(200)))
+            .unwrap()
+            .unwrap();
     assert_eq!(claimed.id, dep);
-    assert!(s.rt.block_on(s.store.claim_task("other", Duration::from_secs(5))).unwrap().is_none());
+    assert!(s
+        .rt
+        .block_on(s.store.claim_task("other", Duration::from_secs(5)))
+        .unwrap()
+        .is_none());
     std::thread::sleep(Duration::from_millis(300));
     let packages = tempfile::tempdir().unwrap();
     let (_stop, rx) = tokio::sync::watch::channel(false);
@@ -385,10 +419,7 @@ fn a_task_whose_worker_vanished_is_taken_over() {
     let reports = s.reports(&env, &dep);
     // The takeover's warning report makes it a success with warnings.
     assert_eq!(d["state"], "completed_w_warnings", "{reports:#?}");
-    assert!(
-        has(&reports, "warning: ", "takes it over"),
-        "{reports:#?}"
-    );
+    assert!(has(&reports, "warning: ", "takes it over"), "{reports:#?}");
     let task = s.rt.block_on(s.store.get_task(&dep)).unwrap();
     assert_eq!(task.attempts, 2);
     // The ghost's late writes are refused.

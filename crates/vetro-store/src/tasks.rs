@@ -147,8 +147,12 @@ impl Store {
         if !holds(&mut tx, task_id, owner).await? {
             return Ok(false);
         }
-        requeue(&mut tx, task_id, "the engine worker stopped; the task was put back in the queue")
-            .await?;
+        requeue(
+            &mut tx,
+            task_id,
+            "the engine worker stopped; the task was put back in the queue",
+        )
+        .await?;
         tx.commit().await?;
         self.notify_queued();
         Ok(true)
@@ -165,7 +169,15 @@ impl Store {
         }
         let ok = c.finish == Finish::Succeeded;
         let attempted = if ok { None } else { c.model.as_ref() };
-        finish_row(&mut tx, &task.id, c.finish, &c.result, c.is_exception, attempted).await?;
+        finish_row(
+            &mut tx,
+            &task.id,
+            c.finish,
+            &c.result,
+            c.is_exception,
+            attempted,
+        )
+        .await?;
         if let Some(env) = &task.environment_id {
             if task.kind == TaskKind::Delete && ok {
                 environments::delete_environment_in(&mut tx, env).await?;

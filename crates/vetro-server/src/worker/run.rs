@@ -56,7 +56,9 @@ pub(super) async fn execute(w: &Worker, task: Task, shutdown: &mut watch::Receiv
     let Some(c) = completion else { return };
     match w.store.complete_task(&task, &w.id, &c).await {
         Ok(true) => tracing::info!(task = %task.id, finish = ?c.finish, "task finished"),
-        Ok(false) => tracing::warn!(task = %task.id, "lease lost before the commit; result discarded"),
+        Ok(false) => {
+            tracing::warn!(task = %task.id, "lease lost before the commit; result discarded")
+        }
         Err(e) => tracing::error!(task = %task.id, "cannot commit the task's result: {e}"),
     }
 }
@@ -160,7 +162,8 @@ async fn supervise(
         })
     };
     // Renewal doubles as the cancel check, so a cancel takes effect within a second.
-    let mut renew = tokio::time::interval((w.config.lease / 3).min(std::time::Duration::from_secs(1)));
+    let mut renew =
+        tokio::time::interval((w.config.lease / 3).min(std::time::Duration::from_secs(1)));
     renew.tick().await;
     let (mut lost, mut released) = (false, false);
     loop {
