@@ -4,6 +4,7 @@
 use serde_json::json;
 use vetro_store::catalog::{NewPackage, Package};
 use vetro_store::queue::{NewReport, NewTask, TaskKind};
+use vetro_store::tasks::{Completion, Finish, LeaseState, Reaped};
 use vetro_store::tokens::Principal;
 use vetro_store::{environments, Store, StoreError};
 
@@ -58,6 +59,8 @@ both!(
     policies_set_and_clear,
     deleting_an_environment_removes_its_rows,
     pinned_packages_keep_the_first_pin,
+    claims_leases_and_results,
+    expired_leases_are_requeued_then_failed,
 );
 
 fn alice() -> Principal {
@@ -450,4 +453,135 @@ async fn pinned_packages_keep_the_first_pin(s: Store) {
     s.pin_packages(&t, &[pin("1.0.0")]).await.unwrap();
     s.pin_packages(&t, &[pin("2.0.0")]).await.unwrap();
     assert_eq!(s.pinned_packages(&t).await.unwrap(), vec![pin("1.0.0")]);
+}
+
+async fn claims_leases_and_results(s: Store) {
+    let e = env(&s, "w").await;
+    let sess = s.open_session(&e.id, "alice").await.unwrap();
+    let id = s.deploy_session(&sess.id, "p1").await.unwrap();
+    let lease = std::time::Duration::from_secs(30);
+    let t = s.claim_task("w1", lease).await.unwrap().expect("a task");
+    assert_eq!(
+        (t.id.as_str(), t.state.as_str(), t.attempts),
+        (id.as_str(), "running", 1)
+    );
+    assert!(s.claim_task("w2", lease).await.unwrap().is_none());
+    assert_eq!(
+        s.renew_lease(&id, "w1", lease).await.unwrap(),
+        LeaseState::Held { cancel: false }
+    );
+    assert_eq!(
+        s.renew_lease(&id, "w2", lease).await.unwrap(),
+        LeaseState::Lost
+    );
+    assert!(s.request_cancel(&id).await.unwrap());
+    assert_eq!(
+        s.renew_lease(&id, "w1", lease).await.unwrap(),
+        LeaseState::Held { cancel: true }
+    );
+    let report = NewReport {
+        entity_id: e.id.clone(),
+        entity: "environment".into(),
+        text: "working".into(),
+        level: "info".into(),
+        details: None,
+    };
+    assert!(s.report_as(&id, "w1", &report).await.unwrap());
+    assert!(!s.report_as(&id, "w2", &report).await.unwrap());
+    let model = json!({"Objects": {"?": {"id": e.id}, "name": "new"}});
+    let done = Completion {
+        finish: Finish::Succeeded,
+        result: json!({"result": 1, "isException": false}),
+        is_exception: false,
+        model: Some(model.clone()),
+        cloud_state: Some(json!({"version": 1})),
+    };
+    assert!(
+        !s.complete_task(&t, "w2", &done).await.unwrap(),
+        "not the owner"
+    );
+    assert!(s.complete_task(&t, "w1", &done).await.unwrap());
+    assert!(
+        !s.complete_task(&t, "w1", &done).await.unwrap(),
+        "only once"
+    );
+    let t = s.get_task(&id).await.unwrap();
+    assert_eq!(t.state, "succeeded");
+    assert!(t.lease_owner.is_none() && t.attempted_model.is_none());
+    let env = s.get_environment(&e.id).await.unwrap();
+    assert_eq!((&env.model, env.version), (&model, e.version + 1));
+    assert_eq!(
+        s.cloud_state(&e.id).await.unwrap(),
+        Some(json!({"version": 1}))
+    );
+    assert_eq!(s.get_session(&sess.id).await.unwrap().state, "deployed");
+    // A failed run keeps the environment's model and stores the attempt.
+    let sess = s.open_session(&e.id, "alice").await.unwrap();
+    let id = s.deploy_session(&sess.id, "p1").await.unwrap();
+    let t = s.claim_task("w1", lease).await.unwrap().unwrap();
+    let failed = Completion {
+        finish: Finish::Failed,
+        model: Some(json!({"Objects": null})),
+        ..done
+    };
+    assert!(s.complete_task(&t, "w1", &failed).await.unwrap());
+    let env2 = s.get_environment(&e.id).await.unwrap();
+    assert_eq!(env2.version, env.version);
+    assert_eq!(env2.model, env.model);
+    let t = s.get_task(&id).await.unwrap();
+    assert_eq!(t.state, "failed");
+    assert_eq!(t.attempted_model, Some(json!({"Objects": null})));
+    assert_eq!(
+        s.get_session(&sess.id).await.unwrap().state,
+        "deploy failure"
+    );
+}
+
+async fn expired_leases_are_requeued_then_failed(s: Store) {
+    let e = env(&s, "r").await;
+    let sess = s.open_session(&e.id, "alice").await.unwrap();
+    let id = s.deploy_session(&sess.id, "p1").await.unwrap();
+    let short = std::time::Duration::from_millis(1);
+    s.claim_task("gone1", short).await.unwrap().unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    assert_eq!(
+        s.reap_expired(2).await.unwrap(),
+        vec![Reaped::Requeued(id.clone())]
+    );
+    assert_eq!(s.get_task(&id).await.unwrap().state, "queued");
+    assert!(
+        !s.release_task(&id, "gone1").await.unwrap(),
+        "the old owner is out"
+    );
+    s.claim_task("gone2", short).await.unwrap().unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    assert_eq!(
+        s.reap_expired(2).await.unwrap(),
+        vec![Reaped::Failed(id.clone())]
+    );
+    let t = s.get_task(&id).await.unwrap();
+    assert_eq!(
+        (t.state.as_str(), t.attempts, t.is_exception),
+        ("failed", 2, true)
+    );
+    assert_eq!(
+        s.get_session(&sess.id).await.unwrap().state,
+        "deploy failure"
+    );
+    let texts: Vec<String> = s
+        .reports(&id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.text)
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.contains("takes it over")),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.contains("no attempts left")),
+        "{texts:?}"
+    );
+    assert!(s.reap_expired(2).await.unwrap().is_empty());
 }

@@ -23,7 +23,7 @@ struct Inputs {
 /// How the engine run ended from the worker's side.
 enum Ending {
     /// The engine finished (or failed) on its own or by a user's cancel.
-    Done(Result<TaskOutput, String>),
+    Done(Box<Result<TaskOutput, String>>),
     /// The worker lost its lease: another worker owns the task now.
     LeaseLost,
     /// The worker is shutting down: the task goes back to the queue.
@@ -38,8 +38,10 @@ pub(super) async fn execute(w: &Worker, task: Task, shutdown: &mut watch::Receiv
         match inputs(w, &task).await {
             Err(e) => Some(failure(w, &task, format!("the task cannot start: {e}")).await),
             Ok(inputs) => match supervise(w, &task, inputs, shutdown).await {
-                Ending::Done(Ok(out)) => Some(completion_of(out)),
-                Ending::Done(Err(e)) => Some(failure(w, &task, e).await),
+                Ending::Done(out) => match *out {
+                    Ok(out) => Some(completion_of(out)),
+                    Err(e) => Some(failure(w, &task, e).await),
+                },
                 Ending::LeaseLost => {
                     tracing::warn!(task = %task.id, "lease lost while running; result discarded");
                     None
@@ -204,7 +206,7 @@ async fn supervise(
     } else if released {
         Ending::Released
     } else {
-        Ending::Done(out)
+        Ending::Done(Box::new(out))
     }
 }
 
