@@ -1,18 +1,21 @@
 //! Tokenizer following the reference's token rules (see SEMANTICS section 1).
 
 use crate::error::{Error, ErrorKind, Result};
+use std::borrow::Cow;
 
+/// A token; names and numbers borrow the source text.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Tok {
-    Int(String),
+pub enum Tok<'a> {
+    Int(&'a str),
     Float(f64),
-    Str(String),
+    /// A quoted string: borrowed when it has no escapes.
+    Str(Cow<'a, str>),
     /// A bare identifier (keyword constant, `true`, `false`, `null`).
-    Word(String),
+    Word(&'a str),
     /// `name(`: a function call.
-    Func(String),
+    Func(&'a str),
     /// `$name` (`$` alone is `$1`... the name is kept as written, without `$`).
-    Dollar(String),
+    Dollar(&'a str),
     /// Operator symbols and operator words (`and`, `or`, `not`, `in`, `mod`).
     Op(&'static str),
     LParen,
@@ -26,8 +29,8 @@ pub enum Tok {
 }
 
 #[derive(Clone, Debug)]
-pub struct Token {
-    pub tok: Tok,
+pub struct Token<'a> {
+    pub tok: Tok<'a>,
     pub pos: usize,
 }
 
@@ -39,78 +42,84 @@ const OPS: [&str; 17] = [
     "?.", "=~", "!~", ">=", "<=", "!=", "->", "=>", ".", "+", "-", "*", "/", ">", "<", "=", ":",
 ];
 
-/// Split `src` into tokens. `extra_ops` are accepted as operator symbols too
-/// (the host's custom operators, e.g. `:`).
-pub fn tokenize(src: &str, colon: bool) -> Result<Vec<Token>> {
+/// Split `src` into tokens. `colon` accepts `:` as an operator symbol (the
+/// host's namespace operator).
+pub fn tokenize(src: &str, colon: bool) -> Result<Vec<Token<'_>>> {
     tokenize_with(src, colon, false)
 }
 
+/// A cursor over the source: positions are byte offsets, characters are
+/// decoded only where the text is not ASCII.
+struct Cursor<'a> {
+    src: &'a str,
+    bytes: &'a [u8],
+}
+
+impl Cursor<'_> {
+    /// The character at byte offset `i` (a character boundary).
+    fn at(&self, i: usize) -> Option<char> {
+        match self.bytes.get(i) {
+            Some(&b) if b < 0x80 => Some(b as char),
+            Some(_) => self.src[i..].chars().next(),
+            None => None,
+        }
+    }
+
+    /// The offset after the run of word characters starting at `i`.
+    fn word_end(&self, mut i: usize) -> usize {
+        while let Some(c) = self.at(i) {
+            if !is_word(c) {
+                break;
+            }
+            i += c.len_utf8();
+        }
+        i
+    }
+
+    fn digits_end(&self, mut i: usize) -> usize {
+        while self.bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    }
+}
+
 /// Tokenize; `is_op` makes the word `is` an operator (MuranoPL).
-pub fn tokenize_with(src: &str, colon: bool, is_op: bool) -> Result<Vec<Token>> {
-    let chars: Vec<(usize, char)> = src.char_indices().collect();
-    let n = chars.len();
-    let at = |i: usize| chars.get(i).map(|c| c.1);
-    let pos_of = |i: usize| chars.get(i).map(|c| c.0).unwrap_or(src.len());
-    let mut out = Vec::new();
+pub fn tokenize_with(src: &str, colon: bool, is_op: bool) -> Result<Vec<Token<'_>>> {
+    let cur = Cursor {
+        src,
+        bytes: src.as_bytes(),
+    };
+    let n = src.len();
+    let mut out = Vec::with_capacity(n / 3 + 2);
     let mut i = 0;
     while i < n {
-        let c = chars[i].1;
-        let pos = chars[i].0;
+        let pos = i;
+        let Some(c) = cur.at(i) else { break };
         if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
             i += 1;
             continue;
         }
         if c == '$' {
-            let mut j = i + 1;
-            while j < n && is_word(chars[j].1) {
-                j += 1;
-            }
-            let name: String = chars[i + 1..j].iter().map(|c| c.1).collect();
+            let j = cur.word_end(i + 1);
             out.push(Token {
-                tok: Tok::Dollar(name),
+                tok: Tok::Dollar(&src[i + 1..j]),
                 pos,
             });
             i = j;
             continue;
         }
         if c.is_ascii_digit() {
-            let mut j = i;
-            while j < n && chars[j].1.is_ascii_digit() {
-                j += 1;
-            }
-            let mut float = false;
-            if at(j) == Some('.') && at(j + 1).is_some_and(|c| c.is_ascii_digit()) {
-                float = true;
-                j += 1;
-                while j < n && chars[j].1.is_ascii_digit() {
-                    j += 1;
-                }
-            }
-            if at(j).is_some_and(is_word) {
-                return Err(Error::at(
-                    ErrorKind::Lexical,
-                    format!("Lexical error: illegal character '{}'", chars[j].1),
-                    pos_of(j),
-                ));
-            }
-            let text: String = chars[i..j].iter().map(|c| c.1).collect();
-            let tok = if float {
-                Tok::Float(text.parse().unwrap_or(0.0))
-            } else {
-                Tok::Int(text)
-            };
+            let (tok, j) = lex_number(&cur, i)?;
             out.push(Token { tok, pos });
             i = j;
             continue;
         }
         if is_word(c) {
             // identifiers start with a letter or underscore (digits handled above)
-            let mut j = i;
-            while j < n && is_word(chars[j].1) {
-                j += 1;
-            }
-            let name: String = chars[i..j].iter().map(|c| c.1).collect();
-            if at(j) == Some('(') {
+            let j = cur.word_end(i);
+            let name = &src[i..j];
+            if cur.bytes.get(j) == Some(&b'(') {
                 out.push(Token {
                     tok: Tok::Func(name),
                     pos,
@@ -125,7 +134,7 @@ pub fn tokenize_with(src: &str, colon: bool, is_op: bool) -> Result<Vec<Token>> 
                     pos,
                 ));
             }
-            let tok = match name.as_str() {
+            let tok = match name {
                 "and" => Tok::Op("and"),
                 "or" => Tok::Op("or"),
                 "not" => Tok::Op("not"),
@@ -139,7 +148,7 @@ pub fn tokenize_with(src: &str, colon: bool, is_op: bool) -> Result<Vec<Token>> 
             continue;
         }
         if c == '\'' || c == '"' || c == '`' {
-            let (s, j) = lex_string(&chars, i, src)?;
+            let (s, j) = lex_string(src, i)?;
             out.push(Token {
                 tok: Tok::Str(s),
                 pos,
@@ -162,23 +171,17 @@ pub fn tokenize_with(src: &str, colon: bool, is_op: bool) -> Result<Vec<Token>> 
             i += 1;
             continue;
         }
-        let mut matched = None;
-        for op in OPS {
-            if op == ":" && !colon {
-                continue;
-            }
-            if src[pos..].starts_with(op) {
-                matched = Some(op);
-                break;
-            }
-        }
-        match matched {
+        let rest = &src[pos..];
+        match OPS
+            .iter()
+            .find(|op| (colon || **op != ":") && rest.starts_with(**op))
+        {
             Some(op) => {
                 out.push(Token {
                     tok: Tok::Op(op),
                     pos,
                 });
-                i += op.chars().count();
+                i += op.len();
             }
             None => {
                 return Err(Error::at(
@@ -194,6 +197,31 @@ pub fn tokenize_with(src: &str, colon: bool, is_op: bool) -> Result<Vec<Token>> 
         pos: src.len(),
     });
     Ok(out)
+}
+
+/// A number at `i`: digits, then a fraction when a digit follows the dot.
+/// A word character right after it is an illegal character.
+fn lex_number<'a>(cur: &Cursor<'a>, i: usize) -> Result<(Tok<'a>, usize)> {
+    let mut j = cur.digits_end(i);
+    let mut float = false;
+    if cur.bytes.get(j) == Some(&b'.') && cur.bytes.get(j + 1).is_some_and(u8::is_ascii_digit) {
+        float = true;
+        j = cur.digits_end(j + 1);
+    }
+    if let Some(c) = cur.at(j).filter(|c| is_word(*c)) {
+        return Err(Error::at(
+            ErrorKind::Lexical,
+            format!("Lexical error: illegal character '{}'", c),
+            j,
+        ));
+    }
+    let text = &cur.src[i..j];
+    let tok = if float {
+        Tok::Float(text.parse().unwrap_or(0.0))
+    } else {
+        Tok::Int(text)
+    };
+    Ok((tok, j))
 }
 
 fn unicode_name(name: &str) -> Option<char> {
@@ -214,7 +242,34 @@ fn unicode_name(name: &str) -> Option<char> {
     })
 }
 
-fn lex_string(chars: &[(usize, char)], start: usize, src: &str) -> Result<(String, usize)> {
+/// The string literal starting at byte `start` (its quote) and the offset
+/// after it: borrowed from the source unless it has escapes.
+fn lex_string(src: &str, start: usize) -> Result<(Cow<'_, str>, usize)> {
+    let bytes = src.as_bytes();
+    let quote = bytes[start];
+    // Quotes and backslashes are ASCII, so a byte scan finds them.
+    if let Some(k) = bytes[start + 1..]
+        .iter()
+        .position(|&b| b == quote || b == b'\\')
+    {
+        let k = start + 1 + k;
+        if bytes[k] == quote {
+            return Ok((Cow::Borrowed(&src[start + 1..k]), k + 1));
+        }
+    }
+    let chars: Vec<(usize, char)> = src[start..]
+        .char_indices()
+        .map(|(o, c)| (o + start, c))
+        .collect();
+    let (text, end) = unescape(&chars)?;
+    let end = chars.get(end).map_or(src.len(), |c| c.0);
+    Ok((Cow::Owned(text), end))
+}
+
+/// A string literal with escapes; `chars` starts at its opening quote.
+/// Returns the text and the index (in `chars`) after the closing quote.
+fn unescape(chars: &[(usize, char)]) -> Result<(String, usize)> {
+    let start = 0;
     let quote = chars[start].1;
     let mut out = String::new();
     let mut i = start + 1;
@@ -225,7 +280,6 @@ fn lex_string(chars: &[(usize, char)], start: usize, src: &str) -> Result<(Strin
             chars[start].0,
         )
     };
-    let _ = src;
     loop {
         let Some(&(_, c)) = chars.get(i) else {
             return Err(unterminated());

@@ -4,6 +4,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::lexer::{tokenize_with, Tok, Token};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 /// A parsed YAQL expression.
@@ -108,8 +109,8 @@ pub fn parse(src: &str, opts: ParserOptions) -> Result<Expr> {
     Ok(e)
 }
 
-struct Parser {
-    toks: Vec<Token>,
+struct Parser<'a> {
+    toks: Vec<Token<'a>>,
     i: usize,
     opts: ParserOptions,
     depth: usize,
@@ -117,11 +118,27 @@ struct Parser {
 
 const MAX_DEPTH: usize = 200;
 
-fn call(name: &str, args: Vec<Arg>) -> Expr {
-    Expr::Call {
-        name: Rc::from(name),
-        args,
-    }
+fn call(name: Rc<str>, args: Vec<Arg>) -> Expr {
+    Expr::Call { name, args }
+}
+
+thread_local! {
+    /// The operator and literal function names, shared by every tree this
+    /// thread parses instead of allocated per node.
+    static OP_NAMES: RefCell<Vec<(&'static str, Rc<str>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The shared name of an operator or literal function.
+fn op_name(name: &'static str) -> Rc<str> {
+    OP_NAMES.with(|names| {
+        let mut names = names.borrow_mut();
+        if let Some((_, rc)) = names.iter().find(|(n, _)| *n == name) {
+            return rc.clone();
+        }
+        let rc: Rc<str> = Rc::from(name);
+        names.push((name, rc.clone()));
+        rc
+    })
 }
 
 /// Binding power and function name of an infix operator; `right` for right associativity.
@@ -159,8 +176,8 @@ const POSTFIX_BP: u8 = 100;
 const UNARY_BP: u8 = 90;
 const NOT_BP: u8 = 40;
 
-impl Parser {
-    fn peek(&self) -> &Tok {
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &Tok<'a> {
         &self.toks[self.i.min(self.toks.len() - 1)].tok
     }
 
@@ -168,12 +185,29 @@ impl Parser {
         self.toks[self.i.min(self.toks.len() - 1)].pos
     }
 
-    fn next(&mut self) -> Tok {
-        let t = self.peek().clone();
+    fn next(&mut self) {
         if self.i < self.toks.len() - 1 {
             self.i += 1;
         }
-        t
+    }
+
+    /// Move past the current token, taking it out of the list (the end
+    /// token stays). `restore` puts a taken token back.
+    fn take(&mut self) -> Tok<'a> {
+        let last = self.toks.len() - 1;
+        if self.i < last {
+            self.i += 1;
+            std::mem::replace(&mut self.toks[self.i - 1].tok, Tok::Eof)
+        } else {
+            Tok::Eof
+        }
+    }
+
+    fn restore(&mut self, at: usize, tok: Tok<'a>) {
+        if at < self.toks.len() - 1 {
+            self.toks[at].tok = tok;
+        }
+        self.i = at;
     }
 
     fn unexpected(&self) -> Error {
@@ -198,7 +232,7 @@ impl Parser {
         )
     }
 
-    fn expect(&mut self, t: Tok) -> Result<()> {
+    fn expect(&mut self, t: Tok<'a>) -> Result<()> {
         if *self.peek() == t {
             self.next();
             Ok(())
@@ -224,61 +258,77 @@ impl Parser {
     fn expr_inner(&mut self, min_bp: u8) -> Result<Expr> {
         let mut lhs = self.nud()?;
         loop {
-            let tok = self.peek().clone();
-            match tok {
+            match self.peek() {
                 Tok::LBracket if POSTFIX_BP > min_bp => {
                     self.next();
                     let mut args = vec![Arg::Pos(Rc::new(lhs))];
-                    args.extend(self.args(Tok::RBracket)?);
-                    lhs = call("#indexer", args);
+                    self.args_into(Tok::RBracket, &mut args)?;
+                    lhs = call(op_name("#indexer"), args);
                     continue;
                 }
                 Tok::LParen if POSTFIX_BP > min_bp && self.opts.allow_delegates => {
                     self.next();
                     let mut args = vec![Arg::Pos(Rc::new(lhs))];
-                    args.extend(self.args(Tok::RParen)?);
-                    lhs = call("#call", args);
+                    self.args_into(Tok::RParen, &mut args)?;
+                    lhs = call(op_name("#call"), args);
                     continue;
                 }
                 _ => {}
             }
-            let Some((bp, name, right)) = infix(&tok, self.opts.legacy) else {
+            let dot = match self.peek() {
+                Tok::Op(".") => Some(false),
+                Tok::Op("?.") => Some(true),
+                _ => None,
+            };
+            let Some((bp, name, right)) = infix(self.peek(), self.opts.legacy) else {
                 break;
             };
             if bp <= min_bp {
                 break;
             }
             self.next();
-            if let Tok::Op(op @ ("." | "?.")) = tok {
-                let safe = op == "?.";
-                if let Tok::Func(fname) = self.peek().clone() {
-                    self.next();
-                    let args = self.args(Tok::RParen)?;
-                    lhs = Expr::Method {
-                        recv: Box::new(lhs),
-                        name: Rc::from(fname.as_str()),
-                        args,
-                        safe,
-                    };
-                } else {
-                    let rhs = self.expr(bp)?;
-                    lhs = Expr::Dot {
-                        recv: Box::new(lhs),
-                        rhs: Rc::new(rhs),
-                        safe,
-                    };
-                }
+            if let Some(safe) = dot {
+                lhs = self.dot(lhs, bp, safe)?;
                 continue;
             }
             let rhs = self.expr(if right { bp - 1 } else { bp })?;
-            lhs = call(name, vec![Arg::Pos(Rc::new(lhs)), Arg::Pos(Rc::new(rhs))]);
+            lhs = call(
+                op_name(name),
+                vec![Arg::Pos(Rc::new(lhs)), Arg::Pos(Rc::new(rhs))],
+            );
         }
         Ok(lhs)
     }
 
+    /// The right side of `.` / `?.`: a method call or any other operand.
+    fn dot(&mut self, recv: Expr, bp: u8, safe: bool) -> Result<Expr> {
+        if let Tok::Func(fname) = *self.peek() {
+            self.next();
+            let mut args = Vec::new();
+            self.args_into(Tok::RParen, &mut args)?;
+            return Ok(Expr::Method {
+                recv: Box::new(recv),
+                name: Rc::from(fname),
+                args,
+                safe,
+            });
+        }
+        let rhs = self.expr(bp)?;
+        Ok(Expr::Dot {
+            recv: Box::new(recv),
+            rhs: Rc::new(rhs),
+            safe,
+        })
+    }
+
+    fn unary(&mut self, name: &'static str, bp: u8) -> Result<Expr> {
+        let e = self.expr(bp)?;
+        Ok(call(op_name(name), vec![Arg::Pos(Rc::new(e))]))
+    }
+
     fn nud(&mut self) -> Result<Expr> {
         let start = self.i;
-        let tok = self.next();
+        let tok = self.take();
         Ok(match tok {
             Tok::Int(text) => Expr::Const(match text.parse::<i64>() {
                 Ok(i) => Literal::Int(i),
@@ -289,23 +339,17 @@ impl Parser {
             }),
             Tok::Float(f) => Expr::Const(Literal::Float(f)),
             Tok::Str(s) => Expr::Const(Literal::Str(Rc::from(s))),
-            Tok::Word(w) => match w.as_str() {
+            Tok::Word(w) => match w {
                 "true" => Expr::Const(Literal::Bool(true)),
                 "false" => Expr::Const(Literal::Bool(false)),
                 "null" => Expr::Const(Literal::Null),
-                _ => Expr::Keyword(Rc::from(w.as_str())),
+                _ => Expr::Keyword(Rc::from(w)),
             },
-            Tok::Dollar(name) => {
-                let name = if name.is_empty() {
-                    "1".to_string()
-                } else {
-                    name
-                };
-                Expr::Var(Rc::from(name.as_str()))
-            }
+            Tok::Dollar(name) => Expr::Var(Rc::from(if name.is_empty() { "1" } else { name })),
             Tok::Func(name) => {
-                let args = self.args(Tok::RParen)?;
-                call(&name, args)
+                let mut args = Vec::new();
+                self.args_into(Tok::RParen, &mut args)?;
+                call(Rc::from(name), args)
             }
             Tok::LParen => {
                 let e = self.expr(0)?;
@@ -318,38 +362,34 @@ impl Parser {
                     e => e,
                 }
             }
-            Tok::LBracket => call("#list", self.args(Tok::RBracket)?),
-            Tok::LBrace => call("#map", self.args(Tok::RBrace)?),
-            Tok::Op("-") => {
-                let e = self.expr(UNARY_BP)?;
-                call("#unary_operator_-", vec![Arg::Pos(Rc::new(e))])
+            Tok::LBracket => {
+                let mut args = Vec::new();
+                self.args_into(Tok::RBracket, &mut args)?;
+                call(op_name("#list"), args)
             }
-            Tok::Op("+") => {
-                let e = self.expr(UNARY_BP)?;
-                call("#unary_operator_+", vec![Arg::Pos(Rc::new(e))])
+            Tok::LBrace => {
+                let mut args = Vec::new();
+                self.args_into(Tok::RBrace, &mut args)?;
+                call(op_name("#map"), args)
             }
-            Tok::Op(":") => {
-                // prefix `:Name` binds tighter than a following `.`
-                let e = self.expr(110)?;
-                call("#unary_operator_:", vec![Arg::Pos(Rc::new(e))])
-            }
-            Tok::Op("not") => {
-                let e = self.expr(NOT_BP)?;
-                call("#unary_operator_not", vec![Arg::Pos(Rc::new(e))])
-            }
-            _ => {
-                self.i = start;
+            Tok::Op("-") => self.unary("#unary_operator_-", UNARY_BP)?,
+            Tok::Op("+") => self.unary("#unary_operator_+", UNARY_BP)?,
+            // prefix `:Name` binds tighter than a following `.`
+            Tok::Op(":") => self.unary("#unary_operator_:", 110)?,
+            Tok::Op("not") => self.unary("#unary_operator_not", NOT_BP)?,
+            other => {
+                self.restore(start, other);
                 return Err(self.unexpected_want("a value"));
             }
         })
     }
 
-    /// Arguments up to the closing token: positional, omitted, then named.
-    fn args(&mut self, close: Tok) -> Result<Vec<Arg>> {
-        let mut args = Vec::new();
+    /// Arguments up to the closing token, appended to `args`: positional,
+    /// omitted, then named.
+    fn args_into(&mut self, close: Tok<'a>, args: &mut Vec<Arg>) -> Result<()> {
         if *self.peek() == close {
             self.next();
-            return Ok(args);
+            return Ok(());
         }
         let mut seen_named = false;
         loop {
@@ -381,8 +421,7 @@ impl Parser {
                 }
                 args.push(Arg::Pos(Rc::new(e)));
             }
-            let t = self.peek().clone();
-            if t == Tok::Comma {
+            if *self.peek() == Tok::Comma {
                 self.next();
                 if *self.peek() == close {
                     return Err(self.unexpected_want("an argument"));
@@ -390,9 +429,9 @@ impl Parser {
                 if *self.peek() == Tok::Comma {
                     continue;
                 }
-            } else if t == close {
+            } else if *self.peek() == close {
                 self.next();
-                return Ok(args);
+                return Ok(());
             } else {
                 return Err(self.unexpected_want(&format!("',' or {}", describe(&close))));
             }
