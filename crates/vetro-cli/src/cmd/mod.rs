@@ -9,6 +9,7 @@ pub mod plugin;
 pub mod policy;
 pub mod run;
 pub mod serve;
+pub mod service_runtime;
 pub mod spec;
 pub mod token;
 pub mod tosca;

@@ -92,12 +92,12 @@ pub async fn run_workers(
 }
 
 pub fn run(a: Args) -> ExitCode {
-    super::serve::init_tracing();
+    super::service_runtime::init_tracing();
     let config = match a.worker.config() {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let rt = match super::serve::runtime() {
+    let rt = match super::service_runtime::runtime() {
         Ok(rt) => rt,
         Err(code) => return code,
     };
@@ -115,7 +115,7 @@ pub fn run(a: Args) -> ExitCode {
             &store,
             a.concurrency as usize,
             config,
-            super::serve::shutdown_signal(),
+            super::service_runtime::shutdown_signal(),
         )
         .await;
         store.close().await;
