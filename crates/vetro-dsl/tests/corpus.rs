@@ -13,56 +13,32 @@
 //! `deviation: reason` marks a case where vetro is known to differ from the
 //! reference: it must still fail, and the reason is printed.
 
-use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{json, Value as Json};
-use std::collections::BTreeSet;
-use std::path::Path;
 use std::sync::Arc;
 use vetro_diag::SourceMap;
 use vetro_dsl::cloud::SimulatedCloud;
 use vetro_dsl::host::{self, Library, Target};
 use vetro_dsl::package::{Package, PackageFiles};
-use vetro_yaml::{LoadOptions, Node};
+use vetro_testcases::{CaseFile, Check};
+use vetro_yaml::Node;
 
 fn main() {
-    let args = Arguments::from_args();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    match load_dir(&dir) {
-        Ok(trials) => libtest_mimic::run(&args, trials).exit(),
-        Err(e) => {
-            eprintln!("corpus: {e}");
-            std::process::exit(2);
-        }
-    }
+    vetro_testcases::run(env!("CARGO_MANIFEST_DIR"), |file| {
+        let (lib, cases) = load_file(file)?;
+        let lib = Arc::new(lib);
+        Ok(cases
+            .into_iter()
+            .map(|case| {
+                let lib = lib.clone();
+                Box::new(move || check(&lib, &case)) as Check
+            })
+            .collect())
+    })
 }
 
 struct Case {
-    name: String,
-    class: String,
     model: Json,
     expect: Result<Json, String>,
-    deviation: Option<String>,
-}
-
-fn load_dir(dir: &Path) -> Result<Vec<Trial>, String> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    files.sort();
-    let mut trials = Vec::new();
-    for path in files {
-        let (lib, cases) = load_file(&path)?;
-        let lib = Arc::new(lib);
-        let family = path.file_stem().unwrap().to_string_lossy().into_owned();
-        for case in cases {
-            let lib = lib.clone();
-            let name = format!("{family}::{}", case.name);
-            trials.push(Trial::test(name, move || run(&lib, &case)));
-        }
-    }
-    Ok(trials)
 }
 
 fn text(n: &Node, key: &str) -> Option<String> {
@@ -110,29 +86,17 @@ fn class_text(n: &Node, class: &str) -> String {
     out
 }
 
-fn load_file(path: &Path) -> Result<(Library, Vec<Case>), String> {
-    let family = path
-        .file_stem()
-        .unwrap()
-        .to_string_lossy()
-        .replace('-', "_");
-    let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut sources = SourceMap::new();
-    let id = sources.add(path.display().to_string(), src);
-    let docs = vetro_yaml::load_str(&sources, id, &LoadOptions::default())
-        .map_err(|d| format!("{}: {}", path.display(), d[0].message))?;
+/// The file as one package (a class per case), and what each case expects.
+fn load_file(file: &CaseFile) -> Result<(Library, Vec<Case>), String> {
+    let family = file.family.replace('-', "_");
     let mut files = PackageFiles::new();
     let mut manifest =
         format!("Format: MuranoPL/1.4\nFullName: corpus.{family}\nVersion: 1.0.0\nClasses:\n");
     let mut cases = Vec::new();
-    let mut seen = BTreeSet::new();
-    for n in docs.first().and_then(Node::as_seq).unwrap_or(&[]) {
-        let name = text(n, "name").ok_or(format!("{}: a case without a name", path.display()))?;
-        if !seen.insert(name.clone()) {
-            return Err(format!("{}: duplicate case {name}", path.display()));
-        }
+    for case in &file.cases {
+        let (n, name) = (&case.node, &case.name);
         let class = format!("corpus.{name}");
-        let file = format!("Classes/{name}.yaml");
+        let path = format!("Classes/{name}.yaml");
         manifest += &format!("  {class}: {name}.yaml\n");
         for extra in text(n, "classes").unwrap_or_default().lines() {
             if let Some(c) = extra.strip_prefix("Name: ") {
@@ -145,7 +109,7 @@ fn load_file(path: &Path) -> Result<(Library, Vec<Case>), String> {
                 manifest += &format!("  {full}: {name}.yaml\n");
             }
         }
-        files.insert(file, class_text(n, &name).into_bytes());
+        files.insert(path, class_text(n, name).into_bytes());
         let mut model = json!({"?": {"id": "case", "type": class}});
         if let Some(Json::Object(props)) = n.get("model").map(vetro_yaml::to_json) {
             model.as_object_mut().unwrap().extend(props);
@@ -153,20 +117,9 @@ fn load_file(path: &Path) -> Result<(Library, Vec<Case>), String> {
         let expect = match (n.get("result"), text(n, "error")) {
             (Some(r), None) => Ok(vetro_yaml::to_json(r)),
             (None, Some(e)) => Err(e),
-            _ => {
-                return Err(format!(
-                    "{}: {name}: needs exactly one of result and error",
-                    path.display()
-                ))
-            }
+            _ => return Err(format!("{name}: needs exactly one of result and error")),
         };
-        cases.push(Case {
-            deviation: text(n, "deviation"),
-            name,
-            class,
-            model,
-            expect,
-        });
+        cases.push(Case { model, expect });
     }
     files.insert("manifest.yaml".into(), manifest.into_bytes());
     let mut sources = SourceMap::new();
@@ -179,23 +132,9 @@ fn load_file(path: &Path) -> Result<(Library, Vec<Case>), String> {
         .map(|d| d.message.clone())
         .collect();
     if !problems.is_empty() {
-        return Err(format!("{}: {}", path.display(), problems.join("\n")));
+        return Err(problems.join("\n"));
     }
     Ok((lib, cases))
-}
-
-fn run(lib: &Library, case: &Case) -> Result<(), Failed> {
-    let outcome = check(lib, case);
-    match (&case.deviation, outcome) {
-        (None, r) => r.map_err(Failed::from),
-        (Some(why), Err(got)) => {
-            println!("known deviation ({}): {why}; {got}", case.class);
-            Ok(())
-        }
-        (Some(why), Ok(())) => {
-            Err(format!("marked as a deviation ({why}) but now passes: remove the mark").into())
-        }
-    }
 }
 
 fn check(lib: &Library, case: &Case) -> Result<(), String> {

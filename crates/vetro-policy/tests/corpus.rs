@@ -15,56 +15,18 @@
 //! `deviation: reason` marks a case where vetro is known to differ from the
 //! reference: it must still fail, and the reason is printed.
 
-use libtest_mimic::{Arguments, Failed, Trial};
 use std::collections::BTreeSet;
-use std::path::Path;
-use vetro_diag::SourceMap;
 use vetro_policy::datalog::parse::{parse, parse_literal};
 use vetro_policy::datalog::{Engine, PolicyError, PolicyKind};
 use vetro_policy::enforce;
 use vetro_policy::facts::{self, ClassHierarchy, DecomposeOptions, MValue};
-use vetro_yaml::{LoadOptions, Node};
+use vetro_yaml::Node;
 
 fn main() {
-    let args = Arguments::from_args();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    match load_dir(&dir) {
-        Ok(trials) => libtest_mimic::run(&args, trials).exit(),
-        Err(e) => {
-            eprintln!("corpus: {e}");
-            std::process::exit(2);
-        }
-    }
-}
-
-fn load_dir(dir: &Path) -> Result<Vec<Trial>, String> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    files.sort();
-    let mut trials = Vec::new();
-    for path in files {
-        let family = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut sources = SourceMap::new();
-        let id = sources.add(path.display().to_string(), text);
-        let docs = vetro_yaml::load_str(&sources, id, &LoadOptions::default())
-            .map_err(|d| format!("{}: {}", path.display(), d[0].message))?;
-        let mut seen = BTreeSet::new();
-        for node in docs.first().and_then(Node::as_seq).unwrap_or(&[]) {
-            let name =
-                str_of(node, "name").ok_or(format!("{}: a case without a name", path.display()))?;
-            if !seen.insert(name.clone()) {
-                return Err(format!("{}: duplicate case {name}", path.display()));
-            }
-            let case = node.clone();
-            trials.push(Trial::test(format!("{family}::{name}"), move || run(&case)));
-        }
-    }
-    Ok(trials)
+    vetro_testcases::run_each(env!("CARGO_MANIFEST_DIR"), |case| {
+        let node = case.node.clone();
+        Ok(Box::new(move || check(&node)))
+    })
 }
 
 fn str_of(n: &Node, key: &str) -> Option<String> {
@@ -74,20 +36,6 @@ fn str_of(n: &Node, key: &str) -> Option<String> {
 fn lines_of(n: &Node, key: &str) -> Option<BTreeSet<String>> {
     let items = n.get(key)?.as_seq()?;
     Some(items.iter().filter_map(|x| x.scalar_text()).collect())
-}
-
-fn run(case: &Node) -> Result<(), Failed> {
-    let outcome = check(case);
-    match (str_of(case, "deviation"), outcome) {
-        (None, r) => r.map_err(Failed::from),
-        (Some(why), Err(got)) => {
-            println!("known deviation: {why}; {got}");
-            Ok(())
-        }
-        (Some(why), Ok(())) => {
-            Err(format!("marked as a deviation ({why}) but now passes: remove the mark").into())
-        }
-    }
 }
 
 fn check(case: &Node) -> Result<(), String> {

@@ -10,25 +10,35 @@
 //! `deviation: reason` marks a case where vetro is known to differ from
 //! InfraRed: it must still fail, and the reason is printed.
 
-use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value as Json;
-use std::collections::{BTreeSet, HashMap};
-use std::path::Path;
+use std::collections::HashMap;
 use vetro_diag::SourceMap;
 use vetro_spec::plugin::invoke::{invoke, IrOutcome, IrRequest};
 use vetro_spec::plugin::spec::load_plugin;
-use vetro_yaml::{LoadOptions, Node};
+use vetro_yaml::Node;
 
 fn main() {
-    let args = Arguments::from_args();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    match load_dir(&dir) {
-        Ok(trials) => libtest_mimic::run(&args, trials).exit(),
-        Err(e) => {
-            eprintln!("corpus: {e}");
-            std::process::exit(2);
-        }
-    }
+    vetro_testcases::run_each(env!("CARGO_MANIFEST_DIR"), |n| {
+        let expect = match (n.get("vars"), n.text("error")) {
+            (Some(v), None) => Ok(vetro_yaml::to_json(v)),
+            (None, Some(e)) => Err(e),
+            _ => return Err("needs exactly one of vars and error".into()),
+        };
+        let case = Case {
+            options: n.text("options").unwrap_or_default(),
+            files: pairs(&n.node, "files"),
+            env: pairs(&n.node, "env").into_iter().collect(),
+            args: n
+                .get("args")
+                .and_then(Node::as_seq)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(Node::scalar_text)
+                .collect(),
+            expect,
+        };
+        Ok(Box::new(move || check(&case)))
+    })
 }
 
 struct Case {
@@ -37,11 +47,6 @@ struct Case {
     env: HashMap<String, String>,
     args: Vec<String>,
     expect: Result<Json, String>,
-    deviation: Option<String>,
-}
-
-fn text(n: &Node, key: &str) -> Option<String> {
-    n.get(key).and_then(Node::scalar_text)
 }
 
 fn pairs(n: &Node, key: &str) -> Vec<(String, String)> {
@@ -53,58 +58,6 @@ fn pairs(n: &Node, key: &str) -> Vec<(String, String)> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-fn load_dir(dir: &Path) -> Result<Vec<Trial>, String> {
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    paths.sort();
-    let mut trials = Vec::new();
-    for path in paths {
-        let family = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut sources = SourceMap::new();
-        let id = sources.add(path.display().to_string(), src);
-        let docs = vetro_yaml::load_str(&sources, id, &LoadOptions::default())
-            .map_err(|d| format!("{}: {}", path.display(), d[0].message))?;
-        let mut seen = BTreeSet::new();
-        for n in docs.first().and_then(Node::as_seq).unwrap_or(&[]) {
-            let name =
-                text(n, "name").ok_or(format!("{}: a case without a name", path.display()))?;
-            if !seen.insert(name.clone()) {
-                return Err(format!("{}: duplicate case {name}", path.display()));
-            }
-            let expect = match (n.get("vars"), text(n, "error")) {
-                (Some(v), None) => Ok(vetro_yaml::to_json(v)),
-                (None, Some(e)) => Err(e),
-                _ => {
-                    return Err(format!(
-                        "{}: {name}: needs exactly one of vars and error",
-                        path.display()
-                    ))
-                }
-            };
-            let case = Case {
-                options: text(n, "options").unwrap_or_default(),
-                files: pairs(n, "files"),
-                env: pairs(n, "env").into_iter().collect(),
-                args: n
-                    .get("args")
-                    .and_then(Node::as_seq)
-                    .unwrap_or(&[])
-                    .iter()
-                    .filter_map(Node::scalar_text)
-                    .collect(),
-                expect,
-                deviation: text(n, "deviation"),
-            };
-            trials.push(Trial::test(format!("{family}::{name}"), move || run(&case)));
-        }
-    }
-    Ok(trials)
 }
 
 fn spec_text(options: &str) -> String {
@@ -175,18 +128,5 @@ fn check(case: &Case) -> Result<(), String> {
             e.class.as_str(),
             e.message
         )),
-    }
-}
-
-fn run(case: &Case) -> Result<(), Failed> {
-    match (&case.deviation, check(case)) {
-        (None, r) => r.map_err(Failed::from),
-        (Some(why), Err(got)) => {
-            println!("known deviation: {why}; {got}");
-            Ok(())
-        }
-        (Some(why), Ok(())) => {
-            Err(format!("marked as a deviation ({why}) but now passes: remove the mark").into())
-        }
     }
 }

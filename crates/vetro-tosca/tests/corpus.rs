@@ -8,87 +8,44 @@
 //! `deviation: reason` marks a case where vetro is known to differ from the
 //! reference checker: it must still fail, and the reason is printed.
 
-use libtest_mimic::{Arguments, Failed, Trial};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use vetro_diag::SourceMap;
 use vetro_tosca::Checker;
-use vetro_yaml::{LoadOptions, Node};
+use vetro_yaml::Node;
 
 fn main() {
-    let args = Arguments::from_args();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    match load_dir(&dir) {
-        Ok(trials) => libtest_mimic::run(&args, trials).exit(),
-        Err(e) => {
-            eprintln!("corpus: {e}");
-            std::process::exit(2);
-        }
-    }
+    vetro_testcases::run_each(env!("CARGO_MANIFEST_DIR"), |n| {
+        let files = n
+            .get("files")
+            .and_then(Node::as_map)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.as_str()?.to_string(), v.as_str()?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let problems = n
+            .get("problems")
+            .and_then(Node::as_seq)
+            .ok_or("no problems list")?
+            .iter()
+            .filter_map(|p| p.as_str().map(str::to_string))
+            .collect();
+        let case = Case {
+            template: n.str("template").unwrap_or_default().to_string(),
+            files,
+            problems,
+        };
+        Ok(Box::new(move || check(&case)))
+    })
 }
 
 struct Case {
     template: String,
     files: Vec<(String, String)>,
     problems: BTreeSet<String>,
-    deviation: Option<String>,
-}
-
-fn text(n: &Node, key: &str) -> Option<String> {
-    n.get(key).and_then(Node::as_str).map(str::to_string)
-}
-
-fn load_dir(dir: &Path) -> Result<Vec<Trial>, String> {
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    paths.sort();
-    let mut trials = Vec::new();
-    for path in paths {
-        let family = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut sources = SourceMap::new();
-        let id = sources.add(path.display().to_string(), src);
-        let docs = vetro_yaml::load_str(&sources, id, &LoadOptions::default())
-            .map_err(|d| format!("{}: {}", path.display(), d[0].message))?;
-        let mut seen = BTreeSet::new();
-        for n in docs.first().and_then(Node::as_seq).unwrap_or(&[]) {
-            let name =
-                text(n, "name").ok_or(format!("{}: a case without a name", path.display()))?;
-            if !seen.insert(name.clone()) {
-                return Err(format!("{}: duplicate case {name}", path.display()));
-            }
-            let files = n
-                .get("files")
-                .and_then(Node::as_map)
-                .map(|m| {
-                    m.iter()
-                        .filter_map(|(k, v)| {
-                            Some((k.as_str()?.to_string(), v.as_str()?.to_string()))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let problems = n
-                .get("problems")
-                .and_then(Node::as_seq)
-                .ok_or(format!("{}: {name}: no problems list", path.display()))?
-                .iter()
-                .filter_map(|p| p.as_str().map(str::to_string))
-                .collect();
-            let case = Case {
-                template: text(n, "template").unwrap_or_default(),
-                files,
-                problems,
-                deviation: text(n, "deviation"),
-            };
-            trials.push(Trial::test(format!("{family}::{name}"), move || run(&case)));
-        }
-    }
-    Ok(trials)
 }
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
@@ -129,18 +86,5 @@ fn check(case: &Case) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("want {:?}\n got {:?}", case.problems, got))
-    }
-}
-
-fn run(case: &Case) -> Result<(), Failed> {
-    match (&case.deviation, check(case)) {
-        (None, r) => r.map_err(Failed::from),
-        (Some(why), Err(got)) => {
-            println!("known deviation: {why}; {got}");
-            Ok(())
-        }
-        (Some(why), Ok(())) => {
-            Err(format!("marked as a deviation ({why}) but now passes: remove the mark").into())
-        }
     }
 }

@@ -12,58 +12,14 @@
 //! reference semantics: the case must still fail (a fixed deviation fails the
 //! run until its mark is removed) and the reason is printed.
 
-use libtest_mimic::{Arguments, Failed, Trial};
-use std::path::Path;
-use vetro_diag::SourceMap;
-use vetro_yaml::{LoadOptions, Node};
+use vetro_yaml::Node;
 use vetro_yaql::{data, Engine, EngineOptions, Value};
 
 fn main() {
-    let args = Arguments::from_args();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let trials = match load_dir(&dir) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("corpus: {e}");
-            std::process::exit(2);
-        }
-    };
-    libtest_mimic::run(&args, trials).exit();
-}
-
-fn load_dir(dir: &Path) -> Result<Vec<Trial>, String> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    files.sort();
-    let mut trials = Vec::new();
-    for path in files {
-        trials.extend(load_file(&path)?);
-    }
-    Ok(trials)
-}
-
-fn load_file(path: &Path) -> Result<Vec<Trial>, String> {
-    let family = path.file_stem().unwrap().to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut sources = SourceMap::new();
-    let id = sources.add(path.display().to_string(), text);
-    let docs = vetro_yaml::load_str(&sources, id, &LoadOptions::default())
-        .map_err(|d| format!("{}: {}", path.display(), d[0].message))?;
-    let cases = docs.first().and_then(Node::as_seq).unwrap_or(&[]);
-    let mut seen = std::collections::HashSet::new();
-    let mut trials = Vec::new();
-    for node in cases {
-        let case = Case::from_node(node).map_err(|e| format!("{}: {e}", path.display()))?;
-        if !seen.insert(case.name.clone()) {
-            return Err(format!("{}: duplicate case {}", path.display(), case.name));
-        }
-        let name = format!("{family}::{}", case.name);
-        trials.push(Trial::test(name, move || case.run()));
-    }
-    Ok(trials)
+    vetro_testcases::run_each(env!("CARGO_MANIFEST_DIR"), |spec| {
+        let case = Case::from_spec(spec)?;
+        Ok(Box::new(move || case.check()))
+    })
 }
 
 enum Expect {
@@ -74,19 +30,16 @@ enum Expect {
 }
 
 struct Case {
-    name: String,
     expr: String,
     data: Option<Node>,
     mode: Option<String>,
     expect: Expect,
-    deviation: Option<String>,
 }
 
 impl Case {
-    fn from_node(n: &Node) -> Result<Case, String> {
-        let text = |k: &str| n.get(k).and_then(Node::as_str).map(str::to_string);
-        let name = text("name").ok_or("a case without a name")?;
-        let expr = text("expr").ok_or_else(|| format!("{name}: no expr"))?;
+    fn from_spec(n: &vetro_testcases::Case) -> Result<Case, String> {
+        let text = |k: &str| n.str(k).map(str::to_string);
+        let expr = text("expr").ok_or("no expr")?;
         let expect = if let Some(v) = n.get("value") {
             Expect::Value(v.clone())
         } else if let Some(s) = text("str") {
@@ -94,30 +47,14 @@ impl Case {
         } else if let Some(k) = text("error") {
             Expect::Error(k)
         } else {
-            return Err(format!("{name}: no value, str or error"));
+            return Err("no value, str or error".into());
         };
         Ok(Case {
             data: n.get("data").cloned(),
             mode: text("mode"),
-            deviation: text("deviation"),
-            name,
             expr,
             expect,
         })
-    }
-
-    fn run(self) -> Result<(), Failed> {
-        let outcome = self.check();
-        match (&self.deviation, outcome) {
-            (None, r) => r.map_err(Failed::from),
-            (Some(why), Err(got)) => {
-                println!("known deviation ({}): {why}; {got}", self.name);
-                Ok(())
-            }
-            (Some(why), Ok(())) => {
-                Err(format!("marked as a deviation ({why}) but now passes: remove the mark").into())
-            }
-        }
     }
 
     fn check(&self) -> Result<(), String> {
