@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 use vetro_store::catalog::{Category, Package};
-use vetro_store::environments::Environment;
+use vetro_store::environments::{Environment, EnvironmentSummary};
 use vetro_store::queue::{Deployment, Report};
 use vetro_store::sessions::Session;
 use vetro_store::templates::Template;
@@ -17,6 +17,20 @@ pub fn environment(e: &Environment, status: &str) -> Value {
         "created": e.created,
         "updated": e.updated,
         "status": status,
+    })
+}
+
+/// The same shape as [`environment`], from a list row.
+pub fn environment_summary(e: &EnvironmentSummary) -> Value {
+    json!({
+        "id": e.id,
+        "name": e.name,
+        "tenant_id": e.project_id,
+        "version": e.version,
+        "description_text": e.description_text,
+        "created": e.created,
+        "updated": e.updated,
+        "status": e.status,
     })
 }
 

@@ -4,7 +4,6 @@
 use crate::{new_id, row, time, Result, Store, StoreError, Tx};
 use serde_json::Value;
 use sqlx::any::AnyRow;
-use std::collections::HashMap;
 
 #[derive(Clone, Debug)]
 pub struct Environment {
@@ -38,6 +37,21 @@ fn from_row(r: &AnyRow) -> Result<Environment> {
         created: row::text(r, "created")?,
         updated: row::text(r, "updated")?,
     })
+}
+
+/// An environment without its model, with its computed status: what the
+/// environment list shows.
+#[derive(Clone, Debug)]
+pub struct EnvironmentSummary {
+    pub id: String,
+    pub project_id: String,
+    pub name: String,
+    pub description_text: String,
+    pub version: i64,
+    pub created: String,
+    pub updated: String,
+    /// [`status_of`] its sessions.
+    pub status: String,
 }
 
 /// A session's state and order, the input of [`status_of`].
@@ -150,10 +164,37 @@ impl Store {
         rows.iter().map(from_row).collect()
     }
 
+    /// Environments of `project_id` (of every project when `None`) with their
+    /// status, oldest first, in one query (the sessions joined in).
+    pub async fn list_environment_summaries(
+        &self,
+        project_id: Option<&str>,
+    ) -> Result<Vec<EnvironmentSummary>> {
+        let select = "SELECT e.id, e.project_id, e.name, e.description_text, e.version, \
+                      e.created, e.updated, s.id AS s_id, s.state AS s_state, \
+                      s.version AS s_version, s.updated AS s_updated \
+                      FROM environments e LEFT JOIN sessions s ON s.environment_id = e.id";
+        let order = "ORDER BY e.created, e.id";
+        let rows = match project_id {
+            Some(p) => {
+                sqlx::query(&format!("{select} WHERE e.project_id = $1 {order}"))
+                    .bind(p)
+                    .fetch_all(self.reader())
+                    .await?
+            }
+            None => {
+                sqlx::query(&format!("{select} {order}"))
+                    .fetch_all(self.reader())
+                    .await?
+            }
+        };
+        summaries_from_rows(&rows)
+    }
+
     pub async fn get_environment(&self, id: &str) -> Result<Environment> {
         let r = sqlx::query(&format!("SELECT {COLUMNS} FROM environments WHERE id = $1"))
             .bind(id)
-            .fetch_optional(self.pool())
+            .fetch_optional(self.reader())
             .await?;
         match r {
             Some(r) => from_row(&r),
@@ -201,34 +242,9 @@ impl Store {
             "SELECT id, state, version, updated FROM sessions WHERE environment_id = $1",
         )
         .bind(environment_id)
-        .fetch_all(self.pool())
+        .fetch_all(self.reader())
         .await?;
         rows.iter().map(mark_from_row).collect()
-    }
-
-    /// Session states of every environment of `project_id` (all when `None`).
-    pub async fn session_marks_by_environment(
-        &self,
-        project_id: Option<&str>,
-    ) -> Result<HashMap<String, Vec<SessionMark>>> {
-        let base = "SELECT s.environment_id, s.id, s.state, s.version, s.updated \
-                    FROM sessions s JOIN environments e ON e.id = s.environment_id";
-        let rows = match project_id {
-            Some(p) => {
-                sqlx::query(&format!("{base} WHERE e.project_id = $1"))
-                    .bind(p)
-                    .fetch_all(self.pool())
-                    .await?
-            }
-            None => sqlx::query(base).fetch_all(self.pool()).await?,
-        };
-        let mut out: HashMap<String, Vec<SessionMark>> = HashMap::new();
-        for r in &rows {
-            out.entry(row::text(r, "environment_id")?)
-                .or_default()
-                .push(mark_from_row(r)?);
-        }
-        Ok(out)
     }
 
     /// The stored simulated-cloud state of an environment.
@@ -240,6 +256,44 @@ impl Store {
             .ok_or_else(|| StoreError::NotFound(format!("environment {environment_id}")))?;
         row::opt_json(&r, "cloud_state")
     }
+}
+
+/// Groups the joined rows (one per session, or one with no session) of
+/// [`Store::list_environment_summaries`], which come ordered by environment.
+fn summaries_from_rows(rows: &[AnyRow]) -> Result<Vec<EnvironmentSummary>> {
+    let mut out: Vec<EnvironmentSummary> = Vec::new();
+    let mut marks: Vec<SessionMark> = Vec::new();
+    for r in rows {
+        let id = row::text(r, "id")?;
+        if out.last().is_none_or(|last| last.id != id) {
+            if let Some(last) = out.last_mut() {
+                last.status = status_of(&marks);
+                marks.clear();
+            }
+            out.push(EnvironmentSummary {
+                id,
+                project_id: row::text(r, "project_id")?,
+                name: row::text(r, "name")?,
+                description_text: row::text(r, "description_text")?,
+                version: row::int(r, "version")?,
+                created: row::text(r, "created")?,
+                updated: row::text(r, "updated")?,
+                status: String::new(),
+            });
+        }
+        if let Some(sid) = row::opt_text(r, "s_id")? {
+            marks.push(SessionMark {
+                id: sid,
+                state: row::text(r, "s_state")?,
+                version: row::int(r, "s_version")?,
+                updated: row::text(r, "s_updated")?,
+            });
+        }
+    }
+    if let Some(last) = out.last_mut() {
+        last.status = status_of(&marks);
+    }
+    Ok(out)
 }
 
 fn mark_from_row(r: &AnyRow) -> Result<SessionMark> {

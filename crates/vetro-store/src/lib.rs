@@ -49,7 +49,13 @@ pub enum Backend {
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: AnyPool,
+    /// Read-only connections for queries outside transactions. On a SQLite
+    /// file these are separate connections (WAL lets them read while the one
+    /// writer writes); elsewhere it is the same pool as `pool`.
+    reader: AnyPool,
     backend: Backend,
+    /// Recently verified tokens (see [`tokens`]).
+    tokens: Arc<tokens::TokenCache>,
     /// Wakes this process's idle workers when a task is queued; workers in
     /// other processes find it by polling.
     queued: Arc<Notify>,
@@ -83,37 +89,32 @@ impl Store {
             _ => url.to_string(),
         };
         let options = AnyConnectOptions::from_str(&url)?;
-        let pool = match backend {
-            // One connection: SQLite has one writer, and a single connection
-            // avoids upgrade deadlocks between concurrent write transactions.
+        let (pool, reader) = match backend {
             Backend::Sqlite => {
-                AnyPoolOptions::new()
-                    .max_connections(1)
-                    .acquire_timeout(Duration::from_secs(30))
-                    .after_connect(|conn, _| {
-                        Box::pin(async move {
-                            conn.execute(
-                                "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; \
-                                 PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;",
-                            )
-                            .await?;
-                            Ok(())
-                        })
-                    })
-                    .connect_with(options)
-                    .await?
+                let pool = sqlite_writer(options.clone()).await?;
+                // An in-memory database exists once per connection, so it
+                // cannot have separate readers.
+                let reader = if url.contains(":memory:") || url.contains("mode=memory") {
+                    pool.clone()
+                } else {
+                    sqlite_readers(options)
+                };
+                (pool, reader)
             }
             Backend::Postgres => {
-                AnyPoolOptions::new()
+                let pool = AnyPoolOptions::new()
                     .max_connections(16)
                     .acquire_timeout(Duration::from_secs(30))
                     .connect_with(options)
-                    .await?
+                    .await?;
+                (pool.clone(), pool)
             }
         };
         Ok(Store {
             pool,
+            reader,
             backend,
+            tokens: Arc::new(tokens::TokenCache::default()),
             queued: Arc::new(Notify::new()),
         })
     }
@@ -132,8 +133,15 @@ impl Store {
         self.backend
     }
 
+    /// The pool for writes and transactions.
     pub fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    /// The pool for single read-only queries outside transactions. What was
+    /// committed through [`Store::pool`] is visible here.
+    pub fn reader(&self) -> &AnyPool {
+        &self.reader
     }
 
     /// Resolves when a task is queued through this store (or a clone of it).
@@ -157,8 +165,51 @@ impl Store {
     }
 
     pub async fn close(&self) {
+        self.reader.close().await;
         self.pool.close().await;
     }
+}
+
+/// Read connections of a SQLite file.
+const SQLITE_READERS: u32 = 4;
+
+/// The SQLite writer: one connection, since SQLite has one writer and a
+/// single connection avoids upgrade deadlocks between concurrent write
+/// transactions. WAL lets the readers go on while it writes; with WAL,
+/// `synchronous = NORMAL` syncs at checkpoints rather than at every commit
+/// (a power loss may undo the last commits, never corrupt the file).
+async fn sqlite_writer(options: AnyConnectOptions) -> Result<AnyPool> {
+    Ok(AnyPoolOptions::new()
+        .max_connections(1)
+        .acquire_timeout(Duration::from_secs(30))
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                conn.execute(
+                    "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; \
+                     PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;",
+                )
+                .await?;
+                Ok(())
+            })
+        })
+        .connect_with(options)
+        .await?)
+}
+
+/// SQLite readers, opened on first use (after the writer has created the
+/// file and switched it to WAL), refusing writes.
+fn sqlite_readers(options: AnyConnectOptions) -> AnyPool {
+    AnyPoolOptions::new()
+        .max_connections(SQLITE_READERS)
+        .acquire_timeout(Duration::from_secs(30))
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                conn.execute("PRAGMA busy_timeout = 10000; PRAGMA query_only = ON;")
+                    .await?;
+                Ok(())
+            })
+        })
+        .connect_lazy_with(options)
 }
 
 /// A URL with its password replaced, for messages.

@@ -41,36 +41,37 @@ fn from_row(r: &AnyRow) -> Result<Session> {
     })
 }
 
-/// Why a session cannot be used, if it cannot.
-pub async fn invalid_reason(tx: &mut Tx<'_>, s: &Session) -> Result<Option<String>> {
-    let r = sqlx::query("SELECT version FROM environments WHERE id = $1")
-        .bind(&s.environment_id)
-        .fetch_optional(&mut **tx)
-        .await?
-        .ok_or_else(|| StoreError::NotFound(format!("environment {}", s.environment_id)))?;
+/// The environment's version and how many other sessions of it are being
+/// deployed or deleted: what [`invalid_reason`] decides on, in one query.
+const VALIDITY: &str = "SELECT e.version, (SELECT COUNT(*) FROM sessions o \
+     WHERE o.environment_id = e.id AND o.id <> $2 AND o.state IN ('deploying', 'deleting')) AS busy \
+     FROM environments e WHERE e.id = $1";
+
+fn reason_from(r: Option<AnyRow>, s: &Session) -> Result<Option<String>> {
+    let r = r.ok_or_else(|| StoreError::NotFound(format!("environment {}", s.environment_id)))?;
     if row::int(&r, "version")? > s.version {
         return Ok(Some(format!(
             "session {} is invalid: the environment was deployed after it was opened",
             s.id
         )));
     }
-    if s.state == OPENED {
-        let busy = sqlx::query(
-            "SELECT id FROM sessions WHERE environment_id = $1 AND id <> $2 \
-             AND state IN ('deploying', 'deleting')",
-        )
+    if s.state == OPENED && row::int(&r, "busy")? > 0 {
+        return Ok(Some(format!(
+            "session {} is invalid: another session is being deployed",
+            s.id
+        )));
+    }
+    Ok(None)
+}
+
+/// Why a session cannot be used, if it cannot.
+pub async fn invalid_reason(tx: &mut Tx<'_>, s: &Session) -> Result<Option<String>> {
+    let r = sqlx::query(VALIDITY)
         .bind(&s.environment_id)
         .bind(&s.id)
         .fetch_optional(&mut **tx)
         .await?;
-        if busy.is_some() {
-            return Ok(Some(format!(
-                "session {} is invalid: another session is being deployed",
-                s.id
-            )));
-        }
-    }
-    Ok(None)
+    reason_from(r, s)
 }
 
 impl Store {
@@ -85,7 +86,7 @@ impl Store {
     pub async fn get_session(&self, id: &str) -> Result<Session> {
         let r = sqlx::query(&format!("SELECT {COLUMNS} FROM sessions WHERE id = $1"))
             .bind(id)
-            .fetch_optional(self.pool())
+            .fetch_optional(self.reader())
             .await?;
         match r {
             Some(r) => from_row(&r),
@@ -94,11 +95,15 @@ impl Store {
     }
 
     /// `Some(reason)` when the session may no longer be deployed or edited.
+    /// A check before an edit; [`Store::deploy_session`] checks again in
+    /// its transaction.
     pub async fn session_invalid_reason(&self, s: &Session) -> Result<Option<String>> {
-        let mut tx = self.begin().await?;
-        let r = invalid_reason(&mut tx, s).await?;
-        tx.commit().await?;
-        Ok(r)
+        let r = sqlx::query(VALIDITY)
+            .bind(&s.environment_id)
+            .bind(&s.id)
+            .fetch_optional(self.reader())
+            .await?;
+        reason_from(r, s)
     }
 
     pub async fn delete_session(&self, id: &str) -> Result<()> {

@@ -14,6 +14,16 @@ async fn sqlite() -> Store {
     s
 }
 
+/// A SQLite file (kept until the store is dropped at the end of the test):
+/// one writer and separate read connections.
+async fn sqlite_file() -> (Store, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite://{}", dir.path().join("store.db").display());
+    let s = Store::connect(&url).await.expect("sqlite file");
+    s.migrate().await.expect("migrate sqlite file");
+    (s, dir)
+}
+
 /// A fresh database on the PostgreSQL server, or `None` (with a message) when
 /// `VETRO_TEST_PG_URL` is unset.
 async fn postgres() -> Option<Store> {
@@ -41,6 +51,10 @@ async fn postgres() -> Option<Store> {
 macro_rules! both {
     ($($name:ident),* $(,)?) => {
         mod on_sqlite { $( #[tokio::test] async fn $name() { super::$name(super::sqlite().await).await } )* }
+        mod on_sqlite_file { $( #[tokio::test] async fn $name() {
+            let (s, _dir) = super::sqlite_file().await;
+            super::$name(s).await
+        } )* }
         mod on_postgres { $( #[tokio::test] async fn $name() {
             if let Some(s) = super::postgres().await { super::$name(s).await }
         } )* }
@@ -50,6 +64,8 @@ macro_rules! both {
 both!(
     tokens_are_hashed_and_resolve,
     environments_are_unique_per_project,
+    environment_list_carries_each_status,
+    reads_see_every_committed_write,
     migrate_twice_is_a_no_op,
     deploy_queues_one_task_and_refuses_a_second,
     session_opened_before_a_deploy_is_invalid,
@@ -130,6 +146,79 @@ async fn environments_are_unique_per_project(s: Store) {
         s.get_environment("missing").await,
         Err(StoreError::NotFound(_))
     ));
+}
+
+async fn environment_list_carries_each_status(s: Store) {
+    let ready = env(&s, "ready").await;
+    let pending = env(&s, "pending").await;
+    let deploying = env(&s, "deploying").await;
+    s.create_environment("p2", "elsewhere", &json!({"Objects": null}), None)
+        .await
+        .unwrap();
+    s.open_session(&pending.id, "alice").await.unwrap();
+    s.open_session(&deploying.id, "alice").await.unwrap();
+    let d = s.open_session(&deploying.id, "alice").await.unwrap();
+    s.deploy_session(&d.id, "p1").await.unwrap();
+    let list = s.list_environment_summaries(Some("p1")).await.unwrap();
+    let got: Vec<(&str, &str)> = list
+        .iter()
+        .map(|e| (e.name.as_str(), e.status.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("ready", "ready"),
+            ("pending", "pending"),
+            ("deploying", "deploying")
+        ]
+    );
+    for (summary, e) in list.iter().zip([&ready, &pending, &deploying]) {
+        assert_eq!(
+            (
+                &summary.id,
+                &summary.project_id,
+                summary.version,
+                &summary.created
+            ),
+            (&e.id, &e.project_id, e.version, &e.created)
+        );
+        let marks = s.session_marks(&e.id).await.unwrap();
+        assert_eq!(summary.status, environments::status_of(&marks));
+    }
+    assert_eq!(s.list_environment_summaries(None).await.unwrap().len(), 4);
+    assert!(s
+        .list_environment_summaries(Some("nobody"))
+        .await
+        .unwrap()
+        .is_empty());
+}
+
+/// Reads outside transactions may go to other connections than writes; each
+/// one sees what was committed before it, also with writers running at once.
+async fn reads_see_every_committed_write(s: Store) {
+    let mut writers = Vec::new();
+    for w in 0..4 {
+        let s = s.clone();
+        writers.push(tokio::spawn(async move {
+            for i in 0..10 {
+                let e = s
+                    .create_environment("p1", &format!("w{w}-{i}"), &json!({"Objects": null}), None)
+                    .await
+                    .unwrap();
+                assert_eq!(s.get_environment(&e.id).await.unwrap().name, e.name);
+                let session = s.open_session(&e.id, "alice").await.unwrap();
+                assert_eq!(s.get_session(&session.id).await.unwrap().state, "opened");
+                let t = s.create_token(&alice()).await.unwrap();
+                assert_eq!(s.authenticate(&t).await.unwrap(), Some(alice()));
+            }
+        }));
+    }
+    for w in writers {
+        w.await.unwrap();
+    }
+    let list = s.list_environment_summaries(Some("p1")).await.unwrap();
+    assert_eq!(list.len(), 40);
+    assert!(list.iter().all(|e| e.status == "pending"));
 }
 
 async fn deploy_queues_one_task_and_refuses_a_second(s: Store) {

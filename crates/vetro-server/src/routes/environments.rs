@@ -29,13 +29,8 @@ pub async fn list(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiRes
         (None, true) => None,
         (None, false) => Some(ctx.project()),
     };
-    let envs = st.store.list_environments(project).await?;
-    let marks = st.store.session_marks_by_environment(project).await?;
-    let empty = Vec::new();
-    let list: Vec<Value> = envs
-        .iter()
-        .map(|e| views::environment(e, &status_of(marks.get(&e.id).unwrap_or(&empty))))
-        .collect();
+    let envs = st.store.list_environment_summaries(project).await?;
+    let list: Vec<Value> = envs.iter().map(views::environment_summary).collect();
     Ok(Json(json!({ "environments": list })))
 }
 
