@@ -34,6 +34,9 @@ pub struct ArchiveError {
     /// The entry concerned, when there is one.
     pub entry: Option<String>,
     pub message: String,
+    /// The archive is over a size limit (itself, or what it unpacks to),
+    /// rather than malformed or hostile.
+    pub too_large: bool,
 }
 
 impl std::fmt::Display for ArchiveError {
@@ -49,6 +52,14 @@ fn refuse(entry: Option<&str>, message: impl Into<String>) -> ArchiveError {
     ArchiveError {
         entry: entry.map(str::to_string),
         message: message.into(),
+        too_large: false,
+    }
+}
+
+fn too_large(entry: Option<&str>, message: String) -> ArchiveError {
+    ArchiveError {
+        too_large: true,
+        ..refuse(entry, message)
     }
 }
 
@@ -64,7 +75,7 @@ fn safe_relative(name: &str) -> Result<PathBuf, ArchiveError> {
             Component::Normal(part) => out.push(part),
             Component::CurDir => {}
             Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
-                return Err(refuse(Some(name), "entry path escapes the archive"));
+                return Err(refuse(Some(name), "the entry points outside the archive"));
             }
         }
     }
@@ -79,7 +90,7 @@ pub fn extract(
     limits: &ArchiveLimits,
 ) -> Result<Vec<PathBuf>, ArchiveError> {
     if bytes.len() as u64 > limits.max_archive_bytes {
-        return Err(refuse(
+        return Err(too_large(
             None,
             format!(
                 "the archive is {} bytes, more than the limit of {} bytes",
@@ -135,7 +146,7 @@ pub fn extract(
         let written = copy(&mut limited, &mut out)
             .map_err(|e| refuse(Some(&name), format!("cannot be decompressed: {e}")))?;
         if written > budget {
-            return Err(refuse(
+            return Err(too_large(
                 Some(&name),
                 format!(
                     "the archive unpacks to more than {} bytes (zip bomb?)",
@@ -206,7 +217,8 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let z = zip_of(&[("../evil.txt", b"x")]);
         let e = extract(&z, dir.path(), &ArchiveLimits::default()).unwrap_err();
-        assert!(e.message.contains("escapes"), "{e}");
+        assert!(e.message.contains("outside"), "{e}");
+        assert!(!e.too_large);
         assert!(!dir.path().parent().unwrap().join("evil.txt").exists());
     }
 
@@ -222,6 +234,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let e = extract(&z, dir.path(), &limits).unwrap_err();
         assert!(e.message.contains("zip bomb"), "{e}");
+        assert!(e.too_large);
     }
 
     #[test]
@@ -237,7 +250,7 @@ pub(crate) mod tests {
             max_archive_bytes: 10,
             ..Default::default()
         };
-        assert!(extract(&z, dir.path(), &small).is_err());
+        assert!(extract(&z, dir.path(), &small).unwrap_err().too_large);
         assert!(extract(b"not a zip", dir.path(), &ArchiveLimits::default()).is_err());
         let files = extract(&z, dir.path(), &ArchiveLimits::default()).unwrap();
         assert_eq!(files.len(), 3);

@@ -1,7 +1,9 @@
 //! `inspect_package`: what the catalog needs to know about an uploaded
 //! archive, after the same checks `vetro murano check` runs. A package whose
 //! manifest or classes do not load is refused with the checker's problems,
-//! each with its file (relative to the archive), line and column.
+//! each with its file (relative to the archive), line and column. The
+//! archive is unpacked within [`ArchiveLimits`] (entries, unpacked bytes,
+//! paths that would leave it), as [`crate::archive`] describes.
 
 use crate::archive::{self, ArchiveLimits};
 use serde::Serialize;
@@ -34,8 +36,10 @@ pub struct PackageInfo {
     pub requires: Vec<(String, Option<String>)>,
     /// The UI definition (`UI/<file>`), when the archive has one.
     pub ui: Option<String>,
-    /// The logo image, when the archive has one.
+    /// The logo image (`Logo`, default `logo.png`), when the archive has one.
     pub logo: Option<Vec<u8>>,
+    /// The supplier's logo image (`Supplier: {Logo: ...}`), when named and present.
+    pub supplier_logo: Option<Vec<u8>>,
     /// Warnings of the checker (they do not refuse the package).
     pub warnings: Vec<Problem>,
 }
@@ -45,13 +49,20 @@ pub struct PackageInfo {
 pub struct Problem {
     /// `error`, `warning` or `note`.
     pub severity: String,
-    /// Stable identifier (`yaml-syntax`, `unknown-method`, `archive`, ...).
+    /// Stable identifier (`yaml-syntax`, `unknown-method`, ...), and for a
+    /// refused archive: `archive` (malformed or hostile), `archive-size`
+    /// (over a size limit), `manifest` (none, or unusable), `io` (the
+    /// package could not be unpacked here).
     pub kind: String,
     pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<u32>,
     /// Path inside the document (`Methods/deploy/Body/3`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
 }
 
@@ -92,6 +103,24 @@ pub struct Rejection {
 }
 
 impl Rejection {
+    /// The archive is over a size limit rather than malformed.
+    pub fn is_too_large(&self) -> bool {
+        self.problems.iter().any(|p| p.kind == "archive-size")
+    }
+
+    /// The package could not be unpacked for a local reason (no fault of the archive).
+    pub fn is_local_failure(&self) -> bool {
+        self.problems.iter().any(|p| p.kind == "io")
+    }
+
+    /// The first error (or else the first problem), for a one-line message.
+    pub fn first(&self) -> Option<&Problem> {
+        self.problems
+            .iter()
+            .find(|p| p.severity == "error")
+            .or(self.problems.first())
+    }
+
     fn one(p: Problem) -> Rejection {
         let rendered = format!("{p}\n");
         Rejection {
@@ -112,7 +141,11 @@ pub fn inspect_package(zip: &[u8], limits: &ArchiveLimits) -> Result<PackageInfo
     })?;
     archive::extract(zip, dir.path(), limits).map_err(|e| {
         Rejection::one(Problem::plain(
-            "archive",
+            if e.too_large {
+                "archive-size"
+            } else {
+                "archive"
+            },
             e.message.clone(),
             e.entry.clone(),
         ))
@@ -198,22 +231,41 @@ fn describe(
             .collect(),
         _ => Vec::new(),
     };
+    let package_type = match manifest.kind.to_ascii_lowercase().as_str() {
+        "" | "application" => "Application",
+        "library" => "Library",
+        _ => {
+            return Err(Rejection::one(Problem::plain(
+                "manifest",
+                format!(
+                    "the manifest's Type must be Application or Library, not '{}'",
+                    manifest.kind
+                ),
+                Some("manifest.yaml".into()),
+            )))
+        }
+    };
     let ui_file = text("UI").unwrap_or_else(|| "ui.yaml".into());
-    let ui = read_inside(root, &format!("UI/{ui_file}")).and_then(|b| String::from_utf8(b).ok());
+    let ui = read_inside(root, &format!("UI/{ui_file}"))
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
     let logo_file = text("Logo").unwrap_or_else(|| "logo.png".into());
+    let supplier_logo = match raw.pointer("/Supplier/Logo") {
+        Some(Json::String(l)) => read_inside(root, l),
+        _ => None,
+    };
     let mut class_names: Vec<String> = package.classes.keys().cloned().collect();
     class_names.sort();
     Ok(PackageInfo {
         fqn: manifest.full_name.clone(),
         name: text("Name").unwrap_or_else(|| manifest.full_name.clone()),
         version: manifest.version.clone(),
-        package_type: if manifest.kind.is_empty() {
-            "Application".into()
-        } else {
-            manifest.kind.clone()
-        },
+        package_type: package_type.into(),
         format: manifest.format.clone(),
-        description: text("Description").unwrap_or_default(),
+        // As written (a block scalar keeps its last newline), as Murano stores it.
+        description: match raw.get("Description") {
+            Some(Json::String(s)) => s.clone(),
+            _ => text("Description").unwrap_or_default(),
+        },
         author: text("Author").unwrap_or_default(),
         supplier: raw.get("Supplier").cloned(),
         tags,
@@ -221,6 +273,7 @@ fn describe(
         requires: manifest.require.clone(),
         ui,
         logo: read_inside(root, &logo_file),
+        supplier_logo,
         warnings,
     })
 }
@@ -258,7 +311,7 @@ mod tests {
                 "io.vetro.examples.tests.WebServerTests"
             ]
         );
-        assert!(info.ui.is_none() && info.logo.is_none());
+        assert!(info.ui.is_none() && info.logo.is_none() && info.supplier_logo.is_none());
     }
 
     #[test]
@@ -288,6 +341,44 @@ mod tests {
         assert_eq!(info.ui.as_deref(), Some("Version: 2\n"));
         assert_eq!(info.logo.as_deref(), Some(&b"\x89PNG"[..]));
         assert_eq!(info.package_type, "Library");
+    }
+
+    #[test]
+    fn the_supplier_logo_is_read_and_the_type_checked() {
+        let manifest = b"Format: 1.3\nType: library\nFullName: t.Lib\nSupplier:\n  Name: S\n  Logo: s.png\nClasses: {}\n";
+        let z = zip_of(&[("manifest.yaml", manifest), ("s.png", b"logo")]);
+        let info = inspect_package(&z, &ArchiveLimits::default()).unwrap();
+        assert_eq!(info.supplier_logo.as_deref(), Some(&b"logo"[..]));
+        assert_eq!(info.package_type, "Library");
+        assert_eq!(info.supplier.unwrap()["Name"], "S");
+        let odd = b"Format: 1.3\nType: Widget\nFullName: t.Odd\nClasses: {}\n";
+        let r = inspect_package(
+            &zip_of(&[("manifest.yaml", odd)]),
+            &ArchiveLimits::default(),
+        )
+        .unwrap_err();
+        assert_eq!(r.problems[0].kind, "manifest");
+        assert!(r.problems[0].message.contains("Widget"), "{r:?}");
+    }
+
+    #[test]
+    fn size_limits_are_told_apart_from_bad_archives() {
+        let limits = ArchiveLimits {
+            max_unpacked_bytes: 1000,
+            ..Default::default()
+        };
+        let big = vec![b'x'; 5000];
+        let z = zip_of(&[("manifest.yaml", b"FullName: t.X\n"), ("big", &big)]);
+        let r = inspect_package(&z, &limits).unwrap_err();
+        assert!(r.is_too_large(), "{r:?}");
+        let escape = zip_of(&[("../x", b"x")]);
+        let r = inspect_package(&escape, &limits).unwrap_err();
+        assert!(!r.is_too_large());
+        assert_eq!(r.first().unwrap().kind, "archive");
+        assert!(
+            r.first().unwrap().to_string().starts_with("../x: error:"),
+            "{r:?}"
+        );
     }
 
     #[test]

@@ -274,56 +274,32 @@ pub async fn upload(State(st): State<AppState>, ctx: Ctx, mp: Multipart) -> ApiR
     .await
     .map_err(|_| ApiError::unavailable("the package check did not finish"))??;
     let (i, archive) = inspected;
-    let m = &i.manifest;
-    let tags = match strings_field(&meta, "tags")? {
-        Some(t) => t,
-        None => m
-            .get("Tags")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default(),
-    };
     let new = NewPackage {
         meta: Package {
             id: String::new(),
             owner_id: ctx.project().to_string(),
-            fully_qualified_name: i.full_name.clone(),
-            name: string_field(&meta, "name")?.unwrap_or(i.name.clone()),
-            kind: i.kind.clone(),
-            version: i.version.clone(),
-            author: m
-                .get("Author")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
-            supplier: m
-                .get("Supplier")
-                .cloned()
+            fully_qualified_name: i.fqn,
+            name: string_field(&meta, "name")?.unwrap_or(i.name),
+            kind: i.package_type,
+            version: i.version,
+            author: i.author,
+            supplier: i
+                .supplier
                 .filter(Value::is_object)
                 .unwrap_or_else(|| json!({})),
-            description: string_field(&meta, "description")?
-                .or_else(|| {
-                    m.get("Description")
-                        .and_then(Value::as_str)
-                        .map(str::to_string)
-                })
-                .unwrap_or_default(),
+            description: string_field(&meta, "description")?.unwrap_or(i.description),
             enabled: bool_field(&meta, "enabled")?.unwrap_or(true),
             is_public,
-            tags,
+            tags: strings_field(&meta, "tags")?.unwrap_or(i.tags),
             categories: strings_field(&meta, "categories")?.unwrap_or_default(),
-            class_definitions: i.classes.clone(),
+            class_definitions: i.class_names,
             created: String::new(),
             updated: String::new(),
         },
         archive,
         logo: i.logo,
         supplier_logo: i.supplier_logo,
-        ui_definition: i.ui_definition,
+        ui_definition: i.ui,
     };
     let p = st.store.insert_package(&new).await?;
     Ok(Json(views::package(&p)))
