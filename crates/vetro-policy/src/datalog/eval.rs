@@ -5,10 +5,11 @@
 use super::ast::{Literal, Rule, Term};
 use super::builtins::{self, Builtin};
 use super::error::{ErrorClass, PolicyError};
-use super::hash::FxHashMap;
+use super::join::{self, Source};
 use super::limits::{Budget, Limits};
+use super::plan::{Arg, Plan, Step, StepKind};
 use super::policy::{PolicySet, PredKey, TableKey};
-use super::relation::{Index, Relation};
+use super::relation::{self, Indices, Relation};
 use super::value::{Symbols, Tuple, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -49,41 +50,6 @@ pub fn head_key(policy: &str, lit: &Literal) -> PredKey {
             table: lit.table.clone(),
         },
     }
-}
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Arg {
-    Const(Value),
-    Var(usize),
-}
-
-#[derive(Debug)]
-pub(crate) enum StepKind {
-    Scan(usize),
-    /// Every row of another predicate (an included policy's table).
-    Copy(usize),
-    Neg(usize),
-    Builtin(Builtin),
-    True,
-}
-
-#[derive(Debug)]
-pub(crate) struct Step {
-    pub(crate) kind: StepKind,
-    pub(crate) args: Vec<Arg>,
-    /// Columns bound when the step runs (scans and negations).
-    pub(crate) bound: Vec<usize>,
-    /// Position of this literal in the rule's main evaluation order.
-    pub(crate) orig: usize,
-}
-
-#[derive(Debug)]
-pub(crate) struct Plan {
-    pub(crate) heads: Vec<(usize, Vec<Arg>)>,
-    pub(crate) steps: Vec<Step>,
-    pub(crate) nvars: usize,
-    /// For incremental maintenance: (step, plan that evaluates that step first).
-    pub(crate) alts: Vec<(usize, Plan)>,
 }
 
 fn term_arg(t: &Term, vars: &mut Vec<String>, syms: &mut Symbols) -> Arg {
@@ -555,10 +521,8 @@ impl<'a> Evaluator<'a> {
             }
         }
         let plan = &self.plans[pl];
-        let mut out = Vec::new();
-        let mut binding: Vec<Option<Value>> = vec![None; plan.nvars];
         let empty = Delta::default();
-        let delta_rel = delta.as_ref().map(|(pos, d)| {
+        let delta = delta.as_ref().map(|(pos, d)| {
             let q = match plan.steps[*pos].kind {
                 StepKind::Scan(q) => q,
                 _ => usize::MAX,
@@ -566,18 +530,17 @@ impl<'a> Evaluator<'a> {
             let (rel, idx) = d.get(&q).unwrap_or(&empty);
             (*pos, rel, idx)
         });
-        let mut ctx = Join {
+        let mut source = Full {
             plan,
             rels: &self.rels,
             idx: &self.idx,
-            delta: delta_rel,
-            syms,
+            delta,
             skolem: &mut self.skolem,
-            out: &mut out,
+            out: Vec::new(),
             budget: &mut self.budget,
         };
-        ctx.step(0, &mut binding);
-        out
+        join::run(plan, &mut source, syms);
+        source.out
     }
 }
 
@@ -594,166 +557,78 @@ pub(crate) struct EvaluatedParts {
     pub deps: Vec<Vec<(usize, bool)>>,
 }
 
-/// Indices of one relation by column list.
-pub(crate) type Indices = FxHashMap<Vec<usize>, Index>;
-
 /// New tuples of one round of semi-naive evaluation, with their indices.
 type Delta = (Relation, Indices);
 
 /// A predicate's relation: borrowed from a policy's stored facts until rules add to it.
 type Slot<'a> = std::borrow::Cow<'a, Relation>;
 
-struct Join<'r, 'a> {
+/// The join's source in full evaluation: the relations, or at one step the
+/// semi-naive delta; derivations are collected with their head predicate.
+struct Full<'r, 'a> {
     plan: &'r Plan,
     rels: &'r [Slot<'a>],
     idx: &'r [Indices],
     delta: Option<(usize, &'r Relation, &'r Indices)>,
-    syms: &'r mut Symbols,
     skolem: &'r mut usize,
-    out: &'r mut Vec<(usize, Tuple)>,
+    out: Vec<(usize, Tuple)>,
     budget: &'r mut Budget,
 }
 
-impl Join<'_, '_> {
-    fn value(arg: Arg, binding: &[Option<Value>]) -> Option<Value> {
-        match arg {
-            Arg::Const(v) => Some(v),
-            Arg::Var(i) => binding[i],
+/// The rows one scan of a relation yields.
+enum ScanRows<'r> {
+    All(relation::Rows<'r>),
+    Indexed(&'r Relation, std::slice::Iter<'r, u32>),
+    None,
+}
+
+impl<'r> Iterator for ScanRows<'r> {
+    type Item = (&'r Tuple, i64);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            ScanRows::All(rows) => rows.next().map(|r| (r, 1)),
+            ScanRows::Indexed(rel, rows) => rows.find_map(|&r| rel.row(r as usize)).map(|r| (r, 1)),
+            ScanRows::None => None,
         }
     }
+}
 
-    fn step(&mut self, i: usize, binding: &mut Vec<Option<Value>>) {
-        let plan = self.plan;
-        let Some(step) = plan.steps.get(i) else {
-            self.emit(binding);
-            return;
+impl<'r> Source for Full<'r, '_> {
+    type Row = &'r Tuple;
+    type Rows = ScanRows<'r>;
+
+    fn scan(&self, i: usize, step: &Step, q: usize, key: &[Value]) -> ScanRows<'r> {
+        let (rel, idx): (&'r Relation, &'r Indices) = match self.delta {
+            Some((pos, d, di)) if pos == i => (d, di),
+            _ => (&self.rels[q], &self.idx[q]),
         };
-        match step.kind {
-            StepKind::True => self.step(i + 1, binding),
-            StepKind::Builtin(b) => {
-                let negated = step.bound.first() == Some(&usize::MAX);
-                let mut inputs = Vec::with_capacity(b.inputs);
-                for a in &step.args[..b.inputs] {
-                    match Self::value(*a, binding) {
-                        Some(v) => inputs.push(v),
-                        None => return,
-                    }
-                }
-                let result = builtins::eval(b, &inputs, self.syms);
-                if negated {
-                    let holds = result.is_some_and(|outs| {
-                        outs.iter()
-                            .zip(&step.args[b.inputs..])
-                            .all(|(o, a)| Self::value(*a, binding).is_none_or(|v| v == *o))
-                    });
-                    if !holds {
-                        self.step(i + 1, binding);
-                    }
-                    return;
-                }
-                let Some(outs) = result else {
-                    return;
-                };
-                let mut set = Vec::new();
-                let mut ok = true;
-                for (o, a) in outs.iter().zip(&step.args[b.inputs..]) {
-                    match *a {
-                        Arg::Const(v) => ok &= v == *o,
-                        Arg::Var(x) => match binding[x] {
-                            Some(v) => ok &= v == *o,
-                            None => {
-                                binding[x] = Some(*o);
-                                set.push(x);
-                            }
-                        },
-                    }
-                    if !ok {
-                        break;
-                    }
-                }
-                if ok {
-                    self.step(i + 1, binding);
-                }
-                for x in set {
-                    binding[x] = None;
-                }
-            }
-            StepKind::Copy(q) => {
-                if self.budget.fits(self.out.len() + self.rels[q].len()) {
-                    for row in self.rels[q].iter() {
-                        self.out.push((plan.heads[0].0, row.clone()));
-                    }
-                }
-            }
-            StepKind::Neg(q) => {
-                let t: Option<Vec<Value>> =
-                    step.args.iter().map(|a| Self::value(*a, binding)).collect();
-                let Some(t) = t else {
-                    return;
-                };
-                if !self.rels[q].contains(&t) {
-                    self.step(i + 1, binding);
-                }
-            }
-            StepKind::Scan(q) => {
-                let (rel, idx) = match self.delta {
-                    Some((pos, d, di)) if pos == i => (d, di),
-                    _ => (&*self.rels[q], &self.idx[q]),
-                };
-                if step.bound.is_empty() {
-                    for row in rel.iter() {
-                        self.try_row(i, row, binding);
-                    }
-                } else {
-                    let key: Vec<Value> = step
-                        .bound
-                        .iter()
-                        .map(|&c| Self::value(step.args[c], binding).unwrap_or(Value::Int(0)))
-                        .collect();
-                    let Some(index) = idx.get(&step.bound) else {
-                        return;
-                    };
-                    for &r in index.lookup(&key) {
-                        if let Some(row) = rel.row(r as usize) {
-                            self.try_row(i, row, binding);
-                        }
-                    }
-                }
+        if step.bound.is_empty() {
+            return ScanRows::All(rel.iter());
+        }
+        match idx.get(&step.bound) {
+            Some(index) => ScanRows::Indexed(rel, index.lookup(key).iter()),
+            None => ScanRows::None,
+        }
+    }
+
+    fn tick(&mut self) -> bool {
+        self.budget.tick()
+    }
+
+    fn negation(&self, _: usize, q: usize, t: &[Value]) -> Option<i64> {
+        (!self.rels[q].contains(t)).then_some(1)
+    }
+
+    fn copy(&mut self, _: usize, q: usize, _: i64) {
+        if self.budget.fits(self.out.len() + self.rels[q].len()) {
+            for row in self.rels[q].iter() {
+                self.out.push((self.plan.heads[0].0, row.clone()));
             }
         }
     }
 
-    fn try_row(&mut self, i: usize, row: &Tuple, binding: &mut Vec<Option<Value>>) {
-        let step = &self.plan.steps[i];
-        if !self.budget.tick() || row.len() != step.args.len() {
-            return;
-        }
-        let mut set: Vec<usize> = Vec::new();
-        let mut ok = true;
-        for (a, v) in step.args.iter().zip(row.iter()) {
-            match *a {
-                Arg::Const(c) => ok &= c == *v,
-                Arg::Var(x) => match binding[x] {
-                    Some(b) => ok &= b == *v,
-                    None => {
-                        binding[x] = Some(*v);
-                        set.push(x);
-                    }
-                },
-            }
-            if !ok {
-                break;
-            }
-        }
-        if ok {
-            self.step(i + 1, binding);
-        }
-        for x in set {
-            binding[x] = None;
-        }
-    }
-
-    fn emit(&mut self, binding: &[Option<Value>]) {
+    fn emit(&mut self, binding: &[Option<Value>], _: i64, syms: &mut Symbols) {
         if !self.budget.fits(self.out.len() + self.plan.heads.len()) {
             return;
         }
@@ -771,7 +646,7 @@ impl Join<'_, '_> {
                             None => {
                                 *self.skolem += 1;
                                 let name = format!("_sk{}", self.skolem);
-                                let v = Value::Str(self.syms.intern(&name));
+                                let v = Value::Str(syms.intern(&name));
                                 fresh.push((x, v));
                                 v
                             }

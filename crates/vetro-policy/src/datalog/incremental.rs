@@ -5,13 +5,14 @@
 //! crosses zero change. Components with recursion are recomputed by a fresh
 //! evaluation instead.
 
-use super::builtins;
 use super::error::PolicyError;
-use super::eval::{Arg, EvaluatedParts, Evaluator, Indices, Plan, StepKind};
+use super::eval::{EvaluatedParts, Evaluator};
 use super::hash::{FxHashMap, FxHashSet};
+use super::join::{self, Source};
 use super::limits::Limits;
+use super::plan::{Plan, Step, StepKind};
 use super::policy::{PolicySet, PredKey};
-use super::relation::Relation;
+use super::relation::{Indices, Relation};
 use super::value::{Symbols, Tuple, Value};
 use std::collections::HashMap;
 
@@ -234,7 +235,7 @@ impl View {
         };
         extend_indices(plan, &self.rels, &mut self.idx);
         let empty = Change::default();
-        let mut j = IncJoin {
+        let mut source = Maintained {
             plan,
             head: p,
             rels: &self.rels,
@@ -242,12 +243,10 @@ impl View {
             pos,
             delta,
             empty: &empty,
-            syms,
             out: Vec::new(),
         };
-        let mut binding = vec![None; j.plan.nvars];
-        j.step(0, &mut binding, 1);
-        j.out
+        join::run(plan, &mut source, syms);
+        source.out
     }
 }
 
@@ -265,7 +264,11 @@ fn extend_indices(plan: &Plan, rels: &[Relation], idx: &mut [Indices]) {
     }
 }
 
-struct IncJoin<'r> {
+/// The join's source in maintenance: the step at `pos` reads the change;
+/// steps before the changed literal (in the rule's main order) read the new
+/// state, steps after it the old one. Derivations of `head` are counted with
+/// their sign.
+struct Maintained<'r> {
     plan: &'r Plan,
     head: usize,
     rels: &'r [Relation],
@@ -273,18 +276,10 @@ struct IncJoin<'r> {
     pos: Option<usize>,
     delta: &'r FxHashMap<usize, Change>,
     empty: &'r Change,
-    syms: &'r mut Symbols,
     out: Vec<(Tuple, i64)>,
 }
 
-impl IncJoin<'_> {
-    fn value(a: Arg, b: &[Option<Value>]) -> Option<Value> {
-        match a {
-            Arg::Const(v) => Some(v),
-            Arg::Var(i) => b[i],
-        }
-    }
-
+impl Maintained<'_> {
     fn change(&self, q: usize) -> &Change {
         self.delta.get(&q).unwrap_or(self.empty)
     }
@@ -305,169 +300,82 @@ impl IncJoin<'_> {
         (now && !c.inserted.contains(t)) || c.deleted.contains(t)
     }
 
-    fn step(&mut self, i: usize, binding: &mut Vec<Option<Value>>, sign: i64) {
-        let plan = self.plan;
-        let Some(step) = plan.steps.get(i) else {
-            for (h, args) in &plan.heads {
-                if *h != self.head {
-                    continue;
-                }
-                let t: Option<Tuple> = args.iter().map(|a| Self::value(*a, binding)).collect();
-                if let Some(t) = t {
-                    self.out.push((t, sign));
-                }
-            }
-            return;
-        };
-        let driving = self.pos == Some(i);
-        match step.kind {
-            StepKind::True => self.step(i + 1, binding, sign),
-            StepKind::Builtin(b) => {
-                let negated = step.bound.first() == Some(&usize::MAX);
-                let inputs: Option<Vec<Value>> = step.args[..b.inputs]
-                    .iter()
-                    .map(|a| Self::value(*a, binding))
-                    .collect();
-                let Some(inputs) = inputs else {
-                    return;
-                };
-                let result = builtins::eval(b, &inputs, self.syms);
-                if negated {
-                    let holds = result.is_some_and(|outs| {
-                        outs.iter()
-                            .zip(&step.args[b.inputs..])
-                            .all(|(o, a)| Self::value(*a, binding).is_none_or(|v| v == *o))
-                    });
-                    if !holds {
-                        self.step(i + 1, binding, sign);
-                    }
-                    return;
-                }
-                let Some(outs) = result else {
-                    return;
-                };
-                let mut set = Vec::new();
-                let mut ok = true;
-                for (o, a) in outs.iter().zip(&step.args[b.inputs..]) {
-                    match *a {
-                        Arg::Const(v) => ok &= v == *o,
-                        Arg::Var(x) => match binding[x] {
-                            Some(v) => ok &= v == *o,
-                            None => {
-                                binding[x] = Some(*o);
-                                set.push(x);
-                            }
-                        },
-                    }
-                }
-                if ok {
-                    self.step(i + 1, binding, sign);
-                }
-                for x in set {
-                    binding[x] = None;
+    /// The change of `q`: inserted rows count up, deleted ones down.
+    fn changed_rows(&self, q: usize) -> Vec<(Tuple, i64)> {
+        let c = self.change(q);
+        let ins = c.inserted.iter().map(|t| (t.clone(), 1));
+        ins.chain(c.deleted.iter().map(|t| (t.clone(), -1)))
+            .collect()
+    }
+}
+
+impl Source for Maintained<'_> {
+    type Row = Tuple;
+    type Rows = std::vec::IntoIter<(Tuple, i64)>;
+
+    fn scan(&self, i: usize, step: &Step, q: usize, key: &[Value]) -> Self::Rows {
+        if self.pos == Some(i) {
+            return self.changed_rows(q).into_iter();
+        }
+        let rel = &self.rels[q];
+        let mut rows: Vec<Tuple> = Vec::new();
+        if step.bound.is_empty() {
+            rows.extend(rel.iter().cloned());
+        } else if let Some(index) = self.idx[q].get(&step.bound) {
+            for &r in index.lookup(key) {
+                if let Some(row) = rel.row(r as usize) {
+                    rows.push(row.clone());
                 }
             }
-            StepKind::Neg(q) => {
-                let t: Option<Vec<Value>> =
-                    step.args.iter().map(|a| Self::value(*a, binding)).collect();
-                let Some(t) = t else {
-                    return;
-                };
-                if driving {
-                    let c = self.change(q);
-                    if c.inserted.contains(t.as_slice()) {
-                        self.step(i + 1, binding, -sign);
-                    } else if c.deleted.contains(t.as_slice()) {
-                        self.step(i + 1, binding, sign);
-                    }
-                } else if !self.contains(q, &t, self.old(i)) {
-                    self.step(i + 1, binding, sign);
-                }
+        }
+        if self.old(i) {
+            let c = self.change(q);
+            rows.retain(|t| !c.inserted.contains(t));
+            rows.extend(c.deleted.iter().cloned());
+        }
+        let rows: Vec<(Tuple, i64)> = rows.into_iter().map(|t| (t, 1)).collect();
+        rows.into_iter()
+    }
+
+    fn tick(&mut self) -> bool {
+        true
+    }
+
+    fn negation(&self, i: usize, q: usize, t: &[Value]) -> Option<i64> {
+        if self.pos == Some(i) {
+            // A row entering the negated table removes derivations; one leaving adds them.
+            let c = self.change(q);
+            if c.inserted.contains(t) {
+                Some(-1)
+            } else if c.deleted.contains(t) {
+                Some(1)
+            } else {
+                None
             }
-            StepKind::Copy(q) => {
-                if driving {
-                    let c = self.change(q);
-                    let ins: Vec<Tuple> = c.inserted.iter().cloned().collect();
-                    let del: Vec<Tuple> = c.deleted.iter().cloned().collect();
-                    self.out.extend(ins.into_iter().map(|t| (t, sign)));
-                    self.out.extend(del.into_iter().map(|t| (t, -sign)));
-                } else {
-                    let rows: Vec<Tuple> = self.rels[q].iter().cloned().collect();
-                    self.out.extend(rows.into_iter().map(|t| (t, sign)));
-                }
-            }
-            StepKind::Scan(q) => {
-                if driving {
-                    let c = self.change(q);
-                    let ins: Vec<Tuple> = c.inserted.iter().cloned().collect();
-                    let del: Vec<Tuple> = c.deleted.iter().cloned().collect();
-                    for t in ins {
-                        self.try_row(i, &t, binding, sign);
-                    }
-                    for t in del {
-                        self.try_row(i, &t, binding, -sign);
-                    }
-                    return;
-                }
-                let old = self.old(i);
-                let rels = self.rels;
-                let rel = &rels[q];
-                let mut rows: Vec<Tuple> = Vec::new();
-                if step.bound.is_empty() {
-                    rows.extend(rel.iter().cloned());
-                } else {
-                    let key: Vec<Value> = step
-                        .bound
-                        .iter()
-                        .map(|&c| Self::value(step.args[c], binding).unwrap_or(Value::Int(0)))
-                        .collect();
-                    if let Some(index) = self.idx[q].get(&step.bound) {
-                        for &r in index.lookup(&key) {
-                            if let Some(row) = rel.row(r as usize) {
-                                rows.push(row.clone());
-                            }
-                        }
-                    }
-                }
-                if old {
-                    let c = self.change(q);
-                    rows.retain(|t| !c.inserted.contains(t));
-                    rows.extend(c.deleted.iter().cloned());
-                }
-                for t in rows {
-                    self.try_row(i, &t, binding, sign);
-                }
-            }
+        } else {
+            (!self.contains(q, t, self.old(i))).then_some(1)
         }
     }
 
-    fn try_row(&mut self, i: usize, row: &Tuple, binding: &mut Vec<Option<Value>>, sign: i64) {
-        let step = &self.plan.steps[i];
-        if row.len() != step.args.len() {
-            return;
-        }
-        let mut set = Vec::new();
-        let mut ok = true;
-        for (a, v) in step.args.iter().zip(row.iter()) {
-            match *a {
-                Arg::Const(c) => ok &= c == *v,
-                Arg::Var(x) => match binding[x] {
-                    Some(b) => ok &= b == *v,
-                    None => {
-                        binding[x] = Some(*v);
-                        set.push(x);
-                    }
-                },
+    fn copy(&mut self, i: usize, q: usize, sign: i64) {
+        let rows = if self.pos == Some(i) {
+            self.changed_rows(q)
+        } else {
+            self.rels[q].iter().map(|t| (t.clone(), 1)).collect()
+        };
+        self.out
+            .extend(rows.into_iter().map(|(t, s)| (t, s * sign)));
+    }
+
+    fn emit(&mut self, binding: &[Option<Value>], sign: i64, _: &mut Symbols) {
+        for (h, args) in &self.plan.heads {
+            if *h != self.head {
+                continue;
             }
-            if !ok {
-                break;
+            let t: Option<Tuple> = args.iter().map(|a| a.value(binding)).collect();
+            if let Some(t) = t {
+                self.out.push((t, sign));
             }
-        }
-        if ok {
-            self.step(i + 1, binding, sign);
-        }
-        for x in set {
-            binding[x] = None;
         }
     }
 }

@@ -4,6 +4,12 @@
 use super::hash::FxHashMap;
 use super::value::{Tuple, Value};
 
+/// The live tuples of a relation, in insertion order.
+pub type Rows<'r> = std::iter::Flatten<std::slice::Iter<'r, Option<Tuple>>>;
+
+/// Indices of one relation by column list.
+pub(crate) type Indices = FxHashMap<Vec<usize>, Index>;
+
 /// A set of tuples in insertion order.
 #[derive(Debug, Default, Clone)]
 pub struct Relation {
@@ -59,7 +65,7 @@ impl Relation {
     }
 
     /// Live tuples in insertion order.
-    pub fn iter(&self) -> impl Iterator<Item = &Tuple> {
+    pub fn iter(&self) -> Rows<'_> {
         self.rows.iter().flatten()
     }
 
