@@ -78,7 +78,7 @@ pub fn violations(engine: &mut Engine) -> Result<Vec<Violation>, PolicyError> {
     let text = |v: &Value, e: &Engine| match v {
         Value::Str(s) => e.syms.get(*s).to_string(),
         Value::Int(i) => i.to_string(),
-        Value::Float(f) => crate::datalog::ast::py_float(*f),
+        Value::Float(f) => vetro_pycompat::repr::float_repr(*f),
     };
     let mut out: Vec<Violation> = rows
         .iter()

@@ -1,9 +1,9 @@
 //! Writing nodes back as YAML (block style, insertion order) or JSON.
 
 use crate::node::{Node, NodeKind};
-use crate::repr::python_float_repr;
 use crate::resolve::{resolve_plain, Resolved, YamlVersion};
 use std::fmt::Write;
+use vetro_pycompat::repr::float_repr;
 
 /// The node as a YAML document that loads back to the same values under both
 /// schemas. Keys keep their order; strings are quoted only when needed.
@@ -143,7 +143,7 @@ fn yaml_float(f: f64) -> String {
             "-.inf".into()
         };
     }
-    let repr = python_float_repr(f);
+    let repr = float_repr(f);
     // YAML 1.1 floats need a dot in the mantissa: `1e+20` is written `1.0e+20`.
     match repr.split_once('e') {
         Some((mantissa, exp)) if !mantissa.contains('.') => format!("{mantissa}.0e{exp}"),
@@ -208,13 +208,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn float_repr_matches_python() {
-        assert_eq!(python_float_repr(1.5), "1.5");
-        assert_eq!(python_float_repr(1.0), "1.0");
-        assert_eq!(python_float_repr(1e16), "1e+16");
-        assert_eq!(python_float_repr(1e-5), "1e-05");
-        assert_eq!(python_float_repr(0.0001), "0.0001");
-        assert_eq!(python_float_repr(123456789.125), "123456789.125");
+    fn floats_are_written_as_python_reprs_with_a_yaml_mantissa() {
+        assert_eq!(yaml_float(1.5), "1.5");
+        assert_eq!(yaml_float(1.0), "1.0");
+        assert_eq!(yaml_float(1e16), "1.0e+16");
+        assert_eq!(yaml_float(1.5e-5), "1.5e-05");
+        assert_eq!(yaml_float(0.0001), "0.0001");
+        assert_eq!(yaml_float(123456789.125), "123456789.125");
         assert_eq!(yaml_float(1e20), "1.0e+20");
     }
 

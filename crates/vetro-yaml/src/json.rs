@@ -2,7 +2,6 @@
 //! YAML value), `serde_json` values, and the fast reader for JSON input.
 
 use crate::node::{Mapping, Node, NodeKind};
-use crate::repr::python_float_repr;
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::collections::HashSet;
@@ -46,7 +45,7 @@ fn json_key(key: &Node) -> String {
         NodeKind::Bool(b) => b.to_string(),
         NodeKind::Int(i) => i.to_string(),
         NodeKind::BigInt(s) => s.clone(),
-        NodeKind::Float(f) => python_float_repr(*f),
+        NodeKind::Float(f) => vetro_pycompat::repr::float_repr(*f),
         NodeKind::Seq(_) | NodeKind::Map(_) => to_json(key).to_string(),
     }
 }

@@ -13,7 +13,6 @@ mod json;
 mod load;
 mod node;
 mod read;
-mod repr;
 mod resolve;
 
 pub use decode::{decode_lenient, decode_strict, decode_strict_at};
@@ -22,6 +21,5 @@ pub use json::{from_json, parse_json_exact, to_json, to_json_string, JsonBuild};
 pub use load::{load_str, LoadOptions};
 pub use node::{Mapping, Node, NodeKind, Style};
 pub use read::{load_data, load_file, read_bytes, read_source, DEFAULT_MAX_INPUT, STDIN_NAME};
-pub use repr::python_float_repr;
 pub use resolve::{resolve_plain, Resolved, YamlVersion};
 pub use vetro_diag::{Diagnostic, FileId, SourceMap, Span};

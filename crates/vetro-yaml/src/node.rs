@@ -176,7 +176,7 @@ impl Node {
             NodeKind::Bool(false) => "False".into(),
             NodeKind::Int(i) => i.to_string(),
             NodeKind::BigInt(s) => s.clone(),
-            NodeKind::Float(f) => crate::repr::python_float_repr(*f),
+            NodeKind::Float(f) => vetro_pycompat::repr::float_repr(*f),
             NodeKind::Str(s) => s.clone(),
             NodeKind::Seq(_) | NodeKind::Map(_) => return None,
         })

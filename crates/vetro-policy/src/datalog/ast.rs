@@ -2,6 +2,7 @@
 //! (the reference's `str()`).
 
 use std::fmt;
+use vetro_pycompat::repr::float_repr;
 
 /// A term: a variable or a constant.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,39 +136,12 @@ impl Statement {
     }
 }
 
-/// Python's `repr()` of a float.
-pub fn py_float(f: f64) -> String {
-    if f.is_nan() {
-        return "nan".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0.0" } else { "0.0" }.into();
-    }
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if (-4..16).contains(&exp) {
-        let fixed = format!("{f}");
-        if fixed.contains('.') {
-            fixed
-        } else {
-            format!("{fixed}.0")
-        }
-    } else {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exp.abs())
-    }
-}
-
 impl fmt::Display for Term {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Term::Var(v) => f.write_str(v),
             Term::Int(i) => write!(f, "{i}"),
-            Term::Float(x) => f.write_str(&py_float(*x)),
+            Term::Float(x) => f.write_str(&float_repr(*x)),
             Term::Str(s) => write!(f, "\"{s}\""),
         }
     }

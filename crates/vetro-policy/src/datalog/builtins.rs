@@ -4,6 +4,7 @@
 
 use super::value::{Symbols, Value};
 use std::net::IpAddr;
+use vetro_pycompat::time::{DateTime as PyDateTime, Parts, US_PER_SEC};
 
 /// Name, number of arguments and number of inputs of every builtin.
 const TABLE: &[(&str, usize, usize)] = &[
@@ -135,7 +136,7 @@ fn py_str(v: Value, syms: &Symbols) -> String {
     match v {
         Value::Str(s) => syms.get(s).to_string(),
         Value::Int(i) => i.to_string(),
-        Value::Float(f) => super::ast::py_float(f),
+        Value::Float(f) => vetro_pycompat::repr::float_repr(f),
     }
 }
 
@@ -215,7 +216,7 @@ pub fn eval(b: Builtin, inputs: &[Value], syms: &mut Symbols) -> Option<Vec<Valu
                 .duration_since(std::time::UNIX_EPOCH)
                 .ok()?
                 .as_secs() as i64;
-            let dt = DateTime::from_unix(secs);
+            let dt = DateTime::from_seconds(secs)?;
             Some(vec![Value::Str(syms.intern(&dt.to_string()))])
         }
         _ => eval_more(b, inputs, syms),
@@ -234,15 +235,15 @@ fn eval_more(b: Builtin, inputs: &[Value], syms: &mut Symbols) -> Option<Vec<Val
     let ints = |vals: &[i64]| Some(vals.iter().map(|&v| Value::Int(v)).collect::<Vec<_>>());
     match b.name {
         "unpack_date" => {
-            let d = dt(0, syms)?;
+            let d = dt(0, syms)?.parts();
             ints(&[d.year, d.month, d.day])
         }
         "unpack_time" => {
-            let d = dt(0, syms)?;
+            let d = dt(0, syms)?.parts();
             ints(&[d.hour, d.minute, d.second])
         }
         "unpack_datetime" => {
-            let d = dt(0, syms)?;
+            let d = dt(0, syms)?.parts();
             ints(&[d.year, d.month, d.day, d.hour, d.minute, d.second])
         }
         "pack_time" => {
@@ -264,11 +265,11 @@ fn eval_more(b: Builtin, inputs: &[Value], syms: &mut Symbols) -> Option<Vec<Val
             )
         }
         "extract_date" => {
-            let d = dt(0, syms)?;
+            let d = dt(0, syms)?.parts();
             out_str(format!("{:04}-{:02}-{:02}", d.year, d.month, d.day), syms)
         }
         "extract_time" => {
-            let d = dt(0, syms)?;
+            let d = dt(0, syms)?.parts();
             out_str(
                 format!("{:02}:{:02}:{:02}", d.hour, d.minute, d.second),
                 syms,
@@ -276,14 +277,7 @@ fn eval_more(b: Builtin, inputs: &[Value], syms: &mut Symbols) -> Option<Vec<Val
         }
         "datetime_to_seconds" => {
             let d = dt(0, syms)?;
-            let base = DateTime {
-                year: 1900,
-                month: 1,
-                day: 1,
-                hour: 0,
-                minute: 0,
-                second: 0,
-            };
+            let base = DateTime::new(1900, 1, 1, 0, 0, 0)?;
             Some(vec![Value::Int(d.seconds() - base.seconds())])
         }
         "datetime_plus" | "datetime_minus" => {
@@ -294,7 +288,7 @@ fn eval_more(b: Builtin, inputs: &[Value], syms: &mut Symbols) -> Option<Vec<Val
             } else {
                 d.seconds() - delta
             };
-            out_str(DateTime::from_seconds(total).to_string(), syms)
+            out_str(DateTime::from_seconds(total)?.to_string(), syms)
         }
         "datetime_lt" | "datetime_lteq" | "datetime_gt" | "datetime_gteq" | "datetime_equal" => {
             let x = dt(0, syms)?.seconds();
@@ -381,68 +375,44 @@ fn timedelta(v: Value, syms: &Symbols) -> Option<i64> {
     }
 }
 
-/// A naive date and time (no time zone), to the second.
+/// A naive date and time (no time zone), to the second, within Python's
+/// years 1 to 9999 (the calendar is `vetro-pycompat`'s).
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct DateTime {
-    year: i64,
-    month: i64,
-    day: i64,
-    hour: i64,
-    minute: i64,
-    second: i64,
-}
-
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
+struct DateTime(PyDateTime);
 
 const MONTHS: [&str; 12] = [
     "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
 ];
 
 impl DateTime {
-    fn seconds(&self) -> i64 {
-        days_from_civil(self.year, self.month, self.day) * 86400
-            + self.hour * 3600
-            + self.minute * 60
-            + self.second
-    }
-
-    fn from_seconds(t: i64) -> Self {
-        let days = t.div_euclid(86400);
-        let rem = t.rem_euclid(86400);
-        let (year, month, day) = civil_from_days(days);
-        DateTime {
+    fn new(year: i64, month: i64, day: i64, hour: i64, minute: i64, second: i64) -> Option<Self> {
+        let parts = Parts {
             year,
             month,
             day,
-            hour: rem / 3600,
-            minute: rem % 3600 / 60,
-            second: rem % 60,
-        }
+            hour,
+            minute,
+            second,
+            micro: 0,
+        };
+        PyDateTime::from_parts(parts, None).ok().map(DateTime)
     }
 
-    fn from_unix(t: i64) -> Self {
-        Self::from_seconds(t)
+    /// Seconds since 1970-01-01 00:00:00.
+    fn seconds(&self) -> i64 {
+        self.0.local.div_euclid(US_PER_SEC)
+    }
+
+    fn from_seconds(t: i64) -> Option<Self> {
+        let d = PyDateTime {
+            local: t.checked_mul(US_PER_SEC)?,
+            offset: None,
+        };
+        d.in_python_range().then_some(DateTime(d))
+    }
+
+    fn parts(&self) -> Parts {
+        self.0.parts()
     }
 
     /// A small subset of `dateutil.parser.parse`: ISO dates (`2014-01-02`),
@@ -503,33 +473,13 @@ impl DateTime {
                 hour = 0;
             }
         }
-        let dt = DateTime {
-            year: year?,
-            month: month?,
-            day: day?,
-            hour,
-            minute,
-            second,
-        };
-        let valid = (1..=12).contains(&dt.month)
-            && dt.day >= 1
-            && dt.day <= 31
-            && civil_from_days(days_from_civil(dt.year, dt.month, dt.day))
-                == (dt.year, dt.month, dt.day)
-            && (0..24).contains(&dt.hour)
-            && (0..60).contains(&dt.minute)
-            && (0..60).contains(&dt.second);
-        valid.then_some(dt)
+        DateTime::new(year?, month?, day?, hour, minute, second)
     }
 }
 
 impl std::fmt::Display for DateTime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
-            self.year, self.month, self.day, self.hour, self.minute, self.second
-        )
+        f.write_str(&self.0.to_py_str())
     }
 }
 
@@ -603,7 +553,7 @@ fn py_num(f: f64) -> String {
     if f.fract() == 0.0 {
         format!("{}", f as i64)
     } else {
-        super::ast::py_float(f)
+        vetro_pycompat::repr::float_repr(f)
     }
 }
 
@@ -653,9 +603,15 @@ mod tests {
         let b = DateTime::parse("2014-01-01 10:00:00").unwrap();
         assert_eq!(a, b);
         assert_eq!(
-            DateTime::from_seconds(a.seconds() + 3600).to_string(),
+            DateTime::from_seconds(a.seconds() + 3600)
+                .unwrap()
+                .to_string(),
             "2014-01-01 11:00:00"
         );
+        assert!(DateTime::parse("2014-02-29").is_none());
+        assert!(DateTime::parse("2016-02-29").is_some());
+        let end = DateTime::parse("9999-12-31 23:59:59").unwrap();
+        assert!(DateTime::from_seconds(end.seconds() + 1).is_none());
     }
 
     #[test]

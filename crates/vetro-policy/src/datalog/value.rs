@@ -103,7 +103,7 @@ impl Symbols {
     pub fn render(&self, v: Value, out: &mut String) {
         match v {
             Value::Int(i) => out.push_str(&i.to_string()),
-            Value::Float(f) => out.push_str(&super::ast::py_float(f)),
+            Value::Float(f) => out.push_str(&vetro_pycompat::repr::float_repr(f)),
             Value::Str(s) => {
                 out.push('"');
                 out.push_str(self.get(s));

@@ -2,6 +2,8 @@
 //! property values (it formats the PyYAML-loaded value with `str.format`).
 
 use super::value::MValue;
+use vetro_pycompat::repr::{float_repr, str_repr};
+use vetro_pycompat::time::days_in_month;
 
 /// A plain scalar that PyYAML's 1.1 resolver would read as a timestamp.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,15 +123,7 @@ fn expect(b: &[u8], i: &mut usize, c: u8) -> Option<()> {
 }
 
 fn valid_date(y: i32, m: u32, d: u32) -> bool {
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    y >= 1 && d >= 1 && d <= days
+    y >= 1 && d >= 1 && i64::from(d) <= days_in_month(y.into(), m.into())
 }
 
 impl Timestamp {
@@ -197,7 +191,7 @@ fn scalar_str(v: &MValue) -> Option<String> {
         MValue::Bool(false) => "False".into(),
         MValue::Int(i) => i.to_string(),
         MValue::BigInt(s) => s.clone(),
-        MValue::Float(f) => crate::datalog::ast::py_float(*f),
+        MValue::Float(f) => float_repr(*f),
         MValue::Str { text, .. } => text.clone(),
         MValue::Seq(_) | MValue::Map(_) => return None,
     })
@@ -227,7 +221,7 @@ fn write_repr(v: &MValue, out: &mut String) {
         return;
     }
     match v {
-        MValue::Str { text, .. } => write_str_repr(text, out),
+        MValue::Str { text, .. } => out.push_str(&str_repr(text)),
         MValue::Seq(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -254,37 +248,6 @@ fn write_repr(v: &MValue, out: &mut String) {
     }
 }
 
-/// Python's `repr()` of a str: single quotes unless the text has a single
-/// quote and no double quote; backslash escapes for control characters.
-pub fn write_str_repr(s: &str, out: &mut String) {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c if (0x80..0xa0).contains(&(c as u32)) => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,12 +264,13 @@ mod tests {
     }
 
     #[test]
-    fn string_repr_quotes() {
-        let mut out = String::new();
-        write_str_repr("it's", &mut out);
-        assert_eq!(out, "\"it's\"");
-        out.clear();
-        write_str_repr("a'b\"c", &mut out);
-        assert_eq!(out, "'a\\'b\"c'");
+    fn collections_repr_their_items() {
+        let text = |t: &str| MValue::Str {
+            text: t.into(),
+            plain: false,
+        };
+        let v = MValue::Seq(vec![text("it's"), MValue::Float(1e16), MValue::Null]);
+        assert_eq!(py_repr(&v), "[\"it's\", 1e+16, None]");
+        assert_eq!(py_str(&MValue::Float(0.1)), "0.1");
     }
 }
