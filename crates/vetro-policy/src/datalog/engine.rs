@@ -893,46 +893,8 @@ impl Engine {
         rule: &Rule,
         includes: &HashMap<String, Vec<String>>,
     ) -> Result<Option<Vec<(TableKey, Tuple)>>, PolicyError> {
-        const Q: &str = "\u{0}query";
-        let mut probe = rule.clone();
-        let mut vars: Vec<String> = Vec::new();
-        for lit in &rule.body {
-            for v in lit.variables() {
-                if !vars.iter().any(|x| x == v) {
-                    vars.push(v.to_string());
-                }
-            }
-        }
-        let head = Literal {
-            negated: false,
-            modal: None,
-            module: None,
-            table: Q.to_string(),
-            args: vars.iter().map(|v| Term::Var(v.clone())).collect(),
-            named: Vec::new(),
-            pos: Default::default(),
-        };
-        probe.heads = vec![head];
-        let saved = self.policies.get(action_policy).cloned();
-        if let Some(p) = self.policies.get_mut(action_policy) {
-            p.add_rule(probe);
-        }
-        let key = PredKey {
-            policy: action_policy.to_string(),
-            key: TableKey::plain(Q),
-        };
-        let rows = evaluate(
-            self.limits,
-            &self.policies,
-            includes,
-            &mut self.syms,
-            &[key],
-        );
-        if let Some(s) = saved {
-            self.policies.insert(action_policy.to_string(), s);
-        }
-        let rows = rows?;
-        let Some(first) = rows.into_iter().next().and_then(|r| r.into_iter().next()) else {
+        let (vars, rows) = self.body_bindings(action_policy, rule, includes)?;
+        let Some(first) = rows.into_iter().next() else {
             return Ok(None);
         };
         let mut out = Vec::new();
