@@ -279,6 +279,22 @@ fn replace_with(
     Ok(out)
 }
 
+/// The first `count` matches (all for 0) replaced by the template `repl`
+/// (see [`parse_template`]).
+fn replace(re: &RegexValue, s: &str, repl: &str, count: i64) -> Result<Value> {
+    let repl = parse_template(repl, re)?;
+    let out = replace_with(re, s, count, |c| Ok(expand(&repl, c)))?;
+    Ok(Value::from(out))
+}
+
+/// The first `count` matches (all for 0) replaced by the text of what `repl`
+/// returns for each (given the match, as `search` publishes it).
+fn replace_by(re: &RegexValue, s: &str, repl: Option<&Lambda>, count: i64) -> Result<Value> {
+    let l = repl.ok_or_else(|| Error::type_err("lambda expected"))?;
+    let out = replace_with(re, s, count, |c| Ok(publish(re, s, c, l)?.to_yaql_string()))?;
+    Ok(Value::from(out))
+}
+
 fn split(re: &RegexValue, s: &str, max: i64) -> Result<Value> {
     let mut out = Vec::new();
     let mut last = 0;
@@ -384,57 +400,26 @@ pub fn register(r: &Reg) {
             Ok(Value::Regex(compile(a.str(0), flags)?))
         },
     );
+    // `replace` and `replaceBy` take the regexp and the string in either order.
     r.m(
         "replace",
         "regexp:Pattern, string:String, repl:String, count:int=0",
-        |_, a| {
-            let re = regex_of(a.v(0))?;
-            let repl = parse_template(a.str(2), &re)?;
-            Ok(Value::from(replace_with(&re, a.str(1), a.int(3), |c| {
-                Ok(expand(&repl, c))
-            })?))
-        },
+        |_, a| replace(&*regex_of(a.v(0))?, a.str(1), a.str(2), a.int(3)),
     );
     r.m(
         "replace",
         "string:String, regexp:Pattern, repl:String, count:int=0",
-        |_, a| {
-            let re = regex_of(a.v(1))?;
-            let repl = parse_template(a.str(2), &re)?;
-            Ok(Value::from(replace_with(&re, a.str(0), a.int(3), |c| {
-                Ok(expand(&repl, c))
-            })?))
-        },
+        |_, a| replace(&*regex_of(a.v(1))?, a.str(0), a.str(2), a.int(3)),
     );
     r.m(
         "replaceBy",
         "regexp:Pattern, string:String, repl:Lambda, count:int=0",
-        |_, a| {
-            let re = regex_of(a.v(0))?;
-            let s = a.str(1).to_string();
-            let l = a
-                .lam(2)
-                .cloned()
-                .ok_or_else(|| Error::type_err("lambda expected"))?;
-            Ok(Value::from(replace_with(&re, &s, a.int(3), |c| {
-                Ok(publish(&re, &s, c, &l)?.to_yaql_string())
-            })?))
-        },
+        |_, a| replace_by(&*regex_of(a.v(0))?, a.str(1), a.lam(2), a.int(3)),
     );
     r.m(
         "replaceBy",
         "string:String, regexp:Pattern, repl:Lambda, count:int=0",
-        |_, a| {
-            let re = regex_of(a.v(1))?;
-            let s = a.str(0).to_string();
-            let l = a
-                .lam(2)
-                .cloned()
-                .ok_or_else(|| Error::type_err("lambda expected"))?;
-            Ok(Value::from(replace_with(&re, &s, a.int(3), |c| {
-                Ok(publish(&re, &s, c, &l)?.to_yaql_string())
-            })?))
-        },
+        |_, a| replace_by(&*regex_of(a.v(1))?, a.str(0), a.lam(2), a.int(3)),
     );
     r.m(
         "search",
