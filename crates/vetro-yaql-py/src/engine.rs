@@ -6,12 +6,15 @@ use crate::convert::{to_py, to_value, Shape};
 use crate::errors::{clear_stash, to_pyerr};
 use crate::evalctx::EvalContext;
 use crate::host::register_layer;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use vetro_yaql::operators::{Fixity, OperatorSpec, OperatorTable};
 use vetro_yaql::{Engine, EngineOptions, Options};
 
 static NEXT_CORE: AtomicU64 = AtomicU64::new(1);
@@ -32,6 +35,8 @@ const MAX_THREAD_ENGINES: usize = 64;
 
 thread_local! {
     static ENGINES: RefCell<HashMap<(u64, Library), Rc<Engine>>> = RefCell::new(HashMap::new());
+    /// The engine used last, found without hashing (most threads use one).
+    static LAST: RefCell<Option<((u64, Library), Rc<Engine>)>> = const { RefCell::new(None) };
     static DEPTH: Cell<usize> = const { Cell::new(0) };
 }
 
@@ -41,17 +46,59 @@ pub struct Core {
     id: u64,
     legacy: bool,
     allow_delegates: bool,
+    /// The factory's operator table when it has custom operators.
+    operators: Option<Arc<[OperatorSpec]>>,
+    keyword: Option<String>,
     options: Options,
+}
+
+/// One operator record from Python: `(symbol, type, group, alias)`.
+type OperatorRecord = (String, String, usize, Option<String>);
+
+fn operator_specs(records: Vec<OperatorRecord>) -> PyResult<Vec<OperatorSpec>> {
+    records
+        .into_iter()
+        .map(|(symbol, kind, group, alias)| {
+            let fixity = match kind.as_str() {
+                "PREFIX_UNARY" => Fixity::Prefix,
+                "SUFFIX_UNARY" => Fixity::Suffix,
+                "BINARY_LEFT_ASSOCIATIVE" => Fixity::Left,
+                "BINARY_RIGHT_ASSOCIATIVE" => Fixity::Right,
+                _ => return Err(PyValueError::new_err(format!("operator type {kind}"))),
+            };
+            Ok(OperatorSpec {
+                symbol,
+                fixity,
+                group,
+                alias,
+            })
+        })
+        .collect()
 }
 
 impl Core {
     /// This thread's Rust engine for the given library flavour.
     pub fn engine(&self, lib: Library) -> Rc<Engine> {
         let key = (self.id, lib);
-        if let Some(e) = ENGINES.with(|m| m.borrow().get(&key).cloned()) {
+        let last = LAST.with(|l| match &*l.borrow() {
+            Some((k, e)) if *k == key => Some(e.clone()),
+            _ => None,
+        });
+        if let Some(e) = last {
             return e;
         }
+        if let Some(e) = ENGINES.with(|m| m.borrow().get(&key).cloned()) {
+            LAST.with(|l| *l.borrow_mut() = Some((key, e.clone())));
+            return e;
+        }
+        // The table was checked when the Python engine was made.
+        let operators = self.operators.as_ref().and_then(|specs| {
+            OperatorTable::new(specs, self.keyword.as_deref())
+                .ok()
+                .map(Rc::new)
+        });
         let opts = EngineOptions {
+            operators,
             legacy: self.legacy,
             legacy_context: lib.legacy,
             allow_delegates: self.allow_delegates,
@@ -78,6 +125,7 @@ impl Core {
             }
             m.insert(key, engine.clone());
         });
+        LAST.with(|l| *l.borrow_mut() = Some((key, engine.clone())));
         engine
     }
 
@@ -104,22 +152,35 @@ impl Core {
 #[pymethods]
 impl Core {
     #[new]
-    #[pyo3(signature = (legacy, allow_delegates, limit_iterators, memory_quota, convert_tuples_to_lists, convert_sets_to_lists, iterable_dicts, convert_output_data))]
+    #[pyo3(signature = (legacy, allow_delegates, operators, limit_iterators, memory_quota, convert_tuples_to_lists, convert_sets_to_lists, iterable_dicts, convert_output_data))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         legacy: bool,
         allow_delegates: bool,
+        operators: Option<(Vec<OperatorRecord>, Option<String>)>,
         limit_iterators: i64,
         memory_quota: i64,
         convert_tuples_to_lists: bool,
         convert_sets_to_lists: bool,
         iterable_dicts: bool,
         convert_output_data: bool,
-    ) -> Core {
-        Core {
+    ) -> PyResult<Core> {
+        let (operators, keyword) = match operators {
+            Some((records, keyword)) => {
+                let specs = operator_specs(records)?;
+                OperatorTable::new(&specs, keyword.as_deref()).map_err(|symbol| {
+                    PyValueError::new_err(format!("invalid operator {symbol:?}"))
+                })?;
+                (Some(Arc::from(specs)), keyword)
+            }
+            None => (None, None),
+        };
+        Ok(Core {
             id: NEXT_CORE.fetch_add(1, Ordering::Relaxed),
             legacy,
             allow_delegates,
+            operators,
+            keyword,
             options: Options {
                 limit_iterators,
                 memory_quota,
@@ -129,17 +190,14 @@ impl Core {
                 convert_output_data,
                 ..Options::default()
             },
-        }
+        })
     }
 
-    /// Parse (through the engine's parse cache); raises the reference's
-    /// parse exceptions.
-    fn parse(&self, py: Python<'_>, expr: &str) -> PyResult<()> {
+    /// Check that `expr` parses; raises the reference's parse exceptions.
+    /// The tree is built (and cached) when the statement is evaluated.
+    pub fn check(&self, py: Python<'_>, expr: &str) -> PyResult<()> {
         let engine = self.engine(Library::default());
-        engine
-            .parse(expr)
-            .map(|_| ())
-            .map_err(|e| to_pyerr(py, e, Some(expr)))
+        engine.check(expr).map_err(|e| to_pyerr(py, e, Some(expr)))
     }
 
     /// Evaluate `expr`. `layers` lists the Python contexts from the root down,

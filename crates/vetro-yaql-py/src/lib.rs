@@ -12,6 +12,7 @@ pub mod evalctx;
 pub mod host;
 pub mod pyobj;
 pub mod shim;
+pub mod statement;
 pub mod wrappers;
 pub mod yaqlized;
 
@@ -20,6 +21,8 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _vetro_yaql(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::Core>()?;
+    m.add_class::<statement::EngineBase>()?;
+    m.add_class::<statement::Statement>()?;
     m.add_class::<evalctx::EvalContext>()?;
     m.add_class::<wrappers::PyCallable>()?;
     m.add_class::<wrappers::PyIterator>()?;

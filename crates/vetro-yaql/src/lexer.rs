@@ -1,6 +1,7 @@
 //! Tokenizer following the reference's token rules (see SEMANTICS section 1).
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::operators::OperatorTable;
 use std::borrow::Cow;
 
 /// A token; names and numbers borrow the source text.
@@ -17,7 +18,7 @@ pub enum Tok<'a> {
     /// `$name` (`$` alone is `$1`... the name is kept as written, without `$`).
     Dollar(&'a str),
     /// Operator symbols and operator words (`and`, `or`, `not`, `in`, `mod`).
-    Op(&'static str),
+    Op(&'a str),
     LParen,
     RParen,
     LBracket,
@@ -34,13 +35,35 @@ pub struct Token<'a> {
     pub pos: usize,
 }
 
-fn is_word(c: char) -> bool {
+pub(crate) fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-const OPS: [&str; 17] = [
-    "?.", "=~", "!~", ">=", "<=", "!=", "->", "=>", ".", "+", "-", "*", "/", ">", "<", "=", ":",
-];
+/// The built-in operator symbol at the start of `rest` (two-character
+/// symbols first); `:` only with `colon`.
+fn builtin_symbol(rest: &[u8], colon: bool) -> Option<&'static str> {
+    let second = rest.get(1).copied().unwrap_or(0);
+    Some(match (rest.first()?, second) {
+        (b'?', b'.') => "?.",
+        (b'=', b'~') => "=~",
+        (b'!', b'~') => "!~",
+        (b'>', b'=') => ">=",
+        (b'<', b'=') => "<=",
+        (b'!', b'=') => "!=",
+        (b'-', b'>') => "->",
+        (b'=', b'>') => "=>",
+        (b'.', _) => ".",
+        (b'+', _) => "+",
+        (b'-', _) => "-",
+        (b'*', _) => "*",
+        (b'/', _) => "/",
+        (b'>', _) => ">",
+        (b'<', _) => "<",
+        (b'=', _) => "=",
+        (b':', _) if colon => ":",
+        _ => return None,
+    })
+}
 
 /// Split `src` into tokens. `colon` accepts `:` as an operator symbol (the
 /// host's namespace operator).
@@ -86,6 +109,17 @@ impl Cursor<'_> {
 
 /// Tokenize; `is_op` makes the word `is` an operator (MuranoPL).
 pub fn tokenize_with(src: &str, colon: bool, is_op: bool) -> Result<Vec<Token<'_>>> {
+    tokenize_ops(src, colon, is_op, None)
+}
+
+/// Tokenize with the operators of `table` (when given) in place of the
+/// built-in ones (`colon` and `is_op` then do not apply).
+pub fn tokenize_ops<'a>(
+    src: &'a str,
+    colon: bool,
+    is_op: bool,
+    table: Option<&OperatorTable>,
+) -> Result<Vec<Token<'a>>> {
     let cur = Cursor {
         src,
         bytes: src.as_bytes(),
@@ -134,13 +168,15 @@ pub fn tokenize_with(src: &str, colon: bool, is_op: bool) -> Result<Vec<Token<'_
                     pos,
                 ));
             }
-            let tok = match name {
-                "and" => Tok::Op("and"),
-                "or" => Tok::Op("or"),
-                "not" => Tok::Op("not"),
-                "in" => Tok::Op("in"),
-                "mod" => Tok::Op("mod"),
-                "is" if is_op => Tok::Op("is"),
+            let tok = match (name, table) {
+                (_, Some(t)) if t.is_word_operator(name) => Tok::Op(name),
+                (_, Some(_)) => Tok::Word(name),
+                ("and", None) => Tok::Op("and"),
+                ("or", None) => Tok::Op("or"),
+                ("not", None) => Tok::Op("not"),
+                ("in", None) => Tok::Op("in"),
+                ("mod", None) => Tok::Op("mod"),
+                ("is", None) if is_op => Tok::Op("is"),
                 _ => Tok::Word(name),
             };
             out.push(Token { tok, pos });
@@ -172,10 +208,11 @@ pub fn tokenize_with(src: &str, colon: bool, is_op: bool) -> Result<Vec<Token<'_
             continue;
         }
         let rest = &src[pos..];
-        match OPS
-            .iter()
-            .find(|op| (colon || **op != ":") && rest.starts_with(**op))
-        {
+        let op = match table {
+            Some(t) => t.match_symbol(rest),
+            None => builtin_symbol(rest.as_bytes(), colon),
+        };
+        match op {
             Some(op) => {
                 out.push(Token {
                     tok: Tok::Op(op),

@@ -66,6 +66,7 @@ pub use func::context;
 pub mod iter;
 pub mod lexer;
 pub mod limits;
+pub mod operators;
 pub mod parse_cache;
 pub mod parser;
 pub mod runtime;
@@ -107,6 +108,9 @@ pub struct EngineOptions {
     pub group_by_agg_fallback: Option<bool>,
     /// The `yaql.*` options and limits.
     pub yaql: Options,
+    /// A host's operator table (the reference's custom operators), in place
+    /// of the built-in operators; `colon` and `is_operator` then do not apply.
+    pub operators: Option<Rc<operators::OperatorTable>>,
 }
 
 /// A parsed expression, reusable across evaluations.
@@ -161,12 +165,22 @@ impl Engine {
         if let Some((source, ast)) = hit {
             return Ok(Expression { source, ast });
         }
-        let ast = Rc::new(parser::parse(src, self.parser_options())?);
-        self.cache.borrow_mut().insert(src, ast.clone());
-        Ok(Expression {
-            source: Rc::from(src),
-            ast,
-        })
+        let ast = Rc::new(match &self.opts.operators {
+            Some(table) => parser::parse_with_operators(src, self.parser_options(), table)?,
+            None => parser::parse(src, self.parser_options())?,
+        });
+        let source = self.cache.borrow_mut().insert(src, ast.clone());
+        Ok(Expression { source, ast })
+    }
+
+    /// Check that `src` parses, with the errors of [`Engine::parse`], without
+    /// building its tree (a text in the parse cache is known to parse). For
+    /// hosts that validate a text now and evaluate it later, if at all.
+    pub fn check(&self, src: &str) -> Result<()> {
+        if self.cache.borrow().contains(src) {
+            return Ok(());
+        }
+        parser::check(src, self.parser_options(), self.opts.operators.as_deref())
     }
 
     /// The host layer: functions registered here are visible to every evaluation.

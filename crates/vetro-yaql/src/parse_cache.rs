@@ -49,8 +49,14 @@ impl ParseCache {
         Some((key, ast))
     }
 
-    /// Remember `ast` for `src`, evicting the least recently used entry when full.
-    pub fn insert(&mut self, src: &str, ast: Rc<Expr>) {
+    /// Whether `src` is cached (without marking it used).
+    pub fn contains(&self, src: &str) -> bool {
+        self.map.contains_key(src)
+    }
+
+    /// Remember `ast` for `src`, evicting the least recently used entry when
+    /// full; returns the shared text.
+    pub fn insert(&mut self, src: &str, ast: Rc<Expr>) -> Rc<str> {
         self.tick += 1;
         let key: Rc<str> = Rc::from(src);
         if self
@@ -62,8 +68,9 @@ impl ParseCache {
                 self.evict_one();
             }
         }
-        self.order.push_back((key, self.tick));
+        self.order.push_back((key.clone(), self.tick));
         self.compact();
+        key
     }
 
     fn evict_one(&mut self) {

@@ -2,32 +2,23 @@
 
 import inspect
 
+from yaql import _vetro_yaql
 from yaql.language import contexts
 from yaql.language import utils
 
 
-class Statement:
-    """A parsed expression bound to its engine."""
+# A parsed expression bound to its engine (``.expression``, ``.engine``,
+# ``.evaluate(data, context)``), made by ``engine(text)``.
+Statement = _vetro_yaql.Statement
 
-    __slots__ = ('expression', 'engine')
 
-    def __init__(self, expression, engine):
-        self.expression = expression
-        self.engine = engine
-
-    def __str__(self):
-        return self.expression
-
-    def __repr__(self):
-        return f'Statement({self.expression!r})'
-
-    def evaluate(self, data=utils.NO_VALUE, context=None):
-        if context is None or context is utils.NO_VALUE:
-            import yaql
-            context = yaql.create_context()
-        return evaluate(self.engine, self.expression, data, context)
-
-    __call__ = evaluate
+def evaluate_statement(engine, expression, data=utils.NO_VALUE,
+                       context=None):
+    """``Statement.evaluate``: a new root context when none is given."""
+    if context is None or context is utils.NO_VALUE:
+        import yaql
+        context = yaql.create_context()
+    return evaluate(engine, expression, data, context)
 
 
 def _library_flags(context):

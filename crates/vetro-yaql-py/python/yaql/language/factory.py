@@ -3,8 +3,8 @@
 import collections
 
 from yaql._vetro_yaql import Core
+from yaql._vetro_yaql import EngineBase
 from yaql.language import exceptions
-from yaql.language import expressions
 from yaql.language import utils
 
 OperatorType = collections.namedtuple('OperatorType', [
@@ -30,7 +30,8 @@ def _standard_operators():
         ('=~', _L), ('!~', _L), (),
         ('*', _L), ('/', _L), ('mod', _L), (),
         ('+', _L), ('-', _L), (),
-        ('>', _L), ('<', _L), ('>=', _L), ('<=', _L), ('!=', _L), ('=', _L),
+        ('>', _L), ('<', _L), ('>=', _L), ('<=', _L), ('!=', _L, 'not_equal'),
+        ('=', _L, 'equal'),
         ('in', _L), (),
         ('not', OperatorType.PREFIX_UNARY), (),
         ('and', _L), (),
@@ -60,53 +61,104 @@ class YaqlFactory:
     def insert_operator(self, existing_operator, existing_operator_binary,
                         new_operator, new_operator_type, create_group,
                         new_operator_alias=None):
-        binary_types = (OperatorType.BINARY_RIGHT_ASSOCIATIVE,
-                        OperatorType.BINARY_LEFT_ASSOCIATIVE,
-                        OperatorType.NAME_VALUE_PAIR)
-        position = 0
-        if existing_operator is not None:
-            position = -1
-            for i, t in enumerate(self.operators):
-                if len(t) < 2 or t[0] != existing_operator:
-                    continue
-                if existing_operator_binary == (t[1] in binary_types):
-                    position = i
-                    break
-            if position < 0:
-                raise ValueError('Operator {} is not found'.format(
-                    existing_operator))
-            while position < len(self.operators) and \
-                    len(self.operators[position]) > 1:
-                position += 1
-        record = (new_operator, new_operator_type, new_operator_alias)
-        if create_group:
-            self.operators.insert(position, ())
-            self.operators.insert(position + 1, record)
-            self.operators.insert(position + 2, ())
-        else:
-            self.operators.insert(position, record)
+        self.operators = _inserted(
+            self.operators, existing_operator, existing_operator_binary,
+            (new_operator, new_operator_type, new_operator_alias),
+            create_group)
 
     def create(self, options=None):
         options = dict(options or {})
-        for name in self._custom_operators():
-            raise exceptions.InvalidOperatorTableException(name)
         return YaqlEngine(self, utils.FrozenDict(options))
 
-    def _custom_operators(self):
-        standard = {(t[0], t[1]) for t in _standard_operators() if t}
-        if self._keyword_operator:
-            standard.add((self._keyword_operator,
-                          OperatorType.NAME_VALUE_PAIR))
-        if self._legacy:
-            standard.add(('=>', _L))
-        return [t[0] for t in self.operators
-                if t and (t[0], t[1]) not in standard]
+    def _operator_table(self):
+        """The operator table for the engine: None when it is the built-in
+        one of this factory's flavour, else ``(records, keyword)`` with
+        records ``(symbol, type, group, alias)`` (group 0 binds tightest)."""
+        records, keyword = _groups(self.operators)
+        if _normalized(self.operators) == _normalized(self._default_operators()):
+            return None
+        return records, keyword
+
+    def _default_operators(self):
+        """The engine's built-in table: the standard one with `=>` for named
+        arguments, or the legacy one, with `=>` a binary operator."""
+        operators = _standard_operators()
+        if not self._legacy:
+            operators.insert(0, ('=>', OperatorType.NAME_VALUE_PAIR))
+        else:
+            operators = _inserted(operators, 'or', True, ('=>', _L, None),
+                                  True)
+        return operators
+
+
+_BINARY = (OperatorType.BINARY_LEFT_ASSOCIATIVE,
+           OperatorType.BINARY_RIGHT_ASSOCIATIVE)
+_UNARY = (OperatorType.PREFIX_UNARY, OperatorType.SUFFIX_UNARY)
+
+
+def _inserted(operators, existing, existing_binary, record, create_group):
+    """The operator list with ``record`` added as the reference's
+    ``insert_operator`` does: in the group after ``existing`` (or in the
+    first group), or in a new group of its own there."""
+    operators = list(operators)
+    position = 0
+    if existing is not None:
+        kinds = _BINARY if existing_binary else _UNARY
+        found = [i for i, t in enumerate(operators)
+                 if len(t) >= 2 and t[0] == existing and t[1] in kinds]
+        if not found:
+            raise ValueError('Operator {} is not found'.format(existing))
+        position = found[0]
+        while position < len(operators) and len(operators[position]) > 1:
+            position += 1
+    if create_group:
+        if position == len(operators):
+            operators.append(())
+            position += 1
+        else:
+            while position < len(operators) and len(operators[position]) < 2:
+                position += 1
+            operators.insert(position, ())
+    operators.insert(position, record)
+    return operators
+
+
+def _normalized(operators):
+    return [tuple(t) + (None,) * (3 - len(t)) if t else () for t in operators]
+
+
+def _groups(operators):
+    """Records with their precedence group, and the name-value operator;
+    raises InvalidOperatorTableException where the reference does."""
+    records = []
+    keyword = None
+    group = 0
+    seen = set()
+    for record in operators:
+        if not record:
+            group += 1
+            continue
+        symbol, kind = record[0], record[1]
+        alias = record[2] if len(record) > 2 else None
+        if kind == OperatorType.NAME_VALUE_PAIR:
+            if keyword is not None:
+                raise exceptions.InvalidOperatorTableException(symbol)
+            keyword = symbol
+            continue
+        arity = 'binary' if kind in _BINARY else 'unary'
+        if (kind not in _BINARY + _UNARY or (symbol, arity) in seen
+                or not symbol or any(c.isspace() for c in symbol)):
+            raise exceptions.InvalidOperatorTableException(symbol)
+        seen.add((symbol, arity))
+        records.append((symbol, kind, group, alias))
+    return records, keyword
 
 
 def _core(factory, options):
     get = options.get
     return Core(
         factory._legacy, bool(factory.allow_delegates),
+        factory._operator_table(),
         int(get('yaql.limitIterators', -1)),
         int(get('yaql.memoryQuota', -1)),
         bool(get('yaql.convertTuplesToLists', True)),
@@ -116,13 +168,16 @@ def _core(factory, options):
     )
 
 
-class YaqlEngine:
-    """Parses expressions into statements (through a bounded parse cache)."""
+class YaqlEngine(EngineBase):
+    """Parses expressions into statements: ``engine(text)`` (implemented by
+    the base class) checks the text's syntax and returns a
+    ``expressions.Statement``; the syntax tree is built on evaluation and
+    kept in the engine's bounded parse cache."""
 
     def __init__(self, factory, options):
         self._factory = factory
         self._options = options
-        self._core = _core(factory, options)
+        self._set_core(_core(factory, options))
 
     @property
     def options(self):
@@ -131,11 +186,6 @@ class YaqlEngine:
     @property
     def factory(self):
         return self._factory
-
-    def __call__(self, expression, options=None):
-        engine = self if not options else self.copy(options)
-        engine._core.parse(expression)
-        return expressions.Statement(expression, engine)
 
     def copy(self, options):
         merged = dict(self._options)

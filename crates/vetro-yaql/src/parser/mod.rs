@@ -2,9 +2,14 @@
 //! `Call` nodes naming the operator function (`#operator_+`, ...), as in the
 //! reference, so a host can override them.
 
+mod build;
+
 use crate::error::{Error, ErrorKind, Result};
-use crate::lexer::{tokenize_with, Tok, Token};
+use crate::lexer::{tokenize_ops, Tok, Token};
+use crate::operators::OperatorTable;
+use build::{Build, Check, Name, Tree};
 use std::cell::RefCell;
+use std::marker::PhantomData;
 use std::rc::Rc;
 
 /// A parsed YAQL expression.
@@ -88,12 +93,35 @@ pub struct ParserOptions {
 
 /// Parse an expression.
 pub fn parse(src: &str, opts: ParserOptions) -> Result<Expr> {
-    let tokens = tokenize_with(src, opts.colon, opts.is_operator)?;
-    let mut p = Parser {
+    run::<Tree>(src, opts, None)
+}
+
+/// Parse an expression with the operators of `table` instead of the
+/// built-in ones (`opts.colon` and `opts.is_operator` then do not apply).
+pub fn parse_with_operators(src: &str, opts: ParserOptions, table: &OperatorTable) -> Result<Expr> {
+    run::<Tree>(src, opts, Some(table))
+}
+
+/// Check that `src` parses, without building its tree: the same grammar
+/// and errors as [`parse`] (or [`parse_with_operators`] with a table), at a
+/// fraction of the cost.
+pub fn check(src: &str, opts: ParserOptions, table: Option<&OperatorTable>) -> Result<()> {
+    run::<Check>(src, opts, table)
+}
+
+fn run<'a, B: Build<'a>>(
+    src: &'a str,
+    opts: ParserOptions,
+    table: Option<&'a OperatorTable>,
+) -> Result<B::Node> {
+    let tokens = tokenize_ops(src, opts.colon, opts.is_operator, table)?;
+    let mut p = Parser::<B> {
         toks: tokens,
         i: 0,
         opts,
+        table,
         depth: 0,
+        build: PhantomData,
     };
     if p.peek() == &Tok::Eof {
         return Err(Error::at(
@@ -109,18 +137,18 @@ pub fn parse(src: &str, opts: ParserOptions) -> Result<Expr> {
     Ok(e)
 }
 
-struct Parser<'a> {
+struct Parser<'a, B> {
     toks: Vec<Token<'a>>,
     i: usize,
     opts: ParserOptions,
+    /// A host's operator table, in place of the built-in operators.
+    table: Option<&'a OperatorTable>,
     depth: usize,
+    /// What the grammar produces (a tree, or nothing).
+    build: PhantomData<B>,
 }
 
 const MAX_DEPTH: usize = 200;
-
-fn call(name: Rc<str>, args: Vec<Arg>) -> Expr {
-    Expr::Call { name, args }
-}
 
 thread_local! {
     /// The operator and literal function names, shared by every tree this
@@ -141,42 +169,57 @@ fn op_name(name: &'static str) -> Rc<str> {
     })
 }
 
-/// Binding power and function name of an infix operator; `right` for right associativity.
-fn infix(tok: &Tok, legacy: bool) -> Option<(u8, &'static str, bool)> {
+/// Binding power and function name of an infix operator; `right` for right
+/// associativity. `.`/`?.` have an empty name (the parser handles them).
+fn infix<'a>(
+    tok: &Tok,
+    legacy: bool,
+    table: Option<&'a OperatorTable>,
+) -> Option<(u16, Name<'a>, bool)> {
     let Tok::Op(op) = tok else {
         return None;
     };
-    Some(match *op {
-        "->" => (10, "#operator_->", true),
-        "=>" if legacy => (15, "#operator_=>", false),
-        "or" => (20, "#operator_or", false),
-        "and" => (30, "#operator_and", false),
-        ">" => (50, "#operator_>", false),
-        "<" => (50, "#operator_<", false),
-        ">=" => (50, "#operator_>=", false),
-        "<=" => (50, "#operator_<=", false),
-        "!=" => (50, "*not_equal", false),
-        "=" => (50, "*equal", false),
-        "in" => (50, "#operator_in", false),
-        "is" => (50, "#operator_is", false),
-        "+" => (60, "#operator_+", false),
-        "-" => (60, "#operator_-", false),
-        "*" => (70, "#operator_*", false),
-        "/" => (70, "#operator_/", false),
-        "mod" => (70, "#operator_mod", false),
-        "=~" => (80, "#operator_=~", false),
-        "!~" => (80, "#operator_!~", false),
-        "." | "?." => (110, "", false),
-        ":" => (120, "#operator_:", false),
+    if let Some(t) = table {
+        let (def, right) = t.binary(op)?;
+        return Some((def.bp, Name::Table(&def.function), *right));
+    }
+    let (bp, name, right) = builtin_infix(op, legacy)?;
+    Some((bp, Name::Builtin(name), right))
+}
+
+fn builtin_infix(op: &str, legacy: bool) -> Option<(u16, &'static str, bool)> {
+    // byte patterns: compared inline, no string comparison calls
+    Some(match op.as_bytes() {
+        [b'-', b'>'] => (10, "#operator_->", true),
+        [b'=', b'>'] if legacy => (15, "#operator_=>", false),
+        [b'o', b'r'] => (20, "#operator_or", false),
+        [b'a', b'n', b'd'] => (30, "#operator_and", false),
+        [b'>'] => (50, "#operator_>", false),
+        [b'<'] => (50, "#operator_<", false),
+        [b'>', b'='] => (50, "#operator_>=", false),
+        [b'<', b'='] => (50, "#operator_<=", false),
+        [b'!', b'='] => (50, "*not_equal", false),
+        [b'='] => (50, "*equal", false),
+        [b'i', b'n'] => (50, "#operator_in", false),
+        [b'i', b's'] => (50, "#operator_is", false),
+        [b'+'] => (60, "#operator_+", false),
+        [b'-'] => (60, "#operator_-", false),
+        [b'*'] => (70, "#operator_*", false),
+        [b'/'] => (70, "#operator_/", false),
+        [b'm', b'o', b'd'] => (70, "#operator_mod", false),
+        [b'=', b'~'] => (80, "#operator_=~", false),
+        [b'!', b'~'] => (80, "#operator_!~", false),
+        [b'.'] | [b'?', b'.'] => (110, "", false),
+        [b':'] => (120, "#operator_:", false),
         _ => return None,
     })
 }
 
-const POSTFIX_BP: u8 = 100;
-const UNARY_BP: u8 = 90;
-const NOT_BP: u8 = 40;
+const POSTFIX_BP: u16 = 100;
+const UNARY_BP: u16 = 90;
+const NOT_BP: u16 = 40;
 
-impl<'a> Parser<'a> {
+impl<'a, B: Build<'a>> Parser<'a, B> {
     fn peek(&self) -> &Tok<'a> {
         &self.toks[self.i.min(self.toks.len() - 1)].tok
     }
@@ -241,7 +284,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn expr(&mut self, min_bp: u8) -> Result<Expr> {
+    fn expr(&mut self, min_bp: u16) -> Result<B::Node> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(Error::at(
@@ -255,22 +298,25 @@ impl<'a> Parser<'a> {
         r
     }
 
-    fn expr_inner(&mut self, min_bp: u8) -> Result<Expr> {
+    fn expr_inner(&mut self, min_bp: u16) -> Result<B::Node> {
         let mut lhs = self.nud()?;
+        let postfix_bp = self.postfix_bp();
         loop {
             match self.peek() {
-                Tok::LBracket if POSTFIX_BP > min_bp => {
+                Tok::LBracket if postfix_bp > min_bp => {
                     self.next();
-                    let mut args = vec![Arg::Pos(Rc::new(lhs))];
+                    let mut args = B::Args::default();
+                    B::pos(&mut args, lhs);
                     self.args_into(Tok::RBracket, &mut args)?;
-                    lhs = call(op_name("#indexer"), args);
+                    lhs = B::call(Name::Builtin("#indexer"), args);
                     continue;
                 }
-                Tok::LParen if POSTFIX_BP > min_bp && self.opts.allow_delegates => {
+                Tok::LParen if postfix_bp > min_bp && self.opts.allow_delegates => {
                     self.next();
-                    let mut args = vec![Arg::Pos(Rc::new(lhs))];
+                    let mut args = B::Args::default();
+                    B::pos(&mut args, lhs);
                     self.args_into(Tok::RParen, &mut args)?;
-                    lhs = call(op_name("#call"), args);
+                    lhs = B::call(Name::Builtin("#call"), args);
                     continue;
                 }
                 _ => {}
@@ -280,7 +326,14 @@ impl<'a> Parser<'a> {
                 Tok::Op("?.") => Some(true),
                 _ => None,
             };
-            let Some((bp, name, right)) = infix(self.peek(), self.opts.legacy) else {
+            if let Some(def) = self.suffix_here(min_bp) {
+                self.next();
+                let mut args = B::Args::default();
+                B::pos(&mut args, lhs);
+                lhs = B::call(Name::Table(&def.function), args);
+                continue;
+            }
+            let Some((bp, name, right)) = infix(self.peek(), self.opts.legacy, self.table) else {
                 break;
             };
             if bp <= min_bp {
@@ -292,91 +345,103 @@ impl<'a> Parser<'a> {
                 continue;
             }
             let rhs = self.expr(if right { bp - 1 } else { bp })?;
-            lhs = call(
-                op_name(name),
-                vec![Arg::Pos(Rc::new(lhs)), Arg::Pos(Rc::new(rhs))],
-            );
+            let mut args = B::Args::default();
+            B::pos(&mut args, lhs);
+            B::pos(&mut args, rhs);
+            lhs = B::call(name, args);
         }
         Ok(lhs)
     }
 
+    /// A suffix operator of the host's table at the current token, binding
+    /// tighter than `min_bp`. A symbol that is also binary is the binary
+    /// operator when a value follows it.
+    fn suffix_here(&self, min_bp: u16) -> Option<&'a crate::operators::OpDef> {
+        let table = self.table?;
+        let Tok::Op(op) = self.peek() else {
+            return None;
+        };
+        let def = table.suffix(op).filter(|d| d.bp > min_bp)?;
+        if table.binary(op).is_some()
+            && starts_value(&self.toks[(self.i + 1).min(self.toks.len() - 1)].tok, table)
+        {
+            return None;
+        }
+        Some(def)
+    }
+
     /// The right side of `.` / `?.`: a method call or any other operand.
-    fn dot(&mut self, recv: Expr, bp: u8, safe: bool) -> Result<Expr> {
+    fn dot(&mut self, recv: B::Node, bp: u16, safe: bool) -> Result<B::Node> {
         if let Tok::Func(fname) = *self.peek() {
             self.next();
-            let mut args = Vec::new();
+            let mut args = B::Args::default();
             self.args_into(Tok::RParen, &mut args)?;
-            return Ok(Expr::Method {
-                recv: Box::new(recv),
-                name: Rc::from(fname),
-                args,
-                safe,
-            });
+            return Ok(B::method(recv, fname, args, safe));
         }
         let rhs = self.expr(bp)?;
-        Ok(Expr::Dot {
-            recv: Box::new(recv),
-            rhs: Rc::new(rhs),
-            safe,
-        })
+        Ok(B::dot(recv, rhs, safe))
     }
 
-    fn unary(&mut self, name: &'static str, bp: u8) -> Result<Expr> {
+    fn unary(&mut self, name: Name<'a>, bp: u16) -> Result<B::Node> {
         let e = self.expr(bp)?;
-        Ok(call(op_name(name), vec![Arg::Pos(Rc::new(e))]))
+        let mut args = B::Args::default();
+        B::pos(&mut args, e);
+        Ok(B::call(name, args))
     }
 
-    fn nud(&mut self) -> Result<Expr> {
+    /// The binding power of `[...]` indexing and `(...)` delegate calls.
+    fn postfix_bp(&self) -> u16 {
+        self.table.map_or(POSTFIX_BP, OperatorTable::indexer_bp)
+    }
+
+    /// The operator of named arguments (`=>`), if this grammar has one.
+    fn keyword_op(&self) -> Option<&'a str> {
+        match self.table {
+            Some(t) => t.keyword(),
+            None if self.opts.legacy => None,
+            None => Some("=>"),
+        }
+    }
+
+    fn nud(&mut self) -> Result<B::Node> {
         let start = self.i;
         let tok = self.take();
         Ok(match tok {
-            Tok::Int(text) => Expr::Const(match text.parse::<i64>() {
-                Ok(i) => Literal::Int(i),
-                Err(_) => match text.parse::<num_bigint::BigInt>() {
-                    Ok(b) => Literal::BigInt(Rc::new(b)),
-                    Err(_) => Literal::Int(0),
-                },
-            }),
-            Tok::Float(f) => Expr::Const(Literal::Float(f)),
-            Tok::Str(s) => Expr::Const(Literal::Str(Rc::from(s))),
-            Tok::Word(w) => match w {
-                "true" => Expr::Const(Literal::Bool(true)),
-                "false" => Expr::Const(Literal::Bool(false)),
-                "null" => Expr::Const(Literal::Null),
-                _ => Expr::Keyword(Rc::from(w)),
-            },
-            Tok::Dollar(name) => Expr::Var(Rc::from(if name.is_empty() { "1" } else { name })),
+            Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::Word(_) | Tok::Dollar(_) => {
+                B::leaf(tok)
+            }
             Tok::Func(name) => {
-                let mut args = Vec::new();
+                let mut args = B::Args::default();
                 self.args_into(Tok::RParen, &mut args)?;
-                call(Rc::from(name), args)
+                B::call(Name::Source(name), args)
             }
             Tok::LParen => {
                 let e = self.expr(0)?;
                 self.expect(Tok::RParen)?;
-                match e {
-                    // keep `(a => b) => c` nested (legacy tuples flatten only unparenthesized chains)
-                    Expr::Call { ref name, .. } if &**name == "#operator_=>" => {
-                        Expr::Wrap(Box::new(e))
-                    }
-                    e => e,
-                }
+                B::parenthesized(e)
             }
             Tok::LBracket => {
-                let mut args = Vec::new();
+                let mut args = B::Args::default();
                 self.args_into(Tok::RBracket, &mut args)?;
-                call(op_name("#list"), args)
+                B::call(Name::Builtin("#list"), args)
             }
             Tok::LBrace => {
-                let mut args = Vec::new();
+                let mut args = B::Args::default();
                 self.args_into(Tok::RBrace, &mut args)?;
-                call(op_name("#map"), args)
+                B::call(Name::Builtin("#map"), args)
             }
-            Tok::Op("-") => self.unary("#unary_operator_-", UNARY_BP)?,
-            Tok::Op("+") => self.unary("#unary_operator_+", UNARY_BP)?,
+            Tok::Op(op) if self.table.is_some() => {
+                let Some(def) = self.table.and_then(|t| t.prefix(op)) else {
+                    self.restore(start, Tok::Op(op));
+                    return Err(self.unexpected_want("a value"));
+                };
+                self.unary(Name::Table(&def.function), def.bp)?
+            }
+            Tok::Op("-") => self.unary(Name::Builtin("#unary_operator_-"), UNARY_BP)?,
+            Tok::Op("+") => self.unary(Name::Builtin("#unary_operator_+"), UNARY_BP)?,
             // prefix `:Name` binds tighter than a following `.`
-            Tok::Op(":") => self.unary("#unary_operator_:", 110)?,
-            Tok::Op("not") => self.unary("#unary_operator_not", NOT_BP)?,
+            Tok::Op(":") => self.unary(Name::Builtin("#unary_operator_:"), 110)?,
+            Tok::Op("not") => self.unary(Name::Builtin("#unary_operator_not"), NOT_BP)?,
             other => {
                 self.restore(start, other);
                 return Err(self.unexpected_want("a value"));
@@ -386,7 +451,7 @@ impl<'a> Parser<'a> {
 
     /// Arguments up to the closing token, appended to `args`: positional,
     /// omitted, then named.
-    fn args_into(&mut self, close: Tok<'a>, args: &mut Vec<Arg>) -> Result<()> {
+    fn args_into(&mut self, close: Tok<'a>, args: &mut B::Args) -> Result<()> {
         if *self.peek() == close {
             self.next();
             return Ok(());
@@ -398,7 +463,7 @@ impl<'a> Parser<'a> {
                 if seen_named {
                     return Err(self.unexpected());
                 }
-                args.push(Arg::Omitted);
+                B::omitted(args);
                 self.next();
                 if *self.peek() == close {
                     return Err(self.unexpected_want("an argument"));
@@ -406,10 +471,10 @@ impl<'a> Parser<'a> {
                 continue;
             }
             let e = self.expr(0)?;
-            if !self.opts.legacy && *self.peek() == Tok::Op("=>") {
+            if matches!((self.peek(), self.keyword_op()), (Tok::Op(op), Some(kw)) if *op == kw) {
                 self.next();
                 let v = self.expr(0)?;
-                args.push(Arg::Named(Rc::new(e), Rc::new(v)));
+                B::named(args, e, v);
                 seen_named = true;
             } else {
                 if seen_named {
@@ -419,7 +484,7 @@ impl<'a> Parser<'a> {
                         self.pos(),
                     ));
                 }
-                args.push(Arg::Pos(Rc::new(e)));
+                B::pos(args, e);
             }
             if *self.peek() == Tok::Comma {
                 self.next();
@@ -456,5 +521,15 @@ fn describe(t: &Tok) -> String {
         Tok::RBrace => "'}'".into(),
         Tok::Comma => "','".into(),
         Tok::Eof => "end".into(),
+    }
+}
+
+/// Whether a token can start an operand (after a symbol that is both a
+/// suffix and a binary operator).
+fn starts_value(t: &Tok, table: &OperatorTable) -> bool {
+    match t {
+        Tok::Op(op) => table.prefix(op).is_some(),
+        Tok::RParen | Tok::RBracket | Tok::RBrace | Tok::Comma | Tok::Eof => false,
+        _ => true,
     }
 }
