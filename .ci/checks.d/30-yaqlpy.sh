@@ -5,10 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-# Tests of yaql's suite that must pass; raise it when more pass. 364 pass;
-# one below that because test_datetime.py::test_datetime_math times a 0.1 s
-# sleep against a 120 ms bound, which a loaded machine can miss.
-FLOOR=363
+# Tests of yaql's suite that must pass: all of them. A test that fails is
+# run once more on its own, because test_datetime.py::test_datetime_math
+# times a 0.1 s sleep against a 120 ms bound, which a loaded machine can miss.
+FLOOR=366
 
 py=${VETRO_YAQLPY_VENV:-}/bin/python
 if [ -z "${VETRO_YAQLPY_VENV:-}" ] || ! "$py" -c "import yaql._vetro_yaql" 2>/dev/null; then
@@ -31,6 +31,18 @@ tail -n 3 "$work/suite.log"
 passed=$("$py" crates/vetro-yaql-py/tests/upstream/count.py "$work/suite.xml")
 echo "yaqlpy: yaql suite: $passed (floor $FLOOR)"
 count=${passed%% *}
+failed=$(grep -E "^(FAILED|ERROR) " "$work/suite.log" | awk '{print $2}' || true)
+if [ "$count" -lt "$FLOOR" ] && [ -n "$failed" ] && [ "$(echo "$failed" | wc -l)" -le 3 ]; then
+    echo "yaqlpy: running the failed tests once more:" $failed
+    set +e
+    # shellcheck disable=SC2086 # one argument per test id
+    (cd "$work/suite" && "$py" -m pytest -q -p no:cacheprovider -o addopts="" \
+        --junitxml="$work/again.xml" $failed >"$work/again.log" 2>&1)
+    set -e
+    again=$("$py" crates/vetro-yaql-py/tests/upstream/count.py "$work/again.xml")
+    echo "yaqlpy: on a second run: $again"
+    count=$((count + ${again%% *}))
+fi
 if [ "$count" -lt "$FLOOR" ]; then
     echo "yaqlpy: FAILED: fewer than $FLOOR of yaql's tests pass"
     grep -E "^(FAILED|ERROR)" "$work/suite.log" | head -n 50 || true

@@ -10,9 +10,11 @@ use crate::wrappers::{PyCallable, PyHost, PyIterator, PyObjectHost, Yaqlized};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
+use std::cell::RefCell;
 use std::rc::Rc;
 use vetro_yaql::datetime::DateTime;
 use vetro_yaql::iter::LazyIter;
+use vetro_yaql::list_marks::ListMarks;
 use vetro_yaql::value::{Dict, Set};
 use vetro_yaql::{Error, ErrorKind, Value};
 
@@ -212,6 +214,36 @@ pub fn lazy_from_python(it: Bound<'_, PyAny>) -> Value {
     }))
 }
 
+thread_local! {
+    /// The sequences of the result being converted that the evaluation built
+    /// as lists (kept tuples only; see `vetro_yaql::list_marks`).
+    static LISTS: RefCell<Option<Rc<RefCell<ListMarks>>>> = const { RefCell::new(None) };
+}
+
+/// A finished result → Python, with `lists` telling which of its sequences
+/// are lists (the others become tuples when tuples are kept).
+pub fn result_to_py<'py>(
+    py: Python<'py>,
+    v: &Value,
+    shape: Shape,
+    lists: Option<Rc<RefCell<ListMarks>>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    // Converting may run lazy parts of the result, and so Python callbacks
+    // that evaluate other expressions: restore the outer marks after.
+    let outer = LISTS.with(|l| l.replace(lists));
+    let out = to_py(py, v, shape);
+    LISTS.with(|l| *l.borrow_mut() = outer);
+    out
+}
+
+fn marked_list(items: &Rc<Vec<Value>>) -> bool {
+    LISTS.with(|l| {
+        l.borrow()
+            .as_ref()
+            .is_some_and(|marks| marks.borrow().is_list(items))
+    })
+}
+
 /// YAQL value → Python object in the given shape.
 pub fn to_py<'py>(py: Python<'py>, v: &Value, shape: Shape) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v {
@@ -229,6 +261,7 @@ pub fn to_py<'py>(py: Python<'py>, v: &Value, shape: Shape) -> PyResult<Bound<'p
                 .collect::<PyResult<Vec<_>>>()?;
             match shape {
                 Shape::Output { tuples: false } => PyList::new(py, conv)?.into_any(),
+                Shape::KeepTuples { .. } if marked_list(items) => PyList::new(py, conv)?.into_any(),
                 _ => PyTuple::new(py, conv)?.into_any(),
             }
         }

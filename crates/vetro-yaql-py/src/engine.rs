@@ -2,7 +2,7 @@
 //! engine per thread (the Rust engine is single-threaded; the Python engine
 //! object can be shared by any number of threads).
 
-use crate::convert::{to_py, to_value, Shape};
+use crate::convert::{result_to_py, to_value, Shape};
 use crate::errors::{clear_stash, to_pyerr};
 use crate::evalctx::EvalContext;
 use crate::host::register_layer;
@@ -33,10 +33,13 @@ pub struct Library {
 /// Engines kept per thread, keyed by core and library flavour.
 const MAX_THREAD_ENGINES: usize = 64;
 
+/// A thread's engine: the core's id and the library flavour.
+type EngineKey = (u64, Library);
+
 thread_local! {
-    static ENGINES: RefCell<HashMap<(u64, Library), Rc<Engine>>> = RefCell::new(HashMap::new());
+    static ENGINES: RefCell<HashMap<EngineKey, Rc<Engine>>> = RefCell::new(HashMap::new());
     /// The engine used last, found without hashing (most threads use one).
-    static LAST: RefCell<Option<((u64, Library), Rc<Engine>)>> = const { RefCell::new(None) };
+    static LAST: RefCell<Option<(EngineKey, Rc<Engine>)>> = const { RefCell::new(None) };
     static DEPTH: Cell<usize> = const { Cell::new(0) };
 }
 
@@ -245,13 +248,13 @@ impl Core {
             ctx.set("1", to_value(&data)?);
         }
         DEPTH.with(|d| d.set(d.get() + 1));
-        let result = engine.evaluate_in(&parsed, &ctx);
+        let result = engine.evaluate_in_with_lists(&parsed, &ctx);
         let outer = DEPTH.with(|d| {
             d.set(d.get() - 1);
             d.get() == 0
         });
         let out = match result {
-            Ok(v) => to_py(py, &v, self.output_shape()).map(|b| b.unbind()),
+            Ok((v, lists)) => result_to_py(py, &v, self.output_shape(), lists).map(|b| b.unbind()),
             Err(e) => Err(to_pyerr(py, e, Some(expr))),
         };
         if outer {

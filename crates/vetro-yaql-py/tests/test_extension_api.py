@@ -153,3 +153,23 @@ def test_legacy_results_keep_tuples_and_list_iterators():
     quota = legacy.YaqlFactory().create({'yaql.memoryQuota': 100000})
     with pytest.raises(exceptions.MemoryQuotaExceededException):
         quota('range(10)').evaluate(context=context)
+
+
+def test_legacy_lists_stay_lists_where_the_reference_builds_them():
+    engine = legacy.YaqlFactory().create()
+    context = legacy.create_context()
+
+    def run(expr, data=None):
+        return engine(expr).evaluate(data=data, context=context)
+
+    assert run('list(1, [2], null)') == [1, (2,), None]
+    assert run('[1, 2].toList()') == [1, 2]
+    assert run("'a b'.split()") == ['a', 'b']
+    # a list passed through unchanged stays a list...
+    assert run("dict(a => list(1)).a") == [1]
+    assert run("[list(1, 2), 3][0]") == [1, 2]
+    assert run('[list(1), [1]]') == ([1], (1,))
+    # the reference joins two tuples into a tuple, anything else lazily
+    assert run("[1, 2] + [3]") == (1, 2, 3)
+    assert run("list(1, 2) + [3]") == [1, 2, 3]
+    assert run('list(1, 2).select($)') == [1, 2]

@@ -66,6 +66,7 @@ pub use func::context;
 pub mod iter;
 pub mod lexer;
 pub mod limits;
+pub mod list_marks;
 pub mod operators;
 pub mod parse_cache;
 pub mod parser;
@@ -238,6 +239,21 @@ impl Engine {
         let ectx = ctx.child_with_runtime(rt.clone());
         let _scope = limits::enter(&self.opts.yaql.limits, rt.memory_quota());
         self.evaluate_inner(expr, &ectx, &rt)
+    }
+
+    /// [`Engine::evaluate_in`], also returning the sequences that the
+    /// evaluation built as lists (see [`list_marks`]; `None` unless tuples
+    /// are kept, `convert_tuples_to_lists` off).
+    pub fn evaluate_in_with_lists(
+        &self,
+        expr: &Expression,
+        ctx: &Rc<Context>,
+    ) -> Result<(Value, Option<Rc<RefCell<list_marks::ListMarks>>>)> {
+        let rt = Rc::new(Runtime::new(self.opts.yaql.clone()));
+        let ectx = ctx.child_with_runtime(rt.clone());
+        let _scope = limits::enter(&self.opts.yaql.limits, rt.memory_quota());
+        let v = self.evaluate_inner(expr, &ectx, &rt)?;
+        Ok((v, rt.list_marks()))
     }
 
     fn evaluate_inner(&self, expr: &Expression, ectx: &Rc<Context>, rt: &Runtime) -> Result<Value> {

@@ -4,8 +4,10 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::iter::{limited, too_large};
 use crate::limits::Limits;
+use crate::list_marks::ListMarks;
 use crate::value::Value;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 /// Engine options (the reference's `yaql.*` options plus vetro's limits).
 #[derive(Clone, Debug)]
@@ -45,14 +47,41 @@ impl Default for Options {
 pub struct Runtime {
     pub opts: Options,
     depth: Cell<usize>,
+    /// The sequences built as lists, kept when tuples are kept
+    /// (`convert_tuples_to_lists` off).
+    lists: Option<Rc<RefCell<ListMarks>>>,
 }
 
 impl Runtime {
     pub fn new(opts: Options) -> Runtime {
+        let lists = (!opts.convert_tuples_to_lists).then(Rc::default);
         Runtime {
             opts,
             depth: Cell::new(0),
+            lists,
         }
+    }
+
+    /// Record that `v`, a sequence the reference returns as a list rather
+    /// than a tuple, is one (only when tuples are kept).
+    pub fn mark_list(&self, v: &Value) {
+        if let Some(lists) = &self.lists {
+            lists.borrow_mut().mark(v);
+        }
+    }
+
+    /// Whether `v` is a sequence marked as a list.
+    pub fn is_list(&self, v: &Value) -> bool {
+        match (&self.lists, v) {
+            (Some(lists), Value::List(items)) => lists.borrow().is_list(items),
+            _ => false,
+        }
+    }
+
+    /// The sequences marked as lists (shared: lazy parts of a result add
+    /// to them as they run).
+    pub fn list_marks(&self) -> Option<Rc<RefCell<ListMarks>>> {
+        self.lists.clone()
     }
 
     /// The memory quota in bytes, if any.

@@ -332,6 +332,13 @@ impl Call<'_> {
         &self.ctx.rt
     }
 
+    /// `v`, a sequence the reference returns as a Python list rather than a
+    /// tuple, marked as one (see [`crate::list_marks`]).
+    pub fn list_result(&self, v: Value) -> Value {
+        self.rt().mark_list(&v);
+        v
+    }
+
     /// Iterate a value the function accepted as `Iterable`.
     pub fn iter(&self, v: &Value) -> Result<ValueIter> {
         iterate(v, true)

@@ -155,7 +155,13 @@ fn operators_and_membership(r: &Reg) {
             (Value::List(x), Value::List(y)) => {
                 let mut out = (**x).clone();
                 out.extend(y.iter().cloned());
-                Ok(Value::list(out))
+                let out = Value::list(out);
+                // The reference joins two tuples into a tuple and anything
+                // else lazily, which its output makes a list.
+                if c.rt().is_list(a.v(0)) || c.rt().is_list(a.v(1)) {
+                    c.rt().mark_list(&out);
+                }
+                Ok(out)
             }
             (Value::Set(x), Value::Set(y)) => {
                 let mut out = (**x).clone();

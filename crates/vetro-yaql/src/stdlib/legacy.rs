@@ -152,8 +152,7 @@ pub fn register(ctx: &Context, _opts: &EngineOptions) {
                 v => out.push(v.clone()),
             }
         }
-        let _ = c;
-        Ok(Value::list(out))
+        Ok(c.list_result(Value::list(out)))
     });
     r.mf("range", "start:int, stop:int?=null", |_, a| {
         let start = a.int(0);
@@ -186,7 +185,7 @@ pub fn register(ctx: &Context, _opts: &EngineOptions) {
     });
     ctx.set_exclusive("switch");
     r.m("toList", "collection:Iterable", |c, a| {
-        Ok(Value::list(c.collect(a.v(0))?))
+        Ok(c.list_result(Value::list(c.collect(a.v(0))?)))
     });
     r.f("tuple", "*args:any", |_, a| {
         Ok(Value::list(a.rest_values()))

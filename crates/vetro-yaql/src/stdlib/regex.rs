@@ -434,11 +434,11 @@ pub fn register(r: &Reg) {
     r.m(
         "split",
         "regexp:Pattern, string:String, maxSplit:int=0",
-        |_, a| split(&*regex_of(a.v(0))?, a.str(1), a.int(2)),
+        |c, a| Ok(c.list_result(split(&*regex_of(a.v(0))?, a.str(1), a.int(2))?)),
     );
     r.m(
         "split",
         "string:String, regexp:Pattern, maxSplit:int=0",
-        |_, a| split(&*regex_of(a.v(1))?, a.str(0), a.int(2)),
+        |c, a| Ok(c.list_result(split(&*regex_of(a.v(1))?, a.str(0), a.int(2))?)),
     );
 }

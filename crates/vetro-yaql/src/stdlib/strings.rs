@@ -452,12 +452,12 @@ fn transforming(r: &Reg) {
     r.m(
         "rightSplit",
         "string:String, separator:String?=null, maxSplits:int=-1",
-        |_, a| Ok(strs(py_rsplit(a.str(0), opt_str(a.v(1)), a.int(2))?)),
+        |c, a| Ok(c.list_result(strs(py_rsplit(a.str(0), opt_str(a.v(1)), a.int(2))?))),
     );
     r.m(
         "split",
         "string:String, separator:String?=null, maxSplits:int=-1",
-        |_, a| Ok(strs(py_split(a.str(0), opt_str(a.v(1)), a.int(2))?)),
+        |c, a| Ok(c.list_result(strs(py_split(a.str(0), opt_str(a.v(1)), a.int(2))?))),
     );
     r.f("str", "value:any", |_, a| {
         Ok(Value::from(a.v(0).to_yaql_string()))
