@@ -35,7 +35,7 @@ pub struct Token<'a> {
     pub pos: usize,
 }
 
-pub(crate) fn is_word(c: char) -> bool {
+fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 

@@ -117,7 +117,8 @@ impl OperatorTable {
             .iter()
             .map(|e| e.symbol.clone())
             .chain(keyword.map(Rc::from))
-            .filter(|s| !s.starts_with(crate::lexer::is_word))
+            // words are lexed as words, then looked up (`is_word_operator`)
+            .filter(|s| !s.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
             .collect();
         symbols.sort_by_key(|s| std::cmp::Reverse(s.len()));
         symbols.dedup();
