@@ -116,7 +116,10 @@ def measure(repeat, items):
 
     engine = factory.YaqlFactory().create()
     hot = "$.items.where($.v > 3).select($.n).first()"
-    engine(hot)
+    # Embedders parse the text before each evaluation: it has been
+    # evaluated before.
+    engine(hot).evaluate(data={"items": [{"v": 4, "n": 1}]},
+                         context=yaql.create_context())
 
     def parse_again():
         for _ in range(1000):
@@ -139,7 +142,9 @@ def fmt(seconds):
         return f"{seconds:.2f} s"
     if seconds >= 1e-3:
         return f"{seconds * 1e3:.2f} ms"
-    return f"{seconds * 1e6:.1f} µs"
+    if seconds >= 1e-6:
+        return f"{seconds * 1e6:.1f} µs"
+    return f"{seconds * 1e9:.0f} ns"
 
 
 def main():

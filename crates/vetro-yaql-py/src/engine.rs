@@ -15,7 +15,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use vetro_yaql::operators::{Fixity, OperatorSpec, OperatorTable};
-use vetro_yaql::{Engine, EngineOptions, Options};
+use vetro_yaql::{Engine, EngineOptions, Options, ParserOptions};
 
 static NEXT_CORE: AtomicU64 = AtomicU64::new(1);
 
@@ -94,14 +94,7 @@ impl Core {
             LAST.with(|l| *l.borrow_mut() = Some((key, e.clone())));
             return e;
         }
-        // The table was checked when the Python engine was made.
-        let operators = self.operators.as_ref().and_then(|specs| {
-            OperatorTable::new(specs, self.keyword.as_deref())
-                .ok()
-                .map(Rc::new)
-        });
         let opts = EngineOptions {
-            operators,
             legacy: self.legacy,
             legacy_context: lib.legacy,
             allow_delegates: self.allow_delegates,
@@ -116,7 +109,15 @@ impl Core {
             },
             ..EngineOptions::default()
         };
-        let engine = Rc::new(Engine::new(opts));
+        // The table was checked when the Python engine was made.
+        let table = self
+            .operators
+            .as_ref()
+            .and_then(|specs| OperatorTable::new(specs, self.keyword.as_deref()).ok());
+        let engine = Rc::new(match table {
+            Some(table) => Engine::with_operators(opts, table),
+            None => Engine::new(opts),
+        });
         crate::host::register_python_call(&engine);
         if lib.yaqlized {
             crate::yaqlized::register(&engine, lib.legacy);
@@ -199,8 +200,27 @@ impl Core {
     /// Check that `expr` parses; raises the reference's parse exceptions.
     /// The tree is built (and cached) when the statement is evaluated.
     pub fn check(&self, py: Python<'_>, expr: &str) -> PyResult<()> {
-        let engine = self.engine(Library::default());
-        engine.check(expr).map_err(|e| to_pyerr(py, e, Some(expr)))
+        // An engine of this core that the thread used last knows the texts
+        // it has parsed; without one, the built-in grammar needs no engine
+        // (the thread's engine and its library are built on the first
+        // evaluation).
+        let last = LAST.with(|l| match &*l.borrow() {
+            Some(((id, _), e)) if *id == self.id => Some(e.clone()),
+            _ => None,
+        });
+        let checked = if let Some(engine) = last {
+            engine.check(expr)
+        } else if self.operators.is_none() {
+            let opts = ParserOptions {
+                legacy: self.legacy,
+                allow_delegates: self.allow_delegates,
+                ..ParserOptions::default()
+            };
+            vetro_yaql::parser::check(expr, opts, None)
+        } else {
+            self.engine(Library::default()).check(expr)
+        };
+        checked.map_err(|e| to_pyerr(py, e, Some(expr)))
     }
 
     /// Evaluate `expr`. `layers` lists the Python contexts from the root down,

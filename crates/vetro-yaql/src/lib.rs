@@ -109,9 +109,6 @@ pub struct EngineOptions {
     pub group_by_agg_fallback: Option<bool>,
     /// The `yaql.*` options and limits.
     pub yaql: Options,
-    /// A host's operator table (the reference's custom operators), in place
-    /// of the built-in operators; `colon` and `is_operator` then do not apply.
-    pub operators: Option<Rc<operators::OperatorTable>>,
 }
 
 /// A parsed expression, reusable across evaluations.
@@ -124,6 +121,8 @@ pub struct Expression {
 /// A YAQL engine: parser settings, the function library and a parse cache.
 pub struct Engine {
     pub opts: EngineOptions,
+    /// A host's operator table, in place of the built-in operators.
+    operators: Option<operators::OperatorTable>,
     host: Rc<Context>,
     cache: RefCell<parse_cache::ParseCache>,
 }
@@ -145,8 +144,19 @@ impl Engine {
         let host = lib.child();
         Engine {
             opts,
+            operators: None,
             host,
             cache: RefCell::new(parse_cache::ParseCache::new(CACHE_LIMIT)),
+        }
+    }
+
+    /// An engine whose parser takes its operators from `table` (the
+    /// reference's custom operators) instead of the built-in ones;
+    /// `colon` and `is_operator` then do not apply.
+    pub fn with_operators(opts: EngineOptions, table: operators::OperatorTable) -> Engine {
+        Engine {
+            operators: Some(table),
+            ..Engine::new(opts)
         }
     }
 
@@ -166,7 +176,7 @@ impl Engine {
         if let Some((source, ast)) = hit {
             return Ok(Expression { source, ast });
         }
-        let ast = Rc::new(match &self.opts.operators {
+        let ast = Rc::new(match &self.operators {
             Some(table) => parser::parse_with_operators(src, self.parser_options(), table)?,
             None => parser::parse(src, self.parser_options())?,
         });
@@ -181,7 +191,7 @@ impl Engine {
         if self.cache.borrow().contains(src) {
             return Ok(());
         }
-        parser::check(src, self.parser_options(), self.opts.operators.as_deref())
+        parser::check(src, self.parser_options(), self.operators.as_ref())
     }
 
     /// The host layer: functions registered here are visible to every evaluation.
