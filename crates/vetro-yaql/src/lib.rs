@@ -34,7 +34,10 @@
 //! * [`EngineOptions::is_operator`] for `x is T` (`#operator_is`);
 //! * [`Context::set_method_fallback`] to answer `obj.anyName(args)` on host
 //!   objects when no layer defines `anyName`;
-//! * [`EngineOptions::format`] to register the safe `format()` function.
+//! * [`EngineOptions::format`] to register the safe `format()` function;
+//! * [`Engine::with_operators`] for an operator table of the host's own
+//!   (the reference's custom operators), and [`Engine::check`] to validate
+//!   a text without building its tree.
 //!
 //! Untrusted expressions run under [`Limits`] (time, operations, process
 //! memory through a probe, and a cancel/progress hook):
