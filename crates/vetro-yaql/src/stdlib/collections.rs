@@ -86,6 +86,14 @@ fn set_cmp(r: &Reg, name: &str, f: fn(&Set, &Set) -> bool) {
     });
 }
 
+/// The items of `a` that are in `b` (`in_b`) or are not, in `a`'s order.
+fn sift(a: &Set, b: &Set, in_b: bool) -> Set {
+    a.iter()
+        .filter(|x| b.contains(*x) == in_b)
+        .cloned()
+        .collect()
+}
+
 fn subset(a: &Set, b: &Set) -> bool {
     a.iter().all(|x| b.contains(x))
 }
@@ -191,14 +199,7 @@ fn operators_and_membership(r: &Reg) {
         Ok(Value::dict(d))
     });
     r.f("#operator_-", "left:Set, right:Set", |_, a| {
-        let b = as_set(a.v(1));
-        Ok(Value::set(
-            as_set(a.v(0))
-                .iter()
-                .filter(|x| !b.contains(*x))
-                .cloned()
-                .collect(),
-        ))
+        Ok(Value::set(sift(&as_set(a.v(0)), &as_set(a.v(1)), false)))
     });
     r.f("#operator_.", "dict:Mapping, key:Keyword", |_, a| {
         let d = as_dict(a.v(0));
@@ -551,24 +552,10 @@ fn set_algebra(r: &Reg, opts: &EngineOptions) {
             Ok(Value::set(s))
         });
         r.m("difference", "left:Set, right:Set", |_, a| {
-            let b = as_set(a.v(1));
-            Ok(Value::set(
-                as_set(a.v(0))
-                    .iter()
-                    .filter(|x| !b.contains(*x))
-                    .cloned()
-                    .collect(),
-            ))
+            Ok(Value::set(sift(&as_set(a.v(0)), &as_set(a.v(1)), false)))
         });
         r.m("intersect", "left:Set, right:Set", |_, a| {
-            let b = as_set(a.v(1));
-            Ok(Value::set(
-                as_set(a.v(0))
-                    .iter()
-                    .filter(|x| b.contains(*x))
-                    .cloned()
-                    .collect(),
-            ))
+            Ok(Value::set(sift(&as_set(a.v(0)), &as_set(a.v(1)), true)))
         });
         r.m("union", "left:Set, right:Set", |_, a| {
             let mut s = (*as_set(a.v(0))).clone();
@@ -577,8 +564,8 @@ fn set_algebra(r: &Reg, opts: &EngineOptions) {
         });
         r.m("symmetricDifference", "left:Set, right:Set", |_, a| {
             let (x, y) = (as_set(a.v(0)), as_set(a.v(1)));
-            let mut s: Set = x.iter().filter(|v| !y.contains(*v)).cloned().collect();
-            s.extend(y.iter().filter(|v| !x.contains(*v)).cloned());
+            let mut s = sift(&x, &y, false);
+            s.extend(sift(&y, &x, false));
             Ok(Value::set(s))
         });
         r.f("set", "*args:any", |c, a| {
