@@ -1,5 +1,6 @@
 //! Murano's JSON shapes for stored rows.
 
+use serde::Serialize;
 use serde_json::{json, Value};
 use vetro_store::catalog::{Category, Package};
 use vetro_store::environments::{Environment, EnvironmentSummary};
@@ -20,18 +21,43 @@ pub fn environment(e: &Environment, status: &str) -> Value {
     })
 }
 
-/// The same shape as [`environment`], from a list row.
-pub fn environment_summary(e: &EnvironmentSummary) -> Value {
-    json!({
-        "id": e.id,
-        "name": e.name,
-        "tenant_id": e.project_id,
-        "version": e.version,
-        "description_text": e.description_text,
-        "created": e.created,
-        "updated": e.updated,
-        "status": e.status,
-    })
+/// `{"environments": [...]}`, each in the shape of [`environment`],
+/// serialized straight from the list rows (no intermediate JSON values: this
+/// is the busiest answer of the API).
+#[derive(Serialize)]
+pub struct EnvironmentList {
+    environments: Vec<EnvironmentItem>,
+}
+
+#[derive(Serialize)]
+struct EnvironmentItem {
+    id: String,
+    name: String,
+    tenant_id: String,
+    version: i64,
+    description_text: String,
+    created: String,
+    updated: String,
+    status: String,
+}
+
+impl From<Vec<EnvironmentSummary>> for EnvironmentList {
+    fn from(rows: Vec<EnvironmentSummary>) -> EnvironmentList {
+        let environments = rows
+            .into_iter()
+            .map(|e| EnvironmentItem {
+                id: e.id,
+                name: e.name,
+                tenant_id: e.project_id,
+                version: e.version,
+                description_text: e.description_text,
+                created: e.created,
+                updated: e.updated,
+                status: e.status,
+            })
+            .collect();
+        EnvironmentList { environments }
+    }
 }
 
 pub fn session(s: &Session) -> Value {

@@ -247,13 +247,21 @@ fn environment_session_services_and_deploy() {
         409,
     );
     let list = ok(a.get("/v1/environments"));
-    assert_eq!(list["environments"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        list["environments"],
+        json!([env]),
+        "a list item is shaped as the created one"
+    );
     let sess = ok(a
         .req("POST", &format!("/v1/environments/{id}/configure"))
         .send()
         .unwrap());
     let sid = sess["id"].as_str().unwrap().to_string();
     assert_eq!(sess["state"], "opened");
+    assert_eq!(
+        ok(a.get("/v1/environments"))["environments"][0]["status"],
+        "pending"
+    );
     // Writes need the session header.
     err(
         a.json(

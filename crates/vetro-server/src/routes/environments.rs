@@ -16,7 +16,11 @@ use vetro_store::queue::TaskKind;
     params(("all_tenants" = Option<bool>, Query, description = "List every project's environments (admin only)"),
            ("tenant" = Option<String>, Query, description = "List one project's environments (admin only)")),
     responses((status = 200, description = "`{\"environments\": [...]}`", body = crate::openapi::EnvironmentList)))]
-pub async fn list(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiResult<Json<Value>> {
+pub async fn list(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    q: QueryPairs,
+) -> ApiResult<Json<views::EnvironmentList>> {
     let all = q.flag("all_tenants")?;
     let tenant = q.get("tenant").map(str::to_string);
     if (all || tenant.is_some()) && !ctx.is_admin() {
@@ -30,8 +34,7 @@ pub async fn list(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiRes
         (None, false) => Some(ctx.project()),
     };
     let envs = st.store.list_environment_summaries(project).await?;
-    let list: Vec<Value> = envs.iter().map(views::environment_summary).collect();
-    Ok(Json(json!({ "environments": list })))
+    Ok(Json(envs.into()))
 }
 
 #[utoipa::path(post, path = "/v1/environments", tag = "environments",
@@ -68,7 +71,7 @@ pub async fn show(
     let mut v = views::environment(&env, &status_of(&marks));
     v["acquired_by"] = json!(acquired_by(&marks));
     let model = match sid {
-        Some(sid) => scope::session(&st, &ctx, &env, &sid).await?.model,
+        Some(sid) => scope::session(&st, &ctx, &env.id, &sid).await?.model,
         None => env.model.clone(),
     };
     v["services"] = model
@@ -150,7 +153,7 @@ pub async fn last_status(
 ) -> ApiResult<Json<Value>> {
     let env = scope::environment(&st, &ctx, &id).await?;
     let model = match sid {
-        Some(sid) => scope::session(&st, &ctx, &env, &sid).await?.model,
+        Some(sid) => scope::session(&st, &ctx, &env.id, &sid).await?.model,
         None => env.model.clone(),
     };
     let reports = st.store.environment_reports(&env.id).await?;
