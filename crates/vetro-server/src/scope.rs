@@ -30,17 +30,38 @@ pub async fn environment(st: &AppState, ctx: &Ctx, id: &str) -> ApiResult<Enviro
     Ok(env)
 }
 
-/// A session of `env` that belongs to the caller.
-pub async fn session(st: &AppState, ctx: &Ctx, env: &Environment, id: &str) -> ApiResult<Session> {
+/// An environment's id and project, for routes that need no more of it.
+pub struct EnvRef {
+    pub id: String,
+    pub project_id: String,
+}
+
+/// An environment the caller may see, checked without loading its model.
+pub async fn environment_ref(st: &AppState, ctx: &Ctx, id: &str) -> ApiResult<EnvRef> {
+    let project_id = st
+        .store
+        .environment_project(id)
+        .await
+        .map_err(|e| hide(e, "environment", id))?;
+    if project_id != ctx.project() && !ctx.is_admin() {
+        return Err(ApiError::not_found(format!("environment {id} not found")));
+    }
+    Ok(EnvRef {
+        id: id.to_string(),
+        project_id,
+    })
+}
+
+/// A session of environment `env_id` that belongs to the caller.
+pub async fn session(st: &AppState, ctx: &Ctx, env_id: &str, id: &str) -> ApiResult<Session> {
     let s = st
         .store
         .get_session(id)
         .await
         .map_err(|e| hide(e, "session", id))?;
-    if s.environment_id != env.id {
+    if s.environment_id != env_id {
         return Err(ApiError::not_found(format!(
-            "session {id} does not belong to environment {}",
-            env.id
+            "session {id} does not belong to environment {env_id}"
         )));
     }
     if s.user_id != ctx.user() && !ctx.is_admin() {
@@ -55,7 +76,7 @@ pub async fn session(st: &AppState, ctx: &Ctx, env: &Environment, id: &str) -> A
 pub async fn open_session(
     st: &AppState,
     ctx: &Ctx,
-    env: &Environment,
+    env_id: &str,
     header: Option<String>,
 ) -> ApiResult<Session> {
     let Some(id) = header else {
@@ -63,7 +84,7 @@ pub async fn open_session(
             "an X-Configuration-Session header is required to change the model",
         ));
     };
-    let s = session(st, ctx, env, &id).await?;
+    let s = session(st, ctx, env_id, &id).await?;
     if s.state != vetro_store::sessions::OPENED {
         return Err(ApiError::forbidden(format!(
             "session {} is in state '{}' and cannot be edited",

@@ -202,6 +202,17 @@ impl Store {
         }
     }
 
+    /// The project of an environment: enough to check access without
+    /// loading its model.
+    pub async fn environment_project(&self, id: &str) -> Result<String> {
+        let r = sqlx::query("SELECT project_id FROM environments WHERE id = $1")
+            .bind(id)
+            .fetch_optional(self.reader())
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("environment {id}")))?;
+        row::text(&r, "project_id")
+    }
+
     /// Renames an environment (the model's `name` follows).
     pub async fn rename_environment(&self, id: &str, name: &str) -> Result<Environment> {
         let mut tx = self.begin().await?;

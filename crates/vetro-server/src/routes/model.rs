@@ -46,7 +46,7 @@ async fn read(
 ) -> ApiResult<Json<Value>> {
     let env = scope::environment(st, ctx, id).await?;
     let model = match sid {
-        Some(sid) => scope::session(st, ctx, &env, &sid).await?.model,
+        Some(sid) => scope::session(st, ctx, &env.id, &sid).await?.model,
         None => env.model,
     };
     let objects = model.get("Objects").cloned().unwrap_or(Value::Null);
@@ -122,8 +122,8 @@ pub async fn patch(
     ops.iter().try_for_each(check_op)?;
     let patch: json_patch::Patch = serde_json::from_value(body.clone())
         .map_err(|e| ApiError::bad_request(format!("not a valid JSON patch: {e}")))?;
-    let env = scope::environment(&st, &ctx, &id).await?;
-    let s = scope::open_session(&st, &ctx, &env, sid).await?;
+    let env = scope::environment_ref(&st, &ctx, &id).await?;
+    let s = scope::open_session(&st, &ctx, &env.id, sid).await?;
     let mut model = s.model.clone();
     let objects = model
         .get_mut("Objects")

@@ -31,7 +31,7 @@ async fn read(
 ) -> ApiResult<Json<Value>> {
     let env = scope::environment(st, ctx, id).await?;
     let model = match sid {
-        Some(sid) => scope::session(st, ctx, &env, &sid).await?.model,
+        Some(sid) => scope::session(st, ctx, &env.id, &sid).await?.model,
         None => env.model.clone(),
     };
     let mut objects = model.get("Objects").cloned().unwrap_or(Value::Null);
@@ -61,9 +61,9 @@ async fn write(
     sid: Option<String>,
     edit: impl FnOnce(&mut Value) -> Result<(), model_path::PathError>,
 ) -> ApiResult<()> {
-    let env = scope::environment(st, ctx, id).await?;
-    let s = scope::open_session(st, ctx, &env, sid).await?;
-    let mut model = s.model.clone();
+    let env = scope::environment_ref(st, ctx, id).await?;
+    let s = scope::open_session(st, ctx, &env.id, sid).await?;
+    let mut model = s.model;
     let objects = model
         .get_mut("Objects")
         .filter(|o| o.is_object())

@@ -18,7 +18,7 @@ pub async fn configure(
     ctx: Ctx,
     P(id): P<String>,
 ) -> ApiResult<Json<Value>> {
-    let env = scope::environment(&st, &ctx, &id).await?;
+    let env = scope::environment_ref(&st, &ctx, &id).await?;
     let status = status_of(&st.store.session_marks(&env.id).await?);
     if status == "deploying" || status == "deleting" {
         return Err(ApiError::forbidden(format!(
@@ -38,8 +38,8 @@ pub async fn show(
     ctx: Ctx,
     P((id, sid)): P<(String, String)>,
 ) -> ApiResult<Json<Value>> {
-    let env = scope::environment(&st, &ctx, &id).await?;
-    let s = scope::session(&st, &ctx, &env, &sid).await?;
+    let env = scope::environment_ref(&st, &ctx, &id).await?;
+    let s = scope::session(&st, &ctx, &env.id, &sid).await?;
     if let Some(reason) = st.store.session_invalid_reason(&s).await? {
         if s.state == vetro_store::sessions::OPENED {
             return Err(ApiError::forbidden(reason));
@@ -56,8 +56,8 @@ pub async fn delete(
     ctx: Ctx,
     P((id, sid)): P<(String, String)>,
 ) -> ApiResult<Json<Value>> {
-    let env = scope::environment(&st, &ctx, &id).await?;
-    let s = scope::session(&st, &ctx, &env, &sid).await?;
+    let env = scope::environment_ref(&st, &ctx, &id).await?;
+    let s = scope::session(&st, &ctx, &env.id, &sid).await?;
     st.store.delete_session(&s.id).await?;
     Ok(Json(Value::Null))
 }
@@ -70,8 +70,8 @@ pub async fn deploy(
     ctx: Ctx,
     P((id, sid)): P<(String, String)>,
 ) -> ApiResult<Json<Value>> {
-    let env = scope::environment(&st, &ctx, &id).await?;
-    let s = scope::session(&st, &ctx, &env, &sid).await?;
+    let env = scope::environment_ref(&st, &ctx, &id).await?;
+    let s = scope::session(&st, &ctx, &env.id, &sid).await?;
     st.store.deploy_session(&s.id, &env.project_id).await?;
     Ok(Json(Value::Null))
 }
