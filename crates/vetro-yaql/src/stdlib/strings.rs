@@ -300,26 +300,27 @@ fn operators_and_tests(r: &Reg) {
     });
 }
 
+/// `find` within `length` characters from `start`: a negative start counts
+/// from the end, a negative length runs to the end.
+fn find_in_window(s: &str, sub: &str, start: i64, length: i64, last: bool) -> i64 {
+    let n = s.chars().count() as i64;
+    let start = if start < 0 { start + n } else { start };
+    let length = if length < 0 { n - start } else { length };
+    find(s, sub, Some(start), Some(start + length), last)
+}
+
 /// `indexOf`, `lastIndexOf`, `isEmpty`, `isString`, `join`, `len`.
 fn searching_and_joining(r: &Reg) {
     r.m(
         "indexOf",
         "string:String, sub:String, start:int, length:int",
         |_, a| {
-            let n = a.str(0).chars().count() as i64;
-            let mut start = a.int(2);
-            if start < 0 {
-                start += n;
-            }
-            let mut len = a.int(3);
-            if len < 0 {
-                len = n - start;
-            }
-            Ok(Value::Int(find(
-                a.str(0),
-                a.str(1),
-                Some(start),
-                Some(start + len),
+            let (s, sub) = (a.str(0), a.str(1));
+            Ok(Value::Int(find_in_window(
+                s,
+                sub,
+                a.int(2),
+                a.int(3),
                 false,
             )))
         },
@@ -341,22 +342,8 @@ fn searching_and_joining(r: &Reg) {
         "lastIndexOf",
         "string:String, sub:String, start:int, length:int",
         |_, a| {
-            let n = a.str(0).chars().count() as i64;
-            let mut start = a.int(2);
-            if start < 0 {
-                start += n;
-            }
-            let mut len = a.int(3);
-            if len < 0 {
-                len = n - start;
-            }
-            Ok(Value::Int(find(
-                a.str(0),
-                a.str(1),
-                Some(start),
-                Some(start + len),
-                true,
-            )))
+            let (s, sub) = (a.str(0), a.str(1));
+            Ok(Value::Int(find_in_window(s, sub, a.int(2), a.int(3), true)))
         },
     );
     r.m(
