@@ -4,7 +4,9 @@
 //! * [`repr`]: `repr()`/`str()` of floats and strings;
 //! * [`time`]: `datetime`/`timedelta` values with Python's `str()`,
 //!   `repr()`, `strftime` and `strptime`, the calendar and the formats done
-//!   by [`jiff`].
+//!   by [`jiff`];
+//! * [`dateparse`]: free-form dates read as `dateutil.parser.parse` reads
+//!   them.
 //!
 //! ```
 //! use vetro_pycompat::repr::{float_repr, str_repr};
@@ -19,5 +21,6 @@
 //! assert_eq!(d.strftime("%A %d %B %Y"), "Thursday 29 February 2024");
 //! ```
 
+pub mod dateparse;
 pub mod repr;
 pub mod time;

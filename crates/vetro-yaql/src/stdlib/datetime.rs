@@ -1,7 +1,7 @@
 //! `date_time`: datetime and timespan construction, arithmetic, properties.
 
 use super::Reg;
-use crate::datetime::{parse_iso, strptime, DateTime, Parts, US_PER_DAY, US_PER_SEC};
+use crate::datetime::{parse_free, parse_iso, strptime, DateTime, Parts, US_PER_DAY, US_PER_SEC};
 use crate::error::{Error, ErrorKind, Result};
 use crate::value::Value;
 
@@ -173,7 +173,12 @@ fn arithmetic_and_construction(r: &Reg) {
     r.f("datetime", "string:String, format:String?=null", |_, a| {
         let d = match a.v(1) {
             Value::Str(f) => strptime(a.str(0), f)?,
-            _ => parse_iso(a.str(0))?,
+            // dateutil's reading: ISO forms first, then free-form text with
+            // the missing fields from today.
+            _ => match parse_iso(a.str(0)) {
+                Ok(d) => d,
+                Err(_) => parse_free(a.str(0), DateTime::from_utc(utc_now(), 0).parts())?,
+            },
         };
         Ok(Value::DateTime(DateTime {
             local: d.local,
