@@ -262,8 +262,13 @@ impl Rt {
                 matched = names.first().cloned();
             } else {
                 for w in &c.with {
-                    let raw = self.eval_data(w, s.ctx)?;
-                    let raw = raw.py_str();
+                    // The reference resolves the names as written: an entry
+                    // that parses as YAQL (`py:KeyError`) is not evaluated.
+                    let raw = match w {
+                        Data::Str(text) => text.to_string(),
+                        Data::Expr(e) => e.text.to_string(),
+                        other => self.eval_data(other, s.ctx)?.py_str(),
+                    };
                     let full = s.class.def.namespaces.resolve(&raw).unwrap_or(raw);
                     if names.contains(&full) {
                         matched = Some(full);

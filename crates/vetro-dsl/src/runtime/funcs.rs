@@ -11,7 +11,26 @@ use std::rc::{Rc, Weak};
 use vetro_yaql::value::Dict;
 use vetro_yaql::{Args, Call, Form, FunctionDef, Value};
 
-type Body = dyn Fn(&Rt, &Call, Args) -> Result<Value, Exc>;
+pub(super) type Body = dyn Fn(&Rt, &Call, Args) -> Result<Value, Exc>;
+
+/// A YAQL function whose body runs against the session (held weakly: the
+/// engines that hold the function belong to the session); an `Exc` the body
+/// returns crosses YAQL smuggled and comes out as the same exception.
+pub(super) fn host_def(
+    w: &Weak<Rt>,
+    name: &str,
+    form: Form,
+    sig: &str,
+    body: Box<Body>,
+) -> FunctionDef {
+    let w = w.clone();
+    FunctionDef::new(name, form, sig, move |c, a| {
+        let rt = w
+            .upgrade()
+            .ok_or_else(|| vetro_yaql::Error::value_err("engine gone"))?;
+        body(&rt, c, a).map_err(|e| rt.smuggle(e))
+    })
+}
 
 struct Reg {
     rt: Weak<Rt>,
@@ -19,15 +38,8 @@ struct Reg {
 
 impl Reg {
     fn f(&self, name: &str, form: Form, sig: &str, body: Box<Body>) {
-        let w = self.rt.clone();
-        let rt = w.upgrade().expect("runtime alive");
-        rt.yaql
-            .register(FunctionDef::new(name, form, sig, move |c, a| {
-                let rt = w
-                    .upgrade()
-                    .ok_or_else(|| vetro_yaql::Error::value_err("engine gone"))?;
-                body(&rt, c, a).map_err(|e| rt.smuggle(e))
-            }));
+        let rt = self.rt.upgrade().expect("runtime alive");
+        rt.register_host(host_def(&self.rt, name, form, sig, body));
     }
 }
 
@@ -355,18 +367,20 @@ fn register_object_functions(r: &Reg) {
 
 /// `super()`, casts, reflection and the remaining engine functions.
 fn register_type_functions(r: &Reg) {
+    // Without an expression: the casts, as a list. With one: a lazy map of
+    // the expression over them (as the reference's `map`), so `list()`
+    // flattens it like any other iterator.
     let super_fn = |rt: &Rt, c: &Call, a: Args| -> Result<Value, Exc> {
         let o = object_arg(a.v(0))?;
         let sc = scope(rt, c)?;
-        let mut out = Vec::new();
-        for p in &sc.parents {
-            let v = o.cast_value(p.clone());
-            out.push(match a.lam(1) {
-                Some(l) => l.call1(v).map_err(|e| rt.unsmuggle(e))?,
-                None => v,
-            });
-        }
-        Ok(Value::list(out))
+        let casts: Vec<Value> = sc.parents.iter().map(|p| o.cast_value(p.clone())).collect();
+        let Some(l) = a.lam(1).cloned() else {
+            return Ok(Value::list(casts));
+        };
+        let mut casts = casts.into_iter();
+        Ok(Value::Iter(vetro_yaql::iter::LazyIter::from_fn(
+            move || casts.next().map(|v| l.call1(v)).transpose(),
+        )))
     };
     r.f(
         "super",
@@ -374,11 +388,22 @@ fn register_type_functions(r: &Reg) {
         "obj:HostObject, expr:Lambda=null",
         Box::new(super_fn),
     );
+    // `psuper` runs the expression over every parent at once (the reference's
+    // `parallel_select`), so its result is a list.
     r.f(
         "psuper",
         Form::Both,
         "obj:HostObject, expr:Lambda=null",
-        Box::new(super_fn),
+        Box::new(move |rt, c, a| match super_fn(rt, c, a)? {
+            Value::Iter(it) => {
+                let mut out = Vec::new();
+                while let Some(v) = it.next().map_err(|e| rt.unsmuggle(e))? {
+                    out.push(v);
+                }
+                Ok(Value::list(out))
+            }
+            v => Ok(v),
+        }),
     );
     r.f(
         "require",

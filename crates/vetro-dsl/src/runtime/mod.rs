@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use types::*;
-use vetro_yaql::{Context, Engine, EngineOptions, ErrorKind, HostObject, Value};
+use vetro_yaql::{Context, Engine, EngineOptions, ErrorKind, FunctionDef, HostObject, Value};
 
 /// Work a model load leaves for later, so that loading never recurses along
 /// references: objects named by id before their model was reached (built as
@@ -103,7 +103,13 @@ const SMUGGLE: &str = "\u{1}mpl:";
 /// One executor session.
 pub struct Rt {
     pub me: Weak<Rt>,
+    /// The YAQL engine of format 1.0/1.1 classes: the standard library with
+    /// the legacy layer, dicts iterable (Murano's `ENGINE_10`). It also
+    /// parses every expression (both engines have the same parser).
     pub yaql: Engine,
+    /// The YAQL engine of format 1.2+ classes: the standard library alone
+    /// (Murano's `ENGINE_12`).
+    pub yaql_std: Engine,
     pub source: ClassSource,
     pub classes: RefCell<HashMap<String, Rc<Class>>>,
     pub store: RefCell<IndexMap<String, Rc<Object>>>,
@@ -193,7 +199,7 @@ impl Rt {
     ) -> Rc<Rt> {
         let mut opts = EngineOptions {
             legacy: false,
-            legacy_context: true,
+            legacy_context: false,
             allow_delegates: true,
             delegates: true,
             format: true,
@@ -201,7 +207,6 @@ impl Rt {
             is_operator: true,
             ..Default::default()
         };
-        opts.yaql.iterable_dicts = true;
         opts.yaql.convert_sets_to_lists = true;
         opts.yaql.convert_tuples_to_lists = true;
         opts.yaql.convert_output_data = true;
@@ -211,6 +216,9 @@ impl Rt {
         let yaql_watch = watch.clone();
         opts.yaql.limits.interrupt =
             Some(vetro_yaql::Interrupt::new(move |_| yaql_watch.keep_going()));
+        let yaql_std = Engine::new(opts.clone());
+        opts.legacy_context = true;
+        opts.yaql.iterable_dicts = true;
         let yaql = Engine::new(opts);
         let rewrite_colon = yaql.parse(":Foo").is_err();
         let contract_layer = yaql.context();
@@ -221,6 +229,7 @@ impl Rt {
         let rt = Rc::new_cyclic(|me| Rt {
             me: me.clone(),
             yaql,
+            yaql_std,
             source,
             classes: RefCell::new(HashMap::new()),
             store: RefCell::new(IndexMap::new()),
@@ -492,7 +501,7 @@ impl Rt {
 
     pub fn eval_expr(&self, e: &Expr, ctx: &Rc<Context>) -> Result<Value, Exc> {
         let parsed = self.parse(&e.text)?;
-        self.yaql
+        self.engine_of(ctx)
             .evaluate_in(&parsed, ctx)
             .map_err(|err| self.unsmuggle(err))
     }
@@ -524,7 +533,7 @@ impl Rt {
 
     /// A method context: `$this`/`$`, the frame info.
     pub fn frame_context(&self, class: &Rc<Class>, this: &Value, method: &str) -> Rc<Context> {
-        let ctx = self.yaql.context();
+        let ctx = self.engine_for(class).context();
         ctx.set("this", this.clone());
         ctx.set("1", this.clone());
         ctx.set(
@@ -536,6 +545,33 @@ impl Rt {
             })),
         );
         ctx
+    }
+
+    /// The YAQL engine a class's code runs in, by its package's format.
+    pub fn engine_for(&self, class: &Class) -> &Engine {
+        if class.pkg.legacy() {
+            &self.yaql
+        } else {
+            &self.yaql_std
+        }
+    }
+
+    /// The engine of the class whose code `ctx` belongs to (the legacy one
+    /// outside any method: contracts, hooks).
+    fn engine_of(&self, ctx: &Context) -> &Engine {
+        match ctx.get(FRAME_VAR) {
+            Some(Value::Object(h)) => match h.as_any().downcast_ref::<FrameInfo>() {
+                Some(f) => self.engine_for(&f.class),
+                None => &self.yaql,
+            },
+            _ => &self.yaql,
+        }
+    }
+
+    /// Register a host function in both engines.
+    pub fn register_host(&self, def: FunctionDef) {
+        self.yaql_std.register(def.clone());
+        self.yaql.register(def);
     }
 
     /// The running frame seen from a host function's context.

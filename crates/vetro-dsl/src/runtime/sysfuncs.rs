@@ -5,19 +5,12 @@ use super::types::Exc;
 use super::Rt;
 use std::rc::{Rc, Weak};
 use vetro_yaql::value::Dict;
-use vetro_yaql::{Args, Call, Form, FunctionDef, Value};
+use vetro_yaql::{Form, Value};
 
-type Body = dyn Fn(&Rt, &Call, Args) -> Result<Value, Exc>;
+use super::funcs::{host_def, Body};
 
 fn reg(w: &Weak<Rt>, rt: &Rt, name: &str, form: Form, sig: &str, body: Box<Body>) {
-    let w = w.clone();
-    rt.yaql
-        .register(FunctionDef::new(name, form, sig, move |c, a| {
-            let rt = w
-                .upgrade()
-                .ok_or_else(|| vetro_yaql::Error::value_err("engine gone"))?;
-            body(&rt, c, a).map_err(|e| rt.smuggle(e))
-        }));
+    rt.register_host(host_def(w, name, form, sig, body));
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -337,7 +330,8 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
                 .unwrap_or_else(|| a.v(1).clone()))
         }),
     );
-    // Legacy (1.0/1.1) function forms of string methods: f(x, ...) = x.f(...).
+    // Legacy (1.0/1.1) function forms of string methods, f(x, ...) = x.f(...),
+    // in the legacy engine only (as the reference registers them).
     for name in [
         "toLower",
         "toUpper",
@@ -352,9 +346,8 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
     ] {
         if rt.yaql.host_context().candidates(name, false).is_empty() {
             let n = name.to_string();
-            reg(
+            rt.yaql.register(host_def(
                 w,
-                rt,
                 name,
                 Form::Function,
                 "*args:any",
@@ -362,7 +355,7 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
                     vetro_yaql::eval::call_values(c.ctx, &n, a.rest_values(), true)
                         .map_err(|e| rt.unsmuggle(e))
                 }),
-            );
+            ));
         }
     }
 }

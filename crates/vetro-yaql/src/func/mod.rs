@@ -386,6 +386,7 @@ impl CallArg {
 }
 
 /// A registered function (or one overload of it).
+#[derive(Clone)]
 pub struct FunctionDef {
     pub name: Rc<str>,
     pub form: Form,
