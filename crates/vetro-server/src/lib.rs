@@ -17,6 +17,7 @@ pub mod negotiate;
 pub mod openapi;
 pub mod package;
 pub mod routes;
+pub mod schemas;
 pub mod scope;
 pub mod state;
 pub mod views;

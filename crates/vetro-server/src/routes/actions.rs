@@ -39,8 +39,8 @@ fn find_action(v: &Value, action_id: &str) -> Option<(String, String, bool)> {
 
 #[utoipa::path(post, path = "/v1/environments/{environment_id}/actions/{action_id}", tag = "actions",
     params(("environment_id" = String, Path), ("action_id" = String, Path, description = "`<objectId>_<methodName>` from the model's `?._actions`")),
-    request_body(content = crate::openapi::AnyObject, content_type = "application/json", description = "The action's arguments"),
-    responses((status = 200, description = "`{\"task_id\"}`", body = crate::openapi::TaskId)))]
+    request_body(content = crate::schemas::AnyObject, content_type = "application/json", description = "The action's arguments"),
+    responses((status = 200, description = "`{\"task_id\"}`", body = crate::schemas::TaskId)))]
 pub async fn execute(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -86,7 +86,7 @@ pub async fn execute(
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/actions/{task_id}", tag = "actions",
     params(("environment_id" = String, Path), ("task_id" = String, Path)),
-    responses((status = 200, description = "`{}` while running, then `{\"result\", \"isException\"}`", body = crate::openapi::AnyObject)))]
+    responses((status = 200, description = "`{}` while running, then `{\"result\", \"isException\"}`", body = crate::schemas::AnyObject)))]
 pub async fn result(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -109,8 +109,8 @@ fn task_result(task: &vetro_store::queue::Task) -> Value {
 }
 
 #[utoipa::path(post, path = "/v1/actions", tag = "actions",
-    request_body(content = crate::openapi::StaticAction, content_type = "application/json"),
-    responses((status = 200, description = "The method's result", body = crate::openapi::AnyValue)))]
+    request_body(content = crate::schemas::StaticAction, content_type = "application/json"),
+    responses((status = 200, description = "The method's result", body = crate::schemas::AnyValue)))]
 pub async fn static_action(
     State(st): State<AppState>,
     ctx: Ctx,

@@ -66,7 +66,7 @@ fn order_key(p: &Package, by: &str) -> String {
         ("order_by" = Option<String>, Query, description = "fqn, name or created"),
         ("sort_dir" = Option<String>, Query, description = "asc or desc"),
         ("marker" = Option<String>, Query), ("limit" = Option<u32>, Query, description = "1..100, default 20")),
-    responses((status = 200, description = "`{\"packages\": [...], \"next_marker\"?}`", body = crate::openapi::PackageList)))]
+    responses((status = 200, description = "`{\"packages\": [...], \"next_marker\"?}`", body = crate::schemas::PackageList)))]
 pub async fn search(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiResult<Json<Value>> {
     let catalog = q.flag("catalog")?;
     let include_disabled = q.flag("include_disabled")?;
@@ -256,8 +256,8 @@ fn string_field(meta: &Value, key: &str) -> ApiResult<Option<String>> {
 }
 
 #[utoipa::path(post, path = "/v1/catalog/packages", tag = "catalog",
-    request_body(content = crate::openapi::PackageUpload, content_type = "multipart/form-data"),
-    responses((status = 200, description = "The new package", body = crate::openapi::PackageView)))]
+    request_body(content = crate::schemas::PackageUpload, content_type = "multipart/form-data"),
+    responses((status = 200, description = "The new package", body = crate::schemas::PackageView)))]
 pub async fn upload(State(st): State<AppState>, ctx: Ctx, mp: Multipart) -> ApiResult<Json<Value>> {
     let (archive, meta) = read_upload(mp).await?;
     if !(meta.is_null() || meta.is_object()) {
@@ -307,7 +307,7 @@ pub async fn upload(State(st): State<AppState>, ctx: Ctx, mp: Multipart) -> ApiR
 
 #[utoipa::path(get, path = "/v1/catalog/packages/{package_id}", tag = "catalog",
     params(("package_id" = String, Path)),
-    responses((status = 200, description = "The package", body = crate::openapi::PackageView)))]
+    responses((status = 200, description = "The package", body = crate::schemas::PackageView)))]
 pub async fn show(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -367,8 +367,8 @@ fn apply_op(p: &mut Package, op: &Value) -> ApiResult<()> {
 
 #[utoipa::path(patch, path = "/v1/catalog/packages/{package_id}", tag = "catalog",
     params(("package_id" = String, Path)),
-    request_body(content = Vec<crate::openapi::PatchOp>, content_type = "application/murano-packages-json-patch"),
-    responses((status = 200, description = "The updated package", body = crate::openapi::PackageView)))]
+    request_body(content = Vec<crate::schemas::PatchOp>, content_type = "application/murano-packages-json-patch"),
+    responses((status = 200, description = "The updated package", body = crate::schemas::PackageView)))]
 pub async fn update(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -459,7 +459,7 @@ pub async fn supplier_logo(
 }
 
 #[utoipa::path(get, path = "/v1/catalog/categories", tag = "catalog",
-    responses((status = 200, description = "`{\"categories\": [...]}`", body = crate::openapi::CategoryList)))]
+    responses((status = 200, description = "`{\"categories\": [...]}`", body = crate::schemas::CategoryList)))]
 pub async fn categories(State(st): State<AppState>, _ctx: Ctx) -> ApiResult<Json<Value>> {
     let list: Vec<Value> = st
         .store
@@ -472,8 +472,8 @@ pub async fn categories(State(st): State<AppState>, _ctx: Ctx) -> ApiResult<Json
 }
 
 #[utoipa::path(post, path = "/v1/catalog/categories", tag = "catalog",
-    request_body(content = crate::openapi::CategoryCreate, content_type = "application/json"),
-    responses((status = 200, description = "The new category (admin only)", body = crate::openapi::CategoryView)))]
+    request_body(content = crate::schemas::CategoryCreate, content_type = "application/json"),
+    responses((status = 200, description = "The new category (admin only)", body = crate::schemas::CategoryView)))]
 pub async fn add_category(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -491,7 +491,7 @@ pub async fn add_category(
 
 #[utoipa::path(get, path = "/v1/catalog/categories/{category_id}", tag = "catalog",
     params(("category_id" = String, Path)),
-    responses((status = 200, description = "The category with the packages the caller can see", body = crate::openapi::CategoryView)))]
+    responses((status = 200, description = "The category with the packages the caller can see", body = crate::schemas::CategoryView)))]
 pub async fn category(
     State(st): State<AppState>,
     ctx: Ctx,

@@ -13,7 +13,7 @@ use vetro_store::queue::Task;
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/deployments", tag = "deployments",
     params(("environment_id" = String, Path)),
-    responses((status = 200, description = "`{\"deployments\": [...]}`, newest first", body = crate::openapi::DeploymentList)))]
+    responses((status = 200, description = "`{\"deployments\": [...]}`, newest first", body = crate::schemas::DeploymentList)))]
 pub async fn list(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -29,7 +29,7 @@ pub async fn list(
 }
 
 #[utoipa::path(get, path = "/v1/deployments", tag = "deployments",
-    responses((status = 200, description = "Every deployment of the project's environments, newest first", body = crate::openapi::DeploymentList)))]
+    responses((status = 200, description = "Every deployment of the project's environments, newest first", body = crate::schemas::DeploymentList)))]
 pub async fn list_all(State(st): State<AppState>, ctx: Ctx) -> ApiResult<Json<Value>> {
     let deps = st.store.list_deployments(None, ctx.project()).await?;
     let list: Vec<Value> = deps.iter().map(views::deployment).collect();
@@ -56,7 +56,7 @@ pub async fn env_task(st: &AppState, ctx: &Ctx, env_id: &str, task_id: &str) -> 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/deployments/{deployment_id}", tag = "deployments",
     params(("environment_id" = String, Path), ("deployment_id" = String, Path),
            ("service_id" = Option<Vec<String>>, Query, description = "Only reports about objects inside these services")),
-    responses((status = 200, description = "`{\"reports\": [...]}`, oldest first", body = crate::openapi::ReportList)))]
+    responses((status = 200, description = "`{\"reports\": [...]}`, oldest first", body = crate::schemas::ReportList)))]
 pub async fn reports(
     State(st): State<AppState>,
     ctx: Ctx,

@@ -15,7 +15,7 @@ use vetro_store::queue::TaskKind;
 #[utoipa::path(get, path = "/v1/environments", tag = "environments",
     params(("all_tenants" = Option<bool>, Query, description = "List every project's environments (admin only)"),
            ("tenant" = Option<String>, Query, description = "List one project's environments (admin only)")),
-    responses((status = 200, description = "`{\"environments\": [...]}`", body = crate::openapi::EnvironmentList)))]
+    responses((status = 200, description = "`{\"environments\": [...]}`", body = crate::schemas::EnvironmentList)))]
 pub async fn list(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -38,8 +38,8 @@ pub async fn list(
 }
 
 #[utoipa::path(post, path = "/v1/environments", tag = "environments",
-    request_body(content = crate::openapi::EnvironmentCreate, content_type = "application/json"),
-    responses((status = 200, description = "The new environment", body = crate::openapi::EnvironmentView)))]
+    request_body(content = crate::schemas::EnvironmentCreate, content_type = "application/json"),
+    responses((status = 200, description = "The new environment", body = crate::schemas::EnvironmentView)))]
 pub async fn create(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -59,7 +59,7 @@ pub async fn create(
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}", tag = "environments",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = Option<String>, Header, description = "Show this session's draft services")),
-    responses((status = 200, description = "The environment with `status`, `acquired_by` and `services`", body = crate::openapi::EnvironmentView)))]
+    responses((status = 200, description = "The environment with `status`, `acquired_by` and `services`", body = crate::schemas::EnvironmentView)))]
 pub async fn show(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -83,8 +83,8 @@ pub async fn show(
 
 #[utoipa::path(put, path = "/v1/environments/{environment_id}", tag = "environments",
     params(("environment_id" = String, Path)),
-    request_body(content = crate::openapi::EnvironmentCreate, content_type = "application/json"),
-    responses((status = 200, description = "The renamed environment", body = crate::openapi::EnvironmentView)))]
+    request_body(content = crate::schemas::EnvironmentCreate, content_type = "application/json"),
+    responses((status = 200, description = "The renamed environment", body = crate::schemas::EnvironmentView)))]
 pub async fn rename(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -144,7 +144,7 @@ pub async fn delete(
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/lastStatus", tag = "environments",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = Option<String>, Header)),
-    responses((status = 200, description = "`{\"lastStatuses\": {service_id: report or null}}`", body = crate::openapi::AnyObject)))]
+    responses((status = 200, description = "`{\"lastStatuses\": {service_id: report or null}}`", body = crate::schemas::AnyObject)))]
 pub async fn last_status(
     State(st): State<AppState>,
     ctx: Ctx,

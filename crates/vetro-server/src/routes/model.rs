@@ -15,7 +15,7 @@ use serde_json::Value;
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/model/{path}", tag = "environments",
     params(("environment_id" = String, Path), ("path" = String, Path, description = "A path inside `Objects`"),
            ("X-Configuration-Session" = Option<String>, Header)),
-    responses((status = 200, description = "The model subtree", body = crate::openapi::AnyValue)))]
+    responses((status = 200, description = "The model subtree", body = crate::schemas::AnyValue)))]
 pub async fn get_path(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -27,7 +27,7 @@ pub async fn get_path(
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/model/", tag = "environments",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = Option<String>, Header)),
-    responses((status = 200, description = "The whole model (`Objects`)", body = crate::openapi::AnyValue)))]
+    responses((status = 200, description = "The whole model (`Objects`)", body = crate::schemas::AnyValue)))]
 pub async fn get_root(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -107,8 +107,8 @@ fn check_op(op: &Value) -> ApiResult<()> {
 
 #[utoipa::path(patch, path = "/v1/environments/{environment_id}/model/", tag = "environments",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = String, Header)),
-    request_body(content = Vec<crate::openapi::PatchOp>, content_type = "application/env-model-json-patch"),
-    responses((status = 200, description = "The patched model (`Objects`)", body = crate::openapi::AnyValue)))]
+    request_body(content = Vec<crate::schemas::PatchOp>, content_type = "application/env-model-json-patch"),
+    responses((status = 200, description = "The patched model (`Objects`)", body = crate::schemas::AnyValue)))]
 pub async fn patch(
     State(st): State<AppState>,
     ctx: Ctx,

@@ -78,7 +78,7 @@ async fn write(
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/services", tag = "services",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = Option<String>, Header)),
-    responses((status = 200, description = "The application components", body = Vec<crate::openapi::AnyObject>)))]
+    responses((status = 200, description = "The application components", body = Vec<crate::schemas::AnyObject>)))]
 pub async fn list(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -91,7 +91,7 @@ pub async fn list(
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/services/{path}", tag = "services",
     params(("environment_id" = String, Path), ("path" = String, Path, description = "Object ids, keys or indexes separated by /"),
            ("X-Configuration-Session" = Option<String>, Header)),
-    responses((status = 200, description = "The value at the path", body = crate::openapi::AnyValue)))]
+    responses((status = 200, description = "The value at the path", body = crate::schemas::AnyValue)))]
 pub async fn get(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -103,8 +103,8 @@ pub async fn get(
 
 #[utoipa::path(post, path = "/v1/environments/{environment_id}/services", tag = "services",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = String, Header)),
-    request_body(content = crate::openapi::AnyValue, content_type = "application/json"),
-    responses((status = 200, description = "The added component(s)", body = crate::openapi::AnyValue)))]
+    request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
+    responses((status = 200, description = "The added component(s)", body = crate::schemas::AnyValue)))]
 pub async fn post(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -117,8 +117,8 @@ pub async fn post(
 
 #[utoipa::path(post, path = "/v1/environments/{environment_id}/services/{path}", tag = "services",
     params(("environment_id" = String, Path), ("path" = String, Path), ("X-Configuration-Session" = String, Header)),
-    request_body(content = crate::openapi::AnyValue, content_type = "application/json"),
-    responses((status = 200, description = "The added value(s)", body = crate::openapi::AnyValue)))]
+    request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
+    responses((status = 200, description = "The added value(s)", body = crate::schemas::AnyValue)))]
 pub async fn post_path(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -153,8 +153,8 @@ async fn post_at(
 
 #[utoipa::path(put, path = "/v1/environments/{environment_id}/services", tag = "services",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = String, Header)),
-    request_body(content = Vec<crate::openapi::AnyObject>, content_type = "application/json"),
-    responses((status = 200, description = "The new component list", body = crate::openapi::AnyValue)))]
+    request_body(content = Vec<crate::schemas::AnyObject>, content_type = "application/json"),
+    responses((status = 200, description = "The new component list", body = crate::schemas::AnyValue)))]
 pub async fn put(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -167,8 +167,8 @@ pub async fn put(
 
 #[utoipa::path(put, path = "/v1/environments/{environment_id}/services/{path}", tag = "services",
     params(("environment_id" = String, Path), ("path" = String, Path), ("X-Configuration-Session" = String, Header)),
-    request_body(content = crate::openapi::AnyValue, content_type = "application/json"),
-    responses((status = 200, description = "The new value", body = crate::openapi::AnyValue)))]
+    request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
+    responses((status = 200, description = "The new value", body = crate::schemas::AnyValue)))]
 pub async fn put_path(
     State(st): State<AppState>,
     ctx: Ctx,

@@ -12,7 +12,7 @@ use vetro_store::environments::status_of;
 
 #[utoipa::path(post, path = "/v1/environments/{environment_id}/configure", tag = "sessions",
     params(("environment_id" = String, Path)),
-    responses((status = 200, description = "The new session", body = crate::openapi::SessionView)))]
+    responses((status = 200, description = "The new session", body = crate::schemas::SessionView)))]
 pub async fn configure(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -32,7 +32,7 @@ pub async fn configure(
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/sessions/{session_id}", tag = "sessions",
     params(("environment_id" = String, Path), ("session_id" = String, Path)),
-    responses((status = 200, description = "The session", body = crate::openapi::SessionView)))]
+    responses((status = 200, description = "The session", body = crate::schemas::SessionView)))]
 pub async fn show(
     State(st): State<AppState>,
     ctx: Ctx,

@@ -14,7 +14,7 @@ use vetro_store::environments::initial_model;
 
 #[utoipa::path(get, path = "/v1/templates", tag = "templates",
     params(("is_public" = Option<bool>, Query, description = "Only public (true) or only the project's private (false) templates")),
-    responses((status = 200, description = "`{\"templates\": [...]}`", body = crate::openapi::TemplateList)))]
+    responses((status = 200, description = "`{\"templates\": [...]}`", body = crate::schemas::TemplateList)))]
 pub async fn list(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiResult<Json<Value>> {
     let mut all = st.store.list_templates(Some(ctx.project())).await?;
     if q.get("is_public").is_some() {
@@ -36,8 +36,8 @@ fn services_of(body: &Value) -> ApiResult<Value> {
 }
 
 #[utoipa::path(post, path = "/v1/templates", tag = "templates",
-    request_body(content = crate::openapi::TemplateCreate, content_type = "application/json"),
-    responses((status = 200, description = "The new template", body = crate::openapi::TemplateView)))]
+    request_body(content = crate::schemas::TemplateCreate, content_type = "application/json"),
+    responses((status = 200, description = "The new template", body = crate::schemas::TemplateView)))]
 pub async fn create(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -63,7 +63,7 @@ pub async fn create(
 
 #[utoipa::path(get, path = "/v1/templates/{env_template_id}", tag = "templates",
     params(("env_template_id" = String, Path)),
-    responses((status = 200, description = "The template with its services", body = crate::openapi::TemplateView)))]
+    responses((status = 200, description = "The template with its services", body = crate::schemas::TemplateView)))]
 pub async fn show(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -77,8 +77,8 @@ pub async fn show(
 
 #[utoipa::path(put, path = "/v1/templates/{env_template_id}", tag = "templates",
     params(("env_template_id" = String, Path)),
-    request_body(content = crate::openapi::TemplateCreate, content_type = "application/json"),
-    responses((status = 200, description = "The updated template", body = crate::openapi::TemplateView)))]
+    request_body(content = crate::schemas::TemplateCreate, content_type = "application/json"),
+    responses((status = 200, description = "The updated template", body = crate::schemas::TemplateView)))]
 pub async fn update(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -125,7 +125,7 @@ pub async fn delete(
 
 #[utoipa::path(get, path = "/v1/templates/{env_template_id}/services", tag = "templates",
     params(("env_template_id" = String, Path)),
-    responses((status = 200, description = "The template's services", body = Vec<crate::openapi::AnyObject>)))]
+    responses((status = 200, description = "The template's services", body = Vec<crate::schemas::AnyObject>)))]
 pub async fn services(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -142,8 +142,8 @@ pub async fn services(
 
 #[utoipa::path(post, path = "/v1/templates/{env_template_id}/services", tag = "templates",
     params(("env_template_id" = String, Path)),
-    request_body(content = crate::openapi::AnyValue, content_type = "application/json"),
-    responses((status = 200, description = "The added service(s)", body = crate::openapi::AnyValue)))]
+    request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
+    responses((status = 200, description = "The added service(s)", body = crate::schemas::AnyValue)))]
 pub async fn add_service(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -167,7 +167,7 @@ pub async fn add_service(
 
 #[utoipa::path(get, path = "/v1/templates/{env_template_id}/services/{path}", tag = "templates",
     params(("env_template_id" = String, Path), ("path" = String, Path)),
-    responses((status = 200, description = "The value at the path", body = crate::openapi::AnyValue)))]
+    responses((status = 200, description = "The value at the path", body = crate::schemas::AnyValue)))]
 pub async fn get_service(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -181,8 +181,8 @@ pub async fn get_service(
 
 #[utoipa::path(put, path = "/v1/templates/{env_template_id}/services/{path}", tag = "templates",
     params(("env_template_id" = String, Path), ("path" = String, Path)),
-    request_body(content = crate::openapi::AnyValue, content_type = "application/json"),
-    responses((status = 200, description = "The new value", body = crate::openapi::AnyValue)))]
+    request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
+    responses((status = 200, description = "The new value", body = crate::schemas::AnyValue)))]
 pub async fn put_service(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -213,8 +213,8 @@ pub async fn delete_service(
 
 #[utoipa::path(post, path = "/v1/templates/{env_template_id}/create-environment", tag = "templates",
     params(("env_template_id" = String, Path)),
-    request_body(content = crate::openapi::EnvironmentCreate, content_type = "application/json"),
-    responses((status = 200, description = "`{\"environment_id\", \"session_id\"}`", body = crate::openapi::EnvironmentSession)))]
+    request_body(content = crate::schemas::EnvironmentCreate, content_type = "application/json"),
+    responses((status = 200, description = "`{\"environment_id\", \"session_id\"}`", body = crate::schemas::EnvironmentSession)))]
 pub async fn create_environment(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -242,8 +242,8 @@ pub async fn create_environment(
 
 #[utoipa::path(post, path = "/v1/templates/{env_template_id}/clone", tag = "templates",
     params(("env_template_id" = String, Path)),
-    request_body(content = crate::openapi::EnvironmentCreate, content_type = "application/json"),
-    responses((status = 200, description = "The copy, owned by the caller's project", body = crate::openapi::TemplateView)))]
+    request_body(content = crate::schemas::EnvironmentCreate, content_type = "application/json"),
+    responses((status = 200, description = "The copy, owned by the caller's project", body = crate::schemas::TemplateView)))]
 pub async fn clone(
     State(st): State<AppState>,
     ctx: Ctx,

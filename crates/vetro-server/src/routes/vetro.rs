@@ -18,7 +18,7 @@ use std::time::Duration;
 use vetro_policy::datalog::{Engine, PolicyKind};
 
 #[utoipa::path(get, path = "/v1/policy", tag = "vetro",
-    responses((status = 200, description = "vetro addition. The project's deployment policy: `{\"policy\": text or null, \"source\": \"project\" | \"default\" | null}`", body = crate::openapi::PolicyView)))]
+    responses((status = 200, description = "vetro addition. The project's deployment policy: `{\"policy\": text or null, \"source\": \"project\" | \"default\" | null}`", body = crate::schemas::PolicyView)))]
 pub async fn get_policy(State(st): State<AppState>, ctx: Ctx) -> ApiResult<Json<Value>> {
     let own = st.store.policy(ctx.project()).await?;
     let (text, source) = match (own, &st.default_policy) {
@@ -30,8 +30,8 @@ pub async fn get_policy(State(st): State<AppState>, ctx: Ctx) -> ApiResult<Json<
 }
 
 #[utoipa::path(put, path = "/v1/policy", tag = "vetro",
-    request_body(content = crate::openapi::PolicyUpdate, content_type = "application/json"),
-    responses((status = 200, description = "vetro addition. Sets (or with null, clears) the project's policy in Congress syntax; `predeploy_errors(eid, oid, msg)` rows fail deploys and actions", body = crate::openapi::PolicyView)))]
+    request_body(content = crate::schemas::PolicyUpdate, content_type = "application/json"),
+    responses((status = 200, description = "vetro addition. Sets (or with null, clears) the project's policy in Congress syntax; `predeploy_errors(eid, oid, msg)` rows fail deploys and actions", body = crate::schemas::PolicyView)))]
 pub async fn put_policy(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -57,7 +57,7 @@ pub async fn put_policy(
 
 #[utoipa::path(post, path = "/v1/environments/{environment_id}/deployments/{deployment_id}/cancel", tag = "vetro",
     params(("environment_id" = String, Path), ("deployment_id" = String, Path)),
-    responses((status = 200, description = "vetro addition. Asks a queued or running deployment to stop at the engine's next step; it ends as cancelled", body = crate::openapi::AnyObject)))]
+    responses((status = 200, description = "vetro addition. Asks a queued or running deployment to stop at the engine's next step; it ends as cancelled", body = crate::schemas::AnyObject)))]
 pub async fn cancel(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -75,7 +75,7 @@ pub async fn cancel(
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/deployments/{deployment_id}/events", tag = "vetro",
     params(("environment_id" = String, Path), ("deployment_id" = String, Path)),
-    responses((status = 200, description = "vetro addition. Server-sent events: one `report` event per status report (past ones first), then `end` with the deployment when it finishes", content_type = "text/event-stream", body = crate::openapi::ServerSentEvent)))]
+    responses((status = 200, description = "vetro addition. Server-sent events: one `report` event per status report (past ones first), then `end` with the deployment when it finishes", content_type = "text/event-stream", body = crate::schemas::ServerSentEvent)))]
 pub async fn events(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -124,13 +124,13 @@ pub async fn events(
 }
 
 #[utoipa::path(get, path = "/healthz", tag = "vetro",
-    responses((status = 200, description = "vetro addition. The process is up", body = crate::openapi::AnyObject)), security(()))]
+    responses((status = 200, description = "vetro addition. The process is up", body = crate::schemas::AnyObject)), security(()))]
 pub async fn health() -> Json<Value> {
     Json(json!({"status": "ok"}))
 }
 
 #[utoipa::path(get, path = "/readyz", tag = "vetro",
-    responses((status = 200, description = "vetro addition. The database answers", body = crate::openapi::AnyObject)), security(()))]
+    responses((status = 200, description = "vetro addition. The database answers", body = crate::schemas::AnyObject)), security(()))]
 pub async fn ready(State(st): State<AppState>) -> ApiResult<Json<Value>> {
     st.store.ping().await?;
     Ok(Json(json!({"status": "ready"})))
