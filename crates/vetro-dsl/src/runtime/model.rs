@@ -571,7 +571,6 @@ impl Rt {
         let excluded: Vec<String> = self.items(exclude)?.iter().map(Value::py_str).collect();
         let is_excluded = |k: &Value| excluded.iter().any(|e| k.as_str() == Some(e.as_str()));
         let mut clean = Dict::new();
-        let mut given = Vec::new();
         for (k, v) in d.iter() {
             match (as_type(k), v) {
                 (Some(_), Value::Dict(p)) => {
@@ -580,14 +579,10 @@ impl Rt {
                         .filter(|(pk, _)| !is_excluded(pk))
                         .map(|(pk, pv)| (pk.clone(), pv.clone()))
                         .collect();
-                    given.extend(p.keys().cloned());
                     clean.insert(k.clone(), Value::dict(p));
                 }
                 _ => {
-                    if matches!(k.as_str(), Some("?" | "id" | "name")) {
-                        clean.insert(k.clone(), v.clone());
-                    } else if !is_excluded(k) {
-                        given.push(k.clone());
+                    if matches!(k.as_str(), Some("?" | "id" | "name")) || !is_excluded(k) {
                         clean.insert(k.clone(), v.clone());
                     }
                 }
@@ -604,16 +599,16 @@ impl Rt {
                 obj.class.name, want.name
             )));
         }
-        // The dry-run object dumped as `Mixed`, kept to the given properties.
+        // The dry-run object dumped as `Mixed` (its id, every property with
+        // its default where none was given), without the excluded properties.
         let Value::Dict(dumped) = self.dump(&obj.value(), "Mixed", true) else {
             return Err(Exc::contract("Template is not an object model"));
         };
-        let mut out = Dict::new();
-        for (k, v) in dumped.iter() {
-            if k.as_str() == Some("?") || given.contains(k) {
-                out.insert(k.clone(), v.clone());
-            }
-        }
+        let out: Dict = dumped
+            .iter()
+            .filter(|(k, _)| k.as_str() == Some("?") || !is_excluded(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         Ok(Value::dict(out))
     }
 
