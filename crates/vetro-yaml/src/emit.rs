@@ -170,6 +170,11 @@ fn plain_is_safe(s: &str) -> bool {
     if s.ends_with(char::is_whitespace) || s.ends_with(':') || s == "<<" {
         return false;
     }
+    // At the start of a line `...` ends the document (`---` is already
+    // refused by its first character).
+    if s.starts_with("...") {
+        return false;
+    }
     if s.contains(": ") || s.contains(" #") || s.contains(['\t', ',', '[', ']', '{', '}']) {
         return false;
     }
@@ -206,6 +211,13 @@ fn double_quoted(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_string_that_reads_as_a_document_marker_is_quoted() {
+        assert_eq!(string("..."), "\"...\"");
+        assert_eq!(string("... and more"), "\"... and more\"");
+        assert_eq!(string("a..."), "a...");
+    }
 
     #[test]
     fn floats_are_written_as_python_reprs_with_a_yaml_mantissa() {
