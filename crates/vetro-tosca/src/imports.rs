@@ -9,6 +9,7 @@ use crate::catalog::Catalog;
 use crate::document::{self, import_entries, FileRec, LoadError};
 use crate::files::TemplateFiles;
 use crate::hooks::ToscaHooks;
+use crate::normative::Normative;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use vetro_diag::{Diagnostic, SourceMap};
@@ -192,6 +193,7 @@ fn failed(files: &[FileRec], i: usize, seen: &mut Vec<bool>) -> Option<(usize, S
 
 fn load_all(
     grammar: &Grammar,
+    normative: &Normative,
     path: &Path,
     source: &dyn TemplateFiles,
     sources: &mut SourceMap,
@@ -204,17 +206,18 @@ fn load_all(
     };
     loader.load(path, sources);
     let mut files = loader.files;
-    let catalog = crate::semantic::run(grammar, &mut files, sources);
+    let catalog = crate::semantic::run(normative, &mut files, sources);
     (files, catalog)
 }
 
 pub fn validate_tree(
     grammar: &Grammar,
+    normative: &Normative,
     path: &Path,
     source: &dyn TemplateFiles,
     sources: &mut SourceMap,
 ) -> crate::Report {
-    let (files, _) = load_all(grammar, path, source, sources);
+    let (files, _) = load_all(grammar, normative, path, source, sources);
     let main = &files[0];
     let unreadable = main.id.is_none()
         && main
@@ -247,11 +250,12 @@ pub fn validate_tree(
 
 pub fn catalog_of(
     grammar: &Grammar,
+    normative: &Normative,
     path: &Path,
     source: &dyn TemplateFiles,
     sources: &mut SourceMap,
 ) -> (Catalog, crate::Report) {
-    let (files, catalog) = load_all(grammar, path, source, sources);
+    let (files, catalog) = load_all(grammar, normative, path, source, sources);
     let report = crate::Report {
         problems: files[0].problems.clone(),
         unreadable: files[0].id.is_none(),

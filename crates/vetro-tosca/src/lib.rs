@@ -22,13 +22,16 @@ pub use catalog::{Catalog, Construct};
 pub use files::{FileSystem, MemoryFiles, TemplateFiles};
 pub use grammar::BUNDLED_GRAMMAR;
 
+use normative::Normative;
 use std::path::Path;
 use vetro_diag::{Diagnostic, SourceMap};
 use vetro_kwalify::Grammar;
 
-/// A TOSCA validator: a compiled grammar, reused for every file.
+/// A TOSCA validator: a compiled grammar and the normative types checked
+/// against it, reused for every file.
 pub struct Checker {
     grammar: Grammar,
+    normative: Normative,
 }
 
 /// The outcome of validating one service template.
@@ -53,7 +56,12 @@ impl Checker {
             BUNDLED_GRAMMAR,
             sources,
         )?;
-        Ok(Checker { grammar })
+        Ok(Checker::from_grammar(grammar))
+    }
+
+    fn from_grammar(grammar: Grammar) -> Checker {
+        let normative = Normative::load(&grammar);
+        Checker { grammar, normative }
     }
 
     /// A checker with another grammar file.
@@ -61,7 +69,7 @@ impl Checker {
         let bytes = std::fs::read(path)
             .map_err(|e| vec![Diagnostic::error("io", format!("{}: {e}", path.display()))])?;
         let grammar = Grammar::load(&path.display().to_string(), &bytes, sources)?;
-        Ok(Checker { grammar })
+        Ok(Checker::from_grammar(grammar))
     }
 
     pub fn grammar(&self) -> &Grammar {
@@ -81,7 +89,7 @@ impl Checker {
         files: &dyn TemplateFiles,
         sources: &mut SourceMap,
     ) -> Report {
-        imports::validate_tree(&self.grammar, path, files, sources)
+        imports::validate_tree(&self.grammar, &self.normative, path, files, sources)
     }
 
     /// The type catalog a template sees (for `vetro tosca types`).
@@ -96,6 +104,6 @@ impl Checker {
         files: &dyn TemplateFiles,
         sources: &mut SourceMap,
     ) -> (Catalog, Report) {
-        imports::catalog_of(&self.grammar, path, files, sources)
+        imports::catalog_of(&self.grammar, &self.normative, path, files, sources)
     }
 }

@@ -1,4 +1,8 @@
 //! The bundled TOSCA 1.1 normative types.
+//!
+//! They are read and checked against the grammar once per [`crate::Checker`];
+//! each validation then gets a copy of the tree whose spans point at the same
+//! text registered in that validation's source map.
 
 use crate::hooks::ToscaHooks;
 use vetro_diag::SourceMap;
@@ -8,18 +12,41 @@ use vetro_yaml::{LoadOptions, Node};
 /// Normative type definitions written from the TOSCA 1.1 specification.
 pub const NORMATIVE_TYPES: &str = include_str!("../data/normative_types.yaml");
 
-/// The normative types as a service template document, short forms expanded.
-/// Returns the grammar problems too (none for the bundled file; see the test).
-pub fn load(grammar: &Grammar, sources: &mut SourceMap) -> (Option<Node>, usize) {
-    let file = sources.add("<bundled normative types>", NORMATIVE_TYPES);
-    let Ok(mut docs) = vetro_yaml::load_str(sources, file, &LoadOptions::default()) else {
+const NAME: &str = "<bundled normative types>";
+
+/// The normative types as a service template document, short forms expanded
+/// by the grammar (`None` if the bundled file does not load; see the test).
+pub struct Normative {
+    doc: Option<Node>,
+}
+
+/// The document with the number of grammar problems it has.
+fn read(grammar: &Grammar) -> (Option<Node>, usize) {
+    let mut sources = SourceMap::new();
+    let file = sources.add(NAME, NORMATIVE_TYPES);
+    let Some(mut doc) = vetro_yaml::load_str(&sources, file, &LoadOptions::default())
+        .ok()
+        .and_then(|mut docs| docs.pop())
+    else {
         return (None, 1);
     };
-    let Some(mut doc) = docs.pop() else {
-        return (None, 1);
-    };
-    let problems = grammar.validate(&mut doc, &mut ToscaHooks);
-    (Some(doc), problems.len())
+    let problems = grammar.validate(&mut doc, &mut ToscaHooks).len();
+    (Some(doc), problems)
+}
+
+impl Normative {
+    pub fn load(grammar: &Grammar) -> Normative {
+        Normative {
+            doc: read(grammar).0,
+        }
+    }
+
+    /// A copy of the document for one validation, its text added to `sources`.
+    pub fn instantiate(&self, sources: &mut SourceMap) -> Option<Node> {
+        let mut doc = self.doc.clone()?;
+        doc.move_to_file(sources.add(NAME, NORMATIVE_TYPES));
+        Some(doc)
+    }
 }
 
 #[cfg(test)]
@@ -30,8 +57,14 @@ mod tests {
     fn bundled_types_pass_the_grammar() {
         let mut sources = SourceMap::new();
         let g = Grammar::load("g", crate::BUNDLED_GRAMMAR, &mut sources).unwrap();
-        let (doc, problems) = load(&g, &mut sources);
+        let (doc, problems) = read(&g);
         assert!(doc.is_some());
         assert_eq!(problems, 0);
+        let normative = Normative::load(&g);
+        let mut sources = SourceMap::new();
+        sources.add("first", "a: 1\n");
+        let doc = normative.instantiate(&mut sources).unwrap();
+        assert_eq!(doc.span.file, vetro_diag::FileId(1));
+        assert_eq!(sources.name(doc.span.file), NAME);
     }
 }

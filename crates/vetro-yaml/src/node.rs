@@ -99,6 +99,21 @@ impl Node {
         }
     }
 
+    /// Point this node and everything under it at `file`: for a tree loaded
+    /// once and reused with another [`vetro_diag::SourceMap`] that holds the
+    /// same text under another id.
+    pub fn move_to_file(&mut self, file: vetro_diag::FileId) {
+        self.span.file = file;
+        match &mut self.kind {
+            NodeKind::Seq(items) => items.iter_mut().for_each(|n| n.move_to_file(file)),
+            NodeKind::Map(map) => map.entries.iter_mut().for_each(|(k, v)| {
+                k.move_to_file(file);
+                v.move_to_file(file);
+            }),
+            _ => {}
+        }
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match &self.kind {
             NodeKind::Str(s) => Some(s),

@@ -8,8 +8,9 @@ mod types;
 
 use crate::catalog::{Catalog, Construct, TypeDef};
 use crate::document::FileRec;
+use crate::normative::Normative;
 use vetro_diag::{Diagnostic, SourceMap, Span};
-use vetro_kwalify::{escape_segment, Grammar};
+use vetro_kwalify::escape_segment;
 use vetro_yaml::Node;
 
 /// Problems of one file, with path helpers.
@@ -81,12 +82,11 @@ fn add_types(cat: &mut Catalog, doc: &Node, file: Option<usize>, problems: &mut 
     }
 }
 
-/// Build the catalog from the built-in types and every loaded file, then check
-/// each file. Problems are appended to the files' own lists.
-pub fn run(grammar: &Grammar, files: &mut [FileRec], sources: &mut SourceMap) -> Catalog {
+/// Build the catalog from the normative types and every loaded file, then
+/// check each file. Problems are appended to the files' own lists.
+pub fn run(normative: &Normative, files: &mut [FileRec], sources: &mut SourceMap) -> Catalog {
     let mut cat = Catalog::default();
-    let (normative, _) = crate::normative::load(grammar, sources);
-    if let Some(doc) = &normative {
+    if let Some(doc) = &normative.instantiate(sources) {
         add_types(&mut cat, doc, None, &mut Vec::new());
     }
     for (i, f) in files.iter_mut().enumerate() {
