@@ -121,9 +121,11 @@ fn engine(mode: Option<&str>) -> Result<Engine, String> {
             o.allow_delegates = true;
             o.delegates = true;
         }
+        // The reference's legacy mode also makes dicts iterable (its keys).
         Some("legacy") => {
             o.legacy = true;
             o.legacy_context = true;
+            o.yaql.iterable_dicts = true;
         }
         Some("format") => o.format = true,
         Some("no_sets") => o.no_sets = true,

@@ -99,6 +99,16 @@ fn bind(
             }
             slots[i] = Slot::Pos(i);
         } else if let Some(p) = &f.varargs {
+            // The reference hands an omitted argument to `*args` as its "no
+            // value" marker, which only a parameter taking any object
+            // accepts; vetro has no such value and passes null.
+            if matches!(a, PosArg::Omitted) {
+                if p.ty != PType::Any {
+                    return None;
+                }
+                rest.push(i);
+                continue;
+            }
             if !static_ok(p, a, rt) {
                 return None;
             }
