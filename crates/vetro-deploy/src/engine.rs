@@ -52,7 +52,7 @@ pub fn run(
 ) -> Session {
     let rt = lib.session();
     cloud::attach(&rt, lib.host(Box::new(cloud), Some(sink)));
-    rt.set_cancel_flag(cancel);
+    rt.limits.set_cancel_flag(cancel);
     let session = match call {
         Call::Static { .. } => Session {
             result: invoke(&rt, None, call),

@@ -124,7 +124,7 @@ impl Rt {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<Value, Exc> {
-        self.charge_step()?;
+        self.limits.charge_step()?;
         if self.depth.get() >= MAX_DEPTH {
             return Err(recursion_error());
         }

@@ -65,7 +65,7 @@ impl Rt {
 
     fn exec_stmt(&self, stmt: &Stmt, s: &mut Scope<'_>) -> Result<Flow, Exc> {
         self.mark(stmt);
-        self.charge_step()?;
+        self.limits.charge_step()?;
         let ctx = s.ctx;
         match &stmt.kind {
             StmtKind::Eval(d) => {

@@ -227,7 +227,7 @@ impl Rt {
             match holder {
                 // A holder that started this thread waits for it: no wait.
                 Some(t) if !self.is_ancestor(t, me) && !CURRENT.with(Cell::get).is_null() => {
-                    self.charge_step()?;
+                    self.limits.charge_step()?;
                     yield_now()
                 }
                 _ => break,

@@ -3,10 +3,12 @@
 //! long, with too much memory, or when its embedder cancels it (recursion
 //! depth is limited at each call, see `call.rs`). These errors cannot be
 //! caught by `Try`.
+//!
+//! [`SessionLimits`] is the session's part that enforces them: the limits,
+//! what the session has used so far, and the watch its YAQL evaluations see.
 
 use super::types::Exc;
-use super::Rt;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -183,7 +185,31 @@ impl Budget {
 /// holds).
 const CHECK_EVERY: u64 = 16;
 
-impl Rt {
+/// The limits of a running session with what it has used so far.
+pub struct SessionLimits {
+    limits: RefCell<Limits>,
+    budget: Budget,
+    /// The session's limits as its YAQL evaluations see them.
+    watch: Watch,
+}
+
+impl SessionLimits {
+    /// Start counting under `limits` now.
+    pub fn start(limits: Limits) -> SessionLimits {
+        let budget = Budget::start();
+        let watch = Watch::new(&limits, &budget);
+        SessionLimits {
+            limits: RefCell::new(limits),
+            budget,
+            watch,
+        }
+    }
+
+    /// What the session's YAQL evaluations look at (see [`Watch`]).
+    pub fn watch(&self) -> &Watch {
+        &self.watch
+    }
+
     /// Stop the session at its next step once `flag` is set (from any
     /// thread); the same as giving it in [`Limits::cancel`].
     pub fn set_cancel_flag(&self, flag: impl Into<CancelFlag>) {

@@ -126,16 +126,14 @@ pub struct Rt {
     /// Native plans of contract expressions, by text (`None`: use YAQL).
     pub contract_plans: RefCell<contract_plan::PlanCache>,
     pub depth: Cell<usize>,
-    pub limits: RefCell<limits::Limits>,
+    /// The session's limits and what it has used (see `limits.rs`).
+    pub limits: limits::SessionLimits,
     /// Roots of parked green threads, by thread id.
     pub parked: RefCell<HashMap<u64, green::ParkedRoots>>,
     /// Held `Synchronize` locks: key -> (green thread, times entered).
     pub sync_locks: RefCell<HashMap<String, (u64, usize)>>,
     /// The green thread that started each running one.
     pub task_parents: RefCell<HashMap<u64, u64>>,
-    pub budget: limits::Budget,
-    /// The session's limits as its YAQL evaluations see them.
-    pub watch: limits::Watch,
     pub id_seed: Cell<u64>,
     /// Object models of the model being loaded, by id (references resolved on demand).
     pub models: RefCell<HashMap<String, (Value, Option<String>)>>,
@@ -211,9 +209,8 @@ impl Rt {
         opts.yaql.convert_tuples_to_lists = true;
         opts.yaql.convert_output_data = true;
         opts.yaql.limit_iterators = 10000;
-        let budget = limits::Budget::start();
-        let watch = limits::Watch::new(&limits, &budget);
-        let yaql_watch = watch.clone();
+        let limits = limits::SessionLimits::start(limits);
+        let yaql_watch = limits.watch().clone();
         opts.yaql.limits.interrupt =
             Some(vetro_yaql::Interrupt::new(move |_| yaql_watch.keep_going()));
         let yaql_std = Engine::new(opts.clone());
@@ -244,12 +241,10 @@ impl Rt {
             contract_layer,
             contract_plans: RefCell::new(HashMap::new()),
             depth: Cell::new(0),
-            limits: RefCell::new(limits),
+            limits,
             parked: RefCell::new(HashMap::new()),
             sync_locks: RefCell::new(HashMap::new()),
             task_parents: RefCell::new(HashMap::new()),
-            budget,
-            watch,
             id_seed: Cell::new(seed | 1),
             models: RefCell::new(HashMap::new()),
             exc_objects: RefCell::new(HashMap::new()),
@@ -316,7 +311,7 @@ impl Rt {
         }
         let exc = match e.kind {
             // The session's watch stopped the evaluation: a limit passed.
-            ErrorKind::Interrupted => self.interrupted(),
+            ErrorKind::Interrupted => self.limits.interrupted(),
             _ => yaql_error(&e),
         };
         self.with_frames(exc)
