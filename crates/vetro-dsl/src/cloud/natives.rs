@@ -49,7 +49,7 @@ fn resource_package(rt: &Rt, owner: &Value) -> Option<String> {
     } else if let Value::Str(s) = owner {
         rt.class(s).ok()?.pkg.name.clone()
     } else {
-        let class = rt.stack.borrow().last().map(|s| s.class.clone())?;
+        let class = rt.frames.current_class()?;
         rt.class(&class).ok()?.pkg.name.clone()
     };
     Some(pkg)

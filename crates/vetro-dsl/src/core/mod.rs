@@ -249,11 +249,11 @@ fn object_of(v: &Value) -> Result<Rc<Object>, Exc> {
 impl Rt {
     /// Objects that running frames hold as receivers (GC roots).
     pub fn live_receivers(&self) -> Vec<Rc<Object>> {
-        let mut out = self.frames_objects.borrow().clone();
-        let mut frames = self.live_frames.borrow().clone();
-        for (parked_frames, receivers) in self.parked.borrow().values() {
-            frames.extend(parked_frames.iter().cloned());
-            out.extend(receivers.iter().cloned());
+        let mut out = self.frames.receivers();
+        let mut frames = self.frames.live_frames();
+        for parked in self.parked.borrow().values() {
+            frames.extend(parked.live.iter().cloned());
+            out.extend(parked.receivers.iter().cloned());
         }
         let mut values = Vec::new();
         for (ctx, class, method) in frames.iter() {

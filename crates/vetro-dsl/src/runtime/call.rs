@@ -3,6 +3,7 @@
 use super::exec::Flow;
 use super::types::*;
 use super::{Rt, StackEntry};
+
 use crate::syntax::{ArgUsage, MethodDef, MethodUsage};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -125,27 +126,24 @@ impl Rt {
         kwargs: Vec<(String, Value)>,
     ) -> Result<Value, Exc> {
         self.limits.charge_step()?;
-        if self.depth.get() >= MAX_DEPTH {
+        if self.frames.depth() >= MAX_DEPTH {
             return Err(recursion_error());
         }
         let external = self.external_call.replace(false);
         let ctx = self.frame_context(decl, &this, &m.name);
         self.bind_arguments(decl, m, obj.as_ref(), &ctx, args, kwargs, external)?;
-        self.stack.borrow_mut().push(StackEntry {
-            class: decl.name.clone(),
-            method: m.name.clone(),
-            file: decl.def.file_name.clone(),
-            line: Cell::new(m.span.line),
-            col: Cell::new(m.span.col),
-            instr: RefCell::new("".into()),
-        });
-        self.depth.set(self.depth.get() + 1);
-        if let Some(o) = &obj {
-            self.frames_objects.borrow_mut().push(o.clone());
-        }
-        self.live_frames
-            .borrow_mut()
-            .push((ctx.clone(), decl.clone(), m.name.clone()));
+        self.frames.enter(
+            StackEntry {
+                class: decl.name.clone(),
+                method: m.name.clone(),
+                file: decl.def.file_name.clone(),
+                line: Cell::new(m.span.line),
+                col: Cell::new(m.span.col),
+                instr: RefCell::new("".into()),
+            },
+            obj.as_ref(),
+            (ctx.clone(), decl.clone(), m.name.clone()),
+        );
         let lock = self.sync_key(decl, m, &this, &ctx);
         let locked = match &lock {
             Some(key) => self.lock_sync(key),
@@ -162,12 +160,7 @@ impl Rt {
             }
             Err(e) => Err(e),
         };
-        self.live_frames.borrow_mut().pop();
-        if obj.is_some() {
-            self.frames_objects.borrow_mut().pop();
-        }
-        self.depth.set(self.depth.get() - 1);
-        self.stack.borrow_mut().pop();
+        self.frames.leave(obj.is_some());
         let v = match r? {
             Flow::Return(v) => v,
             Flow::Next => Value::Null,

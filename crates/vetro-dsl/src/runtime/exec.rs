@@ -56,11 +56,8 @@ impl Rt {
     }
 
     fn mark(&self, stmt: &Stmt) {
-        if let Some(top) = self.stack.borrow().last() {
-            top.line.set(stmt.span.line);
-            top.col.set(stmt.span.col);
-            *top.instr.borrow_mut() = stmt.text.clone();
-        }
+        self.frames
+            .mark_statement(stmt.span.line, stmt.span.col, &stmt.text);
     }
 
     fn exec_stmt(&self, stmt: &Stmt, s: &mut Scope<'_>) -> Result<Flow, Exc> {
@@ -322,7 +319,7 @@ impl Rt {
             names: resolved,
             message,
             extra,
-            frames: self.frames(),
+            frames: self.frames.trace(),
             native: None,
             cause,
         })))

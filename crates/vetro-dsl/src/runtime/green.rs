@@ -7,9 +7,10 @@
 //! The executor's per-flow state (the MuranoPL call stack, the live frames
 //! that are GC roots, the call depth) is swapped in and out with the branch.
 
+use super::frames::Mark;
 use super::model::meta_entries;
 use super::types::*;
-use super::{LiveFrame, Rt, StackEntry};
+use super::Rt;
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::Cell;
@@ -62,24 +63,12 @@ pub fn yield_now() {
     super::stack::set_bounds(bounds);
 }
 
-/// The executor state one flow owns above the point where branches start
-/// (its frames and receivers wait in `Rt::parked`, where the GC sees them).
-#[derive(Default)]
-struct Parked {
-    stack: Vec<StackEntry>,
-    depth: usize,
-}
-
-/// Live frames and receivers of a parked green thread (GC roots).
-pub type ParkedRoots = (Vec<LiveFrame>, Vec<Rc<Object>>);
-
 struct Thread {
     id: u64,
     green: Green,
     /// The thread's stack (see `stack.rs`).
     bounds: super::stack::Bounds,
     index: usize,
-    parked: Parked,
 }
 
 impl Rt {
@@ -95,12 +84,7 @@ impl Rt {
         let mut waiting: VecDeque<(usize, Task)> = tasks.into_iter().enumerate().collect();
         let mut running: VecDeque<Thread> = VecDeque::new();
         let cap = limit.unwrap_or(n).max(1);
-        let base = (
-            self.stack.borrow().len(),
-            self.live_frames.borrow().len(),
-            self.frames_objects.borrow().len(),
-            self.depth.get(),
-        );
+        let base = self.frames.mark();
         let outer = (CURRENT.with(Cell::get), current_task());
         while !waiting.is_empty() || !running.is_empty() {
             while running.len() < cap {
@@ -119,14 +103,14 @@ impl Rt {
             let Some(mut t) = running.pop_front() else {
                 break;
             };
-            self.unpark(t.id, std::mem::take(&mut t.parked), base.3);
+            self.unpark(t.id, base);
             TASK.with(|c| c.set(t.id));
             let outer_bounds = super::stack::set_bounds(t.bounds);
             let step = t.green.resume(());
             super::stack::set_bounds(outer_bounds);
             CURRENT.with(|c| c.set(outer.0));
             TASK.with(|c| c.set(outer.1));
-            t.parked = self.park(t.id, base);
+            self.park(t.id, base);
             match step {
                 CoroutineResult::Yield(()) => running.push_back(t),
                 CoroutineResult::Return(r) => {
@@ -153,27 +137,17 @@ impl Rt {
             .collect()
     }
 
-    /// Take the flow state above `base` off the executor (the thread stops).
-    fn park(&self, id: u64, base: (usize, usize, usize, usize)) -> Parked {
-        let frames = self.live_frames.borrow_mut().split_off(base.1);
-        let receivers = self.frames_objects.borrow_mut().split_off(base.2);
-        self.parked.borrow_mut().insert(id, (frames, receivers));
-        let parked = Parked {
-            stack: self.stack.borrow_mut().split_off(base.0),
-            depth: self.depth.get() - base.3,
-        };
-        self.depth.set(base.3);
-        parked
+    /// Take the frames above `base` off the executor (the thread stops);
+    /// they wait in `parked`, where the GC sees them.
+    fn park(&self, id: u64, base: Mark) {
+        let frames = self.frames.split_off(base);
+        self.parked.borrow_mut().insert(id, frames);
     }
 
-    /// Put a thread's flow state back on the executor (the thread resumes).
-    fn unpark(&self, id: u64, p: Parked, depth_base: usize) {
-        if let Some((frames, receivers)) = self.parked.borrow_mut().remove(&id) {
-            self.live_frames.borrow_mut().extend(frames);
-            self.frames_objects.borrow_mut().extend(receivers);
-        }
-        self.stack.borrow_mut().extend(p.stack);
-        self.depth.set(depth_base + p.depth);
+    /// Put a thread's frames back on the executor (the thread resumes).
+    fn unpark(&self, id: u64, base: Mark) {
+        let frames = self.parked.borrow_mut().remove(&id).unwrap_or_default();
+        self.frames.restore(base, frames);
     }
 
     /// The lock key of a method call. Calls of one method are serialized per
@@ -290,7 +264,6 @@ fn spawn(index: usize, task: Task) -> Result<Thread, Task> {
         green,
         bounds,
         index,
-        parked: Parked::default(),
     })
 }
 

@@ -5,6 +5,7 @@ pub mod call;
 pub mod contract_plan;
 pub mod contracts;
 pub mod exec;
+pub mod frames;
 pub mod funcs;
 pub mod gc;
 pub mod green;
@@ -84,18 +85,7 @@ impl HostObject for FrameInfo {
     }
 }
 
-/// A running method: its context, declaring class and name.
-pub type LiveFrame = (Rc<Context>, Rc<Class>, String);
-
-/// An active method call (for stack traces).
-pub struct StackEntry {
-    pub class: String,
-    pub method: String,
-    pub file: String,
-    pub line: Cell<u32>,
-    pub col: Cell<u32>,
-    pub instr: RefCell<Arc<str>>,
-}
+pub use frames::{LiveFrame, StackEntry};
 
 pub const FRAME_VAR: &str = "#frame";
 const SMUGGLE: &str = "\u{1}mpl:";
@@ -116,7 +106,8 @@ pub struct Rt {
     pub traces: RefCell<Vec<Value>>,
     pending: RefCell<HashMap<u64, Exc>>,
     next_pending: Cell<u64>,
-    pub stack: RefCell<Vec<StackEntry>>,
+    /// The running methods (see `frames.rs`).
+    pub frames: frames::CallStack,
     pub config: serde_json::Value,
     pub attributes: RefCell<Vec<(String, String, String, Value)>>,
     pub root: RefCell<Option<Rc<Object>>>,
@@ -125,11 +116,10 @@ pub struct Rt {
     pub contract_layer: Rc<Context>,
     /// Native plans of contract expressions, by text (`None`: use YAQL).
     pub contract_plans: RefCell<contract_plan::PlanCache>,
-    pub depth: Cell<usize>,
     /// The session's limits and what it has used (see `limits.rs`).
     pub limits: limits::SessionLimits,
-    /// Roots of parked green threads, by thread id.
-    pub parked: RefCell<HashMap<u64, green::ParkedRoots>>,
+    /// Frames of parked green threads, by thread id (GC roots).
+    pub parked: RefCell<HashMap<u64, frames::FlowFrames>>,
     /// Held `Synchronize` locks: key -> (green thread, times entered).
     pub sync_locks: RefCell<HashMap<String, (u64, usize)>>,
     /// The green thread that started each running one.
@@ -139,10 +129,6 @@ pub struct Rt {
     pub models: RefCell<HashMap<String, (Value, Option<String>)>>,
     /// Exception objects bound by `Catch As`, to their exceptions.
     pub exc_objects: RefCell<HashMap<String, Exc>>,
-    /// Receivers of running methods (GC roots).
-    pub frames_objects: RefCell<Vec<Rc<Object>>>,
-    /// Contexts of running methods with their method (variables are GC roots).
-    pub live_frames: RefCell<Vec<LiveFrame>>,
     /// Objects built from the model being loaded, by model id.
     pub model_objs: RefCell<HashMap<String, Rc<Object>>>,
     /// `new()` models get fresh ids; a loaded deployment keeps its ids.
@@ -233,14 +219,13 @@ impl Rt {
             traces: RefCell::new(Vec::new()),
             pending: RefCell::new(HashMap::new()),
             next_pending: Cell::new(0),
-            stack: RefCell::new(Vec::new()),
+            frames: frames::CallStack::default(),
             config,
             attributes: RefCell::new(Vec::new()),
             root: RefCell::new(None),
             rewrite_colon,
             contract_layer,
             contract_plans: RefCell::new(HashMap::new()),
-            depth: Cell::new(0),
             limits,
             parked: RefCell::new(HashMap::new()),
             sync_locks: RefCell::new(HashMap::new()),
@@ -248,8 +233,6 @@ impl Rt {
             id_seed: Cell::new(seed | 1),
             models: RefCell::new(HashMap::new()),
             exc_objects: RefCell::new(HashMap::new()),
-            frames_objects: RefCell::new(Vec::new()),
-            live_frames: RefCell::new(Vec::new()),
             model_objs: RefCell::new(HashMap::new()),
             regen_ids: Cell::new(true),
             dry_run: RefCell::new(None),
@@ -320,25 +303,9 @@ impl Rt {
     /// Attach the current stack to a fresh native error.
     pub fn with_frames(&self, e: Exc) -> Exc {
         match e {
-            Exc::Native(n, f) if f.is_empty() => Exc::Native(n, Rc::new(self.frames())),
+            Exc::Native(n, f) if f.is_empty() => Exc::Native(n, Rc::new(self.frames.trace())),
             other => other,
         }
-    }
-
-    pub fn frames(&self) -> Vec<Frame> {
-        self.stack
-            .borrow()
-            .iter()
-            .rev()
-            .map(|s| Frame {
-                instruction: s.instr.borrow().to_string(),
-                file: s.file.clone(),
-                line: s.line.get(),
-                column: s.col.get(),
-                method: s.method.clone(),
-                class: s.class.clone(),
-            })
-            .collect()
     }
 
     // ----- classes -----

@@ -1,0 +1,156 @@
+//! The call stack of a session: the running MuranoPL methods of the flow
+//! on the executor, for stack traces, the call depth limit and the GC (the
+//! receivers and variables of running methods are roots).
+//!
+//! Green threads (`green.rs`) share one executor: when a thread stops, its
+//! frames above the point where it started are taken off ([`CallStack::split_off`])
+//! and put back when it resumes.
+
+use super::types::{Class, Frame, Object};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::Arc;
+use vetro_yaql::Context;
+
+/// A running method: its context, declaring class and name.
+pub type LiveFrame = (Rc<Context>, Rc<Class>, String);
+
+/// An active method call (for stack traces).
+pub struct StackEntry {
+    pub class: String,
+    pub method: String,
+    pub file: String,
+    pub line: Cell<u32>,
+    pub col: Cell<u32>,
+    pub instr: RefCell<Arc<str>>,
+}
+
+/// The running methods of the flow on the executor.
+#[derive(Default)]
+pub struct CallStack {
+    entries: RefCell<Vec<StackEntry>>,
+    /// Nested method calls of the flow (see `call::MAX_DEPTH`).
+    depth: Cell<usize>,
+    /// Receivers of running methods (GC roots).
+    receivers: RefCell<Vec<Rc<Object>>>,
+    /// Contexts of running methods with their method (variables are GC roots).
+    live: RefCell<Vec<LiveFrame>>,
+}
+
+/// How far a call stack reaches (where a green thread's frames start).
+#[derive(Clone, Copy)]
+pub struct Mark {
+    entries: usize,
+    live: usize,
+    receivers: usize,
+    depth: usize,
+}
+
+/// The frames of a stopped flow, taken off the call stack.
+#[derive(Default)]
+pub struct FlowFrames {
+    entries: Vec<StackEntry>,
+    depth: usize,
+    pub live: Vec<LiveFrame>,
+    pub receivers: Vec<Rc<Object>>,
+}
+
+impl CallStack {
+    /// Nested method calls of the running flow.
+    pub fn depth(&self) -> usize {
+        self.depth.get()
+    }
+
+    /// A method starts: its trace entry, its receiver and its context.
+    pub fn enter(&self, entry: StackEntry, receiver: Option<&Rc<Object>>, frame: LiveFrame) {
+        self.entries.borrow_mut().push(entry);
+        self.depth.set(self.depth.get() + 1);
+        if let Some(o) = receiver {
+            self.receivers.borrow_mut().push(o.clone());
+        }
+        self.live.borrow_mut().push(frame);
+    }
+
+    /// The method [`CallStack::enter`] started last ends.
+    pub fn leave(&self, had_receiver: bool) {
+        self.live.borrow_mut().pop();
+        if had_receiver {
+            self.receivers.borrow_mut().pop();
+        }
+        self.depth.set(self.depth.get() - 1);
+        self.entries.borrow_mut().pop();
+    }
+
+    /// Record the statement the innermost method runs now.
+    pub fn mark_statement(&self, line: u32, col: u32, text: &Arc<str>) {
+        if let Some(top) = self.entries.borrow().last() {
+            top.line.set(line);
+            top.col.set(col);
+            *top.instr.borrow_mut() = text.clone();
+        }
+    }
+
+    /// The class declaring the innermost running method.
+    pub fn current_class(&self) -> Option<String> {
+        self.entries.borrow().last().map(|s| s.class.clone())
+    }
+
+    /// The stack trace, innermost call first.
+    pub fn trace(&self) -> Vec<Frame> {
+        self.entries
+            .borrow()
+            .iter()
+            .rev()
+            .map(|s| Frame {
+                instruction: s.instr.borrow().to_string(),
+                file: s.file.clone(),
+                line: s.line.get(),
+                column: s.col.get(),
+                method: s.method.clone(),
+                class: s.class.clone(),
+            })
+            .collect()
+    }
+
+    /// Receivers of the running methods.
+    pub fn receivers(&self) -> Vec<Rc<Object>> {
+        self.receivers.borrow().clone()
+    }
+
+    /// Contexts of the running methods.
+    pub fn live_frames(&self) -> Vec<LiveFrame> {
+        self.live.borrow().clone()
+    }
+
+    pub fn mark(&self) -> Mark {
+        Mark {
+            entries: self.entries.borrow().len(),
+            live: self.live.borrow().len(),
+            receivers: self.receivers.borrow().len(),
+            depth: self.depth.get(),
+        }
+    }
+
+    /// Take the frames above `at` off the stack (their flow stops).
+    pub fn split_off(&self, at: Mark) -> FlowFrames {
+        let live = self.live.borrow_mut().split_off(at.live);
+        let receivers = self.receivers.borrow_mut().split_off(at.receivers);
+        let entries = self.entries.borrow_mut().split_off(at.entries);
+        let depth = self.depth.get() - at.depth;
+        self.depth.set(at.depth);
+        FlowFrames {
+            entries,
+            depth,
+            live,
+            receivers,
+        }
+    }
+
+    /// Put a stopped flow's frames back above `at` (the flow resumes).
+    pub fn restore(&self, at: Mark, f: FlowFrames) {
+        self.live.borrow_mut().extend(f.live);
+        self.receivers.borrow_mut().extend(f.receivers);
+        self.entries.borrow_mut().extend(f.entries);
+        self.depth.set(at.depth + f.depth);
+    }
+}
