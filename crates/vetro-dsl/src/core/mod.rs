@@ -251,10 +251,9 @@ impl Rt {
     pub fn live_receivers(&self) -> Vec<Rc<Object>> {
         let mut out = self.frames.receivers();
         let mut frames = self.frames.live_frames();
-        for parked in self.parked.borrow().values() {
-            frames.extend(parked.live.iter().cloned());
-            out.extend(parked.receivers.iter().cloned());
-        }
+        let (parked_frames, parked_receivers) = self.scheduler.parked_roots();
+        frames.extend(parked_frames);
+        out.extend(parked_receivers);
         let mut values = Vec::new();
         for (ctx, class, method) in frames.iter() {
             if let Some(m) = class.def.methods.get(method) {

@@ -154,7 +154,7 @@ impl Rt {
                 let r = super::stack::with_room(|| self.exec_method_body(&m.body, &ctx, decl))
                     .unwrap_or_else(|| Err(recursion_error()));
                 if let Some(key) = &lock {
-                    self.unlock_sync(key);
+                    self.scheduler.release(key);
                 }
                 r
             }

@@ -5,9 +5,10 @@
 //! one OS thread. A branch runs until it yields (`yield()`, `sleep()`, or
 //! waiting for a `Synchronize` lock), then the next branch runs, round robin.
 //! The executor's per-flow state (the MuranoPL call stack, the live frames
-//! that are GC roots, the call depth) is swapped in and out with the branch.
+//! that are GC roots, the call depth: `frames.rs`) is swapped in and out with
+//! the branch; the session's [`Scheduler`](super::scheduler::Scheduler) keeps
+//! it while the branch waits, with the locks and which branch started which.
 
-use super::frames::Mark;
 use super::model::meta_entries;
 use super::types::*;
 use super::Rt;
@@ -93,7 +94,7 @@ impl Rt {
                 };
                 match spawn(index, task) {
                     Ok(t) => {
-                        self.task_parents.borrow_mut().insert(t.id, outer.1);
+                        self.scheduler.started(t.id, outer.1);
                         running.push_back(t)
                     }
                     // No memory for another stack: run the branch in place.
@@ -103,19 +104,18 @@ impl Rt {
             let Some(mut t) = running.pop_front() else {
                 break;
             };
-            self.unpark(t.id, base);
+            self.frames.restore(base, self.scheduler.unpark(t.id));
             TASK.with(|c| c.set(t.id));
             let outer_bounds = super::stack::set_bounds(t.bounds);
             let step = t.green.resume(());
             super::stack::set_bounds(outer_bounds);
             CURRENT.with(|c| c.set(outer.0));
             TASK.with(|c| c.set(outer.1));
-            self.park(t.id, base);
+            self.scheduler.park(t.id, self.frames.split_off(base));
             match step {
                 CoroutineResult::Yield(()) => running.push_back(t),
                 CoroutineResult::Return(r) => {
-                    self.parked.borrow_mut().remove(&t.id);
-                    self.task_parents.borrow_mut().remove(&t.id);
+                    self.scheduler.finished(t.id);
                     results[t.index] = Some(r);
                     let stack = t.green.into_stack();
                     STACKS.with(|s| {
@@ -135,19 +135,6 @@ impl Rt {
             .into_iter()
             .map(|r| r.unwrap_or(Ok(Value::Null)))
             .collect()
-    }
-
-    /// Take the frames above `base` off the executor (the thread stops);
-    /// they wait in `parked`, where the GC sees them.
-    fn park(&self, id: u64, base: Mark) {
-        let frames = self.frames.split_off(base);
-        self.parked.borrow_mut().insert(id, frames);
-    }
-
-    /// Put a thread's frames back on the executor (the thread resumes).
-    fn unpark(&self, id: u64, base: Mark) {
-        let frames = self.parked.borrow_mut().remove(&id).unwrap_or_default();
-        self.frames.restore(base, frames);
     }
 
     /// The lock key of a method call. Calls of one method are serialized per
@@ -197,43 +184,20 @@ impl Rt {
     pub fn lock_sync(&self, key: &str) -> Result<(), Exc> {
         let me = current_task();
         loop {
-            let holder = self.sync_locks.borrow().get(key).map(|(t, _)| *t);
+            let holder = self.scheduler.lock_holder(key);
             match holder {
                 // A holder that started this thread waits for it: no wait.
-                Some(t) if !self.is_ancestor(t, me) && !CURRENT.with(Cell::get).is_null() => {
+                Some(t)
+                    if !self.scheduler.is_ancestor(t, me) && !CURRENT.with(Cell::get).is_null() =>
+                {
                     self.limits.charge_step()?;
                     yield_now()
                 }
                 _ => break,
             }
         }
-        let mut locks = self.sync_locks.borrow_mut();
-        let entry = locks.entry(key.to_string()).or_insert((me, 0));
-        entry.1 += 1;
+        self.scheduler.hold(key, me);
         Ok(())
-    }
-
-    /// `a` is `b` or started it (directly or not).
-    fn is_ancestor(&self, a: u64, b: u64) -> bool {
-        let parents = self.task_parents.borrow();
-        let mut at = Some(b);
-        while let Some(t) = at {
-            if t == a {
-                return true;
-            }
-            at = parents.get(&t).copied();
-        }
-        false
-    }
-
-    pub fn unlock_sync(&self, key: &str) {
-        let mut locks = self.sync_locks.borrow_mut();
-        if let Some(entry) = locks.get_mut(key) {
-            entry.1 -= 1;
-            if entry.1 == 0 {
-                locks.remove(key);
-            }
-        }
     }
 }
 

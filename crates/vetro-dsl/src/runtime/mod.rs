@@ -14,6 +14,7 @@ pub mod model;
 pub mod natives;
 pub mod props;
 pub mod reflect;
+pub mod scheduler;
 pub mod serialize;
 pub mod stack;
 pub mod sysfuncs;
@@ -118,12 +119,8 @@ pub struct Rt {
     pub contract_plans: RefCell<contract_plan::PlanCache>,
     /// The session's limits and what it has used (see `limits.rs`).
     pub limits: limits::SessionLimits,
-    /// Frames of parked green threads, by thread id (GC roots).
-    pub parked: RefCell<HashMap<u64, frames::FlowFrames>>,
-    /// Held `Synchronize` locks: key -> (green thread, times entered).
-    pub sync_locks: RefCell<HashMap<String, (u64, usize)>>,
-    /// The green thread that started each running one.
-    pub task_parents: RefCell<HashMap<u64, u64>>,
+    /// Green threads and locks (see `scheduler.rs`).
+    pub scheduler: scheduler::Scheduler,
     pub id_seed: Cell<u64>,
     /// Object models of the model being loaded, by id (references resolved on demand).
     pub models: RefCell<HashMap<String, (Value, Option<String>)>>,
@@ -227,9 +224,7 @@ impl Rt {
             contract_layer,
             contract_plans: RefCell::new(HashMap::new()),
             limits,
-            parked: RefCell::new(HashMap::new()),
-            sync_locks: RefCell::new(HashMap::new()),
-            task_parents: RefCell::new(HashMap::new()),
+            scheduler: scheduler::Scheduler::default(),
             id_seed: Cell::new(seed | 1),
             models: RefCell::new(HashMap::new()),
             exc_objects: RefCell::new(HashMap::new()),
