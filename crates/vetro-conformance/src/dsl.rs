@@ -153,7 +153,7 @@ impl Batch {
                     }
                 }
             } else if let Some(c) = recv.get("class").and_then(Json::as_str) {
-                rt.class(c)?.type_value()
+                rt.program.class(c)?.type_value()
             } else {
                 return Err(Exc::dsl("NoObjectFoundError", "no receiver"));
             };

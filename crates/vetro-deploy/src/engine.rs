@@ -121,7 +121,7 @@ fn invoke(
             method,
             args,
         } => {
-            let c = rt.class(class)?;
+            let c = rt.program.class(class)?;
             require_usage(&c, method, MethodUsage::Static, "Static method")?;
             (c.type_value(), method, kwargs(rt, args)?)
         }

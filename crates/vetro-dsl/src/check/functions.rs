@@ -19,18 +19,18 @@ impl Functions {
 
     /// Parse an expression the way the executor does.
     pub fn parse(&self, text: &str) -> Result<Expression, String> {
-        self.rt.parse(text).map_err(|e| e.message())
+        self.rt.program.parse(text).map_err(|e| e.message())
     }
 
     /// Whether a method body can call `name` as a YAQL or engine function.
     pub fn is_engine_function(&self, name: &str) -> bool {
-        self.rt.yaql.host_context().has_function(name)
+        self.rt.program.yaql.host_context().has_function(name)
     }
 
     /// Whether a contract expression can call `name` (contract functions and
     /// everything the engine knows).
     pub fn is_contract_function(&self, name: &str) -> bool {
-        self.rt.contract_layer.has_function(name)
+        self.rt.program.contract_layer.has_function(name)
     }
 }
 

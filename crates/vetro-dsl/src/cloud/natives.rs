@@ -47,10 +47,10 @@ fn resource_package(rt: &Rt, owner: &Value) -> Option<String> {
     } else if let Some((o, _)) = as_object(owner) {
         o.class.pkg.name.clone()
     } else if let Value::Str(s) = owner {
-        rt.class(s).ok()?.pkg.name.clone()
+        rt.program.class(s).ok()?.pkg.name.clone()
     } else {
         let class = rt.frames.current_class()?;
-        rt.class(&class).ok()?.pkg.name.clone()
+        rt.program.class(&class).ok()?.pkg.name.clone()
     };
     Some(pkg)
 }

@@ -266,7 +266,7 @@ impl Rt {
                 }
             }
         }
-        for c in self.classes.borrow().values() {
+        for c in self.program.built_classes() {
             values.extend(c.statics.borrow().values().cloned());
         }
         for v in values {
@@ -277,8 +277,8 @@ impl Rt {
 
     /// The `io.murano.Exception` object a `Catch ... As` binds.
     pub fn exception_object(&self, e: &Exc, name: &str) -> Result<Value, Exc> {
-        let class = self.class("io.murano.Exception")?;
-        let st_class = self.class("io.murano.StackTrace")?;
+        let class = self.program.class("io.murano.Exception")?;
+        let st_class = self.program.class("io.murano.StackTrace")?;
         let frames: Vec<Value> = e
             .frames()
             .iter()

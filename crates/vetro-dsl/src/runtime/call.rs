@@ -130,7 +130,7 @@ impl Rt {
             return Err(recursion_error());
         }
         let external = self.external_call.replace(false);
-        let ctx = self.frame_context(decl, &this, &m.name);
+        let ctx = self.program.frame_context(decl, &this, &m.name);
         self.bind_arguments(decl, m, obj.as_ref(), &ctx, args, kwargs, external)?;
         self.frames.enter(
             StackEntry {
@@ -290,15 +290,18 @@ impl Rt {
         args: &[Value],
         kwargs: &[(String, Value)],
     ) -> Option<Result<Value, Exc>> {
-        self.source.natives.call(&super::natives::NativeCall {
-            rt: self,
-            class: decl,
-            this,
-            receiver: recv,
-            method: name,
-            args,
-            kwargs,
-        })
+        self.program
+            .source
+            .natives
+            .call(&super::natives::NativeCall {
+                rt: self,
+                class: decl,
+                this,
+                receiver: recv,
+                method: name,
+                args,
+                kwargs,
+            })
     }
 
     /// A native method that has no YAML declaration.

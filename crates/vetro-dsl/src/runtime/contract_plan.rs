@@ -54,18 +54,6 @@ pub fn parse(text: &str) -> Option<Vec<Step>> {
 }
 
 impl Rt {
-    /// The native plan of a contract expression (cached by its text).
-    pub(super) fn contract_plan(&self, text: &Arc<str>) -> Option<Rc<Vec<Step>>> {
-        if let Some(known) = self.contract_plans.borrow().get(&**text) {
-            return known.clone();
-        }
-        let plan = parse(text).map(Rc::new);
-        self.contract_plans
-            .borrow_mut()
-            .insert(text.clone(), plan.clone());
-        plan
-    }
-
     /// Run a plan on `value` as the YAQL chain would.
     pub(super) fn run_plan(
         &self,
@@ -82,7 +70,7 @@ impl Rt {
                 Step::NotNull => not_null_contract(&value)?,
                 Step::Class(_) if value.is_null() => Value::Null,
                 Step::Class(name) => {
-                    let want = self.type_arg(class, &Value::str(name))?;
+                    let want = self.program.type_arg(class, &Value::str(name))?;
                     let owner = match self.external_call.get() {
                         true => None,
                         false => owner.cloned(),

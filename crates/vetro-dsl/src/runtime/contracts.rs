@@ -51,11 +51,11 @@ impl Rt {
             Data::Expr(e) => {
                 // Lazy values go through YAQL, which also materialises them.
                 if !matches!(value, Value::Iter(_)) {
-                    if let Some(plan) = self.contract_plan(&e.text) {
+                    if let Some(plan) = self.program.contract_plan(&e.text) {
                         return self.run_plan(&plan, value, class, owner);
                     }
                 }
-                let ctx = self.contract_layer.child();
+                let ctx = self.program.contract_layer.child();
                 ctx.set("1", value);
                 let this = match owner {
                     Some(o) => o.value(),
@@ -78,7 +78,7 @@ impl Rt {
             Data::List(items, _) => self.list_contract(items, value, class, owner),
             Data::Map(entries, _) => self.dict_contract(entries, value, class, owner),
             literal => {
-                let want = self.eval_data(literal, &self.contract_layer)?;
+                let want = self.eval_data(literal, &self.program.contract_layer)?;
                 if want == value {
                     Ok(value)
                 } else {
@@ -171,7 +171,7 @@ impl Rt {
             if k.as_expr().is_some() {
                 continue;
             }
-            let key = self.eval_data(k, &self.contract_layer)?;
+            let key = self.eval_data(k, &self.program.contract_layer)?;
             let v = dict.get(&key).cloned().unwrap_or(Value::Null);
             let v = self.contract(spec, v, class, owner)?;
             literal_keys.push(key.clone());
@@ -203,7 +203,7 @@ fn owner_of(c: &Call) -> Option<Rc<Object>> {
 
 /// Register the contract functions on the contract layer.
 pub fn register_contract_functions(rt: &Rc<Rt>) {
-    let layer = rt.contract_layer.clone();
+    let layer = rt.program.contract_layer.clone();
     let w = Rc::downgrade(rt);
     let reg = |name: &str, sig: &str, f: Box<ContractFn>| {
         let w = w.clone();
@@ -264,10 +264,13 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
                 let Some((scope, _)) = Rt::frame_of(c.ctx) else {
                     return Ok(v);
                 };
-                let want = rt.type_arg(&scope, a.v(1)).map_err(|e| rt.smuggle(e))?;
+                let want = rt
+                    .program
+                    .type_arg(&scope, a.v(1))
+                    .map_err(|e| rt.smuggle(e))?;
                 let default = match a.v(2) {
                     Value::Null => want.clone(),
-                    d => rt.type_arg(&scope, d).map_err(|e| rt.smuggle(e))?,
+                    d => rt.program.type_arg(&scope, d).map_err(|e| rt.smuggle(e))?,
                 };
                 if template {
                     let exclude = if a.pos.len() > 4 {

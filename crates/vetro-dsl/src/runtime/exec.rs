@@ -342,7 +342,7 @@ impl Rt {
     // ----- assignments -----
 
     fn assign(&self, target: &str, value: Value, s: &Scope<'_>) -> Result<(), Exc> {
-        let parsed = self.parse(target)?;
+        let parsed = self.program.parse(target)?;
         let mut segs = Vec::new();
         let mut node: &Ast = &parsed.ast;
         loop {
@@ -385,6 +385,7 @@ impl Rt {
             return Ok(());
         }
         let base = self
+            .program
             .yaql
             .evaluate_in(
                 &vetro_yaql::Expression {

@@ -39,7 +39,8 @@ struct Reg {
 impl Reg {
     fn f(&self, name: &str, form: Form, sig: &str, body: Box<Body>) {
         let rt = self.rt.upgrade().expect("runtime alive");
-        rt.register_host(host_def(&self.rt, name, form, sig, body));
+        rt.program
+            .register_host(host_def(&self.rt, name, form, sig, body));
     }
 }
 
@@ -75,7 +76,7 @@ fn caller(c: &Call) -> Option<Rc<Class>> {
 fn scope(rt: &Rt, c: &Call) -> Result<Rc<Class>, Exc> {
     match caller(c) {
         Some(cl) => Ok(cl),
-        None => rt.class("io.murano.Object"),
+        None => rt.program.class("io.murano.Object"),
     }
 }
 
@@ -89,7 +90,7 @@ fn object_arg(v: &Value) -> Result<Rc<Object>, Exc> {
 fn find_extension(rt: &Rt, scope: &Rc<Class>, name: &str) -> Option<Rc<Class>> {
     let mut cands = scope.mro();
     for imp in &scope.def.import {
-        if let Ok(c) = rt.resolve_type(scope, imp) {
+        if let Ok(c) = rt.program.resolve_type(scope, imp) {
             cands.push(c);
         }
     }
@@ -99,7 +100,7 @@ fn find_extension(rt: &Rt, scope: &Rc<Class>, name: &str) -> Option<Rc<Class>> {
                 return Some(c);
             }
         }
-        if rt.source.natives.has_extension(&c.name, name) {
+        if rt.program.source.natives.has_extension(&c.name, name) {
             return Some(c);
         }
     }
@@ -143,7 +144,7 @@ fn register_dispatchers(rt: &Rc<Rt>, r: &Reg) {
     // Method dispatchers for every method name a loaded class defines.
     let mut names = BTreeSet::new();
     let mut ext_names = BTreeSet::new();
-    for (def, _) in rt.source.defs.values() {
+    for (def, _) in rt.program.source.defs.values() {
         for (n, m) in &def.methods {
             names.insert(n.clone());
             if m.usage == MethodUsage::Extension {
@@ -151,16 +152,16 @@ fn register_dispatchers(rt: &Rc<Rt>, r: &Reg) {
             }
         }
     }
-    for n in rt.source.natives.undeclared_methods() {
+    for n in rt.program.source.natives.undeclared_methods() {
         names.insert(n.to_string());
     }
     for n in ["getValue", "setValue", "invoke", "ancestors"] {
         names.insert(n.to_string());
     }
-    for n in rt.source.natives.extension_names() {
+    for n in rt.program.source.natives.extension_names() {
         ext_names.insert(n.to_string());
     }
-    let host = rt.yaql.host_context().clone();
+    let host = rt.program.yaql.host_context().clone();
     for name in &names {
         let lazy_clash = host
             .candidates(name, true)
@@ -266,7 +267,7 @@ fn register_object_functions(r: &Reg) {
         } else {
             format!("{ns}:{name}")
         };
-        Ok(rt.resolve_type(&sc, &full)?.type_value())
+        Ok(rt.program.resolve_type(&sc, &full)?.type_value())
     };
     r.f(
         "#operator_:",
@@ -288,7 +289,7 @@ fn register_object_functions(r: &Reg) {
             let Some((o, _)) = as_object(a.v(0)) else {
                 return Ok(Value::Bool(false));
             };
-            let t = rt.type_arg(&*scope(rt, c)?, a.v(1))?;
+            let t = rt.program.type_arg(&*scope(rt, c)?, a.v(1))?;
             Ok(Value::Bool(o.class.is_a(&t.name)))
         }),
     );
@@ -334,7 +335,7 @@ fn register_object_functions(r: &Reg) {
                     o.class.type_value()
                 });
             }
-            Ok(rt.type_arg(&*scope(rt, c)?, v)?.type_value())
+            Ok(rt.program.type_arg(&*scope(rt, c)?, v)?.type_value())
         }),
     );
     r.f(
@@ -343,7 +344,7 @@ fn register_object_functions(r: &Reg) {
         "obj:any",
         Box::new(|rt, c, a| {
             Ok(rt.reflect(super::reflect::Reflect::Type(
-                rt.type_arg(&*scope(rt, c)?, a.v(0))?,
+                rt.program.type_arg(&*scope(rt, c)?, a.v(0))?,
             )))
         }),
     );
@@ -353,7 +354,7 @@ fn register_object_functions(r: &Reg) {
         "obj:HostObject, type:any, version:any=null",
         Box::new(|rt, c, a| {
             let o = object_arg(a.v(0))?;
-            let t = rt.type_arg(&*scope(rt, c)?, a.v(1))?;
+            let t = rt.program.type_arg(&*scope(rt, c)?, a.v(1))?;
             match o.class.mro().into_iter().find(|x| x.name == t.name) {
                 Some(cl) => Ok(o.cast_value(cl)),
                 None => Err(Exc::dsl(
@@ -423,7 +424,7 @@ fn register_type_functions(r: &Reg) {
         "obj:HostObject, type:any",
         Box::new(|rt, c, a| {
             let o = object_arg(a.v(0))?;
-            let t = rt.type_arg(&*scope(rt, c)?, a.v(1))?;
+            let t = rt.program.type_arg(&*scope(rt, c)?, a.v(1))?;
             let mut cur = o.owner.borrow().clone();
             while let Some(p) = cur {
                 if p.class.is_a(&t.name) {
@@ -471,7 +472,7 @@ fn register_type_functions(r: &Reg) {
         Form::Function,
         "name:any",
         Box::new(|rt, _, a| {
-            let cls = rt.class("io.murano.system.Logger")?;
+            let cls = rt.program.class("io.murano.system.Logger")?;
             let mut props = Dict::new();
             props.insert(Value::str("name"), a.v(0).clone());
             Ok(rt.new_object(&cls, None, Value::Null, &props)?.value())
@@ -541,7 +542,7 @@ fn new_fn(rt: &Rt, c: &Call, a: Args) -> Result<Value, Exc> {
             .load_model_value(&Value::dict(model), owner, &sc, None, true)?
             .value());
     }
-    let class = rt.type_arg(&sc, first)?;
+    let class = rt.program.type_arg(&sc, first)?;
     let mut props = Dict::new();
     let (owner, name) = if let Some(Value::Dict(p)) = args.get(1) {
         props = (**p).clone();

@@ -12,6 +12,7 @@ pub mod green;
 pub mod limits;
 pub mod model;
 pub mod natives;
+pub mod program;
 pub mod props;
 pub mod reflect;
 pub mod scheduler;
@@ -28,7 +29,7 @@ use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use types::*;
-use vetro_yaql::{Context, Engine, EngineOptions, ErrorKind, FunctionDef, HostObject, Value};
+use vetro_yaql::{Context, ErrorKind, HostObject, Value};
 
 /// Work a model load leaves for later, so that loading never recurses along
 /// references: objects named by id before their model was reached (built as
@@ -94,29 +95,16 @@ const SMUGGLE: &str = "\u{1}mpl:";
 /// One executor session.
 pub struct Rt {
     pub me: Weak<Rt>,
-    /// The YAQL engine of format 1.0/1.1 classes: the standard library with
-    /// the legacy layer, dicts iterable (Murano's `ENGINE_10`). It also
-    /// parses every expression (both engines have the same parser).
-    pub yaql: Engine,
-    /// The YAQL engine of format 1.2+ classes: the standard library alone
-    /// (Murano's `ENGINE_12`).
-    pub yaql_std: Engine,
-    pub source: ClassSource,
-    pub classes: RefCell<HashMap<String, Rc<Class>>>,
+    /// What the session runs (see `program.rs`).
+    pub program: program::Program,
     pub store: RefCell<IndexMap<String, Rc<Object>>>,
     pub traces: RefCell<Vec<Value>>,
     pending: RefCell<HashMap<u64, Exc>>,
     next_pending: Cell<u64>,
     /// The running methods (see `frames.rs`).
     pub frames: frames::CallStack,
-    pub config: serde_json::Value,
     pub attributes: RefCell<Vec<(String, String, String, Value)>>,
     pub root: RefCell<Option<Rc<Object>>>,
-    /// Whether the parser lacks a prefix `:` (then `:Name` is rewritten).
-    rewrite_colon: bool,
-    pub contract_layer: Rc<Context>,
-    /// Native plans of contract expressions, by text (`None`: use YAQL).
-    pub contract_plans: RefCell<contract_plan::PlanCache>,
     /// The session's limits and what it has used (see `limits.rs`).
     pub limits: limits::SessionLimits,
     /// Green threads and locks (see `scheduler.rs`).
@@ -178,51 +166,22 @@ impl Rt {
         config: serde_json::Value,
         limits: limits::Limits,
     ) -> Rc<Rt> {
-        let mut opts = EngineOptions {
-            legacy: false,
-            legacy_context: false,
-            allow_delegates: true,
-            delegates: true,
-            format: true,
-            colon: true,
-            is_operator: true,
-            ..Default::default()
-        };
-        opts.yaql.convert_sets_to_lists = true;
-        opts.yaql.convert_tuples_to_lists = true;
-        opts.yaql.convert_output_data = true;
-        opts.yaql.limit_iterators = 10000;
         let limits = limits::SessionLimits::start(limits);
-        let yaql_watch = limits.watch().clone();
-        opts.yaql.limits.interrupt =
-            Some(vetro_yaql::Interrupt::new(move |_| yaql_watch.keep_going()));
-        let yaql_std = Engine::new(opts.clone());
-        opts.legacy_context = true;
-        opts.yaql.iterable_dicts = true;
-        let yaql = Engine::new(opts);
-        let rewrite_colon = yaql.parse(":Foo").is_err();
-        let contract_layer = yaql.context();
+        let program = program::Program::new(source, config, limits.watch());
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(7);
         let rt = Rc::new_cyclic(|me| Rt {
             me: me.clone(),
-            yaql,
-            yaql_std,
-            source,
-            classes: RefCell::new(HashMap::new()),
+            program,
             store: RefCell::new(IndexMap::new()),
             traces: RefCell::new(Vec::new()),
             pending: RefCell::new(HashMap::new()),
             next_pending: Cell::new(0),
             frames: frames::CallStack::default(),
-            config,
             attributes: RefCell::new(Vec::new()),
             root: RefCell::new(None),
-            rewrite_colon,
-            contract_layer,
-            contract_plans: RefCell::new(HashMap::new()),
             limits,
             scheduler: scheduler::Scheduler::default(),
             id_seed: Cell::new(seed | 1),
@@ -241,7 +200,7 @@ impl Rt {
         funcs::register_all(&rt);
         sysfuncs::register(&rt);
         contracts::register_contract_functions(&rt);
-        for hook in &rt.source.session_hooks {
+        for hook in &rt.program.source.session_hooks {
             hook(&rt);
         }
         rt
@@ -303,166 +262,15 @@ impl Rt {
         }
     }
 
-    // ----- classes -----
-
-    pub fn class(&self, name: &str) -> Result<Rc<Class>, Exc> {
-        if let Some(c) = self.classes.borrow().get(name) {
-            return Ok(c.clone());
-        }
-        // Ancestors first, without recursion (a long `Extends` chain is
-        // untrusted input), refusing cycles.
-        for n in self.resolution_order(name)? {
-            self.build_class(&n)?;
-        }
-        self.classes
-            .borrow()
-            .get(name)
-            .cloned()
-            .ok_or_else(|| Exc::dsl("NoClassFound", format!("Class \"{name}\" is not found")))
-    }
-
-    fn find_def(&self, name: &str) -> Result<(Arc<ClassDef>, Arc<PkgInfo>), Exc> {
-        let found = self.source.defs.get(name).cloned().or_else(|| {
-            name.strip_prefix("io.murano.extensions.")
-                .and_then(|n| self.source.defs.get(n).cloned())
-        });
-        found.ok_or_else(|| Exc::dsl("NoClassFound", format!("Class \"{name}\" is not found")))
-    }
-
-    /// The direct parents of a class definition by name.
-    fn parent_names(def: &ClassDef) -> Vec<String> {
-        if def.extends.is_empty() && def.name != "io.murano.Object" {
-            vec!["io.murano.Object".to_string()]
-        } else {
-            def.extends.clone()
-        }
-    }
-
-    /// Classes to build so that `name` can be: its unbuilt ancestors, parents
-    /// before children, `name` last. Fails on a cycle of `Extends`.
-    fn resolution_order(&self, name: &str) -> Result<Vec<String>, Exc> {
-        let mut order = Vec::new();
-        let mut done = std::collections::HashSet::new();
-        // (class, its parents, next parent to visit); the path is the stack.
-        let mut path: Vec<(String, Vec<String>, usize)> = Vec::new();
-        let (def, _) = self.find_def(name)?;
-        path.push((name.to_string(), Self::parent_names(&def), 0));
-        while let Some((_, parents, next)) = path.last_mut() {
-            let Some(parent) = parents.get(*next).cloned() else {
-                let (n, _, _) = path.pop().expect("path is not empty");
-                done.insert(n.clone());
-                order.push(n);
-                continue;
-            };
-            *next += 1;
-            if done.contains(&parent) || self.classes.borrow().contains_key(&parent) {
-                continue;
-            }
-            if let Some(at) = path.iter().position(|(n, _, _)| *n == parent) {
-                let mut cycle: Vec<&str> = path[at..].iter().map(|(n, _, _)| n.as_str()).collect();
-                cycle.push(&parent);
-                return Err(Exc::dsl(
-                    "CircularInheritanceError",
-                    format!("class {parent} extends itself: {}", cycle.join(" -> ")),
-                ));
-            }
-            let (def, _) = self.find_def(&parent)?;
-            path.push((parent, Self::parent_names(&def), 0));
-        }
-        Ok(order)
-    }
-
-    /// Build class `name` once its parents are built.
-    fn build_class(&self, name: &str) -> Result<Rc<Class>, Exc> {
-        if let Some(c) = self.classes.borrow().get(name) {
-            return Ok(c.clone());
-        }
-        let (def, pkg) = self.find_def(name)?;
-        let mut parents = Vec::new();
-        for p in Self::parent_names(&def) {
-            let parent = self.classes.borrow().get(&p).cloned();
-            match parent {
-                Some(c) => parents.push(c),
-                None => parents.push(self.class(&p)?),
-            }
-        }
-        let mut ancestors: Vec<Rc<Class>> = Vec::new();
-        let mut queue: std::collections::VecDeque<Rc<Class>> = parents.iter().cloned().collect();
-        while let Some(c) = queue.pop_front() {
-            if ancestors.iter().any(|a| a.name == c.name) {
-                continue;
-            }
-            queue.extend(c.parents.iter().cloned());
-            ancestors.push(c);
-        }
-        let class = Rc::new(Class {
-            name: def.name.clone(),
-            def: def.clone(),
-            parents,
-            pkg,
-            ancestors,
-            statics: RefCell::new(HashMap::new()),
-            handle: RefCell::new(std::rc::Weak::new()),
-        });
-        self.classes
-            .borrow_mut()
-            .insert(name.to_string(), class.clone());
-        Ok(class)
-    }
-
-    /// Resolve a type name in the scope of a class.
-    pub fn resolve_type(&self, scope: &Class, name: &str) -> Result<Rc<Class>, Exc> {
-        let full = scope.def.namespaces.resolve(name).map_err(|p| {
-            Exc::dsl(
-                "DslSyntaxError",
-                format!("Unknown namespace prefix {}", p.0),
-            )
-        })?;
-        self.class(&full)
-    }
-
-    /// A type given as a type reference, object or name.
-    pub fn type_arg(&self, scope: &Class, v: &Value) -> Result<Rc<Class>, Exc> {
-        if let Some(c) = as_type(v) {
-            return Ok(c);
-        }
-        if let Some((o, _)) = as_object(v) {
-            return Ok(o.class.clone());
-        }
-        match v {
-            Value::Str(s) => self.resolve_type(scope, s),
-            other => Err(Exc::native(
-                "",
-                "ValueError",
-                format!("{} is not a type", other.py_str()),
-            )),
-        }
-    }
-
     // ----- expressions -----
 
-    fn prepare_text<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
-        if self.rewrite_colon && text.contains(':') {
-            std::borrow::Cow::Owned(rewrite_prefix_colon(text))
-        } else {
-            std::borrow::Cow::Borrowed(text)
-        }
-    }
-
-    pub fn parse(&self, text: &str) -> Result<vetro_yaql::Expression, Exc> {
-        let t = self.prepare_text(text);
-        self.yaql
-            .parse(&t)
-            .map_err(|e| Exc::native(YAQL_EXC, "YaqlGrammarException", e.message))
-    }
-
     pub fn eval_expr(&self, e: &Expr, ctx: &Rc<Context>) -> Result<Value, Exc> {
-        let parsed = self.parse(&e.text)?;
-        self.engine_of(ctx)
+        let parsed = self.program.parse(&e.text)?;
+        self.program
+            .engine_of(ctx)
             .evaluate_in(&parsed, ctx)
             .map_err(|err| self.unsmuggle(err))
     }
-
     /// Evaluate template data: expressions inside lists and maps too.
     pub fn eval_data(&self, d: &Data, ctx: &Rc<Context>) -> Result<Value, Exc> {
         Ok(match d {
@@ -486,49 +294,6 @@ impl Rt {
                 Value::dict(m)
             }
         })
-    }
-
-    /// A method context: `$this`/`$`, the frame info.
-    pub fn frame_context(&self, class: &Rc<Class>, this: &Value, method: &str) -> Rc<Context> {
-        let ctx = self.engine_for(class).context();
-        ctx.set("this", this.clone());
-        ctx.set("1", this.clone());
-        ctx.set(
-            FRAME_VAR,
-            Value::Object(Rc::new(FrameInfo {
-                class: class.clone(),
-                this: this.clone(),
-                method: method.to_string(),
-            })),
-        );
-        ctx
-    }
-
-    /// The YAQL engine a class's code runs in, by its package's format.
-    pub fn engine_for(&self, class: &Class) -> &Engine {
-        if class.pkg.legacy() {
-            &self.yaql
-        } else {
-            &self.yaql_std
-        }
-    }
-
-    /// The engine of the class whose code `ctx` belongs to (the legacy one
-    /// outside any method: contracts, hooks).
-    fn engine_of(&self, ctx: &Context) -> &Engine {
-        match ctx.get(FRAME_VAR) {
-            Some(Value::Object(h)) => match h.as_any().downcast_ref::<FrameInfo>() {
-                Some(f) => self.engine_for(&f.class),
-                None => &self.yaql,
-            },
-            _ => &self.yaql,
-        }
-    }
-
-    /// Register a host function in both engines.
-    pub fn register_host(&self, def: FunctionDef) {
-        self.yaql_std.register(def.clone());
-        self.yaql.register(def);
     }
 
     /// The running frame seen from a host function's context.

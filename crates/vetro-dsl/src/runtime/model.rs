@@ -239,8 +239,8 @@ impl Rt {
             }
         };
         let class = match &type_name {
-            Some(t) if !t.contains(':') => self.class(header_type(t))?,
-            Some(t) => self.resolve_type(scope, header_type(t))?,
+            Some(t) if !t.contains(':') => self.program.class(header_type(t))?,
+            Some(t) => self.program.resolve_type(scope, header_type(t))?,
             None => match default_type {
                 Some(c) => c.clone(),
                 None => return Err(Exc::contract("Object model has no type")),
@@ -322,6 +322,7 @@ impl Rt {
             for (class, pname, p) in pending {
                 let given = dict_get(props, &pname).cloned();
                 let config = self
+                    .program
                     .config
                     .get(&class.name)
                     .and_then(|c| c.get(&pname))
@@ -335,7 +336,7 @@ impl Rt {
                     Some(v) => Ok(v),
                     None => match &p.default {
                         Some(d) => {
-                            let ctx = self.frame_context(&class, &this, "");
+                            let ctx = self.program.frame_context(&class, &this, "");
                             self.eval_data(d, &ctx)
                         }
                         None => {
@@ -410,7 +411,7 @@ impl Rt {
                 }
             }
         }
-        let scope = self.class("io.murano.Object")?;
+        let scope = self.program.class("io.murano.Object")?;
         let mut index = HashMap::new();
         let root_val = self.decode(objects);
         self.index_models(&root_val, None, &mut index);
@@ -539,7 +540,7 @@ impl Rt {
             .and_then(|t| t.as_str().map(str::to_string))
             .unwrap_or_default();
         let _ = scope;
-        let class = self.class(header_type(&t))?;
+        let class = self.program.class(header_type(&t))?;
         let obj = Object::new(id.clone(), class, None);
         obj.initialized.set(true);
         for (k, v) in d.iter() {
@@ -690,7 +691,7 @@ impl Rt {
                         return Value::set(items.iter().map(|x| self.decode(x)).collect());
                     }
                     if let Some(Json::String(t)) = m.get("$type") {
-                        if let Ok(c) = self.class(t) {
+                        if let Ok(c) = self.program.class(t) {
                             return c.type_value();
                         }
                     }

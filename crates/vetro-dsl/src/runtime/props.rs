@@ -77,7 +77,7 @@ impl Rt {
         if let Some(v) = decl.statics.borrow().get(name) {
             return Ok(v.clone());
         }
-        let ctx = self.frame_context(&decl, &decl.type_value(), "");
+        let ctx = self.program.frame_context(&decl, &decl.type_value(), "");
         let v = match &p.default {
             Some(d) => self.eval_data(d, &ctx)?,
             None => Value::Null,

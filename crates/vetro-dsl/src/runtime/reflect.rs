@@ -218,7 +218,8 @@ impl Rt {
                 "version" => self.reflect(Reflect::Version(c.pkg.version.clone())),
                 "meta" => Value::list(Vec::new()),
                 "types" => Value::list(
-                    self.source
+                    self.program
+                        .source
                         .defs
                         .iter()
                         .filter(|(_, (_, p))| p.name == c.pkg.name)
@@ -313,8 +314,8 @@ impl Rt {
                 other => vec![(other.key_text().unwrap_or_default().to_string(), Data::Null)],
             };
             for (name, props) in pairs {
-                let mc = self.resolve_type(class, &name)?;
-                let ctx = self.frame_context(class, &class.type_value(), "");
+                let mc = self.program.resolve_type(class, &name)?;
+                let ctx = self.program.frame_context(class, &class.type_value(), "");
                 let values = match self.eval_data(&props, &ctx)? {
                     Value::Dict(d) => (*d).clone(),
                     _ => Default::default(),

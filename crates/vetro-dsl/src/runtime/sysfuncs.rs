@@ -10,7 +10,7 @@ use vetro_yaql::{Form, Value};
 use super::funcs::{host_def, Body};
 
 fn reg(w: &Weak<Rt>, rt: &Rt, name: &str, form: Form, sig: &str, body: Box<Body>) {
-    rt.register_host(host_def(w, name, form, sig, body));
+    rt.program.register_host(host_def(w, name, form, sig, body));
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -344,9 +344,15 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
         "replace",
         "flatten",
     ] {
-        if rt.yaql.host_context().candidates(name, false).is_empty() {
+        if rt
+            .program
+            .yaql
+            .host_context()
+            .candidates(name, false)
+            .is_empty()
+        {
             let n = name.to_string();
-            rt.yaql.register(host_def(
+            rt.program.yaql.register(host_def(
                 w,
                 name,
                 Form::Function,

@@ -53,7 +53,7 @@ pub fn discover(lib: &Library) -> (Vec<(String, Vec<String>)>, Vec<TestResult>) 
             continue;
         }
         for name in pkg.classes.keys() {
-            let class = match rt.class(name) {
+            let class = match rt.program.class(name) {
                 Ok(c) => c,
                 Err(e) => {
                     broken.push(TestResult {
@@ -86,7 +86,7 @@ fn find_method(
     class: &str,
     name: &str,
 ) -> Option<(Rc<crate::runtime::types::Class>, std::sync::Arc<MethodDef>)> {
-    let c = rt.class(class).ok()?;
+    let c = rt.program.class(class).ok()?;
     c.find_methods(name).into_iter().next()
 }
 
@@ -96,7 +96,10 @@ pub fn run_one(lib: &Library, class: &str, method: &str) -> TestResult {
     let rt = lib.session();
     crate::cloud::attach(&rt, lib.host(backend, None));
     let failure = (|| {
-        let c = rt.class(class).map_err(|e| Failure::new(&e, "setUp"))?;
+        let c = rt
+            .program
+            .class(class)
+            .map_err(|e| Failure::new(&e, "setUp"))?;
         let obj = rt
             .new_object(&c, None, vetro_yaql::Value::Null, &Default::default())
             .map_err(|e| Failure::new(&e, "setUp"))?;
