@@ -3,13 +3,13 @@
 //! object can be shared by any number of threads).
 
 use crate::convert::{result_to_py, to_value, Shape};
-use crate::errors::{clear_stash, to_pyerr};
+use crate::errors::to_pyerr;
 use crate::evalctx::EvalContext;
 use crate::host::register_layer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -40,7 +40,6 @@ thread_local! {
     static ENGINES: RefCell<HashMap<EngineKey, Rc<Engine>>> = RefCell::new(HashMap::new());
     /// The engine used last, found without hashing (most threads use one).
     static LAST: RefCell<Option<(EngineKey, Rc<Engine>)>> = const { RefCell::new(None) };
-    static DEPTH: Cell<usize> = const { Cell::new(0) };
 }
 
 /// Parser settings and `yaql.*` options of one Python engine.
@@ -267,20 +266,11 @@ impl Core {
             ctx = ctx.child();
             ctx.set("1", to_value(&data)?);
         }
-        DEPTH.with(|d| d.set(d.get() + 1));
         let result = engine.evaluate_in_with_lists(&parsed, &ctx);
-        let outer = DEPTH.with(|d| {
-            d.set(d.get() - 1);
-            d.get() == 0
-        });
-        let out = match result {
+        match result {
             Ok((v, lists)) => result_to_py(py, &v, self.output_shape(), lists).map(|b| b.unbind()),
             Err(e) => Err(to_pyerr(py, e, Some(expr))),
-        };
-        if outer {
-            clear_stash();
         }
-        out
     }
 
     /// Options as the engine sees them (for tests and `repr`).

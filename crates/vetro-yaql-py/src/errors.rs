@@ -1,52 +1,35 @@
 //! Errors across the boundary: YAQL errors become the reference's Python
 //! exceptions, and Python exceptions raised by callbacks travel through the
-//! engine unchanged (stashed here, referenced by a marker in the message).
+//! engine unchanged, as the payload of a host error.
 
 use crate::shim::Shim;
+use pyo3::exceptions::{PyIndexError, PyKeyError};
 use pyo3::prelude::*;
-use std::cell::{Cell, RefCell};
 use vetro_yaql::{Error, ErrorKind};
 
-const MARKER: &str = "\u{0}python-exception:";
-
-thread_local! {
-    static STASH: RefCell<Vec<(u64, PyErr)>> = const { RefCell::new(Vec::new()) };
-    static NEXT_ID: Cell<u64> = const { Cell::new(0) };
-}
-
-/// Keep a Python exception; the returned error refers to it.
+/// A Python exception as an engine error that carries it.
 pub fn stash(py: Python<'_>, e: PyErr) -> Error {
-    let _ = py;
-    let id = NEXT_ID.with(|n| {
-        let id = n.get();
-        n.set(id + 1);
-        id
-    });
-    STASH.with(|s| s.borrow_mut().push((id, e)));
-    // A Python KeyError keeps its kind so engine-level fallbacks behave as for
-    // the library's own errors.
-    Error::new(ErrorKind::Other, format!("{MARKER}{id}"))
-}
-
-fn take(id: u64) -> Option<PyErr> {
-    STASH.with(|s| {
-        let mut s = s.borrow_mut();
-        let pos = s.iter().position(|(i, _)| *i == id)?;
-        Some(s.remove(pos).1)
-    })
-}
-
-/// Drop exceptions that were stashed and then handled inside the engine.
-pub fn clear_stash() {
-    STASH.with(|s| s.borrow_mut().clear());
+    // A Python KeyError or IndexError keeps its kind, so engine-level
+    // fallbacks (groupBy's aggregator retry on an index error) behave as
+    // for the library's own errors.
+    let kind = if e.is_instance_of::<PyKeyError>(py) {
+        ErrorKind::Key
+    } else if e.is_instance_of::<PyIndexError>(py) {
+        ErrorKind::Index
+    } else {
+        ErrorKind::Host
+    };
+    let message = e.value(py).to_string();
+    Error::new(kind, message).with_host_payload(e)
 }
 
 /// The Python exception for a YAQL error.
-pub fn to_pyerr(py: Python<'_>, e: Error, expr: Option<&str>) -> PyErr {
-    if let Some(id) = e.message.strip_prefix(MARKER).and_then(|s| s.parse().ok()) {
-        if let Some(err) = take(id) {
-            return err;
-        }
+pub fn to_pyerr(py: Python<'_>, mut e: Error, expr: Option<&str>) -> PyErr {
+    if let Some(err) = e.take_host_payload::<PyErr>() {
+        return err;
+    }
+    if let Some(err) = e.host_payload::<PyErr>() {
+        return err.clone_ref(py);
     }
     let made = Shim::get(py).and_then(|shim| {
         shim.make_error

@@ -3,7 +3,7 @@
 //! The Python side describes each function as
 //! `(name, form, signature, invoker, checks)`: `form` is `"function"`,
 //! `"method"` or `"both"`, `signature` uses the engine's signature syntax
-//! (`FunctionDef::new`), `checks` holds per parameter of the signature a
+//! (`FunctionDef::try_new`), `checks` holds per parameter of the signature a
 //! predicate narrowing its type (or None), and
 //! `invoker(engine, context, args, rest, kwargs, outer)` injects hidden
 //! parameters, converts lazy arguments and calls the Python function
@@ -15,6 +15,7 @@ use crate::evalctx::EvalContext;
 use crate::pyobj::wrap_err;
 use crate::shim::Shim;
 use crate::wrappers::PyCallable;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::rc::Rc;
@@ -60,10 +61,11 @@ fn function_def(
     let engine = py_engine.clone();
     // Weak: the function lives in `home`'s own layer.
     let home = Rc::downgrade(home);
-    let mut def = FunctionDef::new(&name, form, &sig, move |call, args| {
+    let mut def = FunctionDef::try_new(&name, form, &sig, move |call, args| {
         let outer = home.upgrade().and_then(|h| h.parent.clone());
         invoke(&invoker, &engine, call, args, outer)
-    });
+    })
+    .map_err(|e| PyValueError::new_err(e.message))?;
     if desc.len() > 4 {
         set_checks(&mut def, &desc.get_item(4)?)?;
     }

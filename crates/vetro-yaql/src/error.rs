@@ -1,7 +1,9 @@
 //! Errors raised by parsing and evaluation, with the kind vocabulary of the
 //! conformance protocol (each kind mirrors one exception class of the reference).
 
+use std::any::Any;
 use std::fmt;
+use std::rc::Rc;
 
 /// What went wrong; `as_str` gives the stable protocol name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -37,7 +39,8 @@ pub enum ErrorKind {
     OperationLimit,
     /// The host's interrupt hook stopped the evaluation.
     Interrupted,
-    /// A host function failed (its message says why).
+    /// A host function failed; [`Error::host_payload`] gives the host's
+    /// own error value when it attached one.
     Host,
     Other,
 }
@@ -87,12 +90,42 @@ impl ErrorKind {
 }
 
 /// A YAQL error: a kind, a message and, for parse errors, a byte position.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// A host error ([`Error::host`]) also carries a value of the host's own
+/// type through the evaluation, untouched, for the embedder to take back
+/// ([`Error::host_payload`], [`Error::take_host_payload`]). Errors are equal
+/// when kind, message and position are, and both carry no payload or the
+/// same one (compared by pointer: clones of an error share its payload).
+#[derive(Clone, Debug)]
 pub struct Error {
     pub kind: ErrorKind,
     pub message: String,
     /// Byte offset in the expression (parse errors).
     pub position: Option<usize>,
+    /// Behind one thin pointer so that errors (and so every `Result` of
+    /// the evaluator) stay small.
+    payload: Option<Rc<HostPayload>>,
+}
+
+struct HostPayload(Box<dyn Any>);
+
+impl fmt::Debug for HostPayload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("HostPayload")
+    }
+}
+
+impl PartialEq for Error {
+    fn eq(&self, other: &Error) -> bool {
+        self.kind == other.kind
+            && self.message == other.message
+            && self.position == other.position
+            && match (&self.payload, &other.payload) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                _ => false,
+            }
+    }
 }
 
 impl Error {
@@ -101,15 +134,50 @@ impl Error {
             kind,
             message: message.into(),
             position: None,
+            payload: None,
         }
     }
 
     pub fn at(kind: ErrorKind, message: impl Into<String>, position: usize) -> Error {
         Error {
-            kind,
-            message: message.into(),
             position: Some(position),
+            ..Error::new(kind, message)
         }
+    }
+
+    /// A host error (kind [`ErrorKind::Host`]) carrying `payload`, a value of
+    /// the host's own error type, through the evaluation unchanged.
+    pub fn host<T: Any>(payload: T, message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Host, message).with_host_payload(payload)
+    }
+
+    /// Attach a host payload to an error of any kind: for host errors that
+    /// should act as one of the library's kinds (a host's key error as
+    /// [`ErrorKind::Key`]) yet come back to the host as its own value.
+    pub fn with_host_payload<T: Any>(mut self, payload: T) -> Error {
+        self.payload = Some(Rc::new(HostPayload(Box::new(payload))));
+        self
+    }
+
+    /// The host payload, if the error carries one of type `T`.
+    pub fn host_payload<T: Any>(&self) -> Option<&T> {
+        self.payload.as_ref()?.0.downcast_ref()
+    }
+
+    /// Does the error carry a host payload (of any type)?
+    pub fn has_host_payload(&self) -> bool {
+        self.payload.is_some()
+    }
+
+    /// Move the host payload of type `T` out of the error. `None` when there
+    /// is none of that type, or when a clone of this error still shares it
+    /// (then [`Error::host_payload`] borrows it).
+    pub fn take_host_payload<T: Any>(&mut self) -> Option<T> {
+        let rc = self
+            .payload
+            .take_if(|p| p.0.is::<T>() && Rc::strong_count(p) == 1)?;
+        let boxed = Rc::try_unwrap(rc).ok()?.0;
+        boxed.downcast().ok().map(|b| *b)
     }
 
     pub fn type_err(message: impl Into<String>) -> Error {

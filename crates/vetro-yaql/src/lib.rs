@@ -12,16 +12,39 @@
 //! let out = engine.evaluate(&expr, data, &[]).unwrap();
 //! assert_eq!(out, Value::list(vec![30.into(), 40.into()]));
 //!
-//! // Host functions live in the engine's host layer (or in a child context).
-//! engine.register(vetro_yaql::FunctionDef::new(
-//!     "double",
-//!     vetro_yaql::Form::Both,
-//!     "x:Number",
-//!     |_call, args| vetro_yaql::stdlib::math::mul(args.v(0), &Value::Int(2)),
-//! ));
+//! // Host functions live in the engine's host layer (or in a child context);
+//! // their parameter types are the closure's.
+//! engine.register_fn("double", vetro_yaql::Form::Both, |x: i64| x * 2);
 //! let e = engine.parse("double(21) + 3.double()").unwrap();
 //! assert_eq!(engine.evaluate(&e, Value::Null, &[]).unwrap(), Value::Int(48));
 //! ```
+//!
+//! A host function fails with a host error carrying a value of the host's
+//! own type; it comes back from the evaluation unchanged, whatever lambdas,
+//! lazy sequences or library functions it went through:
+//!
+//! ```
+//! use vetro_yaql::{Engine, EngineOptions, Error, ErrorKind, Form, Value};
+//!
+//! #[derive(Debug, PartialEq)]
+//! struct NotFound(String);
+//!
+//! let engine = Engine::new(EngineOptions::default());
+//! engine.register_fn("user", Form::Function, |id: i64| -> vetro_yaql::Result<String> {
+//!     match id {
+//!         1 => Ok("alice".into()),
+//!         _ => Err(Error::host(NotFound(format!("user {id}")), "no such user")),
+//!     }
+//! });
+//! let mut e = engine
+//!     .eval_str("range(1, 5).select(user($)).toList()", Value::Null)
+//!     .unwrap_err();
+//! assert_eq!(e.kind, ErrorKind::Host);
+//! assert_eq!(e.take_host_payload::<NotFound>(), Some(NotFound("user 2".into())));
+//! ```
+//!
+//! String signatures ([`FunctionDef::new`]) remain for what Rust types do
+//! not say: lazy and constant parameters, keyword-only parameters, `*args`.
 //!
 //! Hosts embedding YAQL (MuranoPL) use:
 //! * [`Engine::context`] for a child context on which to register functions
@@ -60,6 +83,11 @@
 //! assert_eq!(e.unwrap_err().kind, ErrorKind::OperationLimit);
 //! ```
 
+// The README's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub mod data;
 pub mod datetime;
 pub mod error;
@@ -80,7 +108,9 @@ pub mod value;
 pub use error::{Error, ErrorKind, Result};
 pub use eval::{Lambda, Options, Runtime};
 pub use func::context::Context;
-pub use func::{ArgValue, Args, Call, Form, FunctionDef, PType};
+pub use func::{
+    ArgValue, Args, Call, Form, FromArg, FromValue, FunctionDef, HostFn, IntoResult, PType,
+};
 pub use limits::{Interrupt, Limits, Progress};
 pub use parser::{Expr, ParserOptions};
 pub use value::{HostObject, Value};
@@ -205,6 +235,14 @@ impl Engine {
     /// Register a host function in the host layer.
     pub fn register(&self, f: FunctionDef) {
         self.host.register(f);
+    }
+
+    /// Register a typed host function in the host layer: its parameter
+    /// types come from the closure's, its result may be a `Result`
+    /// (`engine.register_fn("double", Form::Both, |x: i64| x * 2)`; see
+    /// [`func::HostFn`]).
+    pub fn register_fn<P>(&self, name: &str, form: Form, f: impl func::HostFn<P>) {
+        self.host.register_fn(name, form, f);
     }
 
     /// Hide library functions: calls of these names fail with

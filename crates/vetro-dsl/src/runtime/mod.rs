@@ -90,7 +90,6 @@ impl HostObject for FrameInfo {
 pub use frames::{LiveFrame, StackEntry};
 
 pub const FRAME_VAR: &str = "#frame";
-const SMUGGLE: &str = "\u{1}mpl:";
 
 /// One executor session.
 pub struct Rt {
@@ -99,8 +98,6 @@ pub struct Rt {
     pub program: program::Program,
     pub store: RefCell<IndexMap<String, Rc<Object>>>,
     pub traces: RefCell<Vec<Value>>,
-    pending: RefCell<HashMap<u64, Exc>>,
-    next_pending: Cell<u64>,
     /// The running methods (see `frames.rs`).
     pub frames: frames::CallStack,
     pub attributes: RefCell<Vec<(String, String, String, Value)>>,
@@ -177,8 +174,6 @@ impl Rt {
             program,
             store: RefCell::new(IndexMap::new()),
             traces: RefCell::new(Vec::new()),
-            pending: RefCell::new(HashMap::new()),
-            next_pending: Cell::new(0),
             frames: frames::CallStack::default(),
             attributes: RefCell::new(Vec::new()),
             root: RefCell::new(None),
@@ -226,25 +221,20 @@ impl Rt {
 
     // ----- errors through YAQL -----
 
-    /// Wrap an executor error so it can travel through a YAQL evaluation.
+    /// Wrap an executor error so it can travel through a YAQL evaluation
+    /// (as the payload of a host error).
     pub fn smuggle(&self, e: Exc) -> vetro_yaql::Error {
-        let n = self.next_pending.get();
-        self.next_pending.set(n + 1);
-        let msg = format!("{SMUGGLE}{n}:{}", e.message());
-        self.pending.borrow_mut().insert(n, e);
-        vetro_yaql::Error::new(ErrorKind::Other, msg)
+        let message = e.message();
+        vetro_yaql::Error::host(e, message)
     }
 
     /// The executor error behind a YAQL error.
-    pub fn unsmuggle(&self, e: vetro_yaql::Error) -> Exc {
-        if let Some(rest) = e.message.strip_prefix(SMUGGLE) {
-            if let Some((n, _)) = rest.split_once(':') {
-                if let Ok(n) = n.parse::<u64>() {
-                    if let Some(x) = self.pending.borrow_mut().remove(&n) {
-                        return x;
-                    }
-                }
-            }
+    pub fn unsmuggle(&self, mut e: vetro_yaql::Error) -> Exc {
+        if let Some(x) = e.take_host_payload::<Exc>() {
+            return x;
+        }
+        if let Some(x) = e.host_payload::<Exc>() {
+            return x.clone();
         }
         let exc = match e.kind {
             // The session's watch stopped the evaluation: a limit passed.

@@ -1,6 +1,6 @@
 //! Contexts: chained scopes holding variables and function layers.
 
-use crate::func::FunctionDef;
+use crate::func::{Form, FunctionDef, HostFn};
 use crate::runtime::Runtime;
 use crate::value::Value;
 use ahash::{AHashMap as HashMap, AHashSet as HashSet};
@@ -140,6 +140,12 @@ impl Context {
             .entry(name)
             .or_default()
             .push(Rc::new(f));
+    }
+
+    /// Register a typed host function in this layer: its parameter types
+    /// come from the closure's (see [`crate::func::HostFn`]).
+    pub fn register_fn<P>(&self, name: &str, form: Form, f: impl HostFn<P>) {
+        self.register(f.into_def(name, form));
     }
 
     /// Make `name` exclusive in this layer: outer layers are not consulted.

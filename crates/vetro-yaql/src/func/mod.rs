@@ -1,6 +1,9 @@
 //! Function definitions: parameter types, signatures and bound arguments.
 
 pub mod context;
+mod typed;
+
+pub use typed::{FromArg, FromValue, HostFn, IntoResult};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::iter::{iterate, ValueIter};
@@ -413,21 +416,36 @@ impl FunctionDef {
     /// Const, ConstString, ConstNumber, ConstBool;
     /// a `?` suffix makes a type nullable. Defaults: `null`, `true`, `false`,
     /// integers, floats, `'text'`, `nv` (absent). `kw:` marks keyword-only.
+    /// [`FunctionDef::typed`] derives the signature from a Rust closure instead.
+    ///
+    /// # Panics
+    /// On a signature naming an unknown type or with an unreadable default
+    /// (a mistake in the host's code; [`FunctionDef::try_new`] returns it as
+    /// an error instead).
     pub fn new(
         name: &str,
         form: Form,
         sig: &str,
         body: impl Fn(&Call, Args) -> Result<Value> + 'static,
     ) -> FunctionDef {
-        let mut def = FunctionDef {
-            name: Rc::from(name),
-            form,
-            params: Vec::new(),
-            varargs: None,
-            kwonly: Vec::new(),
-            kwargs: None,
-            nokw: false,
-            body: Rc::new(body),
+        FunctionDef::try_new(name, form, sig, body).unwrap_or_else(|e| panic!("{}", e.message))
+    }
+
+    /// [`FunctionDef::new`] for signatures made at run time: a signature
+    /// naming an unknown type or with an unreadable default is an
+    /// `argument` error.
+    pub fn try_new(
+        name: &str,
+        form: Form,
+        sig: &str,
+        body: impl Fn(&Call, Args) -> Result<Value> + 'static,
+    ) -> Result<FunctionDef> {
+        let mut def = FunctionDef::with_params(name, form, Vec::new(), body);
+        let bad = |e: String| {
+            Error::new(
+                ErrorKind::Argument,
+                format!("function {name}, signature \"{sig}\": {e}"),
+            )
         };
         for part in sig.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             if part == "nokw" {
@@ -435,16 +453,35 @@ impl FunctionDef {
                 continue;
             }
             if let Some(rest) = part.strip_prefix("**") {
-                def.kwargs = Some(parse_param(rest));
+                def.kwargs = Some(parse_param(rest).map_err(bad)?);
             } else if let Some(rest) = part.strip_prefix('*') {
-                def.varargs = Some(parse_param(rest));
+                def.varargs = Some(parse_param(rest).map_err(bad)?);
             } else if let Some(rest) = part.strip_prefix("kw:") {
-                def.kwonly.push(parse_param(rest));
+                def.kwonly.push(parse_param(rest).map_err(bad)?);
             } else {
-                def.params.push(parse_param(part));
+                def.params.push(parse_param(part).map_err(bad)?);
             }
         }
-        def
+        Ok(def)
+    }
+
+    /// A function with the given positional parameters and nothing else.
+    pub fn with_params(
+        name: &str,
+        form: Form,
+        params: Vec<Param>,
+        body: impl Fn(&Call, Args) -> Result<Value> + 'static,
+    ) -> FunctionDef {
+        FunctionDef {
+            name: Rc::from(name),
+            form,
+            params,
+            varargs: None,
+            kwonly: Vec::new(),
+            kwargs: None,
+            nokw: false,
+            body: Rc::new(body),
+        }
     }
 
     pub fn signature(&self) -> String {
@@ -463,9 +500,9 @@ impl FunctionDef {
     }
 }
 
-fn parse_param(text: &str) -> Param {
+fn parse_param(text: &str) -> std::result::Result<Param, String> {
     let (decl, default) = match text.split_once('=') {
-        Some((d, v)) => (d.trim(), Some(parse_default(v.trim()))),
+        Some((d, v)) => (d.trim(), Some(parse_default(v.trim())?)),
         None => (text.trim(), None),
     };
     let (name, ty) = decl.split_once(':').unwrap_or((decl, "any"));
@@ -501,29 +538,32 @@ fn parse_param(text: &str) -> Param {
         "ConstString" => PType::ConstString,
         "ConstNumber" => PType::ConstNumber,
         "ConstBool" => PType::ConstBool,
-        _ => PType::Any,
+        other => return Err(format!("unknown parameter type \"{other}\"")),
     };
-    Param {
+    Ok(Param {
         name: Rc::from(name.trim()),
         ty,
         nullable: nullable || ty == PType::Any,
         default,
         check: None,
-    }
+    })
 }
 
-fn parse_default(v: &str) -> DefaultValue {
-    DefaultValue::Value(match v {
-        "nv" => return DefaultValue::NoValue,
+fn parse_default(v: &str) -> std::result::Result<DefaultValue, String> {
+    Ok(DefaultValue::Value(match v {
+        "nv" => return Ok(DefaultValue::NoValue),
         "null" => Value::Null,
         "true" => Value::Bool(true),
         "false" => Value::Bool(false),
-        _ if v.starts_with('\'') => Value::from(v.trim_matches('\'')),
-        _ => match v.parse::<i64>() {
-            Ok(i) => Value::Int(i),
-            Err(_) => Value::Float(v.parse().unwrap_or(0.0)),
+        _ if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') => {
+            Value::from(&v[1..v.len() - 1])
+        }
+        _ => match (v.parse::<i64>(), v.parse::<f64>()) {
+            (Ok(i), _) => Value::Int(i),
+            (_, Ok(x)) => Value::Float(x),
+            _ => return Err(format!("unreadable default value \"{v}\"")),
         },
-    })
+    }))
 }
 
 /// Convenience: an error of the given kind.
