@@ -56,7 +56,7 @@ impl Batch {
     }
 
     fn traces(rt: &Rt) -> Json {
-        let t: Vec<_> = rt.traces.borrow_mut().drain(..).collect();
+        let t: Vec<_> = rt.objects.take_traces();
         Json::Array(t.iter().map(|v| rt.encode(v)).collect())
     }
 
@@ -78,7 +78,7 @@ impl Batch {
                 let id = req.get("session").and_then(Json::as_i64).unwrap_or(0);
                 match self.sessions.remove(&id) {
                     Some(rt) => {
-                        let roots: Vec<_> = rt.root.borrow().iter().cloned().collect();
+                        let roots: Vec<_> = rt.objects.root().into_iter().collect();
                         rt.collect_garbage(&roots);
                         json!({"ok": true, "traces": Self::traces(&rt)})
                     }
@@ -143,7 +143,7 @@ impl Batch {
         let r = (|| {
             let recv = req.get("receiver").cloned().unwrap_or(Json::Null);
             let recv = if let Some(id) = recv.get("object").and_then(Json::as_str) {
-                match rt.store.borrow().get(id) {
+                match rt.objects.get(id) {
                     Some(o) => o.value(),
                     None => {
                         return Err(Exc::dsl(
@@ -241,11 +241,11 @@ fn times(a: i64, b: i64) -> Result<Value, Exc> {
 
 fn fixture_functions(rt: &Rt) {
     rt.define_function("trace", Form::Function, "value:any", |rt, _, a| {
-        rt.trace(a.v(0).clone());
+        rt.objects.trace(a.v(0).clone());
         Ok(Value::Null)
     });
     rt.define_function("yield", Form::Function, "", |rt, _, _| {
-        rt.trace(Value::str("yield"));
+        rt.objects.trace(Value::str("yield"));
         vetro_dsl::runtime::green::yield_now();
         Ok(Value::Null)
     });

@@ -65,7 +65,7 @@ pub fn run(
             },
             Ok(root) => {
                 let result = invoke(&rt, root, call);
-                let roots: Vec<_> = rt.root.borrow().iter().cloned().collect();
+                let roots: Vec<_> = rt.objects.root().into_iter().collect();
                 rt.collect_garbage(&roots);
                 Session {
                     result,
@@ -104,7 +104,7 @@ fn invoke(
             method,
             args,
         } => {
-            let found = rt.store.borrow().get(object_id).map(|o| o.value());
+            let found = rt.objects.get(object_id).map(|o| o.value());
             let recv = found.ok_or_else(|| {
                 Exc::dsl(
                     "NoObjectFoundError",

@@ -120,9 +120,7 @@ fn native_method(
             let value = arg(args, kwargs, 1, "value")
                 .cloned()
                 .unwrap_or(Value::Null);
-            let mut attrs = rt.attributes.borrow_mut();
-            attrs.retain(|(i, _, n, _)| !(i == &o.id && n == &key));
-            attrs.push((o.id.clone(), o.class.name.clone(), key, value));
+            rt.objects.set_attribute(&o, key, value);
             Ok(Value::Null)
         })(),
         ("io.murano.Object", "getAttr") => (|| {
@@ -133,16 +131,10 @@ fn native_method(
             let default = arg(args, kwargs, 1, "default")
                 .cloned()
                 .unwrap_or(Value::Null);
-            Ok(rt
-                .attributes
-                .borrow()
-                .iter()
-                .find(|(i, _, n, _)| i == &o.id && n == &key)
-                .map(|(_, _, _, v)| v.clone())
-                .unwrap_or(default))
+            Ok(rt.objects.attribute(&o.id, &key).unwrap_or(default))
         })(),
         ("io.murano.system.GC", "collect") => {
-            let mut roots: Vec<Rc<Object>> = rt.root.borrow().iter().cloned().collect();
+            let mut roots: Vec<Rc<Object>> = rt.objects.root().into_iter().collect();
             roots.extend(rt.live_receivers());
             rt.collect_garbage(&roots);
             Ok(Value::Null)
@@ -295,12 +287,12 @@ impl Rt {
                 Value::dict(d)
             })
             .collect();
-        let st = Object::new(self.gen_id(), st_class, None);
+        let st = Object::new(self.objects.gen_id(), st_class, None);
         st.initialized.set(true);
         st.props
             .borrow_mut()
             .insert("frames".into(), Value::list(frames));
-        let obj = Object::new(self.gen_id(), class, None);
+        let obj = Object::new(self.objects.gen_id(), class, None);
         obj.initialized.set(true);
         {
             let mut p = obj.props.borrow_mut();
@@ -317,15 +309,13 @@ impl Rt {
             p.insert("nativeException".into(), Value::Null);
             p.insert("cause".into(), Value::Null);
         }
-        self.exc_objects
-            .borrow_mut()
-            .insert(obj.id.clone(), e.clone());
+        self.objects.bind_exception(&obj.id, e.clone());
         Ok(obj.value())
     }
 
     pub fn exc_of_object(&self, v: &Value) -> Option<Exc> {
         let (o, _) = as_object(v)?;
-        self.exc_objects.borrow().get(&o.id).cloned()
+        self.objects.exception_of(&o.id)
     }
 }
 

@@ -172,7 +172,7 @@ pub fn run(
         (None, Target::Root) => Ok(Json::Null),
         _ => call_target(&rt, root, target, method),
     };
-    let roots: Vec<_> = rt.root.borrow().iter().cloned().collect();
+    let roots: Vec<_> = rt.objects.root().into_iter().collect();
     rt.collect_garbage(&roots);
     let model = rt.serialize_model();
     let host = cloud::detach(&rt);
@@ -205,17 +205,12 @@ fn call_target(
         Target::Root => root
             .map(|r| r.value())
             .ok_or_else(|| Exc::dsl("NoObjectFoundError", "the object model has no root object"))?,
-        Target::Object(id) => rt
-            .store
-            .borrow()
-            .get(id)
-            .map(|o| o.value())
-            .ok_or_else(|| {
-                Exc::dsl(
-                    "NoObjectFoundError",
-                    format!("Object \"{id}\" is not found in object store"),
-                )
-            })?,
+        Target::Object(id) => rt.objects.get(id).map(|o| o.value()).ok_or_else(|| {
+            Exc::dsl(
+                "NoObjectFoundError",
+                format!("Object \"{id}\" is not found in object store"),
+            )
+        })?,
     };
     if let (Target::Object(_), Some((o, _))) = (target, as_object(&recv)) {
         // The actions API runs only methods declared `Usage: Action`.

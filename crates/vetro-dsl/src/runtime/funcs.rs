@@ -498,7 +498,7 @@ fn register_type_functions(r: &Reg) {
         "randomName",
         Form::Function,
         "",
-        Box::new(|rt, _, _| Ok(Value::str(&rt.gen_id()[..12]))),
+        Box::new(|rt, _, _| Ok(Value::str(&rt.objects.gen_id()[..12]))),
     );
     r.f(
         "config",

@@ -10,32 +10,6 @@ use std::rc::Rc;
 use vetro_yaql::Value;
 
 impl Rt {
-    /// Run `build` as one construction batch: the objects it creates (see
-    /// [`Rt::note_created`]) settle together when it ends, after any batch
-    /// started inside it. The settle order is the order of the session store
-    /// the reference keeps, which orders objects destroyed together.
-    pub fn construction_batch<T>(&self, build: impl FnOnce() -> Result<T, Exc>) -> Result<T, Exc> {
-        self.batches.borrow_mut().push(Vec::new());
-        let r = build();
-        let created = self.batches.borrow_mut().pop().unwrap_or_default();
-        for o in created {
-            self.settle_seq.set(self.settle_seq.get() + 1);
-            o.settled.set(self.settle_seq.get());
-        }
-        r
-    }
-
-    /// Record an object just created in the innermost construction batch.
-    pub fn note_created(&self, o: &Rc<Object>) {
-        match self.batches.borrow_mut().last_mut() {
-            Some(batch) => batch.push(o.clone()),
-            None => {
-                self.settle_seq.set(self.settle_seq.get() + 1);
-                o.settled.set(self.settle_seq.get());
-            }
-        }
-    }
-
     /// Objects reachable from `roots` through property values.
     pub fn reachable(&self, roots: &[Rc<Object>]) -> HashSet<String> {
         let mut seen = HashSet::new();
@@ -57,11 +31,10 @@ impl Rt {
     pub fn collect_garbage(&self, roots: &[Rc<Object>]) {
         let live = self.reachable(roots);
         let doomed: Vec<Rc<Object>> = self
-            .store
-            .borrow()
-            .values()
+            .objects
+            .all()
+            .into_iter()
             .filter(|o| !live.contains(&o.id) && !o.destroyed.get())
-            .cloned()
             .collect();
         self.destroy_objects(doomed);
     }
@@ -128,7 +101,7 @@ impl Rt {
             }
         }
         o.destroyed.set(true);
-        self.store.borrow_mut().shift_remove(&o.id);
+        self.objects.remove(&o.id);
     }
 }
 

@@ -12,6 +12,7 @@ pub mod green;
 pub mod limits;
 pub mod model;
 pub mod natives;
+pub mod objects;
 pub mod program;
 pub mod props;
 pub mod reflect;
@@ -23,7 +24,6 @@ pub mod types;
 
 use crate::syntax::data::{Data, Expr};
 use crate::syntax::ClassDef;
-use indexmap::IndexMap;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
@@ -96,21 +96,16 @@ pub struct Rt {
     pub me: Weak<Rt>,
     /// What the session runs (see `program.rs`).
     pub program: program::Program,
-    pub store: RefCell<IndexMap<String, Rc<Object>>>,
-    pub traces: RefCell<Vec<Value>>,
+    /// The objects (see `objects.rs`).
+    pub objects: objects::ObjectStore,
     /// The running methods (see `frames.rs`).
     pub frames: frames::CallStack,
-    pub attributes: RefCell<Vec<(String, String, String, Value)>>,
-    pub root: RefCell<Option<Rc<Object>>>,
     /// The session's limits and what it has used (see `limits.rs`).
     pub limits: limits::SessionLimits,
     /// Green threads and locks (see `scheduler.rs`).
     pub scheduler: scheduler::Scheduler,
-    pub id_seed: Cell<u64>,
     /// Object models of the model being loaded, by id (references resolved on demand).
     pub models: RefCell<HashMap<String, (Value, Option<String>)>>,
-    /// Exception objects bound by `Catch As`, to their exceptions.
-    pub exc_objects: RefCell<HashMap<String, Exc>>,
     /// Objects built from the model being loaded, by model id.
     pub model_objs: RefCell<HashMap<String, Rc<Object>>>,
     /// `new()` models get fresh ids; a loaded deployment keeps its ids.
@@ -119,13 +114,8 @@ pub struct Rt {
     pub dry_run: RefCell<Option<Vec<String>>>,
     /// The model load in progress (see `model.rs`).
     pub load_scope: RefCell<Option<LoadScope>>,
-    /// Objects created by each running construction batch (see `gc.rs`).
-    pub batches: RefCell<Vec<Vec<Rc<Object>>>>,
-    pub settle_seq: Cell<u64>,
     /// Arguments of an external call are being bound: their models get no owner.
     pub external_call: Cell<bool>,
-    /// Interned `typeinfo()` objects, by class name.
-    pub type_infos: RefCell<HashMap<String, Value>>,
     /// What the embedding layer keeps with the session (the cloud host with
     /// its backend and event sink, see `cloud::attach`); the runtime itself
     /// never looks inside.
@@ -140,7 +130,7 @@ pub const CURRENT_NS: &str = "vetroCurrentNs";
 /// leak its whole object graph.
 impl Drop for Rt {
     fn drop(&mut self) {
-        let mut objects: Vec<Rc<Object>> = self.store.get_mut().drain(..).map(|(_, o)| o).collect();
+        let mut objects = self.objects.take_all();
         objects.extend(self.model_objs.get_mut().drain().map(|(_, o)| o));
         for o in objects {
             o.props.borrow_mut().clear();
@@ -165,31 +155,19 @@ impl Rt {
     ) -> Rc<Rt> {
         let limits = limits::SessionLimits::start(limits);
         let program = program::Program::new(source, config, limits.watch());
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(7);
         let rt = Rc::new_cyclic(|me| Rt {
             me: me.clone(),
             program,
-            store: RefCell::new(IndexMap::new()),
-            traces: RefCell::new(Vec::new()),
+            objects: objects::ObjectStore::default(),
             frames: frames::CallStack::default(),
-            attributes: RefCell::new(Vec::new()),
-            root: RefCell::new(None),
             limits,
             scheduler: scheduler::Scheduler::default(),
-            id_seed: Cell::new(seed | 1),
             models: RefCell::new(HashMap::new()),
-            exc_objects: RefCell::new(HashMap::new()),
             model_objs: RefCell::new(HashMap::new()),
             regen_ids: Cell::new(true),
             dry_run: RefCell::new(None),
             load_scope: RefCell::new(None),
-            batches: RefCell::new(Vec::new()),
-            settle_seq: Cell::new(0),
             external_call: Cell::new(false),
-            type_infos: RefCell::new(HashMap::new()),
             embedder: RefCell::new(None),
         });
         funcs::register_all(&rt);
@@ -203,20 +181,6 @@ impl Rt {
 
     pub fn rc(&self) -> Rc<Rt> {
         self.me.upgrade().expect("runtime alive")
-    }
-
-    /// A fresh 32-hex-digit object id.
-    pub fn gen_id(&self) -> String {
-        let mut out = String::with_capacity(32);
-        for _ in 0..2 {
-            let mut x = self.id_seed.get();
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            self.id_seed.set(x);
-            out.push_str(&format!("{x:016x}"));
-        }
-        out
     }
 
     // ----- errors through YAQL -----
@@ -295,10 +259,6 @@ impl Rt {
                 .map(|f| (f.class.clone(), f.this.clone())),
             _ => None,
         }
-    }
-
-    pub fn trace(&self, v: Value) {
-        self.traces.borrow_mut().push(v);
     }
 }
 

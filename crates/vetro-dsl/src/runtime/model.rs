@@ -75,13 +75,13 @@ impl Rt {
         if let Some(o) = self.model_objs.borrow().get(id) {
             return Some(o.clone());
         }
-        if let Some(o) = self.store.borrow().get(id) {
-            return Some(o.clone());
+        if let Some(o) = self.objects.get(id) {
+            return Some(o);
         }
         let (model, owner) = self.models.borrow().get(id).cloned()?;
         let owner = owner.and_then(|o| {
             let built = self.model_objs.borrow().get(&o).cloned();
-            built.or_else(|| self.store.borrow().get(&o).cloned())
+            built.or_else(|| self.objects.get(&o))
         });
         if self.load_scope.borrow().is_none() {
             return self.load_object(&model, owner, scope, None).ok();
@@ -134,7 +134,7 @@ impl Rt {
         if self.load_scope.borrow().is_some() {
             return load();
         }
-        self.construction_batch(|| {
+        self.objects.construction_batch(|| {
             *self.load_scope.borrow_mut() = Some(LoadScope::default());
             let loaded = load().and_then(|v| self.complete_shells().map(|()| v));
             let scope = self.load_scope.borrow_mut().take().unwrap_or_default();
@@ -251,23 +251,22 @@ impl Rt {
                 return Ok((existing, props));
             }
             if !self.regen_ids.get() {
-                if let Some(existing) = self.store.borrow().get(mid).cloned() {
+                if let Some(existing) = self.objects.get(mid) {
                     return Ok((existing, props));
                 }
             }
         }
         let new_id = match &id {
             Some(mid) if !self.regen_ids.get() => mid.clone(),
-            _ => self.gen_id(),
+            _ => self.objects.gen_id(),
         };
-        let obj = Object::new(new_id.clone(), class, owner);
-        self.note_created(&obj);
+        let obj = Object::new(new_id, class, owner);
+        self.objects.note_created(&obj);
         let key = id.clone().unwrap_or_else(|| anonymous_model_key(d));
         self.model_objs.borrow_mut().insert(key, obj.clone());
-        let id = new_id;
         *obj.name.borrow_mut() = name;
         *obj.metadata.borrow_mut() = metadata;
-        self.store.borrow_mut().insert(id, obj.clone());
+        self.objects.insert(&obj);
         Ok((obj, props))
     }
 
@@ -279,11 +278,11 @@ impl Rt {
         name: Value,
         props: &Dict,
     ) -> Result<Rc<Object>, Exc> {
-        self.construction_batch(|| {
-            let obj = Object::new(self.gen_id(), class.clone(), owner);
-            self.note_created(&obj);
+        self.objects.construction_batch(|| {
+            let obj = Object::new(self.objects.gen_id(), class.clone(), owner);
+            self.objects.note_created(&obj);
             *obj.name.borrow_mut() = name;
-            self.store.borrow_mut().insert(obj.id.clone(), obj.clone());
+            self.objects.insert(&obj);
             self.init_object(&obj, props)?;
             Ok(obj)
         })
@@ -402,7 +401,7 @@ impl Rt {
         if let Some(Json::Array(a)) = attrs {
             for rec in a {
                 if let Some([id, t, n, v]) = rec.as_array().map(|r| r.as_slice()) {
-                    self.attributes.borrow_mut().push((
+                    self.objects.push_attribute((
                         id.as_str().unwrap_or_default().to_string(),
                         t.as_str().unwrap_or_default().to_string(),
                         n.as_str().unwrap_or_default().to_string(),
@@ -426,12 +425,12 @@ impl Rt {
         };
         self.regen_ids.set(true);
         let root = root?;
-        *self.root.borrow_mut() = root.clone();
+        self.objects.set_root(root.clone());
         if let Some(copy) = copy {
             let copy_val = self.decode(copy);
             let mut idx = HashMap::new();
             self.index_models(&copy_val, None, &mut idx);
-            let live: HashSet<String> = self.store.borrow().keys().cloned().collect();
+            let live: HashSet<String> = self.objects.ids();
             let mut doomed = Vec::new();
             let mut order = Vec::new();
             model_ids(&copy_val, &mut order);
@@ -450,7 +449,7 @@ impl Rt {
                 let owner = idx
                     .get(&o.id)
                     .and_then(|(_, owner)| owner.clone())
-                    .and_then(|oid| self.store.borrow().get(&oid).cloned());
+                    .and_then(|oid| self.objects.get(&oid));
                 *o.owner.borrow_mut() = owner;
             }
             // Model values through the contracts, now that every shell exists.
@@ -486,7 +485,7 @@ impl Rt {
                 if let Some(Value::Dict(h)) = dict_get(d, "?") {
                     let publisher = dict_get(h, "id")
                         .and_then(Value::as_str)
-                        .and_then(|id| self.store.borrow().get(id).cloned());
+                        .and_then(|id| self.objects.get(id));
                     let deps = dict_get(h, "dependencies")
                         .and_then(|x| match x {
                             Value::Dict(dd) => dict_get(dd, "onDestruction").cloned(),
@@ -498,7 +497,7 @@ impl Rt {
                             let Value::Dict(e) = it else { continue };
                             let sub = dict_get(e, "subscriber")
                                 .and_then(Value::as_str)
-                                .and_then(|id| self.store.borrow().get(id).cloned());
+                                .and_then(|id| self.objects.get(id));
                             let handler = dict_get(e, "handler")
                                 .filter(|h| !h.is_null())
                                 .map(Value::py_str);
@@ -541,7 +540,7 @@ impl Rt {
             .unwrap_or_default();
         let _ = scope;
         let class = self.program.class(header_type(&t))?;
-        let obj = Object::new(id.clone(), class, None);
+        let obj = Object::new(id, class, None);
         obj.initialized.set(true);
         for (k, v) in d.iter() {
             if let Some(k) = k.as_str() {
@@ -550,7 +549,7 @@ impl Rt {
                 }
             }
         }
-        self.store.borrow_mut().insert(id, obj.clone());
+        self.objects.insert(&obj);
         Ok(obj)
     }
 
@@ -593,7 +592,7 @@ impl Rt {
         let obj = self.load_model_value(&Value::dict(clean), None, scope, Some(default), true);
         *self.dry_run.borrow_mut() = saved;
         let obj = obj?;
-        self.store.borrow_mut().shift_remove(&obj.id);
+        self.objects.remove(&obj.id);
         if !obj.class.is_a(&want.name) {
             return Err(Exc::contract(format!(
                 "Object of type {} is not compatible with requested type {}",
@@ -673,7 +672,7 @@ impl Rt {
                 if m.len() == 1 {
                     if let Some(o) = m.get("$object") {
                         let id = o.get("id").and_then(Json::as_str).unwrap_or_default();
-                        if let Some(obj) = self.store.borrow().get(id) {
+                        if let Some(obj) = self.objects.get(id) {
                             return obj.value();
                         }
                         return Value::str(id);

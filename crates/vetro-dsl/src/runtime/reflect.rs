@@ -83,17 +83,12 @@ fn prop_usage(u: PropUsage) -> &'static str {
 impl Rt {
     pub fn reflect(&self, r: Reflect) -> Value {
         if let Reflect::Type(c) = &r {
-            if let Some(v) = self.type_infos.borrow().get(&c.name) {
-                return v.clone();
-            }
-            let v = Value::Object(Rc::new(ReflectHandle {
-                rt: self.me.clone(),
-                r: Reflect::Type(c.clone()),
-            }));
-            self.type_infos
-                .borrow_mut()
-                .insert(c.name.clone(), v.clone());
-            return v;
+            return self.objects.type_info(&c.name, || {
+                Value::Object(Rc::new(ReflectHandle {
+                    rt: self.me.clone(),
+                    r: Reflect::Type(c.clone()),
+                }))
+            });
         }
         Value::Object(Rc::new(ReflectHandle {
             rt: self.me.clone(),

@@ -390,13 +390,13 @@ impl Rt {
 
     /// The `serialize` reply: `Objects`, `ObjectsCopy` and `Attributes`.
     pub fn serialize_model(&self) -> Json {
-        let Some(root) = self.root.borrow().clone() else {
+        let Some(root) = self.objects.root() else {
             return json!({"Objects": null, "ObjectsCopy": null, "Attributes": []});
         };
         let (objects, copy, written) = self.deployment_json(&root);
         let attrs: Vec<Json> = self
-            .attributes
-            .borrow()
+            .objects
+            .attributes()
             .iter()
             .filter(|(id, ..)| written.contains(id))
             .map(|(i, t, n, v)| json!([i, t, n, self.encode(v)]))

@@ -1,0 +1,206 @@
+//! The object store of a session: every live object by id, the root of the
+//! loaded model, object ids, construction batches (which fix the order in
+//! which objects are destroyed together), and what the session keeps per
+//! object: attributes, the exceptions behind exception objects, interned
+//! `typeinfo()` values, and the traces of `trace()`.
+//!
+//! Collecting garbage and destroying objects run methods, so they are the
+//! executor's (`gc.rs`), over this store.
+
+use super::types::{Exc, Object};
+use indexmap::IndexMap;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use vetro_yaql::Value;
+
+/// An attribute record: (object id, class name, attribute name, value).
+pub type Attribute = (String, String, String, Value);
+
+/// The objects of a session.
+pub struct ObjectStore {
+    /// Live objects by id, in the order they were stored.
+    by_id: RefCell<IndexMap<String, Rc<Object>>>,
+    /// State of the id generator.
+    id_seed: Cell<u64>,
+    /// The root object of the loaded model.
+    root: RefCell<Option<Rc<Object>>>,
+    /// Objects created by each running construction batch.
+    batches: RefCell<Vec<Vec<Rc<Object>>>>,
+    /// Count of settled objects (the order of [`Object::settled`]).
+    settle_seq: Cell<u64>,
+    /// `setAttr` values, serialized with the model.
+    attributes: RefCell<Vec<Attribute>>,
+    /// Exception objects bound by `Catch As`, to their exceptions.
+    exc_objects: RefCell<HashMap<String, Exc>>,
+    /// Interned `typeinfo()` objects, by class name (their identity shows).
+    type_infos: RefCell<HashMap<String, Value>>,
+    /// Values given to `trace()`.
+    traces: RefCell<Vec<Value>>,
+}
+
+impl Default for ObjectStore {
+    fn default() -> ObjectStore {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(7);
+        ObjectStore {
+            by_id: RefCell::new(IndexMap::new()),
+            id_seed: Cell::new(seed | 1),
+            root: RefCell::new(None),
+            batches: RefCell::new(Vec::new()),
+            settle_seq: Cell::new(0),
+            attributes: RefCell::new(Vec::new()),
+            exc_objects: RefCell::new(HashMap::new()),
+            type_infos: RefCell::new(HashMap::new()),
+            traces: RefCell::new(Vec::new()),
+        }
+    }
+}
+
+impl ObjectStore {
+    // ----- objects -----
+
+    /// The live object with id `id`.
+    pub fn get(&self, id: &str) -> Option<Rc<Object>> {
+        self.by_id.borrow().get(id).cloned()
+    }
+
+    /// Store `o` under its id.
+    pub fn insert(&self, o: &Rc<Object>) {
+        self.by_id.borrow_mut().insert(o.id.clone(), o.clone());
+    }
+
+    /// Take the object with id `id` out of the store.
+    pub fn remove(&self, id: &str) {
+        self.by_id.borrow_mut().shift_remove(id);
+    }
+
+    /// Ids of the stored objects.
+    pub fn ids(&self) -> std::collections::HashSet<String> {
+        self.by_id.borrow().keys().cloned().collect()
+    }
+
+    /// The stored objects, in the order they were stored.
+    pub fn all(&self) -> Vec<Rc<Object>> {
+        self.by_id.borrow().values().cloned().collect()
+    }
+
+    /// Empty the store (the session ends), returning what it held.
+    pub fn take_all(&mut self) -> Vec<Rc<Object>> {
+        self.by_id.get_mut().drain(..).map(|(_, o)| o).collect()
+    }
+
+    /// A fresh 32-hex-digit object id.
+    pub fn gen_id(&self) -> String {
+        let mut out = String::with_capacity(32);
+        for _ in 0..2 {
+            let mut x = self.id_seed.get();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            self.id_seed.set(x);
+            out.push_str(&format!("{x:016x}"));
+        }
+        out
+    }
+
+    /// The root object of the loaded model.
+    pub fn root(&self) -> Option<Rc<Object>> {
+        self.root.borrow().clone()
+    }
+
+    pub fn set_root(&self, root: Option<Rc<Object>>) {
+        *self.root.borrow_mut() = root;
+    }
+
+    // ----- construction batches -----
+
+    /// Run `build` as one construction batch: the objects it creates (see
+    /// [`ObjectStore::note_created`]) settle together when it ends, after
+    /// any batch started inside it. The settle order is the order of the
+    /// session store the reference keeps, which orders objects destroyed
+    /// together.
+    pub fn construction_batch<T>(&self, build: impl FnOnce() -> Result<T, Exc>) -> Result<T, Exc> {
+        self.batches.borrow_mut().push(Vec::new());
+        let r = build();
+        let created = self.batches.borrow_mut().pop().unwrap_or_default();
+        for o in created {
+            self.settle_seq.set(self.settle_seq.get() + 1);
+            o.settled.set(self.settle_seq.get());
+        }
+        r
+    }
+
+    /// Record an object just created in the innermost construction batch.
+    pub fn note_created(&self, o: &Rc<Object>) {
+        match self.batches.borrow_mut().last_mut() {
+            Some(batch) => batch.push(o.clone()),
+            None => {
+                self.settle_seq.set(self.settle_seq.get() + 1);
+                o.settled.set(self.settle_seq.get());
+            }
+        }
+    }
+
+    // ----- what the session keeps per object -----
+
+    /// Set attribute `name` of `o` (`setAttr`).
+    pub fn set_attribute(&self, o: &Object, name: String, value: Value) {
+        let mut attrs = self.attributes.borrow_mut();
+        attrs.retain(|(i, _, n, _)| !(*i == o.id && *n == name));
+        attrs.push((o.id.clone(), o.class.name.clone(), name, value));
+    }
+
+    /// Attribute `name` of the object with id `id` (`getAttr`).
+    pub fn attribute(&self, id: &str, name: &str) -> Option<Value> {
+        self.attributes
+            .borrow()
+            .iter()
+            .find(|(i, _, n, _)| i == id && n == name)
+            .map(|(_, _, _, v)| v.clone())
+    }
+
+    /// Add an attribute record read from a deployment.
+    pub fn push_attribute(&self, a: Attribute) {
+        self.attributes.borrow_mut().push(a);
+    }
+
+    /// Every attribute record, in the order they were set.
+    pub fn attributes(&self) -> Vec<Attribute> {
+        self.attributes.borrow().clone()
+    }
+
+    /// Remember the exception an exception object stands for.
+    pub fn bind_exception(&self, id: &str, e: Exc) {
+        self.exc_objects.borrow_mut().insert(id.to_string(), e);
+    }
+
+    /// The exception behind the exception object with id `id`.
+    pub fn exception_of(&self, id: &str) -> Option<Exc> {
+        self.exc_objects.borrow().get(id).cloned()
+    }
+
+    /// The `typeinfo()` value of class `name`, made by `make` the first time.
+    pub fn type_info(&self, name: &str, make: impl FnOnce() -> Value) -> Value {
+        if let Some(v) = self.type_infos.borrow().get(name) {
+            return v.clone();
+        }
+        let v = make();
+        self.type_infos
+            .borrow_mut()
+            .insert(name.to_string(), v.clone());
+        v
+    }
+
+    /// Record a `trace()` value.
+    pub fn trace(&self, v: Value) {
+        self.traces.borrow_mut().push(v);
+    }
+
+    /// The `trace()` values recorded since the last call.
+    pub fn take_traces(&self) -> Vec<Value> {
+        self.traces.borrow_mut().drain(..).collect()
+    }
+}
