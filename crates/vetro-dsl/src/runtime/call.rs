@@ -109,9 +109,9 @@ impl Rt {
         if let Some(r) = self.call_native(&decl, &this, recv, name, &args, &kwargs) {
             return r;
         }
-        self.external_call.set(kind == CallKind::External);
+        self.loading.set_external_call(kind == CallKind::External);
         let r = self.invoke(&decl, &m, this, obj, args, kwargs);
-        self.external_call.set(false);
+        self.loading.set_external_call(false);
         r
     }
 
@@ -129,7 +129,7 @@ impl Rt {
         if self.frames.depth() >= MAX_DEPTH {
             return Err(recursion_error());
         }
-        let external = self.external_call.replace(false);
+        let external = self.loading.take_external_call();
         let ctx = self.program.frame_context(decl, &this, &m.name);
         self.bind_arguments(decl, m, obj.as_ref(), &ctx, args, kwargs, external)?;
         self.frames.enter(
@@ -247,9 +247,9 @@ impl Rt {
             };
             let v = match &a.contract {
                 Some(c) => {
-                    self.external_call.set(external);
+                    self.loading.set_external_call(external);
                     let r = self.check_contract(c, v, decl, obj, &label(&a.name));
-                    self.external_call.set(false);
+                    self.loading.set_external_call(false);
                     r?
                 }
                 None => v,

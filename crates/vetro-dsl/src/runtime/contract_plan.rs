@@ -71,7 +71,7 @@ impl Rt {
                 Step::Class(_) if value.is_null() => Value::Null,
                 Step::Class(name) => {
                     let want = self.program.type_arg(class, &Value::str(name))?;
-                    let owner = match self.external_call.get() {
+                    let owner = match self.loading.external_call() {
                         true => None,
                         false => owner.cloned(),
                     };

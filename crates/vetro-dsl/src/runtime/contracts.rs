@@ -282,7 +282,7 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
                         .template_value(&v, &scope, &want, &default, &exclude)
                         .map_err(|e| rt.smuggle(e));
                 }
-                let owner = if rt.external_call.get() {
+                let owner = if rt.loading.external_call() {
                     None
                 } else {
                     owner_of(c)

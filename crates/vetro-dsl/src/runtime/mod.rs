@@ -1,5 +1,31 @@
-//! The MuranoPL executor of one session: class registry, object store, YAQL
-//! integration, method calls, property access and the statement executor.
+//! The MuranoPL executor of one session.
+//!
+//! A session ([`Rt`]) is made of parts, each a struct in its own module that
+//! owns one concern's state, with the methods that only need that state:
+//!
+//! - [`program::Program`]: what the session runs, set up once and not
+//!   changed by running code: the two YAQL engines, the class source with
+//!   its natives, the configuration, and caches derived from the code alone
+//!   (classes built on first use, native plans of contract expressions).
+//! - [`objects::ObjectStore`]: the objects by id, id generation, the root,
+//!   construction batches (the order objects are destroyed in), attributes,
+//!   exception objects, interned `typeinfo()` values, `trace()` values.
+//! - [`loading::ModelLoad`]: the model load in progress (models by id, the
+//!   objects built from them, deferred `.init` calls, dry runs).
+//! - [`frames::CallStack`]: the running methods (stack traces, call depth,
+//!   receivers and contexts that are GC roots).
+//! - [`scheduler::Scheduler`]: the green threads' parked frames, their
+//!   parents and the `Synchronize` locks.
+//! - [`limits::SessionLimits`]: the limits with what the session has used.
+//! - `embedder`: what the embedding layer keeps with the session (the cloud
+//!   host, see `cloud::attach`); the runtime never looks inside.
+//!
+//! The executor is `impl Rt` over those parts, by activity: method calls
+//! (`call.rs`), statements (`exec.rs`), properties (`props.rs`), contracts
+//! (`contracts.rs`, `contract_plan.rs`), model loading (`model.rs`),
+//! serialization (`serialize.rs`), garbage collection and destruction
+//! (`gc.rs`), green threads (`green.rs`), YAQL functions (`funcs.rs`,
+//! `sysfuncs.rs`) and reflection (`reflect.rs`).
 
 pub mod call;
 pub mod contract_plan;
@@ -10,6 +36,7 @@ pub mod funcs;
 pub mod gc;
 pub mod green;
 pub mod limits;
+pub mod loading;
 pub mod model;
 pub mod natives;
 pub mod objects;
@@ -24,23 +51,14 @@ pub mod types;
 
 use crate::syntax::data::{Data, Expr};
 use crate::syntax::ClassDef;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use types::*;
 use vetro_yaql::{Context, ErrorKind, HostObject, Value};
 
-/// Work a model load leaves for later, so that loading never recurses along
-/// references: objects named by id before their model was reached (built as
-/// shells, given their properties once the tree is done), and the `.init`
-/// calls, which run once every object of the model has its properties (with
-/// the model values `.init` takes its arguments from).
-#[derive(Default)]
-pub struct LoadScope {
-    pub shells: std::collections::VecDeque<(Rc<Object>, vetro_yaql::value::Dict)>,
-    pub inits: Vec<(Rc<Object>, vetro_yaql::value::Dict)>,
-}
+pub use loading::LoadScope;
 
 /// What every session over a set of packages shares: class definitions with
 /// their packages, the native methods, and the hooks that set up a session
@@ -91,7 +109,7 @@ pub use frames::{LiveFrame, StackEntry};
 
 pub const FRAME_VAR: &str = "#frame";
 
-/// One executor session.
+/// One executor session: its parts (see the module documentation).
 pub struct Rt {
     pub me: Weak<Rt>,
     /// What the session runs (see `program.rs`).
@@ -104,18 +122,8 @@ pub struct Rt {
     pub limits: limits::SessionLimits,
     /// Green threads and locks (see `scheduler.rs`).
     pub scheduler: scheduler::Scheduler,
-    /// Object models of the model being loaded, by id (references resolved on demand).
-    pub models: RefCell<HashMap<String, (Value, Option<String>)>>,
-    /// Objects built from the model being loaded, by model id.
-    pub model_objs: RefCell<HashMap<String, Rc<Object>>>,
-    /// `new()` models get fresh ids; a loaded deployment keeps its ids.
-    pub regen_ids: Cell<bool>,
-    /// Dry-run loads (templates): no `.init`; these properties are not validated.
-    pub dry_run: RefCell<Option<Vec<String>>>,
-    /// The model load in progress (see `model.rs`).
-    pub load_scope: RefCell<Option<LoadScope>>,
-    /// Arguments of an external call are being bound: their models get no owner.
-    pub external_call: Cell<bool>,
+    /// The model load in progress (see `loading.rs`).
+    pub loading: loading::ModelLoad,
     /// What the embedding layer keeps with the session (the cloud host with
     /// its backend and event sink, see `cloud::attach`); the runtime itself
     /// never looks inside.
@@ -131,7 +139,7 @@ pub const CURRENT_NS: &str = "vetroCurrentNs";
 impl Drop for Rt {
     fn drop(&mut self) {
         let mut objects = self.objects.take_all();
-        objects.extend(self.model_objs.get_mut().drain().map(|(_, o)| o));
+        objects.extend(self.loading.take_built());
         for o in objects {
             o.props.borrow_mut().clear();
             o.private.borrow_mut().clear();
@@ -162,12 +170,7 @@ impl Rt {
             frames: frames::CallStack::default(),
             limits,
             scheduler: scheduler::Scheduler::default(),
-            models: RefCell::new(HashMap::new()),
-            model_objs: RefCell::new(HashMap::new()),
-            regen_ids: Cell::new(true),
-            dry_run: RefCell::new(None),
-            load_scope: RefCell::new(None),
-            external_call: Cell::new(false),
+            loading: loading::ModelLoad::default(),
             embedder: RefCell::new(None),
         });
         funcs::register_all(&rt);

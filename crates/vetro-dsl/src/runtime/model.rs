@@ -2,7 +2,7 @@
 //! value encoding for the protocol, garbage collection and destruction.
 
 use super::types::*;
-use super::{LoadScope, Rt};
+use super::Rt;
 use crate::syntax::PropUsage;
 use serde_json::{json, Map, Value as Json};
 use std::collections::{HashMap, HashSet};
@@ -72,25 +72,20 @@ impl Rt {
     /// An object by id: from the store, or built from the pending model index
     /// (inside a model load, as a shell that gets its properties later).
     pub fn lookup_or_load(&self, id: &str, scope: &Rc<Class>) -> Option<Rc<Object>> {
-        if let Some(o) = self.model_objs.borrow().get(id) {
-            return Some(o.clone());
+        if let Some(o) = self.loading.built(id) {
+            return Some(o);
         }
         if let Some(o) = self.objects.get(id) {
             return Some(o);
         }
-        let (model, owner) = self.models.borrow().get(id).cloned()?;
-        let owner = owner.and_then(|o| {
-            let built = self.model_objs.borrow().get(&o).cloned();
-            built.or_else(|| self.objects.get(&o))
-        });
-        if self.load_scope.borrow().is_none() {
+        let (model, owner) = self.loading.model(id)?;
+        let owner = owner.and_then(|o| self.loading.built(&o).or_else(|| self.objects.get(&o)));
+        if !self.loading.in_scope() {
             return self.load_object(&model, owner, scope, None).ok();
         }
         let (obj, props) = self.shell(&model, owner, scope, None).ok()?;
         if !obj.initialized.get() {
-            if let Some(ls) = self.load_scope.borrow_mut().as_mut() {
-                ls.shells.push_back((obj.clone(), props));
-            }
+            self.loading.defer_shell(&obj, props);
         }
         Some(obj)
     }
@@ -108,22 +103,11 @@ impl Rt {
         let mut index = HashMap::new();
         self.index_models(model, owner.as_ref().map(|o| o.id.as_str()), &mut index);
         if fresh {
-            let saved_models = self.models.replace(index);
-            let saved_objs = self.model_objs.replace(HashMap::new());
-            let saved_regen = self.regen_ids.replace(true);
-            let r =
-                self.with_deferred_inits(|| self.load_object(model, owner, scope, default_type));
-            *self.models.borrow_mut() = saved_models;
-            *self.model_objs.borrow_mut() = saved_objs;
-            self.regen_ids.set(saved_regen);
-            return r;
+            return self.loading.separately(index, || {
+                self.with_deferred_inits(|| self.load_object(model, owner, scope, default_type))
+            });
         }
-        {
-            let mut m = self.models.borrow_mut();
-            for (k, v) in index {
-                m.entry(k).or_insert(v);
-            }
-        }
+        self.loading.add_models(index);
         self.with_deferred_inits(|| self.load_object(model, owner, scope, default_type))
     }
 
@@ -131,13 +115,13 @@ impl Rt {
     /// properties, then every `.init` runs, in the order the objects got their
     /// properties. Nested loads join the outermost one.
     fn with_deferred_inits<T>(&self, load: impl FnOnce() -> Result<T, Exc>) -> Result<T, Exc> {
-        if self.load_scope.borrow().is_some() {
+        if self.loading.in_scope() {
             return load();
         }
         self.objects.construction_batch(|| {
-            *self.load_scope.borrow_mut() = Some(LoadScope::default());
+            self.loading.open_scope();
             let loaded = load().and_then(|v| self.complete_shells().map(|()| v));
-            let scope = self.load_scope.borrow_mut().take().unwrap_or_default();
+            let scope = self.loading.close_scope();
             let value = loaded?;
             for (obj, props) in scope.inits {
                 obj.initializing.set(true);
@@ -151,12 +135,7 @@ impl Rt {
 
     fn complete_shells(&self) -> Result<(), Exc> {
         loop {
-            let next = self
-                .load_scope
-                .borrow_mut()
-                .as_mut()
-                .and_then(|ls| ls.shells.pop_front());
-            let Some((obj, props)) = next else {
+            let Some((obj, props)) = self.loading.next_shell() else {
                 return Ok(());
             };
             if !obj.initialized.get() {
@@ -247,23 +226,23 @@ impl Rt {
             },
         };
         if let Some(mid) = &id {
-            if let Some(existing) = self.model_objs.borrow().get(mid).cloned() {
+            if let Some(existing) = self.loading.built(mid) {
                 return Ok((existing, props));
             }
-            if !self.regen_ids.get() {
+            if !self.loading.regen_ids() {
                 if let Some(existing) = self.objects.get(mid) {
                     return Ok((existing, props));
                 }
             }
         }
         let new_id = match &id {
-            Some(mid) if !self.regen_ids.get() => mid.clone(),
+            Some(mid) if !self.loading.regen_ids() => mid.clone(),
             _ => self.objects.gen_id(),
         };
         let obj = Object::new(new_id, class, owner);
         self.objects.note_created(&obj);
         let key = id.clone().unwrap_or_else(|| anonymous_model_key(d));
-        self.model_objs.borrow_mut().insert(key, obj.clone());
+        self.loading.record_built(key, &obj);
         *obj.name.borrow_mut() = name;
         *obj.metadata.borrow_mut() = metadata;
         self.objects.insert(&obj);
@@ -306,10 +285,8 @@ impl Rt {
                 if p.usage == PropUsage::Static || !seen.insert(pname.clone()) {
                     continue;
                 }
-                if let Some(skip) = &*self.dry_run.borrow() {
-                    if skip.contains(pname) {
-                        continue;
-                    }
+                if self.loading.dry_run_skips(pname) {
+                    continue;
                 }
                 pending.push((class.clone(), pname.clone(), p.clone()));
             }
@@ -364,11 +341,7 @@ impl Rt {
             }
             pending = next;
         }
-        if self.dry_run.borrow().is_some() {
-            return Ok(());
-        }
-        if let Some(ls) = self.load_scope.borrow_mut().as_mut() {
-            ls.inits.push((obj.clone(), props.clone()));
+        if self.loading.is_dry_run() || self.loading.defer_init(obj, props) {
             return Ok(());
         }
         self.run_init(&obj.class, obj, props)
@@ -414,16 +387,14 @@ impl Rt {
         let mut index = HashMap::new();
         let root_val = self.decode(objects);
         self.index_models(&root_val, None, &mut index);
-        *self.models.borrow_mut() = index;
-        self.model_objs.borrow_mut().clear();
-        self.regen_ids.set(false);
+        self.loading.start_deployment(index);
         let root = if objects.is_null() {
             Ok(None)
         } else {
             self.with_deferred_inits(|| self.load_object(&root_val, None, &scope, None))
                 .map(Some)
         };
-        self.regen_ids.set(true);
+        self.loading.stop_keeping_ids();
         let root = root?;
         self.objects.set_root(root.clone());
         if let Some(copy) = copy {
@@ -454,7 +425,7 @@ impl Rt {
             }
             // Model values through the contracts, now that every shell exists.
             for o in &doomed {
-                self.model_objs.borrow_mut().insert(o.id.clone(), o.clone());
+                self.loading.record_built(o.id.clone(), o);
             }
             for o in &doomed {
                 let raw: Vec<(String, Value)> = o
@@ -473,8 +444,7 @@ impl Rt {
         } else {
             self.apply_dependencies(&root_val);
         }
-        self.models.borrow_mut().clear();
-        self.model_objs.borrow_mut().clear();
+        self.loading.finish_deployment();
         Ok(root)
     }
 
@@ -588,10 +558,9 @@ impl Rt {
                 }
             }
         }
-        let saved = self.dry_run.replace(Some(excluded.clone()));
-        let obj = self.load_model_value(&Value::dict(clean), None, scope, Some(default), true);
-        *self.dry_run.borrow_mut() = saved;
-        let obj = obj?;
+        let obj = self.loading.dry_run(excluded.clone(), || {
+            self.load_model_value(&Value::dict(clean), None, scope, Some(default), true)
+        })?;
         self.objects.remove(&obj.id);
         if !obj.class.is_a(&want.name) {
             return Err(Exc::contract(format!(
