@@ -90,19 +90,18 @@ struct ReadmeDoctests;
 
 pub mod data;
 pub mod datetime;
-pub mod error;
+mod error;
 pub mod eval;
 pub mod func;
-pub use func::context;
 pub mod iter;
 pub mod lexer;
 pub mod limits;
 pub mod list_marks;
 pub mod operators;
-pub mod parse_cache;
+mod parse_cache;
 pub mod parser;
-pub mod runtime;
-pub mod stdlib;
+mod runtime;
+mod stdlib;
 pub mod value;
 
 pub use error::{Error, ErrorKind, Result};
