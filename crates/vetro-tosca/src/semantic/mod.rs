@@ -102,6 +102,7 @@ pub fn run(normative: &Normative, files: &mut [FileRec], sources: &mut SourceMap
         }
     }
     cat.reclassify_by_parent();
+    let main_accepted = files.first().is_some_and(|f| f.problems.is_empty());
     for (i, f) in files.iter_mut().enumerate() {
         let Some(doc) = &f.doc else { continue };
         // Semantic checks only run on files the grammar accepted.
@@ -119,6 +120,18 @@ pub fn run(normative: &Normative, files: &mut [FileRec], sources: &mut SourceMap
             topology::check(&mut cx, doc);
         }
         f.problems.extend(cx.out);
+    }
+    let topology = files
+        .first()
+        .and_then(|f| f.doc.as_ref()?.get("topology_template"));
+    let targets = match topology {
+        Some(t) if main_accepted => types::instantiated_requirement_targets(&cat, t),
+        _ => Vec::new(),
+    };
+    for (file, d) in targets {
+        if let Some(f) = file.and_then(|i| files.get_mut(i)) {
+            f.problems.push(d);
+        }
     }
     cat
 }
