@@ -17,8 +17,7 @@ fuzz_target!(|data: &[u8]| {
             colon: mode & 4 != 0,
             is_operator: mode & 8 != 0,
         };
-        if let Err(e) = parse(text, opts) {
-            assert!(e.kind.is_parse(), "parse error of kind {:?}", e.kind);
-        }
+        // Its errors are `SyntaxError`s (lexical or grammar) by type.
+        let _ = parse(text, opts);
     }
 });

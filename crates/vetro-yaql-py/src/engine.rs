@@ -215,7 +215,7 @@ impl Core {
                 allow_delegates: self.allow_delegates,
                 ..ParserOptions::default()
             };
-            vetro_yaql::parser::check(expr, opts, None)
+            vetro_yaql::parser::check(expr, opts, None).map_err(vetro_yaql::Error::from)
         } else {
             self.engine(Library::default()).check(expr)
         };

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::rc::Rc;
 use vetro_yaql::eval::{call_values, eval, CallArg};
-use vetro_yaql::parser::Expr;
+use vetro_yaql::parser::ExprKind;
 use vetro_yaql::{Context, Engine, Error, ErrorKind, Form, FunctionDef, Value};
 
 /// The Python object and its yaqlization, when `v` is a yaqlized object.
@@ -120,8 +120,8 @@ fn method_call(
             CallArg::Val(v) => pos.push(v),
             CallArg::Expr(e) => pos.push(eval(&e, ctx)?),
             CallArg::NamedValue(k, v) => kw.push((k, v)),
-            CallArg::Named(k, v) => match &*k {
-                Expr::Keyword(k) => kw.push((k.clone(), eval(&v, ctx)?)),
+            CallArg::Named(k, v) => match &k.kind {
+                ExprKind::Keyword(k) => kw.push((k.clone(), eval(&v, ctx)?)),
                 _ => {
                     return Err(Error::new(
                         ErrorKind::MappingTranslation,

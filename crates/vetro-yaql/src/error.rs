@@ -226,4 +226,15 @@ impl From<vetro_pycompat::time::TimeError> for Error {
     }
 }
 
+/// A parse error keeps its kind, message and position.
+impl From<vetro_yaql_syntax::SyntaxError> for Error {
+    fn from(e: vetro_yaql_syntax::SyntaxError) -> Error {
+        let kind = match e.kind {
+            vetro_yaql_syntax::SyntaxErrorKind::Lexical => ErrorKind::Lexical,
+            vetro_yaql_syntax::SyntaxErrorKind::Grammar => ErrorKind::Grammar,
+        };
+        Error::at(kind, e.message, e.position)
+    }
+}
+
 pub type Result<T> = std::result::Result<T, Error>;

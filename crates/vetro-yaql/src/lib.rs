@@ -94,15 +94,15 @@ mod error;
 pub mod eval;
 pub mod func;
 pub mod iter;
-pub mod lexer;
 pub mod limits;
 pub mod list_marks;
-pub mod operators;
 mod parse_cache;
-pub mod parser;
 mod runtime;
 mod stdlib;
 pub mod value;
+
+/// The syntax layer: lexer, operator tables, parser and syntax tree.
+pub use vetro_yaql_syntax::{lexer, operators, parser};
 
 pub use error::{Error, ErrorKind, Result};
 pub use eval::{Lambda, Options, Runtime};
@@ -223,7 +223,11 @@ impl Engine {
         if self.cache.borrow().contains(src) {
             return Ok(());
         }
-        parser::check(src, self.parser_options(), self.operators.as_ref())
+        Ok(parser::check(
+            src,
+            self.parser_options(),
+            self.operators.as_ref(),
+        )?)
     }
 
     /// The host layer: functions registered here are visible to every evaluation.

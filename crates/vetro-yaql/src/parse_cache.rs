@@ -93,15 +93,15 @@ impl ParseCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parser::Literal;
+    use crate::parser::{ExprKind, Literal};
 
     fn ast(i: i64) -> Rc<Expr> {
-        Rc::new(Expr::Const(Literal::Int(i)))
+        Rc::new(Expr::detached(ExprKind::Const(Literal::Int(i))))
     }
 
     fn val(c: &mut ParseCache, src: &str) -> Option<i64> {
-        c.get(src).map(|(_, e)| match &*e {
-            Expr::Const(Literal::Int(i)) => *i,
+        c.get(src).map(|(_, e)| match &e.kind {
+            ExprKind::Const(Literal::Int(i)) => *i,
             _ => -1,
         })
     }

@@ -1,5 +1,6 @@
 //! Golden tests of the errors users see for bad expressions: the text form
-//! (kind, message, caret under the position) and the JSON form.
+//! (kind, message, caret under the position: where a parse error is, or the
+//! innermost call that failed at run time) and the JSON form.
 
 use serde_json::json;
 use vetro_yaql::{Engine, EngineOptions, Value};
@@ -31,6 +32,12 @@ const BAD: &[&str] = &[
     "regex('(')",
     "let(a + 1 => 2) -> 1",
     "[1, 2].unpack(a) -> $a",
+    // run-time errors point at the innermost node that failed
+    "[1, 2].select($ + 'a')",
+    "len([1, 2].where($ > 1).first().nosuch())",
+    "dict(a => 1).get(b).x",
+    "[3, 2, 1].orderBy(1 / ($ - 2))",
+    "range(3).sum() + [1].max() + len(int('1.5'))",
 ];
 
 fn errors() -> Vec<(&'static str, vetro_yaql::Error)> {

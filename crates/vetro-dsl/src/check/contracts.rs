@@ -9,7 +9,7 @@ use super::walk::each_expr;
 use crate::syntax::data::{Data, Expr as Scalar};
 use crate::syntax::{ClassDef, Namespaces};
 use vetro_diag::{Diagnostic, Span};
-use vetro_yaql::parser::{Arg, Expr};
+use vetro_yaql::parser::{Arg, Expr, ExprKind};
 
 /// Diagnostics for the contracts of one class.
 pub fn contract_problems(
@@ -144,9 +144,9 @@ impl Checker<'_> {
     /// `check()` predicate, on `$this`) may be methods of objects, so they are
     /// left alone.
     fn visit(&self, e: &Expr, out: &mut Vec<Diagnostic>) {
-        match e {
-            Expr::Wrap(inner) => self.visit(inner, out),
-            Expr::Method {
+        match &e.kind {
+            ExprKind::Wrap(inner) => self.visit(inner, out),
+            ExprKind::Method {
                 recv, name, args, ..
             } => {
                 if on_value(recv) {
@@ -154,7 +154,7 @@ impl Checker<'_> {
                 }
                 self.visit(recv, out);
             }
-            Expr::Call { name, args } if name.starts_with('#') || name.starts_with('*') => {
+            ExprKind::Call { name, args } if name.starts_with('#') || name.starts_with('*') => {
                 // Only the first operand of these keeps `$` (see methods.rs).
                 let keep = match &**name {
                     "#indexer" | "#call" | "#operator_->" => 1,
@@ -211,10 +211,10 @@ impl Checker<'_> {
 
 /// Whether `e` is the contract's value `$`, or a call chained on it.
 fn on_value(e: &Expr) -> bool {
-    match e {
-        Expr::Var(v) => &**v == "1",
-        Expr::Wrap(inner) => on_value(inner),
-        Expr::Method { recv, .. } => on_value(recv),
+    match &e.kind {
+        ExprKind::Var(v) => &**v == "1",
+        ExprKind::Wrap(inner) => on_value(inner),
+        ExprKind::Method { recv, .. } => on_value(recv),
         _ => false,
     }
 }
@@ -225,17 +225,19 @@ fn type_name(x: &Expr) -> Option<String> {
         Arg::Pos(e) => Some(e.clone()),
         _ => None,
     };
-    match x {
-        Expr::Keyword(k) => Some(k.to_string()),
-        Expr::Const(v) => v.as_str().map(str::to_string),
-        Expr::Wrap(inner) => type_name(inner),
-        Expr::Dot { recv, rhs, .. } => Some(format!("{}.{}", type_name(recv)?, type_name(rhs)?)),
-        Expr::Call { name, args } if &**name == "#operator_:" && args.len() == 2 => {
+    match &x.kind {
+        ExprKind::Keyword(k) => Some(k.to_string()),
+        ExprKind::Const(v) => v.as_str().map(str::to_string),
+        ExprKind::Wrap(inner) => type_name(inner),
+        ExprKind::Dot { recv, rhs, .. } => {
+            Some(format!("{}.{}", type_name(recv)?, type_name(rhs)?))
+        }
+        ExprKind::Call { name, args } if &**name == "#operator_:" && args.len() == 2 => {
             let ns = pos(&args[0])?;
             let n = pos(&args[1])?;
             Some(format!("{}:{}", keyword(&ns)?, keyword(&n)?))
         }
-        Expr::Call { name, args } if &**name == "#unary_operator_:" && args.len() == 1 => {
+        ExprKind::Call { name, args } if &**name == "#unary_operator_:" && args.len() == 1 => {
             let n = pos(&args[0])?;
             Some(format!(":{}", keyword(&n)?))
         }
@@ -244,8 +246,8 @@ fn type_name(x: &Expr) -> Option<String> {
 }
 
 fn keyword(x: &Expr) -> Option<&str> {
-    match x {
-        Expr::Keyword(k) => Some(k),
+    match &x.kind {
+        ExprKind::Keyword(k) => Some(k),
         _ => None,
     }
 }

@@ -8,7 +8,7 @@ use super::walk::each_body_expr;
 use crate::syntax::ClassDef;
 use std::collections::HashSet;
 use vetro_diag::Diagnostic;
-use vetro_yaql::parser::{Arg, Expr};
+use vetro_yaql::parser::{Arg, Expr, ExprKind};
 
 /// Diagnostics for one class of a loaded package.
 pub fn unknown_methods(class: &ClassDef, index: &ClassIndex, funcs: &Functions) -> Vec<Diagnostic> {
@@ -50,9 +50,9 @@ pub fn unknown_methods(class: &ClassDef, index: &ClassIndex, funcs: &Functions) 
 /// Whether `e` is the receiver of the method body: `$this` always, `$` only
 /// where no function can have rebound it (`top`).
 fn is_receiver(e: &Expr, top: bool) -> bool {
-    match e {
-        Expr::Var(v) => &**v == "this" || (top && &**v == "1"),
-        Expr::Wrap(inner) => is_receiver(inner, top),
+    match &e.kind {
+        ExprKind::Var(v) => &**v == "this" || (top && &**v == "1"),
+        ExprKind::Wrap(inner) => is_receiver(inner, top),
         _ => false,
     }
 }
@@ -62,10 +62,10 @@ fn is_receiver(e: &Expr, top: bool) -> bool {
 /// operators and the receivers of method chains keep it, function arguments
 /// (lambdas such as `where($.x)`) and the right side of `.`/`->` lose it.
 fn receiver_calls<'a>(e: &'a Expr, top: bool, out: &mut Vec<&'a str>) {
-    match e {
-        Expr::Const(_) | Expr::Keyword(_) | Expr::Var(_) => {}
-        Expr::Wrap(inner) => receiver_calls(inner, top, out),
-        Expr::Method {
+    match &e.kind {
+        ExprKind::Const(_) | ExprKind::Keyword(_) | ExprKind::Var(_) => {}
+        ExprKind::Wrap(inner) => receiver_calls(inner, top, out),
+        ExprKind::Method {
             recv, name, args, ..
         } => {
             if is_receiver(recv, top) {
@@ -74,11 +74,11 @@ fn receiver_calls<'a>(e: &'a Expr, top: bool, out: &mut Vec<&'a str>) {
             receiver_calls(recv, top, out);
             args_calls(args, false, out);
         }
-        Expr::Dot { recv, rhs, .. } => {
+        ExprKind::Dot { recv, rhs, .. } => {
             receiver_calls(recv, top, out);
             receiver_calls(rhs, false, out);
         }
-        Expr::Call { name, args } => {
+        ExprKind::Call { name, args } => {
             let keeps = name.starts_with('#') || name.starts_with('*');
             match &**name {
                 // `coll[filter]`: the index may be a predicate over the items.

@@ -5,7 +5,7 @@ use super::Rt;
 use crate::syntax::data::Data;
 use crate::syntax::{Block, Stmt, StmtKind};
 use std::rc::Rc;
-use vetro_yaql::parser::{Arg, Expr as Ast};
+use vetro_yaql::parser::{Arg, Expr as Ast, ExprKind};
 use vetro_yaql::{Context, Value};
 
 /// How a statement ended.
@@ -346,28 +346,28 @@ impl Rt {
         let mut segs = Vec::new();
         let mut node: &Ast = &parsed.ast;
         loop {
-            match node {
-                Ast::Dot { recv, rhs, .. } => match &**rhs {
-                    Ast::Keyword(k) => {
+            match &node.kind {
+                ExprKind::Dot { recv, rhs, .. } => match &rhs.kind {
+                    ExprKind::Keyword(k) => {
                         segs.push(Seg::Key(k.to_string()));
                         node = recv;
                     }
                     _ => return Err(invalid_lhs(target)),
                 },
-                Ast::Call { name, args } if &**name == "#indexer" && args.len() == 2 => {
+                ExprKind::Call { name, args } if &**name == "#indexer" && args.len() == 2 => {
                     let (Arg::Pos(base), Arg::Pos(idx)) = (&args[0], &args[1]) else {
                         return Err(invalid_lhs(target));
                     };
                     segs.push(Seg::Index(idx.clone()));
                     node = base;
                 }
-                Ast::Wrap(inner) => node = inner,
+                ExprKind::Wrap(inner) => node = inner,
                 _ => break,
             }
         }
         segs.reverse();
         let ctx = s.ctx;
-        if let Ast::Var(name) = node {
+        if let ExprKind::Var(name) = &node.kind {
             let name = name.to_string();
             if segs.is_empty() {
                 if name == "1" || name == "this" {
@@ -390,7 +390,7 @@ impl Rt {
             .evaluate_in(
                 &vetro_yaql::Expression {
                     source: Rc::from(target),
-                    ast: Rc::new(clone_ast(node)),
+                    ast: Rc::new(node.clone()),
                 },
                 ctx,
             )
@@ -559,42 +559,4 @@ fn invalid_lhs(target: &str) -> Exc {
         "InvalidLhsTargetError",
         format!("Invalid assignment target {target}"),
     )
-}
-
-/// The AST types are not `Clone`; rebuild the few node kinds a target base uses.
-fn clone_ast(e: &Ast) -> Ast {
-    match e {
-        Ast::Const(v) => Ast::Const(v.clone()),
-        Ast::Keyword(k) => Ast::Keyword(k.clone()),
-        Ast::Var(v) => Ast::Var(v.clone()),
-        Ast::Call { name, args } => Ast::Call {
-            name: name.clone(),
-            args: args.iter().map(clone_arg).collect(),
-        },
-        Ast::Method {
-            recv,
-            name,
-            args,
-            safe,
-        } => Ast::Method {
-            recv: Box::new(clone_ast(recv)),
-            name: name.clone(),
-            args: args.iter().map(clone_arg).collect(),
-            safe: *safe,
-        },
-        Ast::Dot { recv, rhs, safe } => Ast::Dot {
-            recv: Box::new(clone_ast(recv)),
-            rhs: rhs.clone(),
-            safe: *safe,
-        },
-        Ast::Wrap(inner) => Ast::Wrap(Box::new(clone_ast(inner))),
-    }
-}
-
-fn clone_arg(a: &Arg) -> Arg {
-    match a {
-        Arg::Pos(e) => Arg::Pos(e.clone()),
-        Arg::Omitted => Arg::Omitted,
-        Arg::Named(k, v) => Arg::Named(k.clone(), v.clone()),
-    }
 }

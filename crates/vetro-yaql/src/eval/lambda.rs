@@ -4,7 +4,7 @@ use super::eval;
 use crate::error::Result;
 use crate::func::context::Context;
 use crate::func::Lambda;
-use crate::parser::Expr;
+use crate::parser::{Expr, ExprKind};
 use crate::value::Value;
 use std::rc::Rc;
 
@@ -57,7 +57,7 @@ impl Lambda {
         let c = ctx.child();
         c.set(NAME, v);
         Lambda {
-            expr: Rc::new(Expr::Var(Rc::from(NAME))),
+            expr: Rc::new(Expr::detached(ExprKind::Var(Rc::from(NAME)))),
             ctx: c,
         }
     }

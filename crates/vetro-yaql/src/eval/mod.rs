@@ -10,10 +10,10 @@ pub use crate::func::{CallArg, Lambda};
 pub use crate::runtime::{approx_size, Options, Runtime};
 pub use output::finalize;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::func::context::Context;
 use crate::iter::LazyIter;
-use crate::parser::Expr;
+use crate::parser::{Expr, ExprKind};
 use crate::value::Value;
 use resolve::call_args;
 use smallvec::SmallVec;
@@ -22,30 +22,44 @@ use std::rc::Rc;
 type ArgVec = SmallVec<[CallArg; 4]>;
 
 /// Evaluate an expression in a context.
+///
+/// An error raised without a position gets the position of the innermost
+/// node that failed ([`Expr::position`]: a call's name, an operator...).
 pub fn eval(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
-    match e {
-        Expr::Const(l) => Ok(Value::from(l)),
-        Expr::Keyword(k) => Ok(Value::Str(k.clone())),
-        Expr::Var(name) => Ok(ctx.get(name).unwrap_or(Value::Null)),
+    match &e.kind {
+        ExprKind::Const(l) => Ok(Value::from(l)),
+        ExprKind::Keyword(k) => Ok(Value::Str(k.clone())),
+        ExprKind::Var(name) => Ok(ctx.get(name).unwrap_or(Value::Null)),
         _ => {
             let rt = ctx.rt.clone();
-            rt.enter()?;
+            if let Err(err) = rt.enter() {
+                return Err(located(err, e));
+            }
             // Grow the stack on demand so deep expressions hit the recursion
             // limit instead of overflowing whatever thread the host uses.
             let r = stacker::maybe_grow(256 * 1024, 8 * 1024 * 1024, || eval_call(e, ctx));
             rt.leave();
-            r
+            r.map_err(|err| located(err, e))
         }
     }
 }
 
+/// The error with the node's position, unless an inner node gave it one.
+#[cold]
+fn located(mut err: Error, e: &Expr) -> Error {
+    if err.position.is_none() {
+        err.position = Some(e.position());
+    }
+    err
+}
+
 fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
-    match e {
-        Expr::Call { name, args } => {
+    match &e.kind {
+        ExprKind::Call { name, args } => {
             let cargs: ArgVec = args.iter().map(CallArg::from_arg).collect();
             call_args(ctx, name, cargs, false)
         }
-        Expr::Method {
+        ExprKind::Method {
             recv,
             name,
             args,
@@ -76,7 +90,7 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
             cargs.extend(args.iter().map(CallArg::from_arg));
             call_args(ctx, name, cargs, true)
         }
-        Expr::Dot { recv, rhs, safe } => {
+        ExprKind::Dot { recv, rhs, safe } => {
             let r = eval(recv, ctx)?;
             if *safe && r.is_null() {
                 return Ok(Value::Null);
@@ -86,7 +100,7 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
             cargs.push(CallArg::Expr(rhs.clone()));
             call_args(ctx, "#operator_.", cargs, false)
         }
-        Expr::Wrap(inner) => eval(inner, ctx),
+        ExprKind::Wrap(inner) => eval(inner, ctx),
         _ => eval(e, ctx),
     }
 }
@@ -110,9 +124,9 @@ impl crate::value::Callable for NamedFunction {
 
 /// The value of a constant node (a literal or a bare word).
 pub fn const_value(e: &Expr) -> Option<Value> {
-    match e {
-        Expr::Const(l) => Some(Value::from(l)),
-        Expr::Keyword(k) => Some(Value::Str(k.clone())),
+    match &e.kind {
+        ExprKind::Const(l) => Some(Value::from(l)),
+        ExprKind::Keyword(k) => Some(Value::Str(k.clone())),
         _ => None,
     }
 }

@@ -6,7 +6,7 @@ use super::{eval, ArgVec, CallArg, Lambda, Runtime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::func::context::Context;
 use crate::func::{ArgValue, Args, Call, DefaultValue, FunctionDef, PType, Param};
-use crate::parser::Expr;
+use crate::parser::{Expr, ExprKind};
 use crate::value::Value;
 use smallvec::SmallVec;
 use std::rc::Rc;
@@ -57,7 +57,7 @@ fn static_ok(p: &Param, a: &PosArg, rt: &Runtime) -> bool {
         PosArg::Rule(..) | PosArg::RuleValue(..) => matches!(p.ty, PType::Rule | PType::Lambda),
         PosArg::Omitted => false,
         _ if p.ty == PType::Rule => false,
-        PosArg::Expr(e) if p.ty == PType::Keyword => matches!(**e, Expr::Keyword(_)),
+        PosArg::Expr(e) if p.ty == PType::Keyword => matches!(e.kind, ExprKind::Keyword(_)),
         PosArg::Val(_) if p.ty == PType::Keyword => false,
         PosArg::Expr(e) if p.ty.is_const() => {
             super::const_value(e).is_some_and(|v| p.accepts_const(&v))
@@ -355,12 +355,15 @@ fn translate_named(args: ArgVec, nokw: bool, pos: &mut PosVec, kw: &mut KwVec) -
             CallArg::Omitted => pos.push(PosArg::Omitted),
             CallArg::NamedValue(k, v) if !nokw => kw.push((k, PosArg::Val(v))),
             CallArg::NamedValue(k, v) => {
-                pos.push(PosArg::RuleValue(Rc::new((Rc::new(Expr::Keyword(k)), v))));
+                pos.push(PosArg::RuleValue(Rc::new((
+                    Rc::new(Expr::detached(ExprKind::Keyword(k))),
+                    v,
+                ))));
             }
             CallArg::Named(k, v) => {
                 if nokw {
                     pos.push(PosArg::Rule(k, v));
-                } else if let Expr::Keyword(name) = &*k {
+                } else if let ExprKind::Keyword(name) = &k.kind {
                     kw.push((name.clone(), PosArg::Expr(v)));
                 } else {
                     return Err(Error::new(
@@ -503,8 +506,8 @@ fn arg_value(ctx: &Rc<Context>, p: &Param, a: &PosArg, v: &Option<Value>) -> Res
         }
         (PType::Lambda | PType::Expr | PType::Rule, _) => ArgValue::Missing,
         (t, a) if t.is_const() => const_arg(a),
-        (PType::Keyword, PosArg::Expr(e)) => match &**e {
-            Expr::Keyword(k) => ArgValue::Keyword(k.clone()),
+        (PType::Keyword, PosArg::Expr(e)) => match &e.kind {
+            ExprKind::Keyword(k) => ArgValue::Keyword(k.clone()),
             _ => ArgValue::Missing,
         },
         (PType::Keyword, _) => ArgValue::Missing,
@@ -710,8 +713,8 @@ fn simple_call(
                     _ => ArgValue::Missing,
                 },
                 PType::Keyword => match &pos[i] {
-                    PosArg::Expr(e) => match &**e {
-                        Expr::Keyword(k) => ArgValue::Keyword(k.clone()),
+                    PosArg::Expr(e) => match &e.kind {
+                        ExprKind::Keyword(k) => ArgValue::Keyword(k.clone()),
                         _ => ArgValue::Missing,
                     },
                     _ => ArgValue::Missing,

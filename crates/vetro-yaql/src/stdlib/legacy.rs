@@ -6,7 +6,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Lambda;
 use crate::func::context::Context;
 use crate::func::{ArgValue, Args, Call};
-use crate::parser::Expr;
+use crate::parser::ExprKind;
 use crate::value::{Dict, Value};
 use crate::EngineOptions;
 
@@ -102,7 +102,8 @@ pub fn register(ctx: &Context, _opts: &EngineOptions) {
             .lam(0)
             .ok_or_else(|| Error::type_err("operand expected"))?;
         let left = lam.eval()?;
-        let chained = matches!(&*lam.expr, Expr::Call { name, .. } if &**name == "#operator_=>");
+        let chained =
+            matches!(&lam.expr.kind, ExprKind::Call { name, .. } if &**name == "#operator_=>");
         match (chained, left) {
             (true, Value::List(l)) => {
                 let mut v = (*l).clone();

@@ -6,7 +6,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{call_function, CallArg, Lambda};
 use crate::func::Call;
 use crate::iter::{iterate, LazyIter, ValueIter};
-use crate::parser::Expr;
+use crate::parser::{Expr, ExprKind};
 use crate::value::{compare, not_comparable, Dict, Set, Value};
 use crate::EngineOptions;
 use std::cmp::Ordering;
@@ -207,7 +207,7 @@ fn aggregates_and_predicates(r: &Reg) {
         "collection:Iterable, attribute:Keyword",
         |c, a| {
             let mut it = c.iter(a.v(0))?;
-            let key = Rc::new(Expr::Keyword(Rc::from(a.str(1))));
+            let key = Rc::new(Expr::detached(ExprKind::Keyword(Rc::from(a.str(1)))));
             let ctx = c.ctx.clone();
             Ok(lazy(move || match it.next()? {
                 Some(item) => Ok(Some(call_function(

@@ -4,79 +4,14 @@
 
 mod build;
 
-use crate::error::{Error, ErrorKind, Result};
+pub use crate::ast::{Arg, Expr, ExprKind, Literal, Span};
+use crate::error::{Result, SyntaxError};
 use crate::lexer::{tokenize_ops, Tok, Token};
-use crate::operators::OperatorTable;
+use crate::operators::{OpDef, OperatorTable};
 use build::{Build, Check, Name, Tree};
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::rc::Rc;
-
-/// A parsed YAQL expression.
-#[derive(Debug)]
-pub enum Expr {
-    /// A literal (number, quoted string, `true`, `false`, `null`).
-    Const(Literal),
-    /// A bare word: a string constant that can also name a keyword argument.
-    Keyword(Rc<str>),
-    /// `$name` (`$` is `$1`; the name is stored without `$`).
-    Var(Rc<str>),
-    /// `name(args)`, and every operator / literal as its function.
-    Call { name: Rc<str>, args: Vec<Arg> },
-    /// `recv.name(args)` / `recv?.name(args)`.
-    Method {
-        recv: Box<Expr>,
-        name: Rc<str>,
-        args: Vec<Arg>,
-        safe: bool,
-    },
-    /// A parenthesized legacy `=>` expression.
-    Wrap(Box<Expr>),
-    /// `recv.rhs` / `recv?.rhs` where `rhs` is not a call.
-    Dot {
-        recv: Box<Expr>,
-        rhs: Rc<Expr>,
-        safe: bool,
-    },
-}
-
-/// One argument of a call.
-#[derive(Debug)]
-pub enum Arg {
-    Pos(Rc<Expr>),
-    /// An omitted positional argument (`f(, 1)`).
-    Omitted,
-    /// `key => value` (a named argument or a mapping rule).
-    Named(Rc<Expr>, Rc<Expr>),
-}
-
-impl Expr {
-    pub fn is_const(&self) -> bool {
-        matches!(self, Expr::Const(_) | Expr::Keyword(_))
-    }
-}
-
-/// A literal of the source text.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Literal {
-    Null,
-    Bool(bool),
-    Int(i64),
-    /// An integer literal beyond 64 bits.
-    BigInt(Rc<num_bigint::BigInt>),
-    Float(f64),
-    Str(Rc<str>),
-}
-
-impl Literal {
-    /// The text of a string literal.
-    pub fn as_str(&self) -> Option<&str> {
-        match self {
-            Literal::Str(s) => Some(s),
-            _ => None,
-        }
-    }
-}
 
 /// Parser settings (what differs between the standard and legacy factories).
 #[derive(Clone, Copy, Debug, Default)]
@@ -124,11 +59,7 @@ fn run<'a, B: Build<'a>>(
         build: PhantomData,
     };
     if p.peek() == &Tok::Eof {
-        return Err(Error::at(
-            ErrorKind::Grammar,
-            "Parse error: empty expression",
-            0,
-        ));
+        return Err(SyntaxError::grammar("Parse error: empty expression", 0));
     }
     let e = p.expr(0)?;
     if p.peek() != &Tok::Eof {
@@ -228,6 +159,16 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         self.toks[self.i.min(self.toks.len() - 1)].pos
     }
 
+    /// The offset after the last token moved past.
+    fn prev_end(&self) -> usize {
+        self.toks[self.i.saturating_sub(1)].end
+    }
+
+    /// The span from `start` to the end of the last token moved past.
+    fn span_from(&self, start: usize) -> Span {
+        Span::new(start, self.prev_end())
+    }
+
     fn next(&mut self) {
         if self.i < self.toks.len() - 1 {
             self.i += 1;
@@ -253,12 +194,12 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         self.i = at;
     }
 
-    fn unexpected(&self) -> Error {
+    fn unexpected(&self) -> SyntaxError {
         self.unexpected_want("")
     }
 
     /// An "unexpected token" error; `want` names what would have fitted.
-    fn unexpected_want(&self, want: &str) -> Error {
+    fn unexpected_want(&self, want: &str) -> SyntaxError {
         let what = match self.peek() {
             Tok::Eof => "unexpected end of statement".to_string(),
             t => format!("unexpected {}", describe(t)),
@@ -268,11 +209,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         } else {
             format!(", expected {want}")
         };
-        Error::at(
-            ErrorKind::Grammar,
-            format!("Parse error: {what}{want}"),
-            self.pos(),
-        )
+        SyntaxError::grammar(format!("Parse error: {what}{want}"), self.pos())
     }
 
     fn expect(&mut self, t: Tok<'a>) -> Result<()> {
@@ -287,8 +224,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     fn expr(&mut self, min_bp: u16) -> Result<B::Node> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(Error::at(
-                ErrorKind::Grammar,
+            return Err(SyntaxError::grammar(
                 "Parse error: expression nested too deeply",
                 self.pos(),
             ));
@@ -299,24 +235,27 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     }
 
     fn expr_inner(&mut self, min_bp: u16) -> Result<B::Node> {
+        let start = self.pos();
         let mut lhs = self.nud()?;
         let postfix_bp = self.postfix_bp();
         loop {
             match self.peek() {
                 Tok::LBracket if postfix_bp > min_bp => {
+                    let at = self.pos();
                     self.next();
                     let mut args = B::Args::default();
                     B::pos(&mut args, lhs);
                     self.args_into(Tok::RBracket, &mut args)?;
-                    lhs = B::call(Name::Builtin("#indexer"), args);
+                    lhs = B::call(Name::Builtin("#indexer"), args, self.span_from(start), at);
                     continue;
                 }
                 Tok::LParen if postfix_bp > min_bp && self.opts.allow_delegates => {
+                    let at = self.pos();
                     self.next();
                     let mut args = B::Args::default();
                     B::pos(&mut args, lhs);
                     self.args_into(Tok::RParen, &mut args)?;
-                    lhs = B::call(Name::Builtin("#call"), args);
+                    lhs = B::call(Name::Builtin("#call"), args, self.span_from(start), at);
                     continue;
                 }
                 _ => {}
@@ -326,11 +265,12 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
                 Tok::Op("?.") => Some(true),
                 _ => None,
             };
+            let at = self.pos();
             if let Some(def) = self.suffix_here(min_bp) {
                 self.next();
                 let mut args = B::Args::default();
                 B::pos(&mut args, lhs);
-                lhs = B::call(Name::Table(&def.function), args);
+                lhs = B::call(Name::Table(&def.function), args, self.span_from(start), at);
                 continue;
             }
             let Some((bp, name, right)) = infix(self.peek(), self.opts.legacy, self.table) else {
@@ -341,14 +281,14 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
             }
             self.next();
             if let Some(safe) = dot {
-                lhs = self.dot(lhs, bp, safe)?;
+                lhs = self.dot(lhs, bp, safe, start, at)?;
                 continue;
             }
             let rhs = self.expr(if right { bp - 1 } else { bp })?;
             let mut args = B::Args::default();
             B::pos(&mut args, lhs);
             B::pos(&mut args, rhs);
-            lhs = B::call(name, args);
+            lhs = B::call(name, args, self.span_from(start), at);
         }
         Ok(lhs)
     }
@@ -356,7 +296,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     /// A suffix operator of the host's table at the current token, binding
     /// tighter than `min_bp`. A symbol that is also binary is the binary
     /// operator when a value follows it.
-    fn suffix_here(&self, min_bp: u16) -> Option<&'a crate::operators::OpDef> {
+    fn suffix_here(&self, min_bp: u16) -> Option<&'a OpDef> {
         let table = self.table?;
         let Tok::Op(op) = self.peek() else {
             return None;
@@ -370,23 +310,40 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         Some(def)
     }
 
-    /// The right side of `.` / `?.`: a method call or any other operand.
-    fn dot(&mut self, recv: B::Node, bp: u16, safe: bool) -> Result<B::Node> {
+    /// The right side of `.` / `?.` (written at `at`, the receiver from
+    /// `start`): a method call or any other operand.
+    fn dot(
+        &mut self,
+        recv: B::Node,
+        bp: u16,
+        safe: bool,
+        start: usize,
+        at: usize,
+    ) -> Result<B::Node> {
         if let Tok::Func(fname) = *self.peek() {
+            let name_at = self.pos();
             self.next();
             let mut args = B::Args::default();
             self.args_into(Tok::RParen, &mut args)?;
-            return Ok(B::method(recv, fname, args, safe));
+            return Ok(B::method(
+                recv,
+                fname,
+                args,
+                safe,
+                self.span_from(start),
+                name_at,
+            ));
         }
         let rhs = self.expr(bp)?;
-        Ok(B::dot(recv, rhs, safe))
+        Ok(B::dot(recv, rhs, safe, self.span_from(start), at))
     }
 
-    fn unary(&mut self, name: Name<'a>, bp: u16) -> Result<B::Node> {
+    /// The operand of a prefix operator written at `start`.
+    fn unary(&mut self, name: Name<'a>, bp: u16, start: usize) -> Result<B::Node> {
         let e = self.expr(bp)?;
         let mut args = B::Args::default();
         B::pos(&mut args, e);
-        Ok(B::call(name, args))
+        Ok(B::call(name, args, self.span_from(start), start))
     }
 
     /// The binding power of `[...]` indexing and `(...)` delegate calls.
@@ -404,46 +361,47 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     }
 
     fn nud(&mut self) -> Result<B::Node> {
-        let start = self.i;
+        let index = self.i;
+        let start = self.pos();
         let tok = self.take();
         Ok(match tok {
             Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::Word(_) | Tok::Dollar(_) => {
-                B::leaf(tok)
+                B::leaf(tok, self.span_from(start))
             }
             Tok::Func(name) => {
                 let mut args = B::Args::default();
                 self.args_into(Tok::RParen, &mut args)?;
-                B::call(Name::Source(name), args)
+                B::call(Name::Source(name), args, self.span_from(start), start)
             }
             Tok::LParen => {
                 let e = self.expr(0)?;
                 self.expect(Tok::RParen)?;
-                B::parenthesized(e)
+                B::parenthesized(e, self.span_from(start))
             }
             Tok::LBracket => {
                 let mut args = B::Args::default();
                 self.args_into(Tok::RBracket, &mut args)?;
-                B::call(Name::Builtin("#list"), args)
+                B::call(Name::Builtin("#list"), args, self.span_from(start), start)
             }
             Tok::LBrace => {
                 let mut args = B::Args::default();
                 self.args_into(Tok::RBrace, &mut args)?;
-                B::call(Name::Builtin("#map"), args)
+                B::call(Name::Builtin("#map"), args, self.span_from(start), start)
             }
             Tok::Op(op) if self.table.is_some() => {
                 let Some(def) = self.table.and_then(|t| t.prefix(op)) else {
-                    self.restore(start, Tok::Op(op));
+                    self.restore(index, Tok::Op(op));
                     return Err(self.unexpected_want("a value"));
                 };
-                self.unary(Name::Table(&def.function), def.bp)?
+                self.unary(Name::Table(&def.function), def.bp, start)?
             }
-            Tok::Op("-") => self.unary(Name::Builtin("#unary_operator_-"), UNARY_BP)?,
-            Tok::Op("+") => self.unary(Name::Builtin("#unary_operator_+"), UNARY_BP)?,
+            Tok::Op("-") => self.unary(Name::Builtin("#unary_operator_-"), UNARY_BP, start)?,
+            Tok::Op("+") => self.unary(Name::Builtin("#unary_operator_+"), UNARY_BP, start)?,
             // prefix `:Name` binds tighter than a following `.`
-            Tok::Op(":") => self.unary(Name::Builtin("#unary_operator_:"), 110)?,
-            Tok::Op("not") => self.unary(Name::Builtin("#unary_operator_not"), NOT_BP)?,
+            Tok::Op(":") => self.unary(Name::Builtin("#unary_operator_:"), 110, start)?,
+            Tok::Op("not") => self.unary(Name::Builtin("#unary_operator_not"), NOT_BP, start)?,
             other => {
-                self.restore(start, other);
+                self.restore(index, other);
                 return Err(self.unexpected_want("a value"));
             }
         })
@@ -478,8 +436,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
                 seen_named = true;
             } else {
                 if seen_named {
-                    return Err(Error::at(
-                        ErrorKind::Grammar,
+                    return Err(SyntaxError::grammar(
                         "Parse error: positional argument after named one",
                         self.pos(),
                     ));

@@ -1,12 +1,12 @@
 //! The parser never panics, and checking a text (`check`) agrees with
 //! parsing it: proptest over arbitrary strings and over strings built from
-//! YAQL tokens, with the built-in operators and with a custom table. `cargo test -p vetro-yaql --release --test fuzz
+//! YAQL tokens, with the built-in operators and with a custom table. `cargo test -p vetro-yaql-syntax --release --test fuzz
 //! -- --ignored` runs the long campaign (set `YAQL_FUZZ_CASES`, default 1,000,000).
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use vetro_yaql::operators::{Fixity, OperatorSpec, OperatorTable};
-use vetro_yaql::parser::{check, parse, parse_with_operators, ParserOptions};
+use vetro_yaql_syntax::operators::{Fixity, OperatorSpec, OperatorTable};
+use vetro_yaql_syntax::parser::{check, parse, parse_with_operators, ParserOptions};
 
 const TOKENS: &[&str] = &[
     "$", "$x", "$1", "1", "2.5", "'s'", "\"d\"", "`b`", "a", "f(", "(", ")", "[", "]", "{", "}",
@@ -46,10 +46,10 @@ fn custom_table() -> OperatorTable {
     OperatorTable::new(&specs, Some("=>")).unwrap()
 }
 
-type Outcome = std::result::Result<(), (vetro_yaql::ErrorKind, String, Option<usize>)>;
+type Outcome = std::result::Result<(), vetro_yaql_syntax::SyntaxError>;
 
-fn outcome<T>(r: vetro_yaql::Result<T>) -> Outcome {
-    r.map(|_| ()).map_err(|e| (e.kind, e.message, e.position))
+fn outcome<T>(r: vetro_yaql_syntax::error::Result<T>) -> Outcome {
+    r.map(|_| ())
 }
 
 fn all_modes(s: &str) {

@@ -171,7 +171,7 @@ impl OperatorTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parser::{parse, parse_with_operators, Arg, Expr, ParserOptions};
+    use crate::parser::{parse, parse_with_operators, Arg, Expr, ExprKind, ParserOptions};
 
     fn spec(symbol: &str, fixity: Fixity, group: usize) -> OperatorSpec {
         OperatorSpec {
@@ -233,13 +233,13 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        match e {
-            Expr::Const(l) => format!("{l:?}"),
-            Expr::Keyword(k) | Expr::Var(k) => k.to_string(),
-            Expr::Call { name, args: a } => format!("{name}({})", args(a)),
-            Expr::Method { recv, name, .. } => format!("{}.{name}()", shape(recv)),
-            Expr::Dot { recv, rhs, .. } => format!("{}.{}", shape(recv), shape(rhs)),
-            Expr::Wrap(e) => shape(e),
+        match &e.kind {
+            ExprKind::Const(l) => format!("{l:?}"),
+            ExprKind::Keyword(k) | ExprKind::Var(k) => k.to_string(),
+            ExprKind::Call { name, args: a } => format!("{name}({})", args(a)),
+            ExprKind::Method { recv, name, .. } => format!("{}.{name}()", shape(recv)),
+            ExprKind::Dot { recv, rhs, .. } => format!("{}.{}", shape(recv), shape(rhs)),
+            ExprKind::Wrap(e) => shape(e),
         }
     }
 

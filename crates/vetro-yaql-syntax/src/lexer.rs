@@ -1,6 +1,6 @@
 //! Tokenizer following the reference's token rules (see SEMANTICS section 1).
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Result, SyntaxError};
 use crate::operators::OperatorTable;
 use std::borrow::Cow;
 
@@ -32,7 +32,9 @@ pub enum Tok<'a> {
 #[derive(Clone, Debug)]
 pub struct Token<'a> {
     pub tok: Tok<'a>,
+    /// The byte offsets of its first character and after its last.
     pub pos: usize,
+    pub end: usize,
 }
 
 fn is_word(c: char) -> bool {
@@ -134,106 +136,90 @@ pub fn tokenize_ops<'a>(
             i += 1;
             continue;
         }
-        if c == '$' {
-            let j = cur.word_end(i + 1);
-            out.push(Token {
-                tok: Tok::Dollar(&src[i + 1..j]),
-                pos,
-            });
-            i = j;
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let (tok, j) = lex_number(&cur, i)?;
-            out.push(Token { tok, pos });
-            i = j;
-            continue;
-        }
-        if is_word(c) {
-            // identifiers start with a letter or underscore (digits handled above)
-            let j = cur.word_end(i);
-            let name = &src[i..j];
-            if cur.bytes.get(j) == Some(&b'(') {
-                out.push(Token {
-                    tok: Tok::Func(name),
-                    pos,
-                });
-                i = j + 1;
-                continue;
-            }
-            if name.starts_with("__") {
-                return Err(Error::at(
-                    ErrorKind::Lexical,
-                    format!("Lexical error: illegal identifier '{}'", name),
-                    pos,
-                ));
-            }
-            let tok = match (name, table) {
-                (_, Some(t)) if t.is_word_operator(name) => Tok::Op(name),
-                (_, Some(_)) => Tok::Word(name),
-                ("and", None) => Tok::Op("and"),
-                ("or", None) => Tok::Op("or"),
-                ("not", None) => Tok::Op("not"),
-                ("in", None) => Tok::Op("in"),
-                ("mod", None) => Tok::Op("mod"),
-                ("is", None) if is_op => Tok::Op("is"),
-                _ => Tok::Word(name),
-            };
-            out.push(Token { tok, pos });
-            i = j;
-            continue;
-        }
-        if c == '\'' || c == '"' || c == '`' {
-            let (s, j) = lex_string(src, i)?;
-            out.push(Token {
-                tok: Tok::Str(s),
-                pos,
-            });
-            i = j;
-            continue;
-        }
-        let simple = match c {
-            '(' => Some(Tok::LParen),
-            ')' => Some(Tok::RParen),
-            '[' => Some(Tok::LBracket),
-            ']' => Some(Tok::RBracket),
-            '{' => Some(Tok::LBrace),
-            '}' => Some(Tok::RBrace),
-            ',' => Some(Tok::Comma),
-            _ => None,
-        };
-        if let Some(tok) = simple {
-            out.push(Token { tok, pos });
-            i += 1;
-            continue;
-        }
-        let rest = &src[pos..];
-        let op = match table {
-            Some(t) => t.match_symbol(rest),
-            None => builtin_symbol(rest.as_bytes(), colon),
-        };
-        match op {
-            Some(op) => {
-                out.push(Token {
-                    tok: Tok::Op(op),
-                    pos,
-                });
-                i += op.len();
-            }
-            None => {
-                return Err(Error::at(
-                    ErrorKind::Lexical,
-                    format!("Lexical error: illegal character '{}'", c),
-                    pos,
-                ))
-            }
-        }
+        let (tok, end) = token_at(&cur, pos, c, colon, is_op, table)?;
+        out.push(Token { tok, pos, end });
+        i = end;
     }
     out.push(Token {
         tok: Tok::Eof,
-        pos: src.len(),
+        pos: n,
+        end: n,
     });
     Ok(out)
+}
+
+/// The token starting with character `c` at byte `i`, and the offset after it.
+fn token_at<'a>(
+    cur: &Cursor<'a>,
+    i: usize,
+    c: char,
+    colon: bool,
+    is_op: bool,
+    table: Option<&OperatorTable>,
+) -> Result<(Tok<'a>, usize)> {
+    let src = cur.src;
+    if c == '$' {
+        let j = cur.word_end(i + 1);
+        return Ok((Tok::Dollar(&src[i + 1..j]), j));
+    }
+    if c.is_ascii_digit() {
+        return lex_number(cur, i);
+    }
+    if is_word(c) {
+        // identifiers start with a letter or underscore (digits handled above)
+        let j = cur.word_end(i);
+        let name = &src[i..j];
+        if cur.bytes.get(j) == Some(&b'(') {
+            return Ok((Tok::Func(name), j + 1));
+        }
+        if name.starts_with("__") {
+            return Err(SyntaxError::lexical(
+                format!("Lexical error: illegal identifier '{}'", name),
+                i,
+            ));
+        }
+        let tok = match (name, table) {
+            (_, Some(t)) if t.is_word_operator(name) => Tok::Op(name),
+            (_, Some(_)) => Tok::Word(name),
+            ("and", None) => Tok::Op("and"),
+            ("or", None) => Tok::Op("or"),
+            ("not", None) => Tok::Op("not"),
+            ("in", None) => Tok::Op("in"),
+            ("mod", None) => Tok::Op("mod"),
+            ("is", None) if is_op => Tok::Op("is"),
+            _ => Tok::Word(name),
+        };
+        return Ok((tok, j));
+    }
+    if c == '\'' || c == '"' || c == '`' {
+        let (s, j) = lex_string(src, i)?;
+        return Ok((Tok::Str(s), j));
+    }
+    let simple = match c {
+        '(' => Some(Tok::LParen),
+        ')' => Some(Tok::RParen),
+        '[' => Some(Tok::LBracket),
+        ']' => Some(Tok::RBracket),
+        '{' => Some(Tok::LBrace),
+        '}' => Some(Tok::RBrace),
+        ',' => Some(Tok::Comma),
+        _ => None,
+    };
+    if let Some(tok) = simple {
+        return Ok((tok, i + 1));
+    }
+    let rest = &src[i..];
+    let op = match table {
+        Some(t) => t.match_symbol(rest),
+        None => builtin_symbol(rest.as_bytes(), colon),
+    };
+    match op {
+        Some(op) => Ok((Tok::Op(op), i + op.len())),
+        None => Err(SyntaxError::lexical(
+            format!("Lexical error: illegal character '{}'", c),
+            i,
+        )),
+    }
 }
 
 /// A number at `i`: digits, then a fraction when a digit follows the dot.
@@ -246,8 +232,7 @@ fn lex_number<'a>(cur: &Cursor<'a>, i: usize) -> Result<(Tok<'a>, usize)> {
         j = cur.digits_end(j + 1);
     }
     if let Some(c) = cur.at(j).filter(|c| is_word(*c)) {
-        return Err(Error::at(
-            ErrorKind::Lexical,
+        return Err(SyntaxError::lexical(
             format!("Lexical error: illegal character '{}'", c),
             j,
         ));
@@ -310,13 +295,8 @@ fn unescape(chars: &[(usize, char)]) -> Result<(String, usize)> {
     let quote = chars[start].1;
     let mut out = String::new();
     let mut i = start + 1;
-    let unterminated = || {
-        Error::at(
-            ErrorKind::Lexical,
-            "Lexical error: unterminated string",
-            chars[start].0,
-        )
-    };
+    let unterminated =
+        || SyntaxError::lexical("Lexical error: unterminated string", chars[start].0);
     loop {
         let Some(&(_, c)) = chars.get(i) else {
             return Err(unterminated());
@@ -375,8 +355,7 @@ fn unescape(chars: &[(usize, char)]) -> Result<(String, usize)> {
                         i += len;
                     }
                     None => {
-                        return Err(Error::at(
-                            ErrorKind::Lexical,
+                        return Err(SyntaxError::lexical(
                             "Lexical error: bad escape",
                             chars[i - 2].0,
                         ))
