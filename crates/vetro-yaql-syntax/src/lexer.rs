@@ -1,4 +1,5 @@
-//! Tokenizer following the reference's token rules (see SEMANTICS section 1).
+//! Tokenizer following the reference's token rules: each token with the byte
+//! range of its text.
 
 use crate::error::{Result, SyntaxError};
 use crate::operators::OperatorTable;

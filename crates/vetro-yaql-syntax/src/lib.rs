@@ -30,6 +30,11 @@
 //! building the tree; [`operators::OperatorTable`] replaces the built-in
 //! operators with a host's own.
 
+// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod ast;
 pub mod error;
 pub mod lexer;

@@ -89,7 +89,7 @@ impl ErrorKind {
     }
 }
 
-/// A YAQL error: a kind, a message and, for parse errors, a byte position.
+/// A YAQL error: a kind, a message and, when known, a byte position.
 ///
 /// A host error ([`Error::host`]) also carries a value of the host's own
 /// type through the evaluation, untouched, for the embedder to take back
@@ -100,7 +100,8 @@ impl ErrorKind {
 pub struct Error {
     pub kind: ErrorKind,
     pub message: String,
-    /// Byte offset in the expression (parse errors).
+    /// Byte offset in the expression: where a parse error is, or the node
+    /// whose evaluation failed.
     pub position: Option<usize>,
     /// Behind one thin pointer so that errors (and so every `Result` of
     /// the evaluator) stay small.
