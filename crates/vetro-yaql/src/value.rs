@@ -130,6 +130,18 @@ impl From<String> for Value {
         Value::Str(Rc::from(s))
     }
 }
+/// `None` is null (a host function returning `Option<T>`).
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(v: Option<T>) -> Value {
+        v.map_or(Value::Null, Into::into)
+    }
+}
+/// Null (a host function returning nothing).
+impl From<()> for Value {
+    fn from(_: ()) -> Value {
+        Value::Null
+    }
+}
 impl From<Vec<Value>> for Value {
     fn from(v: Vec<Value>) -> Value {
         Value::List(Rc::new(v))

@@ -195,8 +195,27 @@ fn typed_functions_of_each_arity_and_parameter_type() {
         }
         Ok(Value::Null)
     });
+    let seen = Rc::new(std::cell::Cell::new(0));
+    let log = seen.clone();
+    engine.register_fn("note", Form::Function, move |x: i64| log.set(x));
+    engine.register_fn("find", Form::Function, |x: i64| (x > 0).then_some(x));
+    engine.register_fn(
+        "parse",
+        Form::Function,
+        |s: String| -> Result<Option<f64>> {
+            s.parse::<f64>()
+                .map(Some)
+                .map_err(|e| Error::value_err(e.to_string()))
+        },
+    );
     let ok = |src: &str| engine.eval_str(src, Value::Null).unwrap();
     let kind = |src: &str| engine.eval_str(src, Value::Null).unwrap_err().kind;
+    assert_eq!(ok("note(7)"), Value::Null);
+    assert_eq!(seen.get(), 7);
+    assert_eq!(ok("find(-1)"), Value::Null);
+    assert_eq!(ok("find(2)"), Value::Int(2));
+    assert_eq!(ok("parse('2.5')"), Value::Float(2.5));
+    assert_eq!(kind("parse(x)"), ErrorKind::Value);
     assert_eq!(ok("answer()"), Value::Int(42));
     assert_eq!(ok("double(21) + 4.double()"), Value::Int(50));
     assert_eq!(ok("half(3)"), Value::Float(1.5));

@@ -1,6 +1,6 @@
 //! The evaluator: the tree walk over expressions. Overload resolution is in
-//! [`resolve`], lambdas in [`lambda`], options and per-evaluation state in
-//! [`runtime`], output conversion in [`output`].
+//! `resolve.rs`, lambdas in `lambda.rs`, options and per-evaluation state in
+//! the crate's `runtime.rs`, output conversion in `output.rs`.
 
 mod lambda;
 mod output;

@@ -168,8 +168,8 @@ impl FromArg for Lambda {
 }
 
 /// What a typed host function returns: a value convertible into a
-/// [`Value`], or a `Result` of one (an `Err` is raised as it is, a host
-/// error with its payload included).
+/// [`Value`] (`()` and `None` are null), or a `Result` of one (an `Err` is
+/// raised as it is, a host error with its payload included).
 pub trait IntoResult {
     fn into_result(self) -> Result<Value>;
 }
