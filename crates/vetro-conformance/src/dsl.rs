@@ -68,10 +68,11 @@ impl Batch {
             "load" => self.load(req),
             "call" => self.call(req),
             "serialize" => match self.session(req) {
-                Some(rt) => {
-                    let v = rt.serialize_model();
-                    success("value", v, Self::traces(&rt))
-                }
+                Some(rt) => match rt.serialize_model() {
+                    Ok(v) => success("value", v, Self::traces(&rt)),
+                    Err(e) => json!({"ok": false, "exception": exception_json(&e, false),
+                                     "traces": Self::traces(&rt)}),
+                },
                 None => json!({"ok": false, "error": "unknown session"}),
             },
             "finalize" => {

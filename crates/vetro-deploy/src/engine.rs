@@ -67,9 +67,17 @@ pub fn run(
                 let result = invoke(&rt, root, call);
                 let roots: Vec<_> = rt.objects.root().into_iter().collect();
                 rt.collect_garbage(&roots);
-                Session {
-                    result,
-                    model: Some(rt.serialize_model()),
+                // A model that cannot be written fails the run and keeps
+                // the stored one.
+                match rt.serialize_model() {
+                    Ok(model) => Session {
+                        result,
+                        model: Some(model),
+                    },
+                    Err(e) => Session {
+                        result: Err(e),
+                        model: None,
+                    },
                 }
             }
         },

@@ -76,7 +76,7 @@ fn load_and_serialize(c: &mut Criterion) {
             |rt| {
                 let root = rt.load_model(&model);
                 assert!(matches!(root, Ok(Some(_))));
-                let out = rt.serialize_model();
+                let out = rt.serialize_model().expect("the model serializes");
                 assert_eq!(
                     out["Objects"]["members"].as_array().map(Vec::len),
                     Some(OBJECTS - 1)

@@ -81,7 +81,7 @@ fn run(lib: &Library, method: &str) -> Vec<String> {
             CallKind::External,
         )
         .unwrap_or_else(|e| panic!("{method}: {}", e.message()));
-    match v {
+    match &v {
         Value::List(l) => l.iter().map(Value::py_str).collect(),
         other => panic!("{method}: {}", other.py_str()),
     }

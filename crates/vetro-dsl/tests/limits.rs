@@ -1,5 +1,6 @@
 //! Session limits: too many steps and too much time each stop a run with
-//! their own error, which MuranoPL `Try` cannot catch.
+//! their own error, which MuranoPL `Try` cannot catch. Values that nest very
+//! deep or share their parts cannot crash or outrun the limits either.
 
 use serde_json::json;
 use std::path::PathBuf;
@@ -22,6 +23,33 @@ Methods:
         Catch:
           - Do:
               - $.caught: true
+  nestFew:
+    Body:
+      - $l: [1]
+      - For: i
+        In: range(3)
+        Do:
+          - $l: [$l]
+      - $.caught: $l
+  nest:
+    Body:
+      - $l: [1]
+      - For: i
+        In: range(100)
+        Do:
+          - For: j
+            In: range(1000)
+            Do:
+              - $l: [$l]
+      - $.caught: $l
+  double:
+    Body:
+      - $l: [1]
+      - For: i
+        In: range(60)
+        Do:
+          - $l: [$l, $l]
+      - $.caught: $l
   count:
     Arguments:
       - n: {Contract: $.int()}
@@ -55,6 +83,53 @@ fn run(limits: Limits, method: &str) -> Result<serde_json::Value, vetro_dsl::run
     host::run(&lib, &model, &Target::Root, method, h)
         .unwrap()
         .result
+}
+
+/// A whole run of `method` with `args`: the call, then the model written out.
+fn run_whole(
+    limits: Limits,
+    method: &str,
+) -> Result<host::RunOutcome, vetro_dsl::runtime::types::Exc> {
+    let mut lib = Library::load(&[package(method)]);
+    lib.limits = limits;
+    let model = json!({"?": {"id": "l3", "type": "demo.Looper"}});
+    let h = lib.host(Box::new(SimulatedCloud::new()), None);
+    host::run(&lib, &model, &Target::Root, method, h)
+}
+
+#[test]
+fn a_value_nested_100_000_deep_is_refused_when_written_not_a_crash() {
+    let Err(e) = run_whole(Limits::default(), "nest") else {
+        panic!("a model nested 100,000 deep was written")
+    };
+    assert!(
+        e.message().contains("nests deeper than 100 levels"),
+        "{}",
+        e.message()
+    );
+    // Shallow enough, the same value is written.
+    let Ok(out) = run_whole(Limits::default(), "nestFew") else {
+        panic!("a model nested four deep was not written")
+    };
+    assert_eq!(out.model["Objects"]["caught"], json!([[[[1]]]]));
+}
+
+#[test]
+fn a_value_sharing_its_parts_cannot_outrun_the_time_limit_when_written() {
+    let limits = Limits {
+        max_time: Some(Duration::from_millis(300)),
+        ..Limits::default()
+    };
+    let started = std::time::Instant::now();
+    let Err(e) = run_whole(limits, "double") else {
+        panic!("a value doubled 60 times was written")
+    };
+    assert!(
+        e.names().join(",").contains("TimeLimitExceeded"),
+        "{}",
+        e.message()
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
 }
 
 fn error_class(r: Result<serde_json::Value, vetro_dsl::runtime::types::Exc>) -> String {

@@ -276,7 +276,7 @@ mod tests {
     #[test]
     fn tags_are_plain_keys() {
         let v = load_str("d", r#"{"$set": [1]}"#).unwrap();
-        let Value::Dict(d) = v else {
+        let Value::Dict(d) = &v else {
             panic!("not a dict")
         };
         assert!(d.contains_key(&Value::from("$set")));

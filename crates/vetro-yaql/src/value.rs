@@ -533,3 +533,55 @@ pub fn not_comparable(a: &Value, b: &Value) -> Error {
         format!("cannot compare {} with {}", a.type_name(), b.type_name()),
     )
 }
+
+/// Nested containers are released one level at a time: the derived drop
+/// recurses once per level, and a list nested a million deep (easy to build
+/// with `aggregate` or a loop) would overflow the stack.
+impl Drop for Value {
+    fn drop(&mut self) {
+        let mut nested = Vec::new();
+        detach_nested(self, &mut nested);
+        while let Some(mut v) = nested.pop() {
+            detach_nested(&mut v, &mut nested);
+        }
+    }
+}
+
+/// Move the containers directly inside `v` that nothing else holds into
+/// `out` (leaving null), when `v` itself is held by nothing else; so `v`
+/// drops without recursing. Dict keys and set members stay (they cannot
+/// change in place).
+fn detach_nested(v: &mut Value, out: &mut Vec<Value>) {
+    thread_local! {
+        static EMPTY_LIST: Rc<Vec<Value>> = Rc::new(Vec::new());
+    }
+    fn take(x: &mut Value, out: &mut Vec<Value>) {
+        let sole = match x {
+            Value::List(l) => Rc::strong_count(l) == 1,
+            Value::Dict(d) => Rc::strong_count(d) == 1,
+            _ => false,
+        };
+        if sole {
+            out.push(std::mem::replace(x, Value::Null));
+        }
+    }
+    match v {
+        Value::List(l) if Rc::strong_count(l) == 1 => match Rc::get_mut(l) {
+            Some(items) => items.iter_mut().for_each(|x| take(x, out)),
+            // Only a `Weak` (the output memo's) still points here: take the
+            // items out, leaving a shared empty list.
+            None => {
+                let sole = std::mem::replace(l, EMPTY_LIST.with(Rc::clone));
+                if let Ok(mut items) = Rc::try_unwrap(sole) {
+                    items.iter_mut().for_each(|x| take(x, out));
+                }
+            }
+        },
+        Value::Dict(d) => {
+            if let Some(d) = Rc::get_mut(d) {
+                d.values_mut().for_each(|x| take(x, out));
+            }
+        }
+        _ => {}
+    }
+}

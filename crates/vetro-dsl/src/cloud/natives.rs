@@ -182,7 +182,7 @@ fn yaml_value(rt: &Rt, text: &str) -> Result<Value, Exc> {
 }
 
 fn stack_name(o: &Object) -> String {
-    match prop(o, "name") {
+    match &prop(o, "name") {
         Value::Str(s) => s.to_string(),
         _ => format!("stack-{}", o.id),
     }

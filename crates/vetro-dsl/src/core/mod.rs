@@ -201,7 +201,7 @@ fn native_method(
                 .unwrap_or(Value::Null);
             let mut out = Vec::new();
             for f in rt.items(&frames)? {
-                if let Value::Dict(d) = f {
+                if let Value::Dict(d) = &f {
                     let g = |k: &str| d.get(&Value::str(k)).cloned().unwrap_or(Value::Null);
                     let loc = g("location");
                     let (file, line, col) = match &loc {

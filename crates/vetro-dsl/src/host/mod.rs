@@ -174,7 +174,7 @@ pub fn run(
     };
     let roots: Vec<_> = rt.objects.root().into_iter().collect();
     rt.collect_garbage(&roots);
-    let model = rt.serialize_model();
+    let model = rt.serialize_model()?;
     let host = cloud::detach(&rt);
     let (events, stacks) = match host {
         Some(h) => {

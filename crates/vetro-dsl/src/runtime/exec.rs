@@ -415,7 +415,7 @@ impl Rt {
         value: Value,
         s: &Scope<'_>,
     ) -> Result<(), Exc> {
-        let prop = match self.seg_key(&segs[0], s)? {
+        let prop = match &self.seg_key(&segs[0], s)? {
             Value::Str(p) => p.to_string(),
             other => other.py_str(),
         };
@@ -448,9 +448,9 @@ impl Rt {
             return Ok(value);
         };
         let key = self.seg_key(first, s)?;
-        match base {
+        match &base {
             Value::List(l) if key.as_i64().is_some() => {
-                let mut items = (*l).clone();
+                let mut items = (**l).clone();
                 let i = key.as_i64().unwrap_or(0);
                 let len = items.len() as i64;
                 let idx = if i < 0 { i + len } else { i };
@@ -462,7 +462,7 @@ impl Rt {
                 Ok(Value::list(items))
             }
             Value::Dict(d) => {
-                let mut m = (*d).clone();
+                let mut m = (**d).clone();
                 let cur = m
                     .get(&key)
                     .cloned()
@@ -477,9 +477,9 @@ impl Rt {
                 m.insert(key, new);
                 Ok(Value::dict(m))
             }
-            other if is_object_like(&other) => {
-                self.assign_into_object(&other, segs, value, s)?;
-                Ok(other)
+            other if is_object_like(other) => {
+                self.assign_into_object(other, segs, value, s)?;
+                Ok(base)
             }
             _ => Err(Exc::dsl(
                 "InvalidLhsTargetError",

@@ -396,7 +396,7 @@ fn register_type_functions(r: &Reg) {
         Form::Both,
         "obj:HostObject, expr:Lambda=null",
         Box::new(move |rt, c, a| match super_fn(rt, c, a)? {
-            Value::Iter(it) => {
+            Value::Iter(ref it) => {
                 let mut out = Vec::new();
                 while let Some(v) = it.next().map_err(|e| rt.unsmuggle(e))? {
                     out.push(v);
@@ -510,7 +510,7 @@ fn register_type_functions(r: &Reg) {
         "dump",
         Form::Both,
         "obj:any, serializationType:String='Serializable', ignoreUpcasts:bool=true",
-        Box::new(|rt, _, a| Ok(rt.dump(a.v(0), a.str(1), a.v(2).truthy()))),
+        Box::new(|rt, _, a| rt.dump(a.v(0), a.str(1), a.v(2).truthy())),
     );
 }
 

@@ -255,7 +255,7 @@ impl Rt {
 
     /// The running frame seen from a host function's context.
     pub fn frame_of(ctx: &Context) -> Option<(Rc<Class>, Value)> {
-        match ctx.get(FRAME_VAR)? {
+        match &ctx.get(FRAME_VAR)? {
             Value::Object(h) => h
                 .as_any()
                 .downcast_ref::<FrameInfo>()

@@ -47,7 +47,7 @@ impl Rt {
                     _ if d.keys().any(|k| as_type(k).is_some()) => dict_get(d, "id").cloned(),
                     _ => None,
                 };
-                if let Some(Value::Str(id)) = id {
+                if let Some(Value::Str(id)) = &id {
                     out.entry(id.to_string())
                         .or_insert_with(|| (v.clone(), owner.map(str::to_string)));
                     me = Some(id.to_string());
@@ -570,7 +570,8 @@ impl Rt {
         }
         // The dry-run object dumped as `Mixed` (its id, every property with
         // its default where none was given), without the excluded properties.
-        let Value::Dict(dumped) = self.dump(&obj.value(), "Mixed", true) else {
+        let dumped = self.dump(&obj.value(), "Mixed", true)?;
+        let Value::Dict(dumped) = &dumped else {
             return Err(Exc::contract("Template is not an object model"));
         };
         let out: Dict = dumped
@@ -724,18 +725,33 @@ fn model_ids(v: &Value, out: &mut Vec<String>) {
 }
 
 /// Objects mentioned anywhere inside a value.
+///
+/// Each container is visited once, without recursion: a value may share its
+/// parts (`$l: [$l, $l]` in a loop doubles its written size at each step
+/// but not its distinct containers) or nest very deep.
 pub fn collect_objects(v: &Value, out: &mut Vec<Rc<Object>>) {
-    if let Some((o, _)) = as_object(v) {
-        out.push(o);
-        return;
-    }
-    match v {
-        Value::List(l) => l.iter().for_each(|x| collect_objects(x, out)),
-        Value::Set(s) => s.iter().for_each(|x| collect_objects(x, out)),
-        Value::Dict(d) => d.iter().for_each(|(k, x)| {
-            collect_objects(k, out);
-            collect_objects(x, out);
-        }),
-        _ => {}
+    let mut seen: HashSet<usize> = HashSet::new();
+    let mut todo: Vec<&Value> = vec![v];
+    while let Some(v) = todo.pop() {
+        if let Some((o, _)) = as_object(v) {
+            out.push(o);
+            continue;
+        }
+        let id = match v {
+            Value::List(l) => Rc::as_ptr(l) as *const () as usize,
+            Value::Set(s) => Rc::as_ptr(s) as *const () as usize,
+            Value::Dict(d) => Rc::as_ptr(d) as *const () as usize,
+            _ => continue,
+        };
+        if !seen.insert(id) {
+            continue;
+        }
+        // Children in reverse, so they come off the stack in order.
+        match v {
+            Value::List(l) => todo.extend(l.iter().rev()),
+            Value::Set(s) => todo.extend(s.iter().rev()),
+            Value::Dict(d) => d.iter().rev().for_each(|(k, x)| todo.extend([x, k])),
+            _ => {}
+        }
     }
 }

@@ -264,7 +264,7 @@ impl Program {
     /// The engine of the class whose code `ctx` belongs to (the legacy one
     /// outside any method: contracts, hooks).
     pub fn engine_of(&self, ctx: &Context) -> &Engine {
-        match ctx.get(FRAME_VAR) {
+        match &ctx.get(FRAME_VAR) {
             Some(Value::Object(h)) => match h.as_any().downcast_ref::<FrameInfo>() {
                 Some(f) => self.engine_for(&f.class),
                 None => &self.yaql,

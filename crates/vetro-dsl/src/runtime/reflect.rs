@@ -311,8 +311,8 @@ impl Rt {
             for (name, props) in pairs {
                 let mc = self.program.resolve_type(class, &name)?;
                 let ctx = self.program.frame_context(class, &class.type_value(), "");
-                let values = match self.eval_data(&props, &ctx)? {
-                    Value::Dict(d) => (*d).clone(),
+                let values = match &self.eval_data(&props, &ctx)? {
+                    Value::Dict(d) => (**d).clone(),
                     _ => Default::default(),
                 };
                 out.push(self.new_object(&mc, None, Value::Null, &values)?);

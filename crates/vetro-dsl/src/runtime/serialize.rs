@@ -40,12 +40,26 @@ enum Tree {
     Ref(Rc<Object>),
 }
 
-struct Writer {
+struct Writer<'rt> {
+    rt: &'rt Rt,
     style: Style,
     /// Where the top object is held (its owner).
     top_parent: Option<Rc<Object>>,
     written: HashSet<String>,
+    /// Containers and objects entered so far, and how deep the current one is.
+    visited: usize,
+    depth: usize,
+    /// Why writing stopped: a session limit passed while a value that shares
+    /// its parts was being expanded, or the tree nests too deep.
+    failed: Option<Exc>,
 }
+
+/// The deepest nesting written. JSON readers bound their recursion (serde_json
+/// at 128 levels), so a deeper model could not be read back.
+pub const MAX_DEPTH: usize = 100;
+
+/// How many values are written between two checks of the session's limits.
+const CHECK_EVERY: usize = 4096;
 
 fn same_object(a: Option<&Rc<Object>>, b: Option<&Rc<Object>>) -> bool {
     match (a, b) {
@@ -64,13 +78,45 @@ fn text(s: &str) -> Value {
     Value::str(s)
 }
 
-impl Writer {
+impl Writer<'_> {
     fn keeps_refs(&self) -> bool {
         !matches!(self.style, Style::Deployment)
     }
 
     /// First pass over a value held by `parent`; true when references are left.
+    /// Whether to go on: counts one more container or object entered.
+    fn enter(&mut self) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        self.visited += 1;
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.failed = Some(Exc::native(
+                "",
+                "RecursionError",
+                format!("the object model nests deeper than {MAX_DEPTH} levels"),
+            ));
+        } else if self.visited.is_multiple_of(CHECK_EVERY) {
+            self.failed = self.rt.limits.check_limits().err();
+        }
+        self.failed.is_none()
+    }
+
     fn value(&mut self, v: &Value, parent: Option<&Rc<Object>>) -> (Tree, bool) {
+        let container = matches!(v, Value::List(_) | Value::Set(_) | Value::Dict(_));
+        if !(container || as_object(v).is_some()) {
+            return (Tree::Leaf(v.clone()), false);
+        }
+        if !self.enter() {
+            return (Tree::Leaf(Value::Null), false);
+        }
+        let out = self.value_in(v, parent);
+        self.depth -= 1;
+        out
+    }
+
+    fn value_in(&mut self, v: &Value, parent: Option<&Rc<Object>>) -> (Tree, bool) {
         if let Some((o, _)) = as_object(v) {
             let owner = o.owner.borrow().clone();
             if !same_object(owner.as_ref(), parent) || self.written.contains(&o.id) {
@@ -361,39 +407,54 @@ fn serialized_as_reference(class: &Class, meta: &crate::syntax::Data) -> bool {
 impl Rt {
     /// Lay out the tree of `root` (seen as `class`) in `style`: every object
     /// placed, references left as such.
-    fn write_tree(&self, root: &Rc<Object>, class: &Rc<Class>, style: Style) -> (Writer, Tree) {
+    fn write_tree(
+        &self,
+        root: &Rc<Object>,
+        class: &Rc<Class>,
+        style: Style,
+    ) -> Result<(Writer<'_>, Tree), Exc> {
         let top_parent = root.owner.borrow().clone();
         let mut w = Writer {
+            rt: self,
             style,
             top_parent,
             written: HashSet::new(),
+            visited: 0,
+            depth: 0,
+            failed: None,
         };
         let (mut tree, mut pending) = w.object(root, class);
-        while pending {
+        while pending && w.failed.is_none() {
             pending = w.place(&mut tree);
         }
-        (w, tree)
+        match w.failed.take() {
+            Some(e) => Err(e),
+            None => Ok((w, tree)),
+        }
     }
 
     /// The deployment tree as JSON, with `_actions` (`Objects`) and without
     /// (`ObjectsCopy`), and the ids of the objects written.
-    fn deployment_json(&self, root: &Rc<Object>) -> (Json, Json, HashSet<String>) {
+    fn deployment_json(&self, root: &Rc<Object>) -> Result<(Json, Json, HashSet<String>), Exc> {
         let class = root.class.clone();
-        let (w, tree) = self.write_tree(root, &class, Style::Deployment);
+        let (w, tree) = self.write_tree(root, &class, Style::Deployment)?;
         let mut actions = Some(ActionCache::default());
         let objects = w
             .finish_json(self, &tree, &mut actions)
             .unwrap_or(Json::Null);
         let copy = w.finish_json(self, &tree, &mut None).unwrap_or(Json::Null);
-        (objects, copy, w.written)
+        Ok((objects, copy, w.written))
     }
 
     /// The `serialize` reply: `Objects`, `ObjectsCopy` and `Attributes`.
-    pub fn serialize_model(&self) -> Json {
+    /// Fails when the model nests deeper than [`MAX_DEPTH`] or a session
+    /// limit passes while it is written (a value sharing its parts can be
+    /// exponentially larger written out than in memory).
+    pub fn serialize_model(&self) -> Result<Json, Exc> {
         let Some(root) = self.objects.root() else {
-            return json!({"Objects": null, "ObjectsCopy": null, "Attributes": []});
+            return Ok(json!({"Objects": null, "ObjectsCopy": null, "Attributes": []}));
         };
-        let (objects, copy, written) = self.deployment_json(&root);
+        let (objects, copy, written) = self.deployment_json(&root)?;
         let attrs: Vec<Json> = self
             .objects
             .attributes()
@@ -405,7 +466,7 @@ impl Rt {
         out.insert("Objects".into(), objects);
         out.insert("ObjectsCopy".into(), copy);
         out.insert("Attributes".into(), Json::Array(attrs));
-        Json::Object(out)
+        Ok(Json::Object(out))
     }
 
     /// A written tree as JSON: dicts are objects whatever their keys look like.
@@ -422,9 +483,9 @@ impl Rt {
     }
 
     /// `dump(obj, serializationType, ignoreUpcasts)`: Serializable, Mixed or Inline.
-    pub fn dump(&self, v: &Value, kind: &str, ignore_upcasts: bool) -> Value {
+    pub fn dump(&self, v: &Value, kind: &str, ignore_upcasts: bool) -> Result<Value, Exc> {
         let Some((o, cast)) = as_object(v) else {
-            return v.clone();
+            return Ok(v.clone());
         };
         let class = match cast {
             Some(c) if !ignore_upcasts => c,
@@ -435,6 +496,6 @@ impl Rt {
             "Inline" => Style::Inline,
             _ => Style::Serializable,
         };
-        Writer::finish(self.write_tree(&o, &class, style).1)
+        Ok(Writer::finish(self.write_tree(&o, &class, style)?.1))
     }
 }

@@ -87,8 +87,17 @@ fn final_key(l: &Rc<Vec<Value>>, rt: &Runtime) -> FinalKey {
     )
 }
 
-fn known_final(l: &Rc<Vec<Value>>, rt: &Runtime) -> bool {
+/// Whether a list is worth remembering: a long one, or one holding other
+/// containers (a list nested a level deeper at each step of a loop would
+/// otherwise be walked to the bottom at every step).
+fn worth_remembering(l: &[Value]) -> bool {
     l.len() >= FINAL_MIN_LEN
+        || l.iter()
+            .any(|x| matches!(x, Value::List(_) | Value::Dict(_)))
+}
+
+fn known_final(l: &Rc<Vec<Value>>, rt: &Runtime) -> bool {
+    worth_remembering(l)
         && FINAL_LISTS.with(|m| {
             m.borrow()
                 .get(&final_key(l, rt))
@@ -98,7 +107,7 @@ fn known_final(l: &Rc<Vec<Value>>, rt: &Runtime) -> bool {
 }
 
 fn remember_final(l: &Rc<Vec<Value>>, rt: &Runtime) {
-    if l.len() < FINAL_MIN_LEN {
+    if !worth_remembering(l) {
         return;
     }
     FINAL_LISTS.with(|m| {
@@ -120,7 +129,8 @@ fn settle(v: &Value, rt: &Runtime, memo: &mut Settled) -> Result<Option<Value>> 
     if let Some((_, done)) = key.and_then(|k| memo.0.get(&k)) {
         return Ok(done.clone());
     }
-    let out = settle_new(v, rt, memo)?;
+    // Deeply nested values recurse once per level: grow the stack on the heap.
+    let out = stacker::maybe_grow(64 * 1024, 1024 * 1024, || settle_new(v, rt, memo))?;
     if let Some(k) = key {
         memo.0.insert(k, (v.clone(), out.clone()));
     }

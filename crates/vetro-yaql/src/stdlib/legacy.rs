@@ -104,14 +104,12 @@ pub fn register(ctx: &Context, _opts: &EngineOptions) {
         let left = lam.eval()?;
         let chained =
             matches!(&lam.expr.kind, ExprKind::Call { name, .. } if &**name == "#operator_=>");
-        match (chained, left) {
-            (true, Value::List(l)) => {
-                let mut v = (*l).clone();
-                v.push(a.v(1).clone());
-                Ok(Value::list(v))
-            }
-            (_, left) => Ok(Value::list(vec![left, a.v(1).clone()])),
+        if let (true, Value::List(l)) = (chained, &left) {
+            let mut v = (**l).clone();
+            v.push(a.v(1).clone());
+            return Ok(Value::list(v));
         }
+        Ok(Value::list(vec![left, a.v(1).clone()]))
     });
     r.m("as", "receiver:any, *mappings:Lambda, nokw", |c, a| {
         let recv = a.v(0).clone();
