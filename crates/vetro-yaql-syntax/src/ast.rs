@@ -1,7 +1,7 @@
 //! The syntax tree. Every node carries the byte range of its text
-//! ([`Span`]) and the offset of the token naming its operation, so that an
-//! evaluator can point at the node that failed. The tree holds no runtime
-//! values: literals stay literals.
+//! ([`Span`]), and calls the offset of the token naming their operation, so
+//! that an evaluator can point at the node that failed. The tree holds no
+//! runtime values: literals stay literals.
 
 use std::ops::Range;
 use std::rc::Rc;
@@ -14,7 +14,8 @@ pub struct Span {
     pub end: u32,
 }
 
-fn offset(i: usize) -> u32 {
+/// A byte offset as stored in the tree.
+pub(crate) fn offset(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
@@ -32,37 +33,18 @@ impl Span {
     }
 }
 
-/// A node of the tree: what it is, where its text is, and where its
-/// operation is written.
+/// A node of the tree: what it is and where its text is.
 #[derive(Clone, Debug)]
 pub struct Expr {
     pub kind: ExprKind,
     /// The node's text, from its first token to the end of its last one
     /// (a parenthesized expression's span leaves the parentheses out).
     pub span: Span,
-    /// Where a diagnostic about the node points: a call's name, a binary
-    /// or unary operator, the `.` of a member access or method call (the
-    /// start of the span for the other nodes).
-    pub at: u32,
 }
 
 impl Expr {
-    /// A node whose operation is written at the start of its text.
     pub fn new(kind: ExprKind, span: Span) -> Expr {
-        Expr {
-            kind,
-            at: span.start,
-            span,
-        }
-    }
-
-    /// A node with its operation written at byte offset `at`.
-    pub fn at(kind: ExprKind, span: Span, at: usize) -> Expr {
-        Expr {
-            kind,
-            span,
-            at: offset(at),
-        }
+        Expr { kind, span }
     }
 
     /// A node made outside of any text (by an evaluator): its span is empty
@@ -71,9 +53,16 @@ impl Expr {
         Expr::new(kind, Span::default())
     }
 
-    /// The byte offset a diagnostic about this node points to.
+    /// The byte offset a diagnostic about this node points to: where a
+    /// call's name or operator, a method's name or the `.` of a member
+    /// access is written; the start of the text for the other nodes.
     pub fn position(&self) -> usize {
-        self.at as usize
+        match self.kind {
+            ExprKind::Call { at, .. } | ExprKind::Method { at, .. } | ExprKind::Dot { at, .. } => {
+                at as usize
+            }
+            _ => self.span.start as usize,
+        }
     }
 
     pub fn is_const(&self) -> bool {
@@ -90,22 +79,31 @@ pub enum ExprKind {
     Keyword(Rc<str>),
     /// `$name` (`$` is `$1`; the name is stored without `$`).
     Var(Rc<str>),
-    /// `name(args)`, and every operator / literal as its function.
-    Call { name: Rc<str>, args: Vec<Arg> },
-    /// `recv.name(args)` / `recv?.name(args)`.
+    /// `name(args)`, and every operator / literal as its function; `at` is
+    /// the offset of the name or operator symbol (kept here rather than in
+    /// [`Expr`], where it would make every node larger).
+    Call {
+        name: Rc<str>,
+        args: Vec<Arg>,
+        at: u32,
+    },
+    /// `recv.name(args)` / `recv?.name(args)`; `at` is the name's offset.
     Method {
         recv: Box<Expr>,
         name: Rc<str>,
         args: Vec<Arg>,
         safe: bool,
+        at: u32,
     },
     /// A parenthesized legacy `=>` expression.
     Wrap(Box<Expr>),
-    /// `recv.rhs` / `recv?.rhs` where `rhs` is not a call.
+    /// `recv.rhs` / `recv?.rhs` where `rhs` is not a call; `at` is the
+    /// offset of the `.`.
     Dot {
         recv: Box<Expr>,
         rhs: Rc<Expr>,
         safe: bool,
+        at: u32,
     },
 }
 
@@ -138,5 +136,14 @@ impl Literal {
             Literal::Str(s) => Some(s),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The parser builds and moves nodes by value: keep them small.
+    #[test]
+    fn a_node_fits_in_64_bytes() {
+        assert!(std::mem::size_of::<super::Expr>() <= 64);
     }
 }

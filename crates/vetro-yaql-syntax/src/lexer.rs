@@ -1,6 +1,7 @@
 //! Tokenizer following the reference's token rules: each token with the byte
 //! range of its text.
 
+use crate::ast::Span;
 use crate::error::{Result, SyntaxError};
 use crate::operators::OperatorTable;
 use std::borrow::Cow;
@@ -33,9 +34,8 @@ pub enum Tok<'a> {
 #[derive(Clone, Debug)]
 pub struct Token<'a> {
     pub tok: Tok<'a>,
-    /// The byte offsets of its first character and after its last.
-    pub pos: usize,
-    pub end: usize,
+    /// The byte range of its text.
+    pub span: Span,
 }
 
 fn is_word(c: char) -> bool {
@@ -138,13 +138,15 @@ pub fn tokenize_ops<'a>(
             continue;
         }
         let (tok, end) = token_at(&cur, pos, c, colon, is_op, table)?;
-        out.push(Token { tok, pos, end });
+        out.push(Token {
+            tok,
+            span: Span::new(pos, end),
+        });
         i = end;
     }
     out.push(Token {
         tok: Tok::Eof,
-        pos: n,
-        end: n,
+        span: Span::new(n, n),
     });
     Ok(out)
 }

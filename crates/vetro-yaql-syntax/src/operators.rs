@@ -236,7 +236,7 @@ mod tests {
         match &e.kind {
             ExprKind::Const(l) => format!("{l:?}"),
             ExprKind::Keyword(k) | ExprKind::Var(k) => k.to_string(),
-            ExprKind::Call { name, args: a } => format!("{name}({})", args(a)),
+            ExprKind::Call { name, args: a, .. } => format!("{name}({})", args(a)),
             ExprKind::Method { recv, name, .. } => format!("{}.{name}()", shape(recv)),
             ExprKind::Dot { recv, rhs, .. } => format!("{}.{}", shape(recv), shape(rhs)),
             ExprKind::Wrap(e) => shape(e),

@@ -154,7 +154,7 @@ impl Checker<'_> {
                 }
                 self.visit(recv, out);
             }
-            ExprKind::Call { name, args } if name.starts_with('#') || name.starts_with('*') => {
+            ExprKind::Call { name, args, .. } if name.starts_with('#') || name.starts_with('*') => {
                 // Only the first operand of these keeps `$` (see methods.rs).
                 let keep = match &**name {
                     "#indexer" | "#call" | "#operator_->" => 1,
@@ -232,12 +232,12 @@ fn type_name(x: &Expr) -> Option<String> {
         ExprKind::Dot { recv, rhs, .. } => {
             Some(format!("{}.{}", type_name(recv)?, type_name(rhs)?))
         }
-        ExprKind::Call { name, args } if &**name == "#operator_:" && args.len() == 2 => {
+        ExprKind::Call { name, args, .. } if &**name == "#operator_:" && args.len() == 2 => {
             let ns = pos(&args[0])?;
             let n = pos(&args[1])?;
             Some(format!("{}:{}", keyword(&ns)?, keyword(&n)?))
         }
-        ExprKind::Call { name, args } if &**name == "#unary_operator_:" && args.len() == 1 => {
+        ExprKind::Call { name, args, .. } if &**name == "#unary_operator_:" && args.len() == 1 => {
             let n = pos(&args[0])?;
             Some(format!(":{}", keyword(&n)?))
         }

@@ -78,7 +78,7 @@ fn receiver_calls<'a>(e: &'a Expr, top: bool, out: &mut Vec<&'a str>) {
             receiver_calls(recv, top, out);
             receiver_calls(rhs, false, out);
         }
-        ExprKind::Call { name, args } => {
+        ExprKind::Call { name, args, .. } => {
             let keeps = name.starts_with('#') || name.starts_with('*');
             match &**name {
                 // `coll[filter]`: the index may be a predicate over the items.

@@ -354,7 +354,7 @@ impl Rt {
                     }
                     _ => return Err(invalid_lhs(target)),
                 },
-                ExprKind::Call { name, args } if &**name == "#indexer" && args.len() == 2 => {
+                ExprKind::Call { name, args, .. } if &**name == "#indexer" && args.len() == 2 => {
                     let (Arg::Pos(base), Arg::Pos(idx)) = (&args[0], &args[1]) else {
                         return Err(invalid_lhs(target));
                     };

@@ -3,6 +3,7 @@
 //! both, so a checked text is exactly one the tree builder accepts.
 
 use super::{op_name, Arg, Expr, ExprKind, Literal, Span};
+use crate::ast::offset;
 use crate::lexer::Tok;
 use std::rc::Rc;
 
@@ -76,7 +77,8 @@ impl<'a> Build<'a> for Tree {
             Name::Table(name) => name.clone(),
             Name::Source(name) => Rc::from(name),
         };
-        Expr::at(ExprKind::Call { name, args }, span, at)
+        let at = offset(at);
+        Expr::new(ExprKind::Call { name, args, at }, span)
     }
 
     fn method(
@@ -92,8 +94,9 @@ impl<'a> Build<'a> for Tree {
             name: Rc::from(name),
             args,
             safe,
+            at: offset(at),
         };
-        Expr::at(kind, span, at)
+        Expr::new(kind, span)
     }
 
     fn dot(recv: Expr, rhs: Expr, safe: bool, span: Span, at: usize) -> Expr {
@@ -101,8 +104,9 @@ impl<'a> Build<'a> for Tree {
             recv: Box::new(recv),
             rhs: Rc::new(rhs),
             safe,
+            at: offset(at),
         };
-        Expr::at(kind, span, at)
+        Expr::new(kind, span)
     }
 
     fn parenthesized(e: Expr, span: Span) -> Expr {

@@ -156,12 +156,12 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     }
 
     fn pos(&self) -> usize {
-        self.toks[self.i.min(self.toks.len() - 1)].pos
+        self.toks[self.i.min(self.toks.len() - 1)].span.start as usize
     }
 
     /// The offset after the last token moved past.
     fn prev_end(&self) -> usize {
-        self.toks[self.i.saturating_sub(1)].end
+        self.toks[self.i.saturating_sub(1)].span.end as usize
     }
 
     /// The span from `start` to the end of the last token moved past.

@@ -55,7 +55,7 @@ fn located(mut err: Error, e: &Expr) -> Error {
 
 fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
     match &e.kind {
-        ExprKind::Call { name, args } => {
+        ExprKind::Call { name, args, .. } => {
             let cargs: ArgVec = args.iter().map(CallArg::from_arg).collect();
             call_args(ctx, name, cargs, false)
         }
@@ -64,6 +64,7 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
             name,
             args,
             safe,
+            ..
         } => {
             let r = eval(recv, ctx)?;
             if *safe && r.is_null() {
@@ -90,7 +91,9 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
             cargs.extend(args.iter().map(CallArg::from_arg));
             call_args(ctx, name, cargs, true)
         }
-        ExprKind::Dot { recv, rhs, safe } => {
+        ExprKind::Dot {
+            recv, rhs, safe, ..
+        } => {
             let r = eval(recv, ctx)?;
             if *safe && r.is_null() {
                 return Ok(Value::Null);
