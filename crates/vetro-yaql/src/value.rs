@@ -538,12 +538,25 @@ pub fn not_comparable(a: &Value, b: &Value) -> Error {
 /// recurses once per level, and a list nested a million deep (easy to build
 /// with `aggregate` or a loop) would overflow the stack.
 impl Drop for Value {
+    #[inline]
     fn drop(&mut self) {
-        let mut nested = Vec::new();
-        detach_nested(self, &mut nested);
-        while let Some(mut v) = nested.pop() {
-            detach_nested(&mut v, &mut nested);
+        let sole = match self {
+            Value::List(l) => Rc::strong_count(l) == 1,
+            Value::Dict(d) => Rc::strong_count(d) == 1,
+            _ => false,
+        };
+        if sole {
+            release_nested(self);
         }
+    }
+}
+
+/// Drop the containers under a list or dict held by nothing else, outside in.
+fn release_nested(v: &mut Value) {
+    let mut nested = Vec::new();
+    detach_nested(v, &mut nested);
+    while let Some(mut v) = nested.pop() {
+        detach_nested(&mut v, &mut nested);
     }
 }
 
