@@ -153,6 +153,10 @@ impl<'de> serde::de::Visitor<'de> for PlainVisitor {
 /// A value as a YAML node (for the YAML writer). Lazy sequences and other
 /// runtime values should be settled first; they are written as their `str()`.
 pub fn to_node(v: &Value) -> Node {
+    crate::value::deep(|| to_node_in(v))
+}
+
+fn to_node_in(v: &Value) -> Node {
     let span = Span::default();
     let kind = match v {
         Value::Null => NodeKind::Null,
@@ -189,10 +193,14 @@ fn json_str(s: &str, out: &mut String) {
     out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()));
 }
 
+/// Indentation stops growing past this depth, so a deeply nested value is
+/// written in space linear in its size.
+const MAX_INDENT: usize = 64;
+
 fn newline(pretty: bool, indent: usize, out: &mut String) {
     if pretty {
         out.push('\n');
-        out.extend(std::iter::repeat_n(' ', indent * 2));
+        out.extend(std::iter::repeat_n(' ', indent.min(MAX_INDENT) * 2));
     }
 }
 
@@ -220,6 +228,10 @@ fn write_items<'a>(
 }
 
 fn write_json(v: &Value, pretty: bool, indent: usize, out: &mut String) {
+    crate::value::deep(|| write_json_in(v, pretty, indent, out))
+}
+
+fn write_json_in(v: &Value, pretty: bool, indent: usize, out: &mut String) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),

@@ -289,6 +289,10 @@ impl Value {
     }
 
     fn write_repr(&self, out: &mut String) {
+        deep(|| self.write_repr_in(out))
+    }
+
+    fn write_repr_in(&self, out: &mut String) {
         match self {
             Value::Null => out.push_str("None"),
             Value::Bool(true) => out.push_str("True"),
@@ -394,13 +398,13 @@ impl PartialEq for Value {
         match (self, other) {
             (Null, Null) => true,
             (Str(a), Str(b)) => a == b,
-            (List(a), List(b)) => Rc::ptr_eq(a, b) || a == b,
+            (List(a), List(b)) => Rc::ptr_eq(a, b) || deep(|| a == b),
             (Dict(a), Dict(b)) => {
                 Rc::ptr_eq(a, b)
                     || (a.len() == b.len()
-                        && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v == w)))
+                        && deep(|| a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v == w))))
             }
-            (Set(a), Set(b)) => a.len() == b.len() && a.iter().all(|x| b.contains(x)),
+            (Set(a), Set(b)) => a.len() == b.len() && deep(|| a.iter().all(|x| b.contains(x))),
             (DateTime(a), DateTime(b)) => a.eq_instant(b),
             (TimeDelta(a), TimeDelta(b)) => a == b,
             (Tz(a), Tz(b)) => a == b,
@@ -432,6 +436,13 @@ fn hash_i64(i: i64) -> u64 {
 }
 
 fn value_hash(v: &Value) -> u64 {
+    match v {
+        Value::List(_) | Value::Dict(_) | Value::Set(_) => deep(|| value_hash_in(v)),
+        _ => value_hash_in(v),
+    }
+}
+
+fn value_hash_in(v: &Value) -> u64 {
     use Value::*;
     match v {
         Null => 0x9e37_79b9,
@@ -532,6 +543,13 @@ pub fn not_comparable(a: &Value, b: &Value) -> Error {
         crate::error::ErrorKind::NoMatchingFunction,
         format!("cannot compare {} with {}", a.type_name(), b.type_name()),
     )
+}
+
+/// Run a step of a walk over a value's nesting with enough stack: values can
+/// nest far deeper than the thread's stack allows one frame per level, so
+/// more stack is taken from the heap when little is left.
+pub(crate) fn deep<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
 }
 
 /// Nested containers are released one level at a time: the derived drop
