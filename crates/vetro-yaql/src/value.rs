@@ -578,21 +578,17 @@ fn release_nested(v: &mut Value) {
     }
 }
 
-/// Move the containers directly inside `v` that nothing else holds into
-/// `out` (leaving null), when `v` itself is held by nothing else; so `v`
-/// drops without recursing. Dict keys and set members stay (they cannot
+/// Move the containers directly inside `v` into `out` (leaving null), when
+/// `v` itself is held by nothing else; so `v` drops without recursing. Dict keys and set members stay (they cannot
 /// change in place).
 fn detach_nested(v: &mut Value, out: &mut Vec<Value>) {
     thread_local! {
         static EMPTY_LIST: Rc<Vec<Value>> = Rc::new(Vec::new());
     }
+    // Shared ones too: `[$l, $l]` holds one list twice, and the second
+    // release of it would otherwise recurse into it.
     fn take(x: &mut Value, out: &mut Vec<Value>) {
-        let sole = match x {
-            Value::List(l) => Rc::strong_count(l) == 1,
-            Value::Dict(d) => Rc::strong_count(d) == 1,
-            _ => false,
-        };
-        if sole {
+        if matches!(x, Value::List(_) | Value::Dict(_)) {
             out.push(std::mem::replace(x, Value::Null));
         }
     }
