@@ -170,6 +170,11 @@ fn plain_is_safe(s: &str) -> bool {
     if s.ends_with(char::is_whitespace) || s.ends_with(':') || s == "<<" {
         return false;
     }
+    // In flow context a `-` or `?` after a space and before `,`/`]`/`}`
+    // reads as an indicator (`[a -]` does not load).
+    if s.ends_with(" -") || s.ends_with(" ?") {
+        return false;
+    }
     // At the start of a line `...` ends the document (`---` is already
     // refused by its first character).
     if s.starts_with("...") {
@@ -217,6 +222,23 @@ mod tests {
         assert_eq!(string("..."), "\"...\"");
         assert_eq!(string("... and more"), "\"... and more\"");
         assert_eq!(string("a..."), "a...");
+    }
+
+    #[test]
+    fn a_string_ending_in_an_indicator_after_a_space_loads_back_in_flow_context() {
+        // Found by the yaml_load fuzz target: `? [a -]` did not load.
+        let mut sources = vetro_diag::SourceMap::new();
+        let text = "? - a -\n  - b ?\n: 1\n";
+        let file = sources.add("in", text);
+        let doc = crate::load_str(&sources, file, &Default::default())
+            .unwrap()
+            .remove(0);
+        let emitted = to_yaml_string(&doc);
+        let again = sources.add("out", emitted.clone());
+        let back = crate::load_str(&sources, again, &Default::default());
+        assert!(back.is_ok(), "{emitted}");
+        assert_eq!(string("a -"), "\"a -\"");
+        assert_eq!(string("a-"), "a-");
     }
 
     #[test]
