@@ -134,7 +134,8 @@ fn invoke(
             (c.type_value(), method, kwargs(rt, args)?)
         }
     };
-    vetro_dsl::core::call_external(rt, &recv, method, Vec::new(), args).map(|v| rt.encode(&v))
+    vetro_dsl::core::call_external(rt, &recv, method, Vec::new(), args)
+        .and_then(|v| rt.encode_result(&v))
 }
 
 /// The API only runs methods declared for it (`Usage: Action`, or

@@ -42,6 +42,14 @@ Methods:
             Do:
               - $l: [$l]
       - $.caught: $l
+  nestReturn:
+    Body:
+      - $l: [1]
+      - For: i
+        In: range(200)
+        Do:
+          - $l: [$l, $l]
+      - Return: $l
   double:
     Body:
       - $l: [1]
@@ -112,6 +120,21 @@ fn a_value_nested_100_000_deep_is_refused_when_written_not_a_crash() {
         panic!("a model nested four deep was not written")
     };
     assert_eq!(out.model["Objects"]["caught"], json!([[[[1]]]]));
+}
+
+#[test]
+fn a_result_nested_deeper_than_a_model_may_be_is_refused() {
+    let Ok(out) = run_whole(Limits::default(), "nestReturn") else {
+        panic!("the model was not written")
+    };
+    let Err(e) = out.result else {
+        panic!("a result nested 200 deep was written")
+    };
+    assert!(
+        e.message().contains("result nests deeper than 100 levels"),
+        "{}",
+        e.message()
+    );
 }
 
 #[test]

@@ -226,7 +226,8 @@ fn call_target(
             ));
         }
     }
-    crate::core::call_external(rt, &recv, method, Vec::new(), Vec::new()).map(|v| rt.encode(&v))
+    crate::core::call_external(rt, &recv, method, Vec::new(), Vec::new())
+        .and_then(|v| rt.encode_result(&v))
 }
 
 /// Read a model file: JSON, or YAML (which includes JSON). Integers that do

@@ -469,6 +469,20 @@ impl Rt {
         Ok(Json::Object(out))
     }
 
+    /// A method's result as JSON, refused like a model when it nests deeper
+    /// than [`MAX_DEPTH`] (it would not read back, and writing it would
+    /// recurse once per level).
+    pub fn encode_result(&self, v: &Value) -> Result<Json, Exc> {
+        if nests_deeper(v, MAX_DEPTH, &mut std::collections::HashMap::new()) {
+            return Err(Exc::native(
+                "",
+                "RecursionError",
+                format!("the result nests deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        Ok(self.encode(v))
+    }
+
     /// A written tree as JSON: dicts are objects whatever their keys look like.
     fn plain_json(&self, v: &Value) -> Json {
         match v {
@@ -498,4 +512,31 @@ impl Rt {
         };
         Ok(Writer::finish(self.write_tree(&o, &class, style)?.1))
     }
+}
+
+/// Whether `v` nests containers more than `room` levels deep. Recursion stops
+/// past `room`, and a container shared along several paths is looked at
+/// again only with more room than before (`[$l, $l]` repeated).
+fn nests_deeper(
+    v: &Value,
+    room: usize,
+    seen: &mut std::collections::HashMap<usize, usize>,
+) -> bool {
+    let (id, items): (usize, Vec<&Value>) = match v {
+        Value::List(l) => (Rc::as_ptr(l) as *const () as usize, l.iter().collect()),
+        Value::Set(s) => (Rc::as_ptr(s) as *const () as usize, s.iter().collect()),
+        Value::Dict(d) => (
+            Rc::as_ptr(d) as *const () as usize,
+            d.iter().flat_map(|(k, x)| [k, x]).collect(),
+        ),
+        _ => return false,
+    };
+    if room == 0 {
+        return true;
+    }
+    if seen.get(&id).is_some_and(|&had| had >= room) {
+        return false;
+    }
+    seen.insert(id, room);
+    items.into_iter().any(|x| nests_deeper(x, room - 1, seen))
 }
