@@ -46,7 +46,46 @@ fn json_key(key: &Node) -> String {
         NodeKind::Int(i) => i.to_string(),
         NodeKind::BigInt(s) => s.clone(),
         NodeKind::Float(f) => vetro_pycompat::repr::float_repr(*f),
-        NodeKind::Seq(_) | NodeKind::Map(_) => to_json(key).to_string(),
+        NodeKind::Seq(_) | NodeKind::Map(_) => {
+            let mut out = String::new();
+            write_key_text(key, &mut out);
+            out
+        }
+    }
+}
+
+/// A collection key as compact JSON text, except that a collection key
+/// inside it is written as its own text, not as a JSON string: quoting it
+/// would escape its quotes again at every level, and keys nested 30 deep
+/// (`? ? ? ...`) would take gigabytes.
+fn write_key_text(node: &Node, out: &mut String) {
+    match &node.kind {
+        NodeKind::Seq(items) => {
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_key_text(x, out);
+            }
+            out.push(']');
+        }
+        NodeKind::Map(m) => {
+            out.push('{');
+            for (i, (k, v)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                match &k.kind {
+                    NodeKind::Seq(_) | NodeKind::Map(_) => write_key_text(k, out),
+                    _ => out.push_str(&Value::String(json_key(k)).to_string()),
+                }
+                out.push(':');
+                write_key_text(v, out);
+            }
+            out.push('}');
+        }
+        _ => out.push_str(&to_json(node).to_string()),
     }
 }
 
@@ -274,6 +313,31 @@ impl<'de, T: JsonBuild> Visitor<'de> for Exact<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn load_one(text: &str) -> Node {
+        let mut sources = vetro_diag::SourceMap::new();
+        let file = sources.add("in", text);
+        crate::load_str(&sources, file, &Default::default())
+            .unwrap()
+            .remove(0)
+    }
+
+    #[test]
+    fn collection_keys_are_written_as_compact_json_text() {
+        let doc = load_one("? [1, a]\n: x\n? {b: [2]}\n: y\n");
+        assert_eq!(
+            to_json(&doc),
+            serde_json::json!({"[1,\"a\"]": "x", "{\"b\":[2]}": "y"})
+        );
+    }
+
+    #[test]
+    fn keys_nested_in_keys_take_linear_space() {
+        // Found by the yaml_load fuzz target: 30 nested `?` took gigabytes.
+        let text = format!("{}a\n", "? ".repeat(40));
+        let json = to_json(&load_one(&text)).to_string();
+        assert!(json.len() < 1_000, "{} bytes", json.len());
+    }
 
     #[test]
     fn fast_path_refuses_what_it_cannot_read_exactly() {
