@@ -724,6 +724,16 @@ fn model_ids(v: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// The address of a list, set or dict (to visit a shared one once).
+pub(super) fn container_id(v: &Value) -> Option<usize> {
+    Some(match v {
+        Value::List(l) => Rc::as_ptr(l) as *const () as usize,
+        Value::Set(s) => Rc::as_ptr(s) as *const () as usize,
+        Value::Dict(d) => Rc::as_ptr(d) as *const () as usize,
+        _ => return None,
+    })
+}
+
 /// Objects mentioned anywhere inside a value.
 ///
 /// Each container is visited once, without recursion: a value may share its
@@ -737,12 +747,7 @@ pub fn collect_objects(v: &Value, out: &mut Vec<Rc<Object>>) {
             out.push(o);
             continue;
         }
-        let id = match v {
-            Value::List(l) => Rc::as_ptr(l) as *const () as usize,
-            Value::Set(s) => Rc::as_ptr(s) as *const () as usize,
-            Value::Dict(d) => Rc::as_ptr(d) as *const () as usize,
-            _ => continue,
-        };
+        let Some(id) = container_id(v) else { continue };
         if !seen.insert(id) {
             continue;
         }

@@ -8,7 +8,7 @@
 //! owner is written and encloses the dump). A deployment drops references to
 //! objects it never wrote; `dump()` keeps them as ids.
 
-use super::model::meta_entries;
+use super::model::{container_id, meta_entries};
 use super::types::*;
 use super::Rt;
 use serde_json::{json, Value as Json};
@@ -522,13 +522,13 @@ fn nests_deeper(
     room: usize,
     seen: &mut std::collections::HashMap<usize, usize>,
 ) -> bool {
-    let (id, items): (usize, Vec<&Value>) = match v {
-        Value::List(l) => (Rc::as_ptr(l) as *const () as usize, l.iter().collect()),
-        Value::Set(s) => (Rc::as_ptr(s) as *const () as usize, s.iter().collect()),
-        Value::Dict(d) => (
-            Rc::as_ptr(d) as *const () as usize,
-            d.iter().flat_map(|(k, x)| [k, x]).collect(),
-        ),
+    let Some(id) = container_id(v) else {
+        return false;
+    };
+    let items: Vec<&Value> = match v {
+        Value::List(l) => l.iter().collect(),
+        Value::Set(s) => s.iter().collect(),
+        Value::Dict(d) => d.iter().flat_map(|(k, x)| [k, x]).collect(),
         _ => return false,
     };
     if room == 0 {

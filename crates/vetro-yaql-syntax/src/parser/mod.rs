@@ -234,6 +234,27 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         r
     }
 
+    /// `lhs[args]` or `lhs(args)`: a call of `name` with `lhs` first.
+    fn postfix_call(
+        &mut self,
+        lhs: B::Node,
+        close: Tok<'a>,
+        name: &'static str,
+        start: usize,
+    ) -> Result<B::Node> {
+        let at = self.pos();
+        self.next();
+        let mut args = B::Args::default();
+        B::pos(&mut args, lhs);
+        self.args_into(close, &mut args)?;
+        Ok(B::call(
+            Name::Builtin(name),
+            args,
+            self.span_from(start),
+            at,
+        ))
+    }
+
     fn expr_inner(&mut self, min_bp: u16) -> Result<B::Node> {
         let start = self.pos();
         let mut lhs = self.nud()?;
@@ -241,21 +262,11 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         loop {
             match self.peek() {
                 Tok::LBracket if postfix_bp > min_bp => {
-                    let at = self.pos();
-                    self.next();
-                    let mut args = B::Args::default();
-                    B::pos(&mut args, lhs);
-                    self.args_into(Tok::RBracket, &mut args)?;
-                    lhs = B::call(Name::Builtin("#indexer"), args, self.span_from(start), at);
+                    lhs = self.postfix_call(lhs, Tok::RBracket, "#indexer", start)?;
                     continue;
                 }
                 Tok::LParen if postfix_bp > min_bp && self.opts.allow_delegates => {
-                    let at = self.pos();
-                    self.next();
-                    let mut args = B::Args::default();
-                    B::pos(&mut args, lhs);
-                    self.args_into(Tok::RParen, &mut args)?;
-                    lhs = B::call(Name::Builtin("#call"), args, self.span_from(start), at);
+                    lhs = self.postfix_call(lhs, Tok::RParen, "#call", start)?;
                     continue;
                 }
                 _ => {}
