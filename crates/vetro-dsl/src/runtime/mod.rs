@@ -234,6 +234,7 @@ impl Rt {
             Data::Null => Value::Null,
             Data::Bool(b) => Value::Bool(*b),
             Data::Int(i) => Value::Int(*i),
+            Data::BigInt(b) => Value::from_bigint((**b).clone()),
             Data::Float(f) => Value::Float(*f),
             Data::Str(s) => Value::str(s),
             Data::Expr(e) => self.eval_expr(e, ctx)?,

@@ -171,6 +171,7 @@ fn brief(d: &Data) -> String {
         Data::Null => "null".into(),
         Data::Bool(b) => b.to_string(),
         Data::Int(i) => i.to_string(),
+        Data::BigInt(b) => b.to_string(),
         Data::Float(f) => f.to_string(),
         Data::List(..) => "[...]".into(),
         Data::Map(..) => "{...}".into(),

@@ -32,6 +32,8 @@ pub enum Data {
     Null,
     Bool(bool),
     Int(i64),
+    /// An integer beyond 64 bits, kept exact (as Python's YAML loader does).
+    BigInt(Arc<num_bigint::BigInt>),
     Float(f64),
     Str(Arc<str>),
     Expr(Expr),
@@ -161,7 +163,10 @@ impl DataReader {
             NodeKind::Null => Data::Null,
             NodeKind::Bool(b) => Data::Bool(*b),
             NodeKind::Int(i) => Data::Int(*i),
-            NodeKind::BigInt(s) => Data::Float(s.parse().unwrap_or(f64::NAN)),
+            NodeKind::BigInt(s) => match s.parse::<num_bigint::BigInt>() {
+                Ok(b) => Data::BigInt(Arc::new(b)),
+                Err(_) => Data::Float(s.parse().unwrap_or(f64::NAN)),
+            },
             NodeKind::Float(f) => Data::Float(*f),
             NodeKind::Str(s) => {
                 if node.style == Style::Plain && !forced_str && tag.is_none() && is_expression(s) {
