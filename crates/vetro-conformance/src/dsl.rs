@@ -55,9 +55,18 @@ impl Batch {
         }
     }
 
+    /// The values `trace()` got since the last reply; one that cannot be
+    /// written out (too deep, or past the session's limits) is its error.
     fn traces(rt: &Rt) -> Json {
         let t: Vec<_> = rt.objects.take_traces();
-        Json::Array(t.iter().map(|v| rt.encode(v)).collect())
+        Json::Array(
+            t.iter()
+                .map(|v| match rt.encode(v) {
+                    Ok(j) => j,
+                    Err(e) => json!({"exception": exception_json(&e, false)}),
+                })
+                .collect(),
+        )
     }
 
     /// Handle one request.
@@ -123,7 +132,11 @@ impl Batch {
         self.sessions.insert(id, rt.clone());
         match rt.load_model(req.get("model").unwrap_or(&Json::Null)) {
             Ok(root) => {
-                let root = root.map(|r| rt.encode(&r.value())).unwrap_or(Json::Null);
+                // An object encodes as its type and id.
+                let root = match root {
+                    Some(r) => rt.encode(&r.value()).unwrap_or(Json::Null),
+                    None => Json::Null,
+                };
                 json!({"ok": true, "root": root, "traces": Self::traces(&rt)})
             }
             Err(e) => {
@@ -170,8 +183,8 @@ impl Batch {
                 .unwrap_or_default();
             vetro_dsl::core::call_external(&rt, &recv, method, args, kwargs)
         })();
-        match r {
-            Ok(v) => success("value", rt.encode(&v), Self::traces(&rt)),
+        match r.and_then(|v| rt.encode_result(&v)) {
+            Ok(v) => success("value", v, Self::traces(&rt)),
             Err(e) => {
                 json!({"ok": false, "exception": exception_json(&e, preserve), "traces": Self::traces(&rt)})
             }

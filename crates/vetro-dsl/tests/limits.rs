@@ -10,6 +10,9 @@ use vetro_dsl::host::{self, Library, Target};
 use vetro_dsl::runtime::limits::Limits;
 
 const LOOPER: &str = r#"
+Namespaces:
+  =: demo
+  sys: io.murano.system
 Name: demo.Looper
 Properties:
   caught: {Usage: Out, Contract: $}
@@ -58,6 +61,125 @@ Methods:
         Do:
           - $l: [$l, $l]
       - $.caught: $l
+  resultDouble:
+    Body:
+      - $l: [1]
+      - For: i
+        In: range(60)
+        Do:
+          - $l: [$l, $l]
+      - Return: $l
+  newDouble:
+    Body:
+      - $d: {x: 1}
+      - For: i
+        In: range(60)
+        Do:
+          - $d: {a: $d, b: $d}
+      - $model: {'?': {type: demo.Looper}, caught: $d}
+      - $o: new($model)
+      - $c: $o.caught
+      - For: i
+        In: range(60)
+        Do:
+          - $c: $c.b
+      - Return: $c.x
+  newDeep:
+    Body:
+      - $d: [1]
+      - For: i
+        In: range(100)
+        Do:
+          - For: j
+            In: range(1000)
+            Do:
+              - $d: [$d]
+      - $model: {'?': {type: demo.Looper}, caught: $d}
+      - $o: new($model)
+      - $c: $o.caught
+      - For: i
+        In: range(100)
+        Do:
+          - For: j
+            In: range(1000)
+            Do:
+              - $c: $c[0]
+      - Return: $c[0]
+  nestedLists:
+    Arguments:
+      - v: {Contract: NESTED_CONTRACT}
+    Body:
+      - Return: 1
+  contractDouble:
+    Body:
+      - $l: 1
+      - For: i
+        In: range(40)
+        Do:
+          - $l: [$l, $l]
+      - Return: $.nestedLists($l)
+  heatDouble:
+    Body:
+      - $l: [1]
+      - For: i
+        In: range(60)
+        Do:
+          - $l: [$l, $l]
+      - $s: new(sys:HeatStack, name => s)
+      - $s.setTemplate({resources => {r => $l}})
+      - $s.push()
+  heatDeep:
+    Body:
+      - $l: [1]
+      - For: i
+        In: range(100)
+        Do:
+          - For: j
+            In: range(1000)
+            Do:
+              - $l: [$l]
+      - $s: new(sys:HeatStack, name => s)
+      - $s.updateTemplate({resources => {r => $l}})
+  bindDouble:
+    Body:
+      - $l: concat('$', 'x')
+      - For: i
+        In: range(60)
+        Do:
+          - $l: [$l, $l]
+      - $r: bind($l, dict(x => 7))
+      - For: i
+        In: range(60)
+        Do:
+          - $r: $r[1]
+      - Return: $r
+  bindDeep:
+    Body:
+      - $l: concat('$', 'x')
+      - For: i
+        In: range(100)
+        Do:
+          - For: j
+            In: range(1000)
+            Do:
+              - $l: [$l]
+      - Return: len(bind($l, dict(x => 7)))
+  patchDeep:
+    Body:
+      - $l: [1]
+      - $p: ''
+      - $segments: range(1000).select('/0').join('')
+      - For: i
+        In: range(100)
+        Do:
+          - $p: $p + $segments
+          - For: j
+            In: range(1000)
+            Do:
+              - $l: [$l]
+      - $ops: [{op: replace, path: $p, value: 5}, {op: test, path: $p, value: 5}]
+      - $r: patch($l, $ops)
+      - Return: len($r)
   count:
     Arguments:
       - n: {Contract: $.int()}
@@ -73,7 +195,10 @@ fn package(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("vetro-limits-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("Classes")).unwrap();
-    std::fs::write(dir.join("Classes/Looper.yaml"), LOOPER).unwrap();
+    // A list contract nested 40 deep: `[[...[$.int()]...]]`.
+    let nested = format!("{}$.int(){}", "[".repeat(40), "]".repeat(40));
+    let class = LOOPER.replace("NESTED_CONTRACT", &nested);
+    std::fs::write(dir.join("Classes/Looper.yaml"), class).unwrap();
     std::fs::write(
         dir.join("manifest.yaml"),
         "Format: MuranoPL/1.4\nFullName: demo.limits\nVersion: 1.0.0\nClasses:\n  demo.Looper: Looper.yaml\n",
@@ -153,6 +278,90 @@ fn a_value_sharing_its_parts_cannot_outrun_the_time_limit_when_written() {
         e.message()
     );
     assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// Run `method` under a 300 ms time limit: the error that ended it (the
+/// call's, else writing the model's) and how long it took.
+fn timed_error(method: &str) -> (String, Duration) {
+    let limits = Limits {
+        max_time: Some(Duration::from_millis(300)),
+        ..Limits::default()
+    };
+    let started = std::time::Instant::now();
+    let e = match run_whole(limits, method) {
+        Ok(out) => match out.result {
+            Ok(v) => panic!("{method} returned {v}"),
+            Err(e) => e,
+        },
+        Err(e) => e,
+    };
+    (e.names().join(","), started.elapsed())
+}
+
+/// Run `method` under a 20 s time limit and the result it returned.
+fn result_of(method: &str) -> serde_json::Value {
+    let limits = Limits {
+        max_time: Some(Duration::from_secs(20)),
+        ..Limits::default()
+    };
+    let out = run_whole(limits, method).unwrap_or_else(|e| panic!("{}", e.message()));
+    out.result.unwrap_or_else(|e| panic!("{}", e.message()))
+}
+
+#[test]
+fn a_result_sharing_its_parts_cannot_outrun_the_time_limit() {
+    let (class, took) = timed_error("resultDouble");
+    assert!(class.contains("TimeLimitExceeded"), "{class}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[test]
+fn a_model_sharing_its_parts_or_nested_deep_loads_with_new() {
+    // Indexing the model's ids visits each shared part once, without recursion.
+    assert_eq!(result_of("newDouble"), json!(1));
+    assert_eq!(result_of("newDeep"), json!(1));
+}
+
+#[test]
+fn nested_list_contracts_on_a_value_sharing_its_parts_stop_at_the_time_limit() {
+    let (class, took) = timed_error("contractDouble");
+    assert!(class.contains("TimeLimitExceeded"), "{class}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[test]
+fn a_heat_template_sharing_its_parts_stops_at_the_time_limit_when_pushed() {
+    let (class, took) = timed_error("heatDouble");
+    assert!(class.contains("TimeLimitExceeded"), "{class}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[test]
+fn a_heat_template_nested_deeper_than_json_can_be_read_is_refused() {
+    let limits = Limits {
+        max_time: Some(Duration::from_secs(20)),
+        ..Limits::default()
+    };
+    let out = run_whole(limits, "heatDeep").unwrap_or_else(|e| panic!("{}", e.message()));
+    let e = out
+        .result
+        .expect_err("a template nested 100,000 deep was merged");
+    assert!(
+        e.message().contains("nests deeper than 100 levels"),
+        "{}",
+        e.message()
+    );
+}
+
+#[test]
+fn bind_keeps_shared_parts_shared_and_nests_deep_without_a_crash() {
+    assert_eq!(result_of("bindDouble"), json!(7));
+    assert_eq!(result_of("bindDeep"), json!(1));
+}
+
+#[test]
+fn patch_follows_a_path_100_000_segments_long_without_a_crash() {
+    assert_eq!(result_of("patchDeep"), json!(1));
 }
 
 fn error_class(r: Result<serde_json::Value, vetro_dsl::runtime::types::Exc>) -> String {

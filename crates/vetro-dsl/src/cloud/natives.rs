@@ -4,6 +4,7 @@
 use super::objects::{cloud_error, describe, prop, this_object};
 use super::{active, services, with_host};
 use crate::runtime::types::*;
+use crate::runtime::walk::Walk;
 use crate::runtime::Rt;
 use serde_json::{json, Value as Json};
 use std::rc::Rc;
@@ -16,12 +17,15 @@ fn set_prop(o: &Object, name: &str, v: Value) {
 }
 
 /// Heat-style merge: maps merge key by key, lists gain the items they lack.
-pub fn merge_json(base: &mut Json, add: &Json) {
+/// Merge `add` into `base` as Heat merges templates: objects key by key,
+/// arrays gaining the items they lack. Each comparison counts in `walk`, so
+/// merging two long arrays stops at the session's limits.
+pub fn merge_json(base: &mut Json, add: &Json, walk: &mut Walk<'_>) -> Result<(), Exc> {
     match (base, add) {
         (Json::Object(b), Json::Object(a)) => {
             for (k, v) in a {
                 match b.get_mut(k) {
-                    Some(slot) => merge_json(slot, v),
+                    Some(slot) => walk.nested(|walk| merge_json(slot, v, walk))?,
                     None => {
                         b.insert(k.clone(), v.clone());
                     }
@@ -30,13 +34,22 @@ pub fn merge_json(base: &mut Json, add: &Json) {
         }
         (Json::Array(b), Json::Array(a)) => {
             for v in a {
-                if !b.contains(v) {
+                let mut known = false;
+                for x in b.iter() {
+                    walk.tick()?;
+                    if x == v {
+                        known = true;
+                        break;
+                    }
+                }
+                if !known {
                     b.push(v.clone());
                 }
             }
         }
         (b, a) => *b = a.clone(),
     }
+    Ok(())
 }
 
 /// The package of `owner` (a class, an object or a class name) when given,
@@ -197,14 +210,16 @@ fn heat(
     let o = this_object(this)?;
     // The stack object's own copy; else what the cloud has (a stack pushed by
     // an earlier run on the same backend); else an empty template.
-    let template = || match rt.encode(&prop(&o, "heatTemplate")) {
-        Json::Null => with_host(rt, |h| h.backend.stack_template(&stack_name(&o)))
-            .flatten()
-            .unwrap_or_else(|| json!({"heat_template_version": "2013-05-23"})),
-        t => t,
+    let template = || -> Result<Json, Exc> {
+        Ok(match rt.encode(&prop(&o, "heatTemplate"))? {
+            Json::Null => with_host(rt, |h| h.backend.stack_template(&stack_name(&o)))
+                .flatten()
+                .unwrap_or_else(|| json!({"heat_template_version": "2013-05-23"})),
+            t => t,
+        })
     };
     match method {
-        "current" => Ok(rt.decode(&template())),
+        "current" => Ok(rt.decode(&template()?)),
         "parameters" => Ok(match prop(&o, "heatParameters") {
             Value::Null => Value::dict(Default::default()),
             p => p,
@@ -214,8 +229,9 @@ fn heat(
             Ok(Value::Null)
         }
         "updateTemplate" => {
-            let mut t = template();
-            merge_json(&mut t, &rt.encode(&a(0, "template")));
+            let mut t = template()?;
+            let add = rt.encode(&a(0, "template"))?;
+            merge_json(&mut t, &add, &mut Walk::writing(&rt.limits, "template"))?;
             set_prop(&o, "heatTemplate", rt.decode(&t));
             Ok(Value::Null)
         }
@@ -224,11 +240,12 @@ fn heat(
             Ok(Value::Null)
         }
         "updateParameters" => {
-            let mut p = rt.encode(&prop(&o, "heatParameters"));
+            let mut p = rt.encode(&prop(&o, "heatParameters"))?;
             if p.is_null() {
                 p = json!({});
             }
-            merge_json(&mut p, &rt.encode(&a(0, "parameters")));
+            let add = rt.encode(&a(0, "parameters"))?;
+            merge_json(&mut p, &add, &mut Walk::writing(&rt.limits, "parameters"))?;
             set_prop(&o, "heatParameters", rt.decode(&p));
             Ok(Value::Null)
         }
@@ -242,8 +259,8 @@ fn heat(
         }),
         "push" => {
             let name = stack_name(&o);
-            let t = template();
-            let params = match rt.encode(&prop(&o, "heatParameters")) {
+            let t = template()?;
+            let params = match rt.encode(&prop(&o, "heatParameters"))? {
                 Json::Null => json!({}),
                 p => p,
             };
@@ -318,7 +335,7 @@ fn agent(
         // Named after the instance, so the same instance keeps its queue.
         "queueName" => Ok(Value::str(&format!("simulated-agent-{host_id}"))),
         "call" | "send" | "callRaw" | "sendRaw" => {
-            let plan = rt.encode(&a(0, "template"));
+            let plan = rt.encode(&a(0, "template"))?;
             let scripts: Vec<String> = plan
                 .get("Scripts")
                 .and_then(Json::as_object)

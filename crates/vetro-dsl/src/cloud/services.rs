@@ -198,8 +198,8 @@ pub(super) fn instance_notifier(
     };
     payload["instance_type"] = json!(if kind == "application" { 100 } else { 200 });
     if method == "trackApplication" {
-        payload["type_title"] = rt.encode(&a(1, "title"));
-        payload["unit_count"] = rt.encode(&a(2, "unitCount"));
+        payload["type_title"] = rt.encode(&a(1, "title"))?;
+        payload["unit_count"] = rt.encode(&a(2, "unitCount"))?;
     } else if method == "trackCloudInstance" {
         payload["unit_count"] = json!(1);
     }
@@ -227,8 +227,8 @@ pub(super) fn report_application(
         .to_string();
     payload["instance_type"] = json!(100);
     if method == "reportDeployed" {
-        payload["type_title"] = rt.encode(&a(0, "title"));
-        payload["unit_count"] = rt.encode(&a(1, "unitCount"));
+        payload["type_title"] = rt.encode(&a(0, "title"))?;
+        payload["unit_count"] = rt.encode(&a(1, "unitCount"))?;
         record(
             rt,
             id,

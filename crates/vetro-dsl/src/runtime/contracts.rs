@@ -2,6 +2,7 @@
 //! (`int()`, `string()`, `class()`, `check()`, ...) evaluated with `$` = value.
 
 use super::types::*;
+use super::walk::Walk;
 use super::{FrameInfo, Rt, FRAME_VAR};
 use crate::syntax::data::Data;
 use std::rc::Rc;
@@ -21,7 +22,8 @@ impl Rt {
         owner: Option<&Rc<Object>>,
         label: &str,
     ) -> Result<Value, Exc> {
-        self.contract(spec, value, class, owner)
+        let mut walk = Walk::bounded_by_caller(&self.limits);
+        self.contract(spec, value, class, owner, &mut walk)
             .map_err(|e| match e {
                 Exc::Native(n, f)
                     if n.class == "ContractViolationException" && !n.message.starts_with('[') =>
@@ -39,12 +41,16 @@ impl Rt {
             })
     }
 
+    /// The contract's nesting bounds the recursion; `walk` counts the items
+    /// checked, as a value sharing its parts (`[$l, $l]` in a loop) checked
+    /// against nested list contracts has exponentially many.
     fn contract(
         &self,
         spec: &Data,
         value: Value,
         class: &Rc<Class>,
         owner: Option<&Rc<Object>>,
+        walk: &mut Walk<'_>,
     ) -> Result<Value, Exc> {
         match spec {
             Data::Null => Ok(value),
@@ -75,8 +81,8 @@ impl Rt {
                 ctx.set("this", this);
                 self.eval_expr(e, &ctx)
             }
-            Data::List(items, _) => self.list_contract(items, value, class, owner),
-            Data::Map(entries, _) => self.dict_contract(entries, value, class, owner),
+            Data::List(items, _) => self.list_contract(items, value, class, owner, walk),
+            Data::Map(entries, _) => self.dict_contract(entries, value, class, owner, walk),
             literal => {
                 let want = self.eval_data(literal, &self.program.contract_layer)?;
                 if want == value {
@@ -98,6 +104,7 @@ impl Rt {
         value: Value,
         class: &Rc<Class>,
         owner: Option<&Rc<Object>>,
+        walk: &mut Walk<'_>,
     ) -> Result<Value, Exc> {
         let list: Vec<Value> = match &value {
             Value::Null => Vec::new(),
@@ -130,7 +137,8 @@ impl Rt {
         let mut out = Vec::with_capacity(list.len());
         for (i, v) in list.into_iter().enumerate() {
             let spec = specs[i.min(specs.len() - 1)];
-            out.push(self.contract(spec, v, class, owner)?);
+            walk.tick()?;
+            out.push(self.contract(spec, v, class, owner, walk)?);
         }
         Ok(Value::list(out))
     }
@@ -141,6 +149,7 @@ impl Rt {
         value: Value,
         class: &Rc<Class>,
         owner: Option<&Rc<Object>>,
+        walk: &mut Walk<'_>,
     ) -> Result<Value, Exc> {
         let dict = match &value {
             Value::Null => vetro_yaql::value::Dict::new(),
@@ -173,7 +182,8 @@ impl Rt {
             }
             let key = self.eval_data(k, &self.program.contract_layer)?;
             let v = dict.get(&key).cloned().unwrap_or(Value::Null);
-            let v = self.contract(spec, v, class, owner)?;
+            walk.tick()?;
+            let v = self.contract(spec, v, class, owner, walk)?;
             literal_keys.push(key.clone());
             out.insert(key, v);
         }
@@ -182,8 +192,9 @@ impl Rt {
                 if literal_keys.contains(k) {
                     continue;
                 }
-                let k2 = self.contract(kspec, k.clone(), class, owner)?;
-                let v2 = self.contract(vspec, v.clone(), class, owner)?;
+                walk.tick()?;
+                let k2 = self.contract(kspec, k.clone(), class, owner, walk)?;
+                let v2 = self.contract(vspec, v.clone(), class, owner, walk)?;
                 out.insert(k2, v2);
             }
         }

@@ -23,7 +23,8 @@
 //! The executor is `impl Rt` over those parts, by activity: method calls
 //! (`call.rs`), statements (`exec.rs`), properties (`props.rs`), contracts
 //! (`contracts.rs`, `contract_plan.rs`), model loading (`model.rs`),
-//! serialization (`serialize.rs`), garbage collection and destruction
+//! serialization (`serialize.rs`; every walk that writes a value out is
+//! bounded as `walk.rs` describes), garbage collection and destruction
 //! (`gc.rs`), green threads (`green.rs`), YAQL functions (`funcs.rs`,
 //! `sysfuncs.rs`) and reflection (`reflect.rs`).
 
@@ -48,6 +49,7 @@ pub mod serialize;
 pub mod stack;
 pub mod sysfuncs;
 pub mod types;
+pub mod walk;
 
 use crate::syntax::data::{Data, Expr};
 use crate::syntax::ClassDef;

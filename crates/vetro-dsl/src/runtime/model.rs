@@ -2,6 +2,7 @@
 //! value encoding for the protocol, garbage collection and destruction.
 
 use super::types::*;
+use super::walk::Walk;
 use super::Rt;
 use crate::syntax::PropUsage;
 use serde_json::{json, Map, Value as Json};
@@ -32,40 +33,49 @@ fn anonymous_model_key(d: &Rc<Dict>) -> String {
 }
 
 impl Rt {
-    /// Index every object model of a tree by id (for references resolved later).
+    /// Index every object model of a tree by id (for references resolved
+    /// later): the first model given for an id wins. Each container is
+    /// visited once, without recursion: a model built by running code may
+    /// nest very deep or share its parts (`[$m, $m]` in a loop), and a shared
+    /// part seen again only meets ids already indexed.
     pub fn index_models(
         &self,
         v: &Value,
         owner: Option<&str>,
         out: &mut HashMap<String, (Value, Option<String>)>,
     ) {
-        match v {
-            Value::Dict(d) => {
-                let mut me = owner.map(str::to_string);
-                let id = match dict_get(d, "?") {
-                    Some(Value::Dict(h)) => dict_get(h, "id").cloned(),
-                    _ if d.keys().any(|k| as_type(k).is_some()) => dict_get(d, "id").cloned(),
-                    _ => None,
-                };
-                if let Some(Value::Str(id)) = &id {
-                    out.entry(id.to_string())
-                        .or_insert_with(|| (v.clone(), owner.map(str::to_string)));
-                    me = Some(id.to_string());
-                } else if is_object_model(d) {
-                    me = Some(anonymous_model_key(d));
-                }
-                for (k, x) in d.iter() {
-                    if k.as_str() != Some("?") {
-                        self.index_models(x, me.as_deref(), out);
+        let mut seen: HashSet<usize> = HashSet::new();
+        let mut todo: Vec<(&Value, Option<Rc<str>>)> = vec![(v, owner.map(Rc::from))];
+        while let Some((v, owner)) = todo.pop() {
+            let Some(id) = container_id(v) else { continue };
+            if !seen.insert(id) {
+                continue;
+            }
+            match v {
+                Value::Dict(d) => {
+                    let mut me = owner.clone();
+                    let id = match dict_get(d, "?") {
+                        Some(Value::Dict(h)) => dict_get(h, "id").cloned(),
+                        _ if d.keys().any(|k| as_type(k).is_some()) => dict_get(d, "id").cloned(),
+                        _ => None,
+                    };
+                    if let Some(Value::Str(id)) = &id {
+                        out.entry(id.to_string())
+                            .or_insert_with(|| (v.clone(), owner.as_deref().map(str::to_string)));
+                        me = Some(id.clone());
+                    } else if is_object_model(d) {
+                        me = Some(Rc::from(anonymous_model_key(d)));
+                    }
+                    // In reverse, so that the first entries are indexed first.
+                    for (k, x) in d.iter().rev() {
+                        if k.as_str() != Some("?") {
+                            todo.push((x, me.clone()));
+                        }
                     }
                 }
+                Value::List(l) => todo.extend(l.iter().rev().map(|x| (x, owner.clone()))),
+                _ => {}
             }
-            Value::List(l) => {
-                for x in l.iter() {
-                    self.index_models(x, owner, out);
-                }
-            }
-            _ => {}
         }
     }
 
@@ -584,14 +594,31 @@ impl Rt {
 
     // ----- protocol encoding -----
 
-    pub fn encode(&self, v: &Value) -> Json {
+    /// A value in the protocol's JSON form (objects and types tagged,
+    /// `$dict`/`$set`/`$float` where plain JSON falls short). Fails when it
+    /// nests deeper than [`MAX_DEPTH`](super::walk::MAX_DEPTH) or a session
+    /// limit passes while it is written out (a value sharing its parts can be
+    /// exponentially larger written out than in memory).
+    pub fn encode(&self, v: &Value) -> Result<Json, Exc> {
+        self.encode_in(v, &mut Walk::writing(&self.limits, "value"))
+    }
+
+    /// [`Rt::encode`] inside a walk that is already under way.
+    pub(super) fn encode_in(&self, v: &Value, walk: &mut Walk<'_>) -> Result<Json, Exc> {
         if let Some((o, _)) = as_object(v) {
-            return json!({"$object": {"type": o.class.name, "id": o.id}});
+            return Ok(json!({"$object": {"type": o.class.name, "id": o.id}}));
         }
         if let Some(c) = as_type(v) {
-            return json!({"$type": c.name});
+            return Ok(json!({"$type": c.name}));
         }
-        match v {
+        let all = |walk: &mut Walk<'_>, items: &mut dyn Iterator<Item = &Value>| {
+            walk.nested(|walk| {
+                items
+                    .map(|x| self.encode_in(x, walk))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+        };
+        Ok(match v {
             Value::Null => Json::Null,
             Value::Bool(b) => json!(b),
             Value::Int(i) => json!(i),
@@ -604,28 +631,40 @@ impl Rt {
                 }
             }
             Value::Str(s) => json!(&**s),
-            Value::List(l) => Json::Array(l.iter().map(|x| self.encode(x)).collect()),
-            Value::Set(s) => json!({"$set": s.iter().map(|x| self.encode(x)).collect::<Vec<_>>()}),
+            Value::List(l) => Json::Array(all(walk, &mut l.iter())?),
+            Value::Set(s) => json!({"$set": all(walk, &mut s.iter())?}),
             Value::Dict(d) => {
                 let plain = d
                     .keys()
                     .all(|k| matches!(k, Value::Str(s) if !s.starts_with('$')));
                 if plain {
-                    let mut m = Map::new();
-                    for (k, x) in d.iter() {
-                        m.insert(k.as_str().unwrap_or_default().to_string(), self.encode(x));
-                    }
-                    Json::Object(m)
+                    walk.nested(|walk| {
+                        let mut m = Map::new();
+                        for (k, x) in d.iter() {
+                            let k = k.as_str().unwrap_or_default().to_string();
+                            m.insert(k, self.encode_in(x, walk)?);
+                        }
+                        Ok(Json::Object(m))
+                    })?
                 } else {
-                    json!({"$dict": d.iter().map(|(k, x)| json!([self.encode(k), self.encode(x)])).collect::<Vec<_>>()})
+                    let pairs = walk.nested(|walk| {
+                        d.iter()
+                            .map(|(k, x)| {
+                                let k = self.encode_in(k, walk)?;
+                                Ok(json!([k, self.encode_in(x, walk)?]))
+                            })
+                            .collect::<Result<Vec<_>, Exc>>()
+                    })?;
+                    json!({ "$dict": pairs })
                 }
             }
             Value::Iter(_) => match self.items(v) {
-                Ok(items) => Json::Array(items.iter().map(|x| self.encode(x)).collect()),
+                Ok(items) => Json::Array(all(walk, &mut items.iter())?),
+                Err(e) if super::limits::is_limit_error(&e) => return Err(e),
                 Err(_) => Json::Null,
             },
             other => json!(other.py_str()),
-        }
+        })
     }
 
     pub fn decode(&self, j: &Json) -> Value {

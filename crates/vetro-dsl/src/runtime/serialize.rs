@@ -8,8 +8,9 @@
 //! owner is written and encloses the dump). A deployment drops references to
 //! objects it never wrote; `dump()` keeps them as ids.
 
-use super::model::{container_id, meta_entries};
+use super::model::meta_entries;
 use super::types::*;
+use super::walk::Walk;
 use super::Rt;
 use serde_json::{json, Value as Json};
 use std::collections::HashSet;
@@ -46,20 +47,12 @@ struct Writer<'rt> {
     /// Where the top object is held (its owner).
     top_parent: Option<Rc<Object>>,
     written: HashSet<String>,
-    /// Containers and objects entered so far, and how deep the current one is.
-    visited: usize,
-    depth: usize,
+    /// The containers and objects entered (depth and session limits).
+    walk: Walk<'rt>,
     /// Why writing stopped: a session limit passed while a value that shares
     /// its parts was being expanded, or the tree nests too deep.
     failed: Option<Exc>,
 }
-
-/// The deepest nesting written. JSON readers bound their recursion (serde_json
-/// at 128 levels), so a deeper model could not be read back.
-pub const MAX_DEPTH: usize = 100;
-
-/// How many values are written between two checks of the session's limits.
-const CHECK_EVERY: usize = 4096;
 
 fn same_object(a: Option<&Rc<Object>>, b: Option<&Rc<Object>>) -> bool {
     match (a, b) {
@@ -83,26 +76,16 @@ impl Writer<'_> {
         !matches!(self.style, Style::Deployment)
     }
 
-    /// First pass over a value held by `parent`; true when references are left.
-    /// Whether to go on: counts one more container or object entered.
+    /// Whether to go on: enters one more container or object.
     fn enter(&mut self) -> bool {
         if self.failed.is_some() {
             return false;
         }
-        self.visited += 1;
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            self.failed = Some(Exc::native(
-                "",
-                "RecursionError",
-                format!("the object model nests deeper than {MAX_DEPTH} levels"),
-            ));
-        } else if self.visited.is_multiple_of(CHECK_EVERY) {
-            self.failed = self.rt.limits.check_limits().err();
-        }
+        self.failed = self.walk.enter().err();
         self.failed.is_none()
     }
 
+    /// First pass over a value held by `parent`; true when references are left.
     fn value(&mut self, v: &Value, parent: Option<&Rc<Object>>) -> (Tree, bool) {
         let container = matches!(v, Value::List(_) | Value::Set(_) | Value::Dict(_));
         if !(container || as_object(v).is_some()) {
@@ -112,7 +95,7 @@ impl Writer<'_> {
             return (Tree::Leaf(Value::Null), false);
         }
         let out = self.value_in(v, parent);
-        self.depth -= 1;
+        self.walk.leave();
         out
     }
 
@@ -294,33 +277,43 @@ impl Writer<'_> {
     }
 
     /// The final JSON of a deployment: references to written objects become
-    /// ids, the others go; dict keys are their Python text; headers get
-    /// `_actions` when asked.
-    fn finish_json(&self, rt: &Rt, t: &Tree, actions: &mut Option<ActionCache>) -> Option<Json> {
-        Some(match t {
-            Tree::Leaf(v) => rt.plain_json(v),
+    /// ids, the others go (`None`); dict keys are their Python text; headers
+    /// get `_actions` when asked. Values inside headers and leaves are walked
+    /// under the same bounds as the tree.
+    fn finish_json(
+        &self,
+        t: &Tree,
+        actions: &mut Option<ActionCache>,
+        walk: &mut Walk<'_>,
+    ) -> Result<Option<Json>, Exc> {
+        Ok(Some(match t {
+            Tree::Leaf(v) => self.rt.plain_json(v, walk)?,
             Tree::Header(o, v) => {
-                let mut header = rt.plain_json(v);
+                let mut header = self.rt.plain_json(v, walk)?;
                 if let (Some(cache), Json::Object(h)) = (actions.as_mut(), &mut header) {
                     h.insert("_actions".into(), cache.entries(o));
                 }
                 header
             }
             Tree::Ref(o) if self.written.contains(&o.id) => Json::String(o.id.clone()),
-            Tree::Ref(_) => return None,
-            Tree::List(items) => Json::Array(
-                items
-                    .iter()
-                    .filter_map(|x| self.finish_json(rt, x, actions))
-                    .collect(),
-            ),
-            Tree::Map(fields) => Json::Object(
-                fields
-                    .iter()
-                    .filter_map(|(k, x)| self.finish_json(rt, x, actions).map(|j| (k.py_str(), j)))
-                    .collect(),
-            ),
-        })
+            Tree::Ref(_) => return Ok(None),
+            Tree::List(items) => walk.nested(|walk| {
+                let mut out = Vec::with_capacity(items.len());
+                for x in items {
+                    out.extend(self.finish_json(x, actions, walk)?);
+                }
+                Ok(Json::Array(out))
+            })?,
+            Tree::Map(fields) => walk.nested(|walk| {
+                let mut out = serde_json::Map::new();
+                for (k, x) in fields {
+                    if let Some(j) = self.finish_json(x, actions, walk)? {
+                        out.insert(k.py_str(), j);
+                    }
+                }
+                Ok(Json::Object(out))
+            })?,
+        }))
     }
 
     /// The final value of `dump()`: references become ids.
@@ -419,8 +412,7 @@ impl Rt {
             style,
             top_parent,
             written: HashSet::new(),
-            visited: 0,
-            depth: 0,
+            walk: Walk::writing(&self.limits, "object model"),
             failed: None,
         };
         let (mut tree, mut pending) = w.object(root, class);
@@ -439,15 +431,19 @@ impl Rt {
         let class = root.class.clone();
         let (w, tree) = self.write_tree(root, &class, Style::Deployment)?;
         let mut actions = Some(ActionCache::default());
-        let objects = w
-            .finish_json(self, &tree, &mut actions)
-            .unwrap_or(Json::Null);
-        let copy = w.finish_json(self, &tree, &mut None).unwrap_or(Json::Null);
-        Ok((objects, copy, w.written))
+        let mut walk = Walk::writing(&self.limits, "object model");
+        let objects = w.finish_json(&tree, &mut actions, &mut walk)?;
+        let copy = w.finish_json(&tree, &mut None, &mut walk)?;
+        let null = || Json::Null;
+        Ok((
+            objects.unwrap_or_else(null),
+            copy.unwrap_or_else(null),
+            w.written,
+        ))
     }
 
     /// The `serialize` reply: `Objects`, `ObjectsCopy` and `Attributes`.
-    /// Fails when the model nests deeper than [`MAX_DEPTH`] or a session
+    /// Fails when the model nests deeper than [`MAX_DEPTH`](super::walk::MAX_DEPTH) or a session
     /// limit passes while it is written (a value sharing its parts can be
     /// exponentially larger written out than in memory).
     pub fn serialize_model(&self) -> Result<Json, Exc> {
@@ -455,13 +451,12 @@ impl Rt {
             return Ok(json!({"Objects": null, "ObjectsCopy": null, "Attributes": []}));
         };
         let (objects, copy, written) = self.deployment_json(&root)?;
-        let attrs: Vec<Json> = self
-            .objects
-            .attributes()
-            .iter()
-            .filter(|(id, ..)| written.contains(id))
-            .map(|(i, t, n, v)| json!([i, t, n, self.encode(v)]))
-            .collect();
+        let mut attrs = Vec::new();
+        for (i, t, n, v) in self.objects.attributes().iter() {
+            if written.contains(i) {
+                attrs.push(json!([i, t, n, self.encode(v)?]));
+            }
+        }
         let mut out = serde_json::Map::new();
         out.insert("Objects".into(), objects);
         out.insert("ObjectsCopy".into(), copy);
@@ -470,30 +465,29 @@ impl Rt {
     }
 
     /// A method's result as JSON, refused like a model when it nests deeper
-    /// than [`MAX_DEPTH`] (it would not read back, and writing it would
-    /// recurse once per level).
+    /// than [`MAX_DEPTH`](super::walk::MAX_DEPTH) (it would not read back) or
+    /// a session limit passes while it is written.
     pub fn encode_result(&self, v: &Value) -> Result<Json, Exc> {
-        if nests_deeper(v, MAX_DEPTH, &mut std::collections::HashMap::new()) {
-            return Err(Exc::native(
-                "",
-                "RecursionError",
-                format!("the result nests deeper than {MAX_DEPTH} levels"),
-            ));
-        }
-        Ok(self.encode(v))
+        self.encode_in(v, &mut Walk::writing(&self.limits, "result"))
     }
 
     /// A written tree as JSON: dicts are objects whatever their keys look like.
-    fn plain_json(&self, v: &Value) -> Json {
-        match v {
-            Value::Dict(d) => Json::Object(
-                d.iter()
-                    .map(|(k, x)| (k.py_str(), self.plain_json(x)))
-                    .collect(),
-            ),
-            Value::List(l) => Json::Array(l.iter().map(|x| self.plain_json(x)).collect()),
-            other => self.encode(other),
-        }
+    fn plain_json(&self, v: &Value, walk: &mut Walk<'_>) -> Result<Json, Exc> {
+        Ok(match v {
+            Value::Dict(d) => walk.nested(|walk| {
+                let mut out = serde_json::Map::new();
+                for (k, x) in d.iter() {
+                    out.insert(k.py_str(), self.plain_json(x, walk)?);
+                }
+                Ok(Json::Object(out))
+            })?,
+            Value::List(l) => walk.nested(|walk| {
+                let items: Result<Vec<Json>, Exc> =
+                    l.iter().map(|x| self.plain_json(x, walk)).collect();
+                Ok(Json::Array(items?))
+            })?,
+            other => self.encode_in(other, walk)?,
+        })
     }
 
     /// `dump(obj, serializationType, ignoreUpcasts)`: Serializable, Mixed or Inline.
@@ -512,31 +506,4 @@ impl Rt {
         };
         Ok(Writer::finish(self.write_tree(&o, &class, style)?.1))
     }
-}
-
-/// Whether `v` nests containers more than `room` levels deep. Recursion stops
-/// past `room`, and a container shared along several paths is looked at
-/// again only with more room than before (`[$l, $l]` repeated).
-fn nests_deeper(
-    v: &Value,
-    room: usize,
-    seen: &mut std::collections::HashMap<usize, usize>,
-) -> bool {
-    let Some(id) = container_id(v) else {
-        return false;
-    };
-    let items: Vec<&Value> = match v {
-        Value::List(l) => l.iter().collect(),
-        Value::Set(s) => s.iter().collect(),
-        Value::Dict(d) => d.iter().flat_map(|(k, x)| [k, x]).collect(),
-        _ => return false,
-    };
-    if room == 0 {
-        return true;
-    }
-    if seen.get(&id).is_some_and(|&had| had >= room) {
-        return false;
-    }
-    seen.insert(id, room);
-    items.into_iter().any(|x| nests_deeper(x, room - 1, seen))
 }

@@ -1,8 +1,10 @@
 //! System functions of the engine (`murano/engine/system` in the reference):
 //! base64, bind, patch, pselect and the 1.0/1.1 legacy function forms.
 
+use super::model::container_id;
 use super::types::Exc;
 use super::Rt;
+use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use vetro_yaql::value::Dict;
 use vetro_yaql::{Form, Value};
@@ -80,8 +82,16 @@ fn format_fields(s: &str, args: &Dict) -> String {
     out
 }
 
-fn bind(v: &Value, args: &Dict) -> Value {
-    match v {
+/// `bind(obj, mappings)`: `$name` strings replaced by their mapping. A
+/// container shared along several paths (`[$l, $l]` in a loop) is bound once
+/// and its result shared the same way; a deep one takes more stack from the
+/// heap as it nests.
+fn bind(v: &Value, args: &Dict, done: &mut HashMap<usize, Value>) -> Value {
+    let id = container_id(v);
+    if let Some(bound) = id.and_then(|id| done.get(&id)) {
+        return bound.clone();
+    }
+    let out = match v {
         Value::Str(s) if s.starts_with('$') => {
             let name = &s[1..];
             match args.get(&Value::str(name)) {
@@ -89,16 +99,22 @@ fn bind(v: &Value, args: &Dict) -> Value {
                 None => Value::str(&format_fields(name, args)),
             }
         }
-        Value::List(l) => Value::list(l.iter().map(|x| bind(x, args)).collect()),
-        Value::Dict(d) => {
+        Value::List(l) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            Value::list(l.iter().map(|x| bind(x, args, done)).collect())
+        }),
+        Value::Dict(d) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
             let mut m = Dict::new();
             for (k, x) in d.iter() {
-                m.insert(bind(k, args), bind(x, args));
+                m.insert(bind(k, args, done), bind(x, args, done));
             }
             Value::dict(m)
-        }
+        }),
         other => other.clone(),
+    };
+    if let Some(id) = id {
+        done.insert(id, out.clone());
     }
+    out
 }
 
 fn pointer(path: &str) -> Vec<String> {
@@ -108,6 +124,37 @@ fn pointer(path: &str) -> Vec<String> {
         .collect()
 }
 
+/// The item at `seg` of a list or dict (`-` is past a list's end).
+fn child(doc: &Value, seg: &str) -> Option<Value> {
+    match doc {
+        Value::Dict(d) => d.get(&Value::str(seg)).cloned(),
+        Value::List(l) => l.get(seg.parse::<usize>().ok()?).cloned(),
+        _ => None,
+    }
+}
+
+/// A copy of a list or dict with `item` at `seg` (which [`child`] found).
+fn with_child(doc: &Value, seg: &str, item: Value) -> Value {
+    match doc {
+        Value::Dict(d) => {
+            let mut m = (**d).clone();
+            m.insert(Value::str(seg), item);
+            Value::dict(m)
+        }
+        Value::List(l) => {
+            let mut items = (**l).clone();
+            if let Some(slot) = seg.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
+                *slot = item;
+            }
+            Value::list(items)
+        }
+        other => other.clone(),
+    }
+}
+
+/// A JSON patch operation at `path`. Loops rather than recursing: the path
+/// and the document may both be as long and as deep as running code makes
+/// them.
 fn patch_at(doc: &Value, path: &[String], op: &str, value: &Value) -> Result<Value, Exc> {
     let bad = || {
         Exc::native(
@@ -116,68 +163,65 @@ fn patch_at(doc: &Value, path: &[String], op: &str, value: &Value) -> Result<Val
             format!("cannot {op} at path"),
         )
     };
-    let Some((first, rest)) = path.split_first() else {
+    let Some((last, parents)) = path.split_last() else {
         return match op {
             "add" | "replace" => Ok(value.clone()),
             _ => Err(bad()),
         };
     };
-    match doc {
+    // The containers along the path, the document first.
+    let mut chain = vec![doc.clone()];
+    for seg in parents {
+        let next = chain.last().and_then(|c| child(c, seg)).ok_or_else(bad)?;
+        chain.push(next);
+    }
+    let target = chain.pop().ok_or_else(bad)?;
+    let mut out = match &target {
         Value::Dict(d) => {
             let mut m = (**d).clone();
-            let key = Value::str(first);
-            if rest.is_empty() {
-                match op {
-                    "add" | "replace" => {
-                        m.insert(key, value.clone());
-                    }
-                    "remove" => {
-                        m.shift_remove(&key).ok_or_else(bad)?;
-                    }
-                    _ => return Err(bad()),
+            let key = Value::str(last);
+            match op {
+                "add" | "replace" => {
+                    m.insert(key, value.clone());
                 }
-            } else {
-                let cur = m.get(&key).cloned().ok_or_else(bad)?;
-                m.insert(key, patch_at(&cur, rest, op, value)?);
+                "remove" => {
+                    m.shift_remove(&key).ok_or_else(bad)?;
+                }
+                _ => return Err(bad()),
             }
-            Ok(Value::dict(m))
+            Value::dict(m)
         }
         Value::List(l) => {
             let mut items = (**l).clone();
-            let idx = if first == "-" {
+            let idx = if last == "-" {
                 items.len()
             } else {
-                first.parse::<usize>().map_err(|_| bad())?
+                last.parse::<usize>().map_err(|_| bad())?
             };
-            if rest.is_empty() {
-                match op {
-                    "add" if idx <= items.len() => items.insert(idx, value.clone()),
-                    "replace" if idx < items.len() => items[idx] = value.clone(),
-                    "remove" if idx < items.len() => {
-                        items.remove(idx);
-                    }
-                    _ => return Err(bad()),
+            match op {
+                "add" if idx <= items.len() => items.insert(idx, value.clone()),
+                "replace" if idx < items.len() => items[idx] = value.clone(),
+                "remove" if idx < items.len() => {
+                    items.remove(idx);
                 }
-            } else {
-                let cur = items.get(idx).cloned().ok_or_else(bad)?;
-                items[idx] = patch_at(&cur, rest, op, value)?;
+                _ => return Err(bad()),
             }
-            Ok(Value::list(items))
+            Value::list(items)
         }
-        _ => Err(bad()),
+        _ => return Err(bad()),
+    };
+    for (container, seg) in chain.iter().rev().zip(parents.iter().rev()) {
+        out = with_child(container, seg, out);
     }
+    Ok(out)
 }
 
 fn get_at(doc: &Value, path: &[String]) -> Option<Value> {
-    let Some((first, rest)) = path.split_first() else {
-        return Some(doc.clone());
-    };
-    let next = match doc {
-        Value::Dict(d) => d.get(&Value::str(first)).cloned()?,
-        Value::List(l) => l.get(first.parse::<usize>().ok()?).cloned()?,
-        _ => return None,
-    };
-    get_at(&next, rest)
+    let mut cur = doc.clone();
+    for seg in path {
+        cur = child(&cur, seg)?;
+    }
+    Some(cur)
 }
 
 fn field(d: &Value, k: &str) -> Value {
@@ -225,7 +269,7 @@ fn register_data_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
             let Value::Dict(m) = a.v(1) else {
                 return Ok(a.v(0).clone());
             };
-            Ok(bind(a.v(0), m))
+            Ok(bind(a.v(0), m, &mut HashMap::new()))
         }),
     );
 }
@@ -363,5 +407,46 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
                 }),
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mapping() -> Dict {
+        let mut m = Dict::new();
+        m.insert(Value::str("x"), Value::Int(7));
+        m
+    }
+
+    #[test]
+    fn bind_reaches_the_bottom_of_a_value_nested_200_000_deep() {
+        let mut v = Value::str("$x");
+        for _ in 0..200_000 {
+            v = Value::list(vec![v]);
+        }
+        let mut out = bind(&v, &mapping(), &mut HashMap::new());
+        for _ in 0..200_000 {
+            let Value::List(l) = &out else {
+                panic!("not a list")
+            };
+            let inner = l[0].clone();
+            out = inner;
+        }
+        assert_eq!(out, Value::Int(7));
+    }
+
+    #[test]
+    fn bind_shares_what_its_argument_shares() {
+        let mut v = Value::str("$x");
+        for _ in 0..60 {
+            v = Value::list(vec![v.clone(), v]);
+        }
+        let out = bind(&v, &mapping(), &mut HashMap::new());
+        let Value::List(l) = &out else {
+            panic!("not a list")
+        };
+        assert_eq!(container_id(&l[0]), container_id(&l[1]));
     }
 }
