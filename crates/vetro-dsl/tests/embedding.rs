@@ -196,3 +196,48 @@ Methods:
         );
     }
 }
+
+/// Static property values are the session's, kept in its object store: the
+/// program a library builds for a session does not change as code runs, and
+/// a second session starts from the property's default again.
+#[test]
+fn static_property_values_belong_to_the_session() {
+    const STATICS: &str = r#"
+Name: demo.Main
+Properties:
+  count: {Contract: $.int(), Usage: Static, Default: 10}
+Methods:
+  deploy:
+    Body:
+      - $.count: $.count + 1
+      - Return: $.count
+"#;
+    let mut files = PackageFiles::new();
+    files.insert("manifest.yaml".into(), MANIFEST.as_bytes().to_vec());
+    files.insert("Classes/Main.yaml".into(), STATICS.as_bytes().to_vec());
+    let mut sources = SourceMap::new();
+    let package = Package::load_files("statics.zip", files, &mut sources);
+    let lib = Library::from_packages(vec![package], sources);
+    assert!(lib.problems().is_empty(), "{:?}", lib.problems());
+    for _ in 0..2 {
+        assert_eq!(run(&lib, "deploy").unwrap(), json!(11));
+    }
+    let rt = lib.session();
+    let root = rt
+        .load_model(&json!({"?": {"id": "s1", "type": "demo.Main"}}))
+        .unwrap()
+        .unwrap();
+    assert_eq!(rt.objects.static_value("demo.Main", "count"), None);
+    let r = rt.call_method(
+        &root.value(),
+        "deploy",
+        Vec::new(),
+        Vec::new(),
+        vetro_dsl::runtime::call::CallKind::External,
+    );
+    assert_eq!(r.ok(), Some(vetro_yaql::Value::Int(11)));
+    assert_eq!(
+        rt.objects.static_value("demo.Main", "count"),
+        Some(vetro_yaql::Value::Int(11))
+    );
+}

@@ -258,9 +258,7 @@ impl Rt {
                 }
             }
         }
-        for c in self.program.built_classes() {
-            values.extend(c.statics.borrow().values().cloned());
-        }
+        values.extend(self.objects.static_values());
         for v in values {
             crate::runtime::model::collect_objects(&v, &mut out);
         }

@@ -291,7 +291,7 @@ impl Rt {
         kwargs: &[(String, Value)],
     ) -> Option<Result<Value, Exc>> {
         self.program
-            .source
+            .source()
             .natives
             .call(&super::natives::NativeCall {
                 rt: self,

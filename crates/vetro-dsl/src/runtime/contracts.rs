@@ -61,7 +61,7 @@ impl Rt {
                         return self.run_plan(&plan, value, class, owner);
                     }
                 }
-                let ctx = self.program.contract_layer.child();
+                let ctx = self.program.contract_layer().child();
                 ctx.set("1", value);
                 let this = match owner {
                     Some(o) => o.value(),
@@ -84,7 +84,7 @@ impl Rt {
             Data::List(items, _) => self.list_contract(items, value, class, owner, walk),
             Data::Map(entries, _) => self.dict_contract(entries, value, class, owner, walk),
             literal => {
-                let want = self.eval_data(literal, &self.program.contract_layer)?;
+                let want = self.eval_data(literal, self.program.contract_layer())?;
                 if want == value {
                     Ok(value)
                 } else {
@@ -180,7 +180,7 @@ impl Rt {
             if k.as_expr().is_some() {
                 continue;
             }
-            let key = self.eval_data(k, &self.program.contract_layer)?;
+            let key = self.eval_data(k, self.program.contract_layer())?;
             let v = dict.get(&key).cloned().unwrap_or(Value::Null);
             walk.tick()?;
             let v = self.contract(spec, v, class, owner, walk)?;
@@ -214,7 +214,7 @@ fn owner_of(c: &Call) -> Option<Rc<Object>> {
 
 /// Register the contract functions on the contract layer.
 pub fn register_contract_functions(rt: &Rc<Rt>) {
-    let layer = rt.program.contract_layer.clone();
+    let layer = rt.program.contract_layer().clone();
     let w = Rc::downgrade(rt);
     let reg = |name: &str, sig: &str, f: Box<ContractFn>| {
         let w = w.clone();

@@ -386,7 +386,7 @@ impl Rt {
         }
         let base = self
             .program
-            .yaql
+            .yaql()
             .evaluate_in(
                 &vetro_yaql::Expression {
                     source: Rc::from(target),

@@ -100,7 +100,7 @@ fn find_extension(rt: &Rt, scope: &Rc<Class>, name: &str) -> Option<Rc<Class>> {
                 return Some(c);
             }
         }
-        if rt.program.source.natives.has_extension(&c.name, name) {
+        if rt.program.source().natives.has_extension(&c.name, name) {
             return Some(c);
         }
     }
@@ -144,7 +144,7 @@ fn register_dispatchers(rt: &Rc<Rt>, r: &Reg) {
     // Method dispatchers for every method name a loaded class defines.
     let mut names = BTreeSet::new();
     let mut ext_names = BTreeSet::new();
-    for (def, _) in rt.program.source.defs.values() {
+    for (def, _) in rt.program.source().defs.values() {
         for (n, m) in &def.methods {
             names.insert(n.clone());
             if m.usage == MethodUsage::Extension {
@@ -152,16 +152,16 @@ fn register_dispatchers(rt: &Rc<Rt>, r: &Reg) {
             }
         }
     }
-    for n in rt.program.source.natives.undeclared_methods() {
+    for n in rt.program.source().natives.undeclared_methods() {
         names.insert(n.to_string());
     }
     for n in ["getValue", "setValue", "invoke", "ancestors"] {
         names.insert(n.to_string());
     }
-    for n in rt.program.source.natives.extension_names() {
+    for n in rt.program.source().natives.extension_names() {
         ext_names.insert(n.to_string());
     }
-    let host = rt.program.yaql.host_context().clone();
+    let host = rt.program.yaql().host_context().clone();
     for name in &names {
         let lazy_clash = host
             .candidates(name, true)

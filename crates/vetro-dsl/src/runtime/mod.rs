@@ -8,8 +8,9 @@
 //!   its natives, the configuration, and caches derived from the code alone
 //!   (classes built on first use, native plans of contract expressions).
 //! - [`objects::ObjectStore`]: the objects by id, id generation, the root,
-//!   construction batches (the order objects are destroyed in), attributes,
-//!   exception objects, interned `typeinfo()` values, `trace()` values.
+//!   construction batches (the order objects are destroyed in), static
+//!   property values, attributes, exception objects, interned `typeinfo()`
+//!   values, `trace()` values.
 //! - [`loading::ModelLoad`]: the model load in progress (models by id, the
 //!   objects built from them, deferred `.init` calls, dry runs).
 //! - [`frames::CallStack`]: the running methods (stack traces, call depth,
@@ -178,7 +179,7 @@ impl Rt {
         funcs::register_all(&rt);
         sysfuncs::register(&rt);
         contracts::register_contract_functions(&rt);
-        for hook in &rt.program.source.session_hooks {
+        for hook in &rt.program.source().session_hooks {
             hook(&rt);
         }
         rt

@@ -309,7 +309,7 @@ impl Rt {
                 let given = dict_get(props, &pname).cloned();
                 let config = self
                     .program
-                    .config
+                    .config()
                     .get(&class.name)
                     .and_then(|c| c.get(&pname))
                     .map(|j| self.decode(j));

@@ -1,8 +1,9 @@
 //! The object store of a session: every live object by id, the root of the
 //! loaded model, object ids, construction batches (which fix the order in
-//! which objects are destroyed together), and what the session keeps per
-//! object: attributes, the exceptions behind exception objects, interned
-//! `typeinfo()` values, and the traces of `trace()`.
+//! which objects are destroyed together), the values of static properties,
+//! and what the session keeps per object: attributes, the exceptions behind
+//! exception objects, interned `typeinfo()` values, and the traces of
+//! `trace()`.
 //!
 //! Collecting garbage and destroying objects run methods, so they are the
 //! executor's (`gc.rs`), over this store.
@@ -37,6 +38,8 @@ pub struct ObjectStore {
     type_infos: RefCell<HashMap<String, Value>>,
     /// Values given to `trace()`.
     traces: RefCell<Vec<Value>>,
+    /// Static property values: by declaring class name, by property name.
+    statics: RefCell<HashMap<String, HashMap<String, Value>>>,
 }
 
 impl Default for ObjectStore {
@@ -55,6 +58,7 @@ impl Default for ObjectStore {
             exc_objects: RefCell::new(HashMap::new()),
             type_infos: RefCell::new(HashMap::new()),
             traces: RefCell::new(Vec::new()),
+            statics: RefCell::new(HashMap::new()),
         }
     }
 }
@@ -113,6 +117,32 @@ impl ObjectStore {
 
     pub fn set_root(&self, root: Option<Rc<Object>>) {
         *self.root.borrow_mut() = root;
+    }
+
+    // ----- static properties -----
+
+    /// The value of static property `name` declared by class `class`, once
+    /// it has one (its default is evaluated on first read).
+    pub fn static_value(&self, class: &str, name: &str) -> Option<Value> {
+        self.statics.borrow().get(class)?.get(name).cloned()
+    }
+
+    /// Set static property `name` declared by class `class`.
+    pub fn set_static(&self, class: &str, name: &str, value: Value) {
+        self.statics
+            .borrow_mut()
+            .entry(class.to_string())
+            .or_default()
+            .insert(name.to_string(), value);
+    }
+
+    /// Every static property value (roots of the object graph).
+    pub fn static_values(&self) -> Vec<Value> {
+        self.statics
+            .borrow()
+            .values()
+            .flat_map(|by_name| by_name.values().cloned())
+            .collect()
     }
 
     // ----- construction batches -----

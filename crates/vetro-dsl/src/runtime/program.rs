@@ -3,7 +3,8 @@
 //! session starts), the class source with its natives, the configuration,
 //! and caches derived from the code alone: classes built from their
 //! definitions on first use and native plans of contract expressions.
-//! (Static property values live on the classes, in [`Class::statics`].)
+//! (Static property values are the session's, in its object store: see
+//! [`ObjectStore::static_value`](super::objects::ObjectStore::static_value).)
 
 use super::contract_plan::{self, PlanCache, Step};
 use super::limits::Watch;
@@ -21,17 +22,17 @@ pub struct Program {
     /// The YAQL engine of format 1.0/1.1 classes: the standard library with
     /// the legacy layer, dicts iterable (Murano's `ENGINE_10`). It also
     /// parses every expression (both engines have the same parser).
-    pub yaql: Engine,
+    yaql: Engine,
     /// The YAQL engine of format 1.2+ classes: the standard library alone
     /// (Murano's `ENGINE_12`).
-    pub yaql_std: Engine,
-    pub source: ClassSource,
+    yaql_std: Engine,
+    source: ClassSource,
     /// Property values by class name for `Usage: Config` properties.
-    pub config: serde_json::Value,
+    config: serde_json::Value,
     /// Whether the parser lacks a prefix `:` (then `:Name` is rewritten).
     rewrite_colon: bool,
     /// The context contract expressions are evaluated in.
-    pub contract_layer: Rc<Context>,
+    contract_layer: Rc<Context>,
     /// Native plans of contract expressions, by text (`None`: use YAQL).
     contract_plans: RefCell<PlanCache>,
     /// Classes built so far, by name.
@@ -75,6 +76,28 @@ impl Program {
             contract_plans: RefCell::new(HashMap::new()),
             classes: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// The engine of format 1.0/1.1 classes, which also parses every
+    /// expression.
+    pub fn yaql(&self) -> &Engine {
+        &self.yaql
+    }
+
+    /// The class definitions and natives the program runs.
+    pub fn source(&self) -> &ClassSource {
+        &self.source
+    }
+
+    /// The configuration: property values by class name for `Usage: Config`
+    /// properties.
+    pub fn config(&self) -> &serde_json::Value {
+        &self.config
+    }
+
+    /// The context contract expressions are evaluated in.
+    pub fn contract_layer(&self) -> &Rc<Context> {
+        &self.contract_layer
     }
 
     // ----- classes -----
@@ -175,7 +198,6 @@ impl Program {
             parents,
             pkg,
             ancestors,
-            statics: RefCell::new(HashMap::new()),
             handle: RefCell::new(std::rc::Weak::new()),
         });
         self.classes

@@ -74,8 +74,8 @@ impl Rt {
     /// A static property (initialised lazily from its Default).
     pub fn get_static(&self, class: &Rc<Class>, name: &str) -> Result<Value, Exc> {
         let (decl, p) = self.static_decl(class, name)?;
-        if let Some(v) = decl.statics.borrow().get(name) {
-            return Ok(v.clone());
+        if let Some(v) = self.objects.static_value(&decl.name, name) {
+            return Ok(v);
         }
         let ctx = self.program.frame_context(&decl, &decl.type_value(), "");
         let v = match &p.default {
@@ -89,9 +89,7 @@ impl Rt {
             None,
             &format!("{}.{name}", decl.name),
         )?;
-        decl.statics
-            .borrow_mut()
-            .insert(name.to_string(), v.clone());
+        self.objects.set_static(&decl.name, name, v.clone());
         Ok(v)
     }
 
@@ -113,7 +111,7 @@ impl Rt {
                 None,
                 &format!("{}.{name}", decl.name),
             )?;
-            decl.statics.borrow_mut().insert(name.to_string(), v);
+            self.objects.set_static(&decl.name, name, v);
             return Ok(());
         }
         let Some((obj, _)) = as_object(recv) else {
@@ -132,7 +130,7 @@ impl Rt {
                     None,
                     &format!("{}.{name}", decl.name),
                 )?;
-                decl.statics.borrow_mut().insert(name.to_string(), v);
+                self.objects.set_static(&decl.name, name, v);
                 return Ok(());
             }
             if !init && !obj.initializing.get() {

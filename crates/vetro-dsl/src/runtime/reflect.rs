@@ -214,7 +214,7 @@ impl Rt {
                 "meta" => Value::list(Vec::new()),
                 "types" => Value::list(
                     self.program
-                        .source
+                        .source()
                         .defs
                         .iter()
                         .filter(|(_, (_, p))| p.name == c.pkg.name)

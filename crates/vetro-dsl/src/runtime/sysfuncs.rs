@@ -390,13 +390,13 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
     ] {
         if rt
             .program
-            .yaql
+            .yaql()
             .host_context()
             .candidates(name, false)
             .is_empty()
         {
             let n = name.to_string();
-            rt.program.yaql.register(host_def(
+            rt.program.yaql().register(host_def(
                 w,
                 name,
                 Form::Function,

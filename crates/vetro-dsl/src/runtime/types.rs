@@ -33,8 +33,6 @@ pub struct Class {
     pub pkg: std::sync::Arc<PkgInfo>,
     /// Breadth-first ancestors (without the class itself), each once.
     pub ancestors: Vec<Rc<Class>>,
-    /// Static property values of this declaring class.
-    pub statics: RefCell<HashMap<String, Value>>,
     /// The class's type value while one is alive (weak: a strong handle
     /// would point back at the class and keep both alive forever).
     pub handle: RefCell<Weak<TypeHandle>>,
