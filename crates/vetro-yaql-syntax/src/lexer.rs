@@ -76,6 +76,7 @@ pub fn tokenize(src: &str, colon: bool) -> Result<Vec<Token<'_>>> {
 
 /// A cursor over the source: positions are byte offsets, characters are
 /// decoded only where the text is not ASCII.
+#[derive(Clone, Copy)]
 struct Cursor<'a> {
     src: &'a str,
     bytes: &'a [u8],
@@ -123,105 +124,171 @@ pub fn tokenize_ops<'a>(
     is_op: bool,
     table: Option<&OperatorTable>,
 ) -> Result<Vec<Token<'a>>> {
-    let cur = Cursor {
-        src,
-        bytes: src.as_bytes(),
-    };
-    let n = src.len();
-    let mut out = Vec::with_capacity(n / 3 + 2);
-    let mut i = 0;
-    while i < n {
-        let pos = i;
-        let Some(c) = cur.at(i) else { break };
-        if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
-            i += 1;
-            continue;
+    let mut lexer = Lexer::new(src, colon, is_op, table);
+    let mut out = Vec::with_capacity(src.len() / 3 + 2);
+    loop {
+        lexer.advance()?;
+        let span = lexer.token.span;
+        let tok = std::mem::replace(&mut lexer.token.tok, Tok::Eof);
+        let end = tok == Tok::Eof;
+        out.push(Token { tok, span });
+        if end {
+            return Ok(out);
         }
-        let (tok, end) = token_at(&cur, pos, c, colon, is_op, table)?;
-        out.push(Token {
-            tok,
-            span: Span::new(pos, end),
-        });
-        i = end;
     }
-    out.push(Token {
-        tok: Tok::Eof,
-        span: Span::new(n, n),
-    });
-    Ok(out)
 }
 
-/// The token starting with character `c` at byte `i`, and the offset after it.
-fn token_at<'a>(
-    cur: &Cursor<'a>,
+/// Reads the tokens of a text one at a time, as the parser asks for them
+/// (no list of tokens is built). The current token is written in place:
+/// the parser looks at it where it is, instead of copying a returned one.
+#[derive(Clone)]
+pub(crate) struct Lexer<'a, 't> {
+    cur: Cursor<'a>,
+    /// The offset where the next token's search starts.
     i: usize,
-    c: char,
     colon: bool,
     is_op: bool,
-    table: Option<&OperatorTable>,
-) -> Result<(Tok<'a>, usize)> {
-    let src = cur.src;
-    if c == '$' {
-        let j = cur.word_end(i + 1);
-        return Ok((Tok::Dollar(&src[i + 1..j]), j));
-    }
-    if c.is_ascii_digit() {
-        return lex_number(cur, i);
-    }
-    if is_word(c) {
-        // identifiers start with a letter or underscore (digits handled above)
-        let j = cur.word_end(i);
-        let name = &src[i..j];
-        if cur.bytes.get(j) == Some(&b'(') {
-            return Ok((Tok::Func(name), j + 1));
+    table: Option<&'t OperatorTable>,
+    /// The token read last: [`Tok::Eof`] at the end of the text (and
+    /// before the first [`Lexer::advance`]).
+    pub(crate) token: Token<'a>,
+}
+
+impl<'a, 't> Lexer<'a, 't> {
+    pub(crate) fn new(
+        src: &'a str,
+        colon: bool,
+        is_op: bool,
+        table: Option<&'t OperatorTable>,
+    ) -> Lexer<'a, 't> {
+        Lexer {
+            cur: Cursor {
+                src,
+                bytes: src.as_bytes(),
+            },
+            i: 0,
+            colon,
+            is_op,
+            table,
+            token: Token {
+                tok: Tok::Eof,
+                span: Span::default(),
+            },
         }
-        if name.starts_with("__") {
-            return Err(SyntaxError::lexical(
-                format!("Lexical error: illegal identifier '{}'", name),
-                i,
-            ));
+    }
+
+    /// Read the next token into `token`; [`Tok::Eof`] at the end of the
+    /// text, and again on every later call.
+    pub(crate) fn advance(&mut self) -> Result<()> {
+        let bytes = self.cur.bytes;
+        while matches!(bytes.get(self.i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            self.i += 1;
         }
-        let tok = match (name, table) {
-            (_, Some(t)) if t.is_word_operator(name) => Tok::Op(name),
-            (_, Some(_)) => Tok::Word(name),
-            ("and", None) => Tok::Op("and"),
-            ("or", None) => Tok::Op("or"),
-            ("not", None) => Tok::Op("not"),
-            ("in", None) => Tok::Op("in"),
-            ("mod", None) => Tok::Op("mod"),
-            ("is", None) if is_op => Tok::Op("is"),
-            _ => Tok::Word(name),
+        let start = self.i;
+        match self.cur.at(start) {
+            Some(c) => self.token_at(start, c),
+            None => {
+                self.set(Tok::Eof, start, start);
+                Ok(())
+            }
+        }
+    }
+
+    /// The first lexical error in the rest of the text, if any.
+    pub(crate) fn check_rest(mut self) -> Result<()> {
+        while self.token.tok != Tok::Eof {
+            self.advance()?;
+        }
+        Ok(())
+    }
+
+    /// Make `tok`, written from `start` to `end`, the current token.
+    #[inline]
+    fn set(&mut self, tok: Tok<'a>, start: usize, end: usize) {
+        self.i = end;
+        self.token = Token {
+            tok,
+            span: Span::new(start, end),
         };
-        return Ok((tok, j));
     }
-    if c == '\'' || c == '"' || c == '`' {
-        let (s, j) = lex_string(src, i)?;
-        return Ok((Tok::Str(s), j));
-    }
-    let simple = match c {
-        '(' => Some(Tok::LParen),
-        ')' => Some(Tok::RParen),
-        '[' => Some(Tok::LBracket),
-        ']' => Some(Tok::RBracket),
-        '{' => Some(Tok::LBrace),
-        '}' => Some(Tok::RBrace),
-        ',' => Some(Tok::Comma),
-        _ => None,
-    };
-    if let Some(tok) = simple {
-        return Ok((tok, i + 1));
-    }
-    let rest = &src[i..];
-    let op = match table {
-        Some(t) => t.match_symbol(rest),
-        None => builtin_symbol(rest.as_bytes(), colon),
-    };
-    match op {
-        Some(op) => Ok((Tok::Op(op), i + op.len())),
-        None => Err(SyntaxError::lexical(
-            format!("Lexical error: illegal character '{}'", c),
-            i,
-        )),
+
+    /// Read the token starting with character `c` at byte `i`.
+    #[inline]
+    fn token_at(&mut self, i: usize, c: char) -> Result<()> {
+        let cur = self.cur;
+        let src = cur.src;
+        if c == '$' {
+            let j = cur.word_end(i + 1);
+            self.set(Tok::Dollar(&src[i + 1..j]), i, j);
+            return Ok(());
+        }
+        if c.is_ascii_digit() {
+            let (tok, j) = lex_number(&cur, i)?;
+            self.set(tok, i, j);
+            return Ok(());
+        }
+        if is_word(c) {
+            // identifiers start with a letter or underscore (digits handled above)
+            let j = cur.word_end(i);
+            let name = &src[i..j];
+            if cur.bytes.get(j) == Some(&b'(') {
+                self.set(Tok::Func(name), i, j + 1);
+                return Ok(());
+            }
+            if name.starts_with("__") {
+                return Err(SyntaxError::lexical(
+                    format!("Lexical error: illegal identifier '{}'", name),
+                    i,
+                ));
+            }
+            let tok = match (name, self.table) {
+                (_, Some(t)) if t.is_word_operator(name) => Tok::Op(name),
+                (_, Some(_)) => Tok::Word(name),
+                ("and", None) => Tok::Op("and"),
+                ("or", None) => Tok::Op("or"),
+                ("not", None) => Tok::Op("not"),
+                ("in", None) => Tok::Op("in"),
+                ("mod", None) => Tok::Op("mod"),
+                ("is", None) if self.is_op => Tok::Op("is"),
+                _ => Tok::Word(name),
+            };
+            self.set(tok, i, j);
+            return Ok(());
+        }
+        if c == '\'' || c == '"' || c == '`' {
+            let (s, j) = lex_string(src, i)?;
+            self.set(Tok::Str(s), i, j);
+            return Ok(());
+        }
+        let simple = match c {
+            '(' => Some(Tok::LParen),
+            ')' => Some(Tok::RParen),
+            '[' => Some(Tok::LBracket),
+            ']' => Some(Tok::RBracket),
+            '{' => Some(Tok::LBrace),
+            '}' => Some(Tok::RBrace),
+            ',' => Some(Tok::Comma),
+            _ => None,
+        };
+        if let Some(tok) = simple {
+            self.set(tok, i, i + 1);
+            return Ok(());
+        }
+        let rest = &src[i..];
+        let op = match self.table {
+            Some(t) => t.match_symbol(rest),
+            None => builtin_symbol(rest.as_bytes(), self.colon),
+        };
+        match op {
+            Some(op) => {
+                self.set(Tok::Op(op), i, i + op.len());
+                Ok(())
+            }
+            None => Err(SyntaxError::lexical(
+                format!("Lexical error: illegal character '{}'", c),
+                i,
+            )),
+        }
     }
 }
 

@@ -24,7 +24,7 @@ pub(super) trait Build<'a> {
     type Node;
     type Args: Default;
     /// A literal, bare word or `$variable`.
-    fn leaf(tok: Tok<'a>, span: Span) -> Self::Node;
+    fn leaf(tok: &Tok<'a>, span: Span) -> Self::Node;
     fn call(name: Name<'a>, args: Self::Args, span: Span, at: usize) -> Self::Node;
     fn method(
         recv: Self::Node,
@@ -37,6 +37,9 @@ pub(super) trait Build<'a> {
     fn dot(recv: Self::Node, rhs: Self::Node, safe: bool, span: Span, at: usize) -> Self::Node;
     /// `( e )`; the span includes the parentheses.
     fn parenthesized(e: Self::Node, span: Span) -> Self::Node;
+    /// An argument list for `n` arguments (for a call whose count is
+    /// known, such as an operator's).
+    fn args(n: usize) -> Self::Args;
     fn pos(args: &mut Self::Args, e: Self::Node);
     fn named(args: &mut Self::Args, key: Self::Node, value: Self::Node);
     fn omitted(args: &mut Self::Args);
@@ -49,7 +52,7 @@ impl<'a> Build<'a> for Tree {
     type Node = Expr;
     type Args = Vec<Arg>;
 
-    fn leaf(tok: Tok<'a>, span: Span) -> Expr {
+    fn leaf(tok: &Tok<'a>, span: Span) -> Expr {
         let kind = match tok {
             Tok::Int(text) => ExprKind::Const(match text.parse::<i64>() {
                 Ok(i) => Literal::Int(i),
@@ -58,13 +61,13 @@ impl<'a> Build<'a> for Tree {
                     Err(_) => Literal::Int(0),
                 },
             }),
-            Tok::Float(f) => ExprKind::Const(Literal::Float(f)),
-            Tok::Str(s) => ExprKind::Const(Literal::Str(Rc::from(s))),
+            Tok::Float(f) => ExprKind::Const(Literal::Float(*f)),
+            Tok::Str(s) => ExprKind::Const(Literal::Str(Rc::from(&**s))),
             Tok::Word("true") => ExprKind::Const(Literal::Bool(true)),
             Tok::Word("false") => ExprKind::Const(Literal::Bool(false)),
             Tok::Word("null") => ExprKind::Const(Literal::Null),
-            Tok::Word(w) => ExprKind::Keyword(Rc::from(w)),
-            Tok::Dollar(name) => ExprKind::Var(Rc::from(if name.is_empty() { "1" } else { name })),
+            Tok::Word(w) => ExprKind::Keyword(Rc::from(*w)),
+            Tok::Dollar(name) => ExprKind::Var(Rc::from(if name.is_empty() { "1" } else { *name })),
             // the grammar hands only the tokens above
             _ => ExprKind::Const(Literal::Null),
         };
@@ -119,6 +122,10 @@ impl<'a> Build<'a> for Tree {
         }
     }
 
+    fn args(n: usize) -> Vec<Arg> {
+        Vec::with_capacity(n)
+    }
+
     fn pos(args: &mut Vec<Arg>, e: Expr) {
         args.push(Arg::Pos(Rc::new(e)));
     }
@@ -139,11 +146,12 @@ impl<'a> Build<'a> for Check {
     type Node = ();
     type Args = ();
 
-    fn leaf(_: Tok<'a>, _: Span) {}
+    fn leaf(_: &Tok<'a>, _: Span) {}
     fn call(_: Name<'a>, _: (), _: Span, _: usize) {}
     fn method(_: (), _: &'a str, _: (), _: bool, _: Span, _: usize) {}
     fn dot(_: (), _: (), _: bool, _: Span, _: usize) {}
     fn parenthesized(_: (), _: Span) {}
+    fn args(_: usize) {}
     fn pos(_: &mut (), _: ()) {}
     fn named(_: &mut (), _: (), _: ()) {}
     fn omitted(_: &mut ()) {}

@@ -4,9 +4,10 @@
 
 mod build;
 
+use crate::ast::offset;
 pub use crate::ast::{Arg, Expr, ExprKind, Literal, Span};
-use crate::error::{Result, SyntaxError};
-use crate::lexer::{tokenize_ops, Tok, Token};
+use crate::error::{Result, SyntaxError, SyntaxErrorKind};
+use crate::lexer::{Lexer, Tok};
 use crate::operators::{OpDef, OperatorTable};
 use build::{Build, Check, Name, Tree};
 use std::cell::RefCell;
@@ -49,10 +50,11 @@ fn run<'a, B: Build<'a>>(
     opts: ParserOptions,
     table: Option<&'a OperatorTable>,
 ) -> Result<B::Node> {
-    let tokens = tokenize_ops(src, opts.colon, opts.is_operator, table)?;
+    let mut lexer = Lexer::new(src, opts.colon, opts.is_operator, table);
+    lexer.advance()?;
     let mut p = Parser::<B> {
-        toks: tokens,
-        i: 0,
+        lexer,
+        prev_end: 0,
         opts,
         table,
         depth: 0,
@@ -61,16 +63,26 @@ fn run<'a, B: Build<'a>>(
     if p.peek() == &Tok::Eof {
         return Err(SyntaxError::grammar("Parse error: empty expression", 0));
     }
-    let e = p.expr(0)?;
-    if p.peek() != &Tok::Eof {
-        return Err(p.unexpected());
+    let parsed = p.expr(0).and_then(|e| match p.peek() {
+        Tok::Eof => Ok(e),
+        _ => Err(p.unexpected()),
+    });
+    match parsed {
+        Ok(e) => Ok(e),
+        // A lexical error anywhere in the text comes before a grammar error.
+        Err(err) if err.kind == SyntaxErrorKind::Grammar => {
+            p.lexer.check_rest()?;
+            Err(err)
+        }
+        Err(err) => Err(err),
     }
-    Ok(e)
 }
 
 struct Parser<'a, B> {
-    toks: Vec<Token<'a>>,
-    i: usize,
+    /// The current token, and the ones after it as the grammar moves on.
+    lexer: Lexer<'a, 'a>,
+    /// The offset after the last token moved past.
+    prev_end: u32,
     opts: ParserOptions,
     /// A host's operator table, in place of the built-in operators.
     table: Option<&'a OperatorTable>,
@@ -152,70 +164,49 @@ const NOT_BP: u16 = 40;
 
 impl<'a, B: Build<'a>> Parser<'a, B> {
     fn peek(&self) -> &Tok<'a> {
-        &self.toks[self.i.min(self.toks.len() - 1)].tok
+        &self.lexer.token.tok
+    }
+
+    /// Whether the current token is `t`, a token without text (a bracket,
+    /// a comma).
+    fn at(&self, t: &Tok) -> bool {
+        std::mem::discriminant(self.peek()) == std::mem::discriminant(t)
     }
 
     fn pos(&self) -> usize {
-        self.toks[self.i.min(self.toks.len() - 1)].span.start as usize
-    }
-
-    /// The offset after the last token moved past.
-    fn prev_end(&self) -> usize {
-        self.toks[self.i.saturating_sub(1)].span.end as usize
+        self.lexer.token.span.start as usize
     }
 
     /// The span from `start` to the end of the last token moved past.
     fn span_from(&self, start: usize) -> Span {
-        Span::new(start, self.prev_end())
-    }
-
-    fn next(&mut self) {
-        if self.i < self.toks.len() - 1 {
-            self.i += 1;
+        Span {
+            start: offset(start),
+            end: self.prev_end,
         }
     }
 
-    /// Move past the current token, taking it out of the list (the end
-    /// token stays). `restore` puts a taken token back.
-    fn take(&mut self) -> Tok<'a> {
-        let last = self.toks.len() - 1;
-        if self.i < last {
-            self.i += 1;
-            std::mem::replace(&mut self.toks[self.i - 1].tok, Tok::Eof)
-        } else {
-            Tok::Eof
+    /// Move past the current token (the end of the text stays current).
+    fn next(&mut self) -> Result<()> {
+        if self.at(&Tok::Eof) {
+            return Ok(());
         }
-    }
-
-    fn restore(&mut self, at: usize, tok: Tok<'a>) {
-        if at < self.toks.len() - 1 {
-            self.toks[at].tok = tok;
-        }
-        self.i = at;
+        self.prev_end = self.lexer.token.span.end;
+        self.lexer.advance()
     }
 
     fn unexpected(&self) -> SyntaxError {
         self.unexpected_want("")
     }
 
-    /// An "unexpected token" error; `want` names what would have fitted.
+    /// An "unexpected token" error at the current token; `want` names what
+    /// would have fitted.
     fn unexpected_want(&self, want: &str) -> SyntaxError {
-        let what = match self.peek() {
-            Tok::Eof => "unexpected end of statement".to_string(),
-            t => format!("unexpected {}", describe(t)),
-        };
-        let want = if want.is_empty() {
-            String::new()
-        } else {
-            format!(", expected {want}")
-        };
-        SyntaxError::grammar(format!("Parse error: {what}{want}"), self.pos())
+        unexpected(self.peek(), self.pos(), want)
     }
 
     fn expect(&mut self, t: Tok<'a>) -> Result<()> {
-        if *self.peek() == t {
-            self.next();
-            Ok(())
+        if self.at(&t) {
+            self.next()
         } else {
             Err(self.unexpected_want(&describe(&t)))
         }
@@ -243,7 +234,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         start: usize,
     ) -> Result<B::Node> {
         let at = self.pos();
-        self.next();
+        self.next()?;
         let mut args = B::Args::default();
         B::pos(&mut args, lhs);
         self.args_into(close, &mut args)?;
@@ -277,9 +268,9 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
                 _ => None,
             };
             let at = self.pos();
-            if let Some(def) = self.suffix_here(min_bp) {
-                self.next();
-                let mut args = B::Args::default();
+            if let Some(def) = self.suffix_here(min_bp)? {
+                self.next()?;
+                let mut args = B::args(1);
                 B::pos(&mut args, lhs);
                 lhs = B::call(Name::Table(&def.function), args, self.span_from(start), at);
                 continue;
@@ -290,13 +281,13 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
             if bp <= min_bp {
                 break;
             }
-            self.next();
+            self.next()?;
             if let Some(safe) = dot {
                 lhs = self.dot(lhs, bp, safe, start, at)?;
                 continue;
             }
             let rhs = self.expr(if right { bp - 1 } else { bp })?;
-            let mut args = B::Args::default();
+            let mut args = B::args(2);
             B::pos(&mut args, lhs);
             B::pos(&mut args, rhs);
             lhs = B::call(name, args, self.span_from(start), at);
@@ -307,18 +298,25 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     /// A suffix operator of the host's table at the current token, binding
     /// tighter than `min_bp`. A symbol that is also binary is the binary
     /// operator when a value follows it.
-    fn suffix_here(&self, min_bp: u16) -> Option<&'a OpDef> {
-        let table = self.table?;
-        let Tok::Op(op) = self.peek() else {
-            return None;
+    fn suffix_here(&self, min_bp: u16) -> Result<Option<&'a OpDef>> {
+        let Some(table) = self.table else {
+            return Ok(None);
         };
-        let def = table.suffix(op).filter(|d| d.bp > min_bp)?;
-        if table.binary(op).is_some()
-            && starts_value(&self.toks[(self.i + 1).min(self.toks.len() - 1)].tok, table)
-        {
-            return None;
+        let Tok::Op(op) = self.peek() else {
+            return Ok(None);
+        };
+        let Some(def) = table.suffix(op).filter(|d| d.bp > min_bp) else {
+            return Ok(None);
+        };
+        if table.binary(op).is_some() {
+            // look at the token after this one, without moving past it
+            let mut ahead = self.lexer.clone();
+            ahead.advance()?;
+            if starts_value(&ahead.token.tok, table) {
+                return Ok(None);
+            }
         }
-        Some(def)
+        Ok(Some(def))
     }
 
     /// The right side of `.` / `?.` (written at `at`, the receiver from
@@ -333,7 +331,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     ) -> Result<B::Node> {
         if let Tok::Func(fname) = *self.peek() {
             let name_at = self.pos();
-            self.next();
+            self.next()?;
             let mut args = B::Args::default();
             self.args_into(Tok::RParen, &mut args)?;
             return Ok(B::method(
@@ -352,7 +350,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     /// The operand of a prefix operator written at `start`.
     fn unary(&mut self, name: Name<'a>, bp: u16, start: usize) -> Result<B::Node> {
         let e = self.expr(bp)?;
-        let mut args = B::Args::default();
+        let mut args = B::args(1);
         B::pos(&mut args, e);
         Ok(B::call(name, args, self.span_from(start), start))
     }
@@ -372,13 +370,19 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     }
 
     fn nud(&mut self) -> Result<B::Node> {
-        let index = self.i;
         let start = self.pos();
-        let tok = self.take();
+        if matches!(
+            self.peek(),
+            Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::Word(_) | Tok::Dollar(_)
+        ) {
+            let leaf = B::leaf(self.peek(), self.lexer.token.span);
+            self.next()?;
+            return Ok(leaf);
+        }
+        // the other tokens hold no text of their own: a copy costs nothing
+        let tok = self.peek().clone();
+        self.next()?;
         Ok(match tok {
-            Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::Word(_) | Tok::Dollar(_) => {
-                B::leaf(tok, self.span_from(start))
-            }
             Tok::Func(name) => {
                 let mut args = B::Args::default();
                 self.args_into(Tok::RParen, &mut args)?;
@@ -401,8 +405,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
             }
             Tok::Op(op) if self.table.is_some() => {
                 let Some(def) = self.table.and_then(|t| t.prefix(op)) else {
-                    self.restore(index, Tok::Op(op));
-                    return Err(self.unexpected_want("a value"));
+                    return Err(unexpected(&Tok::Op(op), start, "a value"));
                 };
                 self.unary(Name::Table(&def.function), def.bp, start)?
             }
@@ -411,37 +414,34 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
             // prefix `:Name` binds tighter than a following `.`
             Tok::Op(":") => self.unary(Name::Builtin("#unary_operator_:"), 110, start)?,
             Tok::Op("not") => self.unary(Name::Builtin("#unary_operator_not"), NOT_BP, start)?,
-            other => {
-                self.restore(index, other);
-                return Err(self.unexpected_want("a value"));
-            }
+            other => return Err(unexpected(&other, start, "a value")),
         })
     }
 
     /// Arguments up to the closing token, appended to `args`: positional,
     /// omitted, then named.
     fn args_into(&mut self, close: Tok<'a>, args: &mut B::Args) -> Result<()> {
-        if *self.peek() == close {
-            self.next();
+        if self.at(&close) {
+            self.next()?;
             return Ok(());
         }
         let mut seen_named = false;
         loop {
-            if *self.peek() == Tok::Comma {
+            if self.at(&Tok::Comma) {
                 // omitted positional argument
                 if seen_named {
                     return Err(self.unexpected());
                 }
                 B::omitted(args);
-                self.next();
-                if *self.peek() == close {
+                self.next()?;
+                if self.at(&close) {
                     return Err(self.unexpected_want("an argument"));
                 }
                 continue;
             }
             let e = self.expr(0)?;
             if matches!((self.peek(), self.keyword_op()), (Tok::Op(op), Some(kw)) if *op == kw) {
-                self.next();
+                self.next()?;
                 let v = self.expr(0)?;
                 B::named(args, e, v);
                 seen_named = true;
@@ -454,22 +454,37 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
                 }
                 B::pos(args, e);
             }
-            if *self.peek() == Tok::Comma {
-                self.next();
-                if *self.peek() == close {
+            if self.at(&Tok::Comma) {
+                self.next()?;
+                if self.at(&close) {
                     return Err(self.unexpected_want("an argument"));
                 }
-                if *self.peek() == Tok::Comma {
+                if self.at(&Tok::Comma) {
                     continue;
                 }
-            } else if *self.peek() == close {
-                self.next();
+            } else if self.at(&close) {
+                self.next()?;
                 return Ok(());
             } else {
                 return Err(self.unexpected_want(&format!("',' or {}", describe(&close))));
             }
         }
     }
+}
+
+/// An "unexpected token" error for `tok`, written at `pos`; `want` names
+/// what would have fitted.
+fn unexpected(tok: &Tok, pos: usize, want: &str) -> SyntaxError {
+    let what = match tok {
+        Tok::Eof => "unexpected end of statement".to_string(),
+        t => format!("unexpected {}", describe(t)),
+    };
+    let want = if want.is_empty() {
+        String::new()
+    } else {
+        format!(", expected {want}")
+    };
+    SyntaxError::grammar(format!("Parse error: {what}{want}"), pos)
 }
 
 fn describe(t: &Tok) -> String {

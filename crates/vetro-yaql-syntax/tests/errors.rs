@@ -1,0 +1,82 @@
+//! Which error a text that does not parse gets. The parser reads tokens as
+//! it goes, yet a lexical error anywhere in the text comes before a grammar
+//! error, as when the whole text was split into tokens first.
+
+use vetro_yaql_syntax::operators::{Fixity, OperatorSpec, OperatorTable};
+use vetro_yaql_syntax::{check, parse, parse_with_operators, ParserOptions, SyntaxErrorKind};
+
+fn error(src: &str) -> (SyntaxErrorKind, String, usize) {
+    let opts = ParserOptions::default();
+    let e = parse(src, opts).unwrap_err();
+    assert_eq!(check(src, opts, None).unwrap_err(), e, "check of {src:?}");
+    (e.kind, e.message, e.position)
+}
+
+#[test]
+fn a_lexical_error_after_a_grammar_error_wins() {
+    let lexical = |m: &str, at| (SyntaxErrorKind::Lexical, m.to_string(), at);
+    assert_eq!(
+        error("(1 + ) 'x"),
+        lexical("Lexical error: unterminated string", 7)
+    );
+    assert_eq!(
+        error("1 2 #"),
+        lexical("Lexical error: illegal character '#'", 4)
+    );
+    assert_eq!(
+        error(") __x"),
+        lexical("Lexical error: illegal identifier '__x'", 2)
+    );
+    let deep = format!("{}1 #", "(".repeat(300));
+    assert_eq!(
+        error(&deep),
+        lexical("Lexical error: illegal character '#'", 302)
+    );
+}
+
+#[test]
+fn grammar_errors_keep_their_token_and_position() {
+    let grammar = |m: &str, at| (SyntaxErrorKind::Grammar, m.to_string(), at);
+    assert_eq!(error(""), grammar("Parse error: empty expression", 0));
+    assert_eq!(
+        error("1 +"),
+        grammar(
+            "Parse error: unexpected end of statement, expected a value",
+            3
+        )
+    );
+    assert_eq!(
+        error("f(1 2)"),
+        grammar("Parse error: unexpected number 2, expected ',' or ')'", 4)
+    );
+    assert_eq!(
+        error("[1, )"),
+        grammar("Parse error: unexpected ')', expected a value", 4)
+    );
+    let deep = format!("{}1", "(".repeat(300));
+    assert_eq!(
+        error(&deep),
+        grammar("Parse error: expression nested too deeply", 200)
+    );
+}
+
+#[test]
+fn a_suffix_operator_looks_at_the_next_token() {
+    let specs =
+        [("!", Fixity::Suffix, 0), ("!", Fixity::Left, 1)].map(|(s, fixity, group)| OperatorSpec {
+            symbol: s.to_string(),
+            fixity,
+            group,
+            alias: None,
+        });
+    let table = OperatorTable::new(&specs, None).unwrap();
+    let opts = ParserOptions::default();
+    let name = |src| match parse_with_operators(src, opts, &table).unwrap().kind {
+        vetro_yaql_syntax::ExprKind::Call { name, args, .. } => (name.to_string(), args.len()),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(name("1 ! 2"), ("#operator_!".to_string(), 2));
+    assert_eq!(name("1 !"), ("#unary_operator_!".to_string(), 1));
+    let e = parse_with_operators("1 ! '", opts, &table).unwrap_err();
+    assert_eq!((e.kind, e.position), (SyntaxErrorKind::Lexical, 4));
+}
