@@ -308,3 +308,50 @@ pub fn run<R: BufRead, W: Write>(
         output.flush()?;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A class whose methods build a list nested 201 deep (twenty
+    /// statements nesting ten levels each) and return or trace it.
+    fn deep_class() -> String {
+        let nest = "      - $l: [[[[[[[[[[$l]]]]]]]]]]\n".repeat(20);
+        format!(
+            "Name: Deep\nMethods:\n  nested:\n    Body:\n      - $l: [1]\n{nest}      - Return: $l\n  \
+             traced:\n    Body:\n      - $l: [1]\n{nest}      - trace($l)\n      - trace(2)\n"
+        )
+    }
+
+    /// A value too deep for a JSON reader is an error in the reply (a call's
+    /// exception, a trace's own entry), not a reply the harness cannot read.
+    #[test]
+    fn values_nested_deeper_than_json_readers_go_are_errors_in_the_reply() {
+        let dir = std::env::temp_dir().join(format!("vetro-dsl-batch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("Deep.yaml"), deep_class()).unwrap();
+        let mut batch = Batch::new(Limits::default());
+        let begun = batch.handle(&json!({"op": "begin", "classes_dir": dir.to_str()}));
+        assert_eq!(begun["problems"], json!([]), "{begun}");
+        let model = json!({"?": {"id": "d1", "type": "Deep"}});
+        let loaded = batch.handle(&json!({"op": "load", "session": 1, "model": model}));
+        assert_eq!(loaded["ok"], json!(true), "{loaded}");
+        let call = |batch: &mut Batch, method: &str| {
+            batch.handle(&json!({"op": "call", "session": 1, "method": method,
+                                 "receiver": {"object": "d1"}}))
+        };
+        let reply = call(&mut batch, "nested");
+        assert_eq!(reply["ok"], json!(false), "{reply}");
+        assert_eq!(
+            reply["exception"]["class"],
+            json!("RecursionError"),
+            "{reply}"
+        );
+        let reply = call(&mut batch, "traced");
+        assert_eq!(reply["ok"], json!(true), "{reply}");
+        let traces = reply["traces"].as_array().unwrap();
+        assert_eq!(traces[0]["exception"]["class"], json!("RecursionError"));
+        assert_eq!(traces[1], json!(2));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
