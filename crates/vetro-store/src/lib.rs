@@ -28,7 +28,7 @@ pub use error::StoreError;
 pub use sqlx;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
-use sqlx::{AnyPool, Executor};
+use sqlx::{AnyPool, Connection, Executor};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -89,6 +89,7 @@ impl Store {
             _ => url.to_string(),
         };
         let options = AnyConnectOptions::from_str(&url)?;
+        check_connection(&options, backend).await?;
         let (pool, reader) = match backend {
             Backend::Sqlite => {
                 let pool = sqlite_writer(options.clone()).await?;
@@ -170,6 +171,23 @@ impl Store {
     }
 }
 
+/// Settings of the SQLite writer's connection (see [`sqlite_writer`]).
+const SQLITE_WRITER_PRAGMAS: &str = "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; \
+     PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;";
+
+/// One connection made directly, set up as the writer's, and closed: a
+/// database that cannot be reached, or a file that is not a database, fails
+/// here at once, where a pool would retry the connection until its acquire
+/// timeout.
+async fn check_connection(options: &AnyConnectOptions, backend: Backend) -> Result<()> {
+    let mut conn = sqlx::AnyConnection::connect_with(options).await?;
+    if backend == Backend::Sqlite {
+        conn.execute(SQLITE_WRITER_PRAGMAS).await?;
+    }
+    conn.close().await?;
+    Ok(())
+}
+
 /// Read connections of a SQLite file.
 const SQLITE_READERS: u32 = 4;
 
@@ -184,11 +202,7 @@ async fn sqlite_writer(options: AnyConnectOptions) -> Result<AnyPool> {
         .acquire_timeout(Duration::from_secs(30))
         .after_connect(|conn, _| {
             Box::pin(async move {
-                conn.execute(
-                    "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; \
-                     PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;",
-                )
-                .await?;
+                conn.execute(SQLITE_WRITER_PRAGMAS).await?;
                 Ok(())
             })
         })
