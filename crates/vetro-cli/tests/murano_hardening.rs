@@ -328,9 +328,12 @@ fn integers_beyond_64_bits_in_a_model_are_kept_or_refused() {
             out.stdout
         );
     } else {
-        assert_eq!(out.code, Some(2), "{}", out.stderr);
-        assert!(out.stderr.contains("big.json"), "{}", out.stderr);
-        assert!(out.stderr.contains("64"), "{}", out.stderr);
+        // Invalid input (exit 1), reported as JSON data with --format json.
+        assert_eq!(out.code, Some(1), "{}", out.stderr);
+        let error: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(message.contains("big.json:1:"), "{message}");
+        assert!(message.contains("64"), "{message}");
     }
     assert!(
         !out.stdout.contains("9223372036854775807"),

@@ -12,8 +12,9 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 use vetro_yaql::{Engine, EngineOptions, Error, ErrorKind, Limits, Options, Value};
 
-/// Engine options from a case's `options` object (missing keys take defaults).
-pub fn engine_options(o: &Map<String, J>) -> EngineOptions {
+/// Engine options from a case's `options` object (missing keys take
+/// defaults), with the batch's `limits` and the protocol's 5 s time limit.
+pub fn engine_options(o: &Map<String, J>, limits: &Limits) -> EngineOptions {
     let b = |k: &str, d: bool| o.get(k).and_then(J::as_bool).unwrap_or(d);
     let i = |k: &str, d: i64| o.get(k).and_then(J::as_i64).unwrap_or(d);
     let legacy = b("legacy", false);
@@ -37,7 +38,7 @@ pub fn engine_options(o: &Map<String, J>) -> EngineOptions {
             max_depth: 2000,
             limits: Limits {
                 timeout: Some(Duration::from_secs(5)),
-                ..Default::default()
+                ..limits.clone()
             },
         },
     }
@@ -62,7 +63,7 @@ struct Case<'a> {
 }
 
 /// Answer one case line.
-pub fn run_case(line: &str, engines: &mut HashMap<String, Engine>) -> J {
+pub fn run_case(line: &str, engines: &mut HashMap<String, Engine>, limits: &Limits) -> J {
     let case: Case = match serde_json::from_str(line) {
         Ok(c) => c,
         Err(e) => {
@@ -77,7 +78,7 @@ pub fn run_case(line: &str, engines: &mut HashMap<String, Engine>) -> J {
     let key = serde_json::to_string(opts).unwrap_or_default();
     let engine = engines
         .entry(key)
-        .or_insert_with(|| Engine::new(engine_options(opts)));
+        .or_insert_with(|| Engine::new(engine_options(opts, limits)));
     let result = (|| {
         let data = match case.data {
             Some(d) => decode_str(d.get())?,
@@ -100,10 +101,16 @@ pub fn run_case(line: &str, engines: &mut HashMap<String, Engine>) -> J {
 }
 
 /// Run the protocol: read cases from `input`, write answers to `output`.
-/// A line that is not UTF-8 or not a case is answered with an error and the
-/// batch goes on; a panic while answering a case is answered as an internal
-/// error (and the engines are rebuilt).
-pub fn run(mut input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+/// Every case runs under `limits` (the memory limit of the command line, for
+/// one) and the protocol's own 5 s time limit. A line that is not UTF-8 or
+/// not a case is answered with an error and the batch goes on; a panic while
+/// answering a case is answered as an internal error (and the engines are
+/// rebuilt).
+pub fn run(
+    mut input: impl BufRead,
+    mut output: impl Write,
+    limits: &Limits,
+) -> std::io::Result<()> {
     let mut engines: HashMap<String, Engine> = HashMap::new();
     let mut bytes = Vec::new();
     let mut number = 0usize;
@@ -115,7 +122,7 @@ pub fn run(mut input: impl BufRead, mut output: impl Write) -> std::io::Result<(
         number += 1;
         let answer = match std::str::from_utf8(&bytes) {
             Ok(line) if line.trim().is_empty() => continue,
-            Ok(line) => answer_line(line, &mut engines),
+            Ok(line) => answer_line(line, &mut engines, limits),
             Err(e) => {
                 let id = case_id(&String::from_utf8_lossy(&bytes));
                 let message = format!(
@@ -130,8 +137,10 @@ pub fn run(mut input: impl BufRead, mut output: impl Write) -> std::io::Result<(
     }
 }
 
-fn answer_line(line: &str, engines: &mut HashMap<String, Engine>) -> J {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(line, engines))) {
+fn answer_line(line: &str, engines: &mut HashMap<String, Engine>, limits: &Limits) -> J {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_case(line, engines, limits)
+    })) {
         Ok(a) => a,
         Err(_) => {
             engines.clear();

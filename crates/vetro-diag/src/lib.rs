@@ -8,7 +8,7 @@
 mod render;
 mod source;
 
-pub use render::{render_json, render_text, ColorChoice};
+pub use render::{clip, render_json, render_text, ColorChoice, MAX_MESSAGE};
 pub use source::{offset, FileId, SourceMap, Span};
 
 use serde::Serialize;
@@ -116,7 +116,7 @@ impl Diagnostic {
         let mut obj = serde_json::Map::new();
         obj.insert("severity".into(), self.severity.to_string().into());
         obj.insert("kind".into(), self.kind.clone().into());
-        obj.insert("message".into(), self.message.clone().into());
+        obj.insert("message".into(), render::clip(&self.message).into());
         if let Some(path) = &self.path {
             obj.insert("path".into(), path.clone().into());
         }

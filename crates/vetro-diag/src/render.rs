@@ -86,9 +86,11 @@ fn to_codespan(diag: &Diagnostic, sources: &SourceMap) -> CsDiagnostic<FileId> {
 }
 
 /// The longest message printed whole, in bytes (a message may quote user input).
-const MAX_MESSAGE: usize = 1000;
+pub const MAX_MESSAGE: usize = 1000;
 
-fn clip(message: &str) -> String {
+/// `message` whole, or its first [`MAX_MESSAGE`] bytes and how many more there
+/// were: a message may quote a megabyte of user input.
+pub fn clip(message: &str) -> String {
     if message.len() <= MAX_MESSAGE {
         return message.to_string();
     }

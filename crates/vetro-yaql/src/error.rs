@@ -193,21 +193,47 @@ impl Error {
     pub fn render(&self, expr: &str) -> String {
         match self.position {
             Some(pos) => {
-                let col = expr
-                    .get(..pos.min(expr.len()))
-                    .map(|s| s.chars().count())
-                    .unwrap_or(0);
+                let (shown, col) = excerpt(expr, pos);
                 format!(
                     "{}: {}\n  {}\n  {}^",
                     self.kind.as_str(),
                     self.message,
-                    expr,
+                    shown,
                     " ".repeat(col)
                 )
             }
             None => format!("{}: {}", self.kind.as_str(), self.message),
         }
     }
+}
+
+/// Characters of an expression shown before and after an error's position
+/// when the expression is too long to show whole.
+const EXCERPT_BEFORE: usize = 60;
+const EXCERPT_AFTER: usize = 100;
+
+/// The text of `expr` shown around byte offset `pos` (a window with `…` at
+/// the cut ends when the expression is long, so an error in a megabyte of
+/// text prints a line) and the caret's column in it.
+fn excerpt(expr: &str, pos: usize) -> (String, usize) {
+    let at = expr
+        .get(..pos.min(expr.len()))
+        .map_or(0, |s| s.chars().count());
+    let total = expr.chars().count();
+    if total <= EXCERPT_BEFORE + EXCERPT_AFTER {
+        return (expr.to_string(), at);
+    }
+    let start = at.saturating_sub(EXCERPT_BEFORE);
+    let end = (at + EXCERPT_AFTER).min(total);
+    let mut shown = String::new();
+    if start > 0 {
+        shown.push('…');
+    }
+    shown.extend(expr.chars().skip(start).take(end - start));
+    if end < total {
+        shown.push('…');
+    }
+    (shown, at - start + usize::from(start > 0))
 }
 
 impl fmt::Display for Error {

@@ -195,20 +195,54 @@ pub fn memory_exceeded() -> Error {
 }
 
 /// Refuse a collection or string of about `bytes` bytes that is over the
-/// evaluation's memory quota or [`MAX_BUILD_BYTES`].
+/// evaluation's memory quota, [`MAX_BUILD_BYTES`], or what is left of its
+/// memory limit ([`Limits::max_allocated`]). Builders call it before they
+/// allocate, so that a value that doubles at every step (`$s + $s`) stops at
+/// the limit rather than at the next periodic check, which may come too late.
 pub fn check_bytes(bytes: usize) -> Result<()> {
     if bytes > MAX_BUILD_BYTES {
         return Err(memory_exceeded());
     }
-    let quota = METER.with(|m| m.borrow().as_ref().and_then(|m| m.memory_quota));
-    if quota.is_some_and(|q| bytes > q) {
+    let over = METER.with(|m| {
+        let m = m.borrow();
+        let Some(m) = m.as_ref() else {
+            return false;
+        };
+        if m.memory_quota.is_some_and(|q| bytes > q) {
+            return true;
+        }
+        match (m.limits.max_allocated, m.limits.memory_probe) {
+            (Some(max), Some(probe)) => {
+                let used = probe().saturating_sub(m.memory_base);
+                used.saturating_add(bytes) > max
+            }
+            _ => false,
+        }
+    });
+    if over {
         return Err(memory_exceeded());
     }
     Ok(())
 }
 
+/// Values at least this large (in approximate bytes) are checked with
+/// [`check_bytes`] by the operators that join two of them; smaller ones are
+/// left to the periodic check, to keep those operators cheap.
+pub const CHECK_JOIN_BYTES: usize = 1 << 20;
+
+/// [`check_bytes`] for the result of joining values of about `bytes` bytes
+/// (string, list and dictionary `+`), when it is large.
+#[inline]
+pub fn check_join(bytes: usize) -> Result<()> {
+    if bytes >= CHECK_JOIN_BYTES {
+        check_bytes(bytes)
+    } else {
+        Ok(())
+    }
+}
+
 /// Bytes one item of a collection takes at least (a value is two words).
-const ITEM_BYTES: usize = 16;
+pub const ITEM_BYTES: usize = 16;
 
 /// Called by builders as they collect items: every 4096 items the size of
 /// what is being built is checked with [`check_bytes`].

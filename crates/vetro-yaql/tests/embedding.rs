@@ -98,6 +98,21 @@ fn parse_error_has_position_and_caret() {
 }
 
 #[test]
+fn error_in_a_long_expression_shows_a_window_of_it() {
+    let engine = Engine::new(EngineOptions::default());
+    let expr = format!("'{}' ]", "x".repeat(200_000));
+    let e = engine.parse(&expr).unwrap_err();
+    let text = e.render(&expr);
+    assert!(text.len() < 1000, "{} bytes", text.len());
+    let lines: Vec<&str> = text.lines().collect();
+    let shown = lines[1].trim_start();
+    let caret = lines[2].len() - 3;
+    assert!(shown.starts_with('…'), "{shown}");
+    // The caret stands under the offending `]`.
+    assert_eq!(lines[1][2..].chars().nth(caret), Some(']'), "{text}");
+}
+
+#[test]
 fn restricting_visible_functions() {
     let engine = Engine::new(EngineOptions::default());
     engine.allow_only(&["where", "len"]);

@@ -37,7 +37,8 @@ pub fn run(a: TestArgs) -> ExitCode {
     let problems = lib.problems();
     if problems.iter().any(|d| d.severity == Severity::Error) {
         print_diagnostics(&lib.sources, &problems, a.format);
-        return ExitCode::from(crate::report::INVALID);
+        // 2 when a package cannot be read at all, as everywhere.
+        return crate::report::exit_for(&problems);
     }
     // Text results are printed as each test ends, so a run that is killed
     // keeps what it printed.
@@ -59,7 +60,7 @@ pub fn run(a: TestArgs) -> ExitCode {
         say!("{out}");
     }
     if failed > 0 || results.is_empty() {
-        if results.is_empty() {
+        if results.is_empty() && text {
             eprintln!("vetro murano test: no tests found (classes extending io.murano.test.TestFixture with test* methods)");
         }
         ExitCode::from(crate::report::INVALID)

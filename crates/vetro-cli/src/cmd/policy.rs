@@ -234,7 +234,8 @@ fn policy_failure(
             Some(p) => format!("{}:{}:{}", sources.name(file), p.line, p.col),
             None => sources.name(file).to_string(),
         };
-        eprintln!("error: {}: {at}: {}", e.class.as_str(), e.message);
+        let message = vetro_diag::clip(&e.message);
+        eprintln!("error: {}: {at}: {message}", e.class.as_str());
         return Failure::new(SourceMap::new(), Vec::new(), format);
     }
     let d = policy_diag(&sources, file, e);

@@ -60,6 +60,7 @@ pub fn run(args: Args) -> ExitCode {
         let out = std::io::BufWriter::new(stdout.lock());
         return match vetro_conformance::dsl::run(stdin.lock(), out, args.limits.limits()) {
             Ok(()) => ExitCode::SUCCESS,
+            Err(e) if crate::report::is_closed_pipe(&e) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("vetro run: {e}");
                 ExitCode::from(2)
@@ -69,32 +70,46 @@ pub fn run(args: Args) -> ExitCode {
     deploy(args)
 }
 
-fn usage(msg: &str) -> ExitCode {
-    eprintln!("vetro run: {msg}");
-    ExitCode::from(crate::report::USAGE)
+fn usage(msg: &str, format: Format) -> ExitCode {
+    fail(crate::report::USAGE, "usage", msg, format)
+}
+
+/// A problem that ends the run before it has a result: a line on stderr, or
+/// with `--format json` the object `{"ok": false, "error": {"kind", "message"}}`
+/// on stdout, where the result would have been.
+fn fail(code: u8, kind: &str, msg: &str, format: Format) -> ExitCode {
+    let msg = vetro_diag::clip(msg);
+    match format {
+        Format::Text => eprintln!("vetro run: {msg}"),
+        Format::Json => {
+            let out = serde_json::json!({"ok": false, "error": {"kind": kind, "message": msg}});
+            say!("{out}");
+        }
+    }
+    ExitCode::from(code)
 }
 
 fn deploy(args: Args) -> ExitCode {
     let Some(model_path) = &args.model else {
-        return usage("--model MODEL is required (or --batch)");
+        return usage("--model MODEL is required (or --batch)", args.format);
     };
     if args.packages.is_empty() {
-        return usage("give at least one package directory");
+        return usage("give at least one package directory", args.format);
     }
     let (target, method) = match &args.action {
         Some(a) => match a.rsplit_once('/') {
             Some((id, m)) if !id.is_empty() && !m.is_empty() => {
                 (Target::Object(id.to_string()), m.to_string())
             }
-            _ => return usage("--action takes OBJECT_ID/METHOD"),
+            _ => return usage("--action takes OBJECT_ID/METHOD", args.format),
         },
         None => (Target::Root, args.method.clone()),
     };
     let Some(mut backend) = host::backend_by_name(&args.backend) else {
-        return usage(&format!(
-            "unknown backend {:?} (available: simulated)",
-            args.backend
-        ));
+        return usage(
+            &format!("unknown backend {:?} (available: simulated)", args.backend),
+            args.format,
+        );
     };
     let saved_cloud = match &args.cloud_state {
         Some(path) => match load_cloud_state(path) {
@@ -102,7 +117,7 @@ fn deploy(args: Args) -> ExitCode {
                 backend = Box::new(cloud.clone());
                 Some(cloud)
             }
-            Err(e) => return usage(&e),
+            Err(e) => return usage(&e, args.format),
         },
         None => None,
     };
@@ -111,11 +126,14 @@ fn deploy(args: Args) -> ExitCode {
     let problems = lib.problems();
     if problems.iter().any(|d| d.severity == Severity::Error) {
         print_diagnostics(&lib.sources, &problems, args.format);
-        return ExitCode::from(crate::report::INVALID);
+        return crate::report::exit_for(&problems);
     }
     let model = match host::read_model(model_path) {
         Ok(m) => m,
-        Err(e) => return usage(&e),
+        Err(host::ModelError::Io(e)) => return usage(&e, args.format),
+        Err(host::ModelError::Invalid(e)) => {
+            return fail(crate::report::INVALID, "model", &e, args.format)
+        }
     };
     let text = args.format == Format::Text;
     if text {
@@ -138,14 +156,20 @@ fn deploy(args: Args) -> ExitCode {
     let outcome = match host::run(&lib, &model, &target, &method, host) {
         Ok(o) => o,
         Err(e) => {
-            print_exception(&lib, &e, "the run");
+            match args.format {
+                Format::Text => print_exception(&lib, &e, "the run"),
+                Format::Json => say!(
+                    "{}",
+                    serde_json::json!({"ok": false, "result": null, "exception": exception_json(&e)})
+                ),
+            }
             return ExitCode::from(crate::report::INVALID);
         }
     };
     if let (Some(path), Some(cloud)) = (&args.cloud_state, &saved_cloud) {
         let state = serde_json::to_string_pretty(&cloud.borrow().save()).unwrap_or_default();
         if let Err(e) = write_atomically(path, &(state + "\n")) {
-            return usage(&format!("{}: {e}", path.display()));
+            return usage(&format!("{}: {e}", path.display()), args.format);
         }
     }
     if let Some(path) = &args.heat_template {
@@ -154,7 +178,7 @@ fn deploy(args: Args) -> ExitCode {
             Some(t) => {
                 let body = serde_json::to_string_pretty(&t).unwrap_or_default();
                 if let Err(e) = std::fs::write(path, body + "\n") {
-                    return usage(&format!("{}: {e}", path.display()));
+                    return usage(&format!("{}: {e}", path.display()), args.format);
                 }
                 if text {
                     say!("heat template written to {}", path.display());
@@ -216,14 +240,17 @@ fn load_cloud_state(path: &Path) -> Result<Rc<RefCell<SimulatedCloud>>, String> 
             path.display()
         )
     };
-    let cloud = match std::fs::read(path) {
+    if !path.exists() {
+        return Ok(Rc::new(RefCell::new(SimulatedCloud::new())));
+    }
+    // At most the input size limit (a state file is small; /dev/zero is not).
+    let cloud = match vetro_yaml::read_bytes(path, vetro_yaml::DEFAULT_MAX_INPUT) {
         Ok(bytes) => {
             let state: serde_json::Value =
                 serde_json::from_slice(&bytes).map_err(|e| refuse(format!("not JSON ({e})")))?;
             SimulatedCloud::restore(&state).map_err(refuse)?
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => SimulatedCloud::new(),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
+        Err(d) => return Err(d.message),
     };
     Ok(Rc::new(RefCell::new(cloud)))
 }
@@ -271,7 +298,7 @@ pub fn print_exception(lib: &Library, e: &Exc, during: &str) {
     eprintln!(
         "error: uncaught exception in {during}: {}: {}",
         e.names().join(", "),
-        e.message()
+        vetro_diag::clip(&e.message())
     );
     for f in e.frames() {
         eprintln!(

@@ -45,13 +45,17 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-fn checker(grammar: Option<&PathBuf>, sources: &mut SourceMap) -> Result<Checker, ExitCode> {
+fn checker(
+    grammar: Option<&PathBuf>,
+    sources: &mut SourceMap,
+    format: Format,
+) -> Result<Checker, ExitCode> {
     let result = match grammar {
         Some(path) => Checker::with_grammar(path, sources),
         None => Checker::new(sources),
     };
     result.map_err(|diags| {
-        report::print_diagnostics(sources, &diags, Format::Text);
+        report::print_diagnostics(sources, &diags, format);
         ExitCode::from(report::USAGE)
     })
 }
@@ -75,7 +79,7 @@ fn problem_json(sources: &SourceMap, d: &Diagnostic, file: Option<&str>) -> serd
 
 fn validate(files: &[PathBuf], format: Format, grammar: Option<PathBuf>) -> ExitCode {
     let mut sources = SourceMap::new();
-    let checker = match checker(grammar.as_ref(), &mut sources) {
+    let checker = match checker(grammar.as_ref(), &mut sources, format) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -127,7 +131,7 @@ fn validate(files: &[PathBuf], format: Format, grammar: Option<PathBuf>) -> Exit
 
 fn types(file: &Path, format: Format) -> ExitCode {
     let mut sources = SourceMap::new();
-    let checker = match checker(None, &mut sources) {
+    let checker = match checker(None, &mut sources, format) {
         Ok(c) => c,
         Err(code) => return code,
     };

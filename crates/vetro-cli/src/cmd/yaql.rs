@@ -38,7 +38,10 @@ pub fn run(args: Args) -> ExitCode {
     if args.batch {
         let stdin = std::io::stdin();
         let stdout = std::io::stdout();
-        return match vetro_conformance::yaql::run(stdin.lock(), stdout.lock()) {
+        // The memory limit holds for every case; the protocol has its own
+        // time limit per case.
+        let limits = engine_options(&args).yaql.limits;
+        return match vetro_conformance::yaql::run(stdin.lock(), stdout.lock(), &limits) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) => {
@@ -152,15 +155,10 @@ enum DataProblem {
 }
 
 fn load_data(path: &str) -> Result<Value, DataProblem> {
-    let bytes = if path == "-" {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut b)
-            .map_err(|e| DataProblem::Io(format!("stdin: {e}")))?;
-        b
-    } else {
-        std::fs::read(path).map_err(|e| DataProblem::Io(format!("{path}: {e}")))?
-    };
+    // At most the input size limit: `--data /dev/zero` is refused, not read
+    // until memory runs out.
+    let bytes = vetro_yaml::read_bytes(std::path::Path::new(path), vetro_yaml::DEFAULT_MAX_INPUT)
+        .map_err(|d| DataProblem::Io(d.message))?;
     let name = if path == "-" { "<stdin>" } else { path };
     let text = vetro_yaml::decode_strict(&bytes)
         .map_err(|e| DataProblem::Invalid(format!("{name}: {e}")))?;

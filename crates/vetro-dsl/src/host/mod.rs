@@ -230,22 +230,55 @@ fn call_target(
         .and_then(|v| rt.encode_result(&v))
 }
 
-/// Read a model file: JSON, or YAML (which includes JSON). Integers that do
-/// not fit in 64 bits are refused: MuranoPL model values are 64-bit.
-pub fn read_model(path: &Path) -> Result<Json, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = vetro_yaml::decode_lenient(&bytes);
-    if let Ok(j) = serde_json::from_str::<Json>(&text) {
-        if let Some((line, col, digits)) = wide_json_integer(&text) {
-            return Err(too_wide(path, line, col, &digits));
+/// Why a model file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelError {
+    /// The file cannot be read: missing, a directory, over the input size limit.
+    Io(String),
+    /// The file is not a model document: not UTF-8, bad syntax, a duplicate
+    /// key, an integer beyond 64 bits. The message names the position.
+    Invalid(String),
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModelError::Io(m) | ModelError::Invalid(m) => f.write_str(m),
         }
-        return Ok(j);
     }
+}
+
+/// Read a model file: JSON, or YAML (which includes JSON), at most
+/// [`vetro_yaml::DEFAULT_MAX_INPUT`] bytes of strict UTF-8 (`-` is standard
+/// input). JSON takes a fast path; a document it cannot take exactly as the
+/// YAML loader would (a duplicate key, for one) goes through the YAML loader,
+/// whose errors carry line and column, so both paths accept the same models.
+/// Integers that do not fit in 64 bits are refused: MuranoPL model values are
+/// 64-bit.
+pub fn read_model(path: &Path) -> Result<Json, ModelError> {
     let mut sources = SourceMap::new();
-    let file = sources.add(path.display().to_string(), text.as_str());
+    let file = vetro_yaml::read_source(path, &mut sources, vetro_yaml::DEFAULT_MAX_INPUT).map_err(
+        |d| match d.kind.as_str() {
+            "encoding" => ModelError::Invalid(d.message),
+            _ => ModelError::Io(d.message),
+        },
+    )?;
+    let text = sources.text(file);
+    let start = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+    if start.starts_with(['{', '[']) {
+        if let Some(node) = vetro_yaml::parse_json_exact::<vetro_yaml::Node>(start) {
+            if let Some((line, col, digits)) = wide_json_integer(text) {
+                return Err(too_wide(path, line, col, &digits));
+            }
+            return Ok(vetro_yaml::to_json(&node));
+        }
+    }
     let docs = vetro_yaml::load_str(&sources, file, &LoadOptions::default()).map_err(|d| {
-        let first = d.first().map(|x| x.message.clone()).unwrap_or_default();
-        format!("{}: {first}", path.display())
+        let first = d.first().map_or(String::new(), |x| match x.span {
+            Some(s) => format!(":{}:{}: {}", s.line, s.col, x.message),
+            None => format!(": {}", x.message),
+        });
+        ModelError::Invalid(format!("{}{first}", path.display()))
     })?;
     let Some(doc) = docs.first() else {
         return Ok(Json::Null);
@@ -256,11 +289,11 @@ pub fn read_model(path: &Path) -> Result<Json, String> {
     Ok(vetro_yaml::to_json(doc))
 }
 
-fn too_wide(path: &Path, line: u32, col: u32, digits: &str) -> String {
-    format!(
+fn too_wide(path: &Path, line: u32, col: u32, digits: &str) -> ModelError {
+    ModelError::Invalid(format!(
         "{}:{line}:{col}: the integer {digits} does not fit in 64 bits (MuranoPL models hold signed 64-bit integers)",
         path.display()
-    )
+    ))
 }
 
 /// The first integer literal of a JSON text outside the signed 64-bit range, with

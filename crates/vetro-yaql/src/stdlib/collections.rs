@@ -161,6 +161,9 @@ fn operators_and_membership(r: &Reg) {
         "left:Iterable, right:Iterable",
         |c, a| match (a.v(0), a.v(1)) {
             (Value::List(x), Value::List(y)) => {
+                crate::limits::check_join(
+                    (x.len() + y.len()).saturating_mul(crate::limits::ITEM_BYTES),
+                )?;
                 let mut out = (**x).clone();
                 out.extend(y.iter().cloned());
                 let out = Value::list(out);
@@ -172,6 +175,9 @@ fn operators_and_membership(r: &Reg) {
                 Ok(out)
             }
             (Value::Set(x), Value::Set(y)) => {
+                crate::limits::check_join(
+                    (x.len() + y.len()).saturating_mul(crate::limits::ITEM_BYTES),
+                )?;
                 let mut out = (**x).clone();
                 out.extend(y.iter().cloned());
                 Ok(Value::set(out))
@@ -192,6 +198,8 @@ fn operators_and_membership(r: &Reg) {
         },
     );
     r.f("#operator_+", "left:Mapping, right:Mapping", |_, a| {
+        let items = as_dict(a.v(0)).len() + as_dict(a.v(1)).len();
+        crate::limits::check_join(items.saturating_mul(2 * crate::limits::ITEM_BYTES))?;
         let mut d = (*as_dict(a.v(0))).clone();
         for (k, v) in as_dict(a.v(1)).iter() {
             d.insert(k.clone(), v.clone());

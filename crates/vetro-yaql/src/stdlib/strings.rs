@@ -209,6 +209,7 @@ fn operators_and_tests(r: &Reg) {
         repeat(c, a.str(1), a.int(0))
     });
     r.f("#operator_+", "*args:String", |_, a| {
+        crate::limits::check_join(a.rest.iter().map(|x| x.str().len()).sum())?;
         Ok(Value::from(
             a.rest.iter().map(|x| x.str()).collect::<String>(),
         ))
