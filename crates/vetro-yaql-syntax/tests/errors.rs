@@ -80,3 +80,24 @@ fn a_suffix_operator_looks_at_the_next_token() {
     let e = parse_with_operators("1 ! '", opts, &table).unwrap_err();
     assert_eq!((e.kind, e.position), (SyntaxErrorKind::Lexical, 4));
 }
+
+#[test]
+fn long_chains_are_refused_before_the_tree_gets_too_deep_to_walk() {
+    // `1+1+...` nests the tree one level per operand without the parser
+    // recursing; 100,000 of them overflowed the stack when the tree was dropped.
+    let sum = ["1"; 100_000].join("+");
+    let (kind, message, at) = error(&sum);
+    assert_eq!(kind, SyntaxErrorKind::Grammar);
+    assert_eq!(message, "Parse error: expression nested too deeply");
+    assert_eq!(at, 2_003);
+    let members = format!("${}", ".a".repeat(100_000));
+    assert_eq!(
+        error(&members).1,
+        "Parse error: expression nested too deeply"
+    );
+    // Up to the limit, chains parse, also when nested in parentheses.
+    let opts = ParserOptions::default();
+    assert!(parse(&["1"; 1_000].join("+"), opts).is_ok());
+    let nested = format!("({})", ["1"; 500].join("+"));
+    assert!(parse(&[nested.as_str(); 2].join("+"), opts).is_ok());
+}

@@ -58,6 +58,7 @@ fn run<'a, B: Build<'a>>(
         opts,
         table,
         depth: 0,
+        links: 0,
         build: PhantomData,
     };
     if p.peek() == &Tok::Eof {
@@ -87,11 +88,20 @@ struct Parser<'a, B> {
     /// A host's operator table, in place of the built-in operators.
     table: Option<&'a OperatorTable>,
     depth: usize,
+    /// How many times the open expressions have wrapped their left operand
+    /// (`1 + 1 + ...`, `$.a.b...`): chains nest the tree without recursing
+    /// here, and a tree too deep overflows the stack of whoever walks or
+    /// drops it.
+    links: usize,
     /// What the grammar produces (a tree, or nothing).
     build: PhantomData<B>,
 }
 
 const MAX_DEPTH: usize = 200;
+
+/// The most operands a tree may chain along one path (Python's yaql stops
+/// at its recursion limit of 1,000 long before).
+const MAX_LINKS: usize = 1_000;
 
 thread_local! {
     /// The operator and literal function names, shared by every tree this
@@ -220,7 +230,9 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
                 self.pos(),
             ));
         }
+        let links = self.links;
         let r = stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.expr_inner(min_bp));
+        self.links = links;
         self.depth -= 1;
         r
     }
@@ -250,7 +262,18 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         let start = self.pos();
         let mut lhs = self.nud()?;
         let postfix_bp = self.postfix_bp();
+        let mut first = true;
         loop {
+            // Every pass after the first follows a node wrapping `lhs`.
+            if !std::mem::take(&mut first) {
+                self.links += 1;
+                if self.links > MAX_LINKS {
+                    return Err(SyntaxError::grammar(
+                        "Parse error: expression nested too deeply",
+                        self.pos(),
+                    ));
+                }
+            }
             match self.peek() {
                 Tok::LBracket if postfix_bp > min_bp => {
                     lhs = self.postfix_call(lhs, Tok::RBracket, "#indexer", start)?;
