@@ -290,8 +290,7 @@ pub fn run<R: BufRead, W: Write>(
     let mut line = Vec::new();
     let mut number = 0u64;
     loop {
-        line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
+        if !crate::read_line(&mut input, &mut line)? {
             return Ok(());
         }
         number += 1;

@@ -127,8 +127,7 @@ pub fn answer_line(line: &[u8]) -> Option<Json> {
 pub fn run(mut input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
     let mut line = Vec::new();
     loop {
-        line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
+        if !crate::read_line(&mut input, &mut line)? {
             break;
         }
         let body = line.strip_suffix(b"\n").unwrap_or(&line);

@@ -115,8 +115,7 @@ pub fn run(
     let mut bytes = Vec::new();
     let mut number = 0usize;
     loop {
-        bytes.clear();
-        if input.read_until(b'\n', &mut bytes)? == 0 {
+        if !crate::read_line(&mut input, &mut bytes)? {
             return Ok(());
         }
         number += 1;

@@ -64,17 +64,28 @@ impl Ini {
 
     /// Read a file; missing is `file_not_found`, malformed `invalid_value`.
     pub fn read(path: &Path, lower_keys: bool) -> Result<Ini> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let cannot = |class, why: &dyn std::fmt::Display| {
+            SpecError::new(
+                class,
+                format!("cannot read config file {}: {why}", path.display()),
+            )
+        };
+        if let Err(e) = std::fs::metadata(path) {
             let class = if e.kind() == std::io::ErrorKind::NotFound {
                 ErrorClass::FileNotFound
             } else {
                 ErrorClass::Io
             };
+            return Err(cannot(class, &e));
+        }
+        // Size-limited, so that an endless file (`/dev/zero`) is refused.
+        let bytes = vetro_yaml::read_bytes(path, vetro_yaml::DEFAULT_MAX_INPUT).map_err(|d| {
             SpecError::new(
-                class,
-                format!("cannot read config file {}: {e}", path.display()),
+                ErrorClass::Io,
+                format!("cannot read config file {}", d.message),
             )
         })?;
+        let text = String::from_utf8(bytes).map_err(|e| cannot(ErrorClass::Io, &e))?;
         Ini::parse(&text, lower_keys).map_err(|m| {
             SpecError::new(
                 ErrorClass::InvalidValue,
@@ -229,6 +240,16 @@ pub fn write_generated(path: &Path, section: &str, lines: &[GenLine]) -> Result<
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_endless_file_is_refused_at_the_input_limit() {
+        let e = Ini::read(Path::new("/dev/zero"), true).unwrap_err();
+        assert!(
+            e.message.contains("larger than the input limit"),
+            "{}",
+            e.message
+        );
+    }
 
     #[test]
     fn reads_sections_and_default() {

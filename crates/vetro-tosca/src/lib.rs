@@ -66,8 +66,8 @@ impl Checker {
 
     /// A checker with another grammar file.
     pub fn with_grammar(path: &Path, sources: &mut SourceMap) -> Result<Checker, Vec<Diagnostic>> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| vec![Diagnostic::error("io", format!("{}: {e}", path.display()))])?;
+        let bytes =
+            vetro_yaml::read_bytes(path, vetro_yaml::DEFAULT_MAX_INPUT).map_err(|d| vec![d])?;
         let grammar = Grammar::load(&path.display().to_string(), &bytes, sources)?;
         Ok(Checker::from_grammar(grammar))
     }

@@ -485,3 +485,11 @@ fn a_broken_type_is_reported_once() {
         )]
     );
 }
+
+#[test]
+fn an_endless_grammar_file_is_refused_at_the_input_limit() {
+    let Err(problems) = Checker::with_grammar(Path::new("/dev/zero"), &mut SourceMap::new()) else {
+        panic!("/dev/zero read as a grammar");
+    };
+    assert_eq!(problems[0].kind, "too-large", "{:?}", problems[0].message);
+}

@@ -51,13 +51,17 @@ impl WorkerArgs {
     pub fn default_policy(&self) -> Result<Option<Arc<str>>, ExitCode> {
         match &self.policy {
             None => Ok(None),
-            Some(p) => match std::fs::read_to_string(p) {
-                Ok(t) => Ok(Some(Arc::from(t))),
-                Err(e) => {
-                    eprintln!("error: cannot read {}: {e}", p.display());
-                    Err(ExitCode::from(USAGE))
+            // Size-limited and strict UTF-8, as every input file.
+            Some(p) => {
+                let mut sources = vetro_diag::SourceMap::new();
+                match vetro_yaml::read_source(p, &mut sources, vetro_yaml::DEFAULT_MAX_INPUT) {
+                    Ok(id) => Ok(Some(Arc::from(sources.text(id)))),
+                    Err(d) => {
+                        eprintln!("error: cannot read {}", d.message);
+                        Err(ExitCode::from(USAGE))
+                    }
                 }
-            },
+            }
         }
     }
 }
