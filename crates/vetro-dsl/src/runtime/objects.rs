@@ -9,9 +9,8 @@
 //! executor's (`gc.rs`), over this store.
 
 use super::types::{Exc, Object};
-use indexmap::IndexMap;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use vetro_yaql::Value;
 
@@ -20,8 +19,12 @@ pub type Attribute = (String, String, String, Value);
 
 /// The objects of a session.
 pub struct ObjectStore {
-    /// Live objects by id, in the order they were stored.
-    by_id: RefCell<IndexMap<String, Rc<Object>>>,
+    /// Live objects by the order they were stored in (a sequence number),
+    /// and that number by id: removing one is cheap (an index map's ordered
+    /// removal shifts the rest, which made destroying n objects quadratic).
+    by_seq: RefCell<BTreeMap<u64, Rc<Object>>>,
+    seq_of: RefCell<HashMap<String, u64>>,
+    next_seq: Cell<u64>,
     /// State of the id generator.
     id_seed: Cell<u64>,
     /// The root object of the loaded model.
@@ -49,7 +52,9 @@ impl Default for ObjectStore {
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(7);
         ObjectStore {
-            by_id: RefCell::new(IndexMap::new()),
+            by_seq: RefCell::new(BTreeMap::new()),
+            seq_of: RefCell::new(HashMap::new()),
+            next_seq: Cell::new(0),
             id_seed: Cell::new(seed | 1),
             root: RefCell::new(None),
             batches: RefCell::new(Vec::new()),
@@ -68,32 +73,43 @@ impl ObjectStore {
 
     /// The live object with id `id`.
     pub fn get(&self, id: &str) -> Option<Rc<Object>> {
-        self.by_id.borrow().get(id).cloned()
+        let seq = *self.seq_of.borrow().get(id)?;
+        self.by_seq.borrow().get(&seq).cloned()
     }
 
     /// Store `o` under its id.
     pub fn insert(&self, o: &Rc<Object>) {
-        self.by_id.borrow_mut().insert(o.id.clone(), o.clone());
+        let seq = self.next_seq.get();
+        self.next_seq.set(seq + 1);
+        if let Some(old) = self.seq_of.borrow_mut().insert(o.id.clone(), seq) {
+            self.by_seq.borrow_mut().remove(&old);
+        }
+        self.by_seq.borrow_mut().insert(seq, o.clone());
     }
 
     /// Take the object with id `id` out of the store.
     pub fn remove(&self, id: &str) {
-        self.by_id.borrow_mut().shift_remove(id);
+        if let Some(seq) = self.seq_of.borrow_mut().remove(id) {
+            self.by_seq.borrow_mut().remove(&seq);
+        }
     }
 
     /// Ids of the stored objects.
     pub fn ids(&self) -> std::collections::HashSet<String> {
-        self.by_id.borrow().keys().cloned().collect()
+        self.seq_of.borrow().keys().cloned().collect()
     }
 
     /// The stored objects, in the order they were stored.
     pub fn all(&self) -> Vec<Rc<Object>> {
-        self.by_id.borrow().values().cloned().collect()
+        self.by_seq.borrow().values().cloned().collect()
     }
 
     /// Empty the store (the session ends), returning what it held.
     pub fn take_all(&mut self) -> Vec<Rc<Object>> {
-        self.by_id.get_mut().drain(..).map(|(_, o)| o).collect()
+        self.seq_of.get_mut().clear();
+        std::mem::take(self.by_seq.get_mut())
+            .into_values()
+            .collect()
     }
 
     /// A fresh 32-hex-digit object id.
