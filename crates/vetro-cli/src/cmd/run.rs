@@ -240,8 +240,25 @@ fn load_cloud_state(path: &Path) -> Result<Rc<RefCell<SimulatedCloud>>, String> 
             path.display()
         )
     };
-    if !path.exists() {
-        return Ok(Rc::new(RefCell::new(SimulatedCloud::new())));
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Rc::new(RefCell::new(SimulatedCloud::new())))
+        }
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    // Only a regular file can be replaced in one step; a pipe or a device
+    // (/dev/zero, /dev/full) would not even end when read, nor be a state.
+    if !meta.is_file() {
+        let kind = if meta.is_dir() {
+            "is a directory"
+        } else {
+            "is not a regular file (a device, a pipe or a socket)"
+        };
+        return Err(format!(
+            "{}: {kind}; --cloud-state takes a regular file, read before the run and replaced after it",
+            path.display()
+        ));
     }
     // At most the input size limit (a state file is small; /dev/zero is not).
     let cloud = match vetro_yaml::read_bytes(path, vetro_yaml::DEFAULT_MAX_INPUT) {
