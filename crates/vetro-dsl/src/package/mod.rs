@@ -12,7 +12,7 @@ use crate::syntax::class::{defines_class, read_class, read_namespaces, DocContex
 use crate::syntax::data::{DataReader, DocPath, FoundExpr, PathSeg};
 use crate::syntax::{ClassDef, Namespaces};
 use indexmap::IndexMap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use vetro_diag::{Diagnostic, SourceMap};
@@ -152,7 +152,29 @@ fn read_class_docs(
     (classes, report, problems)
 }
 
-fn yaml_files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+/// The YAML files under `dir` and its subfolders, in name order. A folder
+/// reached again through a symbolic link is walked once (links may form
+/// cycles, and two links to their parent double the walk at each level);
+/// folders for which `skip` holds are not walked.
+fn yaml_files_under(dir: &Path, skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut walked = HashSet::new();
+    walk_yaml_files(dir, skip, &mut walked, &mut out);
+    out
+}
+
+fn walk_yaml_files(
+    dir: &Path,
+    skip: &dyn Fn(&Path) -> bool,
+    walked: &mut HashSet<PathBuf>,
+    out: &mut Vec<PathBuf>,
+) {
+    let Ok(real) = std::fs::canonicalize(dir) else {
+        return;
+    };
+    if !walked.insert(real) {
+        return;
+    }
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -160,7 +182,9 @@ fn yaml_files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            yaml_files_under(&p, out);
+            if !skip(&p) {
+                walk_yaml_files(&p, skip, walked, out);
+            }
         } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
             out.push(p);
         }
@@ -246,8 +270,15 @@ impl Package {
             }
         };
         let classes_dir = root.join("Classes");
-        let mut files = Vec::new();
-        yaml_files_under(&classes_dir, &mut files);
+        // A folder the manifest names as a class file is reported, not
+        // walked: what it holds was not meant as the package's classes.
+        let named = |p: &Path| {
+            manifest
+                .classes
+                .iter()
+                .any(|(_, file)| classes_dir.join(file) == p)
+        };
+        let files = yaml_files_under(&classes_dir, &named);
         let class_files = files.into_iter().map(|f| {
             let under = rel_path(&classes_dir, &f);
             let loaded = vetro_yaml::load_file(&f, sources, &class_yaml());
@@ -255,7 +286,14 @@ impl Package {
         });
         let class_files: Vec<_> = class_files.collect();
         pkg.add_manifest_classes(&manifest, class_files, |file| {
-            classes_dir.join(file).is_file()
+            let path = classes_dir.join(file);
+            if path.is_file() {
+                None
+            } else if path.is_dir() {
+                Some("is a folder, not a class file")
+            } else {
+                Some("does not exist")
+            }
         });
         pkg
     }
@@ -296,7 +334,7 @@ impl Package {
             })
             .collect();
         pkg.add_manifest_classes(&manifest, class_files, |file| {
-            files.contains_key(&format!("Classes/{file}"))
+            (!files.contains_key(&format!("Classes/{file}"))).then_some("does not exist")
         });
         pkg.contents = Some(std::sync::Arc::new(files));
         pkg
@@ -321,13 +359,13 @@ impl Package {
     }
 
     /// Take the manifest's identity and the classes of the class files
-    /// (path under `Classes/`, loaded YAML); `exists` tells whether a path
-    /// under `Classes/` is a file of the package.
+    /// (path under `Classes/`, loaded YAML); `unusable` tells why a path
+    /// under `Classes/` is not a file of the package (`None`: it is one).
     fn add_manifest_classes(
         &mut self,
         manifest: &Manifest,
         class_files: Vec<(String, Loaded)>,
-        exists: impl Fn(&str) -> bool,
+        unusable: impl Fn(&str) -> Option<&'static str>,
     ) {
         self.name = manifest.full_name.clone();
         self.version = manifest.version.clone();
@@ -356,10 +394,10 @@ impl Package {
                     "class-path",
                     format!("class {cls} maps to {file}, which is outside the package's Classes/ folder"),
                 ));
-            } else if !exists(file) {
+            } else if let Some(why) = unusable(file) {
                 self.problems.push(Diagnostic::error(
                     "missing-class-file",
-                    format!("class {cls} maps to Classes/{file}, which does not exist"),
+                    format!("class {cls} maps to Classes/{file}, which {why}"),
                 ));
             }
         }
@@ -379,11 +417,10 @@ impl Package {
             root: dir.to_path_buf(),
             ..Default::default()
         };
-        let mut files = Vec::new();
-        match only {
-            Some(names) => files.extend(names.iter().map(|n| dir.join(n))),
-            None => yaml_files_under(dir, &mut files),
-        }
+        let files = match only {
+            Some(names) => names.iter().map(|n| dir.join(n)).collect(),
+            None => yaml_files_under(dir, &|_| false),
+        };
         for f in files {
             let rel = rel_path(dir, &f);
             let (classes, report, problems) = load_class_file(&f, &rel, sources, None, true);

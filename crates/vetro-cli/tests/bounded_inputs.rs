@@ -1,0 +1,233 @@
+//! Inputs that must be refused, or stopped, within the memory they are
+//! allowed: a `--cloud-state` that is not a regular file, a class file that
+//! is a folder, symbolic links that loop under `Classes/`, a result that
+//! shares its parts. Each run is held to an address-space limit (`ulimit -v`),
+//! so reading what should not be read fails the test rather than passing
+//! slowly.
+#![cfg(target_os = "linux")]
+
+use assert_cmd::Command;
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const WEBSERVER: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../examples/murano/webserver"
+);
+const ENVIRONMENT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../examples/murano/environment.json"
+);
+
+struct Out {
+    code: Option<i32>,
+    /// stdout and stderr.
+    text: String,
+    took: Duration,
+}
+
+/// `vetro ARGS` in `dir` with at most `mib` MiB of address space.
+fn vetro_within(mib: u64, args: &[&str], dir: &Path) -> Out {
+    let started = Instant::now();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", mib << 10))
+        .arg(assert_cmd::cargo::cargo_bin("vetro"))
+        .args(args)
+        .current_dir(dir)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    Out {
+        code: out.status.code(),
+        text: format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        took: started.elapsed(),
+    }
+}
+
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_cloud_state_that_is_not_a_regular_file_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("state.fifo");
+    mkfifo(&fifo);
+    let folder = dir.path().join("state.d");
+    std::fs::create_dir(&folder).unwrap();
+    let targets = [
+        fifo.to_str().unwrap(),
+        folder.to_str().unwrap(),
+        "/dev/zero",
+        "/dev/full",
+        "/dev/null",
+    ];
+    for target in targets {
+        for format in ["text", "json"] {
+            let args = [
+                "run",
+                WEBSERVER,
+                "--model",
+                ENVIRONMENT,
+                "--cloud-state",
+                target,
+                "--format",
+                format,
+            ];
+            // Reading /dev/zero up to the input limit would not fit.
+            let out = vetro_within(200, &args, dir.path());
+            assert_eq!(out.code, Some(2), "{target}: {}", out.text);
+            assert!(
+                out.text.contains("--cloud-state takes a regular file"),
+                "{target}: {}",
+                out.text
+            );
+            assert!(
+                out.took < Duration::from_secs(20),
+                "{target}: {:?}",
+                out.took
+            );
+        }
+    }
+    // Nothing was written in their place.
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
+
+/// A package whose manifest maps `demo.Main` to `Classes/Main.yaml`.
+fn package(dir: &Path) {
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: MuranoPL/1.4\nFullName: demo.pkg\nVersion: 1.0.0\nClasses:\n  demo.Main: Main.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("model.json"),
+        r#"{"?": {"id": "m1", "type": "demo.Main"}}"#,
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_class_file_that_is_a_folder_is_reported_not_walked() {
+    let dir = tempfile::tempdir().unwrap();
+    package(dir.path());
+    let folder = dir.path().join("Classes/Main.yaml");
+    std::fs::create_dir(&folder).unwrap();
+    // What the folder holds is not read: a sparse file of 1 TiB would be
+    // refused as too large, a second class would be loaded.
+    std::fs::File::create(folder.join("Huge.yaml"))
+        .unwrap()
+        .set_len(1 << 40)
+        .unwrap();
+    std::fs::write(
+        folder.join("Other.yaml"),
+        "Name: demo.Other\nMethods:\n  deploy:\n    Body:\n      - Return: 1\n",
+    )
+    .unwrap();
+    let commands: [&[&str]; 3] = [
+        &["check", "."],
+        &["test", "."],
+        &["run", ".", "--model", "model.json"],
+    ];
+    for args in commands {
+        for format in ["text", "json"] {
+            let args = [args, &["--format", format]].concat();
+            let out = vetro_within(200, &args, dir.path());
+            assert!(matches!(out.code, Some(1 | 2)), "{args:?}: {}", out.text);
+            assert!(
+                out.text
+                    .contains("Classes/Main.yaml, which is a folder, not a class file"),
+                "{args:?}: {}",
+                out.text
+            );
+            assert!(!out.text.contains("Huge.yaml"), "{args:?}: {}", out.text);
+            assert!(
+                out.took < Duration::from_secs(20),
+                "{args:?}: {:?}",
+                out.took
+            );
+        }
+    }
+}
+
+#[test]
+fn symbolic_links_that_loop_under_classes_are_walked_once() {
+    let dir = tempfile::tempdir().unwrap();
+    package(dir.path());
+    std::fs::write(
+        dir.path().join("Classes/Main.yaml"),
+        "Name: demo.Main\nMethods:\n  deploy:\n    Body:\n      - Return: 1\n",
+    )
+    .unwrap();
+    // Two links to their own folder: 2^40 paths before the kernel's limit
+    // on links in one path, if each were followed.
+    for link in ["a", "b"] {
+        std::os::unix::fs::symlink(".", dir.path().join("Classes").join(link)).unwrap();
+    }
+    let out = vetro_within(200, &["check", "."], dir.path());
+    assert_eq!(out.code, Some(0), "{}", out.text);
+    assert!(out.took < Duration::from_secs(20), "{:?}", out.took);
+}
+
+#[test]
+fn a_result_sharing_its_parts_stops_at_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    package(dir.path());
+    // A list doubled 60 times: 60 lists in memory, 2^60 items written out.
+    std::fs::write(
+        dir.path().join("Classes/Main.yaml"),
+        r#"Name: demo.Main
+Methods:
+  deploy:
+    Body:
+      - $l: []
+      - For: i
+        In: range(60)
+        Do:
+          - $l: [$l, $l]
+      - Return: $l
+"#,
+    )
+    .unwrap();
+    for (memory, room) in [("64", 512), ("1", 256)] {
+        for format in ["text", "json"] {
+            let args = [
+                "run",
+                ".",
+                "--model",
+                "model.json",
+                "--max-memory",
+                memory,
+                "--timeout",
+                "20",
+                "--format",
+                format,
+            ];
+            let out = vetro_within(room, &args, dir.path());
+            assert_eq!(out.code, Some(1), "{args:?}: {}", out.text);
+            assert!(
+                out.text.contains("MemoryLimitExceeded"),
+                "{args:?}: {}",
+                out.text
+            );
+            assert!(
+                out.took < Duration::from_secs(20),
+                "{args:?}: {:?}",
+                out.took
+            );
+        }
+    }
+}
