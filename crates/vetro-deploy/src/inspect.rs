@@ -278,7 +278,9 @@ fn describe(
     })
 }
 
-/// A file of the package named by the manifest, only when it stays inside.
+/// A file of the package named by the manifest, only when it stays inside
+/// and is a regular file within the input limit (a pipe would block, a device
+/// such as /dev/zero never ends).
 fn read_inside(root: &Path, rel: &str) -> Option<Vec<u8>> {
     let p = Path::new(rel);
     if p.components()
@@ -286,7 +288,11 @@ fn read_inside(root: &Path, rel: &str) -> Option<Vec<u8>> {
     {
         return None;
     }
-    std::fs::read(root.join(p)).ok()
+    let path = root.join(p);
+    if !std::fs::metadata(&path).ok()?.is_file() {
+        return None;
+    }
+    vetro_yaml::read_bytes(&path, vetro_yaml::DEFAULT_MAX_INPUT).ok()
 }
 
 #[cfg(test)]
@@ -341,6 +347,30 @@ mod tests {
         assert_eq!(info.ui.as_deref(), Some("Version: 2\n"));
         assert_eq!(info.logo.as_deref(), Some(&b"\x89PNG"[..]));
         assert_eq!(info.package_type, "Library");
+    }
+
+    /// A UI file or a logo that is a pipe or a device is left out, unread.
+    #[cfg(unix)]
+    #[test]
+    fn a_ui_or_logo_that_is_not_a_regular_file_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("manifest.yaml"),
+            "Format: 1.3\nType: Library\nFullName: t.Lib\nLogo: pic.png\nClasses: {}\n",
+        )
+        .unwrap();
+        std::fs::create_dir(root.join("UI")).unwrap();
+        let fifo = std::process::Command::new("mkfifo")
+            .arg(root.join("UI/ui.yaml"))
+            .status()
+            .unwrap();
+        assert!(fifo.success());
+        std::os::unix::fs::symlink("/dev/zero", root.join("pic.png")).unwrap();
+        let started = std::time::Instant::now();
+        let info = inspect_dir(root).unwrap();
+        assert!(info.ui.is_none() && info.logo.is_none());
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

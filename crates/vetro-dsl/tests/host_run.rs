@@ -198,3 +198,59 @@ fn volumes_are_attached_and_a_removed_environment_deletes_its_stack() {
         r.events
     );
 }
+
+const READER: &str = r#"
+Namespaces:
+  =: demo
+  sys: io.murano.system
+Name: Reader
+Methods:
+  zero:
+    Body:
+      - Return: new(sys:Resources).string('zero')
+  fifo:
+    Body:
+      - Return: new(sys:Resources).string('fifo')
+  folder:
+    Body:
+      - Return: new(sys:Resources).string('folder')
+  plan:
+    Body:
+      - Return: new(sys:Resources).string('plan.yaml')
+"#;
+
+/// A resource that is a pipe or a device is refused, not opened: a pipe
+/// would block the run past its time limit, /dev/zero would never end.
+#[cfg(unix)]
+#[test]
+fn a_resource_that_is_not_a_regular_file_is_refused_unread() {
+    let dir = package("demo.reader", &[("demo.Reader", READER)]);
+    let resources = dir.join("Resources");
+    std::os::unix::fs::symlink("/dev/zero", resources.join("zero")).unwrap();
+    std::os::unix::fs::symlink(".", resources.join("folder")).unwrap();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(resources.join("fifo"))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    let lib = Library::load(&[dir]);
+    assert!(lib.problems().is_empty(), "{:?}", lib.problems());
+    let model = json!({"?": {"id": "r1", "type": "demo.Reader"}});
+    for method in ["zero", "fifo", "folder"] {
+        let started = std::time::Instant::now();
+        let Err(e) = run(&lib, &model, Target::Root, method).result else {
+            panic!("the resource {method} was read")
+        };
+        assert!(
+            e.message().contains("not a regular file"),
+            "{method}: {}",
+            e.message()
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+    let out = run(&lib, &model, Target::Root, "plan");
+    assert_eq!(
+        out.result.unwrap(),
+        json!("Name: greet\nResult: {greeting: hi}\n")
+    );
+}

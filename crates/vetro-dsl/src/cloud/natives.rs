@@ -95,9 +95,26 @@ fn read_resource(rt: &Rt, name: &str, owner: &Value) -> Result<String, Exc> {
         .and_then(|p| with_host(rt, |h| h.package_roots.get(&p).cloned()).flatten())
         .ok_or_else(|| cloud_error("Resources: the calling class has no package directory"))?;
     let path = root.join("Resources").join(name);
-    std::fs::read(&path)
+    // A regular file within the input limit: opening a pipe would block the
+    // run past its time limit, and a device such as /dev/zero never ends.
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_file() => {}
+        Ok(_) => {
+            return Err(cloud_error(format!(
+                "Resources: cannot read {}: not a regular file",
+                path.display()
+            )))
+        }
+        Err(e) => {
+            return Err(cloud_error(format!(
+                "Resources: cannot read {}: {e}",
+                path.display()
+            )))
+        }
+    }
+    vetro_yaml::read_bytes(&path, vetro_yaml::DEFAULT_MAX_INPUT)
         .map(|b| vetro_yaml::decode_lenient(&b))
-        .map_err(|e| cloud_error(format!("Resources: cannot read {}: {e}", path.display())))
+        .map_err(|d| cloud_error(format!("Resources: cannot read {}", d.message)))
 }
 
 /// A cloud native method, when a host is installed and `decl.name` is one.
