@@ -4,9 +4,9 @@
 //! infinities are written as Python's `json` module writes them (`NaN`,
 //! `Infinity`, `-Infinity`) and as YAML's `.nan`/`.inf`.
 
-use crate::value::{Dict, Value};
+use crate::error::Error;
+use crate::value::{Dict, Render, Value};
 use num_bigint::BigInt;
-use std::fmt::Write;
 use vetro_yaml::{Node, NodeKind, Span};
 
 /// A document that could not be read, with the position of the problem in
@@ -152,103 +152,143 @@ impl<'de> serde::de::Visitor<'de> for PlainVisitor {
 
 /// A value as a YAML node (for the YAML writer). Lazy sequences and other
 /// runtime values should be settled first; they are written as their `str()`.
+/// Not bounded: see [`to_node_capped`].
 pub fn to_node(v: &Value) -> Node {
-    crate::value::deep(|| to_node_in(v))
+    let mut left = usize::MAX;
+    to_node_capped(v, &mut left).unwrap_or_else(|_| Node::new(NodeKind::Null, Span::default()))
 }
 
-fn to_node_in(v: &Value) -> Node {
+/// Bytes a YAML node takes at least besides its text.
+const NODE_BYTES: usize = std::mem::size_of::<Node>();
+
+/// [`to_node`] taking at most about `left` bytes (counted down), or the
+/// memory-limit error: a value sharing its containers (`[$l, $l]` doubled)
+/// has far more nodes than values.
+pub fn to_node_capped(v: &Value, left: &mut usize) -> Result<Node, Error> {
+    crate::value::deep(|| to_node_in(v, left))
+}
+
+fn take(left: &mut usize, bytes: usize) -> Result<(), Error> {
+    let bytes = bytes.saturating_add(NODE_BYTES);
+    if bytes > *left {
+        return Err(crate::limits::memory_exceeded());
+    }
+    *left -= bytes;
+    Ok(())
+}
+
+fn to_node_in(v: &Value, left: &mut usize) -> Result<Node, Error> {
     let span = Span::default();
+    let text = |s: String, left: &mut usize| {
+        take(left, s.len())?;
+        Ok::<_, Error>(NodeKind::Str(s))
+    };
     let kind = match v {
         Value::Null => NodeKind::Null,
         Value::Bool(b) => NodeKind::Bool(*b),
         Value::Int(i) => NodeKind::Int(*i),
-        Value::BigInt(b) => NodeKind::BigInt(b.to_string()),
+        Value::BigInt(b) => text(b.to_string(), left)?,
         Value::Float(f) => NodeKind::Float(*f),
-        Value::Str(s) => NodeKind::Str(s.to_string()),
-        Value::List(l) => NodeKind::Seq(l.iter().map(to_node).collect()),
-        Value::Set(s) => NodeKind::Seq(s.iter().map(to_node).collect()),
+        Value::Str(s) => {
+            take(left, s.len())?;
+            NodeKind::Str(s.to_string())
+        }
+        Value::List(l) => NodeKind::Seq(nodes(l.iter(), left)?),
+        Value::Set(s) => NodeKind::Seq(nodes(s.iter(), left)?),
         Value::Dict(d) => {
             let mut m = vetro_yaml::Mapping::new();
             for (k, x) in d.iter() {
-                m.entries.push((to_node(k), to_node(x)));
+                m.entries
+                    .push((to_node_capped(k, left)?, to_node_capped(x, left)?));
             }
             NodeKind::Map(m)
         }
-        Value::DateTime(d) => NodeKind::Str(d.iso('T')),
-        Value::TimeDelta(t) => NodeKind::Str(crate::datetime::timedelta_str(*t)),
-        other => NodeKind::Str(other.to_yaql_string()),
+        Value::DateTime(d) => text(d.iso('T'), left)?,
+        Value::TimeDelta(t) => text(crate::datetime::timedelta_str(*t), left)?,
+        other => {
+            let mut r = Render::with_cap(*left);
+            other.write_yaql_string(&mut r)?;
+            text(r.finish(), left)?
+        }
     };
-    Node::new(kind, span)
+    take(left, 0)?;
+    Ok(Node::new(kind, span))
+}
+
+fn nodes<'a>(items: impl Iterator<Item = &'a Value>, left: &mut usize) -> Result<Vec<Node>, Error> {
+    items.map(|x| to_node_capped(x, left)).collect()
 }
 
 /// A value as JSON text; `pretty` indents by two spaces. Keys that are not
-/// strings are written as their `str()`.
+/// strings are written as their `str()`. Not bounded: see [`write_json`].
 pub fn to_json_string(v: &Value, pretty: bool) -> String {
-    let mut out = String::new();
-    write_json(v, pretty, 0, &mut out);
-    out
+    let mut out = Render::unbounded();
+    let _ = write_json(v, pretty, &mut out);
+    out.finish()
 }
 
-fn json_str(s: &str, out: &mut String) {
-    out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()));
+/// Write `v` as JSON text (see [`to_json_string`]) into `out`, failing with
+/// the memory-limit error at its limit.
+pub fn write_json(v: &Value, pretty: bool, out: &mut Render) -> Result<(), Error> {
+    write_json_at(v, pretty, 0, out)
+}
+
+fn json_str(s: &str, out: &mut Render) -> Result<(), Error> {
+    out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()))
 }
 
 /// Indentation stops growing past this depth, so a deeply nested value is
 /// written in space linear in its size.
 const MAX_INDENT: usize = 64;
 
-fn newline(pretty: bool, indent: usize, out: &mut String) {
+const SPACES: &str = "                                                                                                                                ";
+
+fn newline(pretty: bool, indent: usize, out: &mut Render) -> Result<(), Error> {
     if pretty {
-        out.push('\n');
-        out.extend(std::iter::repeat_n(' ', indent.min(MAX_INDENT) * 2));
+        out.push('\n')?;
+        out.push_str(&SPACES[..indent.min(MAX_INDENT) * 2])?;
     }
+    Ok(())
 }
 
 fn write_items<'a>(
     items: impl Iterator<Item = &'a Value>,
     pretty: bool,
     indent: usize,
-    out: &mut String,
-) {
+    out: &mut Render,
+) -> Result<(), Error> {
     let mut items = items.peekable();
     if items.peek().is_none() {
-        out.push_str("[]");
-        return;
+        return out.push_str("[]");
     }
-    out.push('[');
+    out.push('[')?;
     for (i, x) in items.enumerate() {
         if i > 0 {
-            out.push(',');
+            out.push(',')?;
         }
-        newline(pretty, indent + 1, out);
-        write_json(x, pretty, indent + 1, out);
+        newline(pretty, indent + 1, out)?;
+        write_json_at(x, pretty, indent + 1, out)?;
     }
-    newline(pretty, indent, out);
-    out.push(']');
+    newline(pretty, indent, out)?;
+    out.push(']')
 }
 
-fn write_json(v: &Value, pretty: bool, indent: usize, out: &mut String) {
+fn write_json_at(v: &Value, pretty: bool, indent: usize, out: &mut Render) -> Result<(), Error> {
     crate::value::deep(|| write_json_in(v, pretty, indent, out))
 }
 
-fn write_json_in(v: &Value, pretty: bool, indent: usize, out: &mut String) {
+fn write_json_in(v: &Value, pretty: bool, indent: usize, out: &mut Render) -> Result<(), Error> {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Value::BigInt(b) => {
-            let _ = write!(out, "{b}");
-        }
+        Value::Int(i) => out.write(format_args!("{i}")),
+        Value::BigInt(b) => out.write(format_args!("{b}")),
         Value::Float(f) if f.is_nan() => out.push_str("NaN"),
         Value::Float(f) if f.is_infinite() => {
             out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" })
         }
         Value::Float(f) => match serde_json::Number::from_f64(*f) {
-            Some(n) => {
-                let _ = write!(out, "{n}");
-            }
+            Some(n) => out.write(format_args!("{n}")),
             None => out.push_str("null"),
         },
         Value::Str(s) => json_str(s, out),
@@ -256,29 +296,36 @@ fn write_json_in(v: &Value, pretty: bool, indent: usize, out: &mut String) {
         Value::Set(s) => write_items(s.iter(), pretty, indent, out),
         Value::Dict(d) => {
             if d.is_empty() {
-                out.push_str("{}");
-                return;
+                return out.push_str("{}");
             }
-            out.push('{');
+            out.push('{')?;
             for (i, (k, x)) in d.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(',')?;
                 }
-                newline(pretty, indent + 1, out);
+                newline(pretty, indent + 1, out)?;
                 match k.as_str() {
-                    Some(s) => json_str(s, out),
-                    None => json_str(&k.to_yaql_string(), out),
+                    Some(s) => json_str(s, out)?,
+                    None => json_str(&key_text(k, out)?, out)?,
                 }
-                out.push_str(if pretty { ": " } else { ":" });
-                write_json(x, pretty, indent + 1, out);
+                out.push_str(if pretty { ": " } else { ":" })?;
+                write_json_at(x, pretty, indent + 1, out)?;
             }
-            newline(pretty, indent, out);
-            out.push('}');
+            newline(pretty, indent, out)?;
+            out.push('}')
         }
         Value::DateTime(d) => json_str(&d.iso('T'), out),
         Value::TimeDelta(t) => json_str(&crate::datetime::timedelta_str(*t), out),
-        other => json_str(&other.to_yaql_string(), out),
+        other => json_str(&key_text(other, out)?, out),
     }
+}
+
+/// The `str()` of a key or runtime value, within what is left of `out`'s
+/// limit.
+fn key_text(v: &Value, out: &Render) -> Result<String, Error> {
+    let mut r = Render::with_cap(out.room());
+    v.write_yaql_string(&mut r)?;
+    Ok(r.finish())
 }
 
 #[cfg(test)]

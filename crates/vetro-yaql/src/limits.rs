@@ -62,6 +62,10 @@ pub struct Limits {
     pub max_allocated: Option<usize>,
     /// Bytes currently allocated by the process (a counting global allocator).
     pub memory_probe: Option<fn() -> usize>,
+    /// Count [`Limits::max_allocated`] from this many allocated bytes
+    /// instead of from what the process held when the evaluation started:
+    /// for a host whose memory limit spans many evaluations (a session).
+    pub memory_base: Option<usize>,
     /// Cancellation and progress hook.
     pub interrupt: Option<Interrupt>,
 }
@@ -117,7 +121,10 @@ pub(crate) fn enter(limits: &Limits, memory_quota: Option<usize>) -> Scope {
         memory_quota,
         started: now,
         deadline,
-        memory_base: limits.memory_probe.map_or(0, |p| p()),
+        memory_base: limits
+            .memory_base
+            .or_else(|| limits.memory_probe.map(|p| p()))
+            .unwrap_or(0),
         ops_base: OPS.with(Cell::get),
     };
     let prev = METER.with(|m| m.borrow_mut().replace(meter));
@@ -160,11 +167,6 @@ fn check(ops: u64) -> Result<()> {
                 ),
             ));
         }
-        if let (Some(max), Some(probe)) = (l.max_allocated, l.memory_probe) {
-            if probe().saturating_sub(m.memory_base) > max {
-                return Err(memory_exceeded());
-            }
-        }
         if let Some(hook) = &l.interrupt {
             let p = Progress {
                 operations: done,
@@ -175,6 +177,13 @@ fn check(ops: u64) -> Result<()> {
                     ErrorKind::Interrupted,
                     "evaluation interrupted by the host",
                 ));
+            }
+        }
+        // After the host's hook: a host that watches the same memory limit
+        // stops the evaluation with its own error.
+        if let (Some(max), Some(probe)) = (l.max_allocated, l.memory_probe) {
+            if probe().saturating_sub(m.memory_base) > max {
+                return Err(over_memory_limit());
             }
         }
         Ok(())
@@ -194,33 +203,84 @@ pub fn memory_exceeded() -> Error {
     )
 }
 
-/// Refuse a collection or string of about `bytes` bytes that is over the
-/// evaluation's memory quota, [`MAX_BUILD_BYTES`], or what is left of its
-/// memory limit ([`Limits::max_allocated`]). Builders call it before they
-/// allocate, so that a value that doubles at every step (`$s + $s`) stops at
-/// the limit rather than at the next periodic check, which may come too late.
-pub fn check_bytes(bytes: usize) -> Result<()> {
-    if bytes > MAX_BUILD_BYTES {
-        return Err(memory_exceeded());
+/// The error of something that would pass the host's memory limit
+/// ([`Limits::max_allocated`]): the memory-limit error, marked so that a
+/// host can tell it from the memory quota ([`is_memory_limit`]).
+pub(crate) fn over_memory_limit() -> Error {
+    memory_exceeded().with_host_payload(MemoryLimit)
+}
+
+/// The mark of [`over_memory_limit`].
+struct MemoryLimit;
+
+/// Whether `e` stopped at the host's memory limit ([`Limits::max_allocated`])
+/// rather than at the memory quota or [`MAX_BUILD_BYTES`]: a host whose
+/// limit is its own (a session's) reports its own error then.
+pub fn is_memory_limit(e: &Error) -> bool {
+    e.host_payload::<MemoryLimit>().is_some()
+}
+
+/// What may still be built, and which bound that is.
+pub(crate) struct Budget {
+    pub left: usize,
+    /// The host's memory limit is the smallest bound.
+    host: bool,
+}
+
+impl Budget {
+    pub fn is_host_limit(&self) -> bool {
+        self.host
     }
-    let over = METER.with(|m| {
+
+    /// The error of building more than is left.
+    pub fn refusal(&self) -> Error {
+        if self.host {
+            over_memory_limit()
+        } else {
+            memory_exceeded()
+        }
+    }
+}
+
+pub(crate) fn budget() -> Budget {
+    METER.with(|m| {
         let m = m.borrow();
-        let Some(m) = m.as_ref() else {
-            return false;
+        let mut b = Budget {
+            left: MAX_BUILD_BYTES,
+            host: false,
         };
-        if m.memory_quota.is_some_and(|q| bytes > q) {
-            return true;
+        let Some(m) = m.as_ref() else {
+            return b;
+        };
+        if let Some(q) = m.memory_quota {
+            b.left = b.left.min(q);
         }
-        match (m.limits.max_allocated, m.limits.memory_probe) {
-            (Some(max), Some(probe)) => {
-                let used = probe().saturating_sub(m.memory_base);
-                used.saturating_add(bytes) > max
+        if let (Some(max), Some(probe)) = (m.limits.max_allocated, m.limits.memory_probe) {
+            let left = max.saturating_sub(probe().saturating_sub(m.memory_base));
+            if left < b.left {
+                b = Budget { left, host: true };
             }
-            _ => false,
         }
-    });
-    if over {
-        return Err(memory_exceeded());
+        b
+    })
+}
+
+/// How many bytes a collection or string built now may take: the smallest of
+/// [`MAX_BUILD_BYTES`], the evaluation's memory quota and what is left of its
+/// memory limit ([`Limits::max_allocated`]). Outside an evaluation, only
+/// [`MAX_BUILD_BYTES`].
+pub fn build_budget() -> usize {
+    budget().left
+}
+
+/// Refuse a collection or string of about `bytes` bytes that is over
+/// [`build_budget`]. Builders call it before they allocate, so that a value
+/// that doubles at every step (`$s + $s`) stops at the limit rather than at
+/// the next periodic check, which may come too late.
+pub fn check_bytes(bytes: usize) -> Result<()> {
+    let b = budget();
+    if bytes > b.left {
+        return Err(b.refusal());
     }
     Ok(())
 }

@@ -2,8 +2,10 @@
 //! `str()`/`repr()` rendering.
 
 mod lazy;
+mod render;
 
 pub use lazy::LazyIter;
+pub use render::Render;
 
 use crate::datetime::DateTime;
 use crate::error::{Error, Result};
@@ -260,92 +262,130 @@ impl Value {
         }
     }
 
-    /// `str()` as YAQL's `str` function renders it (null/true/false at top level).
+    /// `str()` as YAQL's `str` function renders it (null/true/false at top
+    /// level), not bounded: for hosts that apply no limit. Evaluation uses
+    /// [`Value::try_to_yaql_string`].
     pub fn to_yaql_string(&self) -> String {
-        match self {
-            Value::Null => "null".into(),
-            Value::Bool(true) => "true".into(),
-            Value::Bool(false) => "false".into(),
-            _ => self.py_str(),
-        }
+        unbounded(|r| self.write_yaql_string(r))
     }
 
-    /// Python `str()`.
+    /// Python `str()`, not bounded (see [`Value::to_yaql_string`]).
     pub fn py_str(&self) -> String {
+        unbounded(|r| self.write_py_str(r))
+    }
+
+    /// Python `repr()`, not bounded (see [`Value::to_yaql_string`]).
+    pub fn repr(&self) -> String {
+        unbounded(|r| self.write_repr(r))
+    }
+
+    /// [`Value::to_yaql_string`] within what the running evaluation may
+    /// still build ([`Render::budgeted`]): a value sharing its containers
+    /// can be far larger written out than in memory.
+    pub fn try_to_yaql_string(&self) -> Result<String> {
         match self {
-            Value::Str(s) => s.to_string(),
-            Value::DateTime(d) => d.to_py_str(),
-            Value::TimeDelta(t) => crate::datetime::timedelta_str(*t),
-            Value::Object(o) => o.to_str(),
-            _ => self.repr(),
+            Value::Str(s) if s.len() < crate::limits::CHECK_JOIN_BYTES => Ok(s.to_string()),
+            Value::Int(i) => Ok(i.to_string()),
+            _ => budgeted(|r| self.write_yaql_string(r)),
         }
     }
 
-    /// Python `repr()`.
-    pub fn repr(&self) -> String {
-        let mut out = String::new();
-        self.write_repr(&mut out);
-        out
+    /// [`Value::repr`] within what the running evaluation may still build.
+    pub fn try_repr(&self) -> Result<String> {
+        budgeted(|r| self.write_repr(r))
     }
 
-    fn write_repr(&self, out: &mut String) {
+    /// [`Value::repr`] cut at about `max` bytes (ending in `...` when cut):
+    /// for error messages.
+    pub fn repr_clipped(&self, max: usize) -> String {
+        let mut r = Render::with_cap(max);
+        if self.write_repr(&mut r).is_ok() {
+            return r.finish();
+        }
+        let mut text = r.finish();
+        text.push_str("...");
+        text
+    }
+
+    /// Write [`Value::to_yaql_string`] into `out`.
+    pub fn write_yaql_string(&self, out: &mut Render) -> Result<()> {
+        match self {
+            Value::Null => out.push_str("null"),
+            Value::Bool(true) => out.push_str("true"),
+            Value::Bool(false) => out.push_str("false"),
+            _ => self.write_py_str(out),
+        }
+    }
+
+    /// Write Python `str()` into `out`.
+    pub fn write_py_str(&self, out: &mut Render) -> Result<()> {
+        match self {
+            Value::Str(s) => out.push_str(s),
+            Value::DateTime(d) => out.push_str(&d.to_py_str()),
+            Value::TimeDelta(t) => out.push_str(&crate::datetime::timedelta_str(*t)),
+            Value::Object(o) => out.push_str(&o.to_str()),
+            _ => self.write_repr(out),
+        }
+    }
+
+    /// Write Python `repr()` into `out`.
+    pub fn write_repr(&self, out: &mut Render) -> Result<()> {
         deep(|| self.write_repr_in(out))
     }
 
-    fn write_repr_in(&self, out: &mut String) {
+    fn write_repr_in(&self, out: &mut Render) -> Result<()> {
         match self {
             Value::Null => out.push_str("None"),
             Value::Bool(true) => out.push_str("True"),
             Value::Bool(false) => out.push_str("False"),
-            Value::Int(i) => out.push_str(&i.to_string()),
-            Value::BigInt(b) => out.push_str(&b.to_string()),
+            Value::Int(i) => out.write(format_args!("{i}")),
+            Value::BigInt(b) => out.write(format_args!("{b}")),
             Value::Float(f) => out.push_str(&float_repr(*f)),
             Value::Str(s) => out.push_str(&str_repr(s)),
             Value::List(l) => {
-                out.push('(');
+                out.push('(')?;
                 for (i, v) in l.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(", ");
+                        out.push_str(", ")?;
                     }
-                    v.write_repr(out);
+                    v.write_repr(out)?;
                 }
                 if l.len() == 1 {
-                    out.push(',');
+                    out.push(',')?;
                 }
-                out.push(')');
+                out.push(')')
             }
             Value::Dict(d) => {
-                out.push('{');
+                out.push('{')?;
                 for (i, (k, v)) in d.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(", ");
+                        out.push_str(", ")?;
                     }
-                    k.write_repr(out);
-                    out.push_str(": ");
-                    v.write_repr(out);
+                    k.write_repr(out)?;
+                    out.push_str(": ")?;
+                    v.write_repr(out)?;
                 }
-                out.push('}');
+                out.push('}')
             }
             Value::Set(s) => {
                 if s.is_empty() {
-                    out.push_str("frozenset()");
-                    return;
+                    return out.push_str("frozenset()");
                 }
-                out.push_str("frozenset({");
+                out.push_str("frozenset({")?;
                 for (i, v) in s.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(", ");
+                        out.push_str(", ")?;
                     }
-                    v.write_repr(out);
+                    v.write_repr(out)?;
                 }
-                out.push_str("})");
+                out.push_str("})")
             }
             Value::DateTime(d) => out.push_str(&d.to_py_repr()),
             Value::TimeDelta(t) => out.push_str(&crate::datetime::timedelta_repr(*t)),
-            Value::Tz(o) => out.push_str(&format!(
+            Value::Tz(o) => out.write(format_args!(
                 "datetime.timezone(datetime.timedelta(seconds={o}))"
             )),
-            Value::Regex(r) => out.push_str(&format!("re.compile({})", str_repr(&r.pattern))),
+            Value::Regex(r) => out.write(format_args!("re.compile({})", str_repr(&r.pattern))),
             Value::Iter(_) => out.push_str("<generator object>"),
             Value::Func(_) => out.push_str("<function>"),
             Value::Context(_) => out.push_str("<yaql.language.contexts.Context object>"),
@@ -367,6 +407,20 @@ impl Value {
 }
 
 pub use vetro_pycompat::repr::{float_repr, str_repr};
+
+/// The text `write` makes, with no limit (it cannot fail then).
+fn unbounded(write: impl FnOnce(&mut Render) -> Result<()>) -> String {
+    let mut r = Render::unbounded();
+    let _ = write(&mut r);
+    r.finish()
+}
+
+/// The text `write` makes, within the running evaluation's budget.
+fn budgeted(write: impl FnOnce(&mut Render) -> Result<()>) -> Result<String> {
+    let mut r = Render::budgeted();
+    write(&mut r)?;
+    Ok(r.finish())
+}
 
 // ---------------------------------------------------------------------------
 // Equality and hashing (Python semantics: 1 == 1.0 == True)

@@ -7,8 +7,9 @@ use crate::value::{Dict, Set, Value};
 use crate::EngineOptions;
 use std::rc::Rc;
 
+/// The key as Python shows it, cut short: a key can be a large value.
 fn key_error(k: &Value) -> Error {
-    Error::new(ErrorKind::Key, k.repr())
+    Error::new(ErrorKind::Key, k.repr_clipped(4096))
 }
 
 /// Python sequence indexing.

@@ -3,37 +3,43 @@
 
 use super::Reg;
 use crate::error::{Error, Result};
-use crate::value::{float_repr, Value};
+use crate::value::{float_repr, Render, Value};
 
-fn pad(s: String, spec: &Spec) -> String {
-    let Some(width) = spec.width else { return s };
+fn pad(s: String, spec: &Spec) -> Result<String> {
+    let Some(width) = spec.width else {
+        return Ok(s);
+    };
     let len = s.chars().count();
     if len >= width {
-        return s;
+        return Ok(s);
     }
     let fill = spec.fill.unwrap_or(' ');
     let n = width - len;
-    match spec.align.unwrap_or(if spec.numeric { '>' } else { '<' }) {
-        '>' => format!("{}{}", fill.to_string().repeat(n), s),
-        '^' => {
-            let l = n / 2;
-            format!(
-                "{}{}{}",
-                fill.to_string().repeat(l),
-                s,
-                fill.to_string().repeat(n - l)
-            )
-        }
-        '=' => {
-            let (sign, rest) = if s.starts_with('-') || s.starts_with('+') {
-                s.split_at(1)
-            } else {
-                ("", s.as_str())
-            };
-            format!("{}{}{}", sign, fill.to_string().repeat(n), rest)
-        }
-        _ => format!("{}{}", s, fill.to_string().repeat(n)),
-    }
+    // The width is the caller's: refuse it before building the padding.
+    crate::limits::check_join(n.saturating_mul(fill.len_utf8()).saturating_add(s.len()))?;
+    Ok(
+        match spec.align.unwrap_or(if spec.numeric { '>' } else { '<' }) {
+            '>' => format!("{}{}", fill.to_string().repeat(n), s),
+            '^' => {
+                let l = n / 2;
+                format!(
+                    "{}{}{}",
+                    fill.to_string().repeat(l),
+                    s,
+                    fill.to_string().repeat(n - l)
+                )
+            }
+            '=' => {
+                let (sign, rest) = if s.starts_with('-') || s.starts_with('+') {
+                    s.split_at(1)
+                } else {
+                    ("", s.as_str())
+                };
+                format!("{}{}{}", sign, fill.to_string().repeat(n), rest)
+            }
+            _ => format!("{}{}", s, fill.to_string().repeat(n)),
+        },
+    )
 }
 
 #[derive(Default)]
@@ -116,6 +122,7 @@ fn format_value(v: &Value, spec: &str) -> Result<String> {
         (Value::Int(_) | Value::Float(_), Some('f' | 'F' | 'e' | 'E' | '%' | 'g')) => {
             let f = v.as_f64().unwrap_or(0.0);
             let p = sp.precision.unwrap_or(6);
+            check_precision(p)?;
             let s = match sp.kind {
                 Some('e') | Some('E') => {
                     let s = format!("{:.*e}", p, f.abs());
@@ -135,15 +142,17 @@ fn format_value(v: &Value, spec: &str) -> Result<String> {
             sign(s, f < 0.0, &sp)
         }
         (Value::Float(f), None) => match sp.precision {
-            Some(p) => sign(format!("{:.*}", p, f.abs()), *f < 0.0, &sp),
+            Some(p) => {
+                check_precision(p)?;
+                sign(format!("{:.*}", p, f.abs()), *f < 0.0, &sp)
+            }
             None => sign(float_repr(f.abs()), *f < 0.0, &sp),
         },
         (Value::Str(s), None | Some('s')) => match sp.precision {
             Some(p) => s.chars().take(p).collect(),
             None => s.to_string(),
         },
-        (_, None) if spec.is_empty() => v.to_yaql_string(),
-        (_, None) => v.to_yaql_string(),
+        (_, None) => v.try_to_yaql_string()?,
         (_, Some(k)) => {
             return Err(Error::value_err(format!(
                 "Unknown format code '{k}' for object of type '{}'",
@@ -151,12 +160,18 @@ fn format_value(v: &Value, spec: &str) -> Result<String> {
             )))
         }
     };
-    Ok(pad(body, &sp))
+    pad(body, &sp)
+}
+
+/// Refuse a precision whose digits alone pass what the evaluation may build
+/// (a float has at most 309 digits before its point).
+fn check_precision(p: usize) -> Result<()> {
+    crate::limits::check_join(p.saturating_add(320))
 }
 
 /// Format `template` with positional and keyword values.
 pub fn format(template: &str, args: &[Value], kw: &[(std::rc::Rc<str>, Value)]) -> Result<String> {
-    let mut out = String::new();
+    let mut out = Render::budgeted();
     let cs: Vec<char> = template.chars().collect();
     let mut i = 0;
     let mut auto = 0usize;
@@ -164,7 +179,7 @@ pub fn format(template: &str, args: &[Value], kw: &[(std::rc::Rc<str>, Value)]) 
         let c = cs[i];
         if c == '{' {
             if cs.get(i + 1) == Some(&'{') {
-                out.push('{');
+                out.push('{')?;
                 i += 2;
                 continue;
             }
@@ -209,25 +224,25 @@ pub fn format(template: &str, args: &[Value], kw: &[(std::rc::Rc<str>, Value)]) 
                     .ok_or_else(|| Error::new(crate::error::ErrorKind::Key, name.clone()))?
             };
             let v = match conv.as_deref() {
-                Some("r") => Value::from(v.repr()),
-                Some("s") => Value::from(v.to_yaql_string()),
+                Some("r") => Value::from(v.try_repr()?),
+                Some("s") => Value::from(v.try_to_yaql_string()?),
                 _ => v,
             };
-            out.push_str(&format_value(&v, &spec)?);
+            out.push_str(&format_value(&v, &spec)?)?;
             i += end + 1;
         } else if c == '}' {
             if cs.get(i + 1) == Some(&'}') {
-                out.push('}');
+                out.push('}')?;
                 i += 2;
                 continue;
             }
             return Err(Error::value_err("Single '}' encountered in format string"));
         } else {
-            out.push(c);
+            out.push(c)?;
             i += 1;
         }
     }
-    Ok(out)
+    Ok(out.finish())
 }
 
 pub fn register(r: &Reg) {

@@ -121,7 +121,7 @@ pub fn register(ctx: &Context, _opts: &EngineOptions) {
                 ArgValue::Rule(k, n) => (k.call1(recv.clone())?, n.call1(recv.clone())?),
                 _ => continue,
             };
-            ctx.set(&name.to_yaql_string(), v);
+            ctx.set(&name.try_to_yaql_string()?, v);
         }
         Ok(Value::Context(ctx))
     });

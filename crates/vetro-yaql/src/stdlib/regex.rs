@@ -1,11 +1,12 @@
 //! `regex`: Python `re` functions over fancy-regex (search semantics,
 //! match publication as `{value, start, end}` dicts).
 
+use super::strings::PIECE_BYTES;
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Lambda;
 use crate::iter::LazyIter;
-use crate::value::{Dict, RegexValue, Value};
+use crate::value::{Dict, RegexValue, Render, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -261,7 +262,9 @@ fn replace_with(
     count: i64,
     mut f: impl FnMut(&fancy_regex::Captures) -> Result<String>,
 ) -> Result<String> {
-    let mut out = String::new();
+    // Each match may put a longer text in its place: the result is held to
+    // what the evaluation may build as it grows.
+    let mut out = Render::budgeted();
     let mut last = 0;
     let mut n = 0;
     for caps in re.re.captures_iter(s) {
@@ -270,13 +273,13 @@ fn replace_with(
         }
         let caps = caps.map_err(re_err)?;
         let Some(m) = caps.get(0) else { continue };
-        out.push_str(&s[last..m.start()]);
-        out.push_str(&f(&caps)?);
+        out.push_str(&s[last..m.start()])?;
+        out.push_str(&f(&caps)?)?;
         last = m.end();
         n += 1;
     }
-    out.push_str(&s[last..]);
-    Ok(out)
+    out.push_str(&s[last..])?;
+    Ok(out.finish())
 }
 
 /// The first `count` matches (all for 0) replaced by the template `repl`
@@ -291,7 +294,7 @@ fn replace(re: &RegexValue, s: &str, repl: &str, count: i64) -> Result<Value> {
 /// returns for each (given the match, as `search` publishes it).
 fn replace_by(re: &RegexValue, s: &str, repl: Option<&Lambda>, count: i64) -> Result<Value> {
     let l = repl.ok_or_else(|| Error::type_err("lambda expected"))?;
-    let out = replace_with(re, s, count, |c| Ok(publish(re, s, c, l)?.to_yaql_string()))?;
+    let out = replace_with(re, s, count, |c| publish(re, s, c, l)?.try_to_yaql_string())?;
     Ok(Value::from(out))
 }
 
@@ -318,13 +321,21 @@ fn split(re: &RegexValue, s: &str, max: i64) -> Result<Value> {
         }
         last = m.end();
         n += 1;
+        if n & 4095 == 0 {
+            crate::limits::check_bytes(out.len().saturating_mul(PIECE_BYTES))?;
+        }
     }
     out.push(Value::str(&s[last..]));
     Ok(Value::list(out))
 }
 
-fn escape(s: &str) -> String {
+fn escape(s: &str) -> Result<String> {
     let special = "()[]{}?*+-|^$\\.&~# \t\n\r\x0b\x0c";
+    // Up to twice as long: escaping an escaped text again doubles it.
+    if s.len().saturating_mul(2) >= crate::limits::CHECK_JOIN_BYTES {
+        let more = s.chars().filter(|c| special.contains(*c)).count();
+        crate::limits::check_bytes(s.len().saturating_add(more))?;
+    }
     let mut out = String::new();
     for c in s.chars() {
         if special.contains(c) {
@@ -332,7 +343,7 @@ fn escape(s: &str) -> String {
         }
         out.push(c);
     }
-    out
+    Ok(out)
 }
 
 fn search_value(re: &RegexValue, s: &str, sel: Option<&Lambda>) -> Result<Value> {
@@ -372,7 +383,7 @@ pub fn register(r: &Reg) {
         Ok(Value::Bool(!search(&*regex_of(a.v(1))?, a.str(0))?))
     });
     r.f("escapeRegex", "string:String", |_, a| {
-        Ok(Value::from(escape(a.str(0))))
+        Ok(Value::from(escape(a.str(0))?))
     });
     r.f("isRegex", "value:any", |_, a| {
         Ok(Value::Bool(matches!(a.v(0), Value::Regex(_))))

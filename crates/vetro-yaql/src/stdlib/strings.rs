@@ -2,7 +2,7 @@
 
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
-use crate::value::Value;
+use crate::value::{Render, Value};
 
 pub fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
@@ -58,19 +58,47 @@ fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
 }
 
+/// Bytes one piece of a split string takes at least besides its text: the
+/// item, the string's header and its allocation's rounding.
+pub const PIECE_BYTES: usize = 64;
+
+/// Called as pieces are collected: every 4096 pieces their size is checked
+/// against what the evaluation may build (a string of separators splits
+/// into many more bytes than it has).
+#[inline]
+pub fn check_pieces(pieces: usize) -> Result<()> {
+    if pieces & 4095 == 0 && pieces > 0 {
+        crate::limits::check_bytes(pieces.saturating_mul(PIECE_BYTES))
+    } else {
+        Ok(())
+    }
+}
+
+fn collect_pieces<'a>(pieces: impl Iterator<Item = &'a str>) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for p in pieces {
+        out.push(p.to_string());
+        check_pieces(out.len())?;
+    }
+    Ok(out)
+}
+
 /// Python `str.split(sep, maxsplit)`.
 pub fn py_split(s: &str, sep: Option<&str>, max: i64) -> Result<Vec<String>> {
     match sep {
         Some("") => Err(Error::value_err("empty separator")),
-        Some(sep) => Ok(if max < 0 {
-            s.split(sep).map(String::from).collect()
-        } else {
-            s.splitn(max as usize + 1, sep).map(String::from).collect()
-        }),
+        Some(sep) => {
+            if max < 0 {
+                collect_pieces(s.split(sep))
+            } else {
+                collect_pieces(s.splitn(max as usize + 1, sep))
+            }
+        }
         None => {
             let mut out = Vec::new();
             let mut rest = s.trim_start_matches(is_space);
             while !rest.is_empty() {
+                check_pieces(out.len())?;
                 if max >= 0 && out.len() as i64 == max {
                     out.push(rest.to_string());
                     break;
@@ -99,7 +127,7 @@ pub fn py_rsplit(s: &str, sep: Option<&str>, max: i64) -> Result<Vec<String>> {
     match sep {
         Some("") => Err(Error::value_err("empty separator")),
         Some(sep) => {
-            let mut v: Vec<String> = s.rsplitn(max as usize + 1, sep).map(String::from).collect();
+            let mut v = collect_pieces(s.rsplitn(max as usize + 1, sep))?;
             v.reverse();
             Ok(v)
         }
@@ -107,6 +135,7 @@ pub fn py_rsplit(s: &str, sep: Option<&str>, max: i64) -> Result<Vec<String>> {
             let mut out = Vec::new();
             let mut rest = s.trim_end_matches(is_space);
             while !rest.is_empty() {
+                check_pieces(out.len())?;
                 if out.len() as i64 == max {
                     out.push(rest.to_string());
                     break;
@@ -144,8 +173,46 @@ fn strip<'a>(s: &'a str, chars: Option<&str>, left: bool, right: bool) -> &'a st
     r
 }
 
-/// Python `str.replace(old, new, count)`.
-pub fn py_replace(s: &str, old: &str, new: &str, count: i64) -> String {
+/// Python `str.replace(old, new, count)`, refused when the result would be
+/// larger than the evaluation may build.
+pub fn py_replace(s: &str, old: &str, new: &str, count: i64) -> Result<String> {
+    check_replaced_size(s, old, new, count)?;
+    Ok(replace_unchecked(s, old, new, count))
+}
+
+/// Refuse a replacement that grows `s` past what the evaluation may build,
+/// before building it (`$s.replace('x', 'xx')` doubles at every step). Only
+/// a growing replacement of a large enough result counts its matches.
+fn check_replaced_size(s: &str, old: &str, new: &str, count: i64) -> Result<()> {
+    if new.len() <= old.len() {
+        return Ok(());
+    }
+    let most = if old.is_empty() {
+        s.chars().count().saturating_add(1)
+    } else {
+        s.len() / old.len()
+    };
+    let most = if count < 0 {
+        most
+    } else {
+        most.min(count as usize)
+    };
+    let growth = new.len() - old.len();
+    let at_most = s.len().saturating_add(most.saturating_mul(growth));
+    if at_most < crate::limits::CHECK_JOIN_BYTES {
+        return Ok(());
+    }
+    let matches = if old.is_empty() {
+        most
+    } else if count < 0 {
+        s.matches(old).count()
+    } else {
+        s.matches(old).take(most).count()
+    };
+    crate::limits::check_join(s.len().saturating_add(matches.saturating_mul(growth)))
+}
+
+fn replace_unchecked(s: &str, old: &str, new: &str, count: i64) -> String {
     if count < 0 {
         if old.is_empty() {
             let mut out = String::from(new);
@@ -271,6 +338,7 @@ fn operators_and_tests(r: &Reg) {
         },
     );
     r.f("concat", "*args:String", |_, a| {
+        crate::limits::check_join(a.rest.iter().map(|x| x.str().len()).sum())?;
         Ok(Value::from(
             a.rest.iter().map(|x| x.str()).collect::<String>(),
         ))
@@ -381,18 +449,26 @@ fn searching_and_joining(r: &Reg) {
         Ok(Value::Bool(matches!(a.v(0), Value::Str(_))))
     });
     r.m("join", "separator:String, sequence:Iterable", |c, a| {
-        let items = c.collect(a.v(1))?;
-        let parts: Vec<String> = items.iter().map(|v| v.to_yaql_string()).collect();
-        Ok(Value::from(parts.join(a.str(0))))
+        join(&c.collect(a.v(1))?, a.str(0))
     });
     r.m("join", "sequence:Iterable, separator:String", |c, a| {
-        let items = c.collect(a.v(0))?;
-        let parts: Vec<String> = items.iter().map(|v| v.to_yaql_string()).collect();
-        Ok(Value::from(parts.join(a.str(1))))
+        join(&c.collect(a.v(0))?, a.str(1))
     });
     r.mf("len", "string:String", |_, a| {
         Ok(Value::Int(a.str(0).chars().count() as i64))
     });
+}
+
+/// The items' `str()` joined by `sep`, within what the evaluation may build.
+fn join(items: &[Value], sep: &str) -> Result<Value> {
+    let mut out = Render::budgeted();
+    for (i, v) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep)?;
+        }
+        v.write_yaql_string(&mut out)?;
+    }
+    Ok(Value::from(out.finish()))
 }
 
 /// Splitting, replacing, case, trimming, `substring`, `str`.
@@ -421,7 +497,7 @@ fn transforming(r: &Reg) {
                 a.str(1),
                 a.str(2),
                 a.int(3),
-            )))
+            )?))
         },
     );
     r.m(
@@ -431,7 +507,8 @@ fn transforming(r: &Reg) {
             let mut s = a.str(0).to_string();
             if let Value::Dict(d) = a.v(1) {
                 for (k, v) in d.iter() {
-                    s = py_replace(&s, &k.to_yaql_string(), &v.to_yaql_string(), a.int(2));
+                    let (old, new) = (k.try_to_yaql_string()?, v.try_to_yaql_string()?);
+                    s = py_replace(&s, &old, &new, a.int(2))?;
                 }
             }
             Ok(Value::from(s))
@@ -448,7 +525,7 @@ fn transforming(r: &Reg) {
         |c, a| Ok(c.list_result(strs(py_split(a.str(0), opt_str(a.v(1)), a.int(2))?))),
     );
     r.f("str", "value:any", |_, a| {
-        Ok(Value::from(a.v(0).to_yaql_string()))
+        Ok(Value::from(a.v(0).try_to_yaql_string()?))
     });
     r.m(
         "substring",
@@ -465,6 +542,11 @@ fn transforming(r: &Reg) {
         },
     );
     r.m("toCharArray", "string:String", |_, a| {
+        // One item and one string per character: many times the text's size.
+        let s = a.str(0);
+        if s.len().saturating_mul(PIECE_BYTES) >= crate::limits::CHECK_JOIN_BYTES {
+            crate::limits::check_bytes(s.chars().count().saturating_mul(PIECE_BYTES))?;
+        }
         Ok(Value::list(
             a.str(0)
                 .chars()
