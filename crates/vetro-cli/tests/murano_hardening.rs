@@ -79,6 +79,17 @@ fn memory_limit_stops_a_doubling_string() {
 }
 
 #[test]
+fn str_of_a_shared_structure_stops_at_the_session_memory_limit() {
+    // 60 lists, 2^60 items written out: refused before it is built, with the
+    // session's own limit error (YAQL sees the session's memory limit).
+    let body = "      - $l: [1]\n      - For: i\n        In: range(60)\n        Do:\n          - $l: [$l, $l]\n      - Return: str($l).len()\n";
+    let out = run_main(body, &["--max-memory", "64"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains("MemoryLimitExceeded"), "{}", out.stderr);
+    assert!(out.took < Duration::from_secs(20), "took {:?}", out.took);
+}
+
+#[test]
 fn a_shared_structure_does_not_make_steps_expensive() {
     // Each step doubles the number of paths through the value, not its size.
     let body = "      - $l: []\n      - While: 1 = 1\n        Do:\n          - $l: [$l, $l]\n";

@@ -87,3 +87,87 @@ fn no_timeout_with_zero() {
         .success()
         .stdout("45\n");
 }
+
+/// A list holding the same list twice, 64 levels deep: small in memory, 2^64
+/// items written out.
+const SHARED: &str = "range(64).aggregate([$1, $1], [])";
+
+#[test]
+fn a_result_sharing_its_lists_is_not_written_past_the_memory_limit() {
+    for format in ["json", "yaml"] {
+        let started = Instant::now();
+        let out = vetro()
+            .args([
+                "yaql",
+                "--max-memory",
+                "64",
+                "--format",
+                format,
+                "--",
+                SHARED,
+            ])
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{format}: {out:?}");
+        if format == "json" {
+            assert_eq!(error_kind(&out.stdout), "memory_quota");
+        } else {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains("too much memory"), "{stderr}");
+        }
+        assert!(started.elapsed() < Duration::from_secs(20));
+    }
+    vetro()
+        .args([
+            "yaql",
+            "--max-memory",
+            "64",
+            "--",
+            "range(3).aggregate([$1, $1], [])",
+        ])
+        .assert()
+        .success();
+}
+
+#[test]
+fn strings_built_in_one_call_stop_at_the_memory_limit() {
+    for expr in [
+        &format!("str({SHARED}).len()") as &str,
+        "range(40).aggregate($1.replace('x', 'xx'), 'x')",
+        "'{0:>1000000000}'.format(1)",
+    ] {
+        let started = Instant::now();
+        let out = vetro()
+            .args(["yaql", "--max-memory", "64", "--format", "json", "--", expr])
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{expr}: {out:?}");
+        assert_eq!(error_kind(&out.stdout), "memory_quota", "{expr}");
+        assert!(started.elapsed() < Duration::from_secs(20), "{expr}");
+    }
+}
+
+#[test]
+fn a_batch_answer_sharing_its_lists_is_an_error_and_the_batch_goes_on() {
+    let input = format!(
+        "{}\n{}\n",
+        serde_json::json!({"id": 1, "expr": SHARED}),
+        serde_json::json!({"id": 2, "expr": "1 + 1"})
+    );
+    let out = vetro()
+        .args(["yaql", "--batch", "--max-memory", "64"])
+        .write_stdin(input)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let answers: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(answers[0]["error"]["kind"], "memory_quota");
+    assert_eq!(answers[1]["value"], 2);
+}

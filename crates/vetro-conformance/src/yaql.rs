@@ -91,11 +91,14 @@ pub fn run_case(line: &str, engines: &mut HashMap<String, Engine>, limits: &Limi
             }
         }
         let e = engine.parse(&case.expr)?;
-        engine.evaluate(&e, data, &vars)
+        let v = engine.evaluate(&e, data, &vars)?;
+        // The answer's encoding is held to the batch's memory limit.
+        let mut left = limits.max_allocated.unwrap_or(usize::MAX);
+        encode(&v, false, &mut left)
     })();
     let id = case.id;
     match result {
-        Ok(v) => json!({"id": id, "value": encode(&v, false)}),
+        Ok(v) => json!({"id": id, "value": v}),
         Err(e) => error_json(&id, &e),
     }
 }

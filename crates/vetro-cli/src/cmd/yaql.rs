@@ -171,11 +171,18 @@ fn print_out(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
-fn print_value(v: &Value, format: &str) {
+/// The result as text, at most `cap` bytes of it (a value sharing its
+/// containers is far larger written out), or the memory-limit error.
+fn value_text(v: &Value, format: &str, cap: usize) -> Result<String, Error> {
     if format == "yaml" {
-        print_out(&vetro_yaml::to_yaml_string(&data::to_node(v)));
+        let mut left = cap;
+        let node = data::to_node_capped(v, &mut left)?;
+        Ok(vetro_yaml::to_yaml_string(&node))
     } else {
-        print_out(&(data::to_json_string(v, true) + "\n"));
+        let mut out = vetro_yaql::value::Render::with_cap(cap);
+        data::write_json(v, true, &mut out)?;
+        out.push('\n')?;
+        Ok(out.finish())
     }
 }
 
@@ -197,12 +204,15 @@ fn evaluate(
     format: &str,
 ) -> ExitCode {
     let vars: Vec<(&str, Value)> = vars.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    // The result's text is held to the memory limit the evaluation ran under.
+    let cap = engine.opts.yaql.limits.max_allocated.unwrap_or(usize::MAX);
     match engine
         .parse(expr)
         .and_then(|e| engine.evaluate(&e, data, &vars))
+        .and_then(|v| value_text(&v, format, cap))
     {
-        Ok(v) => {
-            print_value(&v, format);
+        Ok(text) => {
+            print_out(&text);
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -106,13 +106,35 @@ fn decode_tag(k: &str, v: &J) -> Result<Value> {
     })
 }
 
+/// Bytes one encoded value takes at least besides its text (the JSON value
+/// and its place in an array or object).
+const NODE_BYTES: usize = 48;
+
+fn take(left: &mut usize, bytes: usize) -> Result<()> {
+    let bytes = bytes.saturating_add(NODE_BYTES);
+    if bytes > *left {
+        return Err(vetro_yaql::limits::memory_exceeded());
+    }
+    *left -= bytes;
+    Ok(())
+}
+
+fn text(s: String, left: &mut usize) -> Result<J> {
+    take(left, s.len())?;
+    Ok(J::String(s))
+}
+
 /// Encode an (already finalized) value. `tuples`: keep lists as `$tuple`.
-pub fn encode(v: &Value, tuples: bool) -> J {
-    match v {
+/// The encoding takes at most about `left` bytes (counted down), or fails
+/// with the memory-limit error: a value that shares its containers
+/// (`[$l, $l]` doubled) has far more encoded values than values.
+pub fn encode(v: &Value, tuples: bool, left: &mut usize) -> Result<J> {
+    take(left, 0)?;
+    Ok(match v {
         Value::Null => J::Null,
         Value::Bool(b) => J::Bool(*b),
         Value::Int(i) => J::Number((*i).into()),
-        Value::BigInt(b) => tag("$bigint", J::String(b.to_string())),
+        Value::BigInt(b) => tag("$bigint", text(b.to_string(), left)?),
         Value::Float(f) => match Number::from_f64(*f) {
             Some(n) => J::Number(n),
             None => tag(
@@ -129,19 +151,16 @@ pub fn encode(v: &Value, tuples: bool) -> J {
                 ),
             ),
         },
-        Value::Str(s) => J::String(s.to_string()),
+        Value::Str(s) => text(s.to_string(), left)?,
         Value::List(l) => {
-            let a = J::Array(l.iter().map(|x| encode(x, tuples)).collect());
+            let a = J::Array(encode_all(l.iter(), tuples, left)?);
             if tuples {
                 tag("$tuple", a)
             } else {
                 a
             }
         }
-        Value::Set(s) => tag(
-            "$set",
-            J::Array(s.iter().map(|x| encode(x, tuples)).collect()),
-        ),
+        Value::Set(s) => tag("$set", J::Array(encode_all(s.iter(), tuples, left)?)),
         Value::Dict(d) => {
             let plain = d.keys().all(|k| matches!(k, Value::Str(_)))
                 && !(d.len() == 1
@@ -152,25 +171,36 @@ pub fn encode(v: &Value, tuples: bool) -> J {
             if plain {
                 let mut m = Map::new();
                 for (k, x) in d.iter() {
-                    m.insert(k.as_str().unwrap_or("").to_string(), encode(x, tuples));
+                    let k = k.as_str().unwrap_or("");
+                    take(left, k.len())?;
+                    m.insert(k.to_string(), encode(x, tuples, left)?);
                 }
                 J::Object(m)
             } else {
-                tag(
-                    "$dict",
-                    J::Array(
-                        d.iter()
-                            .map(|(k, x)| J::Array(vec![encode(k, tuples), encode(x, tuples)]))
-                            .collect(),
-                    ),
-                )
+                let mut pairs = Vec::with_capacity(d.len());
+                for (k, x) in d.iter() {
+                    take(left, 0)?;
+                    pairs.push(J::Array(vec![
+                        encode(k, tuples, left)?,
+                        encode(x, tuples, left)?,
+                    ]));
+                }
+                tag("$dict", J::Array(pairs))
             }
         }
-        Value::DateTime(d) => tag("$datetime", J::String(d.iso('T'))),
+        Value::DateTime(d) => tag("$datetime", text(d.iso('T'), left)?),
         Value::TimeDelta(t) => tag("$timedelta", J::Number((*t).into())),
         Value::Tz(o) => tag("$tz", J::Number((*o).into())),
         other => tag("$opaque", J::String(other.type_name().to_string())),
-    }
+    })
+}
+
+fn encode_all<'a>(
+    items: impl Iterator<Item = &'a Value>,
+    tuples: bool,
+    left: &mut usize,
+) -> Result<Vec<J>> {
+    items.map(|x| encode(x, tuples, left)).collect()
 }
 
 /// Parse JSON text straight into a value (no intermediate tree), with the

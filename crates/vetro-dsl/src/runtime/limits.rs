@@ -141,6 +141,18 @@ impl Watch {
         }
     }
 
+    /// The session's memory limit as YAQL limits (counted from the
+    /// session's start), so that what an expression builds in one call
+    /// (`str()` of a shared list, `replace()`, `format()`) is held to what is
+    /// left of it before it is allocated.
+    pub fn yaql_memory(&self, limits: &mut vetro_yaql::Limits) {
+        if let (Some((base, max)), Some(probe)) = (self.memory, MEMORY_PROBE.get()) {
+            limits.max_allocated = Some(max);
+            limits.memory_probe = Some(*probe);
+            limits.memory_base = Some(base);
+        }
+    }
+
     /// The limit passed now, if one is.
     pub fn passed(&self) -> Option<&'static str> {
         let cancelled = self
@@ -238,6 +250,17 @@ impl SessionLimits {
             ),
         };
         Exc::native("", class, message)
+    }
+
+    /// The session's memory-limit error for something a YAQL evaluation
+    /// refused to build because it would pass the limit.
+    pub fn memory_refused(&self) -> Exc {
+        let max = self.limits.borrow().max_memory.unwrap_or(0);
+        Exc::native(
+            "",
+            MEMORY_LIMIT,
+            format!("the session would allocate more than {}", mib(max)),
+        )
     }
 
     /// Count one step; fails once a limit is passed.

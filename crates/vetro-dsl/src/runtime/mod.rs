@@ -209,6 +209,10 @@ impl Rt {
         let exc = match e.kind {
             // The session's watch stopped the evaluation: a limit passed.
             ErrorKind::Interrupted => self.limits.interrupted(),
+            // What it was building would pass the session's memory limit.
+            ErrorKind::MemoryQuota if vetro_yaql::limits::is_memory_limit(&e) => {
+                self.limits.memory_refused()
+            }
             _ => yaql_error(&e),
         };
         self.with_frames(exc)

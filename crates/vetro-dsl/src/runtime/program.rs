@@ -60,6 +60,7 @@ impl Program {
         let yaql_watch = watch.clone();
         opts.yaql.limits.interrupt =
             Some(vetro_yaql::Interrupt::new(move |_| yaql_watch.keep_going()));
+        watch.yaql_memory(&mut opts.yaql.limits);
         let yaql_std = Engine::new(opts.clone());
         opts.legacy_context = true;
         opts.yaql.iterable_dicts = true;
