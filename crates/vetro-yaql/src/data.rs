@@ -187,7 +187,11 @@ fn to_node_in(v: &Value, left: &mut usize) -> Result<Node, Error> {
         Value::Null => NodeKind::Null,
         Value::Bool(b) => NodeKind::Bool(*b),
         Value::Int(i) => NodeKind::Int(*i),
-        Value::BigInt(b) => text(b.to_string(), left)?,
+        Value::BigInt(b) => {
+            let digits = b.to_string();
+            take(left, digits.len())?;
+            NodeKind::BigInt(digits)
+        }
         Value::Float(f) => NodeKind::Float(*f),
         Value::Str(s) => {
             take(left, s.len())?;
