@@ -3,12 +3,14 @@
 
 use super::ast::{Literal, Rule, Statement, Term};
 use super::error::{ErrorClass, PolicyError};
-use super::eval::{head_key, order_body, resolve_body, BodyRef, Evaluator};
+use super::eval::Evaluator;
 use super::graph::tarjan;
 use super::incremental::View;
 use super::limits::Limits;
+use super::order::order_body;
 use super::parse;
 use super::policy::{Policy, PolicyKind, PolicySet, PredKey, TableKey};
+use super::refs::{head_key, resolve_body, BodyRef};
 use super::value::{Symbols, Tuple, Value};
 use std::collections::{HashMap, HashSet};
 

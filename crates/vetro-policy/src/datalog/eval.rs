@@ -2,138 +2,43 @@
 //! plans, grouped into strongly connected components and evaluated in
 //! dependency order; recursive components are evaluated semi-naively.
 
-use super::ast::{Literal, Rule, Term};
-use super::builtins::{self, Builtin};
+use super::ast::Rule;
+use super::compile::{compile_order, PredIds};
 use super::error::{ErrorClass, PolicyError};
 use super::join::{self, Source};
 use super::limits::{Budget, Limits};
-use super::plan::{Arg, Plan, Step, StepKind};
-use super::policy::{PolicySet, PredKey, TableKey};
+use super::order::order_body;
+use super::plan::{Arg, Origin, Plan, Step, StepKind};
+use super::policy::{PolicySet, PredKey};
 use super::relation::{self, Indices, Relation};
 use super::value::{Symbols, Tuple, Value};
 use std::collections::{HashMap, HashSet};
 
-/// What a body literal refers to.
-pub enum BodyRef {
-    Pred(PredKey),
-    Builtin(Builtin),
-    True,
+pub use super::refs::{head_key, resolve_body, BodyRef};
+
+/// The position of each literal in `order`.
+pub(crate) fn positions(order: &[usize]) -> Vec<usize> {
+    let mut orig = vec![0; order.len()];
+    for (pos, &lit) in order.iter().enumerate() {
+        orig[lit] = pos;
+    }
+    orig
 }
 
-/// Resolves a body literal of a rule in `policy`.
-pub fn resolve_body(policy: &str, lit: &Literal) -> BodyRef {
-    if lit.modal.is_none() {
-        if let Some(b) = builtins::lookup(lit.module.as_deref(), &lit.table, lit.args.len()) {
-            return BodyRef::Builtin(b);
-        }
-        if lit.module.is_none() && lit.table == "true" && lit.args.is_empty() {
-            return BodyRef::True;
-        }
-    }
-    BodyRef::Pred(PredKey {
-        policy: lit.module.clone().unwrap_or_else(|| policy.to_string()),
-        key: TableKey {
-            modal: lit.modal.clone(),
-            module: None,
-            table: lit.table.clone(),
-        },
-    })
+/// Gives the predicates of a compiled rule their ids, registering new ones
+/// to be compiled in turn.
+struct Registrar<'e, 'a> {
+    ev: &'e mut Evaluator<'a>,
+    todo: &'e mut Vec<usize>,
 }
 
-/// The key a rule head of `policy` defines.
-pub fn head_key(policy: &str, lit: &Literal) -> PredKey {
-    PredKey {
-        policy: policy.to_string(),
-        key: TableKey {
-            modal: lit.modal.clone(),
-            module: lit.module.clone(),
-            table: lit.table.clone(),
-        },
+impl PredIds for Registrar<'_, '_> {
+    fn body_pred(&mut self, key: &PredKey, syms: &mut Symbols) -> Option<usize> {
+        Some(self.ev.pred(key, syms, self.todo))
     }
-}
 
-fn term_arg(t: &Term, vars: &mut Vec<String>, syms: &mut Symbols) -> Arg {
-    match t {
-        Term::Var(v) => match vars.iter().position(|x| x == v) {
-            Some(i) => Arg::Var(i),
-            None => {
-                vars.push(v.clone());
-                Arg::Var(vars.len() - 1)
-            }
-        },
-        Term::Int(i) => Arg::Const(Value::Int(*i)),
-        Term::Float(f) => Arg::Const(Value::Float(*f)),
-        Term::Str(s) => Arg::Const(Value::Str(syms.intern(s))),
-    }
-}
-
-/// Orders a body so that builtins see bound inputs and negations bound variables.
-/// Returns the literal indices in evaluation order, or the literals that never become safe.
-pub fn order_body(policy: &str, body: &[Literal]) -> Result<Vec<usize>, Vec<usize>> {
-    order_body_from(policy, body, None)
-}
-
-/// As [`order_body`], with literal `first` (a positive table literal) evaluated first.
-fn order_body_from(
-    policy: &str,
-    body: &[Literal],
-    first: Option<usize>,
-) -> Result<Vec<usize>, Vec<usize>> {
-    let mut bound: HashSet<&str> = HashSet::new();
-    let mut done = vec![false; body.len()];
-    let mut order = Vec::with_capacity(body.len());
-    if let Some(f) = first.filter(|&f| f < body.len()) {
-        done[f] = true;
-        order.push(f);
-        bound.extend(body[f].variables());
-    }
-    loop {
-        let mut best: Option<(usize, i64)> = None;
-        for (i, lit) in body.iter().enumerate() {
-            if done[i] {
-                continue;
-            }
-            let r = resolve_body(policy, lit);
-            let ready = match &r {
-                BodyRef::True => true,
-                BodyRef::Builtin(b) => lit.args[..b.inputs]
-                    .iter()
-                    .all(|t| !matches!(t, Term::Var(v) if !bound.contains(v.as_str()))),
-                BodyRef::Pred(_) if lit.negated => lit.variables().all(|v| bound.contains(v)),
-                BodyRef::Pred(_) => true,
-            };
-            if !ready {
-                continue;
-            }
-            // Filters first, then the scan with the most bound arguments.
-            let score = match &r {
-                BodyRef::Pred(_) if !lit.negated => {
-                    let b = lit
-                        .args
-                        .iter()
-                        .filter(|t| !matches!(t, Term::Var(v) if !bound.contains(v.as_str())))
-                        .count() as i64;
-                    b * 2 - lit.args.len() as i64
-                }
-                _ => i64::MAX,
-            };
-            if best.is_none_or(|(_, s)| score > s) {
-                best = Some((i, score));
-            }
-        }
-        let Some((i, _)) = best else {
-            break;
-        };
-        done[i] = true;
-        order.push(i);
-        for v in body[i].variables() {
-            bound.insert(v);
-        }
-    }
-    if order.len() == body.len() {
-        Ok(order)
-    } else {
-        Err((0..body.len()).filter(|&i| !done[i]).collect())
+    fn head_pred(&self, key: &PredKey) -> Option<usize> {
+        self.ev.index.get(key).copied()
     }
 }
 
@@ -152,6 +57,8 @@ pub struct Evaluator<'a> {
     idx: Vec<Indices>,
     skolem: usize,
     budget: Budget,
+    /// Whether plans keep the rules they were compiled from (for maintenance).
+    keep_origins: bool,
 }
 
 impl<'a> Evaluator<'a> {
@@ -168,12 +75,20 @@ impl<'a> Evaluator<'a> {
             idx: Vec::new(),
             skolem: 0,
             budget: Budget::new(Limits::default()),
+            keep_origins: false,
         }
     }
 
     /// Evaluates under `limits` instead of the default ones.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.budget = Budget::new(limits);
+        self
+    }
+
+    /// Keeps with every rule's plan the rule itself, so that incremental
+    /// maintenance can compile plans in other orders.
+    pub(crate) fn keeping_origins(mut self) -> Self {
+        self.keep_origins = true;
         self
     }
 
@@ -235,7 +150,7 @@ impl<'a> Evaluator<'a> {
                             orig: 0,
                         }],
                         nvars: 0,
-                        alts: Vec::new(),
+                        origin: None,
                     });
                     self.defs[p].push(plan_id);
                     self.deps[p].push((o, false));
@@ -248,6 +163,9 @@ impl<'a> Evaluator<'a> {
                 for rid in rule_ids {
                     let rule = &self.policies[&src].rules[rid];
                     let plan = self.compile(&src, rule, p, syms, &mut todo)?;
+                    // Planning counts against the time limit too.
+                    self.budget.look_at_clock();
+                    self.budget.check()?;
                     let plan_id = self.plans.len();
                     for s in &plan.steps {
                         match s.kind {
@@ -309,111 +227,19 @@ impl<'a> Evaluator<'a> {
                 ),
             )
         })?;
-        let mut orig = vec![0; rule.body.len()];
-        for (pos, &lit) in order.iter().enumerate() {
-            orig[lit] = pos;
-        }
-        let mut plan = self.compile_order(policy, rule, head_pred, &order, &orig, syms, todo);
-        for (j, &lit) in order.iter().enumerate().skip(1) {
-            let l = &rule.body[lit];
-            if l.negated || !matches!(resolve_body(policy, l), BodyRef::Pred(_)) {
-                continue;
-            }
-            if let Ok(alt) = order_body_from(policy, &rule.body, Some(lit)) {
-                let p = self.compile_order(policy, rule, head_pred, &alt, &orig, syms, todo);
-                plan.alts.push((j, p));
-            }
+        let orig = positions(&order);
+        let mut preds = Registrar { ev: self, todo };
+        let plan = compile_order(policy, rule, head_pred, &order, &orig, syms, &mut preds);
+        let mut plan = plan.expect("the evaluator gives every predicate an id");
+        if self.keep_origins {
+            plan.origin = Some(Box::new(Origin {
+                policy: policy.to_string(),
+                rule: rule.clone(),
+                order,
+                head_pred,
+            }));
         }
         Ok(plan)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn compile_order(
-        &mut self,
-        policy: &str,
-        rule: &Rule,
-        head_pred: usize,
-        order: &[usize],
-        orig: &[usize],
-        syms: &mut Symbols,
-        todo: &mut Vec<usize>,
-    ) -> Plan {
-        let mut vars: Vec<String> = Vec::new();
-        let mut steps = Vec::new();
-        let mut bound_vars: HashSet<usize> = HashSet::new();
-        for &i in order {
-            let lit = &rule.body[i];
-            let args: Vec<Arg> = lit
-                .args
-                .iter()
-                .map(|t| term_arg(t, &mut vars, syms))
-                .collect();
-            let bound: Vec<usize> = args
-                .iter()
-                .enumerate()
-                .filter(|(_, a)| match a {
-                    Arg::Const(_) => true,
-                    Arg::Var(v) => bound_vars.contains(v),
-                })
-                .map(|(i, _)| i)
-                .collect();
-            let kind = match resolve_body(policy, lit) {
-                BodyRef::True => StepKind::True,
-                BodyRef::Builtin(b) => StepKind::Builtin(b),
-                BodyRef::Pred(k) => {
-                    let q = self.pred(&k, syms, todo);
-                    if lit.negated {
-                        StepKind::Neg(q)
-                    } else {
-                        StepKind::Scan(q)
-                    }
-                }
-            };
-            let negated = lit.negated;
-            if !negated {
-                for a in &args {
-                    if let Arg::Var(v) = a {
-                        bound_vars.insert(*v);
-                    }
-                }
-            }
-            let kind = match (kind, negated) {
-                (StepKind::Builtin(b), true) => {
-                    // A negated builtin: evaluated as a filter on bound inputs.
-                    steps.push(Step {
-                        kind: StepKind::Builtin(b),
-                        args,
-                        bound: vec![usize::MAX],
-                        orig: orig[i],
-                    });
-                    continue;
-                }
-                (k, _) => k,
-            };
-            steps.push(Step {
-                kind,
-                args,
-                bound,
-                orig: orig[i],
-            });
-        }
-        let mut heads = Vec::new();
-        for h in &rule.heads {
-            let hk = head_key(policy, h);
-            let hp = self.index.get(&hk).copied().unwrap_or(head_pred);
-            let args: Vec<Arg> = h
-                .args
-                .iter()
-                .map(|t| term_arg(t, &mut vars, syms))
-                .collect();
-            heads.push((hp, args));
-        }
-        Plan {
-            heads,
-            steps,
-            nvars: vars.len(),
-            alts: Vec::new(),
-        }
     }
 
     /// Strongly connected components, dependencies first (Tarjan).

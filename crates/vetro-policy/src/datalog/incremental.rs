@@ -5,11 +5,13 @@
 //! crosses zero change. Components with recursion are recomputed by a fresh
 //! evaluation instead.
 
+use super::compile::{compile_order, PredIds};
 use super::error::PolicyError;
-use super::eval::{EvaluatedParts, Evaluator};
+use super::eval::{positions, EvaluatedParts, Evaluator};
 use super::hash::{FxHashMap, FxHashSet};
 use super::join::{self, Source};
 use super::limits::Limits;
+use super::order::order_body_from;
 use super::plan::{Plan, Step, StepKind};
 use super::policy::{PolicySet, PredKey};
 use super::relation::{Indices, Relation};
@@ -34,6 +36,9 @@ pub struct View {
     pub(crate) keys: Vec<PredKey>,
     pub(crate) index: HashMap<PredKey, usize>,
     pub(crate) plans: Vec<Plan>,
+    /// Per (plan, step), the plan that evaluates that step first, compiled
+    /// when a change first reaches the step (`None` when there is none).
+    pub(crate) alts: FxHashMap<(usize, usize), Option<Plan>>,
     pub(crate) defs: Vec<Vec<usize>>,
     pub(crate) rels: Vec<Relation>,
     pub(crate) idx: Vec<Indices>,
@@ -59,6 +64,7 @@ impl View {
             keys: p.keys,
             index: p.index,
             plans: p.plans,
+            alts: FxHashMap::default(),
             defs: p.defs,
             rels: p.rels,
             idx: p.idx,
@@ -79,7 +85,9 @@ impl View {
         limits: Limits,
     ) -> Result<View, PolicyError> {
         let includes = HashMap::new();
-        let mut ev = Evaluator::new(policies, &includes).with_limits(limits);
+        let mut ev = Evaluator::new(policies, &includes)
+            .with_limits(limits)
+            .keeping_origins();
         ev.run(goals, syms)?;
         let mut view = View::from_parts(ev.into_parts());
         view.goals = goals.to_vec();
@@ -102,9 +110,6 @@ impl View {
         }
         for plan in &view.plans {
             extend_indices(plan, &view.rels, &mut view.idx);
-            for (_, alt) in &plan.alts {
-                extend_indices(alt, &view.rels, &mut view.idx);
-            }
         }
         for s in 0..view.sccs.len() {
             if view.recursive[s] {
@@ -228,10 +233,16 @@ impl View {
         syms: &mut Symbols,
     ) -> Vec<(Tuple, i64)> {
         // A plan that starts from the changed literal, when there is one.
-        let main = &self.plans[pl];
-        let (plan, pos) = match pos.and_then(|j| main.alts.iter().find(|(k, _)| *k == j)) {
-            Some((_, alt)) => (alt, Some(0)),
-            None => (main, pos),
+        if let Some(j) = pos {
+            if !self.alts.contains_key(&(pl, j)) {
+                let alt = self.alternative(pl, j, syms);
+                self.alts.insert((pl, j), alt);
+            }
+        }
+        let alt = pos.and_then(|j| self.alts[&(pl, j)].as_ref());
+        let (plan, pos) = match alt {
+            Some(alt) => (alt, Some(0)),
+            None => (&self.plans[pl], pos),
         };
         extend_indices(plan, &self.rels, &mut self.idx);
         let empty = Change::default();
@@ -247,6 +258,49 @@ impl View {
         };
         join::run(plan, &mut source, syms);
         source.out
+    }
+}
+
+impl View {
+    /// Compiles the plan that evaluates step `j` of plan `pl` first: for a
+    /// scan after the first step of a rule's plan, the rule ordered from
+    /// that literal on.
+    fn alternative(&self, pl: usize, j: usize, syms: &mut Symbols) -> Option<Plan> {
+        let main = &self.plans[pl];
+        if j == 0 || !matches!(main.steps.get(j)?.kind, StepKind::Scan(_)) {
+            return None;
+        }
+        let o = main.origin.as_deref()?;
+        let order = order_body_from(&o.policy, &o.rule.body, Some(o.order[j])).ok()?;
+        let orig = positions(&o.order);
+        let mut known = Known(&self.index);
+        let mut alt = compile_order(
+            &o.policy,
+            &o.rule,
+            o.head_pred,
+            &order,
+            &orig,
+            syms,
+            &mut known,
+        )?;
+        // The heads derive where the main plan's do.
+        for (h, m) in alt.heads.iter_mut().zip(&main.heads) {
+            h.0 = m.0;
+        }
+        Some(alt)
+    }
+}
+
+/// The predicate ids of a view: every predicate its rules read has one.
+struct Known<'v>(&'v HashMap<PredKey, usize>);
+
+impl PredIds for Known<'_> {
+    fn body_pred(&mut self, key: &PredKey, _: &mut Symbols) -> Option<usize> {
+        self.0.get(key).copied()
+    }
+
+    fn head_pred(&self, _: &PredKey) -> Option<usize> {
+        None
     }
 }
 

@@ -43,8 +43,23 @@ struct Join<'j, S> {
     syms: &'j mut Symbols,
 }
 
+/// The join recurses once per body literal, and a rule may have thousands:
+/// every this many steps, the stack grows by a segment when it runs low.
+const GROW_EVERY: usize = 64;
+/// Stack left that triggers a new segment: far more than `GROW_EVERY` levels use.
+const RED_ZONE: usize = 256 * 1024;
+const SEGMENT: usize = 4 * 1024 * 1024;
+
 impl<S: Source> Join<'_, S> {
     fn step(&mut self, i: usize, binding: &mut [Option<Value>], sign: i64) {
+        if i % GROW_EVERY == GROW_EVERY - 1 {
+            stacker::maybe_grow(RED_ZONE, SEGMENT, || self.run_step(i, binding, sign));
+        } else {
+            self.run_step(i, binding, sign);
+        }
+    }
+
+    fn run_step(&mut self, i: usize, binding: &mut [Option<Value>], sign: i64) {
         let plan = self.plan;
         let Some(step) = plan.steps.get(i) else {
             self.source.emit(binding, sign, self.syms);

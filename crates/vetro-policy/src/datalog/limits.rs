@@ -69,10 +69,16 @@ impl Budget {
     pub(crate) fn tick(&mut self) -> bool {
         self.ticks = self.ticks.wrapping_add(1);
         if self.ticks.is_multiple_of(CLOCK_EVERY) {
-            if let Some(deadline) = self.deadline {
-                if Instant::now() >= deadline {
-                    self.exceeded = Some(Exceeded::Time);
-                }
+            self.look_at_clock();
+        }
+        !self.stopped()
+    }
+
+    /// Looks at the clock now (for work that does not tick, such as planning).
+    pub(crate) fn look_at_clock(&mut self) -> bool {
+        if let Some(deadline) = self.deadline {
+            if Instant::now() >= deadline {
+                self.exceeded = Some(Exceeded::Time);
             }
         }
         !self.stopped()

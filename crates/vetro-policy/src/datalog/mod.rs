@@ -2,6 +2,7 @@
 
 pub mod ast;
 pub mod builtins;
+mod compile;
 pub mod engine;
 pub mod error;
 pub mod eval;
@@ -11,9 +12,11 @@ pub mod hash;
 pub mod incremental;
 mod join;
 pub mod limits;
+pub mod order;
 pub mod parse;
 mod plan;
 pub mod policy;
+pub mod refs;
 pub mod relation;
 pub mod value;
 

@@ -1,6 +1,7 @@
 //! A rule compiled for evaluation: its body literals as steps in the order
 //! they run, variables numbered, and the heads the bindings produce.
 
+use super::ast::Rule;
 use super::builtins::Builtin;
 use super::value::Value;
 
@@ -36,8 +37,20 @@ pub(crate) struct Plan {
     pub(crate) heads: Vec<(usize, Vec<Arg>)>,
     pub(crate) steps: Vec<Step>,
     pub(crate) nvars: usize,
-    /// For incremental maintenance: (step, plan that evaluates that step first).
-    pub(crate) alts: Vec<(usize, Plan)>,
+    /// For incremental maintenance, what the plan was compiled from: plans
+    /// that evaluate a changed literal first are compiled from it when needed.
+    pub(crate) origin: Option<Box<Origin>>,
+}
+
+/// The rule a plan was compiled from.
+#[derive(Debug)]
+pub(crate) struct Origin {
+    pub(crate) policy: String,
+    pub(crate) rule: Rule,
+    /// The body literals in the plan's order.
+    pub(crate) order: Vec<usize>,
+    /// The predicate the rule's heads derive into.
+    pub(crate) head_pred: usize,
 }
 
 impl Arg {
