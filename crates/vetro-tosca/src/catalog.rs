@@ -1,7 +1,7 @@
 //! The type catalog: every declared type by construct, with inheritance.
 
 use indexmap::IndexMap;
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use vetro_diag::Span;
@@ -112,11 +112,27 @@ pub type Merged = Rc<IndexMap<String, Node>>;
 /// Every declared type, indexed by construct and name.
 #[derive(Debug, Default)]
 pub struct Catalog {
-    pub types: Vec<TypeDef>,
+    types: Vec<TypeDef>,
     index: HashMap<(Construct, String), usize>,
     /// Namespace prefixes declared by imports (`namespace_prefix`).
-    pub prefixes: Vec<String>,
+    prefixes: Vec<String>,
+    /// Every type's parent and chain, computed once the catalog is queried.
+    lineage: OnceCell<Lineage>,
     merged: RefCell<HashMap<(usize, &'static str), Merged>>,
+}
+
+/// Where each type stands in the derivation forest. A chain of thousands of
+/// types is followed once here, not once per question about a type.
+#[derive(Debug)]
+struct Lineage {
+    parent: Vec<Option<usize>>,
+    /// How many types [`Catalog::ancestors`] lists: the type and each
+    /// ancestor once (a chain ending in a loop lists the loop once).
+    len: Vec<usize>,
+    /// Whether following `derived_from` from the type comes back to it.
+    on_cycle: Vec<bool>,
+    /// Whether the chain loops or names an undeclared parent.
+    broken: Vec<bool>,
 }
 
 impl Catalog {
@@ -129,7 +145,31 @@ impl Catalog {
         let i = self.types.len();
         self.index.insert(key, i);
         self.types.push(def);
+        self.changed();
         Ok(i)
+    }
+
+    /// Replace the definition of type `i` (of the same construct and name).
+    pub fn replace(&mut self, i: usize, def: TypeDef) {
+        self.types[i] = def;
+        self.changed();
+    }
+
+    /// Declare a namespace prefix (`namespace_prefix` of an import).
+    pub fn add_prefix(&mut self, prefix: &str) {
+        self.prefixes.push(prefix.to_string());
+        self.changed();
+    }
+
+    /// Every declared type, by index.
+    pub fn types(&self) -> &[TypeDef] {
+        &self.types
+    }
+
+    /// Forgets what was computed from the types.
+    fn changed(&mut self) {
+        self.lineage = OnceCell::new();
+        self.merged.get_mut().clear();
     }
 
     /// Move types whose parent exists only as another construct to that
@@ -161,6 +201,7 @@ impl Catalog {
                 break;
             }
         }
+        self.changed();
     }
 
     pub fn get(&self, i: usize) -> &TypeDef {
@@ -209,42 +250,107 @@ impl Catalog {
 
     /// The parent of a type, if it names a declared type of the same construct.
     pub fn parent(&self, i: usize) -> Option<usize> {
+        self.lineage().parent[i]
+    }
+
+    fn lookup_parent(&self, i: usize) -> Option<usize> {
         let t = &self.types[i];
         t.parent
             .as_deref()
             .and_then(|p| self.lookup(t.construct, p))
     }
 
-    /// The type and its ancestors, nearest first; stops at a cycle.
-    pub fn ancestors(&self, i: usize) -> Vec<usize> {
-        let mut out = vec![i];
-        let mut cur = i;
-        while let Some(p) = self.parent(cur) {
-            if out.contains(&p) {
-                break;
-            }
-            out.push(p);
-            cur = p;
-        }
-        out
+    fn lineage(&self) -> &Lineage {
+        self.lineage.get_or_init(|| self.compute_lineage())
     }
 
-    /// Whether following `derived_from` from `i` comes back to `i`... or to
-    /// any type already seen (a loop somewhere on the chain).
-    pub fn in_cycle(&self, i: usize) -> bool {
-        let mut seen = vec![i];
-        let mut cur = i;
-        while let Some(p) = self.parent(cur) {
-            if p == i {
-                return true;
+    /// Follows every chain once: each path is walked up to a type already
+    /// placed, a root, or a loop, then placed from its top down.
+    fn compute_lineage(&self) -> Lineage {
+        let n = self.types.len();
+        let parent: Vec<Option<usize>> = (0..n).map(|i| self.lookup_parent(i)).collect();
+        let mut l = Lineage {
+            parent,
+            len: vec![0; n],
+            on_cycle: vec![false; n],
+            broken: vec![false; n],
+        };
+        // Position on the path being walked, for types on it.
+        let mut on_path: Vec<Option<usize>> = vec![None; n];
+        let mut placed = vec![false; n];
+        for start in 0..n {
+            let mut path = Vec::new();
+            let mut cur = Some(start);
+            // The type the path ends at, placed already, if any.
+            let mut top: Option<usize> = None;
+            while let Some(t) = cur {
+                if placed[t] {
+                    top = Some(t);
+                    break;
+                }
+                if let Some(at) = on_path[t] {
+                    // A loop: the types from `t` on lead back to `t`.
+                    let cycle = path.split_off(at);
+                    for &c in &cycle {
+                        on_path[c] = None;
+                        l.len[c] = cycle.len();
+                        l.on_cycle[c] = true;
+                        l.broken[c] = true;
+                        placed[c] = true;
+                    }
+                    top = Some(t);
+                    break;
+                }
+                on_path[t] = Some(path.len());
+                path.push(t);
+                cur = l.parent[t];
             }
-            if seen.contains(&p) {
-                return false;
+            for &t in path.iter().rev() {
+                match (top, l.parent[t]) {
+                    (Some(p), Some(_)) => {
+                        l.len[t] = l.len[p] + 1;
+                        l.broken[t] = l.broken[p];
+                    }
+                    _ => {
+                        // A root: broken when it names an undeclared parent
+                        // (a data type may derive from a primitive).
+                        let d = &self.types[t];
+                        l.len[t] = 1;
+                        l.broken[t] = d.parent.as_deref().is_some_and(|name| {
+                            !(d.construct == Construct::Data && Self::is_primitive(name))
+                        });
+                    }
+                }
+                placed[t] = true;
+                top = Some(t);
             }
-            seen.push(p);
-            cur = p;
+            for &t in &path {
+                on_path[t] = None;
+            }
         }
-        false
+        l
+    }
+
+    /// The type and its ancestors, nearest first; stops at a cycle.
+    pub fn ancestors(&self, i: usize) -> Vec<usize> {
+        self.chain(i).collect()
+    }
+
+    /// The type and its ancestors, nearest first, each once.
+    fn chain(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let l = self.lineage();
+        let mut cur = Some(i);
+        (0..l.len[i]).map_while(move |_| {
+            let t = cur?;
+            cur = l.parent[t];
+            Some(t)
+        })
+    }
+
+    /// Whether following `derived_from` from `i` comes back to `i` (a type
+    /// that merely derives from a loop is not in it).
+    pub fn in_cycle(&self, i: usize) -> bool {
+        self.lineage().on_cycle[i]
     }
 
     /// Whether the chain of `i` is broken: it loops, or some `derived_from`
@@ -252,27 +358,12 @@ impl Catalog {
     /// primitive). Checks of templates of a broken type are skipped: the
     /// cause is reported once, at the type.
     pub fn chain_broken(&self, i: usize) -> bool {
-        let mut seen = vec![i];
-        let mut cur = i;
-        loop {
-            let t = &self.types[cur];
-            let Some(name) = t.parent.as_deref() else {
-                return false;
-            };
-            let Some(p) = self.parent(cur) else {
-                return !(t.construct == Construct::Data && Self::is_primitive(name));
-            };
-            if seen.contains(&p) {
-                return true;
-            }
-            seen.push(p);
-            cur = p;
-        }
+        self.lineage().broken[i]
     }
 
     /// Whether type `i` is `j` or derives from it.
     pub fn derives(&self, i: usize, j: usize) -> bool {
-        self.ancestors(i).contains(&j)
+        self.chain(i).any(|t| t == j)
     }
 
     /// Whether type named `sub` derives from the type named `sup` (same construct).
@@ -286,47 +377,84 @@ impl Catalog {
     /// A mapping section (`properties`, `attributes`, `capabilities`,
     /// `interfaces`, `artifacts`) merged along the hierarchy, root first, a
     /// subtype's entry replacing its parent's.
-    pub fn merged(&self, i: usize, section: &'static str) -> Rc<IndexMap<String, Node>> {
-        if let Some(m) = self.merged.borrow().get(&(i, section)) {
-            return m.clone();
-        }
-        let mut out = IndexMap::new();
-        for &t in self.ancestors(i).iter().rev() {
-            if let Some(map) = self.types[t].def.get(section).and_then(Node::as_map) {
-                for (k, v) in map.iter() {
-                    if let Some(k) = k.scalar_text() {
-                        out.insert(k, v.clone());
-                    }
-                }
-            }
-        }
-        let out = Rc::new(out);
-        self.merged.borrow_mut().insert((i, section), out.clone());
-        out
+    pub fn merged(&self, i: usize, section: &'static str) -> Merged {
+        self.merged_along(i, section)
     }
 
     /// Requirement definitions merged along the hierarchy by name.
-    pub fn requirements(&self, i: usize) -> Rc<IndexMap<String, Node>> {
-        if let Some(m) = self.merged.borrow().get(&(i, "requirements")) {
-            return m.clone();
-        }
-        let mut out = IndexMap::new();
-        for &t in self.ancestors(i).iter().rev() {
-            if let Some(items) = self.types[t].def.get("requirements").and_then(Node::as_seq) {
-                for item in items {
-                    if let Some((k, v)) = item.as_map().and_then(|m| m.entries.first()) {
-                        if let Some(k) = k.scalar_text() {
-                            out.insert(k, v.clone());
-                        }
+    pub fn requirements(&self, i: usize) -> Merged {
+        self.merged_along(i, "requirements")
+    }
+
+    /// The entries type `t` itself declares in `section` (`requirements` is
+    /// a list of one-entry mappings, the other sections are mappings).
+    fn own_entries(&self, t: usize, section: &str) -> Vec<(String, Node)> {
+        let def = &self.types[t].def;
+        let mut out = Vec::new();
+        if section == "requirements" {
+            for item in def
+                .get(section)
+                .and_then(Node::as_seq)
+                .into_iter()
+                .flatten()
+            {
+                if let Some((k, v)) = item.as_map().and_then(|m| m.entries.first()) {
+                    if let Some(k) = k.scalar_text() {
+                        out.push((k, v.clone()));
                     }
                 }
             }
+        } else if let Some(map) = def.get(section).and_then(Node::as_map) {
+            for (k, v) in map.iter() {
+                if let Some(k) = k.scalar_text() {
+                    out.push((k, v.clone()));
+                }
+            }
         }
-        let out = Rc::new(out);
-        self.merged
-            .borrow_mut()
-            .insert((i, "requirements"), out.clone());
         out
+    }
+
+    /// `section` merged along the chain of `i`. Outside a loop, a type's
+    /// merge is its parent's plus its own entries, so each type is merged
+    /// once, from the nearest ancestor merged before; a type without entries
+    /// of its own shares its parent's merge.
+    fn merged_along(&self, i: usize, section: &'static str) -> Merged {
+        if let Some(m) = self.merged.borrow().get(&(i, section)) {
+            return m.clone();
+        }
+        let l = self.lineage();
+        let mut pending = Vec::new();
+        let mut base: Merged = Rc::default();
+        let mut cur = Some(i);
+        while let Some(t) = cur {
+            if let Some(m) = self.merged.borrow().get(&(t, section)) {
+                base = m.clone();
+                break;
+            }
+            if l.on_cycle[t] {
+                // Each type of a loop merges the whole loop, starting at itself.
+                let mut out = IndexMap::new();
+                let chain: Vec<usize> = self.chain(t).collect();
+                for &a in chain.iter().rev() {
+                    out.extend(self.own_entries(a, section));
+                }
+                base = Rc::new(out);
+                self.merged.borrow_mut().insert((t, section), base.clone());
+                break;
+            }
+            pending.push(t);
+            cur = l.parent[t];
+        }
+        for &t in pending.iter().rev() {
+            let own = self.own_entries(t, section);
+            if !own.is_empty() {
+                let mut out = (*base).clone();
+                out.extend(own);
+                base = Rc::new(out);
+            }
+            self.merged.borrow_mut().insert((t, section), base.clone());
+        }
+        base
     }
 
     /// Every type of a construct (for listings).
@@ -335,5 +463,97 @@ impl Catalog {
             .iter()
             .enumerate()
             .filter(move |(_, t)| t.construct == c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vetro_yaml::{Mapping, NodeKind};
+
+    fn str_node(s: &str) -> Node {
+        Node::new(NodeKind::Str(s.to_string()), Span::default())
+    }
+
+    /// A type whose definition has one property named after it.
+    fn type_def(name: &str, construct: Construct, parent: Option<String>) -> TypeDef {
+        let mut props = Mapping::new();
+        props.entries.push((str_node(name), str_node("p")));
+        props.entries.push((str_node("shared"), str_node(name)));
+        let mut def = Mapping::new();
+        def.entries.push((
+            str_node("properties"),
+            Node::new(NodeKind::Map(props), Span::default()),
+        ));
+        TypeDef {
+            name: name.to_string(),
+            construct,
+            def: Node::new(NodeKind::Map(def), Span::default()),
+            file: Some(0),
+            key_span: Span::default(),
+            parent,
+            section: construct.section(),
+        }
+    }
+
+    /// The chain by definition: follow parents until one repeats.
+    fn walk(cat: &Catalog, i: usize) -> (Vec<usize>, bool, bool) {
+        let mut out = vec![i];
+        let mut cur = i;
+        loop {
+            let t = cat.get(cur);
+            let Some(p) = cat.lookup_parent(cur) else {
+                let broken = t
+                    .parent
+                    .as_deref()
+                    .is_some_and(|n| !(t.construct == Construct::Data && Catalog::is_primitive(n)));
+                return (out, false, broken);
+            };
+            if out.contains(&p) {
+                return (out, p == i, true);
+            }
+            out.push(p);
+            cur = p;
+        }
+    }
+
+    #[test]
+    fn lineage_agrees_with_following_the_parents() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..200 {
+            let n = 1 + next(12);
+            let mut cat = Catalog::default();
+            for i in 0..n {
+                let construct = [Construct::Node, Construct::Data][next(2) as usize];
+                let parent = match next(5) {
+                    0 => None,
+                    1 => Some("integer".to_string()),
+                    2 => Some("undeclared".to_string()),
+                    _ => Some(format!("t{}", next(n))),
+                };
+                cat.add(type_def(&format!("t{i}"), construct, parent))
+                    .unwrap();
+            }
+            for i in 0..n as usize {
+                let (chain, on_cycle, broken) = walk(&cat, i);
+                assert_eq!(cat.ancestors(i), chain);
+                assert_eq!(cat.in_cycle(i), on_cycle);
+                assert_eq!(cat.chain_broken(i), broken);
+                for j in 0..n as usize {
+                    assert_eq!(cat.derives(i, j), chain.contains(&j));
+                }
+                let mut merged = IndexMap::new();
+                for &t in chain.iter().rev() {
+                    merged.extend(cat.own_entries(t, "properties"));
+                }
+                assert_eq!(*cat.merged(i, "properties"), merged);
+            }
+        }
     }
 }

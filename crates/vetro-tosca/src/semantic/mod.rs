@@ -63,7 +63,7 @@ fn add_types(cat: &mut Catalog, doc: &Node, file: Option<usize>, problems: &mut 
                 Ok(_) => {}
                 Err(existing) if cat.get(existing).file.is_none() => {
                     // A template may redefine a normative type: its definition wins.
-                    cat.types[existing] = t;
+                    cat.replace(existing, t);
                 }
                 Err(existing) => {
                     let first = cat.get(existing).key_span;
@@ -95,7 +95,7 @@ pub fn run(normative: &Normative, files: &mut [FileRec], sources: &mut SourceMap
             for (_, item) in crate::document::import_entries(doc) {
                 for (_, _, def) in entries(Some(item)) {
                     if let Some(p) = def.get("namespace_prefix").and_then(Node::as_str) {
-                        cat.prefixes.push(p.to_string());
+                        cat.add_prefix(p);
                     }
                 }
             }

@@ -4,6 +4,7 @@ use super::props::check_def;
 use super::{entries, join, Cx};
 use crate::catalog::{Catalog, Construct};
 use crate::values::Prim;
+use std::collections::HashSet;
 use vetro_diag::Diagnostic;
 use vetro_yaml::Node;
 
@@ -18,15 +19,20 @@ pub fn instantiated_requirement_targets(
     topology: &Node,
 ) -> Vec<(Option<usize>, Diagnostic)> {
     let mut used = Vec::new();
+    let mut seen = HashSet::new();
     for (_, _, tpl) in entries(topology.get("node_templates")) {
         let found = tpl
             .get("type")
             .and_then(Node::as_str)
             .and_then(|t| cat.lookup(Construct::Node, t));
-        for t in found.map(|t| cat.ancestors(t)).unwrap_or_default() {
-            if !used.contains(&t) {
-                used.push(t);
+        let Some(found) = found else { continue };
+        // The chain is followed up to a type seen before: the rest of it
+        // was seen with that type.
+        for t in cat.ancestors(found) {
+            if !seen.insert(t) {
+                break;
             }
+            used.push(t);
         }
     }
     let mut out = Vec::new();
@@ -67,7 +73,7 @@ pub fn instantiated_requirement_targets(
 /// Check every type declared in file `file`.
 pub fn check(cx: &mut Cx, file: usize) {
     let cat = cx.cat;
-    for (i, t) in cat.types.iter().enumerate() {
+    for (i, t) in cat.types().iter().enumerate() {
         if t.file != Some(file) {
             continue;
         }
