@@ -104,9 +104,11 @@ impl View {
             }
             view.counts.push(counts);
         }
-        // Headroom, so that a later small change does not regrow a large table.
+        // Headroom, so that a later small change does not regrow a large
+        // table (a small one regrows cheaply: a rule of thousands of
+        // literals has as many tables, most of them empty).
         for rel in view.rels.iter_mut() {
-            rel.reserve(1024 + rel.len() / 16);
+            rel.reserve(rel.len().min(1024) + rel.len() / 16);
         }
         for plan in &view.plans {
             extend_indices(plan, &view.rels, &mut view.idx);
