@@ -1,8 +1,9 @@
 //! Defects found by the hostile-input probe campaign (`scripts/probes.py`):
 //! `vetro run` reads models as the other JSON readers do, keeps `--format
 //! json` on its error paths, ends quietly in a closed pipe in `--batch` mode,
-//! `vetro test` exits 2 when a package cannot be read, and policy errors
-//! that quote a long rule are clipped.
+//! `vetro test` exits 2 when a package cannot be read, policy errors
+//! that quote a long rule are clipped, and `serve` and `worker` refuse a
+//! `--policy` file that does not compile at startup.
 
 use assert_cmd::Command;
 use std::io::Write;
@@ -164,6 +165,30 @@ fn a_policy_error_quoting_a_long_rule_is_clipped() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.len() < 2000, "{} bytes on stderr", stderr.len());
     assert!(stderr.contains("more bytes)"), "{stderr}");
+}
+
+#[test]
+fn serve_and_worker_refuse_a_policy_that_does_not_compile() {
+    let dir = tempfile::tempdir().unwrap();
+    // One long line that is not a policy: refused at its first tokens.
+    std::fs::write(
+        dir.path().join("policy.dl"),
+        format!("a: [{}\n", "x, ".repeat(1_000_000)),
+    )
+    .unwrap();
+    let db = format!("sqlite://{}", dir.path().join("v.db").display());
+    let serve = ["serve", "--listen", "127.0.0.1:0", "--workers", "0"];
+    for cmd in [&serve[..], &["worker"]] {
+        let args = [cmd, &["--db", &db, "--policy", "policy.dl"]].concat();
+        let out = vetro(&args, dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}: {stderr}");
+        assert!(stderr.len() < 2000, "{} bytes on stderr", stderr.len());
+        assert!(
+            stderr.contains("policy.dl:1:4: the policy does not compile"),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]

@@ -8,6 +8,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
+use vetro_policy::datalog::{Engine, PolicyKind};
+use vetro_policy::enforce::load_rules;
 use vetro_server::worker::{spawn_workers, WorkerConfig};
 use vetro_store::{redact_url, Store, DEFAULT_URL};
 
@@ -48,21 +50,36 @@ impl WorkerArgs {
         Ok(c)
     }
 
+    /// The policy file's text, refused at startup when it does not compile
+    /// (as `PUT /v1/policy` refuses a project's policy), not at the first
+    /// deployment.
     pub fn default_policy(&self) -> Result<Option<Arc<str>>, ExitCode> {
-        match &self.policy {
-            None => Ok(None),
-            // Size-limited and strict UTF-8, as every input file.
-            Some(p) => {
-                let mut sources = vetro_diag::SourceMap::new();
-                match vetro_yaml::read_source(p, &mut sources, vetro_yaml::DEFAULT_MAX_INPUT) {
-                    Ok(id) => Ok(Some(Arc::from(sources.text(id)))),
-                    Err(d) => {
-                        eprintln!("error: cannot read {}", d.message);
-                        Err(ExitCode::from(USAGE))
-                    }
-                }
-            }
+        let Some(p) = &self.policy else {
+            return Ok(None);
+        };
+        // Size-limited and strict UTF-8, as every input file.
+        let mut sources = vetro_diag::SourceMap::new();
+        let id = vetro_yaml::read_source(p, &mut sources, vetro_yaml::DEFAULT_MAX_INPUT).map_err(
+            |d| {
+                eprintln!("error: cannot read {}", d.message);
+                ExitCode::from(USAGE)
+            },
+        )?;
+        let text = sources.text(id);
+        let mut engine = Engine::new();
+        if let Err(e) = load_rules(&mut engine, text, PolicyKind::Nonrecursive) {
+            let at = match e.pos {
+                Some(pos) => format!("{}:{}:{}", p.display(), pos.line, pos.col),
+                None => p.display().to_string(),
+            };
+            let message = vetro_diag::clip(&e.message);
+            eprintln!(
+                "error: {}: {at}: the policy does not compile: {message}",
+                e.class.as_str()
+            );
+            return Err(ExitCode::from(USAGE));
         }
+        Ok(Some(Arc::from(text)))
     }
 }
 

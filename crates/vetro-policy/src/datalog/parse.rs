@@ -67,32 +67,32 @@ fn is_id_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '.'
 }
 
+/// The lexer reads the text in place (a byte offset into it), one token at
+/// a time.
 struct Lexer<'a> {
-    chars: Vec<char>,
+    text: &'a str,
     i: usize,
     line: u32,
     col: u32,
-    _text: &'a str,
 }
 
 impl<'a> Lexer<'a> {
     fn new(text: &'a str) -> Self {
         Lexer {
-            chars: text.chars().collect(),
+            text,
             i: 0,
             line: 1,
             col: 1,
-            _text: text,
         }
     }
 
     fn peek(&self, k: usize) -> Option<char> {
-        self.chars.get(self.i + k).copied()
+        self.text[self.i..].chars().nth(k)
     }
 
     fn bump(&mut self) -> Option<char> {
-        let c = self.chars.get(self.i).copied()?;
-        self.i += 1;
+        let c = self.peek(0)?;
+        self.i += c.len_utf8();
         if c == '\n' {
             self.line += 1;
             self.col = 1;
@@ -146,64 +146,67 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn tokens(mut self) -> Result<Vec<(Tok, Pos)>, PolicyError> {
-        let mut out = Vec::new();
-        loop {
-            self.skip_trivia()?;
-            let pos = self.pos();
-            let Some(c) = self.peek(0) else {
-                out.push((Tok::Eof, pos));
-                return Ok(out);
-            };
-            let tok = match c {
-                '(' => self.single(Tok::LParen),
-                ')' => self.single(Tok::RParen),
-                '[' => self.single(Tok::LBracket),
-                ']' => self.single(Tok::RBracket),
-                ',' => self.single(Tok::Comma),
-                ';' => self.single(Tok::Semi),
-                '=' => self.single(Tok::Equal),
-                '!' => self.single(Tok::Not),
-                '+' | '-' => self.single(Tok::Sign(c)),
-                ':' => {
+    /// Lexes the whole text, keeping nothing: the first lexical error, if any.
+    fn check(mut self) -> Result<(), PolicyError> {
+        while self.token()?.0 != Tok::Eof {}
+        Ok(())
+    }
+
+    /// The next token (`Eof` at the end, and again after it).
+    fn token(&mut self) -> Result<(Tok, Pos), PolicyError> {
+        self.skip_trivia()?;
+        let pos = self.pos();
+        let Some(c) = self.peek(0) else {
+            return Ok((Tok::Eof, pos));
+        };
+        let tok = match c {
+            '(' => self.single(Tok::LParen),
+            ')' => self.single(Tok::RParen),
+            '[' => self.single(Tok::LBracket),
+            ']' => self.single(Tok::RBracket),
+            ',' => self.single(Tok::Comma),
+            ';' => self.single(Tok::Semi),
+            '=' => self.single(Tok::Equal),
+            '!' => self.single(Tok::Not),
+            '+' | '-' => self.single(Tok::Sign(c)),
+            ':' => {
+                self.bump();
+                if self.peek(0) == Some('-') {
                     self.bump();
-                    if self.peek(0) == Some('-') {
+                    Tok::ColonMinus
+                } else {
+                    Tok::Colon
+                }
+            }
+            '"' | '\'' => self.string(pos)?,
+            c if c.is_ascii_digit() => self.number(pos)?,
+            '.' if self.peek(1).is_some_and(|d| d.is_ascii_digit()) => self.number(pos)?,
+            '.' if !self.peek(1).is_some_and(is_id_char) => self.single(Tok::Dot),
+            c if is_id_start(c) => {
+                // String prefixes r/u/b directly followed by a quote.
+                if matches!(c, 'r' | 'R' | 'u' | 'U' | 'b' | 'B')
+                    && matches!(self.peek(1), Some('"' | '\''))
+                {
+                    self.bump();
+                    self.string(pos)?
+                } else {
+                    let mut s = String::new();
+                    while let Some(c) = self.peek(0).filter(|&c| is_id_char(c)) {
+                        s.push(c);
                         self.bump();
-                        Tok::ColonMinus
-                    } else {
-                        Tok::Colon
+                    }
+                    match s.as_str() {
+                        "not" | "NOT" => Tok::Not,
+                        "execute" => Tok::Execute,
+                        "insert" => Tok::Insert,
+                        "delete" => Tok::Delete,
+                        _ => Tok::Id(s),
                     }
                 }
-                '"' | '\'' => self.string(pos)?,
-                c if c.is_ascii_digit() => self.number(pos)?,
-                '.' if self.peek(1).is_some_and(|d| d.is_ascii_digit()) => self.number(pos)?,
-                '.' if !self.peek(1).is_some_and(is_id_char) => self.single(Tok::Dot),
-                c if is_id_start(c) => {
-                    // String prefixes r/u/b directly followed by a quote.
-                    if matches!(c, 'r' | 'R' | 'u' | 'U' | 'b' | 'B')
-                        && matches!(self.peek(1), Some('"' | '\''))
-                    {
-                        self.bump();
-                        self.string(pos)?
-                    } else {
-                        let mut s = String::new();
-                        while let Some(c) = self.peek(0).filter(|&c| is_id_char(c)) {
-                            s.push(c);
-                            self.bump();
-                        }
-                        match s.as_str() {
-                            "not" | "NOT" => Tok::Not,
-                            "execute" => Tok::Execute,
-                            "insert" => Tok::Insert,
-                            "delete" => Tok::Delete,
-                            _ => Tok::Id(s),
-                        }
-                    }
-                }
-                other => return Err(syntax(format!("unexpected character `{other}`"), pos)),
-            };
-            out.push((tok, pos));
-        }
+            }
+            other => return Err(syntax(format!("unexpected character `{other}`"), pos)),
+        };
+        Ok((tok, pos))
     }
 
     fn single(&mut self, t: Tok) -> Tok {
@@ -300,7 +303,7 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
-        let text: String = self.chars[start..self.i].iter().collect();
+        let text = self.text[start..self.i].to_string();
         if is_float {
             let t = if text.starts_with('.') {
                 format!("0{text}")
@@ -322,15 +325,51 @@ impl<'a> Lexer<'a> {
     }
 }
 
-struct Parser {
+/// The parser reads tokens as it goes, so that a text that is not a policy
+/// at all (a 10 MB line of something else) fails at its first tokens
+/// instead of after all of them are made.
+struct Parser<'a> {
+    lexer: Lexer<'a>,
+    /// The tokens read so far (the parser goes back to an earlier one when
+    /// an `insert[...]` turns out to be an atom); ends with `Eof` once the
+    /// text is read.
     toks: Vec<(Tok, Pos)>,
     i: usize,
 }
 
+/// Tokens the parser looks ahead of the current one.
+const LOOKAHEAD: usize = 1;
+
+impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Result<Self, PolicyError> {
+        // A lexical error anywhere comes before any syntax error, as when
+        // the whole text is lexed first; checking costs one pass that keeps
+        // nothing.
+        Lexer::new(text).check()?;
+        let mut p = Parser {
+            lexer: Lexer::new(text),
+            toks: Vec::new(),
+            i: 0,
+        };
+        p.fill();
+        Ok(p)
+    }
+
+    /// Reads tokens up to the lookahead of the current one.
+    fn fill(&mut self) {
+        while self.toks.len() <= self.i + LOOKAHEAD
+            && self.toks.last().is_none_or(|(t, _)| *t != Tok::Eof)
+        {
+            // The text lexed without error in `new`: the same tokens come again.
+            let t = self.lexer.token().unwrap_or((Tok::Eof, self.lexer.pos()));
+            self.toks.push(t);
+        }
+    }
+}
+
 /// Parses a policy text into statements (no semantic checks besides column references).
 pub fn parse(text: &str) -> Result<Vec<Statement>, PolicyError> {
-    let toks = Lexer::new(text).tokens()?;
-    let mut p = Parser { toks, i: 0 };
+    let mut p = Parser::new(text)?;
     let mut out = Vec::new();
     while *p.peek() != Tok::Eof {
         out.push(p.statement()?);
@@ -343,8 +382,7 @@ pub fn parse(text: &str) -> Result<Vec<Statement>, PolicyError> {
 
 /// Parses exactly one literal (a query atom).
 pub fn parse_literal(text: &str) -> Result<Literal, PolicyError> {
-    let toks = Lexer::new(text).tokens()?;
-    let mut p = Parser { toks, i: 0 };
+    let mut p = Parser::new(text)?;
     let lit = p.literal()?;
     if *p.peek() != Tok::Eof {
         return Err(syntax(
@@ -355,7 +393,7 @@ pub fn parse_literal(text: &str) -> Result<Literal, PolicyError> {
     Ok(lit)
 }
 
-impl Parser {
+impl Parser<'_> {
     fn peek(&self) -> &Tok {
         &self.toks[self.i.min(self.toks.len() - 1)].0
     }
@@ -372,6 +410,7 @@ impl Parser {
         let t = self.peek().clone();
         if self.i < self.toks.len() - 1 {
             self.i += 1;
+            self.fill();
         }
         t
     }
