@@ -366,7 +366,7 @@ impl Reader {
             return None;
         };
         self.at += 2;
-        let (h, m): (i32, i32) = match n.len() {
+        let (h, m): (i64, i64) = match n.len() {
             4 => (n[..2].parse().ok()?, n[2..].parse().ok()?),
             1 | 2 if self.sym(0) == Some(':') => {
                 let Some(Tok::Num(m)) = self.peek(1).cloned() else {
@@ -378,7 +378,13 @@ impl Reader {
             1 | 2 => (n.parse().ok()?, 0),
             _ => return None,
         };
-        self.f.offset = Some(sign * (h * 3600 + m * 60));
+        // Python's time zones hold offsets under a day; the digits may say
+        // anything (`+0:58166816`), so anything else is no offset.
+        let seconds = sign * (h * 3600 + m * 60);
+        if seconds.abs() >= 86_400 {
+            return None;
+        }
+        self.f.offset = Some(seconds as i32);
         Some(())
     }
 }
@@ -528,6 +534,12 @@ mod tests {
         ] {
             assert!(parse_free(text, TODAY).is_err(), "{text}");
         }
+        // An offset of a day or more (found by fuzzing: `+0:58166816`
+        // overflowed) is no offset, so the text is not a date.
+        for text in ["Aug 29 2015 10:00 +0:58166816", "Aug 29 2015 10:00 -24:00"] {
+            assert!(parse_free(text, TODAY).is_err(), "{text}");
+        }
+        assert_eq!(at("Aug 29 2015 10:00 -23:59").6, Some(-86_340));
         assert_eq!(
             parse_free("hello", TODAY).unwrap_err().0,
             "Unknown string format: hello"

@@ -103,3 +103,27 @@ fn long_keys_are_written_explicitly() {
         }
     }
 }
+
+fn load_one(text: &str) -> Result<vetro_yaml::Node, Vec<vetro_yaml::Diagnostic>> {
+    let mut sources = SourceMap::new();
+    let id = sources.add("nested.yaml", text);
+    load_str(&sources, id, &LoadOptions::default()).map(|mut docs| docs.remove(0))
+}
+
+/// Flow collections nest as deep as block ones: the emitter writes a
+/// collection key in flow style, so a block document of keys nested 300 deep
+/// was written as flow YAML that did not load (found by fuzzing).
+#[test]
+fn flow_collections_nest_as_deep_as_block_ones() {
+    let block = format!("{}k", "? ".repeat(300));
+    let doc = load_one(&block).expect("block keys nested 300 deep load");
+    let text = to_yaml_string(&doc);
+    let again = load_one(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+    assert_eq!(to_json(&again), to_json(&doc));
+
+    let flow = format!("{}{}", "[".repeat(500), "]".repeat(500));
+    assert!(load_one(&flow).is_ok());
+    let deeper = format!("{}{}", "[".repeat(600), "]".repeat(600));
+    let errors = load_one(&deeper).unwrap_err();
+    assert_eq!(errors[0].kind, "depth-limit", "{errors:?}");
+}
