@@ -443,33 +443,104 @@ fn num_eq(a: &Value, b: &Value) -> Option<bool> {
     })
 }
 
+/// A container shared by more than one holder: its address, the key under
+/// which a walk over a value remembers what it found for it. A value can
+/// share its containers (`$l: [$l, $l]` in a loop is 60 lists but 2^60
+/// paths), so walks that compare or hash it remember each shared container
+/// and take time in the number of containers, not of paths. A container
+/// held once is reached by one path only and is not remembered.
+fn shared_container(v: &Value) -> Option<usize> {
+    let holders = match v {
+        Value::List(l) => Rc::strong_count(l),
+        Value::Dict(d) => Rc::strong_count(d),
+        Value::Set(s) => Rc::strong_count(s),
+        _ => return None,
+    };
+    (holders > 1).then(|| container_address(v))
+}
+
+/// The address of a list, dict or set (0 for other values); unique among the
+/// containers of values alive together.
+fn container_address(v: &Value) -> usize {
+    match v {
+        Value::List(l) => Rc::as_ptr(l) as *const u8 as usize,
+        Value::Dict(d) => Rc::as_ptr(d) as *const u8 as usize,
+        Value::Set(s) => Rc::as_ptr(s) as *const u8 as usize,
+        _ => 0,
+    }
+}
+
+/// Pairs of shared containers found equal during one comparison.
+type EqMemo = Option<std::collections::HashSet<(usize, usize)>>;
+
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
-        use Value::*;
-        if let Some(r) = num_eq(self, other) {
-            return r;
+        eq_in(self, other, &mut None)
+    }
+}
+
+fn eq_in(a: &Value, b: &Value, memo: &mut EqMemo) -> bool {
+    use Value::*;
+    if let Some(r) = num_eq(a, b) {
+        return r;
+    }
+    match (a, b) {
+        (Null, Null) => true,
+        (Str(x), Str(y)) => x == y,
+        (List(x), List(y)) => {
+            Rc::ptr_eq(x, y)
+                || (x.len() == y.len()
+                    && containers_eq(a, b, memo, |memo| {
+                        x.iter().zip(y.iter()).all(|(p, q)| eq_in(p, q, memo))
+                    }))
         }
-        match (self, other) {
-            (Null, Null) => true,
-            (Str(a), Str(b)) => a == b,
-            (List(a), List(b)) => Rc::ptr_eq(a, b) || deep(|| a == b),
-            (Dict(a), Dict(b)) => {
-                Rc::ptr_eq(a, b)
-                    || (a.len() == b.len()
-                        && deep(|| a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v == w))))
-            }
-            (Set(a), Set(b)) => a.len() == b.len() && deep(|| a.iter().all(|x| b.contains(x))),
-            (DateTime(a), DateTime(b)) => a.eq_instant(b),
-            (TimeDelta(a), TimeDelta(b)) => a == b,
-            (Tz(a), Tz(b)) => a == b,
-            (Regex(a), Regex(b)) => a.pattern == b.pattern && a.flags == b.flags,
-            (Iter(_), Iter(_))
-            | (Func(_), Func(_))
-            | (Context(_), Context(_))
-            | (Object(_), Object(_)) => self.ptr_id() == other.ptr_id(),
-            _ => false,
+        (Dict(x), Dict(y)) => {
+            Rc::ptr_eq(x, y)
+                || (x.len() == y.len()
+                    && containers_eq(a, b, memo, |memo| {
+                        x.iter()
+                            .all(|(k, v)| y.get(k).is_some_and(|w| eq_in(v, w, memo)))
+                    }))
+        }
+        (Set(x), Set(y)) => {
+            Rc::ptr_eq(x, y)
+                || (x.len() == y.len()
+                    && containers_eq(a, b, memo, |_| x.iter().all(|v| y.contains(v))))
+        }
+        (DateTime(x), DateTime(y)) => x.eq_instant(y),
+        (TimeDelta(x), TimeDelta(y)) => x == y,
+        (Tz(x), Tz(y)) => x == y,
+        (Regex(x), Regex(y)) => x.pattern == y.pattern && x.flags == y.flags,
+        (Iter(_), Iter(_))
+        | (Func(_), Func(_))
+        | (Context(_), Context(_))
+        | (Object(_), Object(_)) => a.ptr_id() == b.ptr_id(),
+        _ => false,
+    }
+}
+
+/// Compare the items of two containers of the same size (`items`), once per
+/// pair of shared containers (see [`shared_container`]).
+fn containers_eq(
+    a: &Value,
+    b: &Value,
+    memo: &mut EqMemo,
+    items: impl FnOnce(&mut EqMemo) -> bool,
+) -> bool {
+    let key = match (shared_container(a), shared_container(b)) {
+        (None, None) => None,
+        _ => Some((container_address(a), container_address(b))),
+    };
+    if let (Some(k), Some(m)) = (key, memo.as_ref()) {
+        if m.contains(&k) {
+            return true;
         }
     }
+    let equal = deep(|| items(memo));
+    if let (true, Some(k)) = (equal, key) {
+        memo.get_or_insert_with(Default::default).insert(k);
+    }
+    equal
 }
 
 impl Eq for Value {}
@@ -489,14 +560,31 @@ fn hash_i64(i: i64) -> u64 {
     h.finish()
 }
 
+/// Hashes of the shared containers met in one hash (see [`shared_container`]).
+type HashMemo = Option<std::collections::HashMap<usize, u64>>;
+
 fn value_hash(v: &Value) -> u64 {
-    match v {
-        Value::List(_) | Value::Dict(_) | Value::Set(_) => deep(|| value_hash_in(v)),
-        _ => value_hash_in(v),
-    }
+    hash_in(v, &mut None)
 }
 
-fn value_hash_in(v: &Value) -> u64 {
+fn hash_in(v: &Value, memo: &mut HashMemo) -> u64 {
+    if !matches!(v, Value::List(_) | Value::Dict(_) | Value::Set(_)) {
+        return hash_item(v, memo);
+    }
+    let shared = shared_container(v);
+    if let (Some(p), Some(m)) = (shared, memo.as_ref()) {
+        if let Some(h) = m.get(&p) {
+            return *h;
+        }
+    }
+    let h = deep(|| hash_item(v, memo));
+    if let Some(p) = shared {
+        memo.get_or_insert_with(Default::default).insert(p, h);
+    }
+    h
+}
+
+fn hash_item(v: &Value, memo: &mut HashMemo) -> u64 {
     use Value::*;
     match v {
         Null => 0x9e37_79b9,
@@ -527,23 +615,30 @@ fn value_hash_in(v: &Value) -> u64 {
             h.finish()
         }
         List(l) => {
-            let mut acc: u64 = 0x345678;
+            let mut h = value_hasher();
+            h.write_usize(l.len());
             for x in l.iter() {
-                acc = acc.wrapping_mul(1_000_003) ^ value_hash(x);
+                h.write_u64(hash_in(x, memo));
             }
-            acc ^ l.len() as u64
+            h.finish()
         }
+        // Dicts and sets: the same whatever the order of their items.
         Dict(d) => {
             let mut acc: u64 = 0xd1c7;
             for (k, x) in d.iter() {
-                acc ^= value_hash(k).wrapping_mul(31).wrapping_add(value_hash(x));
+                let mut h = value_hasher();
+                h.write_u64(hash_in(k, memo));
+                h.write_u64(hash_in(x, memo));
+                acc ^= h.finish();
             }
             acc
         }
         Set(s) => {
             let mut acc: u64 = 0x5e7;
             for x in s.iter() {
-                acc ^= value_hash(x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                let mut h = value_hasher();
+                h.write_u64(hash_in(x, memo));
+                acc ^= h.finish();
             }
             acc
         }

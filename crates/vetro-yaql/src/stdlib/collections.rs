@@ -285,6 +285,9 @@ fn building_and_deleting(r: &Reg) {
     r.m("flatten", "collection:Iterable", |c, a| {
         let mut stack = vec![c.iter(a.v(0))?];
         Ok(Value::Iter(LazyIter::from_fn(move || loop {
+            // Each step counts: a list of empty lists shared 60 levels deep
+            // yields nothing for 2^60 steps.
+            crate::limits::tick()?;
             let Some(top) = stack.last_mut() else {
                 return Ok(None);
             };
