@@ -231,3 +231,64 @@ Methods:
         }
     }
 }
+
+/// The text of a value sharing its parts, written by the executor rather than
+/// by YAQL's `str()`: an exception's message and names, a contract's error, a
+/// log line, a stack trace's prefix, `bind()` fields. Each stops at the
+/// session's memory limit with its error (each was written out without a
+/// bound, and aborted when the allocation failed).
+#[test]
+fn text_of_a_shared_value_stops_at_the_memory_limit_wherever_it_is_written() {
+    const SHARED: &str = "      - $l: [1]\n      - For: i\n        In: range(60)\n        Do:\n          - $l: [$l, $l]\n";
+    let cases = [
+        ("a thrown message", "", "      - Throw: Err\n        Message: $l\n"),
+        ("thrown names", "", "      - Throw: $l\n"),
+        (
+            "an argument contract",
+            "  f:\n    Arguments:\n      - a:\n          Contract: $.int()\n    Body:\n      - Return: $a\n",
+            "      - $.f($l)\n",
+        ),
+        (
+            "a property contract",
+            "",
+            "      - $.p: $l\n",
+        ),
+        ("a log line", "", "      - $log: logger(demo)\n      - $log.info($l)\n"),
+        (
+            "a stack trace",
+            "",
+            "      - Try:\n          - Throw: Err\n        Catch:\n          - As: e\n            Do:\n              - Return: $e.stackTrace.toString($l)\n",
+        ),
+        (
+            "bind() fields",
+            "",
+            "      - Return: bind(concat('$q', '{a}' * 100000), {a => $l[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]})\n",
+        ),
+    ];
+    for (what, methods, body) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        package(dir.path());
+        let class = format!(
+            "Name: demo.Main\nProperties:\n  p:\n    Contract: $.string()\n    Usage: InOut\nMethods:\n  deploy:\n    Body:\n{SHARED}{body}{methods}"
+        );
+        std::fs::write(dir.path().join("Classes/Main.yaml"), class).unwrap();
+        let args = [
+            "run",
+            ".",
+            "--model",
+            "model.json",
+            "--max-memory",
+            "64",
+            "--timeout",
+            "20",
+        ];
+        let out = vetro_within(512, &args, dir.path());
+        assert_eq!(out.code, Some(1), "{what}: {}", out.text);
+        assert!(
+            out.text.contains("MemoryLimitExceeded"),
+            "{what}: {}",
+            out.text
+        );
+        assert!(out.took < Duration::from_secs(20), "{what}: {:?}", out.took);
+    }
+}

@@ -68,6 +68,34 @@ fn resource_package(rt: &Rt, owner: &Value) -> Option<String> {
     Some(pkg)
 }
 
+/// `StatusReporter.report` and `report_error`: the message, after the
+/// object's description when it is given one.
+fn report(rt: &Rt, name: &str, a: &dyn Fn(usize, &str) -> Value) -> Result<Value, Exc> {
+    let obj = a(0, "obj");
+    let msg = rt.limits.py_str(&a(1, "msg"))?;
+    let (id, who) = match as_object(&obj) {
+        Some((o, _)) => (Some(o.id.clone()), describe(&o)),
+        None => (None, String::new()),
+    };
+    let kind = if name == "report" {
+        "report"
+    } else {
+        "report-error"
+    };
+    let text = if who.is_empty() {
+        msg
+    } else {
+        format!("{who}: {msg}")
+    };
+    with_host(rt, |h| h.emit(kind, id, text));
+    Ok(Value::Null)
+}
+
+/// The text of the resource `Resources.<kind>(name, owner)` names.
+fn resource(rt: &Rt, a: &dyn Fn(usize, &str) -> Value) -> Result<String, Exc> {
+    read_resource(rt, &rt.limits.py_str(&a(0, "name"))?, &a(1, "owner"))
+}
+
 fn read_resource(rt: &Rt, name: &str, owner: &Value) -> Result<String, Exc> {
     let pkg = resource_package(rt, owner);
     // Only files inside the package's Resources folder.
@@ -131,31 +159,11 @@ pub(super) fn native_method(
     }
     let a = |i: usize, n: &str| arg(args, kwargs, i, n).cloned().unwrap_or(Value::Null);
     Some(match (decl.name.as_str(), name) {
-        ("io.murano.system.StatusReporter", "report" | "report_error") => {
-            let obj = a(0, "obj");
-            let msg = a(1, "msg").py_str();
-            let (id, who) = match as_object(&obj) {
-                Some((o, _)) => (Some(o.id.clone()), describe(&o)),
-                None => (None, String::new()),
-            };
-            let kind = if name == "report" {
-                "report"
-            } else {
-                "report-error"
-            };
-            let text = if who.is_empty() {
-                msg
-            } else {
-                format!("{who}: {msg}")
-            };
-            with_host(rt, |h| h.emit(kind, id, text));
-            Ok(Value::Null)
-        }
-        ("io.murano.system.Logger", level) => {
-            let msg = a(0, "message").py_str();
+        ("io.murano.system.StatusReporter", "report" | "report_error") => report(rt, name, &a),
+        ("io.murano.system.Logger", level) => rt.limits.py_str(&a(0, "message")).map(|msg| {
             with_host(rt, |h| h.emit("log", None, format!("{level}: {msg}")));
-            Ok(Value::Null)
-        }
+            Value::Null
+        }),
         ("io.murano.system.AgentListener", "queueName") => {
             Ok(Value::str("simulated-agent-listener"))
         }
@@ -178,19 +186,14 @@ pub(super) fn native_method(
         // signingKey has a MuranoPL body.
         ("io.murano.system.Agent", m) if m != "signingKey" => agent(rt, this, m, &a),
         ("io.murano.system.Resources", "string" | "bytes") => {
-            read_resource(rt, &a(0, "name").py_str(), &a(1, "owner")).map(|s| Value::str(&s))
+            resource(rt, &a).map(|s| Value::str(&s))
         }
-        ("io.murano.system.Resources", "json") => {
-            read_resource(rt, &a(0, "name").py_str(), &a(1, "owner")).and_then(|s| {
-                serde_json::from_str::<Json>(&s)
-                    .map(|j| rt.decode(&j))
-                    .map_err(|e| cloud_error(format!("Resources.json: {e}")))
-            })
-        }
-        ("io.murano.system.Resources", "yaml") => {
-            read_resource(rt, &a(0, "name").py_str(), &a(1, "owner"))
-                .and_then(|s| yaml_value(rt, &s))
-        }
+        ("io.murano.system.Resources", "json") => resource(rt, &a).and_then(|s| {
+            serde_json::from_str::<Json>(&s)
+                .map(|j| rt.decode(&j))
+                .map_err(|e| cloud_error(format!("Resources.json: {e}")))
+        }),
+        ("io.murano.system.Resources", "yaml") => resource(rt, &a).and_then(|s| yaml_value(rt, &s)),
         _ => return None,
     })
 }

@@ -21,7 +21,12 @@ pub(super) fn prop(o: &Object, name: &str) -> Value {
 
 /// A short description of an object for progress lines: `Class name`.
 pub(super) fn describe(o: &Object) -> String {
-    let name = o.props.borrow().get("name").map(Value::py_str);
+    // A progress line: a name that is no string is shown clipped.
+    let name = match o.props.borrow().get("name") {
+        Some(Value::Str(s)) => Some(s.to_string()),
+        Some(v) => Some(v.repr_clipped(256)),
+        None => None,
+    };
     match name {
         Some(n) if !n.is_empty() && n != "None" => format!("{} {n}", o.class.name),
         _ => format!("{} {}", o.class.name, o.id),

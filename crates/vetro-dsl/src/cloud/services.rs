@@ -40,10 +40,11 @@ fn backend_list(rt: &Rt, what: &str) -> Result<Json, Exc> {
         .map_err(cloud_error)
 }
 
-fn str_arg(a: &dyn Fn(usize, &str) -> Value, i: usize, name: &str) -> Option<String> {
+/// An argument's text (empty when it is null), within the session's memory.
+fn str_arg(rt: &Rt, a: &dyn Fn(usize, &str) -> Value, i: usize, name: &str) -> Result<String, Exc> {
     match a(i, name) {
-        Value::Null => None,
-        v => Some(v.py_str()),
+        Value::Null => Ok(String::new()),
+        v => rt.limits.py_str(&v),
     }
 }
 
@@ -68,7 +69,7 @@ pub(super) fn network_explorer(
             Ok(Value::str(&r))
         }
         "getAvailableCidr" => {
-            let net = str_arg(a, 1, "netId").unwrap_or_default();
+            let net = str_arg(rt, a, 1, "netId")?;
             let cidr = with_host(rt, |h| h.backend.allocate_cidr(&net))
                 .unwrap_or_else(|| Err("no cloud backend".into()))
                 .map_err(cloud_error)?;
@@ -82,7 +83,7 @@ pub(super) fn network_explorer(
         }
         "getDefaultDns" => Ok(rt.decode(&json!(DEFAULT_DNS))),
         "getExternalNetworkIdForRouter" => {
-            let router = str_arg(a, 0, "routerId").unwrap_or_default();
+            let router = str_arg(rt, a, 0, "routerId")?;
             let routers = backend_list(rt, "routers")?;
             let id = routers
                 .as_array()
@@ -94,7 +95,7 @@ pub(super) fn network_explorer(
             Ok(rt.decode(&id))
         }
         "getExternalNetworkIdForNetwork" => {
-            let net = str_arg(a, 0, "networkId").unwrap_or_default();
+            let net = str_arg(rt, a, 0, "networkId")?;
             let nets = backend_list(rt, "networks")?;
             let external = nets
                 .as_array()
@@ -255,12 +256,11 @@ pub(super) fn metadef_browser(
     method: &str,
     a: &dyn Fn(usize, &str) -> Value,
 ) -> Result<Value, Exc> {
-    let of = if method == "getNamespaces" {
+    let of = rt.limits.py_str(&if method == "getNamespaces" {
         a(0, "resourceType")
     } else {
         a(0, "namespace")
-    }
-    .py_str();
+    })?;
     emit(
         rt,
         "service",

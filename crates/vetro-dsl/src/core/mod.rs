@@ -13,6 +13,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use vetro_diag::{Diagnostic, SourceMap};
 use vetro_yaml::LoadOptions;
+use vetro_yaql::value::{Dict, Render};
 use vetro_yaql::Value;
 
 const CORE_YAML: &str = include_str!("core.yaml");
@@ -102,6 +103,49 @@ pub(crate) fn arg<'a>(
         .or_else(|| kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v))
 }
 
+/// The text of an optional argument (empty when it is missing), within the
+/// session's memory.
+fn text_of(rt: &Rt, v: Option<&Value>) -> Result<String, Exc> {
+    v.map_or(Ok(String::new()), |v| rt.limits.py_str(v))
+}
+
+/// A destruction handler's name (`None` when it is missing or null).
+fn handler_of(rt: &Rt, v: Option<&Value>) -> Result<Option<String>, Exc> {
+    v.filter(|v| !v.is_null())
+        .map(|v| rt.limits.py_str(v))
+        .transpose()
+}
+
+/// One frame of `StackTrace.toString()`: where, then the instruction.
+fn write_frame(d: &Dict, prefix: Option<&Value>, out: &mut Render) -> vetro_yaql::Result<()> {
+    let g = |k: &str| d.get(&Value::str(k)).cloned().unwrap_or(Value::Null);
+    // Python's `str()` of a field, `''` for one that is missing.
+    let field = |out: &mut Render, v: Option<&Value>| match v {
+        Some(v) => v.write_py_str(out),
+        None => Ok(()),
+    };
+    let loc = match &g("location") {
+        Value::Dict(l) => Some(l.clone()),
+        _ => None,
+    };
+    let at = |k: &str| loc.as_ref().and_then(|l| l.get(&Value::str(k)).cloned());
+    field(out, prefix)?;
+    out.push_str("File \"")?;
+    field(out, at("file").as_ref())?;
+    out.push_str("\", line ")?;
+    field(out, at("line").as_ref())?;
+    out.push(':')?;
+    field(out, at("column").as_ref())?;
+    out.push_str(" in method ")?;
+    g("methodName").write_py_str(out)?;
+    out.push_str(" of type ")?;
+    g("typeName").write_py_str(out)?;
+    out.push('\n')?;
+    field(out, prefix)?;
+    out.push_str("    ")?;
+    g("instruction").write_py_str(out)
+}
+
 /// A native method of `decl`, if it has one.
 fn native_method(
     rt: &Rt,
@@ -114,9 +158,7 @@ fn native_method(
     Some(match (decl.name.as_str(), name) {
         ("io.murano.Object", "setAttr") => (|| {
             let o = object_of(this)?;
-            let key = arg(args, kwargs, 0, "name")
-                .map(Value::py_str)
-                .unwrap_or_default();
+            let key = text_of(rt, arg(args, kwargs, 0, "name"))?;
             let value = arg(args, kwargs, 1, "value")
                 .cloned()
                 .unwrap_or(Value::Null);
@@ -125,9 +167,7 @@ fn native_method(
         })(),
         ("io.murano.Object", "getAttr") => (|| {
             let o = object_of(this)?;
-            let key = arg(args, kwargs, 0, "name")
-                .map(Value::py_str)
-                .unwrap_or_default();
+            let key = text_of(rt, arg(args, kwargs, 0, "name"))?;
             let default = arg(args, kwargs, 1, "default")
                 .cloned()
                 .unwrap_or(Value::Null);
@@ -154,9 +194,7 @@ fn native_method(
         ("io.murano.system.GC", "subscribeDestruction") => (|| {
             let p = object_of(arg(args, kwargs, 0, "publisher").unwrap_or(&Value::Null))?;
             let s = object_of(arg(args, kwargs, 1, "subscriber").unwrap_or(&Value::Null))?;
-            let h = arg(args, kwargs, 2, "handler")
-                .filter(|v| !v.is_null())
-                .map(Value::py_str);
+            let h = handler_of(rt, arg(args, kwargs, 2, "handler"))?;
             let mut subs = p.subscribers.borrow_mut();
             if !subs.iter().any(|(x, hh)| Rc::ptr_eq(x, &s) && *hh == h) {
                 subs.push((s, h));
@@ -166,9 +204,7 @@ fn native_method(
         ("io.murano.system.GC", "unsubscribeDestruction") => (|| {
             let p = object_of(arg(args, kwargs, 0, "publisher").unwrap_or(&Value::Null))?;
             let s = object_of(arg(args, kwargs, 1, "subscriber").unwrap_or(&Value::Null))?;
-            let h = arg(args, kwargs, 2, "handler")
-                .filter(|v| !v.is_null())
-                .map(Value::py_str);
+            let h = handler_of(rt, arg(args, kwargs, 2, "handler"))?;
             p.subscribers
                 .borrow_mut()
                 .retain(|(x, hh)| !(Rc::ptr_eq(x, &s) && *hh == h));
@@ -184,49 +220,34 @@ fn native_method(
         ("io.murano.Exception", "toString") => (|| {
             let o = object_of(this)?;
             let p = o.props.borrow();
-            let n = p.get("name").map(Value::py_str).unwrap_or_default();
-            let m = p.get("message").map(Value::py_str).unwrap_or_default();
+            let n = text_of(rt, p.get("name"))?;
+            let m = text_of(rt, p.get("message"))?;
             Ok(Value::str(&format!("{n}: {m}")))
         })(),
         ("io.murano.StackTrace", "toString") => (|| {
             let o = object_of(this)?;
-            let prefix = arg(args, kwargs, 0, "prefix")
-                .map(Value::py_str)
-                .unwrap_or_default();
+            let prefix = arg(args, kwargs, 0, "prefix").cloned();
             let frames = o
                 .props
                 .borrow()
                 .get("frames")
                 .cloned()
                 .unwrap_or(Value::Null);
-            let mut out = Vec::new();
-            for f in rt.items(&frames)? {
-                if let Value::Dict(d) = &f {
-                    let g = |k: &str| d.get(&Value::str(k)).cloned().unwrap_or(Value::Null);
-                    let loc = g("location");
-                    let (file, line, col) = match &loc {
-                        Value::Dict(l) => (
-                            l.get(&Value::str("file"))
-                                .map(Value::py_str)
-                                .unwrap_or_default(),
-                            l.get(&Value::str("line"))
-                                .map(Value::py_str)
-                                .unwrap_or_default(),
-                            l.get(&Value::str("column"))
-                                .map(Value::py_str)
-                                .unwrap_or_default(),
-                        ),
-                        _ => Default::default(),
-                    };
-                    out.push(format!(
-                        "{prefix}File \"{file}\", line {line}:{col} in method {} of type {}\n{prefix}    {}",
-                        g("methodName").py_str(),
-                        g("typeName").py_str(),
-                        g("instruction").py_str()
-                    ));
+            let frames = rt.items(&frames)?;
+            let text = rt.limits.text(|out| {
+                let mut first = true;
+                for f in &frames {
+                    if let Value::Dict(d) = f {
+                        if !first {
+                            out.push('\n')?;
+                        }
+                        first = false;
+                        write_frame(d, prefix.as_ref(), out)?;
+                    }
                 }
-            }
-            Ok(Value::str(&out.join("\n")))
+                Ok(())
+            })?;
+            Ok(Value::str(&text))
         })(),
         _ => return None,
     })

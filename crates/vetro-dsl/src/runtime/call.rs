@@ -144,10 +144,13 @@ impl Rt {
             obj.as_ref(),
             (ctx.clone(), decl.clone(), m.name.clone()),
         );
-        let lock = self.sync_key(decl, m, &this, &ctx);
-        let locked = match &lock {
-            Some(key) => self.lock_sync(key),
-            None => Ok(()),
+        let (lock, locked) = match self.sync_key(decl, m, &this, &ctx) {
+            Ok(Some(key)) => {
+                let locked = self.lock_sync(&key);
+                (Some(key), locked)
+            }
+            Ok(None) => (None, Ok(())),
+            Err(e) => (None, Err(e)),
         };
         let r = match locked {
             Ok(()) => {

@@ -64,8 +64,8 @@ impl Rt {
     ) -> Result<Value, Exc> {
         for step in plan {
             value = match step {
-                Step::Int => int_contract(&value)?,
-                Step::Str => string_contract(&value)?,
+                Step::Int => int_contract(&value, &self.limits)?,
+                Step::Str => string_contract(&value, &self.limits)?,
                 Step::Bool => bool_contract(&value),
                 Step::NotNull => not_null_contract(&value)?,
                 Step::Class(_) if value.is_null() => Value::Null,

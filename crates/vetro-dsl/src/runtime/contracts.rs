@@ -1,6 +1,7 @@
 //! Contracts: data shapes (lists, dicts, literals) and the contract functions
 //! (`int()`, `string()`, `class()`, `check()`, ...) evaluated with `$` = value.
 
+use super::limits::SessionLimits;
 use super::types::*;
 use super::walk::Walk;
 use super::{FrameInfo, Rt, FRAME_VAR};
@@ -90,8 +91,8 @@ impl Rt {
                 } else {
                     Err(Exc::contract(format!(
                         "Value {} is not equal to {}",
-                        value.py_str(),
-                        want.py_str()
+                        self.limits.py_str(&value)?,
+                        self.limits.py_str(&want)?
                     )))
                 }
             }
@@ -157,7 +158,7 @@ impl Rt {
             other => {
                 return Err(Exc::contract(format!(
                     "Value {} is not of a dictionary type",
-                    other.py_str()
+                    self.limits.py_str(other)?
                 )))
             }
         };
@@ -228,12 +229,12 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
     reg(
         "int",
         "value:any",
-        Box::new(|rt, _, a| int_contract(a.v(0)).map_err(|e| rt.smuggle(e))),
+        Box::new(|rt, _, a| int_contract(a.v(0), &rt.limits).map_err(|e| rt.smuggle(e))),
     );
     reg(
         "string",
         "value:any",
-        Box::new(|rt, _, a| string_contract(a.v(0)).map_err(|e| rt.smuggle(e))),
+        Box::new(|rt, _, a| string_contract(a.v(0), &rt.limits).map_err(|e| rt.smuggle(e))),
     );
     reg(
         "bool",
@@ -258,8 +259,13 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
                 Ok(v)
             } else {
                 let msg = match a.v(2) {
-                    Value::Null => format!("Value {} doesn't match predicate", v.py_str()),
-                    m => m.py_str(),
+                    Value::Null => {
+                        format!(
+                            "Value {} doesn't match predicate",
+                            rt.limits.py_str(&v).map_err(|e| rt.smuggle(e))?
+                        )
+                    }
+                    m => rt.limits.py_str(m).map_err(|e| rt.smuggle(e))?,
                 };
                 Err(violation(rt, msg))
             }
@@ -331,7 +337,10 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
                 } else {
                     Err(violation(
                         rt,
-                        format!("Object {} violates {name}() contract", v.py_str()),
+                        format!(
+                            "Object {} violates {name}() contract",
+                            rt.limits.py_str(&v).map_err(|e| rt.smuggle(e))?
+                        ),
                     ))
                 }
             }),
@@ -340,7 +349,7 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
 }
 
 /// `int()`: integers, and what converts to one (digit strings, floats, bools).
-pub(super) fn int_contract(v: &Value) -> Result<Value, Exc> {
+pub(super) fn int_contract(v: &Value, limits: &SessionLimits) -> Result<Value, Exc> {
     Ok(match v {
         Value::Null => Value::Null,
         Value::Int(_) | Value::BigInt(_) => v.clone(),
@@ -351,21 +360,21 @@ pub(super) fn int_contract(v: &Value) -> Result<Value, Exc> {
             Err(_) => {
                 return Err(Exc::contract(format!(
                     "Value {} violates int() contract",
-                    v.repr()
+                    limits.repr(v)?
                 )))
             }
         },
         other => {
             return Err(Exc::contract(format!(
                 "Value {} violates int() contract",
-                other.repr()
+                limits.repr(other)?
             )))
         }
     })
 }
 
 /// `string()`: strings, scalars as their text, objects as their id.
-pub(super) fn string_contract(v: &Value) -> Result<Value, Exc> {
+pub(super) fn string_contract(v: &Value, limits: &SessionLimits) -> Result<Value, Exc> {
     Ok(match v {
         Value::Null => Value::Null,
         Value::Str(_) => v.clone(),
@@ -375,7 +384,7 @@ pub(super) fn string_contract(v: &Value) -> Result<Value, Exc> {
             None => {
                 return Err(Exc::contract(format!(
                     "Value {} violates string() contract",
-                    other.repr()
+                    limits.repr(other)?
                 )))
             }
         },
@@ -426,7 +435,7 @@ impl Rt {
                 None => {
                     return Err(Exc::contract(format!(
                         "Value {} is not an object",
-                        other.py_str()
+                        self.limits.py_str(other)?
                     )))
                 }
             },

@@ -264,7 +264,7 @@ impl Rt {
                     let raw = match w {
                         Data::Str(text) => text.to_string(),
                         Data::Expr(e) => e.text.to_string(),
-                        other => self.eval_data(other, s.ctx)?.py_str(),
+                        other => self.limits.py_str(&self.eval_data(other, s.ctx)?)?,
                     };
                     let full = s.class.def.namespaces.resolve(&raw).unwrap_or(raw);
                     if names.contains(&full) {
@@ -296,8 +296,11 @@ impl Rt {
     ) -> Result<Exc, Exc> {
         let raw = self.eval_data(names, s.ctx)?;
         let list = match &raw {
-            Value::List(l) => l.iter().map(Value::py_str).collect(),
-            other => vec![other.py_str()],
+            Value::List(l) => l
+                .iter()
+                .map(|n| self.limits.py_str(n))
+                .collect::<Result<Vec<_>, Exc>>()?,
+            other => vec![self.limits.py_str(other)?],
         };
         let mut resolved = Vec::new();
         for n in list {
@@ -305,7 +308,7 @@ impl Rt {
         }
         let message = match self.eval_data(message, s.ctx)? {
             Value::Null => String::new(),
-            v => v.py_str(),
+            v => self.limits.py_str(&v)?,
         };
         let extra = match self.eval_data(extra, s.ctx)? {
             Value::Null => Value::dict(Default::default()),
@@ -417,7 +420,7 @@ impl Rt {
     ) -> Result<(), Exc> {
         let prop = match &self.seg_key(&segs[0], s)? {
             Value::Str(p) => p.to_string(),
-            other => other.py_str(),
+            other => self.limits.py_str(other)?,
         };
         if segs.len() == 1 {
             return self.set_property(obj, &prop, value, Some(s.class), false);

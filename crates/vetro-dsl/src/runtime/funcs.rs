@@ -80,10 +80,15 @@ fn scope(rt: &Rt, c: &Call) -> Result<Rc<Class>, Exc> {
     }
 }
 
-fn object_arg(v: &Value) -> Result<Rc<Object>, Exc> {
-    as_object(v)
-        .map(|(o, _)| o)
-        .ok_or_else(|| Exc::native("", "ValueError", format!("{} is not an object", v.py_str())))
+fn object_arg(rt: &Rt, v: &Value) -> Result<Rc<Object>, Exc> {
+    match as_object(v) {
+        Some((o, _)) => Ok(o),
+        None => Err(Exc::native(
+            "",
+            "ValueError",
+            format!("{} is not an object", rt.limits.py_str(v)?),
+        )),
+    }
 }
 
 /// Find an extension method `name` visible from `scope` (its imports, itself).
@@ -304,19 +309,19 @@ fn register_object_functions(r: &Reg) {
         "id",
         Form::Both,
         "obj:HostObject",
-        Box::new(|_, _, a| Ok(Value::str(&object_arg(a.v(0))?.id))),
+        Box::new(|rt, _, a| Ok(Value::str(&object_arg(rt, a.v(0))?.id))),
     );
     r.f(
         "name",
         Form::Both,
         "obj:HostObject",
-        Box::new(|_, _, a| Ok(object_arg(a.v(0))?.name.borrow().clone())),
+        Box::new(|rt, _, a| Ok(object_arg(rt, a.v(0))?.name.borrow().clone())),
     );
     r.f(
         "metadata",
         Form::Both,
         "obj:HostObject",
-        Box::new(|_, _, a| Ok(object_arg(a.v(0))?.metadata.borrow().clone())),
+        Box::new(|rt, _, a| Ok(object_arg(rt, a.v(0))?.metadata.borrow().clone())),
     );
     r.f(
         "type",
@@ -353,7 +358,7 @@ fn register_object_functions(r: &Reg) {
         Form::Both,
         "obj:HostObject, type:any, version:any=null",
         Box::new(|rt, c, a| {
-            let o = object_arg(a.v(0))?;
+            let o = object_arg(rt, a.v(0))?;
             let t = rt.program.type_arg(&*scope(rt, c)?, a.v(1))?;
             match o.class.mro().into_iter().find(|x| x.name == t.name) {
                 Some(cl) => Ok(o.cast_value(cl)),
@@ -372,7 +377,7 @@ fn register_type_functions(r: &Reg) {
     // the expression over them (as the reference's `map`), so `list()`
     // flattens it like any other iterator.
     let super_fn = |rt: &Rt, c: &Call, a: Args| -> Result<Value, Exc> {
-        let o = object_arg(a.v(0))?;
+        let o = object_arg(rt, a.v(0))?;
         let sc = scope(rt, c)?;
         let casts: Vec<Value> = sc.parents.iter().map(|p| o.cast_value(p.clone())).collect();
         let Some(l) = a.lam(1).cloned() else {
@@ -423,7 +428,7 @@ fn register_type_functions(r: &Reg) {
         Form::Both,
         "obj:HostObject, type:any",
         Box::new(|rt, c, a| {
-            let o = object_arg(a.v(0))?;
+            let o = object_arg(rt, a.v(0))?;
             let t = rt.program.type_arg(&*scope(rt, c)?, a.v(1))?;
             let mut cur = o.owner.borrow().clone();
             while let Some(p) = cur {
@@ -461,7 +466,10 @@ fn register_type_functions(r: &Reg) {
         Box::new(|rt, _, a| {
             let args = rt.items(a.v(1))?;
             let kwargs = match a.v(2) {
-                Value::Dict(d) => d.iter().map(|(k, v)| (k.py_str(), v.clone())).collect(),
+                Value::Dict(d) => d
+                    .iter()
+                    .map(|(k, v)| Ok((rt.limits.py_str(k)?, v.clone())))
+                    .collect::<Result<Vec<_>, Exc>>()?,
                 _ => Vec::new(),
             };
             rt.call_method(a.v(3), a.str(0), args, kwargs, CallKind::Expression)
@@ -528,14 +536,14 @@ fn new_fn(rt: &Rt, c: &Call, a: Args) -> Result<Value, Exc> {
     let owner_at = |i: usize| -> Result<Option<Rc<Object>>, Exc> {
         match args.get(i) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => Ok(Some(object_arg(v)?)),
+            Some(v) => Ok(Some(object_arg(rt, v)?)),
         }
     };
     if let Value::Dict(d) = first {
         // new(model, owner)
         let model = (**d).clone();
         let owner = match kwargs.iter().find(|(k, _)| k == "owner") {
-            Some((_, v)) if !v.is_null() => Some(object_arg(v)?),
+            Some((_, v)) if !v.is_null() => Some(object_arg(rt, v)?),
             _ => owner_at(1)?,
         };
         return Ok(rt

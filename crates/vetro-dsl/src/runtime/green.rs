@@ -147,7 +147,7 @@ impl Rt {
         m: &crate::syntax::MethodDef,
         this: &Value,
         args: &vetro_yaql::Context,
-    ) -> Option<String> {
+    ) -> Result<Option<String>, Exc> {
         let (mut on_this, mut on_args) = (true, Vec::new());
         if !matches!(m.meta, crate::syntax::Data::Null) {
             if let Some((_, props)) = meta_entries(decl, &m.meta)
@@ -166,17 +166,29 @@ impl Rt {
             }
         }
         if !on_this && on_args.is_empty() {
-            return None;
+            return Ok(None);
         }
         let mut key = format!("{}::{}", decl.name, m.name);
         if on_this {
-            key.push_str(&format!("|{}", identity(this)));
+            key.push_str(&format!("|{}", self.identity(this)?));
         }
         for a in &on_args {
-            let v = args.get(a).map(|v| identity(&v)).unwrap_or_default();
+            let v = match args.get(a) {
+                Some(v) => self.identity(&v)?,
+                None => String::new(),
+            };
             key.push_str(&format!("|{a}={v}"));
         }
-        Some(key)
+        Ok(Some(key))
+    }
+
+    /// What makes two argument values the same for a lock: object identity,
+    /// otherwise the value's text (within the session's memory).
+    fn identity(&self, v: &Value) -> Result<String, Exc> {
+        match as_object(v) {
+            Some((o, _)) => Ok(format!("object:{}", o.id)),
+            None => self.limits.repr(v),
+        }
     }
 
     /// Wait (yielding) until the lock `key` is free or ours, then hold it.
@@ -229,13 +241,4 @@ fn spawn(index: usize, task: Task) -> Result<Thread, Task> {
         bounds,
         index,
     })
-}
-
-/// What makes two argument values the same for a lock: object identity,
-/// otherwise the value's text.
-fn identity(v: &Value) -> String {
-    match as_object(v) {
-        Some((o, _)) => format!("object:{}", o.id),
-        None => v.repr(),
-    }
 }

@@ -12,6 +12,8 @@ use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+use vetro_yaql::value::Render;
+use vetro_yaql::Value;
 
 /// The limits of one session; `None` means unlimited.
 #[derive(Clone, Debug)]
@@ -151,6 +153,48 @@ impl Watch {
             limits.memory_probe = Some(*probe);
             limits.memory_base = Some(base);
         }
+    }
+
+    /// Python `str()` of a value the session built, within what the session
+    /// may still allocate (see [`Watch::text`]).
+    pub fn py_str(&self, v: &Value) -> Result<String, Exc> {
+        match v {
+            Value::Str(s) => Ok(s.to_string()),
+            _ => self.text(|r| v.write_py_str(r)),
+        }
+    }
+
+    /// Python `repr()` of a value the session built, within what the session
+    /// may still allocate.
+    pub fn repr(&self, v: &Value) -> Result<String, Exc> {
+        self.text(|r| v.write_repr(r))
+    }
+
+    /// The text `write` makes, refused with the session's memory-limit error
+    /// once it would pass what is left of the limit (without one, past
+    /// [`vetro_yaql::limits::MAX_BUILD_BYTES`]). A value sharing its lists is
+    /// far larger written out than held (`$l: [$l, $l]` doubled 60 times is
+    /// 2^60 items), so its text is bounded while it is written, not after.
+    pub fn text(
+        &self,
+        write: impl FnOnce(&mut Render) -> vetro_yaql::Result<()>,
+    ) -> Result<String, Exc> {
+        let left = match (self.memory, allocated()) {
+            (Some((base, max)), Some(now)) => max.saturating_sub(now.saturating_sub(base)),
+            _ => vetro_yaql::limits::MAX_BUILD_BYTES,
+        };
+        let mut out = Render::with_cap(left);
+        if write(&mut out).is_err() {
+            let message = match self.memory {
+                Some((_, max)) => format!("the session would allocate more than {}", mib(max)),
+                None => format!(
+                    "the text of a value would be longer than {}",
+                    mib(vetro_yaql::limits::MAX_BUILD_BYTES)
+                ),
+            };
+            return Err(Exc::native("", MEMORY_LIMIT, message));
+        }
+        Ok(out.finish())
     }
 
     /// The limit passed now, if one is.
@@ -321,6 +365,26 @@ impl SessionLimits {
             }
         }
         Ok(())
+    }
+
+    /// Python `str()` of a value the session built, within what the session
+    /// may still allocate (see [`Watch::text`]).
+    pub fn py_str(&self, v: &Value) -> Result<String, Exc> {
+        self.watch.py_str(v)
+    }
+
+    /// Python `repr()` of a value the session built, within what the session
+    /// may still allocate.
+    pub fn repr(&self, v: &Value) -> Result<String, Exc> {
+        self.watch.repr(v)
+    }
+
+    /// The text `write` makes, within what the session may still allocate.
+    pub fn text(
+        &self,
+        write: impl FnOnce(&mut Render) -> vetro_yaql::Result<()>,
+    ) -> Result<String, Exc> {
+        self.watch.text(write)
     }
 
     /// The deadline of the session's time limit, if it has one.

@@ -480,7 +480,7 @@ impl Rt {
                                 .and_then(|id| self.objects.get(id));
                             let handler = dict_get(e, "handler")
                                 .filter(|h| !h.is_null())
-                                .map(Value::py_str);
+                                .and_then(|h| self.limits.py_str(h).ok());
                             if let Some(s) = sub {
                                 let mut subs = p.subscribers.borrow_mut();
                                 if !subs
@@ -545,10 +545,14 @@ impl Rt {
         let Value::Dict(d) = model else {
             return Err(Exc::contract(format!(
                 "Value {} is not an object model",
-                model.py_str()
+                self.limits.py_str(model)?
             )));
         };
-        let excluded: Vec<String> = self.items(exclude)?.iter().map(Value::py_str).collect();
+        let excluded = self
+            .items(exclude)?
+            .iter()
+            .map(|e| self.limits.py_str(e))
+            .collect::<Result<Vec<String>, Exc>>()?;
         let is_excluded = |k: &Value| excluded.iter().any(|e| k.as_str() == Some(e.as_str()));
         let mut clean = Dict::new();
         for (k, v) in d.iter() {

@@ -37,6 +37,8 @@ pub struct Program {
     contract_plans: RefCell<PlanCache>,
     /// Classes built so far, by name.
     classes: RefCell<HashMap<String, Rc<Class>>>,
+    /// The session's limits, for the text of values in errors.
+    watch: Watch,
 }
 
 impl Program {
@@ -73,6 +75,7 @@ impl Program {
             source,
             config,
             rewrite_colon,
+            watch: watch.clone(),
             contract_layer,
             contract_plans: RefCell::new(HashMap::new()),
             classes: RefCell::new(HashMap::new()),
@@ -231,7 +234,7 @@ impl Program {
             other => Err(Exc::native(
                 "",
                 "ValueError",
-                format!("{} is not a type", other.py_str()),
+                format!("{} is not a type", self.watch.py_str(other)?),
             )),
         }
     }

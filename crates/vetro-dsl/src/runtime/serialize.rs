@@ -109,30 +109,52 @@ impl Writer<'_> {
             return self.object(&o, &class);
         }
         let mut pending = false;
-        let deployment = !self.keeps_refs();
-        let mut item = |x: &Value| {
-            let (t, p) = self.value(x, parent);
-            pending |= p;
-            t
-        };
         let tree = match v {
-            Value::List(l) => Tree::List(l.iter().map(&mut item).collect()),
-            Value::Set(s) => Tree::List(s.iter().map(&mut item).collect()),
-            Value::Dict(d) => Tree::Map(
-                d.iter()
-                    .map(|(k, x)| {
-                        let key = if deployment {
-                            text(&k.py_str())
-                        } else {
-                            k.clone()
-                        };
-                        (key, item(x))
-                    })
-                    .collect(),
-            ),
+            Value::List(l) => Tree::List(self.items(l.iter(), parent, &mut pending)),
+            Value::Set(s) => Tree::List(self.items(s.iter(), parent, &mut pending)),
+            Value::Dict(d) => {
+                let mut fields = Vec::with_capacity(d.len());
+                for (k, x) in d.iter() {
+                    let key = match self.keeps_refs() {
+                        true => k.clone(),
+                        false => self.key_text(k),
+                    };
+                    let (t, p) = self.value(x, parent);
+                    pending |= p;
+                    fields.push((key, t));
+                }
+                Tree::Map(fields)
+            }
             other => Tree::Leaf(other.clone()),
         };
         (tree, pending)
+    }
+
+    fn items<'v>(
+        &mut self,
+        items: impl Iterator<Item = &'v Value>,
+        parent: Option<&Rc<Object>>,
+        pending: &mut bool,
+    ) -> Vec<Tree> {
+        items
+            .map(|x| {
+                let (t, p) = self.value(x, parent);
+                *pending |= p;
+                t
+            })
+            .collect()
+    }
+
+    /// A dict key as deployment output writes it: its text, which stops the
+    /// writer if it would pass the session's memory limit.
+    fn key_text(&mut self, k: &Value) -> Value {
+        match self.rt.limits.py_str(k) {
+            Ok(t) => text(&t),
+            Err(e) => {
+                self.failed.get_or_insert(e);
+                Value::Null
+            }
+        }
     }
 
     /// An object in full, seen as `class` (its own class, or an upcast for `dump()`).
@@ -308,7 +330,7 @@ impl Writer<'_> {
                 let mut out = serde_json::Map::new();
                 for (k, x) in fields {
                     if let Some(j) = self.finish_json(x, actions, walk)? {
-                        out.insert(k.py_str(), j);
+                        out.insert(self.rt.limits.py_str(k)?, j);
                     }
                 }
                 Ok(Json::Object(out))
@@ -477,7 +499,7 @@ impl Rt {
             Value::Dict(d) => walk.nested(|walk| {
                 let mut out = serde_json::Map::new();
                 for (k, x) in d.iter() {
-                    out.insert(k.py_str(), self.plain_json(x, walk)?);
+                    out.insert(self.limits.py_str(k)?, self.plain_json(x, walk)?);
                 }
                 Ok(Json::Object(out))
             })?,

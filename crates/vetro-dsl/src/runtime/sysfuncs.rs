@@ -1,6 +1,7 @@
 //! System functions of the engine (`murano/engine/system` in the reference):
 //! base64, bind, patch, pselect and the 1.0/1.1 legacy function forms.
 
+use super::limits::SessionLimits;
 use super::model::container_id;
 use super::types::Exc;
 use super::Rt;
@@ -57,64 +58,72 @@ pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// `{name}` fields of a string filled from a dict.
-fn format_fields(s: &str, args: &Dict) -> String {
-    let mut out = String::new();
-    let mut rest = s;
-    while let Some(i) = rest.find('{') {
-        out.push_str(&rest[..i]);
-        match rest[i..].find('}') {
-            Some(j) => {
-                let key = &rest[i + 1..i + j];
-                match args.get(&Value::str(key)) {
-                    Some(v) => out.push_str(&v.py_str()),
-                    None => out.push_str(&rest[i..=i + j]),
+/// `{name}` fields of a string filled from a dict, within the session's
+/// memory (a field repeated many times can be far larger than its value).
+fn format_fields(s: &str, args: &Dict, limits: &SessionLimits) -> Result<String, Exc> {
+    limits.text(|out| {
+        let mut rest = s;
+        while let Some(i) = rest.find('{') {
+            out.push_str(&rest[..i])?;
+            match rest[i..].find('}') {
+                Some(j) => {
+                    let key = &rest[i + 1..i + j];
+                    match args.get(&Value::str(key)) {
+                        Some(v) => v.write_py_str(out)?,
+                        None => out.push_str(&rest[i..=i + j])?,
+                    }
+                    rest = &rest[i + j + 1..];
                 }
-                rest = &rest[i + j + 1..];
-            }
-            None => {
-                out.push_str(&rest[i..]);
-                rest = "";
+                None => {
+                    out.push_str(&rest[i..])?;
+                    rest = "";
+                }
             }
         }
-    }
-    out.push_str(rest);
-    out
+        out.push_str(rest)
+    })
 }
 
 /// `bind(obj, mappings)`: `$name` strings replaced by their mapping. A
 /// container shared along several paths (`[$l, $l]` in a loop) is bound once
 /// and its result shared the same way; a deep one takes more stack from the
 /// heap as it nests.
-fn bind(v: &Value, args: &Dict, done: &mut HashMap<usize, Value>) -> Value {
+fn bind(
+    v: &Value,
+    args: &Dict,
+    done: &mut HashMap<usize, Value>,
+    limits: &SessionLimits,
+) -> Result<Value, Exc> {
     let id = container_id(v);
     if let Some(bound) = id.and_then(|id| done.get(&id)) {
-        return bound.clone();
+        return Ok(bound.clone());
     }
     let out = match v {
         Value::Str(s) if s.starts_with('$') => {
             let name = &s[1..];
             match args.get(&Value::str(name)) {
                 Some(x) => x.clone(),
-                None => Value::str(&format_fields(name, args)),
+                None => Value::str(&format_fields(name, args, limits)?),
             }
         }
         Value::List(l) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            Value::list(l.iter().map(|x| bind(x, args, done)).collect())
-        }),
+            let items: Result<Vec<Value>, Exc> =
+                l.iter().map(|x| bind(x, args, done, limits)).collect();
+            items.map(Value::list)
+        })?,
         Value::Dict(d) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
             let mut m = Dict::new();
             for (k, x) in d.iter() {
-                m.insert(bind(k, args, done), bind(x, args, done));
+                m.insert(bind(k, args, done, limits)?, bind(x, args, done, limits)?);
             }
-            Value::dict(m)
-        }),
+            Ok::<_, Exc>(Value::dict(m))
+        })?,
         other => other.clone(),
     };
     if let Some(id) = id {
         done.insert(id, out.clone());
     }
-    out
+    Ok(out)
 }
 
 fn pointer(path: &str) -> Vec<String> {
@@ -265,11 +274,11 @@ fn register_data_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
         "bind",
         Form::Both,
         "obj:any, mappings:Mapping",
-        Box::new(|_, _, a| {
+        Box::new(|rt, _, a| {
             let Value::Dict(m) = a.v(1) else {
                 return Ok(a.v(0).clone());
             };
-            Ok(bind(a.v(0), m, &mut HashMap::new()))
+            bind(a.v(0), m, &mut HashMap::new(), &rt.limits)
         }),
     );
 }
@@ -285,8 +294,8 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
         Box::new(|rt, _, a| {
             let mut doc = a.v(0).clone();
             for p in rt.items(a.v(1))? {
-                let op = field(&p, "op").py_str();
-                let path = pointer(&field(&p, "path").py_str());
+                let op = rt.limits.py_str(&field(&p, "op"))?;
+                let path = pointer(&rt.limits.py_str(&field(&p, "path"))?);
                 let value = field(&p, "value");
                 doc = match op.as_str() {
                     "test" => {
@@ -300,7 +309,7 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
                         doc
                     }
                     "move" | "copy" => {
-                        let from = pointer(&field(&p, "from").py_str());
+                        let from = pointer(&rt.limits.py_str(&field(&p, "from"))?);
                         let v = get_at(&doc, &from).unwrap_or(Value::Null);
                         let d = if op == "move" {
                             patch_at(&doc, &from, "remove", &Value::Null)?
@@ -414,6 +423,10 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
 mod tests {
     use super::*;
 
+    fn session() -> SessionLimits {
+        SessionLimits::start(super::super::limits::Limits::default())
+    }
+
     fn mapping() -> Dict {
         let mut m = Dict::new();
         m.insert(Value::str("x"), Value::Int(7));
@@ -426,7 +439,7 @@ mod tests {
         for _ in 0..200_000 {
             v = Value::list(vec![v]);
         }
-        let mut out = bind(&v, &mapping(), &mut HashMap::new());
+        let mut out = bind(&v, &mapping(), &mut HashMap::new(), &session()).unwrap();
         for _ in 0..200_000 {
             let Value::List(l) = &out else {
                 panic!("not a list")
@@ -443,7 +456,7 @@ mod tests {
         for _ in 0..60 {
             v = Value::list(vec![v.clone(), v]);
         }
-        let out = bind(&v, &mapping(), &mut HashMap::new());
+        let out = bind(&v, &mapping(), &mut HashMap::new(), &session()).unwrap();
         let Value::List(l) = &out else {
             panic!("not a list")
         };
