@@ -49,24 +49,29 @@ impl Shape {
         }
     }
 
-    /// Refuse a list drained from a lazy sequence that grows past the
-    /// memory quota or the engine's cap on one collection (an endless
-    /// sequence would otherwise exhaust memory).
-    fn check_bytes(self, py: Python<'_>, len: usize) -> PyResult<()> {
-        let Shape::KeepTuples { quota, .. } = self else {
-            return Ok(());
-        };
-        let bytes = len * std::mem::size_of::<Value>();
-        let over_quota = usize::try_from(quota).is_ok_and(|q| q > 0 && bytes > q);
-        if over_quota || bytes > vetro_yaql::limits::MAX_BUILD_BYTES {
-            return Err(crate::errors::to_pyerr(
-                py,
-                vetro_yaql::limits::memory_exceeded(),
-                None,
-            ));
+    /// The memory quota of a result that keeps tuples (`yaql.memoryQuota`).
+    fn quota(self) -> i64 {
+        match self {
+            Shape::KeepTuples { quota, .. } => quota,
+            _ => 0,
         }
-        Ok(())
     }
+}
+
+/// Refuse `items` items past the memory quota (when there is one, for one
+/// collection) or the engine's cap on what one evaluation builds (for a
+/// whole conversion too).
+fn check_items(py: Python<'_>, items: usize, quota: i64) -> PyResult<()> {
+    let bytes = items.saturating_mul(std::mem::size_of::<Value>());
+    let over_quota = usize::try_from(quota).is_ok_and(|q| q > 0 && bytes > q);
+    if over_quota || bytes > vetro_yaql::limits::MAX_BUILD_BYTES {
+        return Err(crate::errors::to_pyerr(
+            py,
+            vetro_yaql::limits::memory_exceeded(),
+            None,
+        ));
+    }
+    Ok(())
 }
 
 /// Python object → YAQL value (the reference's `convert_input_data`).
@@ -246,89 +251,152 @@ fn marked_list(items: &Rc<Vec<Value>>) -> bool {
 
 /// YAQL value → Python object in the given shape.
 pub fn to_py<'py>(py: Python<'py>, v: &Value, shape: Shape) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match v {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
-        Value::Int(i) => i.into_pyobject(py)?.into_any(),
-        Value::BigInt(b) => Shim::get(py)?.int_from_str(py, &b.to_string())?,
-        Value::Float(x) => PyFloat::new(py, *x).into_any(),
-        Value::Str(s) => PyString::new(py, s).into_any(),
-        Value::List(items) => {
-            shape.check_len(py, items.len())?;
-            let conv = items
-                .iter()
-                .map(|x| to_py(py, x, shape))
-                .collect::<PyResult<Vec<_>>>()?;
-            match shape {
-                Shape::Output { tuples: false } => PyList::new(py, conv)?.into_any(),
-                Shape::KeepTuples { .. } if marked_list(items) => PyList::new(py, conv)?.into_any(),
-                _ => PyTuple::new(py, conv)?.into_any(),
-            }
-        }
-        Value::Dict(d) => {
-            shape.check_len(py, d.len())?;
-            let out = PyDict::new(py);
-            for (k, x) in d.iter() {
-                out.set_item(to_py(py, k, Shape::Internal)?, to_py(py, x, shape)?)?;
-            }
-            match shape {
-                Shape::Internal => Shim::get(py)?.frozen_dict(py, out)?,
-                _ => out.into_any(),
-            }
-        }
-        Value::Set(s) => {
-            shape.check_len(py, s.len())?;
-            if let Shape::KeepTuples {
-                sets_to_lists: true,
-                ..
-            } = shape
-            {
-                let conv = s
-                    .iter()
-                    .map(|x| to_py(py, x, shape))
-                    .collect::<PyResult<Vec<_>>>()?;
-                return Ok(PyList::new(py, conv)?.into_any());
-            }
-            let conv = s
-                .iter()
-                .map(|x| to_py(py, x, Shape::Internal))
-                .collect::<PyResult<Vec<_>>>()?;
-            match shape {
-                Shape::Internal => PyFrozenSet::new(py, &conv)?.into_any(),
-                _ => PySet::new(py, &conv)?.into_any(),
-            }
-        }
-        Value::DateTime(d) => Shim::get(py)?.datetime(py, d)?,
-        Value::TimeDelta(us) => Shim::get(py)?.timedelta(py, *us)?,
-        Value::Tz(secs) => Shim::get(py)?.timezone(py, *secs)?,
-        Value::Regex(r) => Shim::get(py)?.regex(py, &r.pattern, r.flags)?,
-        Value::Iter(it) => match shape {
-            Shape::KeepTuples { .. } => drain(py, it, shape)?,
-            _ => Bound::new(py, PyIterator { iter: it.clone() })?.into_any(),
-        },
-        Value::Func(_) => Bound::new(py, PyCallable { value: v.clone() })?.into_any(),
-        Value::Object(o) => match o.as_any().downcast_ref::<PyObjectHost>() {
-            Some(h) => h.obj.bind(py).clone(),
-            None => Bound::new(py, PyHost { value: v.clone() })?.into_any(),
-        },
-        Value::Context(_) => Bound::new(py, PyHost { value: v.clone() })?.into_any(),
-    })
+    Conversion::default().value(py, v, shape)
 }
 
-/// A lazy sequence of a finished result as a Python list.
-fn drain<'py>(py: Python<'py>, it: &Rc<LazyIter>, shape: Shape) -> PyResult<Bound<'py, PyAny>> {
-    let out = PyList::empty(py);
-    loop {
-        match it.next() {
-            Ok(Some(x)) => {
-                out.append(to_py(py, &x, shape)?)?;
-                shape.check_len(py, out.len())?;
-                if out.len().is_multiple_of(4096) {
-                    shape.check_bytes(py, out.len())?;
+/// One conversion of a value. A value can share its containers (`[$l, $l]`
+/// doubled 60 times is 60 lists but 2^60 paths): the internal shape is
+/// immutable, so each shared container becomes one Python object held
+/// wherever it is (as the reference's own tuples are); the output shapes are
+/// mutable, so each path gets its own object, and the items converted in all
+/// are held to the engine's cap on what one evaluation builds.
+#[derive(Default)]
+struct Conversion {
+    /// Python objects of the shared containers converted in the internal shape.
+    shared: std::collections::HashMap<usize, Py<PyAny>>,
+    /// Items of the containers converted so far.
+    items: usize,
+}
+
+impl Conversion {
+    fn value<'py>(
+        &mut self,
+        py: Python<'py>,
+        v: &Value,
+        shape: Shape,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let key = match shape {
+            Shape::Internal => v.shared_address(),
+            _ => None,
+        };
+        if let Some(done) = key.and_then(|k| self.shared.get(&k)) {
+            return Ok(done.bind(py).clone());
+        }
+        let out = self.convert(py, v, shape)?;
+        if let Some(k) = key {
+            self.shared.insert(k, out.clone().unbind());
+        }
+        Ok(out)
+    }
+
+    /// Count `len` more items, refused past the limits (see [`Conversion`]).
+    fn count(&mut self, py: Python<'_>, shape: Shape, len: usize) -> PyResult<()> {
+        shape.check_len(py, len)?;
+        self.items = self.items.saturating_add(len);
+        check_items(py, self.items, 0)
+    }
+
+    fn convert<'py>(
+        &mut self,
+        py: Python<'py>,
+        v: &Value,
+        shape: Shape,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match v {
+            Value::Null => py.None().into_bound(py),
+            Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+            Value::Int(i) => i.into_pyobject(py)?.into_any(),
+            Value::BigInt(b) => Shim::get(py)?.int_from_str(py, &b.to_string())?,
+            Value::Float(x) => PyFloat::new(py, *x).into_any(),
+            Value::Str(s) => PyString::new(py, s).into_any(),
+            Value::List(items) => {
+                self.count(py, shape, items.len())?;
+                let conv = items
+                    .iter()
+                    .map(|x| self.value(py, x, shape))
+                    .collect::<PyResult<Vec<_>>>()?;
+                match shape {
+                    Shape::Output { tuples: false } => PyList::new(py, conv)?.into_any(),
+                    Shape::KeepTuples { .. } if marked_list(items) => {
+                        PyList::new(py, conv)?.into_any()
+                    }
+                    _ => PyTuple::new(py, conv)?.into_any(),
                 }
             }
-            Ok(None) => return Ok(out.into_any()),
-            Err(e) => return Err(crate::errors::to_pyerr(py, e, None)),
+            Value::Dict(d) => {
+                self.count(py, shape, d.len())?;
+                let out = PyDict::new(py);
+                for (k, x) in d.iter() {
+                    out.set_item(
+                        self.value(py, k, Shape::Internal)?,
+                        self.value(py, x, shape)?,
+                    )?;
+                }
+                match shape {
+                    Shape::Internal => Shim::get(py)?.frozen_dict(py, out)?,
+                    _ => out.into_any(),
+                }
+            }
+            Value::Set(s) => {
+                self.count(py, shape, s.len())?;
+                if let Shape::KeepTuples {
+                    sets_to_lists: true,
+                    ..
+                } = shape
+                {
+                    let conv = s
+                        .iter()
+                        .map(|x| self.value(py, x, shape))
+                        .collect::<PyResult<Vec<_>>>()?;
+                    return Ok(PyList::new(py, conv)?.into_any());
+                }
+                let conv = s
+                    .iter()
+                    .map(|x| self.value(py, x, Shape::Internal))
+                    .collect::<PyResult<Vec<_>>>()?;
+                match shape {
+                    Shape::Internal => PyFrozenSet::new(py, &conv)?.into_any(),
+                    _ => PySet::new(py, &conv)?.into_any(),
+                }
+            }
+            Value::DateTime(d) => Shim::get(py)?.datetime(py, d)?,
+            Value::TimeDelta(us) => Shim::get(py)?.timedelta(py, *us)?,
+            Value::Tz(secs) => Shim::get(py)?.timezone(py, *secs)?,
+            Value::Regex(r) => Shim::get(py)?.regex(py, &r.pattern, r.flags)?,
+            Value::Iter(it) => match shape {
+                Shape::KeepTuples { .. } => self.drain(py, it, shape)?,
+                _ => Bound::new(py, PyIterator { iter: it.clone() })?.into_any(),
+            },
+            Value::Func(_) => Bound::new(py, PyCallable { value: v.clone() })?.into_any(),
+            Value::Object(o) => match o.as_any().downcast_ref::<PyObjectHost>() {
+                Some(h) => h.obj.bind(py).clone(),
+                None => Bound::new(py, PyHost { value: v.clone() })?.into_any(),
+            },
+            Value::Context(_) => Bound::new(py, PyHost { value: v.clone() })?.into_any(),
+        })
+    }
+
+    /// A lazy sequence of a finished result as a Python list.
+    fn drain<'py>(
+        &mut self,
+        py: Python<'py>,
+        it: &Rc<LazyIter>,
+        shape: Shape,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let out = PyList::empty(py);
+        loop {
+            match it.next() {
+                Ok(Some(x)) => {
+                    out.append(self.value(py, &x, shape)?)?;
+                    self.count(py, shape, 1)?;
+                    shape.check_len(py, out.len())?;
+                    if out.len().is_multiple_of(4096) {
+                        check_items(py, out.len(), shape.quota())?;
+                    }
+                }
+                Ok(None) => return Ok(out.into_any()),
+                Err(e) => return Err(crate::errors::to_pyerr(py, e, None)),
+            }
         }
     }
 }

@@ -394,6 +394,19 @@ impl Value {
     }
 
     /// Pointer identity for reference values.
+    /// The address of a list, dict or set held more than once (see
+    /// [`shared_container`]); a walk over a value that remembers its shared
+    /// containers by it takes time in the number of containers, not of paths.
+    pub fn shared_address(&self) -> Option<usize> {
+        let holders = match self {
+            Value::List(l) => Rc::strong_count(l),
+            Value::Dict(d) => Rc::strong_count(d),
+            Value::Set(s) => Rc::strong_count(s),
+            _ => return None,
+        };
+        (holders > 1).then(|| container_address(self))
+    }
+
     fn ptr_id(&self) -> usize {
         match self {
             Value::Iter(r) => Rc::as_ptr(r) as *const u8 as usize,
@@ -450,13 +463,7 @@ fn num_eq(a: &Value, b: &Value) -> Option<bool> {
 /// and take time in the number of containers, not of paths. A container
 /// held once is reached by one path only and is not remembered.
 fn shared_container(v: &Value) -> Option<usize> {
-    let holders = match v {
-        Value::List(l) => Rc::strong_count(l),
-        Value::Dict(d) => Rc::strong_count(d),
-        Value::Set(s) => Rc::strong_count(s),
-        _ => return None,
-    };
-    (holders > 1).then(|| container_address(v))
+    v.shared_address()
 }
 
 /// The address of a list, dict or set (0 for other values); unique among the
