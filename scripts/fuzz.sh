@@ -5,6 +5,8 @@
 # The corpus lives in fuzz/corpus/TARGET (not committed); it starts from the
 # seeds in fuzz/seeds/TARGET, taken from the project's own examples.
 # A crash is written to fuzz/artifacts/TARGET/ and the script exits non-zero.
+# VETRO_FUZZ_SANITIZER=none runs without AddressSanitizer, several times
+# faster: for long runs that look for panics, hangs and memory overruns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then
@@ -19,5 +21,5 @@ mkdir -p "$corpus"
 if [ -d "fuzz/seeds/$target" ]; then
     cp -n fuzz/seeds/"$target"/* "$corpus"/ 2>/dev/null || true
 fi
-exec cargo +nightly fuzz run "$target" "$corpus" -- \
+exec cargo +nightly fuzz run -s "${VETRO_FUZZ_SANITIZER:-address}" "$target" "$corpus" -- \
     -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 -print_final_stats=1 "$@"
