@@ -160,6 +160,15 @@ PROGRAMS = {
                          "            - $l: [$l, $l]\n        - Return: $l.flatten().len()\n",
     "shared-dump-60": "        - $l: [1]\n        - For: i\n          In: range(60)\n          Do:\n"
                       "            - $l: [$l, $l]\n        - Return: $l = $l\n",
+    # The executor writing a shared value's text (not YAQL's str()).
+    "shared-throw-60": "        - $l: [1]\n        - For: i\n          In: range(60)\n          Do:\n"
+                       "            - $l: [$l, $l]\n        - Throw: e\n          Message: $l\n",
+    "shared-throw-names-60": "        - $l: [1]\n        - For: i\n          In: range(60)\n          Do:\n"
+                             "            - $l: [$l, $l]\n        - Throw: $l\n",
+    "shared-log-60": "        - $l: [1]\n        - For: i\n          In: range(60)\n          Do:\n"
+                     "            - $l: [$l, $l]\n        - $log: logger(demo)\n        - $log.info($l)\n",
+    "shared-flatten-empty-60": "        - $l: []\n        - For: i\n          In: range(60)\n          Do:\n"
+                               "            - $l: [$l, $l]\n        - Return: $l.flatten().len()\n",
     "infinite-loop": "        - While: 1 = 1\n          Do:\n            - $x: 1\n",
     "yaql-huge-list": "        - $l: range(1000000000000).toList()\n",
     "yaql-huge-dict": "        - $l: dict(range(1000000000000).select([$, $]))\n",
@@ -688,6 +697,10 @@ def probes_limits(f):
         "shared-nesting": "range(64).aggregate([$1, $1], [])",
         "shared-nesting-len": "str(range(64).aggregate([$1, $1], [])).len()",
         "shared-dict-nesting": "range(64).aggregate({a => $1, b => $1}, {})",
+        "shared-equal": "range(64).aggregate([$1, $1], 1) = range(64).aggregate([$1, $1], 1)",
+        "shared-key": "dict(range(64).aggregate([$1, $1], 1) => 1).len()",
+        "shared-distinct": "[range(64).aggregate([$1, $1], 1), range(64).aggregate([$1, $1], 1)].distinct().len()",
+        "shared-flatten-empty": "range(64).aggregate([$1, $1], []).flatten().len()",
         "repeat-join": "range(100000000).select('xxxxxxxxxxxxxxxx').join('')",
         "orderby-huge": "range(1000000000000).orderBy($).first()",
         "sum-long": "range(1000000000000).sum()",
