@@ -204,30 +204,8 @@ Methods:
     .unwrap();
     for (memory, room) in [("64", 512), ("1", 256)] {
         for format in ["text", "json"] {
-            let args = [
-                "run",
-                ".",
-                "--model",
-                "model.json",
-                "--max-memory",
-                memory,
-                "--timeout",
-                "20",
-                "--format",
-                format,
-            ];
-            let out = vetro_within(room, &args, dir.path());
-            assert_eq!(out.code, Some(1), "{args:?}: {}", out.text);
-            assert!(
-                out.text.contains("MemoryLimitExceeded"),
-                "{args:?}: {}",
-                out.text
-            );
-            assert!(
-                out.took < Duration::from_secs(20),
-                "{args:?}: {:?}",
-                out.took
-            );
+            let what = format!("--max-memory {memory} --format {format}");
+            stopped_by_memory_limit(dir.path(), memory, room, &["--format", format], &what);
         }
     }
 }
@@ -262,7 +240,7 @@ fn text_of_a_shared_value_stops_at_the_memory_limit_wherever_it_is_written() {
         (
             "bind() fields",
             "",
-            "      - Return: bind(concat('$q', '{a}' * 100000), {a => $l[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]})\n",
+            "      - Return: bind(concat('$q', '{a}' * 100000), {a => range(5000).toList()})\n",
         ),
     ];
     for (what, methods, body) in cases {
@@ -272,23 +250,31 @@ fn text_of_a_shared_value_stops_at_the_memory_limit_wherever_it_is_written() {
             "Name: demo.Main\nProperties:\n  p:\n    Contract: $.string()\n    Usage: InOut\nMethods:\n  deploy:\n    Body:\n{SHARED}{body}{methods}"
         );
         std::fs::write(dir.path().join("Classes/Main.yaml"), class).unwrap();
-        let args = [
-            "run",
-            ".",
-            "--model",
-            "model.json",
-            "--max-memory",
-            "64",
-            "--timeout",
-            "20",
-        ];
-        let out = vetro_within(512, &args, dir.path());
-        assert_eq!(out.code, Some(1), "{what}: {}", out.text);
-        assert!(
-            out.text.contains("MemoryLimitExceeded"),
-            "{what}: {}",
-            out.text
-        );
-        assert!(out.took < Duration::from_secs(20), "{what}: {:?}", out.took);
+        stopped_by_memory_limit(dir.path(), "64", 512, &[], what);
     }
+}
+
+/// `vetro run . --model model.json` in `dir` under `--max-memory memory` and
+/// `room` MiB of address space ends with the session's memory-limit error,
+/// well before its 20 s timeout.
+fn stopped_by_memory_limit(dir: &Path, memory: &str, room: u64, extra: &[&str], what: &str) {
+    let mut args = vec![
+        "run",
+        ".",
+        "--model",
+        "model.json",
+        "--max-memory",
+        memory,
+        "--timeout",
+        "20",
+    ];
+    args.extend_from_slice(extra);
+    let out = vetro_within(room, &args, dir);
+    assert_eq!(out.code, Some(1), "{what}: {}", out.text);
+    assert!(
+        out.text.contains("MemoryLimitExceeded"),
+        "{what}: {}",
+        out.text
+    );
+    assert!(out.took < Duration::from_secs(20), "{what}: {:?}", out.took);
 }
