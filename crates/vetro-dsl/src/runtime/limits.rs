@@ -185,14 +185,17 @@ impl Watch {
         };
         let mut out = Render::with_cap(left);
         if write(&mut out).is_err() {
-            let message = match self.memory {
-                Some((_, max)) => format!("the session would allocate more than {}", mib(max)),
-                None => format!(
-                    "the text of a value would be longer than {}",
-                    mib(vetro_yaql::limits::MAX_BUILD_BYTES)
+            return Err(match self.memory {
+                Some((_, max)) => would_exceed(max),
+                None => Exc::native(
+                    "",
+                    MEMORY_LIMIT,
+                    format!(
+                        "the text of a value would be longer than {}",
+                        mib(vetro_yaql::limits::MAX_BUILD_BYTES)
+                    ),
                 ),
-            };
-            return Err(Exc::native("", MEMORY_LIMIT, message));
+            });
         }
         Ok(out.finish())
     }
@@ -299,12 +302,7 @@ impl SessionLimits {
     /// The session's memory-limit error for something a YAQL evaluation
     /// refused to build because it would pass the limit.
     pub fn memory_refused(&self) -> Exc {
-        let max = self.limits.borrow().max_memory.unwrap_or(0);
-        Exc::native(
-            "",
-            MEMORY_LIMIT,
-            format!("the session would allocate more than {}", mib(max)),
-        )
+        would_exceed(self.limits.borrow().max_memory.unwrap_or(0))
     }
 
     /// Count one step; fails once a limit is passed.
@@ -392,6 +390,15 @@ impl SessionLimits {
         let max = self.limits.borrow().max_time?;
         self.budget.started.checked_add(max)
     }
+}
+
+/// The error of something refused because it would pass the memory limit `max`.
+fn would_exceed(max: usize) -> Exc {
+    Exc::native(
+        "",
+        MEMORY_LIMIT,
+        format!("the session would allocate more than {}", mib(max)),
+    )
 }
 
 fn mib(bytes: usize) -> String {
