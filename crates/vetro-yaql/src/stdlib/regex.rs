@@ -16,8 +16,18 @@ const MULTILINE: u32 = 8;
 const DOTALL: u32 = 16;
 
 thread_local! {
+    /// Compiled patterns kept for reuse (Python's `re` keeps some too).
     static CACHE: RefCell<HashMap<(String, u32), Rc<RegexValue>>> = RefCell::new(HashMap::new());
 }
+
+/// At most this many patterns are kept, and only those that compile within
+/// [`CACHED_SIZE`]: one compiled pattern can take megabytes (`(a|b){20000}`
+/// about 8 MB), and a cache of a thousand such held gigabytes between
+/// evaluations, outside every evaluation's memory limit.
+const CACHE_ENTRIES: usize = 64;
+
+/// The compiled size (the regex engine's size limit) of a pattern kept.
+const CACHED_SIZE: usize = 1 << 20;
 
 /// Translate Python-only syntax to fancy-regex syntax.
 fn translate(p: &str) -> String {
@@ -56,20 +66,38 @@ pub fn compile(pattern: &str, flags: u32) -> Result<Rc<RegexValue>> {
         prefix.push_str("(?s)");
     }
     let src = format!("{prefix}{}", translate(pattern));
-    let re = fancy_regex::Regex::new(&src)
-        .map_err(|e| Error::new(ErrorKind::Regex, format!("invalid regular expression: {e}")))?;
+    let build = |size: Option<usize>| {
+        let mut b = fancy_regex::RegexBuilder::new(&src);
+        if let Some(size) = size {
+            b.delegate_size_limit(size);
+        }
+        b.build()
+    };
+    // A pattern that does not fit the cached size is compiled again with the
+    // engine's own limit, and not kept.
+    let (re, kept) = match build(Some(CACHED_SIZE)) {
+        Ok(re) => (re, true),
+        Err(_) => (
+            build(None).map_err(|e| {
+                Error::new(ErrorKind::Regex, format!("invalid regular expression: {e}"))
+            })?,
+            false,
+        ),
+    };
     let v = Rc::new(RegexValue {
         pattern: pattern.to_string(),
         flags,
         re,
     });
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() > 1000 {
-            c.clear();
-        }
-        c.insert((pattern.to_string(), flags), v.clone());
-    });
+    if kept {
+        CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() >= CACHE_ENTRIES {
+                c.clear();
+            }
+            c.insert((pattern.to_string(), flags), v.clone());
+        });
+    }
     Ok(v)
 }
 
