@@ -198,5 +198,8 @@ fn regexes_kept_between_batch_lines_stay_small() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let answers = String::from_utf8_lossy(&out.stdout);
     assert_eq!(answers.lines().count(), 150, "{answers}");
-    assert!(answers.lines().all(|l| l.contains("\"value\":false")), "{answers}");
+    assert!(
+        answers.lines().all(|l| l.contains("\"value\":false")),
+        "{answers}"
+    );
 }
