@@ -316,3 +316,38 @@ fn a_long_type_chain_is_written_as_json_in_little_memory() {
     assert_eq!(last["ancestors"].as_array().unwrap().len(), n);
     assert_eq!(last["ancestors"][0], format!("t{}", n - 2));
 }
+
+/// The text tree of `tosca types` is printed without recursion: a chain of
+/// 50,000 types overflowed the stack.
+#[test]
+fn a_very_long_type_chain_prints_as_a_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 50_000;
+    let mut text = String::from(
+        "tosca_definitions_version: tosca_simple_yaml_1_1\nnode_types:\n  t0:\n    derived_from: tosca.nodes.Root\n",
+    );
+    for i in 1..n {
+        text.push_str(&format!("  t{i}:\n    derived_from: t{}\n", i - 1));
+    }
+    std::fs::write(dir.path().join("chain.yaml"), text).unwrap();
+    // The tree indents each level, so its text is gigabytes: count its lines.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("\"$0\" tosca types chain.yaml | wc -l")
+        .arg(assert_cmd::cargo::cargo_bin("vetro"))
+        .current_dir(dir.path())
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let lines: usize = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    assert!(
+        lines > n,
+        "{lines} lines: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("overflow"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

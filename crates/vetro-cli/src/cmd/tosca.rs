@@ -1,6 +1,7 @@
 //! `vetro tosca`: validate TOSCA Simple Profile service templates.
 
 use crate::report::{self, Format};
+use std::collections::{HashMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -197,35 +198,33 @@ fn write_types_json(catalog: &Catalog) {
 fn print_tree(catalog: &Catalog) {
     for c in Construct::ALL {
         crate::outln!("{}:", c.section());
-        let roots: Vec<usize> = catalog
-            .of(c)
-            .filter(|(i, _)| catalog.parent(*i).is_none())
-            .map(|(i, _)| i)
-            .collect();
-        for r in roots {
-            print_subtree(catalog, c, r, 1, &mut Vec::new());
+        // Each type's children in catalog order, found in one pass.
+        let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut roots = Vec::new();
+        for (i, _) in catalog.of(c) {
+            match catalog.parent(i) {
+                Some(p) => children.entry(p).or_default().push(i),
+                None => roots.push(i),
+            }
         }
-    }
-}
-
-fn print_subtree(catalog: &Catalog, c: Construct, t: usize, depth: usize, seen: &mut Vec<usize>) {
-    if seen.contains(&t) {
-        return;
-    }
-    seen.push(t);
-    let def = catalog.get(t);
-    let origin = if def.file.is_none() {
-        ""
-    } else {
-        "  (declared)"
-    };
-    crate::outln!("{}{}{origin}", "  ".repeat(depth), def.name);
-    let children: Vec<usize> = catalog
-        .of(c)
-        .filter(|(i, _)| catalog.parent(*i) == Some(t))
-        .map(|(i, _)| i)
-        .collect();
-    for child in children {
-        print_subtree(catalog, c, child, depth + 1, seen);
+        // Depth first without recursion: a derived_from chain can be tens
+        // of thousands of types long.
+        let mut seen = HashSet::new();
+        let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|&r| (r, 1)).collect();
+        while let Some((t, depth)) = stack.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            let def = catalog.get(t);
+            let origin = if def.file.is_none() {
+                ""
+            } else {
+                "  (declared)"
+            };
+            crate::outln!("{}{}{origin}", "  ".repeat(depth), def.name);
+            if let Some(kids) = children.get(&t) {
+                stack.extend(kids.iter().rev().map(|&k| (k, depth + 1)));
+            }
+        }
     }
 }
