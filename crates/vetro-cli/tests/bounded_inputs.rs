@@ -284,15 +284,8 @@ fn stopped_by_memory_limit(dir: &Path, memory: &str, room: u64, extra: &[&str], 
 /// (a chain of 5,000 types took 1.6 GB and 9 s building the text first).
 #[test]
 fn a_long_type_chain_is_written_as_json_in_little_memory() {
-    let dir = tempfile::tempdir().unwrap();
     let n = 2_000;
-    let mut text = String::from(
-        "tosca_definitions_version: tosca_simple_yaml_1_1\nnode_types:\n  t0:\n    derived_from: tosca.nodes.Root\n",
-    );
-    for i in 1..n {
-        text.push_str(&format!("  t{i}:\n    derived_from: t{}\n", i - 1));
-    }
-    std::fs::write(dir.path().join("chain.yaml"), text).unwrap();
+    let dir = type_chain(n);
     let args = ["tosca", "types", "chain.yaml", "--format", "json"];
     let out = vetro_within(160, &args, dir.path());
     assert_eq!(
@@ -321,15 +314,8 @@ fn a_long_type_chain_is_written_as_json_in_little_memory() {
 /// 50,000 types overflowed the stack.
 #[test]
 fn a_very_long_type_chain_prints_as_a_tree() {
-    let dir = tempfile::tempdir().unwrap();
     let n = 50_000;
-    let mut text = String::from(
-        "tosca_definitions_version: tosca_simple_yaml_1_1\nnode_types:\n  t0:\n    derived_from: tosca.nodes.Root\n",
-    );
-    for i in 1..n {
-        text.push_str(&format!("  t{i}:\n    derived_from: t{}\n", i - 1));
-    }
-    std::fs::write(dir.path().join("chain.yaml"), text).unwrap();
+    let dir = type_chain(n);
     // The tree indents each level, so its text is gigabytes: count its lines.
     let out = Command::new("sh")
         .arg("-c")
@@ -350,4 +336,18 @@ fn a_very_long_type_chain_prints_as_a_tree() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// A folder with `chain.yaml`: node types `t0` to `t{n-1}`, each derived
+/// from the one before.
+fn type_chain(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "tosca_definitions_version: tosca_simple_yaml_1_1\nnode_types:\n  t0:\n    derived_from: tosca.nodes.Root\n",
+    );
+    for i in 1..n {
+        text.push_str(&format!("  t{i}:\n    derived_from: t{}\n", i - 1));
+    }
+    std::fs::write(dir.path().join("chain.yaml"), text).unwrap();
+    dir
 }
