@@ -394,9 +394,12 @@ impl Value {
     }
 
     /// Pointer identity for reference values.
-    /// The address of a list, dict or set held more than once (see
-    /// [`shared_container`]); a walk over a value that remembers its shared
-    /// containers by it takes time in the number of containers, not of paths.
+    /// The address of a list, dict or set held more than once: the key
+    /// under which a walk over a value remembers what it found for it. A
+    /// value can share its containers (`$l: [$l, $l]` in a loop is 60 lists
+    /// but 2^60 paths), so walks that compare, hash or convert it remember
+    /// each shared container and take time in the number of containers, not
+    /// of paths. A container held once is reached by one path only.
     pub fn shared_address(&self) -> Option<usize> {
         let holders = match self {
             Value::List(l) => Rc::strong_count(l),
@@ -454,16 +457,6 @@ fn num_eq(a: &Value, b: &Value) -> Option<bool> {
         (BigInt(x), Float(y)) | (Float(y), BigInt(x)) => x.to_f64() == Some(*y) && y.fract() == 0.0,
         _ => return None,
     })
-}
-
-/// A container shared by more than one holder: its address, the key under
-/// which a walk over a value remembers what it found for it. A value can
-/// share its containers (`$l: [$l, $l]` in a loop is 60 lists but 2^60
-/// paths), so walks that compare or hash it remember each shared container
-/// and take time in the number of containers, not of paths. A container
-/// held once is reached by one path only and is not remembered.
-fn shared_container(v: &Value) -> Option<usize> {
-    v.shared_address()
 }
 
 /// The address of a list, dict or set (0 for other values); unique among the
@@ -527,14 +520,14 @@ fn eq_in(a: &Value, b: &Value, memo: &mut EqMemo) -> bool {
 }
 
 /// Compare the items of two containers of the same size (`items`), once per
-/// pair of shared containers (see [`shared_container`]).
+/// pair of shared containers (see [`Value::shared_address`]).
 fn containers_eq(
     a: &Value,
     b: &Value,
     memo: &mut EqMemo,
     items: impl FnOnce(&mut EqMemo) -> bool,
 ) -> bool {
-    let key = match (shared_container(a), shared_container(b)) {
+    let key = match (a.shared_address(), b.shared_address()) {
         (None, None) => None,
         _ => Some((container_address(a), container_address(b))),
     };
@@ -567,7 +560,7 @@ fn hash_i64(i: i64) -> u64 {
     h.finish()
 }
 
-/// Hashes of the shared containers met in one hash (see [`shared_container`]).
+/// Hashes of the shared containers met in one hash (see [`Value::shared_address`]).
 type HashMemo = Option<std::collections::HashMap<usize, u64>>;
 
 fn value_hash(v: &Value) -> u64 {
@@ -578,7 +571,7 @@ fn hash_in(v: &Value, memo: &mut HashMemo) -> u64 {
     if !matches!(v, Value::List(_) | Value::Dict(_) | Value::Set(_)) {
         return hash_item(v, memo);
     }
-    let shared = shared_container(v);
+    let shared = v.shared_address();
     if let (Some(p), Some(m)) = (shared, memo.as_ref()) {
         if let Some(h) = m.get(&p) {
             return *h;
