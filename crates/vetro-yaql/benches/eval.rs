@@ -1,4 +1,5 @@
-//! Criterion benchmarks: parsing, parse-once evaluation, streaming queries.
+//! Criterion benchmarks: parsing, engine creation, parse-once evaluation,
+//! streaming queries.
 //! `cargo bench -p vetro-yaql --bench eval`
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
@@ -30,6 +31,18 @@ fn bench(c: &mut Criterion) {
                 opts,
             )
             .unwrap()
+        })
+    });
+    c.bench_function("new engine with the standard library", |b| {
+        b.iter(|| Engine::new(EngineOptions::default()))
+    });
+    c.bench_function("new legacy engine", |b| {
+        b.iter(|| {
+            Engine::new(EngineOptions {
+                legacy: true,
+                legacy_context: true,
+                ..EngineOptions::default()
+            })
         })
     });
     let engine = Engine::new(EngineOptions::default());

@@ -164,15 +164,7 @@ const CACHE_LIMIT: usize = 10_000;
 impl Engine {
     pub fn new(opts: EngineOptions) -> Engine {
         let rt = Rc::new(Runtime::new(opts.yaql.clone()));
-        let std = Context::root(rt);
-        stdlib::register_standard(&std, &opts);
-        let lib = if opts.legacy_context {
-            let l = std.child();
-            stdlib::legacy::register(&l, &opts);
-            l
-        } else {
-            std
-        };
+        let lib = stdlib::install_library(&Context::root(rt), &opts);
         let host = lib.child();
         Engine {
             opts,

@@ -294,3 +294,28 @@ fn string_signatures_with_unknown_types_are_refused() {
 fn a_string_signature_with_an_unknown_type_panics_at_registration() {
     FunctionDef::new("f", Form::Function, "m:Mapping?x", |_, _| Ok(Value::Null));
 }
+
+/// Engines of one thread share the standard library's definitions; a host
+/// that changes the library of one engine (here at its root) changes no other.
+#[test]
+fn changing_one_engines_library_leaves_the_others_alone() {
+    let first = Engine::new(EngineOptions::default());
+    let second = Engine::new(EngineOptions::default());
+    let mut root = first.context();
+    while let Some(parent) = root.parent.clone() {
+        root = parent;
+    }
+    root.unregister("len");
+    root.register_fn("twice", Form::Function, |x: i64| x * 2);
+    let run = |engine: &Engine, src: &str| {
+        let expr = engine.parse(src).unwrap();
+        engine.evaluate(&expr, Value::Null, &[])
+    };
+    assert_eq!(run(&first, "twice(21)").unwrap(), Value::Int(42));
+    assert!(run(&first, "len([1, 2])").is_err());
+    assert!(run(&second, "twice(21)").is_err());
+    assert_eq!(run(&second, "len([1, 2])").unwrap(), Value::Int(2));
+    let third = Engine::new(EngineOptions::default());
+    assert!(run(&third, "twice(21)").is_err());
+    assert_eq!(run(&third, "len([1, 2])").unwrap(), Value::Int(2));
+}

@@ -13,9 +13,10 @@ pub type Layers = SmallVec<[SmallVec<[Rc<FunctionDef>; 4]>; 2]>;
 
 type Vars = SmallVec<[(Rc<str>, Value); 2]>;
 
-/// The functions a context layer defines.
-#[derive(Default)]
-struct Layer {
+/// The functions a context layer defines. Layers are shared between
+/// contexts (see [`Context::shared_layer`]) and copied on the first change.
+#[derive(Clone, Default)]
+pub struct Layer {
     funcs: HashMap<Rc<str>, Vec<Rc<FunctionDef>>>,
     /// Names whose candidates in this layer hide all outer layers.
     exclusive: HashSet<Rc<str>>,
@@ -27,7 +28,7 @@ struct Layer {
 pub struct Context {
     pub parent: Option<Rc<Context>>,
     vars: RefCell<Vars>,
-    layer: RefCell<Option<Box<Layer>>>,
+    layer: RefCell<Option<Rc<Layer>>>,
     pub rt: Rc<Runtime>,
 }
 
@@ -133,13 +134,24 @@ impl Context {
     /// Register a function in this layer.
     pub fn register(&self, f: FunctionDef) {
         let name = f.name.clone();
-        self.layer
-            .borrow_mut()
-            .get_or_insert_with(Default::default)
-            .funcs
-            .entry(name)
-            .or_default()
-            .push(Rc::new(f));
+        self.edit_layer(|l| l.funcs.entry(name).or_default().push(Rc::new(f)));
+    }
+
+    /// Change this context's own layer, copying it first if it is shared.
+    fn edit_layer<R>(&self, edit: impl FnOnce(&mut Layer) -> R) -> R {
+        let mut layer = self.layer.borrow_mut();
+        edit(Rc::make_mut(layer.get_or_insert_with(Default::default)))
+    }
+
+    /// This context's own layer, to be installed in other contexts with
+    /// [`Context::install_layer`] (they share it until one of them changes).
+    pub fn shared_layer(&self) -> Option<Rc<Layer>> {
+        self.layer.borrow().clone()
+    }
+
+    /// Make `layer` this context's own layer, replacing what it defined.
+    pub fn install_layer(&self, layer: Option<Rc<Layer>>) {
+        *self.layer.borrow_mut() = layer;
     }
 
     /// Register a typed host function in this layer: its parameter types
@@ -150,17 +162,15 @@ impl Context {
 
     /// Make `name` exclusive in this layer: outer layers are not consulted.
     pub fn set_exclusive(&self, name: &str) {
-        self.layer
-            .borrow_mut()
-            .get_or_insert_with(Default::default)
-            .exclusive
-            .insert(Rc::from(name));
+        self.edit_layer(|l| l.exclusive.insert(Rc::from(name)));
     }
 
     /// Remove every function of that name from this layer.
     pub fn unregister(&self, name: &str) {
         if let Some(l) = self.layer.borrow_mut().as_mut() {
-            l.funcs.remove(name);
+            if l.funcs.contains_key(name) {
+                Rc::make_mut(l).funcs.remove(name);
+            }
         }
     }
 
@@ -170,10 +180,7 @@ impl Context {
         f: impl Fn(&Rc<Context>, &str, Value, Vec<crate::func::CallArg>) -> crate::error::Result<Value>
             + 'static,
     ) {
-        self.layer
-            .borrow_mut()
-            .get_or_insert_with(Default::default)
-            .fallback = Some(Rc::new(f));
+        self.edit_layer(|l| l.fallback = Some(Rc::new(f)));
     }
 
     /// The nearest method fallback up the chain.

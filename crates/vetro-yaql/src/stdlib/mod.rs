@@ -14,10 +14,12 @@ pub mod strings;
 pub mod system;
 
 use crate::error::Result;
-use crate::func::context::Context;
+use crate::func::context::{Context, Layer};
 use crate::func::{Args, Call, Form, FunctionDef};
 use crate::value::Value;
 use crate::EngineOptions;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// Registration helper.
 pub struct Reg<'a> {
@@ -42,8 +44,77 @@ impl Reg<'_> {
     }
 }
 
+/// The engine options that change which functions the library has (the
+/// others are read when a function runs).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct LibraryShape {
+    delegates: bool,
+    format: bool,
+    no_sets: bool,
+    group_by_agg_fallback: bool,
+    legacy_context: bool,
+}
+
+impl LibraryShape {
+    fn of(opts: &EngineOptions) -> LibraryShape {
+        LibraryShape {
+            delegates: opts.delegates,
+            format: opts.format,
+            no_sets: opts.no_sets,
+            group_by_agg_fallback: opts.group_by_agg_fallback.unwrap_or(true),
+            legacy_context: opts.legacy_context,
+        }
+    }
+}
+
+/// The standard layer and the legacy layer above it, when there is one.
+type LibraryLayers = (Option<Rc<Layer>>, Option<Rc<Layer>>);
+
+thread_local! {
+    /// Library layers built on this thread, one per shape (32 at most).
+    /// Building one parses a thousand signatures; sharing it makes a new
+    /// engine cheap.
+    static LIBRARIES: RefCell<Vec<(LibraryShape, LibraryLayers)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Give `root` the standard library and, with `legacy_context`, a child
+/// holding the legacy layer; returns the context the library ends in. The
+/// function definitions are shared with the other engines of this thread
+/// built with the same options.
+pub fn install_library(root: &Rc<Context>, opts: &EngineOptions) -> Rc<Context> {
+    let shape = LibraryShape::of(opts);
+    let cached = LIBRARIES.with(|l| {
+        l.borrow()
+            .iter()
+            .find(|(s, _)| *s == shape)
+            .map(|(_, layers)| layers.clone())
+    });
+    let lib = if opts.legacy_context {
+        root.child()
+    } else {
+        root.clone()
+    };
+    if let Some((standard, legacy)) = cached {
+        root.install_layer(standard);
+        if opts.legacy_context {
+            lib.install_layer(legacy);
+        }
+        return lib;
+    }
+    register_standard(root, opts);
+    if opts.legacy_context {
+        legacy::register(&lib, opts);
+    }
+    let layers = (
+        root.shared_layer(),
+        opts.legacy_context.then(|| lib.shared_layer()).flatten(),
+    );
+    LIBRARIES.with(|l| l.borrow_mut().push((shape, layers)));
+    lib
+}
+
 /// Register the standard library (`yaql.create_context()`).
-pub fn register_standard(ctx: &Context, opts: &EngineOptions) {
+fn register_standard(ctx: &Context, opts: &EngineOptions) {
     let r = Reg { ctx };
     system::register(&r, opts);
     common::register(&r);
