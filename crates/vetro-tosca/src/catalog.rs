@@ -1,10 +1,11 @@
 //! The type catalog: every declared type by construct, with inheritance.
 
+use ahash::AHashMap;
 use indexmap::IndexMap;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
-use vetro_diag::Span;
+use vetro_diag::{FileId, Span};
 use vetro_yaml::Node;
 
 /// The kinds of TOSCA types.
@@ -113,7 +114,8 @@ pub type Merged = Rc<IndexMap<String, Node>>;
 #[derive(Debug, Default)]
 pub struct Catalog {
     types: Vec<TypeDef>,
-    index: HashMap<(Construct, String), usize>,
+    /// Type indices by name, one map per construct (`Construct as usize`).
+    index: [AHashMap<String, usize>; 8],
     /// Namespace prefixes declared by imports (`namespace_prefix`).
     prefixes: Vec<String>,
     /// Every type's parent and chain, computed once the catalog is queried.
@@ -138,12 +140,11 @@ struct Lineage {
 impl Catalog {
     /// Add a type; on a duplicate name the index of the first declaration.
     pub fn add(&mut self, def: TypeDef) -> Result<usize, usize> {
-        let key = (def.construct, def.name.clone());
-        if let Some(&existing) = self.index.get(&key) {
+        if let Some(existing) = self.find(def.construct, &def.name) {
             return Err(existing);
         }
         let i = self.types.len();
-        self.index.insert(key, i);
+        self.index[def.construct as usize].insert(def.name.clone(), i);
         self.types.push(def);
         self.changed();
         Ok(i)
@@ -153,6 +154,15 @@ impl Catalog {
     pub fn replace(&mut self, i: usize, def: TypeDef) {
         self.types[i] = def;
         self.changed();
+    }
+
+    /// Point the spans of every type added so far at `file` (the types
+    /// were read from a text registered there again).
+    pub fn move_to_file(&mut self, file: FileId) {
+        for t in &mut self.types {
+            t.def.move_to_file(file);
+            t.key_span.file = file;
+        }
     }
 
     /// Declare a namespace prefix (`namespace_prefix` of an import).
@@ -188,12 +198,12 @@ impl Catalog {
                     .into_iter()
                     .find(|&c| c != t.construct && self.lookup(c, &p).is_some());
                 let Some(c) = other else { continue };
-                let key = (c, t.name.clone());
-                if self.index.contains_key(&key) {
+                if self.find(c, &t.name).is_some() {
                     continue;
                 }
-                self.index.remove(&(t.construct, t.name.clone()));
-                self.index.insert(key, i);
+                let name = t.name.clone();
+                self.index[t.construct as usize].remove(&name);
+                self.index[c as usize].insert(name, i);
                 self.types[i].construct = c;
                 moved = true;
             }
@@ -208,17 +218,22 @@ impl Catalog {
         &self.types[i]
     }
 
+    /// The type declared as `c` under exactly `name`.
+    pub fn find(&self, c: Construct, name: &str) -> Option<usize> {
+        self.index[c as usize].get(name).copied()
+    }
+
     /// Find a type by name, also by short name (`Compute`, `tosca:Compute`)
     /// and with a declared namespace prefix (`ns:Type`).
     pub fn lookup(&self, c: Construct, name: &str) -> Option<usize> {
-        if let Some(&i) = self.index.get(&(c, name.to_string())) {
+        if let Some(i) = self.find(c, name) {
             return Some(i);
         }
         let bare = match name.split_once(':') {
             Some((prefix, rest))
                 if prefix == "tosca" || self.prefixes.iter().any(|p| p == prefix) =>
             {
-                if let Some(&i) = self.index.get(&(c, rest.to_string())) {
+                if let Some(i) = self.find(c, rest) {
                     return Some(i);
                 }
                 rest
@@ -226,7 +241,7 @@ impl Catalog {
             _ => name,
         };
         let long = format!("{}{bare}", c.normative_prefix());
-        if let Some(&i) = self.index.get(&(c, long)) {
+        if let Some(i) = self.find(c, &long) {
             return Some(i);
         }
         // A normative type by its last name segment (`PortDef` for

@@ -1,11 +1,12 @@
 //! The bundled TOSCA 1.1 normative types.
 //!
 //! They are read and checked against the grammar once per [`crate::Checker`];
-//! each validation then gets a copy of the tree whose spans point at the same
-//! text registered in that validation's source map.
+//! each validation registers the same text in its own source map and copies
+//! the type definitions it needs, their spans moved to that file.
 
 use crate::hooks::ToscaHooks;
-use vetro_diag::SourceMap;
+use std::sync::Arc;
+use vetro_diag::{FileId, SourceMap};
 use vetro_kwalify::Grammar;
 use vetro_yaml::{LoadOptions, Node};
 
@@ -18,6 +19,8 @@ const NAME: &str = "<bundled normative types>";
 /// by the grammar (`None` if the bundled file does not load; see the test).
 pub struct Normative {
     doc: Option<Node>,
+    /// The text, shared by every source map it is registered in.
+    text: Arc<str>,
 }
 
 /// The document with the number of grammar problems it has.
@@ -38,14 +41,18 @@ impl Normative {
     pub fn load(grammar: &Grammar) -> Normative {
         Normative {
             doc: read(grammar).0,
+            text: Arc::from(NORMATIVE_TYPES),
         }
     }
 
-    /// A copy of the document for one validation, its text added to `sources`.
-    pub fn instantiate(&self, sources: &mut SourceMap) -> Option<Node> {
-        let mut doc = self.doc.clone()?;
-        doc.move_to_file(sources.add(NAME, NORMATIVE_TYPES));
-        Some(doc)
+    /// The document; its spans point at file 0 until moved.
+    pub fn document(&self) -> Option<&Node> {
+        self.doc.as_ref()
+    }
+
+    /// Register the text in `sources` for one validation.
+    pub fn register(&self, sources: &mut SourceMap) -> FileId {
+        sources.add(NAME, self.text.clone())
     }
 }
 
@@ -63,8 +70,9 @@ mod tests {
         let normative = Normative::load(&g);
         let mut sources = SourceMap::new();
         sources.add("first", "a: 1\n");
-        let doc = normative.instantiate(&mut sources).unwrap();
-        assert_eq!(doc.span.file, vetro_diag::FileId(1));
-        assert_eq!(sources.name(doc.span.file), NAME);
+        let file = normative.register(&mut sources);
+        assert_eq!(file, FileId(1));
+        assert_eq!(sources.name(file), NAME);
+        assert!(normative.document().is_some());
     }
 }

@@ -49,33 +49,33 @@ pub(crate) fn entries(node: Option<&Node>) -> impl Iterator<Item = (String, &Nod
 fn add_types(cat: &mut Catalog, doc: &Node, file: Option<usize>, problems: &mut Vec<Diagnostic>) {
     for c in Construct::ALL {
         for (name, key, def) in entries(doc.get(c.section())) {
-            let parent = def.get("derived_from").and_then(Node::scalar_text);
+            let existing = cat.find(c, &name);
+            if let Some(first) = existing.map(|i| cat.get(i)).filter(|t| t.file.is_some()) {
+                problems.push(
+                    Diagnostic::error(
+                        "duplicate-name",
+                        format!("{} '{name}' is declared more than once", c.label()),
+                    )
+                    .with_span(key.span)
+                    .with_related(first.key_span, "first declared here")
+                    .with_path(join(c.section(), &name)),
+                );
+                continue;
+            }
             let t = TypeDef {
-                name: name.clone(),
+                parent: def.get("derived_from").and_then(Node::scalar_text),
+                name,
                 construct: c,
                 def: def.clone(),
                 file,
                 key_span: key.span,
-                parent,
                 section: c.section(),
             };
-            match cat.add(t.clone()) {
-                Ok(_) => {}
-                Err(existing) if cat.get(existing).file.is_none() => {
-                    // A template may redefine a normative type: its definition wins.
-                    cat.replace(existing, t);
-                }
-                Err(existing) => {
-                    let first = cat.get(existing).key_span;
-                    problems.push(
-                        Diagnostic::error(
-                            "duplicate-name",
-                            format!("{} '{name}' is declared more than once", c.label()),
-                        )
-                        .with_span(key.span)
-                        .with_related(first, "first declared here")
-                        .with_path(join(c.section(), &name)),
-                    );
+            match existing {
+                // A template may redefine a normative type: its definition wins.
+                Some(i) => cat.replace(i, t),
+                None => {
+                    let _ = cat.add(t);
                 }
             }
         }
@@ -86,8 +86,10 @@ fn add_types(cat: &mut Catalog, doc: &Node, file: Option<usize>, problems: &mut 
 /// check each file. Problems are appended to the files' own lists.
 pub fn run(normative: &Normative, files: &mut [FileRec], sources: &mut SourceMap) -> Catalog {
     let mut cat = Catalog::default();
-    if let Some(doc) = &normative.instantiate(sources) {
+    if let Some(doc) = normative.document() {
+        let file = normative.register(sources);
         add_types(&mut cat, doc, None, &mut Vec::new());
+        cat.move_to_file(file);
     }
     for (i, f) in files.iter_mut().enumerate() {
         if let Some(doc) = &f.doc {
