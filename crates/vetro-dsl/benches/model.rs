@@ -1,6 +1,6 @@
 //! Load and serialize a generated object model of 2,000 objects in process:
 //! the `?` headers, references by id, contracts, `.init` on every object,
-//! then the deployment serializer.
+//! then the deployment serializer; and what a new session costs.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use serde_json::{json, Value};
@@ -69,6 +69,10 @@ fn session(source: &ClassSource) -> Rc<Rt> {
 fn load_and_serialize(c: &mut Criterion) {
     let model = model(OBJECTS);
     let source = classes();
+    // What every run, test and deployment pays before its first step.
+    c.bench_function("new session over the core library", |b| {
+        b.iter(|| session(&source))
+    });
     // Set-up (the session) and tear-down (dropping it) are not timed.
     c.bench_function("load + serialize 2,000 objects", |b| {
         b.iter_batched(
