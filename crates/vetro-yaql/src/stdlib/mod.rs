@@ -113,7 +113,8 @@ pub fn install_library(root: &Rc<Context>, opts: &EngineOptions) -> Rc<Context> 
     lib
 }
 
-/// Register the standard library (`yaql.create_context()`).
+/// Register the standard library (`yaql.create_context()`). Every option
+/// read here must be part of [`LibraryShape`], which keys the shared copies.
 fn register_standard(ctx: &Context, opts: &EngineOptions) {
     let r = Reg { ctx };
     system::register(&r, opts);
