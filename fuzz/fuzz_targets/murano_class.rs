@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::OnceLock;
@@ -19,6 +19,13 @@ use vetro_dsl::cloud::SimulatedCloud;
 use vetro_dsl::host::{self, Library, Target};
 use vetro_dsl::package::{Package, PackageFiles};
 use vetro_dsl::runtime::limits::{set_memory_probe, Limits};
+
+// The allocator underneath: the system's, which AddressSanitizer watches,
+// or with the `mimalloc` feature the one the `vetro` binary uses.
+#[cfg(feature = "mimalloc")]
+use mimalloc::MiMalloc as Inner;
+#[cfg(not(feature = "mimalloc"))]
+use std::alloc::System as Inner;
 
 /// Counts the bytes in use, so that the session's memory limit is enforced
 /// (as in the `vetro` binary) and its overruns can be seen.
@@ -32,29 +39,29 @@ fn grew(by: usize) {
     PEAK.fetch_max(now, Relaxed);
 }
 
-// SAFETY: every call is forwarded to the system allocator unchanged; the
+// SAFETY: every call is forwarded to the inner allocator unchanged; the
 // counters are bookkeeping only.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
+        let p = unsafe { Inner.alloc(layout) };
         if !p.is_null() {
             grew(layout.size());
         }
         p
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
+        let p = unsafe { Inner.alloc_zeroed(layout) };
         if !p.is_null() {
             grew(layout.size());
         }
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
+        unsafe { Inner.dealloc(ptr, layout) };
         IN_USE.fetch_sub(layout.size(), Relaxed);
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        let p = unsafe { Inner.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             IN_USE.fetch_sub(layout.size(), Relaxed);
             grew(new_size);
