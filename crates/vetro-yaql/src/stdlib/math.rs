@@ -207,7 +207,10 @@ pub fn pow(a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
             let Some(e) = e.to_u32() else {
                 return Err(Error::new(ErrorKind::Overflow, "exponent too large"));
             };
-            return Ok(Value::from_bigint(num_traits::pow(big(a), e as usize)));
+            let base = big(a);
+            // |a| ** e has at least (bits(a) - 1) * e bits.
+            check_int_bits(base.bits().saturating_sub(1).saturating_mul(u64::from(e)))?;
+            return Ok(Value::from_bigint(num_traits::pow(base, e as usize)));
         }
         let base = fl(a)?;
         if base == 0.0 {
@@ -238,7 +241,13 @@ pub fn pow(a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
     Ok(Value::Float(r))
 }
 
-/// Python `round(x, n)`: half to even.
+/// Refuse an integer of at least `bits` bits that would pass the memory
+/// budget, before computing it: one such multiplication or shift cannot be
+/// interrupted by the evaluation's limits.
+fn check_int_bits(bits: u64) -> Result<()> {
+    crate::limits::check_join(usize::try_from(bits / 8).unwrap_or(usize::MAX))
+}
+
 /// Python's `round(float, ndigits)`: the exact binary value rounded half to
 /// even at the decimal position, then read back (CPython's `double_round`).
 fn round_float(f: f64, nd: i64) -> Result<f64> {
@@ -272,6 +281,7 @@ fn round_float(f: f64, nd: i64) -> Result<f64> {
     Ok(if f < 0.0 { -out } else { out })
 }
 
+/// Python `round(x, n)`: half to even.
 pub fn round(x: &Value, nd: i64) -> Result<Value> {
     match x {
         Value::Float(f) => round_float(*f, nd).map(Value::Float),
@@ -279,8 +289,14 @@ pub fn round(x: &Value, nd: i64) -> Result<Value> {
             if nd >= 0 {
                 return Ok(x.clone());
             }
-            let m = num_traits::pow(BigInt::from(10), (-nd) as usize);
             let v = big(x);
+            // |v| < 2 ** bits <= 10 ** (-nd - 1), under half of 10 ** -nd:
+            // the result is 0, without building 10 ** -nd (which could have
+            // billions of digits).
+            if (v.bits() as f64) * std::f64::consts::LOG10_2 + 1.0 < -(nd as f64) {
+                return Ok(Value::Int(0));
+            }
+            let m = num_traits::pow(BigInt::from(10), nd.unsigned_abs() as usize);
             let (q, r) = v.div_mod_floor(&m);
             let twice = &r * 2;
             let q = if twice > m || (twice == m && q.is_odd()) {
@@ -476,7 +492,9 @@ pub fn register(r: &Reg) {
         if n < 0 {
             return Err(Error::value_err("negative shift count"));
         }
-        Ok(Value::from_bigint(big(a.v(0)) << (n as usize)))
+        let v = big(a.v(0));
+        check_int_bits(v.bits().saturating_add(n as u64))?;
+        Ok(Value::from_bigint(v << (n as usize)))
     });
     r.f("shiftBitsRight", "value:int, bitsNumber:int", |_, a| {
         let n = a.v(1).as_i64().unwrap_or(0);
