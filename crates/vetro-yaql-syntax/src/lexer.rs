@@ -292,6 +292,13 @@ impl<'a, 't> Lexer<'a, 't> {
     }
 }
 
+/// The most decimal digits an integer may have, in a literal or as text:
+/// converting between decimal text and an integer takes time that grows
+/// with the square of its length, and no evaluation limit can interrupt it.
+/// (Python 3.11 and later refuse more than 4,300 digits, for the same
+/// reason.)
+pub const MAX_INT_DIGITS: usize = 1_000_000;
+
 /// A number at `i`: digits, then a fraction when a digit follows the dot.
 /// A word character right after it is an illegal character.
 fn lex_number<'a>(cur: &Cursor<'a>, i: usize) -> Result<(Tok<'a>, usize)> {
@@ -308,6 +315,15 @@ fn lex_number<'a>(cur: &Cursor<'a>, i: usize) -> Result<(Tok<'a>, usize)> {
         ));
     }
     let text = &cur.src[i..j];
+    if !float && text.len() > MAX_INT_DIGITS {
+        return Err(SyntaxError::lexical(
+            format!(
+                "Lexical error: an integer of {} digits is over the limit of {MAX_INT_DIGITS}",
+                text.len()
+            ),
+            i,
+        ));
+    }
     let tok = if float {
         Tok::Float(text.parse().unwrap_or(0.0))
     } else {

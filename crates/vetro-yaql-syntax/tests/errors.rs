@@ -101,3 +101,20 @@ fn long_chains_are_refused_before_the_tree_gets_too_deep_to_walk() {
     let nested = format!("({})", ["1"; 500].join("+"));
     assert!(parse(&[nested.as_str(); 2].join("+"), opts).is_ok());
 }
+
+#[test]
+fn an_integer_literal_over_the_digit_limit_is_a_lexical_error() {
+    use vetro_yaql_syntax::MAX_INT_DIGITS;
+    let long = format!("2 + {}", "7".repeat(MAX_INT_DIGITS + 1));
+    let message = format!(
+        "Lexical error: an integer of {} digits is over the limit of {MAX_INT_DIGITS}",
+        MAX_INT_DIGITS + 1
+    );
+    assert_eq!(error(&long), (SyntaxErrorKind::Lexical, message, 4));
+    let float = format!("2 + {}.5", "7".repeat(MAX_INT_DIGITS + 1));
+    assert!(
+        parse(&float, ParserOptions::default()).is_ok(),
+        "a float is not an integer"
+    );
+    assert!(parse(&"7".repeat(1000), ParserOptions::default()).is_ok());
+}

@@ -188,7 +188,7 @@ fn to_node_in(v: &Value, left: &mut usize) -> Result<Node, Error> {
         Value::Bool(b) => NodeKind::Bool(*b),
         Value::Int(i) => NodeKind::Int(*i),
         Value::BigInt(b) => {
-            let digits = b.to_string();
+            let digits = crate::value::int_text(b)?;
             take(left, digits.len())?;
             NodeKind::BigInt(digits)
         }
@@ -286,7 +286,7 @@ fn write_json_in(v: &Value, pretty: bool, indent: usize, out: &mut Render) -> Re
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) => out.write(format_args!("{i}")),
-        Value::BigInt(b) => out.write(format_args!("{b}")),
+        Value::BigInt(b) => out.push_str(&crate::value::int_text(b)?),
         Value::Float(f) if f.is_nan() => out.push_str("NaN"),
         Value::Float(f) if f.is_infinite() => {
             out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" })

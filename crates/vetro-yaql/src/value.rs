@@ -339,7 +339,7 @@ impl Value {
             Value::Bool(true) => out.push_str("True"),
             Value::Bool(false) => out.push_str("False"),
             Value::Int(i) => out.write(format_args!("{i}")),
-            Value::BigInt(b) => out.write(format_args!("{b}")),
+            Value::BigInt(b) => out.push_str(&int_text(b)?),
             Value::Float(f) => out.push_str(&float_repr(*f)),
             Value::Str(s) => out.push_str(&str_repr(s)),
             Value::List(l) => {
@@ -692,6 +692,44 @@ pub fn not_comparable(a: &Value, b: &Value) -> Error {
         crate::error::ErrorKind::NoMatchingFunction,
         format!("cannot compare {} with {}", a.type_name(), b.type_name()),
     )
+}
+
+/// The decimal text of an integer, refused past
+/// [`vetro_yaql_syntax::MAX_INT_DIGITS`] digits (the conversion's time grows
+/// with the square of the length and cannot be interrupted).
+pub fn int_text(b: &BigInt) -> Result<String> {
+    let digits = int_digits(b.bits());
+    if digits > vetro_yaql_syntax::MAX_INT_DIGITS {
+        return Err(int_digits_error(digits));
+    }
+    Ok(b.to_string())
+}
+
+/// An integer parsed from decimal `text` (an optional sign, then digits),
+/// refused past [`vetro_yaql_syntax::MAX_INT_DIGITS`] digits; `None` when it
+/// is not an integer.
+pub fn parse_int_text(text: &str) -> Option<Result<BigInt>> {
+    let digits = text.trim_start_matches(['+', '-']).len();
+    if digits > vetro_yaql_syntax::MAX_INT_DIGITS {
+        return text[text.len() - digits..]
+            .bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| Err(int_digits_error(digits)));
+    }
+    text.parse::<BigInt>().ok().map(Ok)
+}
+
+/// About how many decimal digits an integer of `bits` bits has (one more at
+/// most).
+fn int_digits(bits: u64) -> usize {
+    (bits as f64 * std::f64::consts::LOG10_2) as usize + 1
+}
+
+fn int_digits_error(digits: usize) -> Error {
+    Error::value_err(format!(
+        "Exceeds the limit ({} digits) for integer string conversion: value has {digits} digits",
+        vetro_yaql_syntax::MAX_INT_DIGITS
+    ))
 }
 
 /// Run a step of a walk over a value's nesting with enough stack: values can

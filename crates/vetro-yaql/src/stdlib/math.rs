@@ -69,7 +69,11 @@ pub fn mul(a: &Value, b: &Value) -> Result<Value> {
     if is_float(a, b) {
         return Ok(Value::Float(fl(a)? * fl(b)?));
     }
-    Ok(Value::from_bigint(big(a) * big(b)))
+    let (x, y) = (big(a), big(b));
+    if !x.is_zero() && !y.is_zero() {
+        check_int_bits((x.bits() + y.bits()).saturating_sub(1))?;
+    }
+    Ok(Value::from_bigint(x * y))
 }
 
 /// `/`: floor division for two ints, true division otherwise.
@@ -333,8 +337,10 @@ pub fn to_int(v: &Value) -> Result<Value> {
         }
         Value::Str(s) => {
             let t = s.trim().replace('_', "");
-            match t.parse::<BigInt>() {
-                Ok(b) if !s.trim().starts_with('_') && !s.contains("__") => Value::from_bigint(b),
+            match crate::value::parse_int_text(&t) {
+                Some(b) if !s.trim().starts_with('_') && !s.contains("__") => {
+                    Value::from_bigint(b?)
+                }
                 _ => {
                     return Err(Error::value_err(format!(
                         "invalid literal for int() with base 10: {}",
