@@ -8,6 +8,7 @@ use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
 use std::cell::Cell;
+use vetro_yaql_syntax::MAX_INT_DIGITS;
 
 fn big(v: &Value) -> BigInt {
     v.to_bigint().unwrap_or_default()
@@ -212,8 +213,10 @@ pub fn pow(a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
                 return Err(Error::new(ErrorKind::Overflow, "exponent too large"));
             };
             let base = big(a);
-            // |a| ** e has at least (bits(a) - 1) * e bits.
-            check_int_bits(base.bits().saturating_sub(1).saturating_mul(u64::from(e)))?;
+            if base.bits() > 1 {
+                // |a| ** e has floor(e * log2|a|) + 1 bits.
+                check_int_bits((f64::from(e) * log2_abs(&base)) as u64 + 1)?;
+            }
             return Ok(Value::from_bigint(num_traits::pow(base, e as usize)));
         }
         let base = fl(a)?;
@@ -245,11 +248,30 @@ pub fn pow(a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
     Ok(Value::Float(r))
 }
 
-/// Refuse an integer of at least `bits` bits that would pass the memory
-/// budget, before computing it: one such multiplication or shift cannot be
-/// interrupted by the evaluation's limits.
+/// The most bits an integer built by `pow()`, `*` or `shiftBitsLeft()` may
+/// have: those of the largest integer of [`MAX_INT_DIGITS`] decimal digits.
+/// One such operation cannot be interrupted by the evaluation's limits and
+/// its time grows faster than its result, and a larger integer could not be
+/// written as text anyway.
+const MAX_INT_BITS: u64 = (MAX_INT_DIGITS as f64 / std::f64::consts::LOG10_2) as u64 + 1;
+
+/// log2 of |b| (b != 0), from its 53 leading bits.
+fn log2_abs(b: &BigInt) -> f64 {
+    let shift = b.bits().saturating_sub(53);
+    let top = (b.abs() >> shift).to_f64().unwrap_or(f64::INFINITY);
+    top.log2() + shift as f64
+}
+
+/// Refuse an integer of at least `bits` bits over [`MAX_INT_BITS`], before
+/// computing it.
 fn check_int_bits(bits: u64) -> Result<()> {
-    crate::limits::check_join(usize::try_from(bits / 8).unwrap_or(usize::MAX))
+    if bits > MAX_INT_BITS {
+        return Err(Error::new(
+            ErrorKind::Overflow,
+            format!("integer result would have more than {MAX_INT_DIGITS} digits"),
+        ));
+    }
+    Ok(())
 }
 
 /// Python's `round(float, ndigits)`: the exact binary value rounded half to
