@@ -16,6 +16,7 @@ use std::any::Any;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
+use vetro_yaql_syntax::MAX_INT_DIGITS;
 
 pub type Dict = IndexMap<Value, Value>;
 pub type Set = IndexSet<Value>;
@@ -695,22 +696,22 @@ pub fn not_comparable(a: &Value, b: &Value) -> Error {
 }
 
 /// The decimal text of an integer, refused past
-/// [`vetro_yaql_syntax::MAX_INT_DIGITS`] digits (the conversion's time grows
+/// [`MAX_INT_DIGITS`] digits (the conversion's time grows
 /// with the square of the length and cannot be interrupted).
 pub fn int_text(b: &BigInt) -> Result<String> {
     let digits = int_digits(b.bits());
-    if digits > vetro_yaql_syntax::MAX_INT_DIGITS {
+    if digits > MAX_INT_DIGITS {
         return Err(int_digits_error(digits));
     }
     Ok(b.to_string())
 }
 
 /// An integer parsed from decimal `text` (an optional sign, then digits),
-/// refused past [`vetro_yaql_syntax::MAX_INT_DIGITS`] digits; `None` when it
+/// refused past [`MAX_INT_DIGITS`] digits; `None` when it
 /// is not an integer.
 pub fn parse_int_text(text: &str) -> Option<Result<BigInt>> {
     let digits = text.trim_start_matches(['+', '-']).len();
-    if digits > vetro_yaql_syntax::MAX_INT_DIGITS {
+    if digits > MAX_INT_DIGITS {
         return text[text.len() - digits..]
             .bytes()
             .all(|c| c.is_ascii_digit())
@@ -727,8 +728,7 @@ fn int_digits(bits: u64) -> usize {
 
 fn int_digits_error(digits: usize) -> Error {
     Error::value_err(format!(
-        "Exceeds the limit ({} digits) for integer string conversion: value has {digits} digits",
-        vetro_yaql_syntax::MAX_INT_DIGITS
+        "Exceeds the limit ({MAX_INT_DIGITS} digits) for integer string conversion: value has {digits} digits"
     ))
 }
 
