@@ -213,6 +213,10 @@ def build_fixtures(d):
     f["bigint"] = write(f"{d}/in/bigint.json",
                         b'{"a": 123456789012345678901234567890, "b": -1e400, "c": 1e400, '
                         b'"d": 18446744073709551616, "e": -9223372036854775809}\n')
+    # An integer one digit over the limit, and a hexadecimal one just under it
+    # (converting it to decimal digit by digit took minutes).
+    f["int-huge"] = write(f"{d}/in/int-huge.json", b'{"a": ' + b"7" * 1_000_001 + b"}\n")
+    f["hex-long"] = write(f"{d}/in/hex-long.yaml", b"a: 0x" + b"f" * 800_000 + b"\n")
     f["nan-json"] = write(f"{d}/in/nan.json", b'{"a": NaN, "b": Infinity}\n')
     f["nan-yaml"] = write(f"{d}/in/nan.yaml", b"a: .nan\nb: .inf\nc: -.inf\n")
     f["truncated"] = write(f"{d}/in/truncated.json", b'{"a": [1, 2, {"b": "c"')
@@ -489,14 +493,14 @@ def tosca_doc(rest):
 
 # ---------------------------------------------------------------- probes
 
-BAD_FILES = ["bad-utf8", "binary", "long-line", "deep", "deep-map", "dup-keys", "bigint",
+BAD_FILES = ["bad-utf8", "binary", "long-line", "deep", "deep-map", "dup-keys", "bigint", "int-huge", "hex-long",
              "nan-json", "nan-yaml", "truncated", "empty", "nul", "bom-utf16", "anchors",
              "missing", "directory", "zero", "many-docs"]
 # Kinds that must be refused by every reader (the rest may be valid somewhere).
 ALWAYS_BAD = {"bad-utf8", "binary", "long-line", "truncated", "nul",
-              "missing", "directory", "zero", "dup-keys"}
+              "missing", "directory", "zero", "dup-keys", "int-huge"}
 # Kinds whose error must carry a file:line:column position.
-POSITIONED = {"bad-utf8", "dup-keys", "truncated", "nul"}
+POSITIONED = {"bad-utf8", "dup-keys", "truncated", "nul", "int-huge"}
 
 
 def is_reader_exempt(kind):

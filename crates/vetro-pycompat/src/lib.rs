@@ -2,6 +2,8 @@
 //! implementations are Python programs:
 //!
 //! * [`repr`]: `repr()`/`str()` of floats and strings;
+//! * [`int`]: integers of any size to and from text, within one bound on
+//!   their length;
 //! * [`time`]: `datetime`/`timedelta` values with Python's `str()`,
 //!   `repr()`, `strftime` and `strptime`, the calendar and the formats done
 //!   by [`jiff`];
@@ -22,5 +24,6 @@
 //! ```
 
 pub mod dateparse;
+pub mod int;
 pub mod repr;
 pub mod time;

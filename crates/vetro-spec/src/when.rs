@@ -148,7 +148,8 @@ pub fn normalise(text: &str) -> String {
         Resolved::Bool(false) => "False".to_string(),
         Resolved::Int(i) => i.to_string(),
         Resolved::BigInt(s) => s,
-        Resolved::Float(_) | Resolved::Str => text.to_string(),
+        // An integer too long to convert is compared as written.
+        Resolved::Float(_) | Resolved::Str | Resolved::IntTooLong { .. } => text.to_string(),
     }
 }
 

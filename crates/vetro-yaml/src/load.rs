@@ -262,7 +262,7 @@ impl<'a> Builder<'a> {
         let tag = tag.map(|t| tag_text(&t));
         let kind = match tag.as_deref() {
             None if style == Style::Plain => {
-                from_resolved(resolve_plain(&value, self.opts.version), value)
+                from_resolved(resolve_plain(&value, self.opts.version), value, span)?
             }
             None => NodeKind::Str(value.into_owned()),
             Some("!!null") => NodeKind::Null,
@@ -284,6 +284,7 @@ impl<'a> Builder<'a> {
             ("!!bool", Resolved::Bool(b)) => Some(NodeKind::Bool(b)),
             ("!!int", Resolved::Int(i)) => Some(NodeKind::Int(i)),
             ("!!int", Resolved::BigInt(s)) => Some(NodeKind::BigInt(s)),
+            ("!!int", Resolved::IntTooLong { digits }) => return Err(int_too_long(digits, span)),
             ("!!float", Resolved::Float(f)) => Some(NodeKind::Float(f)),
             ("!!float", Resolved::Int(i)) => Some(NodeKind::Float(i as f64)),
             ("!!float", _) => text.trim().parse::<f64>().ok().map(NodeKind::Float),
@@ -407,15 +408,31 @@ impl<'a> Builder<'a> {
     }
 }
 
-fn from_resolved(resolved: Resolved, text: Cow<'_, str>) -> NodeKind {
-    match resolved {
+fn from_resolved(
+    resolved: Resolved,
+    text: Cow<'_, str>,
+    span: Span,
+) -> Result<NodeKind, Diagnostic> {
+    Ok(match resolved {
         Resolved::Null => NodeKind::Null,
         Resolved::Bool(b) => NodeKind::Bool(b),
         Resolved::Int(i) => NodeKind::Int(i),
         Resolved::BigInt(s) => NodeKind::BigInt(s),
+        Resolved::IntTooLong { digits } => return Err(int_too_long(digits, span)),
         Resolved::Float(f) => NodeKind::Float(f),
         Resolved::Str => NodeKind::Str(text.into_owned()),
-    }
+    })
+}
+
+fn int_too_long(digits: usize, span: Span) -> Diagnostic {
+    Diagnostic::error(
+        "int-too-long",
+        format!(
+            "an integer of {digits} digits is over the limit of {}",
+            vetro_pycompat::int::MAX_INT_DIGITS
+        ),
+    )
+    .with_span(span)
 }
 
 fn tag_text(tag: &Tag) -> Box<str> {

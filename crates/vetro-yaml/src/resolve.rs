@@ -1,5 +1,7 @@
 //! Implicit typing of plain scalars under the YAML 1.1 (PyYAML) and 1.2 core schemas.
 
+use vetro_pycompat::int::{radix_to_decimal, RadixError, MAX_INT_DIGITS};
+
 /// Which schema resolves plain scalars.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum YamlVersion {
@@ -30,6 +32,11 @@ pub enum Resolved {
     Bool(bool),
     Int(i64),
     BigInt(String),
+    /// An integer of about `digits` decimal digits, more than
+    /// [`MAX_INT_DIGITS`]: reading it would take too long.
+    IntTooLong {
+        digits: usize,
+    },
     Float(f64),
     Str,
 }
@@ -118,51 +125,31 @@ fn int_11(s: &str) -> Option<Resolved> {
 }
 
 fn make_int(neg: bool, digits: &str, radix: u32) -> Resolved {
-    match i128::from_str_radix(digits, radix) {
-        Ok(v) => {
-            let v = if neg { -v } else { v };
-            match i64::try_from(v) {
-                Ok(i) => Resolved::Int(i),
-                Err(_) => Resolved::BigInt(v.to_string()),
-            }
-        }
-        Err(_) if radix == 10 => {
-            let digits = digits.trim_start_matches('0');
-            Resolved::BigInt(if neg {
-                format!("-{digits}")
-            } else {
-                digits.to_string()
-            })
-        }
-        Err(_) => Resolved::BigInt(big_from_radix(neg, digits, radix)),
+    if let Ok(v) = i128::from_str_radix(digits, radix) {
+        let v = if neg { -v } else { v };
+        return match i64::try_from(v) {
+            Ok(i) => Resolved::Int(i),
+            Err(_) => Resolved::BigInt(v.to_string()),
+        };
     }
-}
-
-/// Converts a long binary/octal/hex digit string into decimal text.
-fn big_from_radix(neg: bool, digits: &str, radix: u32) -> String {
-    // Little-endian base-1e9 limbs.
-    let mut limbs: Vec<u64> = vec![0];
-    for c in digits.chars() {
-        let mut carry = c.to_digit(radix).unwrap_or(0) as u64;
-        for limb in limbs.iter_mut() {
-            let v = *limb * radix as u64 + carry;
-            *limb = v % 1_000_000_000;
-            carry = v / 1_000_000_000;
+    // Too big for i128, so not all zeros.
+    let digits = digits.trim_start_matches('0');
+    let decimal = if radix == 10 {
+        if digits.len() > MAX_INT_DIGITS {
+            return Resolved::IntTooLong {
+                digits: digits.len(),
+            };
         }
-        while carry > 0 {
-            limbs.push(carry % 1_000_000_000);
-            carry /= 1_000_000_000;
+        digits.to_string()
+    } else {
+        match radix_to_decimal(digits, radix) {
+            Ok(text) => text,
+            Err(RadixError::TooLong { digits }) => return Resolved::IntTooLong { digits },
+            // The callers pass digits of `radix` only.
+            Err(RadixError::NotADigit) => return Resolved::Str,
         }
-    }
-    let mut out = String::new();
-    if neg {
-        out.push('-');
-    }
-    out.push_str(&limbs.last().copied().unwrap_or(0).to_string());
-    for limb in limbs.iter().rev().skip(1) {
-        out.push_str(&format!("{limb:09}"));
-    }
-    out
+    };
+    Resolved::BigInt(if neg { format!("-{decimal}") } else { decimal })
 }
 
 /// `[1-9][0-9_]*(:[0-5]?[0-9])+`
@@ -369,6 +356,14 @@ mod tests {
         assert_eq!(r11("0"), Int(0));
         assert_eq!(r11("08"), Str);
         assert_eq!(r11("0o17"), Str);
+        assert_eq!(
+            r11("-0x1_0000_0000_0000_0000_0000_0000_0000_0000"),
+            BigInt("-340282366920938463463374607431768211456".into())
+        );
+        assert_eq!(
+            r11(&format!("0b{}", "1".repeat(3_400_000))),
+            IntTooLong { digits: 1_023_502 }
+        );
         assert_eq!(
             r11("123456789012345678901234567890"),
             BigInt("123456789012345678901234567890".into())

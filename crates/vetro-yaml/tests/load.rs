@@ -203,6 +203,59 @@ fn quoted_continuation_lines_may_be_less_indented() {
 }
 
 #[test]
+fn integers_past_the_digit_limit_are_refused() {
+    let limit = vetro_pycompat::int::MAX_INT_DIGITS;
+    let long = "7".repeat(limit + 1);
+    for (text, col) in [
+        (format!("a: {long}\n"), 4),
+        (format!("a: -{long}\n"), 4),
+        (format!("a: !!int {long}\n"), 4),
+        (format!("{{\"a\": {long}}}"), 7),
+        // About 1,083,800 decimal digits.
+        (format!("a: 0x{}\n", "f".repeat(900_000)), 4),
+    ] {
+        let err = load_with(&text, &LoadOptions::default()).unwrap_err();
+        assert_eq!(err[0].kind, "int-too-long");
+        assert_eq!(err[0].span.map(|s| (s.line, s.col)), Some((1, col)));
+        assert!(
+            err[0].message.contains("over the limit of 1000000"),
+            "{}",
+            err[0].message
+        );
+    }
+    // At the limit an integer is kept; leading zeros do not count, and
+    // quoted digits are a string.
+    let text = format!(
+        "a: {}\nb: 0x{}ff\nc: '{long}'\n",
+        &long[1..],
+        "0".repeat(2 * limit)
+    );
+    let root = load(&text);
+    let kind = |key| &root.get(key).unwrap().kind;
+    assert!(matches!(kind("a"), NodeKind::BigInt(d) if *d == long[1..]));
+    assert_eq!(*kind("b"), NodeKind::Int(255));
+    assert!(matches!(kind("c"), NodeKind::Str(s) if *s == long));
+}
+
+#[test]
+fn long_hexadecimal_integers_are_converted_in_time() {
+    // 800,000 hex digits are 963,296 decimal digits; converting them digit
+    // by digit took minutes.
+    let start = std::time::Instant::now();
+    let root = load(&format!("a: 0x{}\n", "f".repeat(800_000)));
+    let NodeKind::BigInt(decimal) = &root.get("a").unwrap().kind else {
+        panic!("not a big integer");
+    };
+    assert_eq!(decimal.len(), 963_296);
+    assert!(
+        decimal.ends_with("9375"),
+        "{}",
+        &decimal[decimal.len() - 8..]
+    );
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+}
+
+#[test]
 fn big_integers_are_kept_exactly() {
     let root = load("n: 123456789012345678901234567890\n");
     assert_eq!(

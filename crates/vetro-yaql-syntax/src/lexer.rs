@@ -5,6 +5,7 @@ use crate::ast::Span;
 use crate::error::{Result, SyntaxError};
 use crate::operators::OperatorTable;
 use std::borrow::Cow;
+use vetro_pycompat::int::MAX_INT_DIGITS;
 
 /// A token; names and numbers borrow the source text.
 #[derive(Clone, Debug, PartialEq)]
@@ -291,13 +292,6 @@ impl<'a, 't> Lexer<'a, 't> {
         }
     }
 }
-
-/// The most decimal digits an integer may have, in a literal or as text:
-/// converting between decimal text and an integer takes time that grows
-/// with the square of its length, and no evaluation limit can interrupt it.
-/// (Python 3.11 and later refuse more than 4,300 digits, for the same
-/// reason.)
-pub const MAX_INT_DIGITS: usize = 1_000_000;
 
 /// A number at `i`: digits, then a fraction when a digit follows the dot.
 /// A word character right after it is an illegal character.

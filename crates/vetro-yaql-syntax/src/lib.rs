@@ -43,5 +43,5 @@ pub mod parser;
 
 pub use ast::{Arg, Expr, ExprKind, Literal, Span};
 pub use error::{SyntaxError, SyntaxErrorKind};
-pub use lexer::MAX_INT_DIGITS;
 pub use parser::{check, parse, parse_with_operators, ParserOptions};
+pub use vetro_pycompat::int::MAX_INT_DIGITS;

@@ -61,10 +61,10 @@ pub fn from_node(n: &Node) -> Value {
         NodeKind::Null => Value::Null,
         NodeKind::Bool(b) => Value::Bool(*b),
         NodeKind::Int(i) => Value::Int(*i),
-        NodeKind::BigInt(s) => s
-            .parse::<BigInt>()
+        // The loader has bounded the digits.
+        NodeKind::BigInt(s) => vetro_pycompat::int::parse_decimal(s)
             .map(Value::from_bigint)
-            .unwrap_or_else(|_| Value::from(s.as_str())),
+            .unwrap_or_else(|| Value::from(s.as_str())),
         NodeKind::Float(f) => Value::Float(*f),
         NodeKind::Str(s) => Value::from(s.as_str()),
         NodeKind::Seq(items) => Value::list(items.iter().map(from_node).collect()),

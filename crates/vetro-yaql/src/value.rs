@@ -16,7 +16,7 @@ use std::any::Any;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
-use vetro_yaql_syntax::MAX_INT_DIGITS;
+use vetro_pycompat::int::{decimal_digits, parse_decimal, MAX_INT_DIGITS};
 
 pub type Dict = IndexMap<Value, Value>;
 pub type Set = IndexSet<Value>;
@@ -699,7 +699,7 @@ pub fn not_comparable(a: &Value, b: &Value) -> Error {
 /// [`MAX_INT_DIGITS`] digits (the conversion's time grows
 /// with the square of the length and cannot be interrupted).
 pub fn int_text(b: &BigInt) -> Result<String> {
-    let digits = int_digits(b.bits());
+    let digits = decimal_digits(b.bits());
     if digits > MAX_INT_DIGITS {
         return Err(int_digits_error(digits));
     }
@@ -717,13 +717,7 @@ pub fn parse_int_text(text: &str) -> Option<Result<BigInt>> {
             .all(|c| c.is_ascii_digit())
             .then(|| Err(int_digits_error(digits)));
     }
-    text.parse::<BigInt>().ok().map(Ok)
-}
-
-/// About how many decimal digits an integer of `bits` bits has (one more at
-/// most).
-fn int_digits(bits: u64) -> usize {
-    (bits as f64 * std::f64::consts::LOG10_2) as usize + 1
+    parse_decimal(text).map(Ok)
 }
 
 fn int_digits_error(digits: usize) -> Error {

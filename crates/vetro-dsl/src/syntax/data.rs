@@ -163,9 +163,10 @@ impl DataReader {
             NodeKind::Null => Data::Null,
             NodeKind::Bool(b) => Data::Bool(*b),
             NodeKind::Int(i) => Data::Int(*i),
-            NodeKind::BigInt(s) => match s.parse::<num_bigint::BigInt>() {
-                Ok(b) => Data::BigInt(Arc::new(b)),
-                Err(_) => Data::Float(s.parse().unwrap_or(f64::NAN)),
+            // The loader has bounded the digits.
+            NodeKind::BigInt(s) => match vetro_pycompat::int::parse_decimal(s) {
+                Some(b) => Data::BigInt(Arc::new(b)),
+                None => Data::Float(s.parse().unwrap_or(f64::NAN)),
             },
             NodeKind::Float(f) => Data::Float(*f),
             NodeKind::Str(s) => {

@@ -56,9 +56,9 @@ impl<'a> Build<'a> for Tree {
         let kind = match tok {
             Tok::Int(text) => ExprKind::Const(match text.parse::<i64>() {
                 Ok(i) => Literal::Int(i),
-                Err(_) => match text.parse::<num_bigint::BigInt>() {
-                    Ok(b) => Literal::BigInt(Rc::new(b)),
-                    Err(_) => Literal::Int(0),
+                Err(_) => match vetro_pycompat::int::parse_decimal(text) {
+                    Some(b) => Literal::BigInt(Rc::new(b)),
+                    None => Literal::Int(0),
                 },
             }),
             Tok::Float(f) => ExprKind::Const(Literal::Float(*f)),

@@ -8,7 +8,7 @@ use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
 use std::cell::Cell;
-use vetro_yaql_syntax::MAX_INT_DIGITS;
+use vetro_pycompat::int::MAX_INT_DIGITS;
 
 fn big(v: &Value) -> BigInt {
     v.to_bigint().unwrap_or_default()
