@@ -100,11 +100,11 @@ fn from_decimal_digits(digits: &[u8]) -> BigUint {
         level += 1;
     }
     let (high, low) = digits.split_at(digits.len() - (DIRECT_DIGITS << level));
-    from_decimal_digits(high) * ten_to_direct_times_two_to(level) + from_decimal_digits(low)
+    from_decimal_digits(high) * power_of_ten_at(level) + from_decimal_digits(low)
 }
 
 /// 10 ** (DIRECT_DIGITS * 2 ** level), kept per thread once computed.
-fn ten_to_direct_times_two_to(level: usize) -> BigUint {
+fn power_of_ten_at(level: usize) -> BigUint {
     thread_local! {
         static POWERS: RefCell<Vec<BigUint>> = const { RefCell::new(Vec::new()) };
     }
