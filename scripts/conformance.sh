@@ -9,7 +9,7 @@ if [ ! -d "$shared" ]; then
     echo "conformance: $shared not found, skipping"
     exit 0
 fi
-cargo build --release --quiet
+cargo build --release --quiet -p vetro-cli   # the same build the checks use
 bin="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/vetro"
 export bin shared
 status=0
