@@ -2,9 +2,7 @@
 # throw-away cluster on a loopback port, run as an unprivileged user.
 # Exports VETRO_TEST_PG_URL (a database the tests may create databases from).
 
-if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
-fi
+ci_wait debian || true   # .ci/setup.d/05-debian.sh installs postgresql
 VETRO_PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 VETRO_PG_PORT=${VETRO_PG_PORT:-55432}
 VETRO_PG_DIR=${VETRO_PG_DIR:-${TMPDIR:-/tmp}/vetro-ci-pg}
