@@ -8,11 +8,13 @@
 //! [`attach`]; without one (the conformance batch mode) none of these natives
 //! answer and the core library behaves as before.
 
+pub mod catalog;
 mod natives;
 mod objects;
 mod services;
 pub mod simulator;
 
+pub use catalog::CloudCatalog;
 pub use simulator::SimulatedCloud;
 
 use serde_json::Value as Json;

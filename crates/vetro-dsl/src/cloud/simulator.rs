@@ -9,6 +9,13 @@
 //! the network explorer sees: an external network `public` (172.24.4.0/24, the
 //! floating pool), a tenant network `private` (10.254.0.0/24) and a router
 //! joining them. Networks created by stacks are listed too.
+//!
+//! [`catalog`] lists what the simulated project offers to configure an
+//! application with (what the dashboard's forms list as choices): flavors
+//! `m1.tiny` to `m1.xlarge`, three images with Murano metadata (two Linux, one
+//! Windows) and a CirrOS image without it, key pair `vetro-key`, zones `nova`
+//! and `nova-2`, the tenant network `private` with its subnet, security
+//! group `default`, one volume and one snapshot, DNS zone `example.org.`.
 
 use super::CloudBackend;
 use serde_json::{json, Map, Value as Json};
@@ -124,6 +131,89 @@ fn inventory() -> Json {
             {"alias": "security-group", "name": "security-group"},
             {"alias": "router", "name": "Neutron L3 Router"}]
     })
+}
+
+/// The choices the simulated project offers (see the module documentation).
+pub fn catalog() -> super::CloudCatalog {
+    use super::catalog::{Flavor, Image, Network, Subnet, Volume, Zone};
+    let flavor = |name: &str, vcpus, ram_mb, disk_gb| Flavor {
+        id: format!("sim-flavor-{name}"),
+        name: name.to_string(),
+        vcpus,
+        ram_mb,
+        disk_gb,
+    };
+    let image = |name: &str, murano: Option<(&str, &str)>| Image {
+        id: format!("sim-image-{name}"),
+        name: name.to_string(),
+        status: "active".to_string(),
+        murano_type: murano.map(|(t, _)| t.to_string()),
+        title: murano.map(|(_, title)| title.to_string()),
+    };
+    let inv = inventory();
+    let subnet = |id: &str| {
+        let s = inventory_list(&inv, "subnets").find(|s| s["id"] == json!(id));
+        Subnet {
+            id: id.to_string(),
+            name: s.and_then(|s| s["name"].as_str()).unwrap_or(id).to_string(),
+            cidr: s
+                .and_then(|s| s["cidr"].as_str())
+                .unwrap_or_default()
+                .to_string(),
+        }
+    };
+    let networks = inventory_list(&inv, "networks")
+        .map(|n| Network {
+            id: n["id"].as_str().unwrap_or_default().to_string(),
+            name: n["name"].as_str().unwrap_or_default().to_string(),
+            external: n["router:external"].as_bool().unwrap_or(false),
+            subnets: inventory_list(n, "subnets")
+                .filter_map(Json::as_str)
+                .map(subnet)
+                .collect(),
+        })
+        .collect();
+    super::CloudCatalog {
+        flavors: vec![
+            flavor("m1.tiny", 1, 512, 1),
+            flavor("m1.small", 1, 2048, 20),
+            flavor("m1.medium", 2, 4096, 40),
+            flavor("m1.large", 4, 8192, 80),
+            flavor("m1.xlarge", 8, 16384, 160),
+        ],
+        images: vec![
+            image("ubuntu-22.04", Some(("linux", "Ubuntu 22.04"))),
+            image("debian-12", Some(("linux", "Debian 12"))),
+            image(
+                "windows-2019",
+                Some(("windows.2019", "Windows Server 2019")),
+            ),
+            image("cirros-0.6", None),
+        ],
+        keypairs: vec!["vetro-key".to_string()],
+        zones: ["nova", "nova-2"]
+            .iter()
+            .map(|z| Zone {
+                name: z.to_string(),
+                available: true,
+            })
+            .collect(),
+        networks,
+        security_groups: vec!["default".to_string()],
+        volumes: vec![
+            Volume {
+                id: "sim-volume-data".to_string(),
+                name: "data".to_string(),
+                snapshot: false,
+            },
+            Volume {
+                id: "sim-snapshot-data-1".to_string(),
+                name: "data-snapshot-1".to_string(),
+                snapshot: true,
+            },
+        ],
+        dns_zones: vec!["example.org.".to_string()],
+    }
 }
 
 fn inventory_list<'a>(inv: &'a Json, what: &str) -> impl Iterator<Item = &'a Json> {
