@@ -21,5 +21,10 @@ mkdir -p "$corpus"
 if [ -d "fuzz/seeds/$target" ]; then
     cp -n fuzz/seeds/"$target"/* "$corpus"/ 2>/dev/null || true
 fi
+# The YAQL targets share a dictionary of tokens (big integers among them).
+dict=()
+case $target in
+    yaql_*) dict=(-dict=fuzz/dicts/yaql.dict) ;;
+esac
 exec cargo +nightly fuzz run -s "${VETRO_FUZZ_SANITIZER:-address}" "$target" "$corpus" -- \
-    -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 -print_final_stats=1 "$@"
+    -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 -print_final_stats=1 "${dict[@]}" "$@"

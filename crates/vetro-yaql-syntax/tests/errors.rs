@@ -1,6 +1,7 @@
-//! Which error a text that does not parse gets. The parser reads tokens as
-//! it goes, yet a lexical error anywhere in the text comes before a grammar
-//! error, as when the whole text was split into tokens first.
+//! Which error a text that does not parse gets. As in the reference, the
+//! parser reads tokens as it needs them: a grammar error stands even when a
+//! lexical error follows it in the text, except past vetro's own nesting
+//! limit, where the reference would have read on.
 
 use vetro_yaql_syntax::operators::{Fixity, OperatorSpec, OperatorTable};
 use vetro_yaql_syntax::{check, parse, parse_with_operators, ParserOptions, SyntaxErrorKind};
@@ -13,20 +14,32 @@ fn error(src: &str) -> (SyntaxErrorKind, String, usize) {
 }
 
 #[test]
-fn a_lexical_error_after_a_grammar_error_wins() {
+fn the_first_error_in_reading_order_wins() {
     let lexical = |m: &str, at| (SyntaxErrorKind::Lexical, m.to_string(), at);
+    // Nothing can start with `<`: the grammar refuses it before the `%`.
     assert_eq!(
-        error("(1 + ) 'x"),
-        lexical("Lexical error: unterminated string", 7)
+        error("<% ctx().var1"),
+        (
+            SyntaxErrorKind::Grammar,
+            "Parse error: unexpected '<', expected a value".to_string(),
+            0
+        )
     );
+    assert_eq!(error("(1 + ) 'x").0, SyntaxErrorKind::Grammar);
+    assert_eq!(error("1 2 #").2, 2);
+    assert_eq!(error(") __x").0, SyntaxErrorKind::Grammar);
+    // A lexical error before the grammar error, or in the token the
+    // grammar stopped at, is the one reported.
     assert_eq!(
-        error("1 2 #"),
+        error("1 + #"),
         lexical("Lexical error: illegal character '#'", 4)
     );
     assert_eq!(
-        error(") __x"),
-        lexical("Lexical error: illegal identifier '__x'", 2)
+        error("f(1) __x"),
+        lexical("Lexical error: illegal identifier '__x'", 5)
     );
+    // Past the nesting limit (which the reference does not have) the
+    // rest of the text is still read for a lexical error.
     let deep = format!("{}1 #", "(".repeat(300));
     assert_eq!(
         error(&deep),

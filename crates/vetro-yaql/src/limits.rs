@@ -146,6 +146,24 @@ pub fn tick() -> Result<()> {
     }
 }
 
+/// Count `n` operations at once, for one step that does the work of many
+/// (an operation on big integers), and check the limits now when they pass
+/// a multiple of [`CHECK_EVERY`]: the periodic check must not wait another
+/// [`CHECK_EVERY`] such steps.
+pub fn charge(n: u64) -> Result<()> {
+    let (before, after) = OPS.with(|c| {
+        let before = c.get();
+        let after = before.wrapping_add(n);
+        c.set(after);
+        (before, after)
+    });
+    if before / CHECK_EVERY != after / CHECK_EVERY {
+        check(after)
+    } else {
+        Ok(())
+    }
+}
+
 fn check(ops: u64) -> Result<()> {
     METER.with(|m| {
         let m = m.borrow();

@@ -31,7 +31,7 @@ fn host_functions_variables_and_objects() {
     ctx.set("limit", Value::Int(2));
     ctx.set("p", Value::Object(Rc::new(Point { x: 7 })));
     ctx.register(FunctionDef::new("twice", Form::Both, "x:Number", |_, a| {
-        Ok(Value::Int(a.int(0) * 2))
+        Ok(Value::Int(a.int(0)? * 2))
     }));
     ctx.register(FunctionDef::new(
         "#operator_:",

@@ -357,14 +357,15 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
         "substr",
         Form::Both,
         "str:String, start:int, length:int=-1",
-        Box::new(|_, _, a| {
+        Box::new(|rt, _, a| {
             let chars: Vec<char> = a.str(0).chars().collect();
-            let start = (a.int(1).max(0) as usize).min(chars.len());
-            let len = a.int(2);
+            let int = |i| a.clamped(i).map_err(|e| rt.unsmuggle(e));
+            let start = (int(1)?.max(0) as usize).min(chars.len());
+            let len = int(2)?;
             let end = if len < 0 {
                 chars.len()
             } else {
-                (start + len as usize).min(chars.len())
+                start.saturating_add(len as usize).min(chars.len())
             };
             Ok(Value::str(&chars[start..end].iter().collect::<String>()))
         }),

@@ -6,7 +6,7 @@ mod build;
 
 use crate::ast::offset;
 pub use crate::ast::{Arg, Expr, ExprKind, Literal, Span};
-use crate::error::{Result, SyntaxError, SyntaxErrorKind};
+use crate::error::{Result, SyntaxError};
 use crate::lexer::{Lexer, Tok};
 use crate::operators::{OpDef, OperatorTable};
 use build::{Build, Check, Name, Tree};
@@ -59,6 +59,7 @@ fn run<'a, B: Build<'a>>(
         table,
         depth: 0,
         links: 0,
+        too_deep: false,
         build: PhantomData,
     };
     if p.peek() == &Tok::Eof {
@@ -69,13 +70,15 @@ fn run<'a, B: Build<'a>>(
         _ => Err(p.unexpected()),
     });
     match parsed {
-        Ok(e) => Ok(e),
-        // A lexical error anywhere in the text comes before a grammar error.
-        Err(err) if err.kind == SyntaxErrorKind::Grammar => {
+        // The reference reads tokens as its parser asks for them, so a
+        // grammar error stands even when a lexical one follows it; but
+        // where the reference has no nesting limit it reads on, and a
+        // lexical error later in the text is what it reports.
+        Err(err) if p.too_deep => {
             p.lexer.check_rest()?;
             Err(err)
         }
-        Err(err) => Err(err),
+        parsed => parsed,
     }
 }
 
@@ -93,6 +96,8 @@ struct Parser<'a, B> {
     /// here, and a tree too deep overflows the stack of whoever walks or
     /// drops it.
     links: usize,
+    /// The error is vetro's own nesting limit, not the grammar's.
+    too_deep: bool,
     /// What the grammar produces (a tree, or nothing).
     build: PhantomData<B>,
 }
@@ -214,6 +219,11 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         unexpected(self.peek(), self.pos(), want)
     }
 
+    fn nested_too_deeply(&mut self) -> SyntaxError {
+        self.too_deep = true;
+        SyntaxError::grammar("Parse error: expression nested too deeply", self.pos())
+    }
+
     fn expect(&mut self, t: Tok<'a>) -> Result<()> {
         if self.at(&t) {
             self.next()
@@ -225,10 +235,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     fn expr(&mut self, min_bp: u16) -> Result<B::Node> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(SyntaxError::grammar(
-                "Parse error: expression nested too deeply",
-                self.pos(),
-            ));
+            return Err(self.nested_too_deeply());
         }
         let links = self.links;
         let r = stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.expr_inner(min_bp));
@@ -268,10 +275,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
             if !std::mem::take(&mut first) {
                 self.links += 1;
                 if self.links > MAX_LINKS {
-                    return Err(SyntaxError::grammar(
-                        "Parse error: expression nested too deeply",
-                        self.pos(),
-                    ));
+                    return Err(self.nested_too_deeply());
                 }
             }
             match self.peek() {
@@ -404,6 +408,19 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         }
         // the other tokens hold no text of their own: a copy costs nothing
         let tok = self.peek().clone();
+        // Refused before the next token is read: a lexical error after a
+        // token that cannot start a value is not reached (as in the
+        // reference, whose parser asks for tokens one at a time).
+        let starts = match &tok {
+            Tok::Op(op) => match self.table {
+                Some(t) => t.prefix(op).is_some(),
+                None => matches!(*op, "-" | "+" | ":" | "not"),
+            },
+            t => matches!(t, Tok::Func(_) | Tok::LParen | Tok::LBracket | Tok::LBrace),
+        };
+        if !starts {
+            return Err(unexpected(&tok, start, "a value"));
+        }
         self.next()?;
         Ok(match tok {
             Tok::Func(name) => {

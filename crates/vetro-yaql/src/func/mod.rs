@@ -313,8 +313,32 @@ impl Args {
     pub fn lam(&self, i: usize) -> Option<&Lambda> {
         self.pos[i].lam()
     }
-    pub fn int(&self, i: usize) -> i64 {
-        self.v(i).as_i64().unwrap_or(0)
+    /// An integer argument as a Python index (a bool counts as 0 or 1):
+    /// beyond 64 bits it is the reference's `OverflowError`, never a
+    /// stand-in value, so a huge count cannot turn into a long loop.
+    pub fn int(&self, i: usize) -> Result<i64> {
+        match self.v(i) {
+            Value::BigInt(_) => Err(Error::new(
+                ErrorKind::Overflow,
+                "cannot fit 'int' into an index-sized integer",
+            )),
+            v => v.as_i64().ok_or_else(|| {
+                Error::type_err(format!("an integer is required, not {}", v.type_name()))
+            }),
+        }
+    }
+    /// An integer argument where Python accepts any size and clamps it (a
+    /// slice bound, a search window, `range()`): beyond 64 bits it is the
+    /// nearest 64-bit integer, which no sequence can reach.
+    pub fn clamped(&self, i: usize) -> Result<i64> {
+        match self.v(i) {
+            Value::BigInt(b) => Ok(if num_traits::Signed::is_negative(&**b) {
+                i64::MIN
+            } else {
+                i64::MAX
+            }),
+            _ => self.int(i),
+        }
     }
     pub fn str(&self, i: usize) -> &str {
         self.pos[i].str()

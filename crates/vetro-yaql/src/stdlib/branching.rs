@@ -61,7 +61,7 @@ pub fn register(r: &Reg) {
         if n == 0 {
             return Ok(Value::Null);
         }
-        let i = a.int(0);
+        let i = a.clamped(0)?;
         let idx = if i < 0 || i >= n { n - 1 } else { i };
         eval_arg(&a.rest[idx as usize])
     });

@@ -111,7 +111,8 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
 fn operators_and_membership(r: &Reg) {
     let repeat = |c: &crate::func::Call, l: &Value, n: i64| -> Result<Value> {
         Ok(match l {
-            Value::List(items) if n > 0 => {
+            // Nothing to repeat: no loop, however large the count.
+            Value::List(items) if n > 0 && !items.is_empty() => {
                 c.rt()
                     .check_bytes((items.len() * 8).saturating_mul(n as usize))?;
                 let mut out = Vec::with_capacity(items.len() * n as usize);
@@ -152,10 +153,10 @@ fn operators_and_membership(r: &Reg) {
         Ok(Value::dict(d))
     });
     r.f("#operator_*", "left:Sequence, right:int", move |c, a| {
-        repeat(c, a.v(0), a.int(1))
+        repeat(c, a.v(0), a.int(1)?)
     });
     r.f("#operator_*", "left:int, right:Sequence", move |c, a| {
-        repeat(c, a.v(1), a.int(0))
+        repeat(c, a.v(1), a.int(0)?)
     });
     r.f(
         "#operator_+",
@@ -240,8 +241,8 @@ fn building_and_deleting(r: &Reg) {
         "collection:Iterable, position:int, count:int=1",
         |c, a| {
             let mut it = c.iter(a.v(0))?;
-            let pos = a.int(1);
-            let count = a.int(2);
+            let pos = a.int(1)?;
+            let count = a.int(2)?;
             let mut i: i64 = 0;
             Ok(Value::Iter(LazyIter::from_fn(move || loop {
                 let Some(v) = it.next()? else {
@@ -319,7 +320,7 @@ fn building_and_deleting(r: &Reg) {
                 ));
             }
             let mut it = c.iter(a.v(0))?;
-            let pos = a.int(1);
+            let pos = a.int(1)?;
             let mut val = Some(a.v(2).clone());
             if pos < 0 {
                 val = None;
@@ -355,7 +356,7 @@ fn inserting_and_inspecting(r: &Reg) {
             };
             let mut out = (**l).clone();
             let n = out.len() as i64;
-            let mut p = a.int(1);
+            let mut p = a.int(1)?;
             if p < 0 {
                 p = (p + n).max(0);
             }
@@ -369,7 +370,7 @@ fn inserting_and_inspecting(r: &Reg) {
         "collection:Iterable, position:int, values:Iterable",
         |c, a| {
             let mut it = c.iter(a.v(0))?;
-            let pos = a.int(1).max(0);
+            let pos = a.int(1)?.max(0);
             let mut vals = Some(c.iter(a.v(2))?);
             let mut i: i64 = 0;
             Ok(Value::Iter(LazyIter::from_fn(move || {
@@ -441,8 +442,8 @@ fn inserting_and_inspecting(r: &Reg) {
         "collection:Iterable, position:int, value:any, count:int=1",
         |c, a| {
             let mut it = c.iter(a.v(0))?;
-            let pos = a.int(1);
-            let count = a.int(3);
+            let pos = a.int(1)?;
+            let count = a.int(3)?;
             let mut val = Some(a.v(2).clone());
             let mut i: i64 = 0;
             Ok(Value::Iter(LazyIter::from_fn(move || loop {
@@ -470,8 +471,8 @@ fn replacing_and_converting(r: &Reg) {
         "collection:Iterable, position:int, values:Iterable, count:int=1",
         |c, a| {
             let mut it = c.iter(a.v(0))?;
-            let pos = a.int(1);
-            let count = a.int(3);
+            let pos = a.int(1)?;
+            let count = a.int(3)?;
             let mut vals = Some(c.iter(a.v(2))?);
             let mut i: i64 = 0;
             let mut pending: Vec<Value> = Vec::new();

@@ -200,13 +200,13 @@ fn arithmetic_and_construction(r: &Reg) {
         "year:int, month:int, day:int, hour:int=0, minute:int=0, second:int=0, microsecond:int=0, offset:TimeDelta=nv",
         |_, a| {
             let p = Parts {
-                year: a.int(0),
-                month: a.int(1),
-                day: a.int(2),
-                hour: a.int(3),
-                minute: a.int(4),
-                second: a.int(5),
-                micro: a.int(6),
+                year: a.int(0)?,
+                month: a.int(1)?,
+                day: a.int(2)?,
+                hour: a.int(3)?,
+                minute: a.int(4)?,
+                second: a.int(5)?,
+                micro: a.int(6)?,
             };
             let off = offset_secs(a.opt(7))?;
             Ok(Value::DateTime(DateTime::from_parts(p, Some(off))?))
@@ -249,14 +249,17 @@ fn timespans_zones_and_properties(r: &Reg) {
         |_, a| {
             let d = dt(a.v(0));
             let mut p = d.parts();
-            let pick = |i: usize, cur: i64| a.v(i).as_i64().unwrap_or(cur);
-            p.year = pick(1, p.year);
-            p.month = pick(2, p.month);
-            p.day = pick(3, p.day);
-            p.hour = pick(4, p.hour);
-            p.minute = pick(5, p.minute);
-            p.second = pick(6, p.second);
-            p.micro = pick(7, p.micro);
+            let pick = |i: usize, cur: i64| match a.v(i) {
+                Value::Null => Ok(cur),
+                _ => a.int(i),
+            };
+            p.year = pick(1, p.year)?;
+            p.month = pick(2, p.month)?;
+            p.day = pick(3, p.day)?;
+            p.hour = pick(4, p.hour)?;
+            p.minute = pick(5, p.minute)?;
+            p.second = pick(6, p.second)?;
+            p.micro = pick(7, p.micro)?;
             let off = match a.v(8) {
                 Value::TimeDelta(_) => Some(offset_secs(Some(a.v(8)))?),
                 _ => d.offset,
@@ -268,12 +271,12 @@ fn timespans_zones_and_properties(r: &Reg) {
         "timespan",
         "days:int=0, hours:int=0, minutes:int=0, seconds:Integer=0, milliseconds:Integer=0, microseconds:Integer=0",
         |_, a| {
-            let t = a.int(0) as i128 * US_PER_DAY as i128
-                + a.int(1) as i128 * 3_600_000_000
-                + a.int(2) as i128 * 60_000_000
-                + a.int(3) as i128 * 1_000_000
-                + a.int(4) as i128 * 1000
-                + a.int(5) as i128;
+            let t = a.int(0)? as i128 * US_PER_DAY as i128
+                + a.int(1)? as i128 * 3_600_000_000
+                + a.int(2)? as i128 * 60_000_000
+                + a.int(3)? as i128 * 1_000_000
+                + a.int(4)? as i128 * 1000
+                + a.int(5)? as i128;
             let max = 999_999_999i128 * US_PER_DAY as i128;
             if t.abs() > max {
                 return Err(Error::new(ErrorKind::Overflow, "timedelta out of range"));

@@ -154,14 +154,10 @@ pub fn register(ctx: &Context, _opts: &EngineOptions) {
         Ok(c.list_result(Value::list(out)))
     });
     r.mf("range", "start:int, stop:int?=null", |_, a| {
-        let start = a.int(0);
+        let start = a.clamped(0)?;
         match a.v(1) {
             Value::Null => Ok(crate::stdlib::queries::range(start, i64::MAX, 1)),
-            v => Ok(crate::stdlib::queries::range(
-                start,
-                v.as_i64().unwrap_or(0),
-                1,
-            )),
+            _ => Ok(crate::stdlib::queries::range(start, a.clamped(1)?, 1)),
         }
     });
     r.mf("switch", "value:any, *conditions:Lambda, nokw", |_, a| {

@@ -1,6 +1,7 @@
 //! `math`: arithmetic with Python's int/float rules (unbounded ints, floor
 //! division), bit operations, conversions, `random`.
 
+use super::int_work::{self, words};
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::value::Value;
@@ -73,6 +74,7 @@ pub fn mul(a: &Value, b: &Value) -> Result<Value> {
     let (x, y) = (big(a), big(b));
     if !x.is_zero() && !y.is_zero() {
         check_int_bits((x.bits() + y.bits()).saturating_sub(1))?;
+        int_work::charge(int_work::mul(words(&x), words(&y)))?;
     }
     Ok(Value::from_bigint(x * y))
 }
@@ -111,7 +113,9 @@ pub fn div(a: &Value, b: &Value) -> Result<Value> {
             "integer division or modulo by zero",
         ));
     }
-    Ok(Value::from_bigint(big(a).div_floor(&y)))
+    let x = big(a);
+    int_work::charge(int_work::div(words(&x), words(&y)))?;
+    Ok(Value::from_bigint(x.div_floor(&y)))
 }
 
 /// Python `%`.
@@ -154,11 +158,14 @@ pub fn modulo(a: &Value, b: &Value) -> Result<Value> {
             "integer division or modulo by zero",
         ));
     }
-    Ok(Value::from_bigint(big(a).mod_floor(&y)))
+    let x = big(a);
+    int_work::charge(int_work::div(words(&x), words(&y)))?;
+    Ok(Value::from_bigint(x.mod_floor(&y)))
 }
 
 /// The inverse of `a` modulo `m` (`m` > 0), as Python's `pow(a, -1, m)`.
 fn mod_inverse(a: &BigInt, m: &BigInt) -> Result<BigInt> {
+    int_work::charge(int_work::div(words(a), words(m)) + int_work::gcd(words(m)))?;
     let g = a.mod_floor(m).extended_gcd(m);
     if !g.gcd.is_one() {
         return Err(Error::value_err(
@@ -198,6 +205,10 @@ pub fn pow(a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
         } else {
             (big(a), e)
         };
+        int_work::charge(
+            int_work::div(words(&base), words(&modulus))
+                + int_work::modpow(e.bits(), words(&modulus)),
+        )?;
         let r = base.modpow(&e, &modulus);
         let r = if !r.is_zero() && mm.is_negative() {
             r + mm
@@ -215,7 +226,11 @@ pub fn pow(a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
             let base = big(a);
             if base.bits() > 1 {
                 // |a| ** e has floor(e * log2|a|) + 1 bits.
-                check_int_bits((f64::from(e) * log2_abs(&base)) as u64 + 1)?;
+                let bits = (f64::from(e) * log2_abs(&base)) as u64 + 1;
+                check_int_bits(bits)?;
+                // The last squaring dominates: a product of two halves.
+                let half = bits.div_ceil(128);
+                int_work::charge(int_work::mul(half, half).saturating_mul(2))?;
             }
             return Ok(Value::from_bigint(num_traits::pow(base, e as usize)));
         }
@@ -322,6 +337,8 @@ pub fn round(x: &Value, nd: i64) -> Result<Value> {
             if (v.bits() as f64) * std::f64::consts::LOG10_2 + 1.0 < -(nd as f64) {
                 return Ok(Value::Int(0));
             }
+            let w = words(&v);
+            int_work::charge(int_work::mul(w, w).saturating_mul(2) + int_work::div(w, w))?;
             let m = num_traits::pow(BigInt::from(10), nd.unsigned_abs() as usize);
             let (q, r) = v.div_mod_floor(&m);
             let twice = &r * 2;
@@ -516,20 +533,28 @@ pub fn register(r: &Reg) {
         })
     });
     r.f("shiftBitsLeft", "value:int, bitsNumber:int", |_, a| {
-        let n = a.v(1).as_i64().unwrap_or(0);
+        let n = a.clamped(1)?;
         if n < 0 {
             return Err(Error::value_err("negative shift count"));
         }
         let v = big(a.v(0));
+        if v.is_zero() {
+            return Ok(Value::Int(0));
+        }
         check_int_bits(v.bits().saturating_add(n as u64))?;
         Ok(Value::from_bigint(v << (n as usize)))
     });
     r.f("shiftBitsRight", "value:int, bitsNumber:int", |_, a| {
-        let n = a.v(1).as_i64().unwrap_or(0);
+        let n = a.clamped(1)?;
         if n < 0 {
             return Err(Error::value_err("negative shift count"));
         }
-        Ok(Value::from_bigint(big(a.v(0)) >> (n as usize)))
+        let v = big(a.v(0));
+        // Every bit shifted out: 0, or -1 for a negative value (floor).
+        if n as u64 >= v.bits() {
+            return Ok(Value::Int(if v.is_negative() { -1 } else { 0 }));
+        }
+        Ok(Value::from_bigint(v >> (n as usize)))
     });
     r.f("float", "value:any", |_, a| to_float(a.v(0)));
     r.f("int", "value:any", |_, a| to_int(a.v(0)));
@@ -576,7 +601,7 @@ pub fn register(r: &Reg) {
         Ok(Value::Int(lo + (random_f64() * span) as i64))
     });
     r.f("round", "number:Number, ndigits:int=0", |_, a| {
-        round(a.v(0), a.int(1))
+        round(a.v(0), a.clamped(1)?)
     });
     r.f("sign", "num:Number", |_, a| {
         let v = a.v(0);

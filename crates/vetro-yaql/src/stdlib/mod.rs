@@ -8,6 +8,7 @@ pub mod datetime;
 pub mod format;
 pub mod legacy;
 pub mod math;
+pub mod int_work;
 pub mod queries;
 pub mod regex;
 pub mod strings;

@@ -398,7 +398,7 @@ fn filtering_and_counting(r: &Reg) {
     );
     r.mf("enumerate", "collection:Iterable, start:int?=0", |c, a| {
         let mut it = c.iter(a.v(0))?;
-        let mut i = a.v(1).as_i64().unwrap_or(0);
+        let mut i = if a.v(1).is_null() { 0 } else { a.clamped(1)? };
         Ok(lazy(move || match it.next()? {
             Some(v) => {
                 let out = Value::list(vec![Value::Int(i), v]);
@@ -698,10 +698,7 @@ fn joining_and_partitioning(r: &Reg) {
     });
     for name in ["limit", "take"] {
         r.m(name, "collection:Iterable, count:int", |c, a| {
-            let n = a.int(1);
-            if n < 0 {
-                return Err(Error::value_err("count must be non-negative"));
-            }
+            let n = islice_count(&a, true)?;
             let mut it = c.iter(a.v(0))?;
             let mut left = n;
             Ok(lazy(move || {
@@ -714,10 +711,7 @@ fn joining_and_partitioning(r: &Reg) {
         });
     }
     r.m("skip", "collection:Iterable, count:int", |c, a| {
-        let n = a.int(1);
-        if n < 0 {
-            return Err(Error::value_err("count must be non-negative"));
-        }
+        let n = islice_count(&a, false)?;
         let mut it = c.iter(a.v(0))?;
         let mut skip = n;
         Ok(lazy(move || {
@@ -840,7 +834,7 @@ fn ordering_and_generation(r: &Reg) {
                 d2,
                 &list_merger,
                 &item_merger,
-                a.int(4) - 1,
+                a.int(4)? - 1,
             )?))
         },
     );
@@ -860,16 +854,16 @@ fn ordering_and_generation(r: &Reg) {
         "collection:Iterable, selector:Lambda",
         |c, a| then_by(c, &a, true),
     );
-    r.f("range", "stop:int", |_, a| Ok(range(0, a.int(0), 1)));
+    r.f("range", "stop:int", |_, a| Ok(range(0, a.clamped(0)?, 1)));
     r.f("range", "start:int, stop:int, step:int=1", |_, a| {
-        if a.int(2) == 0 {
+        if a.clamped(2)? == 0 {
             return Err(Error::value_err("range() arg 3 must not be zero"));
         }
-        Ok(range(a.int(0), a.int(1), a.int(2)))
+        Ok(range(a.clamped(0)?, a.clamped(1)?, a.clamped(2)?))
     });
     r.m("repeat", "value:any, times:int=-1", |_, a| {
         let v = a.v(0).clone();
-        let mut left = a.int(1);
+        let mut left = a.int(1)?;
         Ok(lazy(move || {
             if left == 0 {
                 return Ok(None);
@@ -915,8 +909,8 @@ fn slicing_and_sums(r: &Reg) {
         },
     );
     r.f("sequence", "start:int=0, step:int=1", |_, a| {
-        let mut cur = a.int(0);
-        let step = a.int(1);
+        let mut cur = a.clamped(0)?;
+        let step = a.clamped(1)?;
         Ok(lazy(move || {
             let v = cur;
             cur = cur.saturating_add(step);
@@ -924,7 +918,7 @@ fn slicing_and_sums(r: &Reg) {
         }))
     });
     r.m("slice", "collection:Iterable, length:int", |c, a| {
-        let n = a.int(1).max(1) as usize;
+        let n = a.int(1)?.max(1) as usize;
         let items = c.collect(a.v(0))?;
         Ok(Value::list(
             items.chunks(n).map(|ch| Value::list(ch.to_vec())).collect(),
@@ -957,7 +951,7 @@ fn slicing_and_sums(r: &Reg) {
     );
     r.m("splitAt", "collection:Iterable, index:int", |c, a| {
         let items = c.collect(a.v(0))?;
-        let (s, _) = crate::stdlib::strings::slice_bounds(items.len(), Some(a.int(1)), None);
+        let (s, _) = crate::stdlib::strings::slice_bounds(items.len(), Some(a.clamped(1)?), None);
         Ok(Value::list(vec![
             Value::list(items[..s].to_vec()),
             Value::list(items[s..].to_vec()),
@@ -1064,14 +1058,29 @@ fn zipping(r: &Reg) {
 
 /// A lazy Python `range`.
 pub fn range(start: i64, stop: i64, step: i64) -> Value {
-    let mut cur = start;
-    lazy(move || {
-        if (step > 0 && cur < stop) || (step < 0 && cur > stop) {
-            let v = cur;
-            cur += step;
+    // `None` once the next item would pass the 64-bit range (and `stop`).
+    let mut cur = Some(start);
+    lazy(move || match cur {
+        Some(v) if (step > 0 && v < stop) || (step < 0 && v > stop) => {
+            cur = v.checked_add(step);
             Ok(Some(Value::Int(v)))
-        } else {
-            Ok(None)
         }
+        _ => Ok(None),
     })
+}
+
+/// The count of `take()` (`stop`) or `skip()`: what Python's `islice` accepts.
+fn islice_count(a: &crate::func::Args, stop: bool) -> Result<i64> {
+    match a.v(1) {
+        Value::BigInt(_) => {}
+        _ => match a.int(1)? {
+            n if n >= 0 => return Ok(n),
+            _ => {}
+        },
+    }
+    Err(Error::value_err(if stop {
+        "Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize."
+    } else {
+        "Indices for islice() must be None or an integer: 0 <= x <= sys.maxsize."
+    }))
 }

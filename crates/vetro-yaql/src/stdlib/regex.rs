@@ -443,22 +443,22 @@ pub fn register(r: &Reg) {
     r.m(
         "replace",
         "regexp:Pattern, string:String, repl:String, count:int=0",
-        |_, a| replace(&*regex_of(a.v(0))?, a.str(1), a.str(2), a.int(3)),
+        |_, a| replace(&*regex_of(a.v(0))?, a.str(1), a.str(2), a.int(3)?),
     );
     r.m(
         "replace",
         "string:String, regexp:Pattern, repl:String, count:int=0",
-        |_, a| replace(&*regex_of(a.v(1))?, a.str(0), a.str(2), a.int(3)),
+        |_, a| replace(&*regex_of(a.v(1))?, a.str(0), a.str(2), a.int(3)?),
     );
     r.m(
         "replaceBy",
         "regexp:Pattern, string:String, repl:Lambda, count:int=0",
-        |_, a| replace_by(&*regex_of(a.v(0))?, a.str(1), a.lam(2), a.int(3)),
+        |_, a| replace_by(&*regex_of(a.v(0))?, a.str(1), a.lam(2), a.int(3)?),
     );
     r.m(
         "replaceBy",
         "string:String, regexp:Pattern, repl:Lambda, count:int=0",
-        |_, a| replace_by(&*regex_of(a.v(1))?, a.str(0), a.lam(2), a.int(3)),
+        |_, a| replace_by(&*regex_of(a.v(1))?, a.str(0), a.lam(2), a.int(3)?),
     );
     r.m(
         "search",
@@ -473,11 +473,11 @@ pub fn register(r: &Reg) {
     r.m(
         "split",
         "regexp:Pattern, string:String, maxSplit:int=0",
-        |c, a| Ok(c.list_result(split(&*regex_of(a.v(0))?, a.str(1), a.int(2))?)),
+        |c, a| Ok(c.list_result(split(&*regex_of(a.v(0))?, a.str(1), a.int(2)?)?)),
     );
     r.m(
         "split",
         "string:String, regexp:Pattern, maxSplit:int=0",
-        |c, a| Ok(c.list_result(split(&*regex_of(a.v(1))?, a.str(0), a.int(2))?)),
+        |c, a| Ok(c.list_result(split(&*regex_of(a.v(1))?, a.str(0), a.int(2)?)?)),
     );
 }

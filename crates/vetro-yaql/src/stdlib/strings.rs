@@ -15,7 +15,7 @@ pub fn slice_bounds(len: usize, start: Option<i64>, stop: Option<i64>) -> (usize
     let n = len as i64;
     let fix = |i: i64| -> i64 {
         if i < 0 {
-            (i + n).max(0)
+            i.saturating_add(n).max(0)
         } else {
             i.min(n)
         }
@@ -34,7 +34,7 @@ fn chars(s: &str) -> Vec<char> {
 pub fn find(s: &str, sub: &str, start: Option<i64>, end: Option<i64>, rev: bool) -> i64 {
     let cs = chars(s);
     let n = cs.len() as i64;
-    let wrap = |i: i64| if i < 0 { (i + n).max(0) } else { i.min(n + 1) };
+    let wrap = |i: i64| if i < 0 { i.saturating_add(n).max(0) } else { i.min(n + 1) };
     let (a, b) = (start.map_or(0, wrap), end.map_or(n, wrap).min(n));
     let sub: Vec<char> = chars(sub);
     if a > n || b - a < sub.len() as i64 {
@@ -254,7 +254,7 @@ fn repeat(c: &crate::func::Call, s: &str, n: i64) -> Result<Value> {
     if n > 0 {
         c.rt().check_bytes(s.len().saturating_mul(n as usize))?;
     }
-    Ok(Value::from(if n <= 0 {
+    Ok(Value::from(if n <= 0 || s.is_empty() {
         String::new()
     } else {
         s.repeat(n as usize)
@@ -270,10 +270,10 @@ pub fn register(r: &Reg) {
 /// String operators, comparisons, `concat`, `characters`, `startsWith`/`endsWith`, `hex`.
 fn operators_and_tests(r: &Reg) {
     r.f("#operator_*", "left:String, right:int", |c, a| {
-        repeat(c, a.str(0), a.int(1))
+        repeat(c, a.str(0), a.int(1)?)
     });
     r.f("#operator_*", "left:int, right:String", |c, a| {
-        repeat(c, a.str(1), a.int(0))
+        repeat(c, a.str(1), a.int(0)?)
     });
     r.f("#operator_+", "*args:String", |_, a| {
         crate::limits::check_join(a.rest.iter().map(|x| x.str().len()).sum())?;
@@ -373,9 +373,9 @@ fn operators_and_tests(r: &Reg) {
 /// from the end, a negative length runs to the end.
 fn find_in_window(s: &str, sub: &str, start: i64, length: i64, last: bool) -> i64 {
     let n = s.chars().count() as i64;
-    let start = if start < 0 { start + n } else { start };
-    let length = if length < 0 { n - start } else { length };
-    find(s, sub, Some(start), Some(start + length), last)
+    let start = if start < 0 { start.saturating_add(n) } else { start };
+    let length = if length < 0 { n.saturating_sub(start) } else { length };
+    find(s, sub, Some(start), Some(start.saturating_add(length)), last)
 }
 
 /// `indexOf`, `lastIndexOf`, `isEmpty`, `isString`, `join`, `len`.
@@ -388,8 +388,8 @@ fn searching_and_joining(r: &Reg) {
             Ok(Value::Int(find_in_window(
                 s,
                 sub,
-                a.int(2),
-                a.int(3),
+                a.clamped(2)?,
+                a.clamped(3)?,
                 false,
             )))
         },
@@ -401,7 +401,7 @@ fn searching_and_joining(r: &Reg) {
             Ok(Value::Int(find(
                 a.str(0),
                 a.str(1),
-                Some(a.int(2)),
+                Some(a.clamped(2)?),
                 None,
                 false,
             )))
@@ -412,7 +412,7 @@ fn searching_and_joining(r: &Reg) {
         "string:String, sub:String, start:int, length:int",
         |_, a| {
             let (s, sub) = (a.str(0), a.str(1));
-            Ok(Value::Int(find_in_window(s, sub, a.int(2), a.int(3), true)))
+            Ok(Value::Int(find_in_window(s, sub, a.clamped(2)?, a.clamped(3)?, true)))
         },
     );
     r.m(
@@ -422,7 +422,7 @@ fn searching_and_joining(r: &Reg) {
             Ok(Value::Int(find(
                 a.str(0),
                 a.str(1),
-                Some(a.int(2)),
+                Some(a.clamped(2)?),
                 None,
                 true,
             )))
@@ -496,7 +496,7 @@ fn transforming(r: &Reg) {
                 a.str(0),
                 a.str(1),
                 a.str(2),
-                a.int(3),
+                a.int(3)?,
             )?))
         },
     );
@@ -508,7 +508,7 @@ fn transforming(r: &Reg) {
             if let Value::Dict(d) = a.v(1) {
                 for (k, v) in d.iter() {
                     let (old, new) = (k.try_to_yaql_string()?, v.try_to_yaql_string()?);
-                    s = py_replace(&s, &old, &new, a.int(2))?;
+                    s = py_replace(&s, &old, &new, a.int(2)?)?;
                 }
             }
             Ok(Value::from(s))
@@ -517,12 +517,12 @@ fn transforming(r: &Reg) {
     r.m(
         "rightSplit",
         "string:String, separator:String?=null, maxSplits:int=-1",
-        |c, a| Ok(c.list_result(strs(py_rsplit(a.str(0), opt_str(a.v(1)), a.int(2))?))),
+        |c, a| Ok(c.list_result(strs(py_rsplit(a.str(0), opt_str(a.v(1)), a.int(2)?)?))),
     );
     r.m(
         "split",
         "string:String, separator:String?=null, maxSplits:int=-1",
-        |c, a| Ok(c.list_result(strs(py_split(a.str(0), opt_str(a.v(1)), a.int(2))?))),
+        |c, a| Ok(c.list_result(strs(py_split(a.str(0), opt_str(a.v(1)), a.int(2)?)?))),
     );
     r.f("str", "value:any", |_, a| {
         Ok(Value::from(a.v(0).try_to_yaql_string()?))
@@ -535,8 +535,8 @@ fn transforming(r: &Reg) {
             // negative start counts from the end once, then Python slicing.
             let cs = chars(a.str(0));
             let n = cs.len() as i64;
-            let len = if a.int(2) < 0 { n } else { a.int(2) };
-            let start = if a.int(1) < 0 { a.int(1) + n } else { a.int(1) };
+            let len = if a.clamped(2)? < 0 { n } else { a.clamped(2)? };
+            let start = if a.clamped(1)? < 0 { a.clamped(1)?.saturating_add(n) } else { a.clamped(1)? };
             let (s, e) = slice_bounds(cs.len(), Some(start), Some(start.saturating_add(len)));
             Ok(Value::from(cs[s..e].iter().collect::<String>()))
         },
