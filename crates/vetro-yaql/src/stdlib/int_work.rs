@@ -53,9 +53,7 @@ pub fn div(n: u64, d: u64) -> u64 {
 /// `base ** e % m` for an exponent of `e_bits` bits and a modulus of `m`
 /// words: two products and reductions per bit of the exponent.
 pub fn modpow(e_bits: u64, m: u64) -> u64 {
-    e_bits
-        .saturating_mul(2)
-        .saturating_mul(m.saturating_mul(m))
+    e_bits.saturating_mul(2).saturating_mul(m.saturating_mul(m))
 }
 
 /// The extended Euclidean algorithm on integers of `m` words.

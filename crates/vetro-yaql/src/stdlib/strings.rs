@@ -34,7 +34,13 @@ fn chars(s: &str) -> Vec<char> {
 pub fn find(s: &str, sub: &str, start: Option<i64>, end: Option<i64>, rev: bool) -> i64 {
     let cs = chars(s);
     let n = cs.len() as i64;
-    let wrap = |i: i64| if i < 0 { i.saturating_add(n).max(0) } else { i.min(n + 1) };
+    let wrap = |i: i64| {
+        if i < 0 {
+            i.saturating_add(n).max(0)
+        } else {
+            i.min(n + 1)
+        }
+    };
     let (a, b) = (start.map_or(0, wrap), end.map_or(n, wrap).min(n));
     let sub: Vec<char> = chars(sub);
     if a > n || b - a < sub.len() as i64 {
@@ -373,9 +379,23 @@ fn operators_and_tests(r: &Reg) {
 /// from the end, a negative length runs to the end.
 fn find_in_window(s: &str, sub: &str, start: i64, length: i64, last: bool) -> i64 {
     let n = s.chars().count() as i64;
-    let start = if start < 0 { start.saturating_add(n) } else { start };
-    let length = if length < 0 { n.saturating_sub(start) } else { length };
-    find(s, sub, Some(start), Some(start.saturating_add(length)), last)
+    let start = if start < 0 {
+        start.saturating_add(n)
+    } else {
+        start
+    };
+    let length = if length < 0 {
+        n.saturating_sub(start)
+    } else {
+        length
+    };
+    find(
+        s,
+        sub,
+        Some(start),
+        Some(start.saturating_add(length)),
+        last,
+    )
 }
 
 /// `indexOf`, `lastIndexOf`, `isEmpty`, `isString`, `join`, `len`.
@@ -412,7 +432,13 @@ fn searching_and_joining(r: &Reg) {
         "string:String, sub:String, start:int, length:int",
         |_, a| {
             let (s, sub) = (a.str(0), a.str(1));
-            Ok(Value::Int(find_in_window(s, sub, a.clamped(2)?, a.clamped(3)?, true)))
+            Ok(Value::Int(find_in_window(
+                s,
+                sub,
+                a.clamped(2)?,
+                a.clamped(3)?,
+                true,
+            )))
         },
     );
     r.m(
@@ -536,7 +562,11 @@ fn transforming(r: &Reg) {
             let cs = chars(a.str(0));
             let n = cs.len() as i64;
             let len = if a.clamped(2)? < 0 { n } else { a.clamped(2)? };
-            let start = if a.clamped(1)? < 0 { a.clamped(1)?.saturating_add(n) } else { a.clamped(1)? };
+            let start = if a.clamped(1)? < 0 {
+                a.clamped(1)?.saturating_add(n)
+            } else {
+                a.clamped(1)?
+            };
             let (s, e) = slice_bounds(cs.len(), Some(start), Some(start.saturating_add(len)));
             Ok(Value::from(cs[s..e].iter().collect::<String>()))
         },
