@@ -76,9 +76,16 @@ def test_items():
 def test_error_texts():
     assert evaluate('ctx().y.value', {'y': 1}) == \
         'NoFunctionRegisteredException: Unknown function "#property#value"'
+    # The parser refuses `<` before the lexer reaches `%`.
     assert evaluate('<% succeeded()', {}) == \
+        "YaqlGrammarException: Parse error: unexpected '<' at position 0 " \
+        "of expression '<% succeeded()'"
+    assert evaluate('1 + %', {}) == \
         "YaqlLexicalException: Lexical error: illegal character '%' at " \
-        "position 1"
+        "position 4"
+    assert evaluate("f(1 'a')", {}) == \
+        "YaqlGrammarException: Parse error: unexpected 'a' at position 4 " \
+        "of expression 'f(1 'a')'"
     assert evaluate('ctx(missing)', {'x': 1}) == \
         'KeyError: \'Unable to resolve key "missing"\''
     assert evaluate('ctx().x.foo()', {'x': 1}).startswith(

@@ -109,6 +109,23 @@ def _with_message(cls, text, **attrs):
     return exc
 
 
+def _token_value(message):
+    """The token a grammar error names, as the reference's lexer gives its
+    value: a number's text, a string's content, a function's name."""
+    m = re.search(r"unexpected (?:number (\S+?)|string \"(.*)\"|'(.*?)')(?:,|$| at)",
+                  message, re.S)
+    if not m:
+        return None
+    number, string, token = m.groups()
+    if number is not None:
+        return number
+    if string is not None:
+        return string.replace('\\"', '"').replace('\\\\', '\\')
+    if len(token) > 1 and token.endswith('('):
+        return token[:-1]
+    return token
+
+
 def make_error(kind, message, position, expr):
     """The exception instance for a core error of the given kind."""
     if kind == 'lexical':
@@ -119,10 +136,8 @@ def make_error(kind, message, position, expr):
     if kind == 'grammar':
         if 'end of statement' in message or position is None:
             return exceptions.YaqlGrammarException(expr, None, None)
-        m = re.search(r"unexpected '(.*?)'(?:,|$| at)", message, re.S)
-        value = m.group(1) if m else None
         return exceptions.YaqlGrammarException(
-            expr, value, _char_position(expr, position))
+            expr, _token_value(message), _char_position(expr, position))
     if kind in _BUILTIN:
         cls = _BUILTIN[kind]
         if cls is KeyError and len(message) >= 2 and message[0] == message[-1] == "'":

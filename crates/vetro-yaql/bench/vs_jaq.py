@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""vetro's YAQL against jaq (a fast jq in Rust) on equivalent queries over
+the same data, side by side in one run.
+
+    cargo build --release -p vetro-cli
+    cargo install jaq --locked --root /tmp/jaq        # or any jaq 3.x on PATH
+    crates/vetro-yaql/bench/vs_jaq.py --jaq /tmp/jaq/bin/jaq [--records 200000] [--repeat 3]
+
+Each query runs as a whole process (start-up, reading and parsing the JSON
+file, evaluation, writing the result) for both tools, alternating, best of
+`--repeat`; the answers are compared. Peak memory is the process's maximum
+resident set size. Generated data goes to a temporary folder, deleted after.
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+# name, YAQL expression, jq program, whether it reads the records file
+QUERIES = [
+    ("range where/select len (1M)",
+     "range(1000000).where($ mod 7 = 0).select($ * 2).len()",
+     "[range(1000000) | select(. % 7 == 0) | . * 2] | length", False),
+    ("load only: len",
+     "$.len()",
+     "length", True),
+    ("where/select",
+     "$.where($.age > 30 and $.city = 'c7').select($.name)",
+     "map(select(.age > 30 and .city == \"c7\") | .name)", True),
+    ("orderBy.thenBy (first 10 ids)",
+     "$.orderBy($.age).thenBy($.name).select($.id).take(10)",
+     "sort_by(.age, .name) | map(.id) | .[:10]", True),
+    ("groupBy with sum",
+     "$.groupBy($.city, $.score, [$[0], $[1].sum()]).len()",
+     "group_by(.city) | map([.[0].city, (map(.score) | add)]) | length", True),
+    ("select tags.len sum",
+     "$.select($.tags.len()).sum()",
+     "map(.tags | length) | add", True),
+    ("startsWith filter count",
+     "$.where($.name.startsWith('n1')).len()",
+     "map(select(.name | startswith(\"n1\"))) | length", True),
+    ("max of computed",
+     "$.select($.score * 2).max()",
+     "map(.score * 2) | max", True),
+    ("distinct cities",
+     "$.select($.city).distinct().len()",
+     "map(.city) | unique | length", True),
+    ("sum of nested field",
+     "$.select($.address.zip).sum()",
+     "map(.address.zip) | add", True),
+]
+
+
+def make_records(n, path):
+    rnd = random.Random(7)
+    recs = [
+        {
+            "id": i,
+            "name": f"n{i}",
+            "age": rnd.randrange(90),
+            "city": f"c{rnd.randrange(50)}",
+            "score": rnd.randrange(100000) / 100,
+            "tags": [f"t{j}" for j in range(rnd.randrange(5))],
+            "address": {"street": f"s{i % 977}", "zip": rnd.randrange(10000, 99999)},
+        }
+        for i in range(n)
+    ]
+    with open(path, "w") as f:
+        json.dump(recs, f)
+
+
+def run(argv):
+    """Wall time, CPU time, peak RSS (KiB) and stdout of one process."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=out, stderr=err)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if p.returncode != 0:
+            sys.exit(f"failed: {argv}\n{err.read().decode()[:2000]}")
+        return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out.read()
+
+
+def same(a, b):
+    try:
+        return json.loads(a) == json.loads(b)
+    except ValueError:
+        return a.strip() == b.strip()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--vetro", default=os.path.join(ROOT, "target/release/vetro"))
+    ap.add_argument("--jaq", default=shutil.which("jaq") or "jaq")
+    ap.add_argument("--records", type=int, default=200_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--filter", default="", help="only the queries whose name contains this")
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="vetro-vs-jaq-")
+    try:
+        data = os.path.join(tmp, "records.json")
+        make_records(args.records, data)
+        size = os.path.getsize(data)
+        print(f"data: {args.records} records, {size / 1e6:.1f} MB of JSON; best of {args.repeat}, alternating")
+        print(f"load average at start: {os.getloadavg()[0]:.1f}")
+        print()
+        print("| query | vetro s | jaq s | jaq/vetro | vetro CPU s | jaq CPU s | vetro MB | jaq MB |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for name, yaql, jq, reads in QUERIES:
+            if args.filter not in name:
+                continue
+            v_cmd = [args.vetro, "yaql", "--timeout", "0", "--max-memory", "0", yaql]
+            j_cmd = [args.jaq, "-c", jq]
+            if reads:
+                v_cmd += ["--data", data]
+                j_cmd += [data]
+            else:
+                j_cmd.insert(1, "-n")
+            best = {"v": None, "j": None}
+            outs = {}
+            for _ in range(args.repeat):
+                for key, cmd in (("v", v_cmd), ("j", j_cmd)):
+                    r = run(cmd)
+                    outs[key] = r[3]
+                    if best[key] is None or r[0] < best[key][0]:
+                        best[key] = r
+            ok = "" if same(outs["v"], outs["j"]) else " (answers differ!)"
+            (vw, vc, vm, _), (jw, jc, jm, _) = best["v"], best["j"]
+            print(f"| {name}{ok} | {vw:.3f} | {jw:.3f} | {jw / vw:.2f}x | {vc:.3f} | {jc:.3f} | {vm / 1024:.0f} | {jm / 1024:.0f} |")
+        print()
+        print(f"load average at end: {os.getloadavg()[0]:.1f}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
