@@ -6,10 +6,10 @@ the same data, side by side in one run.
     cargo install jaq --locked --root /tmp/jaq        # or any jaq 3.x on PATH
     crates/vetro-yaql/bench/vs_jaq.py --jaq /tmp/jaq/bin/jaq [--records 200000] [--repeat 3]
 
-Each query runs as a whole process (start-up, reading and parsing the JSON
+Peak memory is given in MB (10^6 bytes of resident set; the JSON file's
+size is printed first). Each query runs as a whole process (start-up, reading and parsing the JSON
 file, evaluation, writing the result) for both tools, alternating, best of
-`--repeat`; the answers are compared. Peak memory is the process's maximum
-resident set size. Generated data goes to a temporary folder, deleted after.
+`--repeat` (by wall time); the answers are compared. Generated data goes to a temporary folder, deleted after.
 """
 
 import argparse
@@ -78,18 +78,22 @@ def make_records(n, path):
 
 
 def run(argv):
-    """Wall time, CPU time, peak RSS (KiB) and stdout of one process."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """Wall time, CPU time, peak RSS (KiB) and stdout of one process. The
+    peak is measured by `/usr/bin/time`, a small process of its own: a
+    child forked from this one would count this one's memory as its own."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile() as rss:
         t = time.perf_counter()
-        p = subprocess.Popen(argv, stdout=out, stderr=err)
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name] + argv,
+                             stdout=out, stderr=err)
         _, status, usage = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t
-        p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        if p.returncode != 0:
+        if os.waitstatus_to_exitcode(status) != 0:
             sys.exit(f"failed: {argv}\n{err.read().decode()[:2000]}")
-        return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out.read()
+        peak = int(open(rss.name).read().split()[-1])
+        return wall, usage.ru_utime + usage.ru_stime, peak, out.read()
 
 
 def same(a, b):
@@ -115,8 +119,8 @@ def main():
         print(f"data: {args.records} records, {size / 1e6:.1f} MB of JSON; best of {args.repeat}, alternating")
         print(f"load average at start: {os.getloadavg()[0]:.1f}")
         print()
-        print("| query | vetro s | jaq s | jaq/vetro | vetro CPU s | jaq CPU s | vetro MB | jaq MB |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        print("| query | vetro s | jaq s | jaq/vetro | vetro CPU s | jaq CPU s | jaq/vetro CPU | vetro MB | jaq MB |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name, yaql, jq, reads in QUERIES:
             if args.filter not in name:
                 continue
@@ -137,7 +141,8 @@ def main():
                         best[key] = r
             ok = "" if same(outs["v"], outs["j"]) else " (answers differ!)"
             (vw, vc, vm, _), (jw, jc, jm, _) = best["v"], best["j"]
-            print(f"| {name}{ok} | {vw:.3f} | {jw:.3f} | {jw / vw:.2f}x | {vc:.3f} | {jc:.3f} | {vm / 1024:.0f} | {jm / 1024:.0f} |")
+            print(f"| {name}{ok} | {vw:.3f} | {jw:.3f} | {jw / vw:.2f}x | {vc:.3f} | {jc:.3f} | {jc / vc:.2f}x "
+                  f"| {vm * 1024 / 1e6:.0f} | {jm * 1024 / 1e6:.0f} |")
         print()
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
     finally:

@@ -7,6 +7,7 @@
 use crate::error::Error;
 use crate::value::{Dict, Render, Value};
 use num_bigint::BigInt;
+use std::cell::RefCell;
 use vetro_yaml::{Node, NodeKind, Span};
 
 /// A document that could not be read, with the position of the problem in
@@ -83,23 +84,51 @@ pub fn from_node(n: &Node) -> Value {
 fn fast_json(text: &str) -> Option<Value> {
     use serde::de::DeserializeSeed;
     let mut de = serde_json::Deserializer::from_str(text);
-    let v = PlainSeed.deserialize(&mut de).ok()?;
+    let keys = RefCell::new(Keys::default());
+    let v = PlainSeed(&keys).deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(v)
 }
 
-struct PlainSeed;
+/// The dictionary keys met so far in one document: records repeat their
+/// keys, and each is held once instead of once per record.
+#[derive(Default)]
+struct Keys(ahash::AHashMap<Box<str>, Value>);
 
-impl<'de> serde::de::DeserializeSeed<'de> for PlainSeed {
-    type Value = Value;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(PlainVisitor)
+impl Keys {
+    /// Keys this long or more, and keys past this many distinct ones, are
+    /// not shared (they are rarely repeated).
+    const MAX_LEN: usize = 64;
+    const MAX_KEYS: usize = 4096;
+
+    fn get(&mut self, k: &str) -> Value {
+        if k.len() >= Self::MAX_LEN {
+            return Value::from(k);
+        }
+        if let Some(v) = self.0.get(k) {
+            return v.clone();
+        }
+        let v = Value::from(k);
+        if self.0.len() < Self::MAX_KEYS {
+            self.0.insert(k.into(), v.clone());
+        }
+        v
     }
 }
 
-struct PlainVisitor;
+#[derive(Clone, Copy)]
+struct PlainSeed<'k>(&'k RefCell<Keys>);
 
-impl<'de> serde::de::Visitor<'de> for PlainVisitor {
+impl<'de> serde::de::DeserializeSeed<'de> for PlainSeed<'_> {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(PlainVisitor(self.0))
+    }
+}
+
+struct PlainVisitor<'k>(&'k RefCell<Keys>);
+
+impl<'de> serde::de::Visitor<'de> for PlainVisitor<'_> {
     type Value = Value;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a JSON value")
@@ -132,7 +161,7 @@ impl<'de> serde::de::Visitor<'de> for PlainVisitor {
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
         let mut v = Vec::with_capacity(a.size_hint().unwrap_or(0).min(4096));
-        while let Some(x) = a.next_element_seed(PlainSeed)? {
+        while let Some(x) = a.next_element_seed(PlainSeed(self.0))? {
             v.push(x);
         }
         Ok(Value::list(v))
@@ -141,8 +170,9 @@ impl<'de> serde::de::Visitor<'de> for PlainVisitor {
         use serde::de::Error as _;
         let mut d = Dict::new();
         while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
-            let v = a.next_value_seed(PlainSeed)?;
-            if d.insert(Value::from(&*k), v).is_some() {
+            let v = a.next_value_seed(PlainSeed(self.0))?;
+            let key = self.0.borrow_mut().get(&k);
+            if d.insert(key, v).is_some() {
                 return Err(A::Error::custom("duplicate key"));
             }
         }
@@ -335,6 +365,23 @@ fn key_text(v: &Value, out: &Render) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn records_share_their_keys() {
+        let v = load_str("d", r#"[{"name": 1, "x": 2}, {"x": 3, "name": 4}]"#).unwrap();
+        let Value::List(items) = &v else {
+            panic!("not a list")
+        };
+        let key = |i: usize, k: usize| match &items[i] {
+            Value::Dict(d) => match d.get_index(k) {
+                Some((Value::Str(s), _)) => s.clone(),
+                _ => panic!("not a string key"),
+            },
+            _ => panic!("not a dict"),
+        };
+        assert!(std::rc::Rc::ptr_eq(&key(0, 0), &key(1, 1)));
+        assert!(std::rc::Rc::ptr_eq(&key(0, 1), &key(1, 0)));
+    }
 
     #[test]
     fn tags_are_plain_keys() {
