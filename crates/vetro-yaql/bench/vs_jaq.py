@@ -6,10 +6,12 @@ the same data, side by side in one run.
     cargo install jaq --locked --root /tmp/jaq        # or any jaq 3.x on PATH
     crates/vetro-yaql/bench/vs_jaq.py --jaq /tmp/jaq/bin/jaq [--records 200000] [--repeat 3]
 
-Peak memory is given in MB (10^6 bytes of resident set; the JSON file's
-size is printed first). Each query runs as a whole process (start-up, reading and parsing the JSON
-file, evaluation, writing the result) for both tools, alternating, best of
-`--repeat` (by wall time); the answers are compared. Generated data goes to a temporary folder, deleted after.
+Each query runs as a whole process (start-up, reading and parsing the
+JSON file, evaluation, writing the result) for both tools, alternating,
+best of `--repeat` by wall time; the answers are compared. CPU time is
+user + system time of that run; peak memory is its maximum resident set in
+MB (10^6 bytes), next to the JSON file's size printed first. The data is
+generated into a temporary folder, deleted after.
 """
 
 import argparse
