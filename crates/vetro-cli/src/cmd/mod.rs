@@ -4,6 +4,7 @@ pub mod db;
 pub mod ir;
 pub mod limits;
 pub mod murano;
+pub mod murano_model;
 pub mod murano_test;
 pub mod plugin;
 pub mod policy;

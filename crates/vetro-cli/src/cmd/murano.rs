@@ -27,6 +27,8 @@ enum Command {
     Check(CheckArgs),
     /// Run the packages' MuranoPL tests (io.murano.test.TestFixture subclasses).
     Test(super::murano_test::TestArgs),
+    /// An application's object model from its forms (UI/ui.yaml) and answers.
+    Model(super::murano_model::ModelArgs),
 }
 
 #[derive(clap::Args)]
@@ -45,6 +47,7 @@ pub fn run(args: Args) -> ExitCode {
     match args.command {
         Command::Check(a) => run_check(a),
         Command::Test(a) => super::murano_test::run(a),
+        Command::Model(a) => super::murano_model::run(a),
     }
 }
 
@@ -58,6 +61,12 @@ pub fn run_check(a: CheckArgs) -> ExitCode {
     let mut problems: Vec<_> = packages.iter().flat_map(|p| p.problems.clone()).collect();
     problems.extend(check::resolution_problems(&packages));
     problems.extend(check::analysis_problems(&packages));
+    for p in &packages {
+        problems.extend(vetro_forms::package::check_package_ui(
+            &p.root,
+            &mut sources,
+        ));
+    }
     let failed = problems.iter().any(|d| d.severity == Severity::Error);
     match a.format {
         Format::Json => {
