@@ -15,7 +15,35 @@ pub fn inspect(bytes: &[u8], limits: &Limits) -> Result<PackageInfo, ApiError> {
         max_unpacked_bytes: limits.package_unpacked,
         max_entries: limits.package_files,
     };
-    vetro_deploy::inspect_package(bytes, &archive_limits).map_err(|r| refused(&r))
+    let info = vetro_deploy::inspect_package(bytes, &archive_limits).map_err(|r| refused(&r))?;
+    check_full_name(&info.fqn)?;
+    Ok(info)
+}
+
+/// Murano's rule for a package's FullName: Unicode letters, digits,
+/// underscores and dots, neither starting nor ending with a dot, with no
+/// two dots in a row. (Murano's pattern also let a trailing newline
+/// through; vetro does not.)
+pub fn check_full_name(name: &str) -> Result<(), ApiError> {
+    let word_or_dot = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+    let ok = !name.is_empty()
+        && name.chars().all(word_or_dot)
+        && !name.starts_with('.')
+        && !name.ends_with('.')
+        && !name.contains("..");
+    if ok {
+        return Ok(());
+    }
+    let shown: String = name
+        .chars()
+        .flat_map(char::escape_debug)
+        .take(200)
+        .collect();
+    Err(ApiError::bad_request(format!(
+        "Invalid FullName \"{shown}\": a FullName is made of letters, digits, '_' and '.', \
+         does not start or end with '.' and has no '..'"
+    ))
+    .with_kind("PackageFormatError"))
 }
 
 /// 413 for an archive over a size limit, 503 when it could not be unpacked
@@ -48,5 +76,41 @@ fn refused(r: &Rejection) -> ApiError {
         ApiError::bad_request(format!("the package does not load: {first}"))
             .with_kind("PackageLoadError")
             .with_details(details)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_full_name;
+
+    #[test]
+    fn full_names_follow_murano_rule() {
+        for good in [
+            "io.murano.apps.Nginx",
+            "a",
+            "my_app.v2",
+            "Приложение.Web",
+            "x1.2y",
+        ] {
+            assert!(check_full_name(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "../../x",
+            ".a",
+            "a.",
+            "a..b",
+            "a/b",
+            "a\0b",
+            "a\u{202e}b",
+            "<img onerror=alert(1)>",
+            "a b",
+            "a-b",
+            "a.b\n",
+        ] {
+            let e = check_full_name(bad).unwrap_err();
+            assert_eq!(e.status, 400, "{bad}");
+            assert!(e.message.contains("Invalid FullName"), "{}", e.message);
+        }
     }
 }
