@@ -1,7 +1,10 @@
 //! `X-Auth-Token` authentication. The token is looked up by hash and never
-//! logged; the caller's project, user and admin flag travel as [`Ctx`].
+//! logged; the caller's project, user and admin flag travel as [`Ctx`],
+//! with the route's [`Access`].
 
+use crate::access::{Access, Privilege};
 use crate::error::ApiError;
+use crate::rate::RateLimits;
 use crate::state::AppState;
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
@@ -9,33 +12,47 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use vetro_store::tokens::Principal;
 
-/// The authenticated caller.
+/// The authenticated caller, with the access its route grants.
 #[derive(Clone, Debug)]
-pub struct Ctx(pub Principal);
+pub struct Ctx {
+    pub principal: Principal,
+    /// The route's entry in [`crate::routes::table`].
+    pub access: Access,
+}
 
 impl Ctx {
     pub fn project(&self) -> &str {
-        &self.0.project_id
+        &self.principal.project_id
     }
     pub fn user(&self) -> &str {
-        &self.0.user_id
+        &self.principal.user_id
     }
-    pub fn is_admin(&self) -> bool {
-        self.0.is_admin
+    /// Whether the caller may use `p` on this route: an admin token on a
+    /// route whose access names `p`.
+    pub fn may(&self, p: Privilege) -> bool {
+        self.principal.is_admin && self.access.privilege() == Some(p)
     }
-    pub fn require_admin(&self, what: &str) -> Result<(), ApiError> {
-        if self.is_admin() {
+    /// [`Ctx::may`], or 403.
+    pub fn require(&self, p: Privilege) -> Result<(), ApiError> {
+        if self.may(p) {
             Ok(())
         } else {
             Err(ApiError::forbidden(format!(
-                "only administrators may {what}"
+                "only administrators may {}",
+                p.describe()
             )))
         }
     }
 }
 
-/// Middleware: resolves the token or answers 401.
-pub async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+/// Middleware of every route that needs a token: resolves it (or answers
+/// 401), counts it against its rate (429), refuses non-admins on admin
+/// routes (403), and hands the handler a [`Ctx`].
+pub async fn authenticate(
+    State((state, access, rates)): State<(AppState, Access, Option<RateLimits>)>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let token = req
         .headers()
         .get("x-auth-token")
@@ -45,14 +62,24 @@ pub async fn authenticate(State(state): State<AppState>, mut req: Request, next:
     let Some(token) = token else {
         return ApiError::unauthorized("an X-Auth-Token header is required").into_response();
     };
-    match state.store.authenticate(token).await {
-        Ok(Some(p)) => {
-            req.extensions_mut().insert(Ctx(p));
-            next.run(req).await
+    let principal = match state.store.authenticate(token).await {
+        Ok(Some(p)) => p,
+        Ok(None) => return ApiError::unauthorized("the token is not valid").into_response(),
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    if let Some(rates) = &rates {
+        if let Err(e) = rates.check(token) {
+            return e.into_response();
         }
-        Ok(None) => ApiError::unauthorized("the token is not valid").into_response(),
-        Err(e) => ApiError::from(e).into_response(),
     }
+    let ctx = Ctx { principal, access };
+    if let Access::Admin(p) = access {
+        if let Err(e) = ctx.require(p) {
+            return e.into_response();
+        }
+    }
+    req.extensions_mut().insert(ctx);
+    next.run(req).await
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Ctx {

@@ -13,6 +13,8 @@ pub struct ApiError {
     pub kind: &'static str,
     /// Structured details (package diagnostics, policy violations): a vetro addition.
     pub details: Option<Value>,
+    /// Seconds for a `Retry-After` header (rate limits).
+    pub retry_after: Option<u64>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -24,6 +26,7 @@ impl ApiError {
             message: message.into(),
             kind,
             details: None,
+            retry_after: None,
         }
     }
     pub fn bad_request(message: impl Into<String>) -> ApiError {
@@ -66,6 +69,10 @@ impl ApiError {
         self.kind = kind;
         self
     }
+    pub fn with_retry_after(mut self, secs: u64) -> ApiError {
+        self.retry_after = Some(secs);
+        self
+    }
     pub fn with_details(mut self, details: Value) -> ApiError {
         self.details = Some(details);
         self
@@ -100,6 +107,12 @@ impl IntoResponse for ApiError {
             "explanation": self.message,
             "error": error,
         });
-        (self.status, axum::Json(body)).into_response()
+        let mut response = (self.status, axum::Json(body)).into_response();
+        if let Some(secs) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        response
     }
 }

@@ -25,6 +25,10 @@ const ERRORS: &[(&str, &str)] = &[
     ("409", "Conflicts with an existing object"),
     ("413", "The body or the unpacked package is too large"),
     ("415", "Unsupported content type"),
+    (
+        "429",
+        "The token is over its request rate (see Retry-After)",
+    ),
     ("503", "The database or the engine is not available"),
 ];
 
@@ -104,3 +108,43 @@ impl Modify for Common {
     )
 )]
 pub struct ApiDoc;
+
+/// The API description as served: the generated document, with each
+/// operation's access rule from [`crate::routes::table`] added as
+/// `x-vetro-access` and at the end of its description.
+pub fn document() -> serde_json::Value {
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+    for rule in crate::routes::rules() {
+        let method = rule.method.as_str().to_ascii_lowercase();
+        let Some(op) = doc
+            .pointer_mut(&format!(
+                "/paths/{}/{method}",
+                pointer_escape(&rule.openapi_path())
+            ))
+            .and_then(serde_json::Value::as_object_mut)
+        else {
+            continue;
+        };
+        let text = format!("Access: {}.", rule.access.describe());
+        let description = match op.get("description").and_then(serde_json::Value::as_str) {
+            Some(d) if !d.is_empty() => format!("{d}\n\n{text}"),
+            _ => text,
+        };
+        op.insert("description".into(), description.into());
+        op.insert("x-vetro-access".into(), rule.access.name().into());
+        if !rule.access.needs_token() {
+            op.insert("security".into(), serde_json::json!([]));
+        }
+    }
+    doc
+}
+
+fn pointer_escape(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+/// `GET /openapi.json`.
+pub async fn serve_json() -> axum::response::Response {
+    static DOC: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    axum::response::IntoResponse::into_response(axum::Json(DOC.get_or_init(document).clone()))
+}

@@ -1,6 +1,7 @@
 //! Tenancy: loading an object only when the caller may see it. Objects of
 //! another project are answered exactly like missing ones (404), so nothing
-//! about them leaks.
+//! about them leaks. Admin tokens are no exception: an admin acts in its own
+//! project like any other token (see [`crate::access`]).
 
 use crate::auth::Ctx;
 use crate::error::{ApiError, ApiResult};
@@ -24,7 +25,7 @@ pub async fn environment(st: &AppState, ctx: &Ctx, id: &str) -> ApiResult<Enviro
         .get_environment(id)
         .await
         .map_err(|e| hide(e, "environment", id))?;
-    if env.project_id != ctx.project() && !ctx.is_admin() {
+    if env.project_id != ctx.project() {
         return Err(ApiError::not_found(format!("environment {id} not found")));
     }
     Ok(env)
@@ -43,7 +44,7 @@ pub async fn environment_ref(st: &AppState, ctx: &Ctx, id: &str) -> ApiResult<En
         .environment_project(id)
         .await
         .map_err(|e| hide(e, "environment", id))?;
-    if project_id != ctx.project() && !ctx.is_admin() {
+    if project_id != ctx.project() {
         return Err(ApiError::not_found(format!("environment {id} not found")));
     }
     Ok(EnvRef {
@@ -64,7 +65,7 @@ pub async fn session(st: &AppState, ctx: &Ctx, env_id: &str, id: &str) -> ApiRes
             "session {id} does not belong to environment {env_id}"
         )));
     }
-    if s.user_id != ctx.user() && !ctx.is_admin() {
+    if s.user_id != ctx.user() {
         return Err(ApiError::unauthorized(format!(
             "session {id} belongs to another user"
         )));
@@ -97,23 +98,23 @@ pub async fn open_session(
     Ok(s)
 }
 
-/// A package the caller may read: own, public, or any for admins.
+/// A package the caller may read: its project's own, or a public one.
 pub async fn package(st: &AppState, ctx: &Ctx, id: &str) -> ApiResult<Package> {
     let p = st
         .store
         .get_package(id)
         .await
         .map_err(|e| hide(e, "package", id))?;
-    if p.owner_id != ctx.project() && !p.is_public && !ctx.is_admin() {
+    if p.owner_id != ctx.project() && !p.is_public {
         return Err(ApiError::not_found(format!("package {id} not found")));
     }
     Ok(p)
 }
 
-/// A package the caller may change: own, or any for admins.
+/// A package the caller may change: its project's own.
 pub async fn own_package(st: &AppState, ctx: &Ctx, id: &str) -> ApiResult<Package> {
     let p = package(st, ctx, id).await?;
-    if p.owner_id != ctx.project() && !ctx.is_admin() {
+    if p.owner_id != ctx.project() {
         return Err(ApiError::forbidden(format!(
             "package {id} belongs to another project and cannot be changed"
         )));
@@ -121,14 +122,14 @@ pub async fn own_package(st: &AppState, ctx: &Ctx, id: &str) -> ApiResult<Packag
     Ok(p)
 }
 
-/// A template the caller may read: own, public, or any for admins.
+/// A template the caller may read: its project's own, or a public one.
 pub async fn template(st: &AppState, ctx: &Ctx, id: &str) -> ApiResult<Template> {
     let t = st
         .store
         .get_template(id)
         .await
         .map_err(|e| hide(e, "template", id))?;
-    if t.project_id != ctx.project() && !t.is_public && !ctx.is_admin() {
+    if t.project_id != ctx.project() && !t.is_public {
         return Err(ApiError::not_found(format!("template {id} not found")));
     }
     Ok(t)
@@ -137,7 +138,7 @@ pub async fn template(st: &AppState, ctx: &Ctx, id: &str) -> ApiResult<Template>
 /// A template the caller may change.
 pub async fn own_template(st: &AppState, ctx: &Ctx, id: &str) -> ApiResult<Template> {
     let t = template(st, ctx, id).await?;
-    if t.project_id != ctx.project() && !ctx.is_admin() {
+    if t.project_id != ctx.project() {
         return Err(ApiError::forbidden(format!(
             "template {id} belongs to another project and cannot be changed"
         )));

@@ -1,6 +1,8 @@
 //! What every handler shares.
 
+use crate::rate::Rate;
 use std::sync::Arc;
+use std::time::Duration;
 use vetro_store::Store;
 
 /// Service-wide limits.
@@ -15,7 +17,18 @@ pub struct Limits {
     /// Most files in a package archive.
     pub package_files: usize,
     /// How long a static action may wait for a worker.
-    pub static_action_wait: std::time::Duration,
+    pub static_action_wait: Duration,
+    /// Time allowed for a request's head, counted from when the server
+    /// waits for it: also how long an idle keep-alive connection is kept.
+    pub header_timeout: Duration,
+    /// Time allowed between two frames of a request body.
+    pub body_timeout: Duration,
+    /// Time allowed for a whole request, from its head to its answer.
+    pub request_timeout: Duration,
+    /// Connections served at once; more are answered 503 and closed.
+    pub max_connections: usize,
+    /// Requests per second each token may make (`None`: unlimited).
+    pub rate: Option<Rate>,
 }
 
 impl Default for Limits {
@@ -25,7 +38,12 @@ impl Default for Limits {
             package_upload: 5 * 1024 * 1024,
             package_unpacked: 50 * 1024 * 1024,
             package_files: 2000,
-            static_action_wait: std::time::Duration::from_secs(15),
+            static_action_wait: Duration::from_secs(15),
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(60),
+            max_connections: 16_384,
+            rate: Some(Rate::default()),
         }
     }
 }

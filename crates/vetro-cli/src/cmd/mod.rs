@@ -10,6 +10,7 @@ pub mod plugin;
 pub mod policy;
 pub mod run;
 pub mod serve;
+pub mod serve_http;
 pub mod service_runtime;
 pub mod spec;
 pub mod token;

@@ -24,6 +24,8 @@ pub struct Args {
     workers: u64,
     #[command(flatten)]
     worker: WorkerArgs,
+    #[command(flatten)]
+    http: super::serve_http::HttpArgs,
 }
 
 pub fn run(a: Args) -> ExitCode {
@@ -52,9 +54,11 @@ pub fn run(a: Args) -> ExitCode {
             .local_addr()
             .map(|x| x.to_string())
             .unwrap_or_default();
+        let mut limits = Limits::default();
+        a.http.apply(&mut limits);
         let st = AppState {
             store: store.clone(),
-            limits: Arc::new(Limits::default()),
+            limits: Arc::new(limits),
             default_policy: config.default_policy.clone(),
         };
         // Printed on stdout so scripts can wait for it (and learn the port with --listen 127.0.0.1:0).

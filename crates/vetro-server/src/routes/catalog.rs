@@ -1,5 +1,6 @@
 //! `/v1/catalog/packages`: upload, search, show, update, delete, files.
 
+use crate::access::Privilege;
 use crate::auth::Ctx;
 use crate::body::{parse_json, JsonBody};
 use crate::error::{ApiError, ApiResult};
@@ -68,7 +69,9 @@ fn order_key(p: &Package, by: &str) -> String {
         ("marker" = Option<String>, Query), ("limit" = Option<u32>, Query, description = "1..100, default 20")),
     responses((status = 200, description = "`{\"packages\": [...], \"next_marker\"?}`", body = crate::schemas::PackageList)))]
 pub async fn search(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiResult<Json<Value>> {
-    let catalog = q.flag("catalog")?;
+    // Every caller sees its own and public packages, which is all that
+    // `catalog=true` (what the caller can deploy) asks for; the flag is checked only.
+    q.flag("catalog")?;
     let include_disabled = q.flag("include_disabled")?;
     let owned = q.flag("owned")?;
     let limit: usize = match q.get("limit") {
@@ -104,12 +107,7 @@ pub async fn search(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiR
             )))
         }
     };
-    let visible = if ctx.is_admin() && !catalog {
-        None
-    } else {
-        Some(ctx.project())
-    };
-    let mut all = st.store.list_packages(visible).await?;
+    let mut all = st.store.list_packages(Some(ctx.project())).await?;
     let ids = multi(&q, "id");
     let cats = multi(&q, "category");
     let tags = multi(&q, "tag");
@@ -265,7 +263,7 @@ pub async fn upload(State(st): State<AppState>, ctx: Ctx, mp: Multipart) -> ApiR
     }
     let is_public = bool_field(&meta, "is_public")?.unwrap_or(false);
     if is_public {
-        ctx.require_admin("publish packages")?;
+        ctx.require(Privilege::Publish)?;
     }
     let limits = st.limits.clone();
     let inspected = tokio::task::spawn_blocking(move || {
@@ -383,8 +381,8 @@ pub async fn update(
     for op in ops {
         apply_op(&mut p, op)?;
     }
-    if p.is_public != was_public || (was_public && p.owner_id != ctx.project()) {
-        ctx.require_admin("publish packages or change public ones")?;
+    if p.is_public || was_public {
+        ctx.require(Privilege::Publish)?;
     }
     Ok(Json(views::package(&st.store.update_package(&p).await?)))
 }
@@ -398,7 +396,7 @@ pub async fn delete(
 ) -> ApiResult<Json<Value>> {
     let p = scope::own_package(&st, &ctx, &id).await?;
     if p.is_public {
-        ctx.require_admin("delete public packages")?;
+        ctx.require(Privilege::Publish)?;
     }
     st.store.delete_package(&p.id).await?;
     Ok(Json(Value::Null))
@@ -479,7 +477,7 @@ pub async fn add_category(
     ctx: Ctx,
     JsonBody(body): JsonBody,
 ) -> ApiResult<Json<Value>> {
-    ctx.require_admin("manage categories")?;
+    ctx.require(Privilege::ManageCategories)?;
     let name = crate::body::name_field(&body, "name")?;
     if name.chars().count() > 80 {
         return Err(ApiError::bad_request(
@@ -500,14 +498,7 @@ pub async fn category(
     let c = st.store.get_category(&id).await?;
     let mut v = views::category(&c);
     let ids = st.store.category_package_ids(&c.id).await?;
-    let visible = st
-        .store
-        .list_packages(if ctx.is_admin() {
-            None
-        } else {
-            Some(ctx.project())
-        })
-        .await?;
+    let visible = st.store.list_packages(Some(ctx.project())).await?;
     let names: Vec<Value> = visible
         .iter()
         .filter(|p| ids.contains(&p.id))
@@ -526,7 +517,7 @@ pub async fn delete_category(
     ctx: Ctx,
     P(id): P<String>,
 ) -> ApiResult<Json<Value>> {
-    ctx.require_admin("manage categories")?;
+    ctx.require(Privilege::ManageCategories)?;
     st.store.delete_category(&id).await?;
     Ok(Json(Value::Null))
 }

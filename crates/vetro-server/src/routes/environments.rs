@@ -1,5 +1,6 @@
 //! `/v1/environments`: list, create, show, rename, delete, lastStatus.
 
+use crate::access::Privilege;
 use crate::auth::{Ctx, SessionHeader};
 use crate::body::{name_field, JsonBody};
 use crate::error::{ApiError, ApiResult};
@@ -23,10 +24,8 @@ pub async fn list(
 ) -> ApiResult<Json<views::EnvironmentList>> {
     let all = q.flag("all_tenants")?;
     let tenant = q.get("tenant").map(str::to_string);
-    if (all || tenant.is_some()) && !ctx.is_admin() {
-        return Err(ApiError::forbidden(
-            "only administrators may list other projects' environments",
-        ));
+    if all || tenant.is_some() {
+        ctx.require(Privilege::AllTenants)?;
     }
     let project = match (&tenant, all) {
         (Some(t), _) => Some(t.as_str()),
