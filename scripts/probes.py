@@ -1588,6 +1588,247 @@ def known_defects():
     return known
 
 
+# ---------------------------------------------------------------- the service
+#
+# One `vetro serve` on a fresh SQLite database, attacked over loopback as a
+# hostile tenant would: another project's admin token on every kind of
+# object, hostile package FullNames, slow clients, a flood of connections
+# past the bound, one token over its rate, revoked and expired tokens. Each
+# check returns None or why it failed; the server must survive them all.
+
+SERVICE_FLAGS = ["--workers", "0", "--max-connections", "300", "--header-timeout", "2",
+                 "--rate-limit", "20", "--rate-burst", "40"]
+
+
+class Service:
+    def __init__(self, binary, work):
+        import urllib.request  # noqa: F401 (used by the methods)
+        self.binary, self.work = binary, work
+        self.db = f"sqlite://{work}/service.db"
+        out = open(f"{work}/serve.out", "w+")
+        self.proc = subprocess.Popen([binary, "serve", "--db", self.db, "--listen", "127.0.0.1:0"] + SERVICE_FLAGS,
+                                     stdout=out, stderr=open(f"{work}/serve.log", "w"), start_new_session=True)
+        for _ in range(200):
+            out.seek(0)
+            text = out.read()
+            if "listening on http://" in text:
+                self.url = "http://" + text.split("listening on http://")[1].split()[0]
+                host, port = self.url[7:].rsplit(":", 1)
+                self.addr = (host, int(port))
+                return
+            time.sleep(0.05)
+        raise SystemExit("probes: vetro serve did not start")
+
+    def token(self, project, admin=False, expires=None):
+        argv = [self.binary, "token", "create", "--db", self.db, "--project", project, "--user", "u-" + project]
+        argv += ["--admin"] if admin else []
+        argv += ["--expires", expires] if expires else []
+        return subprocess.run(argv, check=True, capture_output=True, text=True).stdout.strip()
+
+    def call(self, method, path, token, body=None, ctype="application/json", headers=None):
+        import urllib.error
+        import urllib.request
+        data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+        h = {"X-Auth-Token": token, "Accept": "application/json", **(headers or {})}
+        if data is not None:
+            h["Content-Type"] = ctype
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=h)
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, r.read().decode("utf-8", "replace"), dict(r.headers)
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode("utf-8", "replace"), dict(e.headers)
+
+    def upload(self, token, fullname):
+        import io
+        import zipfile
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr("manifest.yaml", json.dumps({"Format": "MuranoPL/1.4", "Type": "Application",
+                                                    "FullName": fullname, "Name": "n", "Author": "a",
+                                                    "Classes": {"demo.Main": "Main.yaml"}}))
+            z.writestr("Classes/Main.yaml", main_class("        - Return: 1\n"))
+        boundary = "probeboundary"
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"p.zip\"\r\n"
+                f"Content-Type: application/zip\r\n\r\n").encode() + buf.getvalue() + f"\r\n--{boundary}--\r\n".encode()
+        return self.call("POST", "/v1/catalog/packages", token, body, f"multipart/form-data; boundary={boundary}")
+
+    def slow_clients(self, n):
+        import socket
+        out = []
+        for _ in range(n):
+            s = socket.create_connection(self.addr, timeout=5)
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            out.append(s)
+        return out
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def service_checks(svc):
+    """(name, check) pairs; each check returns None or why it failed."""
+    one = svc.token("p1")
+    status, text, _ = svc.call("POST", "/v1/environments", one, {"name": "secret-env"})
+    eid = json.loads(text)["id"] if status == 200 else "missing"
+    status, text, _ = svc.upload(one, "demo.pkg")
+    pid = json.loads(text).get("id", "missing") if status == 200 else "missing"
+    status, text, _ = svc.call("POST", "/v1/templates", one, {"name": "secret-template"})
+    tid = json.loads(text).get("id", "missing") if status == 200 else "missing"
+    admin2 = svc.token("p2", admin=True)
+    made = {"environment": eid, "package": pid, "template": tid}
+    checks = [("service/setup", lambda: next((f"project 1's {k} could not be made" for k, v in made.items()
+                                              if v == "missing"), None))]
+
+    def expect(method, path, token, codes, body=None, ctype="application/json", contains=None):
+        def check():
+            status, text, _ = svc.call(method, path, token, body, ctype)
+            if status not in codes:
+                return f"{method} {path} answered {status}, expected {'/'.join(map(str, codes))}: {text[:160]}"
+            if contains and contains not in text:
+                return f"{method} {path}: '{contains}' not in {text[:160]}"
+            return None
+        return check
+
+    e = f"/v1/environments/{eid}"
+    for name, method, path, body, ctype in [
+        ("env-show", "GET", e, None, None),
+        ("env-rename", "PUT", e, {"name": "x"}, "application/json"),
+        ("env-delete", "DELETE", e + "?abandon=true", None, None),
+        ("env-model", "GET", e + "/model/", None, None),
+        ("env-configure", "POST", e + "/configure", None, None),
+        ("env-deployments", "GET", e + "/deployments", None, None),
+        ("env-action", "POST", e + "/actions/x_y", {}, "application/json"),
+        ("package-show", "GET", f"/v1/catalog/packages/{pid}", None, None),
+        ("package-publish", "PATCH", f"/v1/catalog/packages/{pid}",
+         [{"op": "replace", "path": "/is_public", "value": True}], "application/murano-packages-json-patch"),
+        ("package-download", "GET", f"/v1/catalog/packages/{pid}/download", None, None),
+        ("template-show", "GET", f"/v1/templates/{tid}", None, None),
+        ("template-delete", "DELETE", f"/v1/templates/{tid}", None, None),
+    ]:
+        checks.append((f"service/admin-of-another-project/{name}",
+                       expect(method, path, admin2, (404,), body, ctype or "application/json")))
+    checks.append(("service/admin/all-tenants", expect("GET", "/v1/environments?all_tenants=true", admin2, (200,),
+                                                       contains=eid)))
+    checks.append(("service/member/all-tenants", expect("GET", "/v1/environments?all_tenants=true", one, (403,))))
+    for name, fullname in [("traversal", "../../x"), ("nul", "a\x00b"), ("rtl-override", "a\u202eb"),
+                           ("html", "<img src=x onerror=alert(1)>"), ("double-dot", "a..b"),
+                           ("trailing-newline", "a.b\n")]:
+        def check(fullname=fullname):
+            status, text, _ = svc.upload(one, fullname)
+            if status != 400 or "Invalid FullName" not in text:
+                return f"upload answered {status}: {text[:160]}"
+            return None
+        checks.append((f"service/fullname/{name}", check))
+
+    tok = svc.token("p4")
+
+    def slow_clients_do_not_delay_others():
+        slow = svc.slow_clients(200)
+        try:
+            times = []
+            for _ in range(30):
+                t = time.perf_counter()
+                status, text, _ = svc.call("GET", "/healthz", tok)
+                times.append(time.perf_counter() - t)
+                if status != 200:
+                    return f"/healthz answered {status} beside slow clients: {text[:120]}"
+            times.sort()
+            if times[-2] > 0.1:
+                return f"requests beside 200 slow clients took up to {times[-1] * 1000:.0f} ms"
+            # The header timeout (2 s) closes them.
+            slow[0].settimeout(5)
+            t = time.monotonic()
+            while slow[0].recv(4096):
+                pass
+            if time.monotonic() - t > 4:
+                return "a slow client was not disconnected by the header timeout"
+            return None
+        finally:
+            for s in slow:
+                s.close()
+
+    def connections_past_the_bound_get_503():
+        slow = svc.slow_clients(300)
+        try:
+            extra = svc.slow_clients(1)[0]
+            extra.settimeout(5)
+            answer = extra.recv(4096)
+            extra.close()
+            if not answer.startswith(b"HTTP/1.1 503"):
+                return f"a connection past the bound got {answer[:60]!r}"
+            return None
+        finally:
+            for s in slow:
+                s.close()
+            time.sleep(0.3)
+
+    def one_token_over_its_rate_gets_429():
+        busy = svc.token("p5")
+        codes = [svc.call("GET", "/v1/environments", busy)[0] for _ in range(60)]
+        if 429 not in codes:
+            return f"60 quick requests never got 429: {sorted(set(codes))}"
+        status, _, headers = svc.call("GET", "/v1/environments", busy)
+        if status == 429 and "retry-after" not in {k.lower() for k in headers}:
+            return "429 without Retry-After"
+        return None
+
+    def revoked_tokens_stop_within_a_second():
+        t = svc.token("p6")
+        if svc.call("GET", "/v1/environments", t)[0] != 200:
+            return "a fresh token was refused"
+        subprocess.run([svc.binary, "token", "revoke", "--db", svc.db, t], check=True, capture_output=True)
+        time.sleep(1.0)
+        status = svc.call("GET", "/v1/environments", t)[0]
+        return None if status == 401 else f"a revoked token answered {status} after 1 s"
+
+    def expired_tokens_are_refused():
+        t = svc.token("p7", expires="1s")
+        time.sleep(1.2)
+        status = svc.call("GET", "/v1/environments", t)[0]
+        return None if status == 401 else f"an expired token answered {status}"
+
+    checks += [
+        ("service/slow-clients/others-served", slow_clients_do_not_delay_others),
+        ("service/slow-clients/past-the-bound", connections_past_the_bound_get_503),
+        ("service/tokens/rate-limit", one_token_over_its_rate_gets_429),
+        ("service/tokens/revoked", revoked_tokens_stop_within_a_second),
+        ("service/tokens/expired", expired_tokens_are_refused),
+        ("service/alive", lambda: None if svc.proc.poll() is None else f"the server died ({svc.proc.returncode})"),
+    ]
+    return checks
+
+
+def run_service_probes(binary, tmp, rx, verbose):
+    """Runs the service checks whose names match `rx`; returns (passed, failed)."""
+    work = f"{tmp}/service"
+    os.makedirs(work)
+    svc = Service(binary, work)
+    passed = failed = 0
+    try:
+        for name, check in service_checks(svc):
+            if rx and not rx.search(name):
+                continue
+            try:
+                why = check()
+            except Exception as e:  # a refused connection, a timeout: the check failed
+                why = f"{type(e).__name__}: {e}"
+            if why:
+                failed += 1
+                print(f"FAIL {name}: {why}", flush=True)
+            else:
+                passed += 1
+                if verbose:
+                    print(f"ok   {name}", flush=True)
+    finally:
+        svc.stop()
+    return passed, failed
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "vetro"))
@@ -1651,11 +1892,19 @@ def main():
                 elif args.verbose:
                     print(f"ok   {p.name} [exit {r.code}, {r.seconds:.2f} s, {r.rss_mb:.0f} MiB]", flush=True)
                 shutil.rmtree(r.work, ignore_errors=True)
+        service_rx = re.compile(args.filter) if args.filter else None
+        if not args.filter or "service" in args.filter:
+            ok_count, bad = run_service_probes(binary, tmp, service_rx, args.verbose)
+            by_kind["service"] = [ok_count, bad]
+            failed += bad
+            probes_total_extra = ok_count + bad
+        else:
+            probes_total_extra = 0
         took = time.monotonic() - start
         for seconds, name in sorted(times, reverse=True)[:args.slowest]:
             print(f"slow {seconds:6.2f} s {name}")
         kinds = ", ".join(f"{k} {v[0] + v[1]}" for k, v in sorted(by_kind.items()))
-        print(f"{len(probes) - failed} passed, {failed} failed ({kinds}; {took:.0f} s)")
+        print(f"{len(probes) + probes_total_extra - failed} passed, {failed} failed ({kinds}; {took:.0f} s)")
         return 1 if failed else 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
