@@ -11,7 +11,7 @@ use std::rc::Rc;
 /// Candidate overloads of one name, grouped by layer (innermost first).
 pub type Layers = SmallVec<[SmallVec<[Rc<FunctionDef>; 4]>; 2]>;
 
-type Vars = SmallVec<[(Rc<str>, Value); 2]>;
+type Vars = SmallVec<[(VarName, Value); 2]>;
 
 /// The functions a context layer defines. Layers are shared between
 /// contexts (see [`Context::shared_layer`]) and copied on the first change.
@@ -39,17 +39,42 @@ pub struct Context {
 pub type MethodFallback =
     dyn Fn(&Rc<Context>, &str, Value, Vec<crate::func::CallArg>) -> crate::error::Result<Value>;
 
-thread_local! {
-    static ARG_NAMES: Vec<Rc<str>> = (0..=16).map(|i| Rc::from(i.to_string().as_str())).collect();
+/// A variable's name. Positional arguments (`$1`, `$2`...; `$` is `$1`)
+/// are bound at every lambda call: up to `$16` they are named by number,
+/// without allocating.
+#[derive(Clone)]
+enum VarName {
+    Arg(u8),
+    Named(Rc<str>),
 }
 
-/// The variable name of positional argument `i` (1-based: `"1"`, `"2"`...),
-/// shared to avoid allocating.
-pub fn arg_name(i: usize) -> Rc<str> {
-    if i <= 16 {
-        ARG_NAMES.with(|n| n[i].clone())
-    } else {
-        Rc::from(i.to_string().as_str())
+const ARG_TEXT: [&str; 17] = [
+    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16",
+];
+
+impl VarName {
+    /// The name of `$name` (a number of one or two digits up to 16 is the
+    /// positional argument written without leading zero).
+    fn of(name: &str) -> VarName {
+        match name.parse::<usize>() {
+            Ok(i) if i < ARG_TEXT.len() && name.len() <= 2 => VarName::Arg(i as u8),
+            _ => VarName::Named(Rc::from(name)),
+        }
+    }
+
+    /// Positional argument `i` (1-based).
+    fn arg(i: usize) -> VarName {
+        match u8::try_from(i) {
+            Ok(n) if i < ARG_TEXT.len() => VarName::Arg(n),
+            _ => VarName::Named(Rc::from(i.to_string().as_str())),
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            VarName::Arg(i) => ARG_TEXT[*i as usize],
+            VarName::Named(n) => n,
+        }
     }
 }
 
@@ -92,24 +117,18 @@ impl Context {
 
     /// Bind a variable in this scope (`$name`; `$` is `1`).
     pub fn set(&self, name: &str, value: Value) {
-        let name = normalize(name);
-        let mut vars = self.vars.borrow_mut();
-        if let Some(slot) = vars.iter_mut().find(|(n, _)| &**n == name) {
-            slot.1 = value;
-        } else {
-            let key = match name.parse::<usize>() {
-                Ok(i) if i <= 16 && name.len() <= 2 => arg_name(i),
-                _ => Rc::from(name),
-            };
-            vars.push((key, value));
-        }
+        let key = VarName::of(normalize(name));
+        self.bind(key, value);
     }
 
     /// Bind positional argument `i` (1-based) without allocating its name.
     pub fn set_arg(&self, i: usize, value: Value) {
-        let key = arg_name(i);
+        self.bind(VarName::arg(i), value);
+    }
+
+    fn bind(&self, key: VarName, value: Value) {
         let mut vars = self.vars.borrow_mut();
-        if let Some(slot) = vars.iter_mut().find(|(n, _)| *n == key) {
+        if let Some(slot) = vars.iter_mut().find(|(n, _)| n.text() == key.text()) {
             slot.1 = value;
         } else {
             vars.push((key, value));
@@ -121,7 +140,7 @@ impl Context {
         let name = normalize(name);
         let mut c = self;
         loop {
-            if let Some((_, v)) = c.vars.borrow().iter().find(|(n, _)| &**n == name) {
+            if let Some((_, v)) = c.vars.borrow().iter().find(|(n, _)| n.text() == name) {
                 return Some(v.clone());
             }
             match &c.parent {
