@@ -1596,8 +1596,9 @@ def known_defects():
 # past the bound, one token over its rate, revoked and expired tokens. Each
 # check returns None or why it failed; the server must survive them all.
 
-SERVICE_FLAGS = ["--workers", "0", "--max-connections", "300", "--header-timeout", "2",
-                 "--rate-limit", "20", "--rate-burst", "40"]
+SERVICE_FLAGS = ["--workers", "0", "--max-connections", "100", "--header-timeout", "3",
+                 "--rate-limit", "20", "--rate-burst", "40", "--max-environments", "5",
+                 "--max-model-bytes", "100000"]
 
 
 class Service:
@@ -1728,7 +1729,7 @@ def service_checks(svc):
     tok = svc.token("p4")
 
     def slow_clients_do_not_delay_others():
-        slow = svc.slow_clients(200)
+        slow = svc.slow_clients(90)
         try:
             times = []
             for _ in range(30):
@@ -1739,13 +1740,13 @@ def service_checks(svc):
                     return f"/healthz answered {status} beside slow clients: {text[:120]}"
             times.sort()
             if times[-2] > 0.1:
-                return f"requests beside 200 slow clients took up to {times[-1] * 1000:.0f} ms"
-            # The header timeout (2 s) closes them.
-            slow[0].settimeout(5)
+                return f"requests beside 90 slow clients took up to {times[-1] * 1000:.0f} ms"
+            # The header timeout (3 s) closes them.
+            slow[0].settimeout(8)
             t = time.monotonic()
             while slow[0].recv(4096):
                 pass
-            if time.monotonic() - t > 4:
+            if time.monotonic() - t > 6:
                 return "a slow client was not disconnected by the header timeout"
             return None
         finally:
@@ -1753,7 +1754,7 @@ def service_checks(svc):
                 s.close()
 
     def connections_past_the_bound_get_503():
-        slow = svc.slow_clients(300)
+        slow = svc.slow_clients(100)
         try:
             extra = svc.slow_clients(1)[0]
             extra.settimeout(5)
@@ -1792,7 +1793,32 @@ def service_checks(svc):
         status = svc.call("GET", "/v1/environments", t)[0]
         return None if status == 401 else f"an expired token answered {status}"
 
+    def environments_past_the_quota_get_403():
+        t = svc.token("p8")
+        for n in range(5):
+            status, text, _ = svc.call("POST", "/v1/environments", t, {"name": f"e{n}"})
+            if status != 200:
+                return f"environment {n + 1} of 5 answered {status}: {text[:120]}"
+        status, text, _ = svc.call("POST", "/v1/environments", t, {"name": "e5"})
+        return None if status == 403 and "'environments'" in text else f"the 6th answered {status}: {text[:160]}"
+
+    def models_past_the_quota_get_413():
+        t = svc.token("p9")
+        status, text, _ = svc.call("POST", "/v1/environments", t, {"name": "big"})
+        env = json.loads(text)["id"]
+        sid = json.loads(svc.call("POST", f"/v1/environments/{env}/configure", t)[1])["id"]
+        app = {"?": {"id": "a", "type": "demo.Main"}, "blob": "x" * 60000}
+        for n in range(3):
+            app["?"]["id"] = f"a{n}"
+            status, text, _ = svc.call("POST", f"/v1/environments/{env}/services", t, app,
+                                       headers={"X-Configuration-Session": sid})
+            if status == 413:
+                return None if "'model_bytes'" in text else f"413 without the quota's name: {text[:160]}"
+        return "three 60 KB applications grew a draft past 100 KB without a 413"
+
     checks += [
+        ("service/quotas/environments", environments_past_the_quota_get_403),
+        ("service/quotas/model-size", models_past_the_quota_get_413),
         ("service/slow-clients/others-served", slow_clients_do_not_delay_others),
         ("service/slow-clients/past-the-bound", connections_past_the_bound_get_503),
         ("service/tokens/rate-limit", one_token_over_its_rate_gets_429),

@@ -19,11 +19,17 @@ const ERRORS: &[(&str, &str)] = &[
         "401",
         "Missing or unknown X-Auth-Token, or another user's session",
     ),
-    ("403", "Not allowed in this state or for this caller"),
+    (
+        "403",
+        "Not allowed in this state or for this caller, or past a project quota",
+    ),
     ("404", "No such object visible to the caller"),
     ("408", "The request took too long"),
     ("409", "Conflicts with an existing object"),
-    ("413", "The body or the unpacked package is too large"),
+    (
+        "413",
+        "The body, the unpacked package or the resulting object model is too large",
+    ),
     ("415", "Unsupported content type"),
     (
         "429",

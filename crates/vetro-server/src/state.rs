@@ -3,6 +3,7 @@
 use crate::rate::Rate;
 use std::sync::Arc;
 use std::time::Duration;
+use vetro_store::quotas::Quotas;
 use vetro_store::Store;
 
 /// Service-wide limits.
@@ -29,6 +30,8 @@ pub struct Limits {
     pub max_connections: usize,
     /// Requests per second each token may make (`None`: unlimited).
     pub rate: Option<Rate>,
+    /// What each project may store.
+    pub quotas: Quotas,
 }
 
 impl Default for Limits {
@@ -44,6 +47,7 @@ impl Default for Limits {
             request_timeout: Duration::from_secs(60),
             max_connections: 16_384,
             rate: Some(Rate::default()),
+            quotas: Quotas::default(),
         }
     }
 }

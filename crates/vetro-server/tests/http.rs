@@ -1089,3 +1089,105 @@ fn tokens_past_their_rate_get_429() {
             .unwrap());
     }
 }
+
+/// Past a project quota a request gets Murano's error body naming the
+/// quota: 403 for counts, 413 for a model's size. Other projects go on.
+#[test]
+fn project_quotas_refuse_what_goes_past_them() {
+    let s = start_with(Limits {
+        quotas: vetro_store::quotas::Quotas {
+            environments: 2,
+            packages: 1,
+            active_tasks: 1,
+            model_bytes: 4000,
+            ..Default::default()
+        },
+        ..Limits::default()
+    });
+    let a = As::new(&s, "p1", "u1", false);
+    let mut envs = Vec::new();
+    for n in 0..2 {
+        let e = ok(a.json("POST", "/v1/environments", json!({"name": format!("e{n}")})));
+        envs.push(e["id"].as_str().unwrap().to_string());
+    }
+    let e = err(
+        a.json("POST", "/v1/environments", json!({"name": "e2"})),
+        403,
+    );
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("'environments'"),
+        "{e}"
+    );
+    ok(As::new(&s, "p2", "u2", false).json("POST", "/v1/environments", json!({"name": "e2"})));
+
+    let pkg = |fqn: &str| {
+        zip(&[
+            ("manifest.yaml", MANIFEST.replace("t.App", fqn).as_bytes()),
+            (
+                "Classes/App.yaml",
+                CLASS
+                    .replace("=: t", &format!("=: {}", &fqn[..fqn.len() - 4]))
+                    .as_bytes(),
+            ),
+        ])
+    };
+    ok(upload(&a, pkg("t.App"), None));
+    let e = err(upload(&a, pkg("u.App"), None), 403);
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("'packages'"),
+        "{e}"
+    );
+
+    let open = |eid: &str| {
+        ok(a.req("POST", &format!("/v1/environments/{eid}/configure"))
+            .send()
+            .unwrap())["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let sid = open(&envs[0]);
+    let big = json!({"?": {"id": "big", "type": "t.App"}, "blob": "x".repeat(5000)});
+    let r = a
+        .req("POST", &format!("/v1/environments/{}/services", envs[0]))
+        .header("X-Configuration-Session", &sid)
+        .json(&big)
+        .send()
+        .unwrap();
+    let e = err(r, 413);
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("'model_bytes'"),
+        "{e}"
+    );
+    ok(a.req(
+        "POST",
+        &format!("/v1/environments/{}/sessions/{sid}/deploy", envs[0]),
+    )
+    .send()
+    .unwrap());
+    let sid2 = open(&envs[1]);
+    let r = a
+        .req(
+            "POST",
+            &format!("/v1/environments/{}/sessions/{sid2}/deploy", envs[1]),
+        )
+        .send()
+        .unwrap();
+    let e = err(r, 403);
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("'active_tasks'"),
+        "{e}"
+    );
+}

@@ -8,7 +8,8 @@
 //! Modules, one table family each: [`tokens`], [`environments`], [`sessions`],
 //! [`queue`] (enqueueing tasks and reading deployments, reports and results),
 //! [`tasks`] (the worker's side: claims, leases, results, the reaper),
-//! [`catalog`] (packages and categories), [`templates`], [`policies`].
+//! [`catalog`] (packages and categories), [`templates`], [`policies`],
+//! [`quotas`] (per-project limits and the counts they need).
 //! Every function that writes more than one row takes a transaction, so a
 //! failing request leaves nothing half-written.
 
@@ -17,6 +18,7 @@ pub mod environments;
 mod error;
 pub mod policies;
 pub mod queue;
+pub mod quotas;
 mod row;
 pub mod sessions;
 pub mod tasks;

@@ -69,6 +69,7 @@ pub async fn execute(
             "action {action_id} is disabled"
         )));
     }
+    crate::quota::task(&st, &env.project_id).await?;
     let payload =
         json!({"object_id": object_id, "method": method, "args": args, "action_id": action_id});
     let (_, task_id) = st
@@ -152,6 +153,7 @@ pub async fn static_action(
             "no package provides class {class}"
         )));
     }
+    crate::quota::task(&st, ctx.project()).await?;
     let id = st
         .store
         .enqueue(&NewTask {

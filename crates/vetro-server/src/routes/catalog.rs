@@ -265,6 +265,7 @@ pub async fn upload(State(st): State<AppState>, ctx: Ctx, mp: Multipart) -> ApiR
     if is_public {
         ctx.require(Privilege::Publish)?;
     }
+    crate::quota::package(&st, &ctx).await?;
     let limits = st.limits.clone();
     let inspected = tokio::task::spawn_blocking(move || {
         package::inspect(&archive, &limits).map(|i| (i, archive))

@@ -45,6 +45,7 @@ pub async fn create(
     JsonBody(body): JsonBody,
 ) -> ApiResult<Json<Value>> {
     let name = name_field(&body, "name")?;
+    crate::quota::environment(&st, &ctx).await?;
     let model = initial_model("", &name, ctx.project(), ctx.user(), &body);
     let env = st
         .store
@@ -129,6 +130,7 @@ pub async fn delete(
         st.store.delete_environment(&env.id).await?;
         return Ok(Json(Value::Null));
     }
+    crate::quota::task(&st, &env.project_id).await?;
     st.store
         .submit_in_new_session(
             &env.id,

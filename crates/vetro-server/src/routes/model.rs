@@ -141,6 +141,7 @@ pub async fn patch(
             "the patched model lost its '?' header",
         ));
     }
+    crate::quota::model(&st, &model)?;
     st.store.update_session_model(&s.id, &model).await?;
     Ok(Json(objects))
 }

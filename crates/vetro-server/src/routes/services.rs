@@ -72,6 +72,7 @@ async fn write(
         objects["services"] = json!([]);
     }
     edit(objects).map_err(not_found)?;
+    crate::quota::model(st, &model)?;
     st.store.update_session_model(&s.id, &model).await?;
     Ok(())
 }

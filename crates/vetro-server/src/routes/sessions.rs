@@ -72,6 +72,7 @@ pub async fn deploy(
 ) -> ApiResult<Json<Value>> {
     let env = scope::environment_ref(&st, &ctx, &id).await?;
     let s = scope::session(&st, &ctx, &env.id, &sid).await?;
+    crate::quota::task(&st, &env.project_id).await?;
     st.store.deploy_session(&s.id, &env.project_id).await?;
     Ok(Json(Value::Null))
 }

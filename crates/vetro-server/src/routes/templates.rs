@@ -54,6 +54,7 @@ pub async fn create(
         .and_then(Value::as_str)
         .unwrap_or_default();
     let model = json!({"name": name, "services": services_of(&body)?});
+    crate::quota::model(&st, &model)?;
     let t = st
         .store
         .create_template(ctx.project(), &name, description_text, &model, is_public)
@@ -105,6 +106,7 @@ pub async fn update(
             .as_bool()
             .ok_or_else(|| ApiError::bad_request("'is_public' must be true or false"))?;
     }
+    crate::quota::model(&st, &t.model)?;
     Ok(Json(views::template(
         &st.store.update_template(&t).await?,
         true,
@@ -161,6 +163,7 @@ pub async fn add_service(
     }
     model_path::append(&mut t.model, "/services", body.clone())
         .map_err(|e| ApiError::not_found(e.0))?;
+    crate::quota::model(&st, &t.model)?;
     st.store.update_template(&t).await?;
     Ok(Json(body))
 }
@@ -192,6 +195,7 @@ pub async fn put_service(
     let mut t = scope::own_template(&st, &ctx, &id).await?;
     model_path::replace(&mut t.model, &format!("/services/{path}"), body.clone())
         .map_err(|e| ApiError::not_found(e.0))?;
+    crate::quota::model(&st, &t.model)?;
     st.store.update_template(&t).await?;
     Ok(Json(body))
 }
@@ -223,6 +227,7 @@ pub async fn create_environment(
 ) -> ApiResult<Json<Value>> {
     let t = scope::template(&st, &ctx, &id).await?;
     let name = name_field(&body, "name")?;
+    crate::quota::environment(&st, &ctx).await?;
     let env_id = vetro_store::new_id();
     let model = initial_model(&env_id, &name, ctx.project(), ctx.user(), &body);
     let mut draft = model.clone();

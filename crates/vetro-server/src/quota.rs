@@ -1,0 +1,69 @@
+//! The per-project quotas ([`vetro_store::quotas`]) on the requests that
+//! would go past them: 403 for counts (environments, packages, tasks in
+//! progress), 413 for sizes (object models), with Murano's error body.
+
+use crate::auth::Ctx;
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use serde_json::Value;
+use vetro_store::quotas::OverQuota;
+
+fn forbidden(e: OverQuota) -> ApiError {
+    ApiError::forbidden(e.to_string()).with_kind("QuotaExceeded")
+}
+
+/// Room for one more environment in the caller's project.
+pub async fn environment(st: &AppState, ctx: &Ctx) -> ApiResult<()> {
+    let n = st.store.count_environments(ctx.project()).await?;
+    let limit = st.limits.quotas.environments;
+    if n >= limit {
+        return Err(forbidden(OverQuota {
+            quota: "environments",
+            limit,
+            wanted: n + 1,
+            what: "number of the project's environments",
+        }));
+    }
+    Ok(())
+}
+
+/// Room for one more package in the caller's project.
+pub async fn package(st: &AppState, ctx: &Ctx) -> ApiResult<()> {
+    let n = st.store.count_packages(ctx.project()).await?;
+    let limit = st.limits.quotas.packages;
+    if n >= limit {
+        return Err(forbidden(OverQuota {
+            quota: "packages",
+            limit,
+            wanted: n + 1,
+            what: "number of the project's packages",
+        }));
+    }
+    Ok(())
+}
+
+/// Room for one more queued task in `project`.
+pub async fn task(st: &AppState, project: &str) -> ApiResult<()> {
+    let n = st.store.count_active_tasks(project).await?;
+    let limit = st.limits.quotas.active_tasks;
+    if n >= limit {
+        return Err(forbidden(OverQuota {
+            quota: "active_tasks",
+            limit,
+            wanted: n + 1,
+            what: "number of the project's deployments, deletions and actions in progress",
+        }));
+    }
+    Ok(())
+}
+
+/// An object model (a session draft, a template) within the model quota.
+pub fn model(st: &AppState, model: &Value) -> ApiResult<()> {
+    let bytes = serde_json::to_vec(model)
+        .map(|v| v.len())
+        .unwrap_or(usize::MAX);
+    st.limits
+        .quotas
+        .check_model(u64::try_from(bytes).unwrap_or(u64::MAX))
+        .map_err(|e| ApiError::too_large(e.to_string()).with_kind("QuotaExceeded"))
+}
