@@ -6,6 +6,7 @@ pub mod limits;
 pub mod murano;
 pub mod murano_model;
 pub mod murano_test;
+pub mod packages;
 pub mod plugin;
 pub mod policy;
 pub mod run;

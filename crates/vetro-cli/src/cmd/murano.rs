@@ -36,6 +36,8 @@ pub struct CheckArgs {
     /// Package directories.
     #[arg(required = true)]
     packages: Vec<PathBuf>,
+    #[command(flatten)]
+    catalog: super::packages::CatalogArgs,
     /// List every YAQL expression found (with line, column and document path).
     #[arg(long)]
     expressions: bool,
@@ -53,15 +55,19 @@ pub fn run(args: Args) -> ExitCode {
 
 pub fn run_check(a: CheckArgs) -> ExitCode {
     let mut sources = SourceMap::new();
-    let packages: Vec<Package> = a
+    let mut all: Vec<Package> = a
         .packages
         .iter()
         .map(|p| Package::load_dir(p, &mut sources))
         .collect();
-    let mut problems: Vec<_> = packages.iter().flat_map(|p| p.problems.clone()).collect();
-    problems.extend(check::resolution_problems(&packages));
-    problems.extend(check::analysis_problems(&packages));
-    for p in &packages {
+    let given = all.len();
+    let mut problems: Vec<_> = all.iter().flat_map(|p| p.problems.clone()).collect();
+    let (deps, unresolved) = a.catalog.dependencies(&all, &mut sources);
+    all.extend(deps);
+    problems.extend(unresolved);
+    problems.extend(check::closed_problems(&all, given));
+    let packages = &all[..given];
+    for p in packages {
         problems.extend(vetro_forms::package::check_package_ui(
             &p.root,
             &mut sources,
@@ -83,7 +89,7 @@ pub fn run_check(a: CheckArgs) -> ExitCode {
         }
         Format::Text => {
             if a.expressions {
-                for p in &packages {
+                for p in packages {
                     for f in &p.files {
                         for x in &f.expressions {
                             say!(

@@ -7,7 +7,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vetro_diag::Severity;
-use vetro_dsl::host::Library;
 use vetro_dsl::testing::{self, TestResult};
 
 /// `println!` that ignores a closed stdout (`vetro check --expressions | head`).
@@ -22,6 +21,8 @@ pub struct TestArgs {
     /// Package directories.
     #[arg(required = true)]
     packages: Vec<PathBuf>,
+    #[command(flatten)]
+    catalog: super::packages::CatalogArgs,
     /// Only tests whose `Class.method` contains this text.
     #[arg(long)]
     filter: Option<String>,
@@ -32,7 +33,13 @@ pub struct TestArgs {
 }
 
 pub fn run(a: TestArgs) -> ExitCode {
-    let mut lib = Library::load(&a.packages);
+    let mut lib = match a.catalog.library(&a.packages, None) {
+        Ok(lib) => lib,
+        Err(problems) => {
+            print_diagnostics(&vetro_diag::SourceMap::new(), &problems, a.format);
+            return crate::report::exit_for(&problems);
+        }
+    };
     lib.limits = a.limits.limits();
     let problems = lib.problems();
     if problems.iter().any(|d| d.severity == Severity::Error) {

@@ -27,6 +27,8 @@ pub struct Args {
     batch: bool,
     /// Package directories (each with manifest.yaml and Classes/).
     packages: Vec<PathBuf>,
+    #[command(flatten)]
+    catalog: super::packages::CatalogArgs,
     /// Object model (JSON or YAML): `{"Objects": ...}` or a bare root object.
     #[arg(long)]
     model: Option<PathBuf>,
@@ -121,13 +123,6 @@ fn deploy(args: Args) -> ExitCode {
         },
         None => None,
     };
-    let mut lib = Library::load(&args.packages);
-    lib.limits = args.limits.limits();
-    let problems = lib.problems();
-    if problems.iter().any(|d| d.severity == Severity::Error) {
-        print_diagnostics(&lib.sources, &problems, args.format);
-        return crate::report::exit_for(&problems);
-    }
     let model = match host::read_model(model_path) {
         Ok(m) => m,
         Err(host::ModelError::Io(e)) => return usage(&e, args.format),
@@ -135,6 +130,19 @@ fn deploy(args: Args) -> ExitCode {
             return fail(crate::report::INVALID, "model", &e, args.format)
         }
     };
+    let mut lib = match args.catalog.library(&args.packages, Some(&model)) {
+        Ok(lib) => lib,
+        Err(problems) => {
+            print_diagnostics(&vetro_diag::SourceMap::new(), &problems, args.format);
+            return crate::report::exit_for(&problems);
+        }
+    };
+    lib.limits = args.limits.limits();
+    let problems = lib.problems();
+    if problems.iter().any(|d| d.severity == Severity::Error) {
+        print_diagnostics(&lib.sources, &problems, args.format);
+        return crate::report::exit_for(&problems);
+    }
     let text = args.format == Format::Text;
     if text {
         say!(
@@ -142,6 +150,16 @@ fn deploy(args: Args) -> ExitCode {
             args.packages.len(),
             args.backend
         );
+    }
+    if text {
+        for p in args.catalog.taken(&lib, &args.packages) {
+            say!(
+                "vetro run: from the catalog: {} {} ({})",
+                p.name,
+                p.version,
+                p.root.display()
+            );
+        }
     }
     // Progress as it happens: stdout in text mode, stderr in JSON mode.
     let sink: vetro_dsl::cloud::EventSink = Box::new(move |e: &Event| {

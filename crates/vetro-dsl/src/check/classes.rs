@@ -1,40 +1,65 @@
 //! The classes a check can see: every loaded package plus the bundled core and
 //! cloud libraries, with the methods a class reaches through its parents.
 
-use crate::package::Package;
+use crate::host::bundled_classes;
+use crate::package::{Package, BUNDLED_PACKAGE};
 use crate::syntax::{ClassDef, MethodUsage};
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock};
-use vetro_diag::SourceMap;
-
-/// Classes every package can reach without declaring them.
-pub const CORE_PREFIX: &str = "io.murano.";
+use std::sync::Arc;
+use vetro_diag::Diagnostic;
 
 /// The root of every class hierarchy.
 const OBJECT: &str = "io.murano.Object";
 
-/// The classes of the bundled cloud and core libraries, in that order,
-/// parsed once per process (every check used to parse both again).
-fn bundled_classes() -> &'static [(String, Arc<ClassDef>)] {
-    static BUNDLED: OnceLock<Vec<(String, Arc<ClassDef>)>> = OnceLock::new();
-    BUNDLED.get_or_init(|| {
-        // Their spans live in this private map; the checks never report
-        // inside the bundled libraries.
-        let mut sources = SourceMap::new();
-        let packages = [
-            crate::host::cloud_package(&mut sources),
-            crate::core::core_package(&mut sources),
-        ];
-        packages
-            .iter()
-            .flat_map(|p| p.classes.iter().map(|(n, d)| (n.clone(), d.clone())))
-            .collect()
-    })
-}
-
-/// Class definitions by full name.
+/// Class definitions by full name, with the package defining each.
 pub struct ClassIndex {
     defs: HashMap<String, Arc<ClassDef>>,
+    owners: HashMap<String, String>,
+}
+
+/// How far a check sees the classes a package can use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Packages checked on their own (an upload to a catalog): what they
+    /// require may live elsewhere, so a class found nowhere is a warning.
+    Open,
+    /// Packages with every dependency resolved: a class found nowhere, or
+    /// in a package the user does not require, fails to load (an error).
+    Closed,
+}
+
+impl Scope {
+    /// A finding about a class that cannot be found, at this scope's severity.
+    pub fn finding(self, kind: &str, message: String) -> Diagnostic {
+        match self {
+            Scope::Open => Diagnostic::warning(kind, message),
+            Scope::Closed => Diagnostic::error(kind, message),
+        }
+    }
+}
+
+/// Where a class name leads, seen from one package.
+pub enum Lookup<'a> {
+    /// Defined by the package itself, a package it requires, or the bundled library.
+    Visible,
+    /// Defined only by package `.0`, which the package does not require.
+    NotRequired(&'a str),
+    Unknown,
+}
+
+/// The package a class is looked up from: its name and `Require:` names.
+pub struct Viewer<'a> {
+    pub package: &'a str,
+    pub requires: Vec<&'a str>,
+}
+
+impl<'a> Viewer<'a> {
+    pub fn of(p: &'a Package) -> Viewer<'a> {
+        Viewer {
+            package: &p.name,
+            requires: p.requires.iter().map(|(n, _)| n.as_str()).collect(),
+        }
+    }
 }
 
 impl ClassIndex {
@@ -43,25 +68,76 @@ impl ClassIndex {
     /// cloud library's TestFixture completes the core declaration).
     pub fn new(packages: &[Package]) -> ClassIndex {
         let mut defs = HashMap::new();
+        let mut owners = HashMap::new();
         for p in packages {
             for (name, def) in &p.classes {
                 defs.entry(name.clone()).or_insert_with(|| def.clone());
+                owners.entry(name.clone()).or_insert_with(|| p.name.clone());
             }
         }
         for (name, def) in bundled_classes() {
             defs.entry(name.clone()).or_insert_with(|| def.clone());
+            owners
+                .entry(name.clone())
+                .or_insert_with(|| BUNDLED_PACKAGE.to_string());
         }
-        ClassIndex { defs }
+        ClassIndex { defs, owners }
+    }
+
+    /// Where `name` leads from `viewer`: as Murano loads classes, a package
+    /// sees its own classes, the core library's and those of the packages
+    /// its manifest requires (directly).
+    pub fn lookup(&self, viewer: &Viewer, name: &str) -> Lookup<'_> {
+        match self.owners.get(name) {
+            None => Lookup::Unknown,
+            Some(owner)
+                if owner == viewer.package
+                    || owner == BUNDLED_PACKAGE
+                    || viewer.requires.contains(&owner.as_str()) =>
+            {
+                Lookup::Visible
+            }
+            Some(owner) => Lookup::NotRequired(owner),
+        }
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<ClassDef>> {
         self.defs.get(name)
     }
 
-    /// Whether a class name is defined somewhere or belongs to the core
-    /// namespace (the full core library is not bundled, so those always count).
+    /// The finding for class `name`, which `subject` (`class A extends`,
+    /// `contract names class`) refers to from `viewer`: none when visible.
+    pub fn reference_problem(
+        &self,
+        viewer: &Viewer,
+        scope: Scope,
+        name: &str,
+        subject: &str,
+    ) -> Option<Diagnostic> {
+        match self.lookup(viewer, name) {
+            Lookup::Visible => None,
+            Lookup::Unknown => Some(scope.finding(
+                "unknown-class",
+                format!(
+                    "{subject} {name}, which no loaded package defines \
+                     (nor the bundled {BUNDLED_PACKAGE} library)"
+                ),
+            )),
+            Lookup::NotRequired(owner) => Some(scope.finding(
+                "class-not-required",
+                format!(
+                    "{subject} {name}, which package {owner} defines, but the manifest of {} \
+                     does not Require {owner} (a package sees only its own classes, the core \
+                     library's and those of the packages it requires)",
+                    viewer.package
+                ),
+            )),
+        }
+    }
+
+    /// Whether a loaded package or the bundled library defines `name`.
     pub fn is_known(&self, name: &str) -> bool {
-        self.defs.contains_key(name) || name.starts_with(CORE_PREFIX)
+        self.defs.contains_key(name)
     }
 
     /// `class` and all its ancestors, or `None` when one of them is not defined

@@ -3,7 +3,7 @@
 //! the engine parses, calling only functions a contract can call, and the
 //! classes named by `class()`/`template()` must exist.
 
-use super::classes::ClassIndex;
+use super::classes::{ClassIndex, Scope, Viewer};
 use super::functions::Functions;
 use super::walk::each_expr;
 use crate::syntax::data::{Data, Expr as Scalar};
@@ -16,6 +16,8 @@ pub fn contract_problems(
     class: &ClassDef,
     index: &ClassIndex,
     funcs: &Functions,
+    viewer: &Viewer,
+    scope: Scope,
 ) -> Vec<Diagnostic> {
     // (contract, where it is, the closest span for literals, which have none)
     let mut contracts: Vec<(&Data, String, Span)> = Vec::new();
@@ -40,6 +42,8 @@ pub fn contract_problems(
         ns: &class.namespaces,
         index,
         funcs,
+        viewer,
+        scope,
     };
     let mut out = Vec::new();
     for (data, path, at) in contracts {
@@ -121,6 +125,8 @@ struct Checker<'a> {
     ns: &'a Namespaces,
     index: &'a ClassIndex,
     funcs: &'a Functions,
+    viewer: &'a Viewer<'a>,
+    scope: Scope,
 }
 
 impl Checker<'_> {
@@ -193,12 +199,13 @@ impl Checker<'_> {
             return;
         };
         match self.ns.resolve(&written) {
-            Ok(full) if self.index.is_known(&full) => {}
-            Ok(full) => out.push(Diagnostic::warning(
-                "unknown-class",
-                format!("contract names class {full}, which no loaded package defines"),
+            Ok(full) => out.extend(self.index.reference_problem(
+                self.viewer,
+                self.scope,
+                &full,
+                "contract names class",
             )),
-            Err(p) => out.push(Diagnostic::warning(
+            Err(p) => out.push(self.scope.finding(
                 "unknown-class",
                 format!(
                     "contract names class {written} with the unknown namespace prefix {}",

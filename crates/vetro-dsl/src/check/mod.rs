@@ -10,25 +10,64 @@ mod methods;
 mod unreachable;
 mod walk;
 
-pub use classes::ClassIndex;
+pub use classes::{ClassIndex, Scope};
 pub use functions::Functions;
 
 use crate::package::{FileReport, Package};
 use crate::syntax::data::PathSeg;
-use classes::CORE_PREFIX;
+use classes::Viewer;
 use serde_json::{json, Value};
-use std::collections::HashSet;
 use vetro_diag::{Diagnostic, SourceMap};
 
 /// The analyses of class contents: calls of unknown methods on the receiver,
-/// unreachable statements, and contracts (syntax, functions, named classes).
+/// unreachable statements, and contracts (syntax, functions, named classes),
+/// for packages checked on their own ([`Scope::Open`]).
 pub fn analysis_problems(packages: &[Package]) -> Vec<Diagnostic> {
-    let index = ClassIndex::new(packages);
+    analyse(packages, packages.len(), Scope::Open)
+}
+
+/// Cross-package checks of packages checked on their own: unknown parent
+/// classes (warnings), classes that extend themselves.
+pub fn resolution_problems(packages: &[Package]) -> Vec<Diagnostic> {
+    resolve(packages, packages.len(), Scope::Open)
+}
+
+/// Every check of the first `given` of `all`, the rest being their
+/// dependencies ([`Scope::Closed`]): a class that no package defines, or
+/// that only a package not required defines, is an error, as loading it
+/// would fail. Dependencies are not analysed, but one that does not load
+/// cleanly is reported.
+pub fn closed_problems(all: &[Package], given: usize) -> Vec<Diagnostic> {
+    let mut out = resolve(all, given, Scope::Closed);
+    out.extend(analyse(all, given, Scope::Closed));
+    for dep in &all[given.min(all.len())..] {
+        let errors = dep.problems.iter().filter(|d| d.is_error()).count();
+        if errors > 0 {
+            out.push(Diagnostic::error(
+                "dependency",
+                format!(
+                    "dependency {} {} ({}) does not load: {errors} error(s); `vetro check {}` shows them",
+                    dep.name,
+                    dep.version,
+                    dep.root.display(),
+                    dep.root.display()
+                ),
+            ));
+        }
+    }
+    out
+}
+
+fn analyse(all: &[Package], checked: usize, scope: Scope) -> Vec<Diagnostic> {
+    let index = ClassIndex::new(all);
     let funcs = Functions::new();
     let mut out = Vec::new();
-    for p in packages {
+    for p in &all[..checked.min(all.len())] {
+        let viewer = Viewer::of(p);
         for c in p.classes.values() {
-            out.extend(contracts::contract_problems(c, &index, &funcs));
+            out.extend(contracts::contract_problems(
+                c, &index, &funcs, &viewer, scope,
+            ));
             out.extend(methods::unknown_methods(c, &index, &funcs));
             out.extend(unreachable::unreachable_code(c));
         }
@@ -36,13 +75,18 @@ pub fn analysis_problems(packages: &[Package]) -> Vec<Diagnostic> {
     out
 }
 
-/// Cross-package checks: unknown parent classes, classes that extend
-/// themselves (directly or through others).
-pub fn resolution_problems(packages: &[Package]) -> Vec<Diagnostic> {
-    let mut out = unknown_parents(packages);
-    let index = ClassIndex::new(packages);
-    for p in packages {
+fn resolve(all: &[Package], checked: usize, scope: Scope) -> Vec<Diagnostic> {
+    let index = ClassIndex::new(all);
+    let mut out = Vec::new();
+    for p in &all[..checked.min(all.len())] {
+        let viewer = Viewer::of(p);
         for c in p.classes.values() {
+            for parent in &c.extends {
+                let subject = format!("class {} extends", c.name);
+                if let Some(d) = index.reference_problem(&viewer, scope, parent, &subject) {
+                    out.push(d.with_span(c.span));
+                }
+            }
             if let Some(cycle) = index.extends_cycle(&c.name) {
                 out.push(
                     Diagnostic::error(
@@ -51,33 +95,6 @@ pub fn resolution_problems(packages: &[Package]) -> Vec<Diagnostic> {
                     )
                     .with_span(c.span),
                 );
-            }
-        }
-    }
-    out
-}
-
-fn unknown_parents(packages: &[Package]) -> Vec<Diagnostic> {
-    let known: HashSet<&str> = packages
-        .iter()
-        .flat_map(|p| p.classes.keys().map(String::as_str))
-        .collect();
-    let mut out = Vec::new();
-    for p in packages {
-        for c in p.classes.values() {
-            for parent in &c.extends {
-                if !known.contains(parent.as_str()) && !parent.starts_with(CORE_PREFIX) {
-                    out.push(
-                        Diagnostic::warning(
-                            "unknown-class",
-                            format!(
-                                "class {} extends {parent}, which no loaded package defines",
-                                c.name
-                            ),
-                        )
-                        .with_span(c.span),
-                    );
-                }
             }
         }
     }

@@ -15,6 +15,9 @@ use std::sync::Arc;
 use vetro_diag::{Diagnostic, SourceMap};
 use vetro_yaml::LoadOptions;
 
+mod catalog;
+pub use catalog::{bundled_classes, is_bundled_class, load_with_catalog, model_class_refs};
+
 /// The cloud classes (Environment, HeatStack, Instance, ...) as a package.
 pub fn cloud_package(sources: &mut SourceMap) -> Package {
     crate::core::builtin_package(sources, "<core>/cloud.yaml", cloud::CLOUD_YAML)

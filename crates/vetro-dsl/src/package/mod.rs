@@ -3,10 +3,14 @@
 //! expressions found and the methods compiled (for `check --expressions`).
 
 mod archive;
+pub mod catalog;
 mod manifest;
+pub mod version;
 
 pub use archive::ArchiveLimits;
+pub use catalog::{Catalog, CatalogError, ClassRef, Resolved, Resolver, BUNDLED_PACKAGE};
 pub use manifest::Manifest;
+pub use version::{Version, VersionSpec};
 
 use crate::syntax::class::{defines_class, read_class, read_namespaces, DocContext};
 use crate::syntax::data::{DataReader, DocPath, FoundExpr, PathSeg};
