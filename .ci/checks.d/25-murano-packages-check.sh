@@ -21,6 +21,9 @@ VETRO="${CARGO_TARGET_DIR:-target}/debug/vetro"
 declare -A broken=(
     [Puppet/MySQLPuppet/package]='error\[class-name\].*MySQLPuppet'
     [PaloAlto/package]='error\[missing-package\].*org\.openstack\.networkingSfc'
+    # Their forms read a field "keyPair" that the form names "keypair".
+    [Clearwater/package]='error\[ui-reference\].*no field "keyPair"'
+    [Windows/ActiveDirectory/package]='error\[ui-reference\].*no field "keyPair"'
 )
 
 failed=0
