@@ -59,6 +59,12 @@ fn api_routes(st: &AppState) -> Router<AppState> {
     router
 }
 
+/// `GET /openapi.json`: [`openapi::document`], built once.
+pub async fn api_description() -> axum::response::Response {
+    static DOC: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    axum::Json(DOC.get_or_init(openapi::document).clone()).into_response()
+}
+
 async fn not_found() -> ApiError {
     ApiError::not_found("no such resource")
 }

@@ -148,9 +148,3 @@ pub fn document() -> serde_json::Value {
 fn pointer_escape(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
 }
-
-/// `GET /openapi.json`.
-pub async fn serve_json() -> axum::response::Response {
-    static DOC: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
-    axum::response::IntoResponse::into_response(axum::Json(DOC.get_or_init(document).clone()))
-}

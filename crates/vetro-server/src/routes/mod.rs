@@ -51,12 +51,20 @@ const ENV: &str = "/v1/environments/{environment_id}";
 
 /// Every route of the service (`limits` sizes the upload route's body limit).
 pub fn table(limits: &Limits) -> Vec<Entry> {
-    use Access::{Admin, Anonymous, Project, ProjectOr};
+    let mut all = environment_routes();
+    all.extend(catalog_routes(limits));
+    all.extend(template_and_service_routes());
+    all
+}
+
+/// Environments and what lives in them: the model, sessions, services,
+/// deployments, actions.
+fn environment_routes() -> Vec<Entry> {
+    use Access::{Project, ProjectOr};
     use Method as M;
-    use Privilege::{AllTenants, ManageCategories, Publish};
+    use Privilege::AllTenants;
     let e = |p: &str| format!("{ENV}{p}");
     let services = &e("/services/{*path}");
-    let upload = catalog::upload.layer(DefaultBodyLimit::max(limits.package_upload + 64 * 1024));
     vec![
         entry(
             M::GET,
@@ -122,6 +130,16 @@ pub fn table(limits: &Limits) -> Vec<Entry> {
             actions::execute,
         ),
         entry(M::GET, e("/actions/{action_id}"), Project, actions::result),
+    ]
+}
+
+/// Project-wide deployments and static actions, the catalog.
+fn catalog_routes(limits: &Limits) -> Vec<Entry> {
+    use Access::{Admin, Project, ProjectOr};
+    use Method as M;
+    use Privilege::{ManageCategories, Publish};
+    let upload = catalog::upload.layer(DefaultBodyLimit::max(limits.package_upload + 64 * 1024));
+    vec![
         entry(M::GET, "/v1/deployments", Project, deployments::list_all),
         entry(M::POST, "/v1/actions", Project, actions::static_action),
         entry(M::GET, "/v1/catalog/packages", Project, catalog::search),
@@ -192,6 +210,14 @@ pub fn table(limits: &Limits) -> Vec<Entry> {
             Admin(ManageCategories),
             catalog::delete_category,
         ),
+    ]
+}
+
+/// Templates, the project's policy, and the service's own routes.
+fn template_and_service_routes() -> Vec<Entry> {
+    use Access::{Anonymous, Project};
+    use Method as M;
+    vec![
         entry(M::GET, "/v1/templates", Project, templates::list),
         entry(M::POST, "/v1/templates", Project, templates::create),
         entry(
@@ -256,12 +282,7 @@ pub fn table(limits: &Limits) -> Vec<Entry> {
         ),
         entry(M::GET, "/v1/policy", Project, vetro::get_policy),
         entry(M::PUT, "/v1/policy", Project, vetro::put_policy),
-        entry(
-            M::GET,
-            "/openapi.json",
-            Anonymous,
-            crate::openapi::serve_json,
-        ),
+        entry(M::GET, "/openapi.json", Anonymous, crate::api_description),
         entry(M::GET, "/healthz", Anonymous, vetro::health),
         entry(M::GET, "/readyz", Anonymous, vetro::ready),
     ]
