@@ -178,3 +178,19 @@ fn the_forms_can_be_listed() {
     assert_eq!(image["kind"], "image");
     assert!(image["choices"].as_array().unwrap().len() >= 2);
 }
+
+#[test]
+fn a_package_without_forms_gets_one_from_its_properties() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = package(dir.path(), "");
+    std::fs::remove_dir_all(pkg.join("UI")).unwrap();
+    let (code, out, err) = model(&pkg, "appConfiguration: {size: 5}\n");
+    assert_eq!(code, 0, "{err}");
+    let m: Value = serde_json::from_str(&out).unwrap();
+    let app = &m["Objects"]["applications"][0];
+    assert_eq!(app["?"]["type"], "io.test.App");
+    assert_eq!(app["size"], 5);
+    let (code, _, err) = model(&pkg, "appConfiguration: {size: many}\n");
+    assert_eq!(code, 1);
+    assert!(err.contains("appConfiguration.size (type)"), "{err}");
+}
