@@ -317,7 +317,9 @@ mod tests {
                 "io.vetro.examples.tests.WebServerTests"
             ]
         );
-        assert!(info.ui.is_none() && info.logo.is_none() && info.supplier_logo.is_none());
+        let ui = info.ui.as_deref().unwrap_or_default();
+        assert!(ui.starts_with("Version: 2.2"), "{ui}");
+        assert!(info.logo.is_none() && info.supplier_logo.is_none());
     }
 
     #[test]
