@@ -91,6 +91,35 @@ fn fail(code: u8, kind: &str, msg: &str, format: Format) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// The packages named, with their dependencies from `--packages`; problems
+/// are printed and end the run.
+fn load_library(args: &Args, model: &serde_json::Value) -> Result<Library, ExitCode> {
+    let mut lib = args
+        .catalog
+        .library(&args.packages, Some(model))
+        .map_err(|problems| {
+            print_diagnostics(&vetro_diag::SourceMap::new(), &problems, args.format);
+            crate::report::exit_for(&problems)
+        })?;
+    lib.limits = args.limits.limits();
+    let problems = lib.problems();
+    if problems.iter().any(|d| d.severity == Severity::Error) {
+        print_diagnostics(&lib.sources, &problems, args.format);
+        return Err(crate::report::exit_for(&problems));
+    }
+    if args.format == Format::Text {
+        for p in args.catalog.taken(&lib, &args.packages) {
+            say!(
+                "vetro run: from the catalog: {} {} ({})",
+                p.name,
+                p.version,
+                p.root.display()
+            );
+        }
+    }
+    Ok(lib)
+}
+
 fn deploy(args: Args) -> ExitCode {
     let Some(model_path) = &args.model else {
         return usage("--model MODEL is required (or --batch)", args.format);
@@ -130,19 +159,10 @@ fn deploy(args: Args) -> ExitCode {
             return fail(crate::report::INVALID, "model", &e, args.format)
         }
     };
-    let mut lib = match args.catalog.library(&args.packages, Some(&model)) {
+    let lib = match load_library(&args, &model) {
         Ok(lib) => lib,
-        Err(problems) => {
-            print_diagnostics(&vetro_diag::SourceMap::new(), &problems, args.format);
-            return crate::report::exit_for(&problems);
-        }
+        Err(code) => return code,
     };
-    lib.limits = args.limits.limits();
-    let problems = lib.problems();
-    if problems.iter().any(|d| d.severity == Severity::Error) {
-        print_diagnostics(&lib.sources, &problems, args.format);
-        return crate::report::exit_for(&problems);
-    }
     let text = args.format == Format::Text;
     if text {
         say!(
@@ -150,16 +170,6 @@ fn deploy(args: Args) -> ExitCode {
             args.packages.len(),
             args.backend
         );
-    }
-    if text {
-        for p in args.catalog.taken(&lib, &args.packages) {
-            say!(
-                "vetro run: from the catalog: {} {} ({})",
-                p.name,
-                p.version,
-                p.root.display()
-            );
-        }
     }
     // Progress as it happens: stdout in text mode, stderr in JSON mode.
     let sink: vetro_dsl::cloud::EventSink = Box::new(move |e: &Event| {

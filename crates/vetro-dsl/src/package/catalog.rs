@@ -461,6 +461,20 @@ impl<'c> Resolver<'c> {
         self.chosen.insert(name.to_string(), chosen);
     }
 
+    /// Take catalog entry `e` into the session, for `by`.
+    fn take(&mut self, e: CatalogEntry, by: &str) {
+        let given = false;
+        self.add(
+            &e.name,
+            e.version,
+            e.root,
+            e.requires,
+            e.classes,
+            by.into(),
+            given,
+        );
+    }
+
     /// Package `name` in range `spec` (Murano's notation; `None` is `==0`).
     pub fn require(&mut self, name: &str, spec: Option<&str>, by: &str) {
         self.todo.push_back(Want::Package {
@@ -502,16 +516,7 @@ impl<'c> Resolver<'c> {
         }
         match self.catalog.find(name, &spec_v)? {
             Some(e) => {
-                let e = e.clone();
-                self.add(
-                    &e.name,
-                    e.version,
-                    e.root,
-                    e.requires,
-                    e.classes,
-                    by.into(),
-                    false,
-                );
+                self.take(e.clone(), by);
                 Ok(())
             }
             None => Err(CatalogError::Missing {
@@ -545,15 +550,7 @@ impl<'c> Resolver<'c> {
                     // Another version of that package is in use already.
                     return self.package(&e.name, Some(&format!("=={}", e.version)), by);
                 }
-                self.add(
-                    &e.name,
-                    e.version,
-                    e.root,
-                    e.requires,
-                    e.classes,
-                    by.into(),
-                    false,
-                );
+                self.take(e, by);
                 Ok(())
             }
             None => Err(CatalogError::NoClass {
