@@ -7,6 +7,7 @@ use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use vetro_diag::{Severity, SourceMap};
+use vetro_dsl::package::{Catalog, VersionSpec};
 use vetro_forms::answers::{fill, NewApp};
 use vetro_forms::{AppPackage, ExistingApp, FieldView, Inventory, Limits, Wizard};
 
@@ -43,7 +44,7 @@ const MAX_NESTING: usize = 8;
 
 struct Run {
     sources: SourceMap,
-    packages: Vec<PathBuf>,
+    catalog: Catalog,
     applications: Vec<Json>,
     inventory: Inventory,
 }
@@ -63,7 +64,7 @@ pub fn run(a: ModelArgs) -> ExitCode {
     };
     let mut run = Run {
         sources: SourceMap::new(),
-        packages: a.packages.clone(),
+        catalog: Catalog::new(&a.packages),
         applications: Vec::new(),
         inventory: Inventory {
             cloud: vetro_dsl::cloud::simulator::catalog(),
@@ -161,6 +162,7 @@ impl Run {
         )
         .map_err(|e| Failure::Message(format!("{}: Parameters: {e}", dir.display())))?;
         let mut nested_failure: Option<Failure> = None;
+        let requires = pkg.package.requires.clone();
         let filled = {
             let this = &mut *self;
             let failure = &mut nested_failure;
@@ -176,7 +178,7 @@ impl Run {
                         field.app_types.join(", ")
                     )
                 })?;
-                let found = find_package(&this.packages, class)?;
+                let found = find_package(&this.catalog, &requires, class)?;
                 let sub = spec.get("answers").cloned().unwrap_or(Json::Null);
                 match this.application(&found, &sub, depth + 1) {
                     Ok(app) => Ok(app),
@@ -214,70 +216,27 @@ impl Run {
     }
 }
 
-/// The package folder under `dirs` whose FullName is `class` or whose
-/// manifest lists the class (the highest version when several do).
-fn find_package(dirs: &[PathBuf], class: &str) -> Result<PathBuf, String> {
-    let mut best: Option<(Vec<u64>, PathBuf)> = None;
-    let mut seen = 0usize;
-    let mut stack: Vec<(PathBuf, usize)> = dirs.iter().map(|d| (d.clone(), 0)).collect();
-    while let Some((dir, depth)) = stack.pop() {
-        seen += 1;
-        if seen > 20_000 {
-            break;
-        }
-        let manifest = dir.join("manifest.yaml");
-        if manifest.is_file() {
-            if let Some(version) = manifest_provides(&manifest, class) {
-                if best.as_ref().is_none_or(|(v, _)| version > *v) {
-                    best = Some((version, dir));
-                }
-            }
-            continue;
-        }
-        if depth >= 6 {
-            continue;
-        }
-        if let Ok(entries) = std::fs::read_dir(&dir) {
-            let mut subdirs: Vec<PathBuf> = entries
-                .flatten()
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-                .map(|e| e.path())
-                .collect();
-            subdirs.sort();
-            stack.extend(subdirs.into_iter().rev().map(|d| (d, depth + 1)));
-        }
+/// The folder of the package providing `class` in the catalog: the version
+/// the requiring package's `Require:` allows, else the highest.
+fn find_package(
+    catalog: &Catalog,
+    requires: &[(String, Option<String>)],
+    class: &str,
+) -> Result<PathBuf, String> {
+    let any = catalog
+        .find_class(class, &VersionSpec::any())
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("no package of the catalog (--packages) provides {class}"))?;
+    let Some((name, spec)) = requires.iter().find(|(n, _)| *n == any.name) else {
+        return Ok(any.root.clone());
+    };
+    let spec = VersionSpec::parse(spec.as_deref()).map_err(|e| format!("{name}: {e}"))?;
+    match catalog.find(name, &spec).map_err(|e| e.to_string())? {
+        Some(entry) => Ok(entry.root.clone()),
+        None => Err(format!(
+            "no version of {name} in the catalog meets the requirement ({spec:?}) for {class}"
+        )),
     }
-    if let Some((_, dir)) = best {
-        return Ok(dir);
-    }
-    Err(format!(
-        "no package providing {class} under {} (give the folders holding it with --packages)",
-        if dirs.is_empty() {
-            "the --packages folders (none given)".to_string()
-        } else {
-            dirs.iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    ))
-}
-
-/// The package's version when its manifest provides `class`.
-fn manifest_provides(manifest: &Path, class: &str) -> Option<Vec<u64>> {
-    let mut sources = SourceMap::new();
-    let file = vetro_yaml::read_source(manifest, &mut sources, 1 << 20).ok()?;
-    let docs = vetro_yaml::load_str(&sources, file, &Default::default()).ok()?;
-    let m = docs.first()?;
-    let provides = m.get("FullName").and_then(|n| n.as_str()) == Some(class)
-        || m.get("Classes")
-            .and_then(|c| c.as_map())
-            .is_some_and(|c| c.get(class).is_some());
-    let version = m
-        .get("Version")
-        .and_then(|v| v.scalar_text())
-        .unwrap_or_default();
-    provides.then(|| version.split('.').map(|p| p.parse().unwrap_or(0)).collect())
 }
 
 /// `--show-forms`: every step as the wizard shows it before any answer.
