@@ -12,49 +12,38 @@ fn forbidden(e: OverQuota) -> ApiError {
     ApiError::forbidden(e.to_string()).with_kind("QuotaExceeded")
 }
 
-/// Room for one more environment in the caller's project.
-pub async fn environment(st: &AppState, ctx: &Ctx) -> ApiResult<()> {
-    let n = st.store.count_environments(ctx.project()).await?;
-    let limit = st.limits.quotas.environments;
+/// Room for one more where `n` are counted against `limit`.
+fn room(n: u64, limit: u64, quota: &'static str, what: &'static str) -> ApiResult<()> {
     if n >= limit {
         return Err(forbidden(OverQuota {
-            quota: "environments",
+            quota,
             limit,
             wanted: n + 1,
-            what: "number of the project's environments",
+            what,
         }));
     }
     Ok(())
+}
+
+/// Room for one more environment in the caller's project.
+pub async fn environment(st: &AppState, ctx: &Ctx) -> ApiResult<()> {
+    let n = st.store.count_environments(ctx.project()).await?;
+    let what = "number of the project's environments";
+    room(n, st.limits.quotas.environments, "environments", what)
 }
 
 /// Room for one more package in the caller's project.
 pub async fn package(st: &AppState, ctx: &Ctx) -> ApiResult<()> {
     let n = st.store.count_packages(ctx.project()).await?;
-    let limit = st.limits.quotas.packages;
-    if n >= limit {
-        return Err(forbidden(OverQuota {
-            quota: "packages",
-            limit,
-            wanted: n + 1,
-            what: "number of the project's packages",
-        }));
-    }
-    Ok(())
+    let what = "number of the project's packages";
+    room(n, st.limits.quotas.packages, "packages", what)
 }
 
 /// Room for one more queued task in `project`.
 pub async fn task(st: &AppState, project: &str) -> ApiResult<()> {
     let n = st.store.count_active_tasks(project).await?;
-    let limit = st.limits.quotas.active_tasks;
-    if n >= limit {
-        return Err(forbidden(OverQuota {
-            quota: "active_tasks",
-            limit,
-            wanted: n + 1,
-            what: "number of the project's deployments, deletions and actions in progress",
-        }));
-    }
-    Ok(())
+    let what = "number of the project's deployments, deletions and actions in progress";
+    room(n, st.limits.quotas.active_tasks, "active_tasks", what)
 }
 
 /// An object model (a session draft, a template) within the model quota.
