@@ -283,20 +283,14 @@ impl<'u> Wizard<'u> {
             form: form.name.clone(),
             errors,
         };
-        let eval = self.evaluator();
-        let data = self.data_json(None);
-        let ctx = Ctx {
-            eval: &eval,
-            data: &data,
-            inventory: &self.inventory,
-        };
-        let view = ctx.form(form, step).map_err(|e| {
+        let view = self.form(step).map_err(|e| {
             fail(vec![FieldError {
                 field: None,
                 rule: "evaluation".into(),
                 message: e.message,
             }])
         })?;
+        let eval = self.evaluator();
         let mut errors = Vec::new();
         if opts.reject_unknown {
             for key in values.keys() {
