@@ -246,8 +246,15 @@ fn describe(
         }
     };
     let ui_file = text("UI").unwrap_or_else(|| "ui.yaml".into());
+    // An application without forms gets them from its class's properties
+    // (what the dashboard then shows to add it).
     let ui = read_inside(root, &format!("UI/{ui_file}"))
-        .map(|b| String::from_utf8_lossy(&b).into_owned());
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .or_else(|| {
+            (package_type == "Application")
+                .then(|| vetro_forms::package::generated_ui(package))
+                .flatten()
+        });
     let logo_file = text("Logo").unwrap_or_else(|| "logo.png".into());
     let supplier_logo = match raw.pointer("/Supplier/Logo") {
         Some(Json::String(l)) => read_inside(root, l),
@@ -349,6 +356,17 @@ mod tests {
         assert_eq!(info.ui.as_deref(), Some("Version: 2\n"));
         assert_eq!(info.logo.as_deref(), Some(&b"\x89PNG"[..]));
         assert_eq!(info.package_type, "Library");
+    }
+
+    #[test]
+    fn an_application_without_forms_gets_them_from_its_properties() {
+        let manifest = b"Format: MuranoPL/1.4\nType: Application\nFullName: t.App\nClasses:\n  t.App: App.yaml\n";
+        let class = b"Name: t.App\nProperties:\n  size:\n    Contract: $.int().notNull()\n";
+        let z = zip_of(&[("manifest.yaml", manifest), ("Classes/App.yaml", class)]);
+        let info = inspect_package(&z, &ArchiveLimits::default()).unwrap();
+        let ui = info.ui.unwrap_or_default();
+        assert!(ui.contains("type: \"integer\""), "{ui}");
+        assert!(ui.contains("\"size\": $.appConfiguration.size"), "{ui}");
     }
 
     /// A UI file or a logo that is a pipe or a device is left out, unread.

@@ -59,6 +59,44 @@ pub fn check_package_ui(root: &Path, sources: &mut SourceMap) -> Vec<Diagnostic>
     problems
 }
 
+/// The application class of `package`: the one named like the package,
+/// else the first class of the manifest.
+fn app_class(package: &Package) -> Option<&Arc<ClassDef>> {
+    package
+        .classes
+        .get(&package.name)
+        .or_else(|| package.classes.values().next())
+}
+
+/// `class` and every class it extends among the package's classes.
+fn lineage(package: &Package, class: &str) -> Vec<String> {
+    let mut out = vec![class.to_string()];
+    let mut i = 0;
+    while i < out.len() && out.len() < 64 {
+        if let Some(c) = package.classes.get(&out[i]) {
+            for parent in &c.extends {
+                if !out.contains(parent) {
+                    out.push(parent.clone());
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A UI definition (YAML text) made from the application class of a
+/// package that has none; `None` when the package has no class.
+pub fn generated_ui(package: &Package) -> Option<String> {
+    let class = app_class(package)?;
+    let parents: Vec<&ClassDef> = lineage(package, &class.name)
+        .iter()
+        .skip(1)
+        .filter_map(|n| package.classes.get(n).map(|c| &**c))
+        .collect();
+    Some(ui_for_class(class, &parents))
+}
+
 impl AppPackage {
     /// Load the package folder `root` (manifest and classes).
     pub fn load(root: &Path, sources: &mut SourceMap) -> AppPackage {
@@ -82,27 +120,12 @@ impl AppPackage {
     /// The application class: the one named like the package, else the
     /// first class of the manifest.
     pub fn app_class(&self) -> Option<&Arc<ClassDef>> {
-        self.package
-            .classes
-            .get(&self.package.name)
-            .or_else(|| self.package.classes.values().next())
+        app_class(&self.package)
     }
 
     /// `class` and every class it extends among this package's classes.
     pub fn lineage(&self, class: &str) -> Vec<String> {
-        let mut out = vec![class.to_string()];
-        let mut i = 0;
-        while i < out.len() && out.len() < 64 {
-            if let Some(c) = self.package.classes.get(&out[i]) {
-                for parent in &c.extends {
-                    if !out.contains(parent) {
-                        out.push(parent.clone());
-                    }
-                }
-            }
-            i += 1;
-        }
-        out
+        lineage(&self.package, class)
     }
 
     /// The package's UI definition, parsed; generated when the package has
@@ -115,7 +138,7 @@ impl AppPackage {
             let (ui, problems) = crate::load_file(path, sources);
             return (ui.map(|u| (u, UiSource::File(path.clone()))), problems);
         }
-        let Some(class) = self.app_class() else {
+        let Some(text) = generated_ui(&self.package) else {
             let d = Diagnostic::error(
                 "ui-missing",
                 format!(
@@ -125,13 +148,6 @@ impl AppPackage {
             );
             return (None, vec![d]);
         };
-        let parents: Vec<&ClassDef> = self
-            .lineage(&class.name)
-            .iter()
-            .skip(1)
-            .filter_map(|n| self.package.classes.get(n).map(|c| &**c))
-            .collect();
-        let text = ui_for_class(class, &parents);
         let name = format!("{}/UI/ui.yaml (generated)", self.package.root.display());
         let (ui, problems) = crate::parse_str(&name, &text, sources);
         (ui.map(|u| (u, UiSource::Generated(text))), problems)
