@@ -89,6 +89,13 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> axum::response:
 
 /// The whole service as a router.
 pub fn router(st: AppState) -> Router {
+    router_with(st, Router::new())
+}
+
+/// The service with `extra` routes beside the API (the web dashboard),
+/// under the same request ids, tracing, timeouts and panic handling.
+/// `extra` must not claim `/v1`, `/openapi.json`, `/healthz` or `/readyz`.
+pub fn router_with(st: AppState, extra: Router) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     let limits = st.limits.clone();
     Router::new()
@@ -97,6 +104,7 @@ pub fn router(st: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(st.limits.json_body))
         .with_state(st)
+        .merge(extra)
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(RequestBodyTimeoutLayer::new(limits.body_timeout))
         .layer(TimeoutLayer::with_status_code(

@@ -61,6 +61,10 @@ pub struct Store {
     /// Wakes this process's idle workers when a task is queued; workers in
     /// other processes find it by polling.
     queued: Arc<Notify>,
+    /// Counts the reports and task endings written through this store, so
+    /// live views in this process learn of them at once; views of tasks run
+    /// by workers in other processes find them by polling.
+    written: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -119,6 +123,7 @@ impl Store {
             backend,
             tokens: Arc::new(tokens::TokenCache::default()),
             queued: Arc::new(Notify::new()),
+            written: Arc::new(tokio::sync::watch::Sender::new(0)),
         })
     }
 
@@ -155,6 +160,17 @@ impl Store {
     /// Wakes the idle workers waiting in [`Store::task_queued`].
     pub fn notify_queued(&self) {
         self.queued.notify_waiters();
+    }
+
+    /// A receiver that sees a change whenever a status report or a task's
+    /// end is committed through this store (or a clone of it).
+    pub fn task_writes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.written.subscribe()
+    }
+
+    /// Tells the receivers of [`Store::task_writes`] that something was written.
+    pub(crate) fn notify_written(&self) {
+        self.written.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     pub async fn begin(&self) -> Result<Tx<'static>> {

@@ -412,6 +412,7 @@ impl Store {
         let mut tx = self.begin().await?;
         let seq = add_report(&mut tx, task_id, r).await?;
         tx.commit().await?;
+        self.notify_written();
         Ok(seq)
     }
 

@@ -137,6 +137,7 @@ impl Store {
         }
         add_report(&mut tx, task_id, r).await?;
         tx.commit().await?;
+        self.notify_written();
         Ok(true)
     }
 
@@ -182,6 +183,7 @@ impl Store {
             if task.kind == TaskKind::Delete && ok {
                 environments::delete_environment_in(&mut tx, env).await?;
                 tx.commit().await?;
+                self.notify_written();
                 return Ok(true);
             }
             let model = if ok { c.model.as_ref() } else { None };
@@ -191,6 +193,7 @@ impl Store {
             sessions::set_state(&mut tx, session, session_state(task.kind, ok)).await?;
         }
         tx.commit().await?;
+        self.notify_written();
         Ok(true)
     }
 
