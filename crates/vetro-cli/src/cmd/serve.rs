@@ -1,4 +1,4 @@
-//! `vetro serve`: the Murano-compatible REST API on one database, with
+//! `vetro serve`: the Murano-compatible REST API and the web dashboard on one database, with
 //! engine workers in the same process running the queued deployments,
 //! deletions and actions.
 
@@ -74,7 +74,8 @@ pub fn run(a: Args) -> ExitCode {
             let _ = stop_rx.await;
         });
         let server = async move {
-            let r = vetro_server::serve(st, listener, shutdown_signal()).await;
+            let app = vetro_server::router_with(st.clone(), vetro_dashboard::router(st));
+            let r = vetro_server::serve_router(app, listener, shutdown_signal()).await;
             let _ = stop_tx.send(());
             r
         };

@@ -1,0 +1,352 @@
+//! Sign-in sessions: a random id in an `HttpOnly`, `SameSite=Strict`,
+//! expiring cookie names a session kept in this process's memory; the API
+//! token (or the identity a password backend vouched for) stays on the
+//! server. Every form carries the session's CSRF token, checked on every POST.
+
+use crate::error::PageError;
+use crate::Dashboard;
+use axum::extract::{Form, FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use vetro_server::auth::Ctx;
+use vetro_store::tokens::Principal;
+
+/// The name of the session cookie.
+pub const SESSION_COOKIE: &str = "vetro_session";
+
+/// What a password check answers: the principal, or a message for the person.
+pub type SignInFuture<'a> = Pin<Box<dyn Future<Output = Result<Principal, String>> + Send + 'a>>;
+
+/// Sign-in with a user name and password, for services that use an
+/// identity service (Keystone) instead of vetro's own tokens.
+pub trait PasswordSignIn: Send + Sync {
+    fn sign_in<'a>(&'a self, user: &'a str, password: &'a str) -> SignInFuture<'a>;
+}
+
+/// How a session proves who it is on each request.
+pub(crate) enum Credential {
+    /// An API token, checked again on every request (so revoking it ends the session).
+    Token(String),
+    /// A password sign-in: the principal the backend returned.
+    Password(Principal),
+}
+
+/// A one-time message shown on the next page.
+#[derive(Clone, Debug)]
+pub struct Flash {
+    pub ok: bool,
+    pub text: String,
+}
+
+pub(crate) struct SessionData {
+    pub csrf: String,
+    credential: Credential,
+    expires: Instant,
+    /// The configuration session this person edits, by environment id.
+    env_sessions: Mutex<HashMap<String, String>>,
+    flash: Mutex<Option<Flash>>,
+    /// Forms filled in part (a wizard's state), by a key of the page's choosing.
+    drafts: Mutex<HashMap<String, serde_json::Value>>,
+}
+
+pub(crate) struct Sessions {
+    map: Mutex<HashMap<String, Arc<SessionData>>>,
+    lifetime: Duration,
+}
+
+impl Sessions {
+    pub fn new(lifetime: Duration) -> Sessions {
+        Sessions {
+            map: Mutex::new(HashMap::new()),
+            lifetime,
+        }
+    }
+
+    pub fn lifetime(&self) -> Duration {
+        self.lifetime
+    }
+
+    /// A new session; expired ones are dropped on the way.
+    pub(crate) fn create(&self, credential: Credential) -> String {
+        let id = random_token();
+        let now = Instant::now();
+        let data = SessionData {
+            csrf: random_token(),
+            credential,
+            expires: now + self.lifetime,
+            env_sessions: Mutex::new(HashMap::new()),
+            flash: Mutex::new(None),
+            drafts: Mutex::new(HashMap::new()),
+        };
+        let mut map = lock(&self.map);
+        map.retain(|_, s| s.expires > now);
+        map.insert(id.clone(), Arc::new(data));
+        id
+    }
+
+    fn get(&self, id: &str) -> Option<Arc<SessionData>> {
+        let mut map = lock(&self.map);
+        match map.get(id) {
+            Some(s) if s.expires > Instant::now() => Some(s.clone()),
+            Some(_) => {
+                map.remove(id);
+                None
+            }
+            None => None,
+        }
+    }
+
+    pub fn remove(&self, id: &str) {
+        lock(&self.map).remove(id);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// 244 random bits as 64 hex digits (two version-4 UUIDs from the OS's generator).
+pub fn random_token() -> String {
+    format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    )
+}
+
+/// Compares secrets in time independent of where they differ.
+pub fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// The value of cookie `name` in the request's `Cookie` headers.
+pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_string())
+}
+
+/// A `Set-Cookie` value for an `HttpOnly`, `SameSite=Strict` cookie
+/// (`max_age` 0 deletes it).
+pub fn set_cookie(name: &str, value: &str, max_age: Duration) -> String {
+    format!(
+        "{name}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}",
+        max_age.as_secs()
+    )
+}
+
+/// The signed-in person.
+#[derive(Clone)]
+pub struct User {
+    id: String,
+    data: Arc<SessionData>,
+    pub ctx: Ctx,
+}
+
+impl User {
+    /// The signed-in person of these request headers, if any.
+    pub async fn lookup(headers: &HeaderMap, dash: &Dashboard) -> Result<Option<User>, PageError> {
+        let Some(id) = cookie(headers, SESSION_COOKIE) else {
+            return Ok(None);
+        };
+        let Some(data) = dash.sessions.get(&id) else {
+            return Ok(None);
+        };
+        let principal = match &data.credential {
+            Credential::Token(t) => match dash.app.store.authenticate(t).await {
+                Ok(Some(p)) => p,
+                Ok(None) => {
+                    dash.sessions.remove(&id);
+                    return Ok(None);
+                }
+                Err(e) => return Err(PageError::from(vetro_server::error::ApiError::from(e))),
+            },
+            Credential::Password(p) => p.clone(),
+        };
+        Ok(Some(User {
+            id,
+            data,
+            ctx: Ctx(principal),
+        }))
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn csrf(&self) -> &str {
+        &self.data.csrf
+    }
+
+    pub fn is_admin(&self) -> bool {
+        self.ctx.is_admin()
+    }
+
+    /// Shows `text` on the next page.
+    pub fn flash(&self, ok: bool, text: impl Into<String>) {
+        *lock(&self.data.flash) = Some(Flash {
+            ok,
+            text: text.into(),
+        });
+    }
+
+    pub fn take_flash(&self) -> Option<Flash> {
+        lock(&self.data.flash).take()
+    }
+
+    pub fn env_session(&self, env_id: &str) -> Option<String> {
+        lock(&self.data.env_sessions).get(env_id).cloned()
+    }
+
+    pub fn set_env_session(&self, env_id: &str, session_id: &str) {
+        lock(&self.data.env_sessions).insert(env_id.to_string(), session_id.to_string());
+    }
+
+    pub fn forget_env_session(&self, env_id: &str) {
+        lock(&self.data.env_sessions).remove(env_id);
+    }
+
+    pub fn draft(&self, key: &str) -> Option<serde_json::Value> {
+        lock(&self.data.drafts).get(key).cloned()
+    }
+
+    pub fn set_draft(&self, key: &str, v: serde_json::Value) {
+        lock(&self.data.drafts).insert(key.to_string(), v);
+    }
+
+    pub fn clear_draft(&self, key: &str) {
+        lock(&self.data.drafts).remove(key);
+    }
+
+    /// Checks a posted CSRF token against the session's.
+    pub fn check_csrf(&self, posted: Option<&str>) -> Result<(), PageError> {
+        match posted {
+            Some(t) if same_secret(t, &self.data.csrf) => Ok(()),
+            _ => Err(PageError::new(
+                StatusCode::FORBIDDEN,
+                "This form has expired or did not come from this dashboard. Go back, reload the page and try again.",
+            )),
+        }
+    }
+}
+
+fn to_signin() -> Response {
+    Redirect::to("/signin").into_response()
+}
+
+impl FromRequestParts<Dashboard> for User {
+    type Rejection = Response;
+    async fn from_request_parts(parts: &mut Parts, dash: &Dashboard) -> Result<User, Response> {
+        match User::lookup(&parts.headers, dash).await {
+            Ok(Some(u)) => Ok(u),
+            Ok(None) => Err(to_signin()),
+            Err(e) => Err(e.into_response()),
+        }
+    }
+}
+
+/// The fields of a posted form, in order.
+#[derive(Clone, Debug, Default)]
+pub struct Fields(pub Vec<(String, String)>);
+
+impl Fields {
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The trimmed value of `key`, empty when absent.
+    pub fn text(&self, key: &str) -> &str {
+        self.get(key).map(str::trim).unwrap_or_default()
+    }
+
+    pub fn all(&self, key: &str) -> Vec<&str> {
+        self.0
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+}
+
+/// A form posted by the signed-in person, its CSRF token checked.
+pub struct Posted {
+    pub user: User,
+    pub fields: Fields,
+}
+
+impl FromRequest<Dashboard> for Posted {
+    type Rejection = Response;
+    async fn from_request(req: Request, dash: &Dashboard) -> Result<Posted, Response> {
+        let (mut parts, body) = req.into_parts();
+        let user = User::from_request_parts(&mut parts, dash).await?;
+        let req = Request::from_parts(parts, body);
+        let Form(pairs) = Form::<Vec<(String, String)>>::from_request(req, dash)
+            .await
+            .map_err(|e| PageError::new(StatusCode::BAD_REQUEST, e.body_text()).into_response())?;
+        let fields = Fields(pairs);
+        user.check_csrf(fields.get("_csrf"))
+            .map_err(IntoResponse::into_response)?;
+        Ok(Posted { user, fields })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookies_are_found_among_others() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::COOKIE,
+            "a=1; vetro_session=abc; b=2".parse().unwrap(),
+        );
+        assert_eq!(cookie(&h, SESSION_COOKIE).as_deref(), Some("abc"));
+        assert_eq!(cookie(&h, "c"), None);
+    }
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret("abc", "abc"));
+        assert!(!same_secret("abc", "abd"));
+        assert!(!same_secret("abc", "ab"));
+    }
+
+    #[test]
+    fn sessions_expire() {
+        let s = Sessions::new(Duration::from_millis(0));
+        let id = s.create(Credential::Token("t".into()));
+        assert!(s.get(&id).is_none());
+        let s = Sessions::new(Duration::from_secs(60));
+        let id = s.create(Credential::Token("t".into()));
+        assert!(s.get(&id).is_some());
+        s.remove(&id);
+        assert!(s.get(&id).is_none());
+    }
+
+    #[test]
+    fn the_cookie_is_http_only_strict_and_expiring() {
+        let c = set_cookie(SESSION_COOKIE, "x", Duration::from_secs(60));
+        assert!(
+            c.contains("HttpOnly") && c.contains("SameSite=Strict") && c.contains("Max-Age=60")
+        );
+    }
+}

@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""The web dashboard in a real browser: headless Chromium over WebDriver.
+
+Starts `vetro serve` on a loopback port with a fresh SQLite database and an
+engine worker, then, as a person would: signs in with a token, imports the
+example package from a zip file, creates an environment, adds the web server
+through its form (an invalid port first, checked in the browser, then a
+site name the server refuses, each message at the field), deploys and watches the live
+log reach `ready` without the page reloading, runs the `restart` action,
+deletes the environment and signs out. Every page visited is saved as a
+screenshot in --screenshots.
+
+    dashboard_browser.py --vetro target/debug/vetro --screenshots /tmp/shots
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+from selenium import webdriver
+from selenium.common.exceptions import (NoSuchElementException, StaleElementReferenceException,
+                                        TimeoutException)
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
+PACKAGE = os.path.join(REPO, "examples", "murano", "webserver")
+WAIT = 60
+
+
+class Failure(Exception):
+    pass
+
+
+def zip_dir(src, dest):
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
+        for root, _, files in os.walk(src):
+            for f in files:
+                full = os.path.join(root, f)
+                z.write(full, os.path.relpath(full, src))
+
+
+class Run:
+    def __init__(self, a):
+        self.a = a
+        self.work = tempfile.mkdtemp(prefix="vetro-browser-")
+        self.shots = a.screenshots
+        os.makedirs(self.shots, exist_ok=True)
+        self.n = 0
+        self.server = None
+        self.driver = None
+        self.t0 = time.monotonic()
+
+    def step(self, what):
+        print(f"[{time.monotonic() - self.t0:6.1f}s] {what}", flush=True)
+
+    def shot(self, name):
+        self.n += 1
+        path = os.path.join(self.shots, f"{self.n:02d}-{name}.png")
+        self.driver.save_screenshot(path)
+
+    def check(self, cond, what):
+        if not cond:
+            raise Failure(what)
+
+    # -- the server -----------------------------------------------------
+
+    def start_server(self):
+        db = "sqlite://" + os.path.join(self.work, "vetro.db")
+        tok = subprocess.run([self.a.vetro, "token", "create", "--db", db, "--project", "demo",
+                              "--user", "alice", "--admin"], capture_output=True, text=True,
+                             check=True, timeout=120)
+        self.token = tok.stdout.strip()
+        self.log = open(os.path.join(self.work, "serve.log"), "w")
+        self.server = subprocess.Popen(
+            [self.a.vetro, "serve", "--db", db, "--listen", "127.0.0.1:0", "--workers", "1"],
+            stdout=subprocess.PIPE, stderr=self.log, text=True)
+        line = self.server.stdout.readline()
+        m = re.search(r"listening on (http://\S+)", line)
+        self.check(m is not None, f"vetro serve did not start: {line!r}")
+        self.url = m.group(1)
+
+    def stop(self):
+        if self.driver:
+            self.driver.quit()
+        if self.server and self.server.poll() is None:
+            self.server.terminate()
+            try:
+                self.server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.server.kill()
+                self.server.wait()
+
+    # -- the browser ----------------------------------------------------
+
+    def start_browser(self):
+        o = webdriver.ChromeOptions()
+        o.binary_location = self.a.chromium
+        for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                     "--no-first-run", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync",
+                     "--user-data-dir=" + os.path.join(self.work, "profile"),
+                     f"--window-size={self.a.width},900"]:
+            o.add_argument(flag)
+        o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service(self.a.chromedriver), options=o)
+        self.driver.set_page_load_timeout(WAIT)
+
+    def go(self, path):
+        self.driver.get(self.url + path)
+
+    def find(self, css):
+        return self.driver.find_element(By.CSS_SELECTOR, css)
+
+    def wait(self, cond, what, timeout=WAIT):
+        def poll(_):
+            try:
+                return cond()
+            except (StaleElementReferenceException, NoSuchElementException):
+                return False  # the page is being replaced: look again
+        try:
+            return WebDriverWait(self.driver, timeout).until(poll)
+        except TimeoutException:
+            self.shot("timeout")
+            raise Failure(f"timed out waiting for {what}")
+
+    def path(self):
+        return re.sub(r"^https?://[^/]+", "", self.driver.current_url)
+
+    def submit(self, form_css):
+        self.find(form_css + " button[type=submit]").click()
+
+    def flash(self):
+        els = self.driver.find_elements(By.CSS_SELECTOR, "p.flash")
+        return els[0].text if els else ""
+
+    # -- the scenario ---------------------------------------------------
+
+    def sign_in(self):
+        self.step("sign in")
+        self.go("/")
+        self.wait(lambda: self.path() == "/signin", "the sign-in page")
+        self.shot("signin")
+        self.find("#token").send_keys("not-a-token")
+        self.submit("form[action='/signin']")
+        self.wait(lambda: "not valid" in self.flash(), "the wrong token to be refused")
+        self.find("#token").send_keys(self.token)
+        self.submit("form[action='/signin']")
+        self.wait(lambda: self.path() == "/environments", "the environments page")
+        cookies = {c["name"]: c for c in self.driver.get_cookies()}
+        s = cookies.get("vetro_session")
+        self.check(s is not None and s.get("httpOnly") and s.get("sameSite") == "Strict",
+                   f"the session cookie is HttpOnly and SameSite=Strict: {s}")
+        self.check(self.token not in self.driver.current_url, "the token is not in the URL")
+        self.shot("environments-empty")
+
+    def import_package(self):
+        self.step("import the example package")
+        archive = os.path.join(self.work, "webserver.zip")
+        zip_dir(PACKAGE, archive)
+        self.go("/catalog")
+        self.find("#package").send_keys(archive)
+        self.submit("form[action='/catalog/import']")
+        self.wait(lambda: "Imported" in self.flash(), "the import to succeed")
+        self.shot("package")
+        self.go("/catalog")
+        self.check("Example web server" in self.find("ul.cards").text, "the catalog shows the package")
+        self.shot("catalog")
+
+    def create_environment(self):
+        self.step("create an environment")
+        self.go("/environments")
+        self.find("#env-name").send_keys("web-demo")
+        self.submit("form[action='/environments']")
+        self.wait(lambda: re.fullmatch(r"/environments/[0-9a-f]{32}", self.path()), "the environment page")
+        self.env_path = self.path()
+        self.shot("environment-new")
+
+    def set_field(self, css, value):
+        el = self.find(css)
+        el.clear()
+        el.send_keys(value)
+
+    def add_web_server(self):
+        self.step("add the web server through its form")
+        self.driver.find_element(By.LINK_TEXT, "Add a component").click()
+        self.wait(lambda: self.path().endswith("/add"), "the list of applications")
+        self.shot("choose-application")
+        self.driver.find_element(By.LINK_TEXT, "Example web server").click()
+        self.wait(lambda: self.driver.find_elements(By.ID, "f-port"), "the first form")
+        # A value the browser refuses: the message appears at the field, nothing is sent.
+        before = self.path()
+        self.set_field("#f-port", "70000")
+        self.submit("main form[data-checked]")
+        self.wait(lambda: self.find("#f-port-error").is_displayed(), "the browser's message at the port field")
+        self.check(self.path() == before, "an out-of-range port is not submitted")
+        self.shot("form-browser-check")
+        # A value only the server refuses (the site name's regular expression).
+        self.set_field("#f-port", "8080")
+        self.set_field("#f-siteName", "My Site")
+        self.submit("main form[data-checked]")
+        self.wait(lambda: "Lower-case" in self.find("#f-siteName-error").text,
+                  "the server's message at the site name field")
+        self.check(self.find("#f-siteName").get_attribute("aria-invalid") == "true",
+                   "the field is marked invalid")
+        self.shot("form-server-check")
+        self.set_field("#f-siteName", "hello")
+        self.submit("main form[data-checked]")
+        self.wait(lambda: self.driver.find_elements(By.ID, "f-flavor"), "the instance form")
+        Select(self.find("#f-flavor")).select_by_visible_text("m1.small")
+        image = Select(self.find("#f-osImage"))
+        ubuntu = [o.text for o in image.options if "Ubuntu" in o.text]
+        self.check(ubuntu, "the image list comes from the cloud")
+        image.select_by_visible_text(ubuntu[0])
+        self.shot("form-instance")
+        self.submit("main form[data-checked]")
+        self.wait(lambda: self.driver.find_elements(By.ID, "f-application_name"), "the application name form")
+        self.shot("form-name")
+        self.submit("main form[data-checked]")
+        self.wait(lambda: "Added" in self.flash(), "the component to be added")
+        self.check("WebServer" in self.find("section[aria-labelledby=components-title]").text,
+                   "the component is listed")
+        self.shot("environment-draft")
+
+    def deploy(self):
+        self.step("deploy and watch the live log")
+        self.submit(f"form[action='{self.env_path}/deploy']")
+        self.wait(lambda: "Deployment started" in self.flash(), "the deployment to start")
+        self.driver.execute_script("window.vetroMarker = 42")
+        self.shot("environment-deploying")
+        t = time.monotonic()
+        self.wait(lambda: self.find("[data-live-status]").text == "ready", "the live status to reach ready",
+                  timeout=300)
+        self.step(f"  ready after {time.monotonic() - t:.1f}s")
+        self.check(self.driver.execute_script("return window.vetroMarker") == 42,
+                   "the page was not reloaded while the log came in")
+        lines = self.driver.find_elements(By.CSS_SELECTOR, "ol.log li")
+        self.check(len(lines) >= 3, f"the live log shows the reports ({len(lines)} lines)")
+        self.shot("environment-deployed")
+
+    def run_action(self):
+        self.step("run an action")
+        self.go(self.env_path)
+        self.driver.find_element(By.PARTIAL_LINK_TEXT, "restart").click()
+        self.wait(lambda: self.driver.find_elements(By.ID, "action-args"), "the action's form")
+        self.shot("action-form")
+        self.submit("main form[data-checked]")
+        self.wait(lambda: "/deployments/" in self.path(), "the action's page")
+        self.wait(lambda: self.find("[data-live-done]").is_displayed(), "the action to finish", timeout=300)
+        self.check("restarting" in self.find("ol.log").text, "the action's report is in the log")
+        self.shot("action-done")
+
+    def delete_environment(self):
+        self.step("delete the environment")
+        self.go(self.env_path)
+        self.submit(f"form[action='{self.env_path}/delete']")
+        WebDriverWait(self.driver, 10).until(lambda d: d.switch_to.alert).accept()
+        self.wait(lambda: "Deletion started" in self.flash(), "the deletion to start")
+        self.wait(lambda: self.find("[data-live-status]").text == "deleted", "the deletion to finish",
+                  timeout=300)
+        self.shot("environment-deleted")
+        self.go("/environments")
+        self.check("web-demo" not in self.find("main").text, "the environment is gone")
+        self.shot("environments-after")
+        self.find("form.signout button").click()
+        self.wait(lambda: self.path() == "/signin", "sign out")
+        self.go("/environments")
+        self.wait(lambda: self.path() == "/signin", "pages to need a session again")
+
+    def run(self):
+        self.start_server()
+        self.start_browser()
+        self.sign_in()
+        self.import_package()
+        self.create_environment()
+        self.add_web_server()
+        self.deploy()
+        self.run_action()
+        self.delete_environment()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--vetro", required=True)
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    ap.add_argument("--screenshots", required=True)
+    ap.add_argument("--width", type=int, default=1280)
+    a = ap.parse_args()
+    r = Run(a)
+    try:
+        r.run()
+    except Exception as e:  # every failure ends the run with what was seen
+        print(f"FAILED: {e}", file=sys.stderr)
+        try:
+            r.shot("failure")
+        except Exception:
+            pass
+        if r.server:
+            r.log.flush()
+            with open(os.path.join(r.work, "serve.log")) as f:
+                print(f.read()[-3000:], file=sys.stderr)
+        r.stop()
+        return 1
+    r.stop()
+    print(f"browser: 1 passed, 0 failed ({time.monotonic() - r.t0:.1f}s, screenshots in {a.screenshots})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,433 @@
+//! The dashboard through its router (no network): sign-in and sessions,
+//! CSRF, security headers, hostile metadata escaped everywhere, pages with
+//! 1,000 packages and 200 environments, and the live log's latency.
+
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use axum::Router;
+use futures_util::StreamExt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tower::ServiceExt;
+use vetro_server::{AppState, Limits};
+use vetro_store::catalog::{NewPackage, Package};
+use vetro_store::queue::NewReport;
+use vetro_store::tokens::Principal;
+use vetro_store::Store;
+
+struct App {
+    router: Router,
+    store: Store,
+    token: String,
+}
+
+async fn app() -> App {
+    let store = Store::connect("sqlite::memory:").await.unwrap();
+    store.migrate().await.unwrap();
+    let st = AppState {
+        store: store.clone(),
+        limits: Arc::new(Limits::default()),
+        default_policy: None,
+    };
+    let router = vetro_server::router_with(st.clone(), vetro_dashboard::router(st));
+    let token = store
+        .create_token(&Principal {
+            project_id: "demo".into(),
+            user_id: "alice".into(),
+            is_admin: true,
+        })
+        .await
+        .unwrap();
+    App {
+        router,
+        store,
+        token,
+    }
+}
+
+struct Answer {
+    status: StatusCode,
+    headers: axum::http::HeaderMap,
+    body: String,
+}
+
+impl App {
+    async fn send(&self, req: Request<Body>) -> Answer {
+        let r = self.router.clone().oneshot(req).await.unwrap();
+        let status = r.status();
+        let headers = r.headers().clone();
+        let bytes = axum::body::to_bytes(r.into_body(), 64 << 20).await.unwrap();
+        Answer {
+            status,
+            headers,
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+        }
+    }
+
+    async fn get(&self, path: &str, cookie: &str) -> Answer {
+        let req = Request::get(path)
+            .header(header::COOKIE, cookie)
+            .body(Body::empty())
+            .unwrap();
+        self.send(req).await
+    }
+
+    async fn post(&self, path: &str, cookie: &str, form: &[(&str, &str)]) -> Answer {
+        let body: Vec<String> = form
+            .iter()
+            .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
+            .collect();
+        let req = Request::post(path)
+            .header(header::COOKIE, cookie)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(body.join("&")))
+            .unwrap();
+        self.send(req).await
+    }
+
+    /// Signs in with the token: the session cookie and the page's CSRF token.
+    async fn sign_in(&self) -> (String, String) {
+        let form = self.get("/signin", "").await;
+        let nonce_cookie = set_cookie(&form, "vetro_signin");
+        let nonce = hidden(&form.body, "_signin");
+        let r = self
+            .post(
+                "/signin",
+                &nonce_cookie,
+                &[("_signin", &nonce), ("token", &self.token)],
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+        let cookie = set_cookie(&r, "vetro_session");
+        let page = self.get("/environments", &cookie).await;
+        assert_eq!(page.status, StatusCode::OK);
+        let csrf = hidden(&page.body, "_csrf");
+        (cookie, csrf)
+    }
+}
+
+fn enc(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn set_cookie(a: &Answer, name: &str) -> String {
+    a.headers
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with(&format!("{name}=")))
+        .and_then(|v| v.split(';').next())
+        .unwrap_or_else(|| panic!("no {name} cookie"))
+        .to_string()
+}
+
+fn hidden(body: &str, name: &str) -> String {
+    let key = format!("name=\"{name}\" value=\"");
+    let start = body.find(&key).unwrap_or_else(|| panic!("no {name} field")) + key.len();
+    body[start..].split('"').next().unwrap().to_string()
+}
+
+fn package(i: usize, name: &str, description: &str) -> NewPackage {
+    NewPackage {
+        meta: Package {
+            id: String::new(),
+            owner_id: "demo".into(),
+            fully_qualified_name: format!("com.example.app{i}"),
+            name: name.into(),
+            kind: "Application".into(),
+            version: "1.0.0".into(),
+            author: "someone".into(),
+            supplier: serde_json::json!({}),
+            description: description.into(),
+            enabled: true,
+            is_public: false,
+            tags: vec![format!("<b>tag{i}</b>")],
+            categories: Vec::new(),
+            class_definitions: vec![format!("com.example.App{i}")],
+            created: String::new(),
+            updated: String::new(),
+        },
+        archive: b"PK".to_vec(),
+        logo: None,
+        supplier_logo: None,
+        ui_definition: None,
+    }
+}
+
+#[tokio::test]
+async fn pages_need_a_session_and_sign_in_sets_a_strict_cookie() {
+    let a = app().await;
+    let r = a.get("/environments", "").await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert_eq!(r.headers[header::LOCATION], "/signin");
+    let form = a.get("/signin", "").await;
+    let csp = form.headers[header::CONTENT_SECURITY_POLICY]
+        .to_str()
+        .unwrap();
+    assert!(
+        csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"),
+        "{csp}"
+    );
+    // A wrong token is refused on the page, without a session.
+    let nonce_cookie = set_cookie(&form, "vetro_signin");
+    let nonce = hidden(&form.body, "_signin");
+    let r = a
+        .post(
+            "/signin",
+            &nonce_cookie,
+            &[("_signin", &nonce), ("token", "wrong")],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert!(r.body.contains("not valid"));
+    // A sign-in post without the form's nonce (another site's form) is refused.
+    let r = a
+        .post("/signin", "", &[("_signin", &nonce), ("token", &a.token)])
+        .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    let r = a
+        .post(
+            "/signin",
+            &nonce_cookie,
+            &[("_signin", &nonce), ("token", &a.token)],
+        )
+        .await;
+    let cookie = r
+        .headers
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .map(|v| v.to_str().unwrap().to_string())
+        .find(|c| c.starts_with("vetro_session="))
+        .unwrap();
+    for attr in ["HttpOnly", "SameSite=Strict", "Max-Age=28800", "Path=/"] {
+        assert!(cookie.contains(attr), "{cookie}");
+    }
+    assert!(!r.headers[header::LOCATION]
+        .to_str()
+        .unwrap()
+        .contains(&a.token));
+    // Sign out ends the session.
+    let (cookie, csrf) = a.sign_in().await;
+    let r = a.post("/signout", &cookie, &[("_csrf", &csrf)]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let r = a.get("/environments", &cookie).await;
+    assert_eq!(r.headers[header::LOCATION], "/signin");
+}
+
+#[tokio::test]
+async fn every_form_needs_the_csrf_token() {
+    let a = app().await;
+    let (cookie, csrf) = a.sign_in().await;
+    for path in [
+        "/environments",
+        "/policy",
+        "/templates",
+        "/categories",
+        "/signout",
+    ] {
+        let r = a.post(path, &cookie, &[("name", "x")]).await;
+        assert_eq!(r.status, StatusCode::FORBIDDEN, "{path}");
+        let r = a
+            .post(path, &cookie, &[("name", "x"), ("_csrf", "forged")])
+            .await;
+        assert_eq!(r.status, StatusCode::FORBIDDEN, "{path}");
+    }
+    assert!(a.store.list_environments(None).await.unwrap().is_empty());
+    let r = a
+        .post(
+            "/environments",
+            &cookie,
+            &[("name", "prod"), ("_csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert_eq!(a.store.list_environments(None).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn hostile_metadata_is_escaped_on_every_page() {
+    let a = app().await;
+    let evil = "<img src=x onerror=alert(1)>";
+    let p = a
+        .store
+        .insert_package(&package(1, evil, "<script>alert(2)</script> & more"))
+        .await
+        .unwrap();
+    let (cookie, csrf) = a.sign_in().await;
+    let r = a
+        .post(
+            "/environments",
+            &cookie,
+            &[("name", "<svg onload=alert(3)>"), ("_csrf", &csrf)],
+        )
+        .await;
+    let env_page = r.headers[header::LOCATION].to_str().unwrap().to_string();
+    let pages = [
+        "/catalog".to_string(),
+        format!("/catalog/{}", p.id),
+        format!("/catalog?q={}", enc(evil)),
+        "/environments".into(),
+        env_page.clone(),
+        format!("{env_page}/add"),
+        "/templates".into(),
+    ];
+    for path in &pages {
+        let r = a.get(path, &cookie).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}: {}", r.body);
+        for raw in ["<img src=x", "<script>alert", "<svg onload", "<b>tag"] {
+            assert!(!r.body.contains(raw), "{path} shows {raw} unescaped");
+        }
+        assert!(r.headers.contains_key(header::CONTENT_SECURITY_POLICY));
+        assert_eq!(r.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    }
+    let r = a.get(&format!("/catalog/{}", p.id), &cookie).await;
+    assert!(r.body.contains("&lt;img src=x onerror=alert(1)&gt;"));
+    assert!(r
+        .body
+        .contains("&lt;script&gt;alert(2)&lt;/script&gt; &amp; more"));
+    // No inline script anywhere: the only script is the embedded file.
+    assert_eq!(r.body.matches("<script").count(), 1);
+    assert!(r.body.contains("<script src=\"/static/app.js"));
+}
+
+#[tokio::test]
+async fn the_script_is_small_and_served_from_the_binary() {
+    let a = app().await;
+    let r = a.get("/static/app.js", "").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(
+        r.body.len() < 100 * 1024,
+        "the only script is {} bytes",
+        r.body.len()
+    );
+    assert!(r.headers[header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .starts_with("text/javascript"));
+    assert!(
+        !r.body.contains("innerHTML"),
+        "server text is inserted as text only"
+    );
+    let r = a.get("/static/app.css", "").await;
+    assert_eq!(r.status, StatusCode::OK);
+}
+
+/// Every page with 1,000 packages and 200 environments. The bound here is
+/// loose (debug builds on shared machines); the figures are printed.
+#[tokio::test]
+async fn pages_stay_fast_with_1000_packages_and_200_environments() {
+    let a = app().await;
+    for i in 0..1000 {
+        a.store
+            .insert_package(&package(
+                i,
+                &format!("App {i}"),
+                "A package for the load test.",
+            ))
+            .await
+            .unwrap();
+    }
+    let (cookie, csrf) = a.sign_in().await;
+    let mut env = String::new();
+    for i in 0..200 {
+        let name = format!("env-{i}");
+        let r = a
+            .post(
+                "/environments",
+                &cookie,
+                &[("name", &name), ("_csrf", &csrf)],
+            )
+            .await;
+        env = r.headers[header::LOCATION].to_str().unwrap().to_string();
+    }
+    let pkg = a.store.list_packages(None).await.unwrap()[500].id.clone();
+    let pages = [
+        "/catalog".to_string(),
+        "/catalog?q=App%2099".into(),
+        format!("/catalog/{pkg}"),
+        "/environments".into(),
+        env.clone(),
+        format!("{env}/add"),
+        "/templates".into(),
+        "/policy".into(),
+        "/categories".into(),
+    ];
+    for path in &pages {
+        let _ = a.get(path, &cookie).await;
+        let t = Instant::now();
+        let r = a.get(path, &cookie).await;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        println!("{path}: {ms:.1} ms, {} bytes", r.body.len());
+        assert_eq!(r.status, StatusCode::OK, "{path}");
+        assert!(ms < 1000.0, "{path} took {ms:.1} ms");
+    }
+    let r = a.get("/environments", &cookie).await;
+    assert_eq!(r.body.matches("href=\"/environments/").count(), 200);
+    let r = a.get("/catalog", &cookie).await;
+    assert!(
+        r.body.contains("rel=\"next\""),
+        "the catalog pages its cards"
+    );
+}
+
+#[tokio::test]
+async fn a_report_reaches_the_live_log_within_100_ms() {
+    let a = app().await;
+    let (cookie, _) = a.sign_in().await;
+    let env = a
+        .store
+        .create_environment("demo", "live", &serde_json::json!({"Objects": null}), None)
+        .await
+        .unwrap();
+    let s = a.store.open_session(&env.id, "alice").await.unwrap();
+    let task = a.store.deploy_session(&s.id, "demo").await.unwrap();
+    let req = Request::get(format!(
+        "/environments/{}/deployments/{task}/events",
+        env.id
+    ))
+    .header(header::COOKIE, &cookie)
+    .body(Body::empty())
+    .unwrap();
+    let r = a.router.clone().oneshot(req).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let mut body = r.into_body().into_data_stream();
+    // The queued task's first report comes at once.
+    let first = tokio::time::timeout(Duration::from_secs(5), body.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&first).contains("event: report"));
+    for i in 0..5 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let t = Instant::now();
+        a.store
+            .report(
+                &task,
+                &NewReport {
+                    entity_id: env.id.clone(),
+                    entity: "environment".into(),
+                    text: format!("step {i}"),
+                    level: "info".into(),
+                    details: None,
+                },
+            )
+            .await
+            .unwrap();
+        let chunk = tokio::time::timeout(Duration::from_secs(5), body.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        let text = String::from_utf8_lossy(&chunk).into_owned();
+        assert!(text.contains(&format!("step {i}")), "{text}");
+        println!("report {i} reached the stream in {ms:.1} ms");
+        assert!(ms < 100.0, "report {i} took {ms:.1} ms");
+    }
+}
