@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The web dashboard in headless Chromium over WebDriver (Python selenium):
+# sign in, import the example package, create an environment, add the web
+# server through its form (invalid values first), deploy and watch the live
+# log reach `ready`, run an action, delete the environment
+# (crates/vetro-dashboard/tests/browser/dashboard_browser.py). Screenshots of
+# every page go to $VETRO_BROWSER_SHOTS (a temporary folder by default).
+# Bounded: the scenario stops after 600 s.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+started=$SECONDS
+
+if command -v ci_wait >/dev/null 2>&1; then
+    ci_wait debian || true
+fi
+CHROMIUM=$(command -v chromium || true)
+DRIVER=$(command -v chromedriver || true)
+PY=${VETRO_SELENIUM_PYTHON:-python3}
+if [ -z "$CHROMIUM" ] || [ -z "$DRIVER" ]; then
+    echo "dashboard-browser: skipped (chromium and chromium-driver are not installed)"
+    exit 0
+fi
+if ! "$PY" -c 'import selenium' 2>/dev/null; then
+    echo "dashboard-browser: skipped (selenium is not installed; see .ci/setup.d/62-selenium.sh)"
+    exit 0
+fi
+
+cargo build -q -p vetro-cli
+VETRO="${CARGO_TARGET_DIR:-target}/debug/vetro"
+SHOTS=${VETRO_BROWSER_SHOTS:-$(mktemp -d)}
+timeout 600 "$PY" crates/vetro-dashboard/tests/browser/dashboard_browser.py \
+    --vetro "$VETRO" --chromium "$CHROMIUM" --chromedriver "$DRIVER" --screenshots "$SHOTS"
+echo "dashboard-browser: done in $((SECONDS - started))s"
