@@ -5,12 +5,40 @@ use crate::session::User;
 use crate::Dashboard;
 use axum::extract::State;
 use serde_json::Value;
+use std::sync::OnceLock;
+use vetro_server::access::{Access, RouteRule};
+use vetro_server::auth::Ctx;
 use vetro_server::error::ApiError;
 use vetro_server::extract::{QueryPairs, P};
 use vetro_server::routes::sessions;
 use vetro_server::scope;
 
 pub type ApiResult<T = Value> = Result<T, ApiError>;
+
+/// The API's route rules, read once.
+fn rules() -> &'static [RouteRule] {
+    static RULES: OnceLock<Vec<RouteRule>> = OnceLock::new();
+    RULES.get_or_init(vetro_server::routes::rules)
+}
+
+/// The caller as API route `method path` (as the route table spells it)
+/// sees them: with that route's access rule, and refused as the API would
+/// refuse an admin-only route to a project token.
+pub fn ctx_for(user: &User, method: axum::http::Method, path: &str) -> ApiResult<Ctx> {
+    let access = rules()
+        .iter()
+        .find(|r| r.method == method && r.path == path)
+        .map(|r| r.access)
+        .unwrap_or(Access::Project);
+    let ctx = Ctx {
+        principal: user.ctx.principal.clone(),
+        access,
+    };
+    if let Access::Admin(p) = access {
+        ctx.require(p)?;
+    }
+    Ok(ctx)
+}
 
 /// A query string as the handlers take it.
 pub fn query(pairs: &[(&str, &str)]) -> QueryPairs {

@@ -2,14 +2,14 @@
 //! page, importing a package archive, and the administrators' controls
 //! (publish, enable, delete, categories).
 
-use crate::api::{query, state, text, ApiResult};
+use crate::api::{ctx_for, query, state, text, ApiResult};
 use crate::assets::PLACEHOLDER_LOGO;
 use crate::page::{after, clip, csrf, layout, Nav, PageResult};
 use crate::session::{Posted, User};
 use crate::Dashboard;
 use axum::body::Body;
 use axum::extract::{FromRequest, Multipart, Path, Query, Request};
-use axum::http::header;
+use axum::http::{header, Method};
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{html, Markup};
 use serde_json::{json, Value};
@@ -392,7 +392,12 @@ pub async fn import(
         let mp = Multipart::from_request(upload_request(&file, archive, &meta), &())
             .await
             .map_err(|e| ApiError::bad_request(e.body_text()))?;
-        api_catalog::upload(state(&dash), user.ctx.clone(), mp).await
+        api_catalog::upload(
+            state(&dash),
+            ctx_for(&user, Method::POST, "/v1/catalog/packages")?,
+            mp,
+        )
+        .await
     }
     .await;
     match r {
@@ -413,14 +418,12 @@ pub async fn import(
 }
 
 async fn patch(dash: &Dashboard, user: &User, id: &str, ops: Value) -> ApiResult {
-    Ok(api_catalog::update(
-        state(dash),
-        user.ctx.clone(),
-        P(id.to_string()),
-        JsonBody(ops),
+    let ctx = ctx_for(user, Method::PATCH, "/v1/catalog/packages/{package_id}")?;
+    Ok(
+        api_catalog::update(state(dash), ctx, P(id.to_string()), JsonBody(ops))
+            .await?
+            .0,
     )
-    .await?
-    .0)
 }
 
 pub async fn publish(
@@ -468,7 +471,10 @@ pub async fn delete(
     Path(id): Path<String>,
     p: Posted,
 ) -> Response {
-    let r = api_catalog::delete(state(&dash), p.user.ctx.clone(), P(id.clone())).await;
+    let r = match ctx_for(&p.user, Method::DELETE, "/v1/catalog/packages/{package_id}") {
+        Ok(ctx) => api_catalog::delete(state(&dash), ctx, P(id.clone())).await,
+        Err(e) => Err(e),
+    };
     match r {
         Ok(_) => after(
             &p.user,
@@ -525,12 +531,11 @@ pub async fn add_category(
     axum::extract::State(dash): axum::extract::State<Dashboard>,
     p: Posted,
 ) -> Response {
-    let r = api_catalog::add_category(
-        state(&dash),
-        p.user.ctx.clone(),
-        JsonBody(json!({"name": p.fields.text("name")})),
-    )
-    .await;
+    let body = JsonBody(json!({"name": p.fields.text("name")}));
+    let r = match ctx_for(&p.user, Method::POST, "/v1/catalog/categories") {
+        Ok(ctx) => api_catalog::add_category(state(&dash), ctx, body).await,
+        Err(e) => Err(e),
+    };
     after(&p.user, "/categories", r, "Category added.")
 }
 
@@ -539,6 +544,13 @@ pub async fn delete_category(
     Path(id): Path<String>,
     p: Posted,
 ) -> Response {
-    let r = api_catalog::delete_category(state(&dash), p.user.ctx.clone(), P(id)).await;
+    let r = match ctx_for(
+        &p.user,
+        Method::DELETE,
+        "/v1/catalog/categories/{category_id}",
+    ) {
+        Ok(ctx) => api_catalog::delete_category(state(&dash), ctx, P(id)).await,
+        Err(e) => Err(e),
+    };
     after(&p.user, "/categories", r, "Category deleted.")
 }

@@ -14,6 +14,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use vetro_server::access::Access;
 use vetro_server::auth::Ctx;
 use vetro_store::tokens::Principal;
 
@@ -155,6 +156,7 @@ pub fn set_cookie(name: &str, value: &str, max_age: Duration) -> String {
 pub struct User {
     id: String,
     data: Arc<SessionData>,
+    /// The caller as the API's project routes see it (see `api::ctx_for` for the others).
     pub ctx: Ctx,
 }
 
@@ -181,7 +183,10 @@ impl User {
         Ok(Some(User {
             id,
             data,
-            ctx: Ctx(principal),
+            ctx: Ctx {
+                principal,
+                access: Access::Project,
+            },
         }))
     }
 
@@ -194,7 +199,7 @@ impl User {
     }
 
     pub fn is_admin(&self) -> bool {
-        self.ctx.is_admin()
+        self.ctx.principal.is_admin
     }
 
     /// Shows `text` on the next page.

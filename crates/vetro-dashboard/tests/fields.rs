@@ -199,7 +199,11 @@ fn errors_for(changes: &[(&str, &str)]) -> Vec<(String, String, String)> {
 }
 
 /// Changed answers, the field that must complain, and the rule.
-type Case = (&'static [(&'static str, &'static str)], &'static str, &'static str);
+type Case = (
+    &'static [(&'static str, &'static str)],
+    &'static str,
+    &'static str,
+);
 
 #[test]
 fn valid_answers_pass_and_each_validator_reports_at_its_field() {

@@ -74,8 +74,9 @@ pub fn run(a: Args) -> ExitCode {
             let _ = stop_rx.await;
         });
         let server = async move {
+            let limits = st.limits.clone();
             let app = vetro_server::router_with(st.clone(), vetro_dashboard::router(st));
-            let r = vetro_server::serve_router(app, listener, shutdown_signal()).await;
+            let r = vetro_server::listen::serve(app, listener, &limits, shutdown_signal()).await;
             let _ = stop_tx.send(());
             r
         };
