@@ -79,6 +79,43 @@ fn refused(r: &Rejection) -> ApiError {
     }
 }
 
+/// Every `Require:` entry of an uploaded package must name a package the
+/// project can see (its own or a public one) in a version in range, as the
+/// engine will resolve them: a 400 names each one missing.
+pub fn missing_requirements(
+    fqn: &str,
+    requires: &[(String, Option<String>)],
+    visible: &[vetro_store::catalog::Package],
+) -> Result<(), ApiError> {
+    use vetro_dsl::package::{Version, VersionSpec, BUNDLED_PACKAGE};
+    let mut missing = Vec::new();
+    for (name, spec) in requires {
+        if name == BUNDLED_PACKAGE || name == fqn {
+            continue;
+        }
+        let range = VersionSpec::parse(spec.as_deref()).map_err(|e| {
+            ApiError::bad_request(format!("package {fqn}: Require: {name}: {e}"))
+                .with_kind("PackageFormatError")
+        })?;
+        let found = visible.iter().any(|p| {
+            p.fully_qualified_name == *name
+                && Version::coerce(&p.version).is_ok_and(|v| range.matches(&v))
+        });
+        if !found {
+            missing.push(format!("{name} ({range})"));
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(format!(
+        "package {fqn} requires {}, which the catalog does not have; import {} first",
+        missing.join(", "),
+        if missing.len() == 1 { "it" } else { "them" }
+    ))
+    .with_kind("PackageDependencyError"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::check_full_name;

@@ -1191,3 +1191,39 @@ fn project_quotas_refuse_what_goes_past_them() {
         "{e}"
     );
 }
+
+#[test]
+fn an_upload_whose_require_the_catalog_lacks_is_refused_naming_it() {
+    let s = start();
+    let a = As::new(&s, "p1", "u1", false);
+    let lib_manifest =
+        "Format: 1.4\nType: Library\nFullName: t.Lib\nVersion: 1.2\nClasses:\n  t.Lib: Lib.yaml\n";
+    let lib_class = "Namespaces:\n  =: t\nName: Lib\n";
+    let app_manifest = |spec: &str| {
+        format!(
+            "Format: 1.4\nType: Application\nFullName: t.Uses\nRequire:\n  t.Lib: '{spec}'\n  io.murano:\nClasses:\n  t.Uses: Uses.yaml\n"
+        )
+    };
+    let app_class = "Namespaces:\n  =: t\nName: Uses\n";
+    let app = |spec: &str| {
+        let m = app_manifest(spec);
+        zip(&[
+            ("manifest.yaml", m.as_bytes()),
+            ("Classes/Uses.yaml", app_class.as_bytes()),
+        ])
+    };
+    let body = err(upload(&a, app("1"), None), 400);
+    let msg = body["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("t.Uses requires t.Lib (>=1.0.0,<2.0.0-0)"),
+        "{msg}"
+    );
+    let lib = zip(&[
+        ("manifest.yaml", lib_manifest.as_bytes()),
+        ("Classes/Lib.yaml", lib_class.as_bytes()),
+    ]);
+    ok(upload(&a, lib, None));
+    // In the catalog now, but not in the range asked for.
+    err(upload(&a, app(">=2"), None), 400);
+    ok(upload(&a, app("1"), None));
+}

@@ -273,6 +273,8 @@ pub async fn upload(State(st): State<AppState>, ctx: Ctx, mp: Multipart) -> ApiR
     .await
     .map_err(|_| ApiError::unavailable("the package check did not finish"))??;
     let (i, archive) = inspected;
+    let visible = st.store.list_packages(Some(ctx.project())).await?;
+    package::missing_requirements(&i.fqn, &i.requires, &visible)?;
     let new = NewPackage {
         meta: Package {
             id: String::new(),
