@@ -74,7 +74,12 @@ pub async fn log_panel(dash: &Dashboard, user: &User, env: &str, d: &Value) -> A
     let dep = text(d, "id");
     let list = reports(dash, user, env, dep).await?;
     let finished = is_finished(d);
-    let events = format!("/environments/{env}/deployments/{dep}/events");
+    // The stream starts after the reports shown here, so none appears twice.
+    let last = match dash.app.store.reports(dep).await {
+        Ok(r) => r.last().map(|r| r.seq).unwrap_or(0),
+        Err(_) => 0,
+    };
+    let events = format!("/environments/{env}/deployments/{dep}/events?after={last}");
     Ok(html! {
         section aria-labelledby="log-title" data-events=[(!finished).then_some(&events)]
             data-environment={"/environments/" (env)} {
@@ -238,6 +243,7 @@ pub async fn events(
     user: User,
     headers: HeaderMap,
     Path((env, dep)): Path<(String, String)>,
+    axum::extract::Query(q): axum::extract::Query<std::collections::HashMap<String, String>>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, crate::page::PageError> {
     // A deletion removes its environment with its tasks, often before the
     // browser connects: a missing one ends the stream at once (as for an id
@@ -251,6 +257,7 @@ pub async fn events(
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<i64>().ok())
+        .or_else(|| q.get("after").and_then(|v| v.parse::<i64>().ok()))
         .unwrap_or(0);
     let live = Live {
         writes: dash.app.store.task_writes(),
