@@ -199,6 +199,12 @@ impl Rt {
                     dict_get(h, "metadata").cloned().unwrap_or(Value::Null),
                 )
             }
+            _ if !d.keys().any(|k| as_type(k).is_some()) => {
+                // No header and no type key: every entry is a property of
+                // an object of the default type (`id` and `name` included).
+                props = (**d).clone();
+                (None, None, Value::Null, Value::Null)
+            }
             _ => {
                 // Inline form {Type: {props}, id: .., name: ..}
                 let mut t = None;
@@ -340,7 +346,11 @@ impl Rt {
                         last_err = Some(Exc::Native(n, f));
                         next.push((class, pname, p));
                     }
-                    Err(_) if p.usage == PropUsage::Runtime => {}
+                    // As the reference: a Runtime default that its contract
+                    // rejects leaves the property unset; other errors stop.
+                    Err(Exc::Native(n, _))
+                        if p.usage == PropUsage::Runtime
+                            && n.class == "ContractViolationException" => {}
                     Err(e) => return Err(e),
                 }
             }
@@ -542,18 +552,25 @@ impl Rt {
         default: &Rc<Class>,
         exclude: &Value,
     ) -> Result<Value, Exc> {
-        let Value::Dict(d) = model else {
-            return Err(Exc::contract(format!(
-                "Value {} is not an object model",
-                self.limits.py_str(model)?
-            )));
-        };
         let excluded = self
             .items(exclude)?
             .iter()
             .map(|e| self.limits.py_str(e))
             .collect::<Result<Vec<String>, Exc>>()?;
         let is_excluded = |k: &Value| excluded.iter().any(|e| k.as_str() == Some(e.as_str()));
+        let d = match model {
+            Value::Dict(d) => d,
+            // An object is a template too: its model as it stands.
+            other => match as_object(other) {
+                Some((obj, _)) => return self.template_of(&obj, want, &is_excluded),
+                None => {
+                    return Err(Exc::contract(format!(
+                        "Value {} is not an object model",
+                        self.limits.py_str(model)?
+                    )))
+                }
+            },
+        };
         let mut clean = Dict::new();
         for (k, v) in d.iter() {
             match (as_type(k), v) {
@@ -576,14 +593,23 @@ impl Rt {
             self.load_model_value(&Value::dict(clean), None, scope, Some(default), true)
         })?;
         self.objects.remove(&obj.id);
+        self.template_of(&obj, want, &is_excluded)
+    }
+
+    /// An object of `want` dumped as `Mixed` (its id, every property with
+    /// its default where none was given), without the excluded properties.
+    fn template_of(
+        &self,
+        obj: &Rc<Object>,
+        want: &Rc<Class>,
+        is_excluded: &dyn Fn(&Value) -> bool,
+    ) -> Result<Value, Exc> {
         if !obj.class.is_a(&want.name) {
             return Err(Exc::contract(format!(
                 "Object of type {} is not compatible with requested type {}",
                 obj.class.name, want.name
             )));
         }
-        // The dry-run object dumped as `Mixed` (its id, every property with
-        // its default where none was given), without the excluded properties.
         let dumped = self.dump(&obj.value(), "Mixed", true)?;
         let Value::Dict(dumped) = &dumped else {
             return Err(Exc::contract("Template is not an object model"));
