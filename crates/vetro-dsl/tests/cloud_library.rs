@@ -296,7 +296,7 @@ fn an_instance_removed_from_the_model_leaves_the_stack() {
     assert!(second
         .events
         .iter()
-        .any(|e| e.kind == "report" && e.message.contains("Releasing instance gone")));
+        .any(|e| e.kind == "log" && e.message.contains("Releasing instance gone")));
 }
 
 #[test]
