@@ -25,6 +25,25 @@ impl Rt {
         kwargs: Vec<(String, Value)>,
         kind: CallKind,
     ) -> Result<Value, Exc> {
+        if kind != CallKind::External {
+            if let Some((o, _)) = as_object(recv) {
+                if let Some(mock) = self.mocks.find(&o.class.name, name) {
+                    return self.run_mock(mock, recv, name, args, kwargs);
+                }
+            }
+        }
+        self.call_unmocked(recv, name, args, kwargs, kind)
+    }
+
+    /// [`Rt::call_method`] past any mock (the mocked method itself).
+    pub fn call_unmocked(
+        &self,
+        recv: &Value,
+        name: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        kind: CallKind,
+    ) -> Result<Value, Exc> {
         if let Some(r) = super::reflect::as_reflect(recv) {
             return self.reflect_call(&r.r, name, args, kwargs);
         }

@@ -18,6 +18,7 @@
 //! - [`scheduler::Scheduler`]: the green threads' parked frames, their
 //!   parents and the `Synchronize` locks.
 //! - [`limits::SessionLimits`]: the limits with what the session has used.
+//! - [`mocks::Mocks`]: methods the test framework replaced (`inject()`).
 //! - `embedder`: what the embedding layer keeps with the session (the cloud
 //!   host, see `cloud::attach`); the runtime never looks inside.
 //!
@@ -39,6 +40,7 @@ pub mod gc;
 pub mod green;
 pub mod limits;
 pub mod loading;
+pub mod mocks;
 pub mod model;
 pub mod natives;
 pub mod objects;
@@ -127,6 +129,8 @@ pub struct Rt {
     pub scheduler: scheduler::Scheduler,
     /// The model load in progress (see `loading.rs`).
     pub loading: loading::ModelLoad,
+    /// Methods replaced by the test framework (see `mocks.rs`).
+    pub mocks: mocks::Mocks,
     /// What the embedding layer keeps with the session (the cloud host with
     /// its backend and event sink, see `cloud::attach`); the runtime itself
     /// never looks inside.
@@ -174,6 +178,7 @@ impl Rt {
             limits,
             scheduler: scheduler::Scheduler::default(),
             loading: loading::ModelLoad::default(),
+            mocks: mocks::Mocks::default(),
             embedder: RefCell::new(None),
         });
         funcs::register_all(&rt);

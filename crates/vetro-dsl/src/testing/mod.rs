@@ -3,6 +3,8 @@
 //! its `test*` methods runs in a fresh session on a fresh fixture object
 //! (`setUp`, the test, `tearDown`), with the simulated cloud installed.
 
+mod mocks;
+
 use crate::host::Library;
 use crate::runtime::types::{Exc, Frame};
 use crate::syntax::MethodDef;
@@ -90,10 +92,20 @@ fn find_method(
     c.find_methods(name).into_iter().next()
 }
 
+/// A session over the library with the test framework's functions
+/// (`inject()` and friends).
+pub fn test_session(lib: &Library) -> Rc<crate::runtime::Rt> {
+    let mut source = lib.source.clone();
+    source
+        .session_hooks
+        .push(std::sync::Arc::new(mocks::register));
+    crate::runtime::Rt::with_limits(source, serde_json::json!({}), lib.limits.clone())
+}
+
 /// Run one test method in a fresh session.
 pub fn run_one(lib: &Library, class: &str, method: &str) -> TestResult {
     let backend = Box::new(crate::cloud::SimulatedCloud::new());
-    let rt = lib.session();
+    let rt = test_session(lib);
     crate::cloud::attach(&rt, lib.host(backend, None));
     let failure = (|| {
         let c = rt

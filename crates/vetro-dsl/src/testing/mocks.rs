@@ -1,0 +1,96 @@
+//! The mocking functions of test sessions:
+//!
+//! - `inject(target, method, mockObject, mockName)`: calls of `method` on
+//!   objects of the target's class run `mockName` of the calling class on
+//!   `mockObject` instead;
+//! - `inject(target, method, expr)`: they evaluate `expr` where `inject` was
+//!   called (`$` is the caller's `$this`, the call's arguments follow);
+//! - `originalMethod()`, inside such an expression: the replaced call.
+//!
+//! The target is a class or an object (which stands for its class).
+
+use crate::runtime::mocks::Mock;
+use crate::runtime::types::{as_object, CallKind, Class, Exc};
+use crate::runtime::Rt;
+use std::rc::Rc;
+use vetro_yaql::{Call, Form, Value};
+
+pub fn register(rt: &Rc<Rt>) {
+    rt.define_function(
+        "inject",
+        Form::Function,
+        "target:any, method:String, mockObject:any, mockName:String",
+        |rt, c, a| {
+            let (scope, _) = Rt::frame_of(c.ctx).ok_or_else(outside_method)?;
+            let class = target_class(rt, c, a.v(0), a.str(1))?;
+            let Some((this, _)) = as_object(a.v(2)) else {
+                return Err(Exc::native(
+                    "",
+                    "ValueError",
+                    "the mock object is not an object",
+                ));
+            };
+            let (decl, method) = single_method(&scope, a.str(3))?;
+            rt.mocks
+                .inject(&class.name, a.str(1), Mock::Method { this, decl, method });
+            Ok(Value::Null)
+        },
+    );
+    rt.define_function(
+        "inject",
+        Form::Function,
+        "target:any, method:String, expr:Lambda",
+        |rt, c, a| {
+            let (_, this) = Rt::frame_of(c.ctx).ok_or_else(outside_method)?;
+            let class = target_class(rt, c, a.v(0), a.str(1))?;
+            let expr = a.lam(2).cloned().ok_or_else(outside_method)?;
+            rt.mocks
+                .inject(&class.name, a.str(1), Mock::Expr { this, expr });
+            Ok(Value::Null)
+        },
+    );
+    rt.define_function("originalMethod", Form::Function, "", |rt, _, _| {
+        let Some(r) = rt.mocks.replaced() else {
+            return Err(Exc::native(
+                "",
+                "RuntimeError",
+                "originalMethod() is only defined inside a mock expression",
+            ));
+        };
+        rt.call_unmocked(&r.recv, &r.method, r.args, r.kwargs, CallKind::Expression)
+    });
+}
+
+fn outside_method() -> Exc {
+    Exc::native(
+        "",
+        "RuntimeError",
+        "inject() is only defined inside a method",
+    )
+}
+
+/// The class a mock is for; the mocked method must exist there.
+fn target_class(rt: &Rt, c: &Call, target: &Value, method: &str) -> Result<Rc<Class>, Exc> {
+    let (scope, _) = Rt::frame_of(c.ctx).ok_or_else(outside_method)?;
+    let class = rt.program.type_arg(&scope, target)?;
+    single_method(&class, method)?;
+    Ok(class)
+}
+
+fn single_method(
+    class: &Rc<Class>,
+    name: &str,
+) -> Result<(Rc<Class>, std::sync::Arc<crate::syntax::MethodDef>), Exc> {
+    let mut found = class.find_methods(name);
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(Exc::dsl(
+            "NoMethodFound",
+            format!("Method \"{name}\" is not found in class {}", class.name),
+        )),
+        _ => Err(Exc::dsl(
+            "AmbiguousMethodName",
+            format!("Ambiguous method name {name} in class {}", class.name),
+        )),
+    }
+}
