@@ -289,6 +289,11 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
                     Value::Null => want.clone(),
                     d => rt.program.type_arg(&scope, d).map_err(|e| rt.smuggle(e))?,
                 };
+                let owner = if rt.loading.external_call() {
+                    None
+                } else {
+                    owner_of(c)
+                };
                 if template {
                     let exclude = if a.pos.len() > 4 {
                         a.v(4).clone()
@@ -296,14 +301,9 @@ pub fn register_contract_functions(rt: &Rc<Rt>) {
                         Value::Null
                     };
                     return rt
-                        .template_value(&v, &scope, &want, &default, &exclude)
+                        .template_value(&v, &scope, &want, &default, &exclude, owner)
                         .map_err(|e| rt.smuggle(e));
                 }
-                let owner = if rt.loading.external_call() {
-                    None
-                } else {
-                    owner_of(c)
-                };
                 rt.class_contract(v, &scope, &want, &default, owner)
                     .map_err(|e| rt.smuggle(e))
             },

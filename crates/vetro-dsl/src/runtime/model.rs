@@ -551,6 +551,7 @@ impl Rt {
         want: &Rc<Class>,
         default: &Rc<Class>,
         exclude: &Value,
+        owner: Option<Rc<Object>>,
     ) -> Result<Value, Exc> {
         let excluded = self
             .items(exclude)?
@@ -590,7 +591,9 @@ impl Rt {
             }
         }
         let obj = self.loading.dry_run(excluded.clone(), || {
-            self.load_model_value(&Value::dict(clean), None, scope, Some(default), true)
+            // Owned by the contract's owner, as the reference loads it:
+            // defaults that look for their owners (`find()`) see them.
+            self.load_model_value(&Value::dict(clean), owner, scope, Some(default), true)
         })?;
         self.objects.remove(&obj.id);
         self.template_of(&obj, want, &is_excluded)
