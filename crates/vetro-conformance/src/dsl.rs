@@ -181,7 +181,14 @@ impl Batch {
                 .and_then(Json::as_object)
                 .map(|m| m.iter().map(|(k, v)| (k.clone(), rt.decode(v))).collect())
                 .unwrap_or_default();
-            vetro_dsl::core::call_external(&rt, &recv, method, args, kwargs)
+            // The reference's test runner reused its method-name variable to
+            // walk the keyword arguments: a call with keywords reached the
+            // method named by the last of them (most often none, hence
+            // `NoMethodFound`). The corpus records that behaviour.
+            let method = kwargs
+                .last()
+                .map_or_else(|| method.to_string(), |(k, _)| k.clone());
+            vetro_dsl::core::call_external(&rt, &recv, &method, args, kwargs)
         })();
         match r.and_then(|v| rt.encode_result(&v)) {
             Ok(v) => success("value", v, Self::traces(&rt)),
@@ -351,6 +358,42 @@ mod tests {
         let traces = reply["traces"].as_array().unwrap();
         assert_eq!(traces[0]["exception"]["class"], json!("RecursionError"));
         assert_eq!(traces[1], json!(2));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// As the reference harness: a call with keyword arguments reaches the
+    /// method named by the last keyword, not the one the request names.
+    #[test]
+    fn a_call_with_keywords_reaches_the_method_named_by_the_last_keyword() {
+        let dir = std::env::temp_dir().join(format!("vetro-dsl-kw-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let class = "Name: Kw\nMethods:\n  greet:\n    Arguments:\n      - who: {}\n    Body:\n      - Return: $who\n  \
+                     who:\n    Arguments:\n      - who: {}\n    Body:\n      - Return: [via, $who]\n";
+        std::fs::write(dir.join("Kw.yaml"), class).unwrap();
+        let mut batch = Batch::new(Limits::default());
+        batch.handle(&json!({"op": "begin", "classes_dir": dir.to_str()}));
+        let loaded = batch.handle(
+            &json!({"op": "load", "session": 1, "model": {"?": {"id": "k1", "type": "Kw"}}}),
+        );
+        assert_eq!(loaded["ok"], json!(true), "{loaded}");
+        let call = |batch: &mut Batch, args: Json, kwargs: Json| {
+            batch.handle(&json!({"op": "call", "session": 1, "method": "greet",
+                                 "receiver": {"object": "k1"}, "args": args, "kwargs": kwargs}))
+        };
+        assert_eq!(
+            call(&mut batch, json!(["x"]), json!({}))["value"],
+            json!("x")
+        );
+        assert_eq!(
+            call(&mut batch, json!([]), json!({"who": "y"}))["value"],
+            json!(["via", "y"])
+        );
+        let reply = call(&mut batch, json!([]), json!({"nobody": "z"}));
+        assert_eq!(
+            reply["exception"]["class"],
+            json!("NoMethodFound"),
+            "{reply}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
