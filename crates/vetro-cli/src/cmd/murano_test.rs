@@ -42,8 +42,11 @@ pub fn run(a: TestArgs) -> ExitCode {
     };
     lib.limits = a.limits.limits();
     let problems = lib.problems();
-    if problems.iter().any(|d| d.severity == Severity::Error) {
+    // Warnings too (Murano's own core library set aside, for one).
+    if !problems.is_empty() {
         print_diagnostics(&lib.sources, &problems, a.format);
+    }
+    if problems.iter().any(|d| d.severity == Severity::Error) {
         // 2 when a package cannot be read at all, as everywhere.
         return crate::report::exit_for(&problems);
     }

@@ -103,8 +103,11 @@ fn load_library(args: &Args, model: &serde_json::Value) -> Result<Library, ExitC
         })?;
     lib.limits = args.limits.limits();
     let problems = lib.problems();
-    if problems.iter().any(|d| d.severity == Severity::Error) {
+    // Warnings too (Murano's own core library set aside, for one).
+    if !problems.is_empty() {
         print_diagnostics(&lib.sources, &problems, args.format);
+    }
+    if problems.iter().any(|d| d.severity == Severity::Error) {
         return Err(crate::report::exit_for(&problems));
     }
     if args.format == Format::Text {

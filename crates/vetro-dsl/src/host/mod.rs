@@ -72,7 +72,12 @@ impl Library {
         };
         let mut roots = HashMap::new();
         let mut files = HashMap::new();
-        for p in &packages {
+        let mut packages = packages;
+        for p in &mut packages {
+            if p.name == CORE_PACKAGE {
+                p.problems.push(core_package_set_aside(p));
+                continue;
+            }
             source.add_package(p);
             match &p.contents {
                 Some(contents) => {
@@ -128,6 +133,24 @@ impl Library {
         h.sink = sink;
         h
     }
+}
+
+/// The core library's package name: vetro bundles its own.
+const CORE_PACKAGE: &str = "io.murano";
+
+/// Murano's own core library given as a package: its classes would replace
+/// the bundled ones, whose native methods and cloud simulation they do not
+/// match, so the bundled library is used and the package is set aside.
+fn core_package_set_aside(p: &Package) -> Diagnostic {
+    Diagnostic::warning(
+        "core-library",
+        format!(
+            "package io.murano ({}) is Murano's core library: vetro uses its bundled io.murano core \
+             library (with the simulated cloud) in its place; the classes of this package are not loaded",
+            p.root.display()
+        ),
+    )
+    .with_path(p.root.join("manifest.yaml").display().to_string())
 }
 
 /// The backend named on the command line.
