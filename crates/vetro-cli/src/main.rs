@@ -56,6 +56,8 @@ enum Command {
     Db(cmd::db::Args),
     /// The service's API tokens.
     Token(cmd::token::Args),
+    /// Run execution plans on an instance (a murano-agent replacement).
+    Agent(cmd::agent::Args),
 }
 
 fn main() -> ExitCode {
@@ -77,5 +79,6 @@ fn main() -> ExitCode {
         Command::Worker(args) => cmd::worker::run(args),
         Command::Db(args) => cmd::db::run(args),
         Command::Token(args) => cmd::token::run(args),
+        Command::Agent(args) => cmd::agent::run(args),
     }
 }

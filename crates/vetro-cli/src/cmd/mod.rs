@@ -1,5 +1,7 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
+pub mod agent;
+pub mod cloud;
 pub mod db;
 pub mod ir;
 pub mod limits;

@@ -38,9 +38,8 @@ pub struct Args {
     /// Run an action instead: OBJECT_ID/METHOD (a `Usage: Action` method).
     #[arg(long, conflicts_with = "method")]
     action: Option<String>,
-    /// Cloud backend.
-    #[arg(long, default_value = "simulated")]
-    backend: String,
+    #[command(flatten)]
+    cloud: super::cloud::CloudArgs,
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
     /// Write the final Heat template (HOT, JSON) of the deployment's stack here.
@@ -139,11 +138,15 @@ fn deploy(args: Args) -> ExitCode {
         },
         None => (Target::Root, args.method.clone()),
     };
-    let Some(mut backend) = host::backend_by_name(&args.backend) else {
+    if args.cloud_state.is_some() && args.cloud.backend != "simulated" {
         return usage(
-            &format!("unknown backend {:?} (available: simulated)", args.backend),
+            "--cloud-state keeps the simulator's state: it needs --backend simulated",
             args.format,
         );
+    }
+    let mut backend = match args.cloud.backend() {
+        Ok(b) => b,
+        Err(e) => return usage(&e, args.format),
     };
     let saved_cloud = match &args.cloud_state {
         Some(path) => match load_cloud_state(path) {
@@ -169,9 +172,10 @@ fn deploy(args: Args) -> ExitCode {
     let text = args.format == Format::Text;
     if text {
         say!(
-            "vetro run: {} package(s), backend {} (local simulator: nothing leaves this machine)",
+            "vetro run: {} package(s), backend {} ({})",
             args.packages.len(),
-            args.backend
+            args.cloud.backend,
+            args.cloud.describe()
         );
     }
     // Progress as it happens: stdout in text mode, stderr in JSON mode.

@@ -8,12 +8,14 @@
 //! [`attach`]; without one (the conformance batch mode) none of these natives
 //! answer and the core library behaves as before.
 
+mod agent_plan;
 pub mod catalog;
 mod natives;
 mod objects;
 mod services;
 pub mod simulator;
 
+pub use agent_plan::build as build_agent_plan;
 pub use catalog::CloudCatalog;
 pub use simulator::SimulatedCloud;
 
@@ -36,9 +38,22 @@ pub struct Event {
     pub message: String,
 }
 
+/// An execution plan on its way to the agent of one instance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentCall<'a> {
+    /// The instance as users know it (`Class name`), for messages.
+    pub host: &'a str,
+    /// The instance's agent queue ([`CloudBackend::agent_queue`]).
+    pub queue: &'a str,
+    /// The environment's result queue ([`CloudBackend::result_queue`]).
+    pub result_queue: &'a str,
+    /// How long to wait for the result; `None`: send without waiting.
+    pub timeout: Option<std::time::Duration>,
+}
+
 /// What the engine needs from a cloud. The simulator implements it locally;
-/// a real OpenStack backend would implement it against Heat and the agent's
-/// message queue.
+/// the OpenStack backend (crate `vetro-openstack`) against Keystone, Heat and
+/// the agents' message queue.
 pub trait CloudBackend {
     /// Short name shown to the user (`simulated`).
     fn name(&self) -> &'static str;
@@ -52,8 +67,24 @@ pub trait CloudBackend {
     ) -> Result<Json, String>;
     /// Delete stack `stack`.
     fn delete_stack(&mut self, stack: &str) -> Result<(), String>;
-    /// Send an execution plan to the agent of `host`; returns its result.
-    fn agent_call(&mut self, host: &str, plan: &Json) -> Result<Json, String>;
+    /// Send an execution plan to an instance's agent; returns its result
+    /// (null when the call does not wait).
+    fn agent_call(&mut self, call: &AgentCall<'_>, plan: &Json) -> Result<Json, String>;
+    /// The queue the agent of instance `host_id` of environment `env_id` reads.
+    fn agent_queue(&self, _env_id: &str, host_id: &str) -> String {
+        format!("simulated-agent-{host_id}")
+    }
+    /// The queue the agents of environment `env_id` answer to.
+    fn result_queue(&self, _env_id: &str) -> String {
+        "simulated-agent-listener".into()
+    }
+    /// How instances reach the agents' broker, for their boot configuration:
+    /// `{host, port, login, password, virtual_host, ssl, insecure, signingKey}`.
+    /// `None` when no agent runs (the simulator): plans are then passed as
+    /// written, without the files and ids a real agent needs.
+    fn agent_settings(&self) -> Option<Json> {
+        None
+    }
     /// The last template pushed for `stack`.
     fn stack_template(&self, stack: &str) -> Option<Json>;
     /// The outputs of the last push of `stack`.
@@ -99,8 +130,17 @@ impl<B: CloudBackend> CloudBackend for std::rc::Rc<RefCell<B>> {
     fn delete_stack(&mut self, stack: &str) -> Result<(), String> {
         self.borrow_mut().delete_stack(stack)
     }
-    fn agent_call(&mut self, host: &str, plan: &Json) -> Result<Json, String> {
-        self.borrow_mut().agent_call(host, plan)
+    fn agent_call(&mut self, call: &AgentCall<'_>, plan: &Json) -> Result<Json, String> {
+        self.borrow_mut().agent_call(call, plan)
+    }
+    fn agent_queue(&self, env_id: &str, host_id: &str) -> String {
+        self.borrow().agent_queue(env_id, host_id)
+    }
+    fn result_queue(&self, env_id: &str) -> String {
+        self.borrow().result_queue(env_id)
+    }
+    fn agent_settings(&self) -> Option<Json> {
+        self.borrow().agent_settings()
     }
     fn stack_template(&self, stack: &str) -> Option<Json> {
         self.borrow().stack_template(stack)

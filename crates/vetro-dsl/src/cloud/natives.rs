@@ -2,7 +2,7 @@
 //! host is installed (see [`super::install`]).
 
 use super::objects::{cloud_error, describe, prop, this_object};
-use super::{active, services, with_host};
+use super::{active, agent_plan, services, with_host, AgentCall, CloudBackend};
 use crate::runtime::types::*;
 use crate::runtime::walk::Walk;
 use crate::runtime::Rt;
@@ -96,7 +96,7 @@ fn resource(rt: &Rt, a: &dyn Fn(usize, &str) -> Value) -> Result<String, Exc> {
     read_resource(rt, &rt.limits.py_str(&a(0, "name"))?, &a(1, "owner"))
 }
 
-fn read_resource(rt: &Rt, name: &str, owner: &Value) -> Result<String, Exc> {
+pub(super) fn read_resource(rt: &Rt, name: &str, owner: &Value) -> Result<String, Exc> {
     let pkg = resource_package(rt, owner);
     // Only files inside the package's Resources folder.
     if name.split(['/', '\\']).any(|seg| seg == "..") || name.starts_with('/') {
@@ -165,7 +165,17 @@ pub(super) fn native_method(
             Value::Null
         }),
         ("io.murano.system.AgentListener", "queueName") => {
-            Ok(Value::str("simulated-agent-listener"))
+            let env = as_object(this).and_then(|(o, _)| environment_of(&o));
+            let env_id = env.map(|e| e.id.clone()).unwrap_or_default();
+            Ok(Value::str(
+                &with_host(rt, |h| h.backend.result_queue(&env_id)).unwrap_or_default(),
+            ))
+        }
+        ("io.murano.system.AgentListener", "agentSettings") => {
+            Ok(with_host(rt, |h| h.backend.agent_settings())
+                .flatten()
+                .map(|j| rt.decode(&j))
+                .unwrap_or(Value::Null))
         }
         ("io.murano.system.AgentListener", _) => Ok(Value::Null),
         ("io.murano.system.HeatStack", m) => heat(rt, this, m, &a),
@@ -339,6 +349,31 @@ fn heat(
     }
 }
 
+/// The environment an object belongs to (its nearest `io.murano.Environment` owner).
+fn environment_of(o: &Rc<Object>) -> Option<Rc<Object>> {
+    let mut cur = o.owner.borrow().clone();
+    while let Some(c) = cur {
+        if c.class.is_a("io.murano.Environment") {
+            return Some(c);
+        }
+        cur = c.owner.borrow().clone();
+    }
+    None
+}
+
+/// Seconds from a MuranoPL timeout argument (null: `default`).
+fn seconds(v: &Value, default: f64) -> std::time::Duration {
+    let s = match v {
+        Value::Int(i) => *i as f64,
+        Value::Float(f) => *f,
+        _ => default,
+    };
+    std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9))
+}
+
+/// Murano's default wait for an agent's answer (`[engine] agent_timeout`).
+const AGENT_TIMEOUT_SECONDS: f64 = 3600.0;
+
 fn agent(
     rt: &Rt,
     this: &Value,
@@ -346,45 +381,69 @@ fn agent(
     a: &dyn Fn(usize, &str) -> Value,
 ) -> Result<Value, Exc> {
     let o = this_object(this)?;
-    let (host, host_id) = match as_object(&prop(&o, "host")) {
-        Some((h, _)) => (describe(&h), h.id.clone()),
+    let host_obj = as_object(&prop(&o, "host")).map(|(h, _)| h);
+    let (host, host_id) = match &host_obj {
+        Some(h) => (describe(h), h.id.clone()),
         None => ("unknown host".to_string(), o.id.clone()),
     };
+    let env_id = host_obj
+        .as_ref()
+        .and_then(environment_of)
+        .map(|e| e.id.clone())
+        .unwrap_or_default();
+    let backend =
+        |f: &dyn Fn(&dyn CloudBackend) -> String| with_host(rt, |h| f(h.backend.as_ref()));
+    let queue = backend(&|b| b.agent_queue(&env_id, &host_id)).unwrap_or_default();
+    let real = with_host(rt, |h| h.backend.agent_settings().is_some()).unwrap_or(false);
     match method {
+        "queueName" => Ok(Value::str(&queue)),
+        // A real agent answers an empty plan when it is up.
+        "isReady" if real => {
+            let plan = json!({"Body": "return", "FormatVersion": "2.0.0", "Scripts": {}, "Files": {}, "ID": agent_plan::new_id()});
+            let result_queue = backend(&|b| b.result_queue(&env_id)).unwrap_or_default();
+            let call = AgentCall {
+                host: &host,
+                queue: &queue,
+                result_queue: &result_queue,
+                timeout: Some(seconds(&a(0, "timeout"), 100.0)),
+            };
+            Ok(Value::Bool(
+                with_host(rt, |h| h.backend.agent_call(&call, &plan).is_ok()).unwrap_or(false),
+            ))
+        }
         "isReady" => Ok(Value::Bool(true)),
-        // Named after the instance, so the same instance keeps its queue.
-        "queueName" => Ok(Value::str(&format!("simulated-agent-{host_id}"))),
         "call" | "send" | "callRaw" | "sendRaw" => {
-            let plan = rt.encode(&a(0, "template"))?;
-            let scripts: Vec<String> = plan
-                .get("Scripts")
-                .and_then(Json::as_object)
-                .map(|m| m.keys().cloned().collect())
-                .unwrap_or_default();
-            let title = plan
-                .get("Name")
-                .and_then(Json::as_str)
-                .map(|n| format!(" {n:?}"))
-                .unwrap_or_default();
+            let raw = method.ends_with("Raw");
+            let mut plan = rt.encode(&a(0, if raw { "plan" } else { "template" }))?;
+            if real && !raw {
+                let read =
+                    |path: &str| read_resource(rt, path, &Value::Null).map_err(|e| e.message());
+                plan = agent_plan::build(plan, &read).map_err(cloud_error)?;
+            }
+            let timeout = match method {
+                "call" => Some(seconds(&a(2, "timeout"), AGENT_TIMEOUT_SECONDS)),
+                "callRaw" => Some(seconds(&a(1, "timeout"), AGENT_TIMEOUT_SECONDS)),
+                _ => None,
+            };
+            let result_queue = backend(&|b| b.result_queue(&env_id)).unwrap_or_default();
+            let call = AgentCall {
+                host: &host,
+                queue: &queue,
+                result_queue: &result_queue,
+                timeout,
+            };
             let r = with_host(rt, |h| {
-                let r = h.backend.agent_call(&host, &plan);
-                let what = if scripts.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (scripts: {})", scripts.join(", "))
-                };
+                let r = h.backend.agent_call(&call, &plan);
                 h.emit(
                     "agent-call",
                     Some(o.id.clone()),
-                    format!(
-                        "agent on {host}: execution plan{title}{what} not executed (simulated)"
-                    ),
+                    agent_event(&host, &plan, real, &r),
                 );
                 r
             })
             .unwrap_or(Ok(Json::Null))
             .map_err(cloud_error)?;
-            Ok(if method.starts_with("send") {
+            Ok(if timeout.is_none() {
                 Value::Null
             } else {
                 rt.decode(&r)
@@ -394,5 +453,31 @@ fn agent(
             "NoMethodFound",
             format!("Method \"{other}\" is not found in class io.murano.system.Agent"),
         )),
+    }
+}
+
+/// The progress line of an agent call.
+fn agent_event(host: &str, plan: &Json, real: bool, r: &Result<Json, String>) -> String {
+    let scripts: Vec<String> = plan
+        .get("Scripts")
+        .and_then(Json::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    let title = plan
+        .get("Name")
+        .and_then(Json::as_str)
+        .map(|n| format!(" {n:?}"))
+        .unwrap_or_default();
+    let what = if scripts.is_empty() {
+        String::new()
+    } else {
+        format!(" (scripts: {})", scripts.join(", "))
+    };
+    match (real, r) {
+        (false, _) => {
+            format!("agent on {host}: execution plan{title}{what} not executed (simulated)")
+        }
+        (true, Ok(_)) => format!("agent on {host}: execution plan{title}{what} done"),
+        (true, Err(e)) => format!("agent on {host}: execution plan{title}{what} failed: {e}"),
     }
 }

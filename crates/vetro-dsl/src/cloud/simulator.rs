@@ -741,7 +741,7 @@ impl CloudBackend for SimulatedCloud {
         Ok(())
     }
 
-    fn agent_call(&mut self, _host: &str, plan: &Json) -> Result<Json, String> {
+    fn agent_call(&mut self, _call: &super::AgentCall<'_>, plan: &Json) -> Result<Json, String> {
         Ok(plan.get("Result").cloned().unwrap_or(Json::Null))
     }
 

@@ -1,0 +1,398 @@
+//! `--backend openstack` against the real Keystone, Heat and RabbitMQ that
+//! `.ci/setup.d/05-openstack.sh` starts (VETRO_TEST_CLOUDS_YAML,
+//! VETRO_TEST_AMQP_URL); each test skips with a message without them.
+//! Nova, Neutron and Cinder resources become `OS::Heat::None` through the
+//! test's `--heat-environment`. The test plays each instance: it reads the
+//! server's user data from the Heat stack and starts `vetro agent` with the
+//! configuration in it, in a mount namespace whose /etc and /var are
+//! throw-away overlays, with `apt-get` and `systemctl` stand-ins on its PATH.
+
+use serde_json::{json, Value as Json};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use vetro_openstack::clouds::from_clouds_yaml;
+use vetro_openstack::keystone::{auth_body, find_endpoint};
+
+const VETRO: &str = env!("CARGO_BIN_EXE_vetro");
+const CLOUD: &str = "vetro-test";
+
+struct Env {
+    clouds: PathBuf,
+    amqp: String,
+}
+
+fn env() -> Option<Env> {
+    let clouds = std::env::var_os("VETRO_TEST_CLOUDS_YAML").map(PathBuf::from);
+    let amqp = std::env::var("VETRO_TEST_AMQP_URL").ok();
+    match (clouds, amqp) {
+        (Some(clouds), Some(amqp)) => Some(Env { clouds, amqp }),
+        _ => {
+            eprintln!("skipped: VETRO_TEST_CLOUDS_YAML and VETRO_TEST_AMQP_URL are not set (.ci/setup.d/05-openstack.sh starts Keystone, Heat and RabbitMQ)");
+            None
+        }
+    }
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fresh_id() -> String {
+    let n = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{:032x}", n ^ ((std::process::id() as u128) << 64))
+}
+
+const NONE_TYPES: &[&str] = &[
+    "OS::Nova::Server",
+    "OS::Neutron::Net",
+    "OS::Neutron::Subnet",
+    "OS::Neutron::Port",
+    "OS::Neutron::Router",
+    "OS::Neutron::RouterInterface",
+    "OS::Neutron::SecurityGroup",
+    "OS::Neutron::SecurityGroupRule",
+    "OS::Neutron::FloatingIP",
+    "OS::Neutron::FloatingIPAssociation",
+    "OS::Cinder::Volume",
+    "OS::Cinder::VolumeAttachment",
+];
+
+fn heat_environment(dir: &Path) -> PathBuf {
+    let registry: serde_json::Map<String, Json> = NONE_TYPES
+        .iter()
+        .map(|t| (t.to_string(), json!("OS::Heat::None")))
+        .collect();
+    let path = dir.join("heat-env.json");
+    std::fs::write(&path, json!({"resource_registry": registry}).to_string()).unwrap();
+    path
+}
+
+/// The webserver example's network needs Neutron (the network explorer).
+fn has_neutron(e: &Env) -> bool {
+    let lookup = |k: &str| (k == "OS_CLIENT_CONFIG_FILE").then(|| e.clouds.display().to_string());
+    let creds = from_clouds_yaml(CLOUD, &lookup, Path::new("/")).unwrap();
+    let url = format!("{}/auth/tokens", creds.auth_url.trim_end_matches('/'));
+    let body: Json = reqwest::blocking::Client::new()
+        .post(url)
+        .json(&auth_body(&creds))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let found = find_endpoint(&body["token"]["catalog"], "network", "public", None).is_ok();
+    if !found {
+        eprintln!("skipped: the test cloud's catalog has no network (Neutron) endpoint, which the example's network needs");
+    }
+    found
+}
+
+/// A token and Heat's endpoint for the test's own look at the stack.
+fn heat_api(e: &Env) -> (reqwest::blocking::Client, String, String) {
+    let lookup = |k: &str| (k == "OS_CLIENT_CONFIG_FILE").then(|| e.clouds.display().to_string());
+    let creds = from_clouds_yaml(CLOUD, &lookup, Path::new("/")).unwrap();
+    let http = reqwest::blocking::Client::new();
+    let url = format!("{}/auth/tokens", creds.auth_url.trim_end_matches('/'));
+    let resp = http.post(url).json(&auth_body(&creds)).send().unwrap();
+    let token = resp.headers()["X-Subject-Token"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let body: Json = resp.json().unwrap();
+    let heat = find_endpoint(
+        &body["token"]["catalog"],
+        "orchestration",
+        "public",
+        Some("RegionOne"),
+    )
+    .unwrap();
+    (http, token, heat)
+}
+
+fn get(api: &(reqwest::blocking::Client, String, String), path: &str) -> Option<Json> {
+    let r = api
+        .0
+        .get(format!("{}{path}", api.2))
+        .header("X-Auth-Token", &api.1)
+        .send()
+        .ok()?;
+    r.status().is_success().then(|| r.json().ok()).flatten()
+}
+
+fn vetro_run(e: &Env, dir: &Path, model: &Path, extra: &[&str]) -> Child {
+    Command::new(VETRO)
+        .args(["run", "examples/murano/webserver", "--model"])
+        .arg(model)
+        .args([
+            "--backend",
+            "openstack",
+            "--os-cloud",
+            CLOUD,
+            "--amqp-url",
+            &e.amqp,
+            "--heat-environment",
+        ])
+        .arg(heat_environment(dir))
+        .args(extra)
+        .current_dir(repo())
+        .env("OS_CLIENT_CONFIG_FILE", &e.clouds)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn model_with_env_id(dir: &Path, id: &str) -> PathBuf {
+    let text = std::fs::read_to_string(repo().join("examples/murano/environment.json")).unwrap();
+    let mut m: Json = serde_json::from_str(&text).unwrap();
+    m["Objects"]["?"]["id"] = json!(id);
+    let path = dir.join("model.json");
+    std::fs::write(&path, m.to_string()).unwrap();
+    path
+}
+
+/// The agent configuration written by a server's user data.
+fn agent_config(user_data: &str) -> Option<String> {
+    let start = user_data.find("<<\"VETRO_AGENT_CONF\"\n")? + "<<\"VETRO_AGENT_CONF\"\n".len();
+    let end = user_data[start..].find("VETRO_AGENT_CONF\n")? + start;
+    Some(user_data[start..end].to_string())
+}
+
+/// Wait until the stack has servers with user data; their agent configurations.
+fn server_configs(
+    api: &(reqwest::blocking::Client, String, String),
+    stack: &str,
+    wait: Duration,
+) -> Vec<(String, String)> {
+    let start = Instant::now();
+    while start.elapsed() < wait {
+        if let Some(t) = get(api, &format!("/stacks/{stack}/template")) {
+            let servers: Vec<(String, String)> = t["resources"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(_, r)| r["type"] == "OS::Nova::Server")
+                .filter_map(|(n, r)| {
+                    Some((
+                        n.clone(),
+                        agent_config(r["properties"]["user_data"].as_str()?)?,
+                    ))
+                })
+                .collect();
+            if !servers.is_empty() {
+                return servers;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    Vec::new()
+}
+
+/// `vetro agent` as the instance: throw-away /etc and /var, stand-in tools.
+fn start_agent(dir: &Path, name: &str, config: &str) -> Option<Child> {
+    let home = dir.join(name);
+    for d in ["bin", "storage", "etc-up", "etc-work", "var-up", "var-work"] {
+        std::fs::create_dir_all(home.join(d)).unwrap();
+    }
+    let storage = home.join("storage");
+    let conf: String = config
+        .lines()
+        .map(|l| {
+            if l.starts_with("storage =") {
+                format!("storage = {}", storage.display())
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(home.join("agent.conf"), conf).unwrap();
+    for (tool, body) in [("apt-get", "exit 0"), ("systemctl", "echo active")] {
+        let p = home.join("bin").join(tool);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        Command::new("chmod").arg("+x").arg(&p).status().unwrap();
+    }
+    let h = home.display();
+    let script = format!(
+        "mount -t overlay o -o lowerdir=/etc,upperdir={h}/etc-up,workdir={h}/etc-work /etc && \
+         mount -t overlay o -o lowerdir=/var,upperdir={h}/var-up,workdir={h}/var-work /var && \
+         exec {VETRO} agent --config-file {h}/agent.conf"
+    );
+    let path = format!("{h}/bin:{}", std::env::var("PATH").unwrap_or_default());
+    Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+        .env("PATH", path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(
+            std::fs::File::create(home.join("agent.log")).unwrap(),
+        ))
+        .spawn()
+        .ok()
+}
+
+fn finish(mut child: Child, limit: Duration) -> (bool, String) {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Ok(Some(_)) = child.try_wait() {
+            let out = child.wait_with_output().unwrap();
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return (out.status.success(), text);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    (
+        false,
+        format!(
+            "timed out\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+fn can_play_instances() -> bool {
+    let ok = Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped: playing an instance needs `unshare --mount` (root)");
+    }
+    ok
+}
+
+fn delete_stack(api: &(reqwest::blocking::Client, String, String), stack: &str) {
+    if let Some(s) = get(api, &format!("/stacks/{stack}")) {
+        let id = s["stack"]["id"].as_str().unwrap_or_default();
+        let _ = api
+            .0
+            .delete(format!("{}/stacks/{stack}/{id}", api.2))
+            .header("X-Auth-Token", &api.1)
+            .send();
+    }
+}
+
+#[test]
+fn webserver_deploys_through_heat_and_agents() {
+    let Some(e) = env() else { return };
+    if !can_play_instances() || !has_neutron(&e) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let id = fresh_id();
+    let stack = format!("murano-{id}");
+    let run = vetro_run(&e, dir.path(), &model_with_env_id(dir.path(), &id), &[]);
+    let api = heat_api(&e);
+    let servers = server_configs(&api, &stack, Duration::from_secs(120));
+    assert!(
+        !servers.is_empty(),
+        "no server with agent user data appeared in stack {stack}"
+    );
+    let mut agents: Vec<Child> = servers
+        .iter()
+        .filter_map(|(n, c)| start_agent(dir.path(), n, c))
+        .collect();
+    let (ok, out) = finish(run, Duration::from_secs(240));
+    for a in agents.iter_mut() {
+        let _ = a.kill();
+        let _ = a.wait();
+    }
+    delete_stack(&api, &stack);
+    assert!(ok, "vetro run failed:\n{out}");
+    assert!(out.contains("[stack-push] stack murano-"), "{out}");
+    assert!(
+        out.contains("execution plan \"Deploy web server\" (scripts: deploy) done"),
+        "{out}"
+    );
+    assert!(out.contains("hello is available at"), "{out}");
+}
+
+#[test]
+fn an_agent_that_never_answers_times_out_naming_the_instance() {
+    let Some(e) = env() else { return };
+    if !has_neutron(&e) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let id = fresh_id();
+    // No agent is started; the model's calls wait one second.
+    let model = model_with_env_id(dir.path(), &id);
+    let run = Command::new(VETRO)
+        .args(["run", "examples/murano/webserver", "--model"])
+        .arg(&model)
+        .args([
+            "--backend",
+            "openstack",
+            "--os-cloud",
+            CLOUD,
+            "--amqp-url",
+            &e.amqp,
+            "--agent-timeout",
+            "1",
+            "--heat-environment",
+        ])
+        .arg(heat_environment(dir.path()))
+        .current_dir(repo())
+        .env("OS_CLIENT_CONFIG_FILE", &e.clouds)
+        .output()
+        .unwrap();
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    delete_stack(&heat_api(&e), &format!("murano-{id}"));
+    assert!(!run.status.success(), "{out}");
+    assert!(
+        out.contains(
+            "the agent of io.murano.resources.LinuxMuranoInstance web-1 did not answer within 1 s"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn wrong_password_is_keystones_refusal() {
+    let Some(e) = env() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(&e.clouds)
+        .unwrap()
+        .replace("vetro-demo-secret", "not-the-password");
+    let clouds = dir.path().join("clouds.yaml");
+    std::fs::write(&clouds, text).unwrap();
+    let run = Command::new(VETRO)
+        .args([
+            "run",
+            "examples/murano/webserver",
+            "--model",
+            "examples/murano/environment.json",
+            "--backend",
+            "openstack",
+            "--os-cloud",
+            CLOUD,
+        ])
+        .current_dir(repo())
+        .env("OS_CLIENT_CONFIG_FILE", &clouds)
+        .output()
+        .unwrap();
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(run.status.code(), Some(2), "{out}");
+    assert!(
+        out.contains("Keystone refused the credentials of cloud \"vetro-test\""),
+        "{out}"
+    );
+    assert!(out.contains("401"), "{out}");
+}

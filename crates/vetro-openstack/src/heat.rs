@@ -1,0 +1,346 @@
+//! Heat's stack API: find, create or update, wait with backoff, outputs,
+//! template, delete. Requests are retried with backoff when Heat answers 5xx
+//! or cannot be reached, and sent again with a new token when Keystone's
+//! token was refused.
+
+use crate::keystone::{error_text, Session};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value as Json};
+use std::time::{Duration, Instant};
+
+/// Where a stack is and what Heat says of it.
+#[derive(Clone, Debug)]
+pub struct Stack {
+    pub name: String,
+    pub id: String,
+    pub status: String,
+    pub reason: String,
+    pub updated: Option<String>,
+    pub outputs: Json,
+}
+
+impl Stack {
+    fn from_json(j: &Json) -> Stack {
+        let s = |k: &str| {
+            j.get(k)
+                .and_then(Json::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let outputs = j
+            .get("outputs")
+            .and_then(Json::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(|o| {
+                        Some((
+                            o.get("output_key")?.as_str()?.to_string(),
+                            o.get("output_value").cloned().unwrap_or(Json::Null),
+                        ))
+                    })
+                    .collect::<serde_json::Map<_, _>>()
+            })
+            .map(Json::Object)
+            .unwrap_or_else(|| json!({}));
+        Stack {
+            name: s("stack_name"),
+            id: s("id"),
+            status: s("stack_status"),
+            reason: s("stack_status_reason"),
+            updated: j
+                .get("updated_time")
+                .and_then(Json::as_str)
+                .map(str::to_string),
+            outputs,
+        }
+    }
+}
+
+/// How long to wait and how often to look.
+#[derive(Clone, Debug)]
+pub struct Waiting {
+    /// Longest wait for one stack operation.
+    pub timeout: Duration,
+    /// First look after this; each next one waits `factor` times longer, up to `max`.
+    pub first: Duration,
+    pub factor: f64,
+    pub max: Duration,
+    /// Tries of a request Heat answers 5xx or does not answer.
+    pub attempts: u32,
+}
+
+impl Default for Waiting {
+    fn default() -> Waiting {
+        Waiting {
+            timeout: Duration::from_secs(3600),
+            first: Duration::from_millis(100),
+            factor: 1.5,
+            max: Duration::from_secs(2),
+            attempts: 5,
+        }
+    }
+}
+
+pub struct Heat<'a> {
+    pub session: &'a mut Session,
+    pub http: &'a reqwest::Client,
+    pub waiting: &'a Waiting,
+    /// Heat's endpoint (from the catalog, or given).
+    pub endpoint: &'a str,
+}
+
+impl Heat<'_> {
+    /// One request; `Ok(None)` for 404.
+    async fn call(
+        &mut self,
+        method: Method,
+        path: &str,
+        body: Option<&Json>,
+    ) -> Result<Option<Json>, String> {
+        let url = format!("{}{path}", self.endpoint);
+        let mut delay = Duration::from_millis(250);
+        let mut refreshed = false;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let token = self.session.token().await?;
+            let mut req = self
+                .http
+                .request(method.clone(), &url)
+                .header("X-Auth-Token", token)
+                .header("Accept", "application/json");
+            if let Some(b) = body {
+                req = req.json(b);
+            }
+            let outcome = req.send().await;
+            let retry_why = match outcome {
+                Ok(resp) => {
+                    let status = resp.status();
+                    let text = resp.text().await.unwrap_or_default();
+                    if status == StatusCode::NOT_FOUND {
+                        return Ok(None);
+                    }
+                    if status == StatusCode::UNAUTHORIZED && !refreshed {
+                        self.session.invalidate();
+                        refreshed = true;
+                        continue;
+                    }
+                    if status.is_success() {
+                        return Ok(Some(if text.trim().is_empty() {
+                            Json::Null
+                        } else {
+                            serde_json::from_str(&text).unwrap_or(Json::Null)
+                        }));
+                    }
+                    if !status.is_server_error() {
+                        return Err(format!(
+                            "Heat refused {method} {path}: {}",
+                            error_text(status, &text)
+                        ));
+                    }
+                    format!("Heat answered {}", error_text(status, &text))
+                }
+                Err(e) => format!("Heat at {url} cannot be reached: {e}"),
+            };
+            if attempt >= self.waiting.attempts {
+                return Err(format!("{retry_why} (gave up after {attempt} tries)"));
+            }
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(Duration::from_secs(8));
+        }
+    }
+
+    pub async fn find(&mut self, name: &str) -> Result<Option<Stack>, String> {
+        Ok(self
+            .call(Method::GET, &format!("/stacks/{name}"), None)
+            .await?
+            .map(|j| Stack::from_json(&j["stack"])))
+    }
+
+    async fn get(&mut self, s: &Stack) -> Result<Option<Stack>, String> {
+        Ok(self
+            .call(Method::GET, &format!("/stacks/{}/{}", s.name, s.id), None)
+            .await?
+            .map(|j| Stack::from_json(&j["stack"])))
+    }
+
+    /// Create `name`, or update it when it exists (so a retried push never
+    /// makes a second stack); wait until Heat is done; the stack.
+    pub async fn push(
+        &mut self,
+        name: &str,
+        template: &Json,
+        parameters: &Json,
+        environment: &Json,
+    ) -> Result<Stack, String> {
+        let existing = self.find(name).await?;
+        let body =
+            json!({"template": template, "parameters": parameters, "environment": environment});
+        match existing {
+            None => {
+                let mut create = body.clone();
+                create["stack_name"] = json!(name);
+                create["disable_rollback"] = json!(true);
+                create["timeout_mins"] = json!(self.waiting.timeout.as_secs().div_ceil(60).max(1));
+                match self.call(Method::POST, "/stacks", Some(&create)).await {
+                    Ok(created) => {
+                        let id = created
+                            .as_ref()
+                            .and_then(|c| c.pointer("/stack/id"))
+                            .and_then(Json::as_str)
+                            .unwrap_or_default();
+                        let stack = Stack {
+                            name: name.into(),
+                            id: id.into(),
+                            status: String::new(),
+                            reason: String::new(),
+                            updated: None,
+                            outputs: json!({}),
+                        };
+                        self.wait(&stack, "CREATE", None).await
+                    }
+                    // Another run created it meanwhile: update that one.
+                    Err(e) if e.contains("409") => {
+                        Box::pin(self.push(name, template, parameters, environment)).await
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Some(stack) => {
+                if stack.status.ends_with("_IN_PROGRESS") {
+                    // An earlier, interrupted run's operation: let it finish first.
+                    let action = stack.status.trim_end_matches("_IN_PROGRESS").to_string();
+                    let _ = self.wait(&stack, &action, None).await;
+                }
+                let before = self.get(&stack).await?.unwrap_or(stack);
+                self.call(
+                    Method::PUT,
+                    &format!("/stacks/{}/{}", before.name, before.id),
+                    Some(&body),
+                )
+                .await?;
+                self.wait(&before, "UPDATE", Some(&before)).await
+            }
+        }
+    }
+
+    /// Poll with backoff until `action` completes or fails. With `before`,
+    /// the stack as it was before the request: its old state does not count.
+    async fn wait(
+        &mut self,
+        stack: &Stack,
+        action: &str,
+        before: Option<&Stack>,
+    ) -> Result<Stack, String> {
+        let start = Instant::now();
+        let mut delay = self.waiting.first;
+        loop {
+            tokio::time::sleep(delay).await;
+            let Some(now) = self.get(stack).await? else {
+                return Err(format!(
+                    "stack {} disappeared while Heat worked on it",
+                    stack.name
+                ));
+            };
+            let old = before.is_some_and(|b| b.status == now.status && b.updated == now.updated);
+            if !old {
+                if now.status == format!("{action}_COMPLETE") {
+                    return Ok(now);
+                }
+                if now.status.ends_with("_FAILED") {
+                    return Err(self.failure(&now).await);
+                }
+            }
+            if start.elapsed() >= self.waiting.timeout {
+                return Err(format!(
+                    "stack {}: Heat did not finish {} within {} s (status {})",
+                    stack.name,
+                    action.to_lowercase(),
+                    self.waiting.timeout.as_secs(),
+                    now.status
+                ));
+            }
+            delay = delay.mul_f64(self.waiting.factor).min(self.waiting.max);
+        }
+    }
+
+    /// Heat's reasons for a failed stack: its own and those of the resources
+    /// whose events say they failed.
+    async fn failure(&mut self, s: &Stack) -> String {
+        let mut reasons = Vec::new();
+        let path = format!(
+            "/stacks/{}/{}/events?resource_status=FAILED&sort_dir=asc",
+            s.name, s.id
+        );
+        if let Ok(Some(ev)) = self.call(Method::GET, &path, None).await {
+            for e in ev
+                .get("events")
+                .and_then(Json::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let name = e
+                    .get("resource_name")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default();
+                let why = e
+                    .get("resource_status_reason")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default();
+                let line = format!("{name}: {why}");
+                if name != s.name && !why.is_empty() && !reasons.contains(&line) {
+                    reasons.push(line);
+                }
+            }
+        }
+        let mut text = format!("stack {} is {}: {}", s.name, s.status, s.reason);
+        if !reasons.is_empty() {
+            text.push_str(&format!(" (resources: {})", reasons.join("; ")));
+        }
+        text
+    }
+
+    pub async fn template(&mut self, name: &str) -> Result<Option<Json>, String> {
+        let Some(s) = self.find(name).await? else {
+            return Ok(None);
+        };
+        self.call(
+            Method::GET,
+            &format!("/stacks/{}/{}/template", s.name, s.id),
+            None,
+        )
+        .await
+    }
+
+    /// Delete `name` (nothing to do when it does not exist) and wait until it is gone.
+    pub async fn delete(&mut self, name: &str) -> Result<(), String> {
+        let Some(s) = self.find(name).await? else {
+            return Ok(());
+        };
+        self.call(
+            Method::DELETE,
+            &format!("/stacks/{}/{}", s.name, s.id),
+            None,
+        )
+        .await?;
+        let start = Instant::now();
+        let mut delay = self.waiting.first;
+        loop {
+            tokio::time::sleep(delay).await;
+            match self.get(&s).await? {
+                None => return Ok(()),
+                Some(now) if now.status == "DELETE_COMPLETE" => return Ok(()),
+                Some(now) if now.status == "DELETE_FAILED" => return Err(self.failure(&now).await),
+                Some(now) if start.elapsed() >= self.waiting.timeout => {
+                    return Err(format!(
+                        "stack {name}: not deleted within {} s (status {})",
+                        self.waiting.timeout.as_secs(),
+                        now.status
+                    ))
+                }
+                Some(_) => {}
+            }
+            delay = delay.mul_f64(self.waiting.factor).min(self.waiting.max);
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! Keystone v3: a scoped token, the service catalog, and re-authentication
+//! when the token is about to expire or is refused mid-deployment.
+
+use crate::clouds::{Credentials, Method, Named};
+use serde_json::{json, Value as Json};
+use std::time::Duration;
+
+pub struct Session {
+    creds: Credentials,
+    http: reqwest::Client,
+    token: Option<Token>,
+}
+
+struct Token {
+    id: String,
+    expires: Option<jiff::Timestamp>,
+    catalog: Json,
+}
+
+/// Re-authenticate this long before the token expires.
+const EXPIRY_MARGIN: Duration = Duration::from_secs(60);
+
+fn named(n: &Named) -> Json {
+    let mut m = serde_json::Map::new();
+    if let Some(id) = &n.id {
+        m.insert("id".into(), json!(id));
+    } else if let Some(name) = &n.name {
+        m.insert("name".into(), json!(name));
+        let domain = match (&n.domain_id, &n.domain_name) {
+            (Some(id), _) => json!({"id": id}),
+            (None, Some(name)) => json!({"name": name}),
+            (None, None) => json!({"id": "default"}),
+        };
+        m.insert("domain".into(), domain);
+    }
+    Json::Object(m)
+}
+
+/// The body of `POST /v3/auth/tokens` for `creds`.
+pub fn auth_body(creds: &Credentials) -> Json {
+    let identity = match &creds.method {
+        Method::Password { user, password } => {
+            let mut u = named(user);
+            u["password"] = json!(password);
+            json!({"methods": ["password"], "password": {"user": u}})
+        }
+        Method::Token(t) => json!({"methods": ["token"], "token": {"id": t}}),
+        Method::ApplicationCredential {
+            id,
+            name,
+            user,
+            secret,
+        } => {
+            let mut ac = json!({"secret": secret});
+            match (id, name) {
+                (Some(id), _) => ac["id"] = json!(id),
+                (None, name) => {
+                    ac["name"] = json!(name);
+                    if let Some(u) = user {
+                        ac["user"] = named(u);
+                    }
+                }
+            }
+            json!({"methods": ["application_credential"], "application_credential": ac})
+        }
+    };
+    let mut auth = json!({"identity": identity});
+    if let Some(p) = &creds.project {
+        auth["scope"] = json!({"project": named(p)});
+    }
+    json!({"auth": auth})
+}
+
+/// Keystone's error text from a response body.
+pub fn error_text(status: reqwest::StatusCode, body: &str) -> String {
+    let j: Json = serde_json::from_str(body).unwrap_or(Json::Null);
+    let msg = j
+        .pointer("/error/message")
+        .or_else(|| j.get("explanation"))
+        .and_then(Json::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| body.chars().take(300).collect());
+    format!("{status}: {msg}")
+}
+
+impl Session {
+    pub fn new(creds: Credentials, http: reqwest::Client) -> Session {
+        Session {
+            creds,
+            http,
+            token: None,
+        }
+    }
+
+    pub fn credentials(&self) -> &Credentials {
+        &self.creds
+    }
+
+    fn tokens_url(&self) -> String {
+        let base = self.creds.auth_url.trim_end_matches('/');
+        if base.ends_with("/v3") {
+            format!("{base}/auth/tokens")
+        } else {
+            format!("{base}/v3/auth/tokens")
+        }
+    }
+
+    /// Authenticate now (replacing any token).
+    pub async fn authenticate(&mut self) -> Result<(), String> {
+        let url = self.tokens_url();
+        let resp = self
+            .http
+            .post(&url)
+            .json(&auth_body(&self.creds))
+            .send()
+            .await
+            .map_err(|e| format!("Keystone at {url} cannot be reached: {e}"))?;
+        let status = resp.status();
+        let id = resp
+            .headers()
+            .get("X-Subject-Token")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let body = resp.text().await.unwrap_or_default();
+        if !status.is_success() {
+            return Err(format!(
+                "Keystone refused the credentials of {} ({})",
+                self.creds.source,
+                error_text(status, &body)
+            ));
+        }
+        let id = id.ok_or("Keystone answered without an X-Subject-Token header")?;
+        let j: Json = serde_json::from_str(&body)
+            .map_err(|e| format!("Keystone's token is not JSON: {e}"))?;
+        let expires = j
+            .pointer("/token/expires_at")
+            .and_then(Json::as_str)
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok());
+        let catalog = j.pointer("/token/catalog").cloned().unwrap_or(json!([]));
+        self.token = Some(Token {
+            id,
+            expires,
+            catalog,
+        });
+        Ok(())
+    }
+
+    /// A token valid for at least a minute more.
+    pub async fn token(&mut self) -> Result<String, String> {
+        let stale = match &self.token {
+            None => true,
+            Some(t) => t.expires.is_some_and(|e| {
+                let margin = jiff::SignedDuration::try_from(EXPIRY_MARGIN).unwrap_or_default();
+                jiff::Timestamp::now() + margin >= e
+            }),
+        };
+        if stale {
+            self.authenticate().await?;
+        }
+        Ok(self
+            .token
+            .as_ref()
+            .map(|t| t.id.clone())
+            .unwrap_or_default())
+    }
+
+    /// Forget the token (it was refused): the next call authenticates again.
+    pub fn invalidate(&mut self) {
+        self.token = None;
+    }
+
+    /// The endpoint of service `kind` (e.g. `orchestration`) for the
+    /// configured region and interface.
+    pub async fn endpoint(&mut self, kind: &str) -> Result<String, String> {
+        self.token().await?;
+        let catalog = self
+            .token
+            .as_ref()
+            .map(|t| t.catalog.clone())
+            .unwrap_or_default();
+        find_endpoint(
+            &catalog,
+            kind,
+            &self.creds.interface,
+            self.creds.region.as_deref(),
+        )
+    }
+}
+
+/// Pick an endpoint from a v3 catalog.
+pub fn find_endpoint(
+    catalog: &Json,
+    kind: &str,
+    interface: &str,
+    region: Option<&str>,
+) -> Result<String, String> {
+    let services = catalog.as_array().cloned().unwrap_or_default();
+    let service = services
+        .iter()
+        .find(|s| s.get("type").and_then(Json::as_str) == Some(kind))
+        .ok_or_else(|| format!("the service catalog has no {kind} service"))?;
+    let endpoints = service
+        .get("endpoints")
+        .and_then(Json::as_array)
+        .cloned()
+        .unwrap_or_default();
+    endpoints
+        .iter()
+        .filter(|e| e.get("interface").and_then(Json::as_str) == Some(interface))
+        .find(|e| {
+            region.is_none_or(|r| {
+                e.get("region_id").and_then(Json::as_str) == Some(r)
+                    || e.get("region").and_then(Json::as_str) == Some(r)
+            })
+        })
+        .and_then(|e| e.get("url").and_then(Json::as_str))
+        .map(|u| u.trim_end_matches('/').to_string())
+        .ok_or_else(|| {
+            format!(
+                "the service catalog has no {interface} {kind} endpoint{}",
+                region
+                    .map(|r| format!(" in region {r}"))
+                    .unwrap_or_default()
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clouds::from_cloud_entry;
+
+    #[test]
+    fn auth_bodies_follow_keystone_v3() {
+        let c = from_cloud_entry(
+            &json!({"auth": {"auth_url": "u", "username": "demo", "password": "pw", "project_name": "p", "user_domain_name": "D"}}),
+            "t".into(),
+        )
+        .unwrap();
+        assert_eq!(
+            auth_body(&c),
+            json!({"auth": {"identity": {"methods": ["password"], "password": {"user": {"name": "demo", "domain": {"name": "D"}, "password": "pw"}}},
+                            "scope": {"project": {"name": "p", "domain": {"id": "default"}}}}})
+        );
+        let c = from_cloud_entry(&json!({"auth": {"auth_url": "u", "application_credential_id": "i", "application_credential_secret": "s"}}), "t".into()).unwrap();
+        assert_eq!(
+            auth_body(&c),
+            json!({"auth": {"identity": {"methods": ["application_credential"], "application_credential": {"id": "i", "secret": "s"}}}})
+        );
+    }
+
+    #[test]
+    fn endpoints_by_interface_and_region() {
+        let cat = json!([{"type": "orchestration", "endpoints": [
+            {"interface": "public", "region_id": "R1", "url": "http://h1/v1/p"},
+            {"interface": "internal", "region_id": "R1", "url": "http://i1/v1/p"},
+            {"interface": "public", "region_id": "R2", "url": "http://h2/v1/p/"}]}]);
+        assert_eq!(
+            find_endpoint(&cat, "orchestration", "public", Some("R2")).unwrap(),
+            "http://h2/v1/p"
+        );
+        assert_eq!(
+            find_endpoint(&cat, "orchestration", "internal", None).unwrap(),
+            "http://i1/v1/p"
+        );
+        assert!(find_endpoint(&cat, "orchestration", "admin", None)
+            .unwrap_err()
+            .contains("admin orchestration"));
+        assert!(find_endpoint(&cat, "network", "public", None).is_err());
+    }
+}

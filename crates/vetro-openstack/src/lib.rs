@@ -1,0 +1,263 @@
+//! vetro's OpenStack backend: the engine's `CloudBackend` against a real
+//! cloud. Stacks go to Heat (found in Keystone's catalog), execution plans
+//! go to the instances' agents over RabbitMQ, as Murano's engine did.
+//!
+//! [`Options`] is all a host (`vetro run`, `vetro test`, the service's
+//! workers) chooses; [`OpenStackCloud::connect`] authenticates and is the
+//! backend. The backend's calls are synchronous (the engine's are); it runs
+//! its own small async runtime for HTTP and AMQP.
+
+pub mod agents;
+pub mod clouds;
+pub mod heat;
+pub mod keystone;
+
+use agents::AgentBus;
+use clouds::Credentials;
+use heat::{Heat, Waiting};
+use keystone::Session;
+use serde_json::{json, Value as Json};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use vetro_agent::amqp::Broker;
+use vetro_dsl::cloud::{AgentCall, CloudBackend};
+
+/// What selects and configures the OpenStack backend.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// A cloud of `clouds.yaml` (`--os-cloud`, `OS_CLOUD`); else the `OS_*` variables.
+    pub cloud: Option<String>,
+    /// A Heat environment merged into every push (`--heat-environment`).
+    pub heat_environment: Option<Json>,
+    /// The broker the engine talks to the agents through (`--amqp-url`).
+    pub amqp_url: Option<String>,
+    /// The broker address instances are told (default: `amqp_url`'s).
+    pub agent_amqp_url: Option<String>,
+    /// PEM RSA private key: plans are signed and instances told the public key.
+    pub signing_key: Option<String>,
+    /// Longest wait for one Heat operation (default one hour).
+    pub stack_timeout: Option<std::time::Duration>,
+    /// Longest wait for an agent's answer (default: what the call asks, one
+    /// hour unless it says otherwise).
+    pub agent_timeout: Option<std::time::Duration>,
+}
+
+/// The `clouds.yaml` / `OS_*` credentials `opts` select.
+pub fn credentials(
+    opts: &Options,
+    env: &dyn Fn(&str) -> Option<String>,
+    cwd: &std::path::Path,
+) -> Result<Credentials, String> {
+    match opts
+        .cloud
+        .clone()
+        .or_else(|| env("OS_CLOUD").filter(|c| !c.is_empty()))
+    {
+        Some(name) => clouds::from_clouds_yaml(&name, env, cwd),
+        None => clouds::from_env(env),
+    }
+}
+
+pub struct OpenStackCloud {
+    rt: tokio::runtime::Runtime,
+    http: reqwest::Client,
+    session: Session,
+    heat_endpoint: String,
+    environment: Json,
+    waiting: Waiting,
+    bus: Option<AgentBus>,
+    agent_settings: Option<Json>,
+    agent_timeout: Option<std::time::Duration>,
+    templates: HashMap<String, Json>,
+    outputs: HashMap<String, Json>,
+}
+
+fn http_client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .connect_timeout(std::time::Duration::from_secs(10))
+        .timeout(std::time::Duration::from_secs(120))
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))
+}
+
+impl OpenStackCloud {
+    /// Authenticate with `creds` and find Heat; connect nothing else yet.
+    pub fn connect(creds: Credentials, opts: &Options) -> Result<OpenStackCloud, String> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        let http = http_client()?;
+        let mut session = Session::new(creds, http.clone());
+        let heat_endpoint = rt.block_on(session.endpoint("orchestration"))?;
+        let key = match &opts.signing_key {
+            Some(pem) => {
+                Some(vetro_agent::sign::private_key(pem).map_err(|e| format!("signing key: {e}"))?)
+            }
+            None => None,
+        };
+        let (bus, agent_settings) = match &opts.amqp_url {
+            Some(url) => {
+                let broker = Broker::from_url(url)?;
+                let told = match &opts.agent_amqp_url {
+                    Some(u) => Broker::from_url(u)?,
+                    None => broker.clone(),
+                };
+                let public = key
+                    .as_ref()
+                    .map(vetro_agent::sign::public_pem)
+                    .unwrap_or_default();
+                let settings = json!({"host": told.host, "port": told.port, "login": told.login, "password": told.password,
+                    "virtual_host": told.virtual_host, "ssl": told.ssl, "insecure": false, "signingKey": public});
+                (Some(AgentBus::new(broker, key)), Some(settings))
+            }
+            None => (None, None),
+        };
+        let mut waiting = Waiting::default();
+        if let Some(t) = opts.stack_timeout {
+            waiting.timeout = t;
+        }
+        Ok(OpenStackCloud {
+            rt,
+            http,
+            session,
+            heat_endpoint,
+            environment: opts.heat_environment.clone().unwrap_or_else(|| json!({})),
+            waiting,
+            bus,
+            agent_settings,
+            agent_timeout: opts.agent_timeout,
+            templates: HashMap::new(),
+            outputs: HashMap::new(),
+        })
+    }
+
+    /// Heat's endpoint in use.
+    pub fn heat_endpoint(&self) -> &str {
+        &self.heat_endpoint
+    }
+
+    fn heat<R>(&mut self, f: impl AsyncFnOnce(&mut Heat<'_>) -> R) -> R {
+        let mut h = Heat {
+            session: &mut self.session,
+            http: &self.http,
+            waiting: &self.waiting,
+            endpoint: &self.heat_endpoint,
+        };
+        self.rt.block_on(f(&mut h))
+    }
+}
+
+/// The Heat environment file of `--heat-environment` (YAML or JSON).
+pub fn load_environment(path: &PathBuf) -> Result<Json, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut sources = vetro_diag::SourceMap::new();
+    let file = sources.add(&path.display().to_string(), text.as_str());
+    let docs =
+        vetro_yaml::load_str(&sources, file, &vetro_yaml::LoadOptions::default()).map_err(|d| {
+            d.first()
+                .map(|x| {
+                    let (line, col) = x.span.as_ref().map(|s| (s.line, s.col)).unwrap_or((1, 1));
+                    format!("{}:{line}:{col}: {}", path.display(), x.message)
+                })
+                .unwrap_or_default()
+        })?;
+    let env = docs.first().map(vetro_yaml::to_json).unwrap_or(Json::Null);
+    if !env.is_object() {
+        return Err(format!(
+            "{}: a Heat environment is a mapping (resource_registry, parameter_defaults, ...)",
+            path.display()
+        ));
+    }
+    Ok(env)
+}
+
+impl CloudBackend for OpenStackCloud {
+    fn name(&self) -> &'static str {
+        "openstack"
+    }
+
+    fn push_stack(
+        &mut self,
+        stack: &str,
+        template: &Json,
+        parameters: &Json,
+    ) -> Result<Json, String> {
+        let env = self.environment.clone();
+        let pushed = self.heat(async |h| h.push(stack, template, parameters, &env).await)?;
+        self.templates.insert(stack.to_string(), template.clone());
+        self.outputs
+            .insert(stack.to_string(), pushed.outputs.clone());
+        Ok(pushed.outputs)
+    }
+
+    fn delete_stack(&mut self, stack: &str) -> Result<(), String> {
+        self.heat(async |h| h.delete(stack).await)?;
+        self.templates.remove(stack);
+        self.outputs.remove(stack);
+        Ok(())
+    }
+
+    fn agent_call(&mut self, call: &AgentCall<'_>, plan: &Json) -> Result<Json, String> {
+        let Some(bus) = self.bus.as_mut() else {
+            return Err(format!(
+                "{}: no message broker for the agents (give --amqp-url or VETRO_AMQP_URL)",
+                call.host
+            ));
+        };
+        let mut call = call.clone();
+        if let (Some(limit), Some(t)) = (self.agent_timeout, call.timeout) {
+            call.timeout = Some(t.min(limit));
+        }
+        match self.rt.block_on(bus.call(&call, plan))? {
+            Some(result) => agents::interpret(call.host, &result),
+            None => Ok(Json::Null),
+        }
+    }
+
+    fn agent_queue(&self, env_id: &str, host_id: &str) -> String {
+        format!("e{env_id}-h{host_id}").to_lowercase()
+    }
+
+    fn result_queue(&self, env_id: &str) -> String {
+        format!("-execution-results-{env_id}").to_lowercase()
+    }
+
+    fn agent_settings(&self) -> Option<Json> {
+        self.agent_settings.clone()
+    }
+
+    fn stack_template(&self, stack: &str) -> Option<Json> {
+        if let Some(t) = self.templates.get(stack) {
+            return Some(t.clone());
+        }
+        // A stack an earlier run pushed: ask Heat (a read, so through a fresh session).
+        let mut session = Session::new(self.session.credentials().clone(), self.http.clone());
+        let mut h = Heat {
+            session: &mut session,
+            http: &self.http,
+            waiting: &self.waiting,
+            endpoint: &self.heat_endpoint,
+        };
+        self.rt.block_on(h.template(stack)).ok().flatten()
+    }
+
+    fn stack_outputs(&self, stack: &str) -> Option<Json> {
+        if let Some(o) = self.outputs.get(stack) {
+            return Some(o.clone());
+        }
+        let mut session = Session::new(self.session.credentials().clone(), self.http.clone());
+        let mut h = Heat {
+            session: &mut session,
+            http: &self.http,
+            waiting: &self.waiting,
+            endpoint: &self.heat_endpoint,
+        };
+        self.rt
+            .block_on(h.find(stack))
+            .ok()
+            .flatten()
+            .map(|s| s.outputs)
+    }
+}

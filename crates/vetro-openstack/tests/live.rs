@@ -1,0 +1,208 @@
+//! The backend against the real Keystone, Heat and RabbitMQ that
+//! `.ci/setup.d/05-openstack.sh` starts (VETRO_TEST_CLOUDS_YAML,
+//! VETRO_TEST_AMQP_URL); each test skips with a message without them.
+
+use serde_json::{json, Value as Json};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use vetro_dsl::cloud::{AgentCall, CloudBackend};
+use vetro_openstack::{credentials, OpenStackCloud, Options};
+
+fn clouds() -> Option<PathBuf> {
+    let c = std::env::var_os("VETRO_TEST_CLOUDS_YAML").map(PathBuf::from);
+    if c.is_none() {
+        eprintln!("skipped: VETRO_TEST_CLOUDS_YAML is not set (.ci/setup.d/05-openstack.sh starts Keystone and Heat)");
+    }
+    c
+}
+
+fn amqp() -> Option<String> {
+    let u = std::env::var("VETRO_TEST_AMQP_URL").ok();
+    if u.is_none() {
+        eprintln!(
+            "skipped: VETRO_TEST_AMQP_URL is not set (.ci/setup.d/05-openstack.sh starts RabbitMQ)"
+        );
+    }
+    u
+}
+
+fn connect(clouds: &Path, opts: Options) -> OpenStackCloud {
+    let file = clouds.display().to_string();
+    let lookup = move |k: &str| (k == "OS_CLIENT_CONFIG_FILE").then(|| file.clone());
+    let opts = Options {
+        cloud: Some("vetro-test".into()),
+        ..opts
+    };
+    let creds = credentials(&opts, &lookup, Path::new("/")).unwrap();
+    OpenStackCloud::connect(creds, &opts).unwrap()
+}
+
+fn unique(prefix: &str) -> String {
+    let n = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{prefix}-{:x}", n)
+}
+
+#[test]
+fn stacks_are_created_updated_and_deleted_once() {
+    let Some(clouds) = clouds() else { return };
+    let mut cloud = connect(&clouds, Options::default());
+    let name = unique("vetro-test-stack");
+    let t1 = json!({"heat_template_version": "2013-05-23",
+        "parameters": {"greeting": {"type": "string"}},
+        "resources": {"word": {"type": "OS::Heat::RandomString", "properties": {"length": 8}}},
+        "outputs": {"len": {"value": {"str_replace": {"template": "G-W", "params": {"G": {"get_param": "greeting"}, "W": {"get_attr": ["word", "value"]}}}}}}});
+    let start = Instant::now();
+    let out = cloud
+        .push_stack(&name, &t1, &json!({"greeting": "hi"}))
+        .unwrap();
+    let first = start.elapsed();
+    let value = out["len"].as_str().unwrap().to_string();
+    assert!(value.starts_with("hi-") && value.len() == 11, "{out}");
+    // A second push (a retried task) updates the same stack.
+    let mut t2 = t1.clone();
+    t2["resources"]["extra"] = json!({"type": "OS::Heat::Value", "properties": {"value": "x"}});
+    let out2 = cloud
+        .push_stack(&name, &t2, &json!({"greeting": "ho"}))
+        .unwrap();
+    assert!(out2["len"].as_str().unwrap().starts_with("ho-"), "{out2}");
+    // A fresh backend (another run) finds the stack by name.
+    let other = connect(&clouds, Options::default());
+    assert_eq!(
+        other.stack_template(&name).unwrap()["resources"]["extra"]["type"],
+        "OS::Heat::Value"
+    );
+    assert!(other.stack_outputs(&name).unwrap()["len"]
+        .as_str()
+        .unwrap()
+        .starts_with("ho-"));
+    cloud.delete_stack(&name).unwrap();
+    assert!(connect(&clouds, Options::default())
+        .stack_template(&name)
+        .is_none());
+    eprintln!("create took {first:?}");
+}
+
+#[test]
+fn a_failing_resource_fails_the_push_with_heats_reason() {
+    let Some(clouds) = clouds() else { return };
+    let mut cloud = connect(&clouds, Options::default());
+    let name = unique("vetro-test-fail");
+    let t = json!({"heat_template_version": "2013-05-23",
+        "resources": {"broken": {"type": "OS::Heat::TestResource", "properties": {"fail": true, "value": "v"}}}});
+    let e = cloud.push_stack(&name, &t, &json!({})).unwrap_err();
+    let _ = cloud.delete_stack(&name);
+    assert!(e.contains(&format!("stack {name} is CREATE_FAILED")), "{e}");
+    assert!(e.contains("broken: "), "{e}");
+    assert!(e.contains("Test Resource failed"), "{e}");
+}
+
+#[test]
+fn the_heat_environment_is_merged_into_every_push() {
+    let Some(clouds) = clouds() else { return };
+    let env = json!({"resource_registry": {"OS::Nova::Server": "OS::Heat::None"}});
+    let mut cloud = connect(
+        &clouds,
+        Options {
+            heat_environment: Some(env),
+            ..Options::default()
+        },
+    );
+    let name = unique("vetro-test-env");
+    let t = json!({"heat_template_version": "2013-05-23",
+        "resources": {"vm": {"type": "OS::Nova::Server", "properties": {"image": "none", "flavor": "none", "user_data": "#!/bin/sh"}}}});
+    let r = cloud.push_stack(&name, &t, &json!({}));
+    let _ = cloud.delete_stack(&name);
+    r.unwrap();
+}
+
+fn agent_config(dir: &Path, amqp: &str, queue: &str, results: &str) -> vetro_agent::AgentConfig {
+    let b = vetro_agent::amqp::Broker::from_url(amqp).unwrap();
+    let text = format!(
+        "[DEFAULT]\nstorage = {}\n[rabbitmq]\nhost = {}\nport = {}\nlogin = {}\npassword = {}\nvirtual_host = {}\ninput_queue = {queue}\nresult_routing_key = {results}\n",
+        dir.display(), b.host, b.port, b.login, b.password, b.virtual_host
+    );
+    vetro_agent::AgentConfig::parse(&text, "test.conf").unwrap()
+}
+
+fn plan(id: &str, script: &str) -> Json {
+    json!({"FormatVersion": "2.0.0", "Version": "1.0.0", "Name": "t", "ID": id, "Action": "Execute",
+           "Body": "return run(args.who)", "Parameters": {"who": "ci"},
+           "Files": {"f": {"Name": "run.sh", "BodyType": "Text", "Body": script}},
+           "Scripts": {"run": {"Type": "Application", "Version": "1.0.0", "EntryPoint": "f", "Files": [],
+                               "Options": {"captureStdout": true, "captureStderr": true}}}})
+}
+
+#[test]
+fn plans_round_trip_through_rabbitmq_and_vetro_agent() {
+    let (Some(clouds), Some(amqp)) = (clouds(), amqp()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let queue = unique("e-test-h");
+    let results = unique("-execution-results-test");
+    let config = agent_config(dir.path(), &amqp, &queue, &results);
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let agent = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(vetro_agent::Agent::new(config).unwrap().serve(async {
+            let _ = stop_rx.await;
+        }))
+    });
+    let mut cloud = connect(
+        &clouds,
+        Options {
+            amqp_url: Some(amqp),
+            ..Options::default()
+        },
+    );
+    let call = AgentCall {
+        host: "test vm",
+        queue: &queue,
+        result_queue: &results,
+        timeout: Some(Duration::from_secs(30)),
+    };
+    let ok = cloud
+        .agent_call(&call, &plan("p1", "#!/bin/sh\necho \"hello $1\"\n"))
+        .unwrap();
+    assert_eq!(
+        ok,
+        json!({"exitCode": 0, "stdout": "hello ci", "stderr": null})
+    );
+    // Round trips after the first (queues declared, consumer running).
+    let mut times = Vec::new();
+    for i in 0..5 {
+        let t = Instant::now();
+        cloud
+            .agent_call(&call, &plan(&format!("r{i}"), "#!/bin/sh\ntrue\n"))
+            .unwrap();
+        times.push(t.elapsed());
+    }
+    eprintln!("agent round trips: {times:?}");
+    let e = cloud
+        .agent_call(
+            &call,
+            &plan("p2", "#!/bin/sh\necho 'disk full' >&2\nexit 4\n"),
+        )
+        .unwrap_err();
+    assert_eq!(e, "the agent of test vm answered error 100: Script run returned error code (exit code 4); stderr: disk full");
+    let _ = stop_tx.send(());
+    agent.join().unwrap().unwrap();
+    // Nobody reads this queue now: the call times out naming the instance.
+    let quick = AgentCall {
+        timeout: Some(Duration::from_millis(500)),
+        ..call
+    };
+    let e = cloud
+        .agent_call(&quick, &plan("p3", "#!/bin/sh\ntrue\n"))
+        .unwrap_err();
+    assert_eq!(
+        e,
+        format!("the agent of test vm did not answer within 0.5 s (queue {queue})")
+    );
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Installs (once) and starts the real Keystone and Heat on loopback for the
+# OpenStack backend's tests: Keystone under uwsgi on SQLite; Heat's API and
+# engine in one process (heat_one_process.py) on SQLite, behind that Keystone.
+# Every step prints its duration. Usage: openstack-services.sh DIR
+#
+# Afterwards DIR holds clouds.yaml (clouds `vetro-test`: the demo project;
+# `vetro-admin`), env.sh (the variables the tests read) and the logs.
+set -euo pipefail
+DIR=$(mkdir -p "$1" && cd "$1" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+KS_PORT=${VETRO_KEYSTONE_PORT:-55357}
+HEAT_PORT=${VETRO_HEAT_PORT:-55004}
+PY=${VETRO_OPENSTACK_PYTHON:-python3}
+KS_VENV=${VETRO_KEYSTONE_VENV:-${TMPDIR:-/tmp}/vetro-keystone-venv}
+HEAT_VENV=${VETRO_HEAT_VENV:-${TMPDIR:-/tmp}/vetro-heat-venv}
+ADMIN_PW=vetro-admin-secret
+HEAT_PW=vetro-heat-secret
+DEMO_PW=vetro-demo-secret
+KS_URL=http://127.0.0.1:$KS_PORT/v3
+
+t0=$(date +%s)
+took() { echo "[openstack-services] $1: $(( $(date +%s) - t0 ))s since start"; }
+
+install_venv() { # VENV PACKAGES...
+    local venv=$1; shift
+    if [ -f "$venv/.vetro-installed" ]; then return; fi
+    rm -rf "$venv"
+    "$PY" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+    touch "$venv/.vetro-installed"
+}
+
+wait_http() { # URL SECONDS
+    for _ in $(seq 1 $(( $2 * 5 ))); do
+        if curl -s -o /dev/null "$1"; then return 0; fi
+        sleep 0.2
+    done
+    echo "[openstack-services] $1 did not answer in $2 s" >&2
+    return 1
+}
+
+# Both installs at once: each takes minutes, mostly downloading.
+install_venv "$KS_VENV" keystone uwsgi > "$DIR/keystone-pip.log" 2>&1 &
+ks_pid=$!
+install_venv "$HEAT_VENV" openstack-heat python-openstackclient > "$DIR/heat-pip.log" 2>&1 &
+heat_pid=$!
+wait $ks_pid || { cat "$DIR/keystone-pip.log" >&2; exit 1; }
+took "keystone installed"
+
+# --- Keystone
+KS=$DIR/keystone
+rm -rf "$KS" && mkdir -p "$KS"
+cat > "$KS/keystone.conf" <<CONF
+[database]
+connection = sqlite:///$KS/keystone.sqlite
+[fernet_tokens]
+key_repository = $KS/fernet-keys
+[credential]
+key_repository = $KS/credential-keys
+[token]
+provider = fernet
+CONF
+ksm() { "$KS_VENV/bin/keystone-manage" --config-file "$KS/keystone.conf" "$@"; }
+owner=(--keystone-user "$(id -un)" --keystone-group "$(id -gn)")
+ksm db_sync > "$KS/manage.log" 2>&1
+ksm fernet_setup "${owner[@]}" >> "$KS/manage.log" 2>&1
+ksm credential_setup "${owner[@]}" >> "$KS/manage.log" 2>&1
+ksm bootstrap --bootstrap-password "$ADMIN_PW" --bootstrap-region-id RegionOne \
+    --bootstrap-admin-url "$KS_URL/" --bootstrap-internal-url "$KS_URL/" --bootstrap-public-url "$KS_URL/" >> "$KS/manage.log" 2>&1
+OS_KEYSTONE_CONFIG_FILES=$KS/keystone.conf setsid "$KS_VENV/bin/uwsgi" --http-socket "127.0.0.1:$KS_PORT" \
+    --module keystone.wsgi.api:application --master --processes 1 --threads 4 \
+    --pidfile "$KS/uwsgi.pid" > "$KS/uwsgi.log" 2>&1 &
+wait_http "$KS_URL" 60
+took "keystone answering on $KS_URL"
+
+wait $heat_pid || { cat "$DIR/heat-pip.log" >&2; exit 1; }
+took "heat installed"
+
+# --- Projects, users and the orchestration service, through the REST API.
+"$HEAT_VENV/bin/python" - "$KS_URL" "$ADMIN_PW" "$HEAT_PW" "$DEMO_PW" "$HEAT_PORT" <<'PY'
+import json, sys, urllib.request
+url, admin_pw, heat_pw, demo_pw, heat_port = sys.argv[1:]
+
+def call(method, path, body=None, token=None):
+    req = urllib.request.Request(url + path, method=method,
+                                 data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Content-Type": "application/json"})
+    if token:
+        req.add_header("X-Auth-Token", token)
+    with urllib.request.urlopen(req) as r:
+        return r.headers, (json.loads(r.read() or b"null"))
+
+h, _ = call("POST", "/auth/tokens", {"auth": {"identity": {"methods": ["password"], "password": {"user": {
+    "name": "admin", "domain": {"id": "default"}, "password": admin_pw}}},
+    "scope": {"project": {"name": "admin", "domain": {"id": "default"}}}}})
+tok = h["X-Subject-Token"]
+def create(kind, body):
+    return call("POST", "/%ss" % kind, {kind: body}, tok)[1][kind]["id"]
+roles = {r["name"]: r["id"] for r in call("GET", "/roles", token=tok)[1]["roles"]}
+for name in ("heat_stack_owner", "heat_stack_user"):
+    roles[name] = create("role", {"name": name})
+service = create("project", {"name": "service", "domain_id": "default"})
+demo = create("project", {"name": "demo", "domain_id": "default"})
+heat = create("user", {"name": "heat", "domain_id": "default", "password": heat_pw})
+user = create("user", {"name": "demo", "domain_id": "default", "password": demo_pw})
+call("PUT", "/projects/%s/users/%s/roles/%s" % (service, heat, roles["admin"]), token=tok)
+for role in ("member", "heat_stack_owner"):
+    call("PUT", "/projects/%s/users/%s/roles/%s" % (demo, user, roles[role]), token=tok)
+svc = create("service", {"type": "orchestration", "name": "heat"})
+for iface in ("public", "internal", "admin"):
+    create("endpoint", {"service_id": svc, "interface": iface, "region_id": "RegionOne",
+                        "url": "http://127.0.0.1:%s/v1/%%(tenant_id)s" % heat_port})
+PY
+took "keystone: service project, heat and demo users, orchestration endpoints"
+
+# --- Heat
+HEAT=$DIR/heat
+rm -rf "$HEAT" && mkdir -p "$HEAT"
+cat > "$HEAT/heat.conf" <<CONF
+[DEFAULT]
+transport_url = fake://
+rpc_response_timeout = 600
+num_engine_workers = 1
+convergence_engine = false
+heat_metadata_server_url = http://127.0.0.1:$HEAT_PORT/
+default_deployment_signal_transport = HEAT_SIGNAL
+[database]
+connection = sqlite:///$HEAT/heat.sqlite
+[paste_deploy]
+api_paste_config = $HEAT_VENV/etc/heat/api-paste.ini
+[keystone_authtoken]
+www_authenticate_uri = $KS_URL
+auth_url = http://127.0.0.1:$KS_PORT
+auth_type = password
+username = heat
+password = $HEAT_PW
+project_name = service
+user_domain_name = Default
+project_domain_name = Default
+[trustee]
+auth_type = password
+auth_url = http://127.0.0.1:$KS_PORT
+username = heat
+password = $HEAT_PW
+user_domain_name = Default
+[clients_keystone]
+auth_uri = http://127.0.0.1:$KS_PORT
+[oslo_policy]
+enforce_scope = false
+enforce_new_defaults = false
+CONF
+"$HEAT_VENV/bin/heat-manage" --config-file "$HEAT/heat.conf" db_sync > "$HEAT/db_sync.log" 2>&1
+setsid "$HEAT_VENV/bin/python" "$HERE/heat_one_process.py" --config-file "$HEAT/heat.conf" \
+    --bind "127.0.0.1:$HEAT_PORT" > "$HEAT/heat.log" 2>&1 &
+echo $! > "$HEAT/heat.pid"
+wait_http "http://127.0.0.1:$HEAT_PORT/" 120
+took "heat answering on http://127.0.0.1:$HEAT_PORT"
+
+cat > "$DIR/clouds.yaml" <<YAML
+clouds:
+  vetro-test:
+    auth:
+      auth_url: $KS_URL
+      username: demo
+      password: $DEMO_PW
+      project_name: demo
+      user_domain_name: Default
+      project_domain_name: Default
+    region_name: RegionOne
+    interface: public
+  vetro-admin:
+    auth:
+      auth_url: $KS_URL
+      username: admin
+      password: $ADMIN_PW
+      project_name: admin
+      user_domain_name: Default
+      project_domain_name: Default
+    region_name: RegionOne
+YAML
+cat > "$DIR/env.sh" <<ENV
+export VETRO_TEST_KEYSTONE_URL=$KS_URL
+export VETRO_TEST_HEAT_URL=http://127.0.0.1:$HEAT_PORT/v1
+export VETRO_TEST_CLOUDS_YAML=$DIR/clouds.yaml
+ENV
+took "ready"
