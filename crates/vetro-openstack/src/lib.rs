@@ -138,6 +138,18 @@ impl OpenStackCloud {
         &self.heat_endpoint
     }
 
+    /// A read for `&self` callers: through a session of its own.
+    fn read_heat<R>(&self, f: impl AsyncFnOnce(&mut Heat<'_>) -> R) -> R {
+        let mut session = Session::new(self.session.credentials().clone(), self.http.clone());
+        let mut h = Heat {
+            session: &mut session,
+            http: &self.http,
+            waiting: &self.waiting,
+            endpoint: &self.heat_endpoint,
+        };
+        self.rt.block_on(f(&mut h))
+    }
+
     fn heat<R>(&mut self, f: impl AsyncFnOnce(&mut Heat<'_>) -> R) -> R {
         let mut h = Heat {
             session: &mut self.session,
@@ -232,30 +244,17 @@ impl CloudBackend for OpenStackCloud {
         if let Some(t) = self.templates.get(stack) {
             return Some(t.clone());
         }
-        // A stack an earlier run pushed: ask Heat (a read, so through a fresh session).
-        let mut session = Session::new(self.session.credentials().clone(), self.http.clone());
-        let mut h = Heat {
-            session: &mut session,
-            http: &self.http,
-            waiting: &self.waiting,
-            endpoint: &self.heat_endpoint,
-        };
-        self.rt.block_on(h.template(stack)).ok().flatten()
+        // A stack an earlier run pushed: ask Heat.
+        self.read_heat(async |h| h.template(stack).await)
+            .ok()
+            .flatten()
     }
 
     fn stack_outputs(&self, stack: &str) -> Option<Json> {
         if let Some(o) = self.outputs.get(stack) {
             return Some(o.clone());
         }
-        let mut session = Session::new(self.session.credentials().clone(), self.http.clone());
-        let mut h = Heat {
-            session: &mut session,
-            http: &self.http,
-            waiting: &self.waiting,
-            endpoint: &self.heat_endpoint,
-        };
-        self.rt
-            .block_on(h.find(stack))
+        self.read_heat(async |h| h.find(stack).await)
             .ok()
             .flatten()
             .map(|s| s.outputs)

@@ -10,31 +10,6 @@ pub fn py_str(v: &Json) -> String {
     }
 }
 
-fn quote(s: &str) -> String {
-    let q = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(q);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == q => {
-                out.push('\\');
-                out.push(c)
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(q);
-    out
-}
-
 /// Python's `repr(value)`.
 pub fn py_repr(v: &Json) -> String {
     match v {
@@ -42,10 +17,10 @@ pub fn py_repr(v: &Json) -> String {
         Json::Bool(true) => "True".into(),
         Json::Bool(false) => "False".into(),
         Json::Number(n) => match n.as_f64() {
-            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 1e16 => format!("{f:.1}"),
+            Some(f) if n.is_f64() => vetro_pycompat::repr::float_repr(f),
             _ => n.to_string(),
         },
-        Json::String(s) => quote(s),
+        Json::String(s) => vetro_pycompat::repr::str_repr(s),
         Json::Array(items) => {
             let parts: Vec<String> = items.iter().map(py_repr).collect();
             format!("[{}]", parts.join(", "))
@@ -53,7 +28,7 @@ pub fn py_repr(v: &Json) -> String {
         Json::Object(m) => {
             let parts: Vec<String> = m
                 .iter()
-                .map(|(k, v)| format!("{}: {}", quote(k), py_repr(v)))
+                .map(|(k, v)| format!("{}: {}", vetro_pycompat::repr::str_repr(k), py_repr(v)))
                 .collect();
             format!("{{{}}}", parts.join(", "))
         }

@@ -43,7 +43,7 @@ wait_http() { # URL SECONDS
 # Both installs at once: each takes minutes, mostly downloading.
 install_venv "$KS_VENV" keystone uwsgi > "$DIR/keystone-pip.log" 2>&1 &
 ks_pid=$!
-install_venv "$HEAT_VENV" openstack-heat python-openstackclient > "$DIR/heat-pip.log" 2>&1 &
+install_venv "$HEAT_VENV" openstack-heat > "$DIR/heat-pip.log" 2>&1 &
 heat_pid=$!
 wait $ks_pid || { cat "$DIR/keystone-pip.log" >&2; exit 1; }
 took "keystone installed"
