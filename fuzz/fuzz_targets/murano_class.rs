@@ -110,6 +110,7 @@ fn library(package: &Package) -> Library {
             max_steps: Some(20_000),
             max_time: Some(MAX_TIME),
             max_memory: Some(MAX_MEMORY),
+            max_green_threads: Some(64),
             cancel: None,
         },
     }

@@ -180,6 +180,22 @@ Methods:
       - $ops: [{op: replace, path: $p, value: 5}, {op: test, path: $p, value: 5}]
       - $r: patch($l, $ops)
       - Return: len($r)
+  fanOut:
+    Body:
+      - $r: pselect(range(0, 10000), sleep(0))
+      - Return: len($r)
+  fanOutRange:
+    Body:
+      - $r: pselect(range(0, 200000), sleep(0))
+      - Return: len($r)
+  fanOutNested:
+    Body:
+      - Try:
+          - $r: range(0, 5).pselect(range(0, 5).pselect(sleep(0)))
+        Catch:
+          - Do:
+              - $.caught: true
+      - Return: 1
   count:
     Arguments:
       - n: {Contract: $.int()}
@@ -377,9 +393,54 @@ fn step_limit_stops_an_endless_loop_and_cannot_be_caught() {
         max_steps: Some(10_000),
         max_time: None,
         max_memory: None,
+        max_green_threads: None,
         cancel: None,
     };
     assert!(error_class(run(limits, "spin")).contains("StepLimitExceeded"));
+}
+
+#[test]
+fn pselect_over_10_000_items_runs_them_a_pool_at_a_time() {
+    assert_eq!(run(Limits::default(), "fanOut").unwrap(), json!(10000));
+}
+
+#[test]
+fn pselect_over_a_range_of_200_000_ends_without_a_crash() {
+    // Each branch sleeps inside a YAQL evaluation, holding its stack: the
+    // pool and the session's bound keep that from exhausting the mappings.
+    match run(Limits::default(), "fanOutRange") {
+        Ok(n) => assert_eq!(n, json!(200000)),
+        Err(e) => {
+            let names = e.names().join(",");
+            assert!(
+                [
+                    "CollectionTooLarge",
+                    "ThreadLimitExceeded",
+                    "MemoryLimitExceeded"
+                ]
+                .iter()
+                .any(|c| names.contains(c)),
+                "{e:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn green_threads_past_the_session_bound_fail_uncaught_and_the_thread_stays_usable() {
+    let limits = Limits {
+        max_green_threads: Some(10),
+        ..Limits::default()
+    };
+    let e = run(limits, "fanOutNested").unwrap_err();
+    assert!(e.names().join(",").contains("ThreadLimitExceeded"), "{e:?}");
+    assert!(
+        e.message().contains("more than 10 green threads"),
+        "{}",
+        e.message()
+    );
+    // The next session on this OS thread finds the green-thread state clean.
+    assert_eq!(run(Limits::default(), "fanOutNested").unwrap(), json!(1));
 }
 
 #[test]
@@ -388,6 +449,7 @@ fn time_limit_stops_an_endless_loop() {
         max_steps: None,
         max_time: Some(Duration::from_millis(200)),
         max_memory: None,
+        max_green_threads: None,
         cancel: None,
     };
     assert!(error_class(run(limits, "spin")).contains("TimeLimitExceeded"));
@@ -400,6 +462,7 @@ fn work_under_the_limits_runs() {
         max_steps: Some(10_000),
         max_time: None,
         max_memory: None,
+        max_green_threads: None,
         cancel: None,
     };
     let rt = lib.session();

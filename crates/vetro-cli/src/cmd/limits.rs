@@ -21,6 +21,9 @@ pub struct LimitArgs {
     /// Most MiB a session may allocate; 0: no limit.
     #[arg(long, default_value_t = 4096, value_parser = parse_memory)]
     max_memory: usize,
+    /// Most green threads (Parallel branches, pselect items) a session runs at once; 0: no limit.
+    #[arg(long, default_value_t = vetro_dsl::runtime::limits::DEFAULT_MAX_GREEN_THREADS)]
+    max_green_threads: usize,
 }
 
 /// Seconds as a finite, non-negative number of at most a year.
@@ -60,6 +63,7 @@ impl LimitArgs {
             max_steps: (self.max_steps > 0).then_some(self.max_steps),
             max_time: (!self.timeout.is_zero()).then_some(self.timeout),
             max_memory: (self.max_memory > 0).then_some(self.max_memory << 20),
+            max_green_threads: (self.max_green_threads > 0).then_some(self.max_green_threads),
             cancel: None,
         }
     }

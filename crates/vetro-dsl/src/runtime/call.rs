@@ -173,8 +173,14 @@ impl Rt {
         };
         let r = match locked {
             Ok(()) => {
-                let r = super::stack::with_room(|| self.exec_method_body(&m.body, &ctx, decl))
-                    .unwrap_or_else(|| Err(recursion_error()));
+                let r = match super::stack::with_room(|| self.exec_method_body(&m.body, &ctx, decl))
+                {
+                    Ok(r) => r,
+                    Err(super::stack::NoRoom::Recursion) => Err(recursion_error()),
+                    Err(super::stack::NoRoom::Memory) => {
+                        Err(super::limits::SessionLimits::no_stack())
+                    }
+                };
                 if let Some(key) = &lock {
                     self.scheduler.release(key);
                 }

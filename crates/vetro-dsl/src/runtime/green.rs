@@ -64,6 +64,21 @@ pub fn yield_now() {
     super::stack::set_bounds(bounds);
 }
 
+/// The running flow's thread-local state, put back when dropped.
+struct Restore {
+    current: *const Yielder<(), ()>,
+    task: u64,
+    bounds: super::stack::Bounds,
+}
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        super::stack::set_bounds(self.bounds);
+        CURRENT.with(|c| c.set(self.current));
+        TASK.with(|c| c.set(self.task));
+    }
+}
+
 struct Thread {
     id: u64,
     green: Green,
@@ -92,25 +107,38 @@ impl Rt {
                 let Some((index, task)) = waiting.pop_front() else {
                     break;
                 };
+                if let Some(e) = self.limits.green_refused(self.scheduler.live()) {
+                    // Past the session's bound: this branch and the ones
+                    // not started yet fail; the running ones finish.
+                    results[index] = Some(Err(e.clone()));
+                    for (index, _) in waiting.drain(..) {
+                        results[index] = Some(Err(e.clone()));
+                    }
+                    break;
+                }
                 match spawn(index, task) {
-                    Ok(t) => {
+                    Some(t) => {
                         self.scheduler.started(t.id, outer.1);
                         running.push_back(t)
                     }
-                    // No memory for another stack: run the branch in place.
-                    Err(task) => results[index] = Some(task()),
+                    None => results[index] = Some(Err(super::limits::SessionLimits::no_stack())),
                 }
             }
             let Some(mut t) = running.pop_front() else {
                 break;
             };
             self.frames.restore(base, self.scheduler.unpark(t.id));
-            TASK.with(|c| c.set(t.id));
-            let outer_bounds = super::stack::set_bounds(t.bounds);
-            let step = t.green.resume(());
-            super::stack::set_bounds(outer_bounds);
-            CURRENT.with(|c| c.set(outer.0));
-            TASK.with(|c| c.set(outer.1));
+            let step = {
+                // Restores the outer flow's state even when the branch panics,
+                // so that nothing later on this thread sees a freed yielder.
+                let _outer = Restore {
+                    current: outer.0,
+                    task: outer.1,
+                    bounds: super::stack::set_bounds(t.bounds),
+                };
+                TASK.with(|c| c.set(t.id));
+                t.green.resume(())
+            };
             self.scheduler.park(t.id, self.frames.split_off(base));
             match step {
                 CoroutineResult::Yield(()) => running.push_back(t),
@@ -213,7 +241,25 @@ impl Rt {
     }
 }
 
-fn spawn(index: usize, task: Task) -> Result<Thread, Task> {
+/// The error of a branch whose evaluator could not map a stack segment:
+/// `stacker` (under the YAQL evaluator) asserts on a failed `mmap`, and a
+/// coroutine's stack is one it cannot measure, so it maps segments there.
+/// Any other panic goes on.
+fn stack_refused(payload: Box<dyn std::any::Any + Send>) -> Exc {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or_default();
+    if text.contains("mmap failed") {
+        super::limits::SessionLimits::no_stack()
+    } else {
+        std::panic::resume_unwind(payload)
+    }
+}
+
+/// A green thread for `task`; `None` when no stack can be had.
+fn spawn(index: usize, task: Task) -> Option<Thread> {
     let id = NEXT_TASK.with(|n| {
         let id = n.get();
         n.set(id + 1);
@@ -223,7 +269,7 @@ fn spawn(index: usize, task: Task) -> Result<Thread, Task> {
         Some(stack) => stack,
         None => match DefaultStack::new(STACK_BYTES) {
             Ok(stack) => stack,
-            Err(_) => return Err(task),
+            Err(_) => return None,
         },
     };
     let bounds = super::stack::Bounds {
@@ -233,9 +279,10 @@ fn spawn(index: usize, task: Task) -> Result<Thread, Task> {
     let green = Coroutine::with_stack(stack, move |y: &Yielder<(), ()>, ()| {
         CURRENT.with(|c| c.set(y as *const _));
         super::stack::set_bounds(bounds);
-        task()
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(task))
+            .unwrap_or_else(|p| Err(stack_refused(p)))
     });
-    Ok(Thread {
+    Some(Thread {
         id,
         green,
         bounds,

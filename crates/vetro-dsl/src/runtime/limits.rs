@@ -25,9 +25,16 @@ pub struct Limits {
     /// Bytes allocated by the process above what it held when the session
     /// started (needs a memory probe, see [`set_memory_probe`]).
     pub max_memory: Option<usize>,
+    /// Green threads (`Parallel` branches, `pselect` items) alive at once.
+    /// Each has its own stack, so this bounds what a session maps.
+    pub max_green_threads: Option<usize>,
     /// Set from another thread to stop the session at its next step.
     pub cancel: Option<CancelFlag>,
 }
+
+/// The default bound on a session's green threads alive at once (each
+/// reserves an 8 MiB stack, so 1000 of them reserve 8 GiB of address space).
+pub const DEFAULT_MAX_GREEN_THREADS: usize = 1000;
 
 impl Default for Limits {
     fn default() -> Limits {
@@ -35,6 +42,7 @@ impl Default for Limits {
             max_steps: Some(100_000_000),
             max_time: Some(Duration::from_secs(600)),
             max_memory: Some(4 << 30),
+            max_green_threads: Some(DEFAULT_MAX_GREEN_THREADS),
             cancel: None,
         }
     }
@@ -68,13 +76,14 @@ impl CancelFlag {
 pub const STEP_LIMIT: &str = "StepLimitExceeded";
 pub const TIME_LIMIT: &str = "TimeLimitExceeded";
 pub const MEMORY_LIMIT: &str = "MemoryLimitExceeded";
+pub const THREAD_LIMIT: &str = "ThreadLimitExceeded";
 /// The error of a session cancelled by its embedder.
 pub const CANCELLED: &str = "Cancelled";
 
 /// Whether `e` is a limit error (not catchable by MuranoPL code).
 pub fn is_limit_error(e: &Exc) -> bool {
     matches!(e, Exc::Native(n, _)
-        if [STEP_LIMIT, TIME_LIMIT, MEMORY_LIMIT, CANCELLED].contains(&n.class.as_str()))
+        if [STEP_LIMIT, TIME_LIMIT, MEMORY_LIMIT, THREAD_LIMIT, CANCELLED].contains(&n.class.as_str()))
 }
 
 /// Whether `e` is the error of a cancelled session.
@@ -383,6 +392,28 @@ impl SessionLimits {
         write: impl FnOnce(&mut Render) -> vetro_yaql::Result<()>,
     ) -> Result<String, Exc> {
         self.watch.text(write)
+    }
+
+    /// The error of a green thread that would pass the session's bound;
+    /// `None` while `live` threads leave room for one more.
+    pub fn green_refused(&self, live: usize) -> Option<Exc> {
+        let max = self.limits.borrow().max_green_threads?;
+        (live >= max).then(|| {
+            Exc::native(
+                "",
+                THREAD_LIMIT,
+                format!("the session would run more than {max} green threads at once"),
+            )
+        })
+    }
+
+    /// The error of a green thread whose stack cannot be had.
+    pub fn no_stack() -> Exc {
+        Exc::native(
+            "",
+            MEMORY_LIMIT,
+            "the operating system refused the stack of another green thread",
+        )
     }
 
     /// The deadline of the session's time limit, if it has one.

@@ -24,6 +24,11 @@ impl Scheduler {
         self.task_parents.borrow_mut().insert(id, parent);
     }
 
+    /// Green threads started and not ended.
+    pub fn live(&self) -> usize {
+        self.task_parents.borrow().len()
+    }
+
     /// Thread `id` has ended.
     pub fn finished(&self, id: u64) {
         self.parked.borrow_mut().remove(&id);

@@ -53,14 +53,47 @@ pub fn bounds() -> Bounds {
     Bounds { limit, top }
 }
 
-/// Run `f` with enough stack for a method call; `None` when the running
-/// green thread has no room left on its own stack.
-pub fn with_room<R>(f: impl FnOnce() -> R) -> Option<R> {
+/// Why [`with_room`] could not run a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoRoom {
+    /// The running green thread's own stack is used up.
+    Recursion,
+    /// A new stack segment could not be mapped (address space or mappings
+    /// exhausted).
+    Memory,
+}
+
+/// Run `f` with enough stack for a method call.
+pub fn with_room<R>(f: impl FnOnce() -> R) -> Result<R, NoRoom> {
     let b = bounds();
     let at = here();
     if b.limit <= at && at <= b.top {
         // On the green thread's own stack (not on a segment made for it).
-        return (at >= b.limit + GREEN_RESERVE).then(f);
+        return if at >= b.limit + GREEN_RESERVE {
+            Ok(f())
+        } else {
+            Err(NoRoom::Recursion)
+        };
     }
-    Some(stacker::maybe_grow(RED_ZONE, SEGMENT, f))
+    grow(f).ok_or(NoRoom::Memory)
+}
+
+/// `stacker::maybe_grow`, except that a segment the system refuses is
+/// `None` rather than a panic (stacker asserts on a failed `mmap`).
+fn grow<R>(f: impl FnOnce() -> R) -> Option<R> {
+    if stacker::remaining_stack().is_some_and(|left| left >= RED_ZONE) {
+        return Some(f());
+    }
+    let mut f = Some(f);
+    let mut out = None;
+    let grown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        stacker::grow(SEGMENT, || out = f.take().map(|f| f()))
+    }));
+    match grown {
+        Ok(()) => out,
+        // `f` ran and panicked itself: that panic goes on.
+        Err(p) if f.is_none() => std::panic::resume_unwind(p),
+        // The segment was never made (stacker panics before switching).
+        Err(_) => None,
+    }
 }

@@ -16,6 +16,9 @@ fn reg(w: &Weak<Rt>, rt: &Rt, name: &str, form: Form, sig: &str, body: Box<Body>
     rt.program.register_host(host_def(w, name, form, sig, body));
 }
 
+/// Green threads one `pselect` runs at once (the pool size of Murano's `pselect`).
+const PSELECT_POOL: usize = 1000;
+
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 pub fn base64_encode(data: &[u8]) -> String {
@@ -338,7 +341,8 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
             let Some(me) = rt.me.upgrade() else {
                 return Ok(Value::list(Vec::new()));
             };
-            // One green thread per item; results in item order.
+            // One green thread per item, at most PSELECT_POOL at once (as
+            // Murano's pool); results in item order.
             let tasks: Vec<crate::runtime::green::Task> = items
                 .into_iter()
                 .map(|i| {
@@ -347,7 +351,10 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
                         as crate::runtime::green::Task
                 })
                 .collect();
-            let out: Result<Vec<Value>, Exc> = rt.run_green(tasks, None).into_iter().collect();
+            let out: Result<Vec<Value>, Exc> = rt
+                .run_green(tasks, Some(PSELECT_POOL))
+                .into_iter()
+                .collect();
             Ok(Value::list(out?))
         }),
     );
