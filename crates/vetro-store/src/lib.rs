@@ -19,6 +19,7 @@ mod error;
 pub mod policies;
 pub mod queue;
 pub mod quotas;
+mod retry;
 mod row;
 pub mod sessions;
 pub mod tasks;
@@ -27,6 +28,7 @@ pub mod time;
 pub mod tokens;
 
 pub use error::StoreError;
+pub use retry::RETRY_FOR;
 pub use sqlx;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
@@ -173,8 +175,19 @@ impl Store {
         self.written.send_modify(|n| *n = n.wrapping_add(1));
     }
 
+    /// A write transaction. On SQLite it starts with `BEGIN IMMEDIATE`, which
+    /// takes the database's write lock at once (waiting for other processes
+    /// up to the busy timeout, then retried): a deferred transaction that
+    /// read first and wrote later would fail outright when another process
+    /// wrote in between, where no wait can help.
     pub async fn begin(&self) -> Result<Tx<'static>> {
-        Ok(self.pool.begin().await?)
+        match self.backend {
+            Backend::Sqlite => {
+                self.retry(|| async { Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?) })
+                    .await
+            }
+            Backend::Postgres => self.retry(|| async { Ok(self.pool.begin().await?) }).await,
+        }
     }
 
     /// A cheap round trip, for readiness checks.

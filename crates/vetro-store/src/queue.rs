@@ -315,9 +315,14 @@ impl Store {
 
     /// Queues a task on its own (actions and static actions).
     pub async fn enqueue(&self, t: &NewTask) -> Result<String> {
-        let mut tx = self.begin().await?;
-        let id = enqueue_task(&mut tx, t).await?;
-        tx.commit().await?;
+        let id = self
+            .retry(|| async {
+                let mut tx = self.begin().await?;
+                let id = enqueue_task(&mut tx, t).await?;
+                tx.commit().await?;
+                Ok(id)
+            })
+            .await?;
         self.notify_queued();
         Ok(id)
     }
@@ -409,9 +414,14 @@ impl Store {
 
     /// Appends a report to a task on its own.
     pub async fn report(&self, task_id: &str, r: &NewReport) -> Result<i64> {
-        let mut tx = self.begin().await?;
-        let seq = add_report(&mut tx, task_id, r).await?;
-        tx.commit().await?;
+        let seq = self
+            .retry(|| async {
+                let mut tx = self.begin().await?;
+                let seq = add_report(&mut tx, task_id, r).await?;
+                tx.commit().await?;
+                Ok(seq)
+            })
+            .await?;
         self.notify_written();
         Ok(seq)
     }
@@ -419,19 +429,26 @@ impl Store {
     /// Asks a queued or running task to stop; returns false when it had
     /// already finished.
     pub async fn request_cancel(&self, task_id: &str) -> Result<bool> {
-        let res = sqlx::query(
-            "UPDATE tasks SET cancel_requested = 1, updated = $1 \
-             WHERE id = $2 AND state IN ('queued', 'running')",
-        )
-        .bind(time::now())
-        .bind(task_id)
-        .execute(self.pool())
-        .await?;
-        Ok(res.rows_affected() > 0)
+        self.retry(|| async {
+            let res = sqlx::query(
+                "UPDATE tasks SET cancel_requested = 1, updated = $1 \
+                 WHERE id = $2 AND state IN ('queued', 'running')",
+            )
+            .bind(time::now())
+            .bind(task_id)
+            .execute(self.pool())
+            .await?;
+            Ok(res.rows_affected() > 0)
+        })
+        .await
     }
 
     /// Records the package versions a task runs with (the first pin wins).
     pub async fn pin_packages(&self, task_id: &str, pins: &[PinnedPackage]) -> Result<()> {
+        self.retry(|| self.pin_once(task_id, pins)).await
+    }
+
+    async fn pin_once(&self, task_id: &str, pins: &[PinnedPackage]) -> Result<()> {
         let mut tx = self.begin().await?;
         for p in pins {
             let exists = sqlx::query(

@@ -66,36 +66,109 @@ pub enum Reaped {
     Failed(String),
 }
 
+/// Which tasks a worker takes: deployments, deletions and actions, or
+/// static actions (which answer an API call waiting for them, so they get
+/// workers of their own and never queue behind deployments).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Lane {
+    /// Every kind of task.
+    #[default]
+    Any,
+    Deployments,
+    StaticActions,
+}
+
+impl Lane {
+    /// The lane's condition on a `tasks` row (always true for `Any`).
+    fn condition(self) -> &'static str {
+        match self {
+            Lane::Any => "kind = kind",
+            Lane::Deployments => "kind <> 'static_action'",
+            Lane::StaticActions => "kind = 'static_action'",
+        }
+    }
+}
+
+/// What a claim may take (see [`Store::claim_next`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClaimRules {
+    pub lane: Lane,
+    /// Tasks of the lane one project may have running at once; `None`: no bound.
+    pub max_running_per_project: Option<i64>,
+}
+
+/// The PostgreSQL advisory lock key that serializes claims ("vetro" + 1).
+const CLAIM_LOCK: i64 = 0x7665_7472_6f01;
+
 fn lease_end(lease: Duration) -> String {
     time::after(SignedDuration::try_from(lease).unwrap_or(SignedDuration::MAX))
 }
 
 impl Store {
     /// Claims the oldest queued task for `owner` with a lease of `lease`, or
-    /// `None` when the queue is empty. On PostgreSQL concurrent claimers skip
-    /// each other's rows (`FOR UPDATE SKIP LOCKED`); on SQLite the database's
-    /// single writer serializes them. Either way the guarded update makes a
-    /// task go to exactly one claimer.
+    /// `None` when the queue is empty: [`Store::claim_next`] with
+    /// [`ClaimRules::default`] (every kind, no bound per project).
     pub async fn claim_task(&self, owner: &str, lease: Duration) -> Result<Option<Task>> {
-        let skip_locked = match self.backend() {
-            Backend::Postgres => " FOR UPDATE SKIP LOCKED",
-            Backend::Sqlite => "",
-        };
-        // One statement, so SQLite takes its write lock at once instead of
-        // upgrading a read transaction (which fails under a concurrent writer).
+        self.claim_next(owner, lease, &ClaimRules::default()).await
+    }
+
+    /// Claims the next queued task of `rules.lane` for `owner` with a lease
+    /// of `lease`, or `None` when there is none it may take. Projects take
+    /// turns: the task chosen belongs to a project with the fewest tasks of
+    /// the lane running, oldest first among those, and a project already
+    /// running `rules.max_running_per_project` tasks of the lane waits. The
+    /// choice and the update are one step for every claimer of the database
+    /// (one statement under SQLite's write lock; a transaction-scoped
+    /// advisory lock on PostgreSQL), so the bound holds across processes and
+    /// each task goes to exactly one claimer.
+    pub async fn claim_next(
+        &self,
+        owner: &str,
+        lease: Duration,
+        rules: &ClaimRules,
+    ) -> Result<Option<Task>> {
+        self.retry(|| self.claim_once(owner, lease, rules)).await
+    }
+
+    async fn claim_once(
+        &self,
+        owner: &str,
+        lease: Duration,
+        rules: &ClaimRules,
+    ) -> Result<Option<Task>> {
+        let lane = rules.lane.condition();
+        let running = format!(
+            "(SELECT COUNT(*) FROM tasks r WHERE r.project_id = q.project_id \
+             AND r.state = 'running' AND r.{lane})"
+        );
         let now = time::now();
-        let r = sqlx::query(&format!(
+        let sql = format!(
             "UPDATE tasks SET state = 'running', lease_owner = $1, lease_expires_at = $2, \
              attempts = attempts + 1, started = COALESCE(started, $3), updated = $3 \
-             WHERE state = 'queued' AND id = (SELECT id FROM tasks WHERE state = 'queued' \
-             ORDER BY created, id LIMIT 1{skip_locked}) RETURNING {TASK_COLUMNS}"
-        ))
-        .bind(owner)
-        .bind(lease_end(lease))
-        .bind(&now)
-        .fetch_optional(self.pool())
-        .await?;
-        r.as_ref().map(task_from_row).transpose()
+             WHERE state = 'queued' AND id = (SELECT q.id FROM tasks q \
+             WHERE q.state = 'queued' AND q.{lane} AND {running} < $4 \
+             ORDER BY {running}, q.created, q.id LIMIT 1) RETURNING {TASK_COLUMNS}"
+        );
+        let max = rules.max_running_per_project.unwrap_or(i64::MAX);
+        let mut tx = self.begin().await?;
+        if self.backend() == Backend::Postgres {
+            // Claimers wait for each other here (a claim is a few
+            // milliseconds), so two cannot both see room in one project.
+            sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                .bind(CLAIM_LOCK)
+                .execute(&mut *tx)
+                .await?;
+        }
+        let r = sqlx::query(&sql)
+            .bind(owner)
+            .bind(lease_end(lease))
+            .bind(&now)
+            .bind(max)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let task = r.as_ref().map(task_from_row).transpose()?;
+        tx.commit().await?;
+        Ok(task)
     }
 
     /// Extends `owner`'s lease on a running task and reports whether a
@@ -106,6 +179,10 @@ impl Store {
         owner: &str,
         lease: Duration,
     ) -> Result<LeaseState> {
+        self.retry(|| self.renew_once(task_id, owner, lease)).await
+    }
+
+    async fn renew_once(&self, task_id: &str, owner: &str, lease: Duration) -> Result<LeaseState> {
         let mut tx = self.begin().await?;
         let res = sqlx::query(
             "UPDATE tasks SET lease_expires_at = $1 \
@@ -131,6 +208,10 @@ impl Store {
     /// Appends a status report to a task `owner` still holds; `false` (and
     /// nothing written) when the lease was lost.
     pub async fn report_as(&self, task_id: &str, owner: &str, r: &NewReport) -> Result<bool> {
+        self.retry(|| self.report_once(task_id, owner, r)).await
+    }
+
+    async fn report_once(&self, task_id: &str, owner: &str, r: &NewReport) -> Result<bool> {
         let mut tx = self.begin().await?;
         if !holds(&mut tx, task_id, owner).await? {
             return Ok(false);
@@ -144,6 +225,10 @@ impl Store {
     /// Gives a task back to the queue without a result (a worker shutting
     /// down stops its engine and hands the task to the next claimer).
     pub async fn release_task(&self, task_id: &str, owner: &str) -> Result<bool> {
+        self.retry(|| self.release_once(task_id, owner)).await
+    }
+
+    async fn release_once(&self, task_id: &str, owner: &str) -> Result<bool> {
         let mut tx = self.begin().await?;
         if !holds(&mut tx, task_id, owner).await? {
             return Ok(false);
@@ -164,6 +249,10 @@ impl Store {
     /// transaction. A successful deletion removes the environment. Returns
     /// `false` (and writes nothing) when `owner` no longer holds the task.
     pub async fn complete_task(&self, task: &Task, owner: &str, c: &Completion) -> Result<bool> {
+        self.retry(|| self.complete_once(task, owner, c)).await
+    }
+
+    async fn complete_once(&self, task: &Task, owner: &str, c: &Completion) -> Result<bool> {
         let mut tx = self.begin().await?;
         if !holds(&mut tx, &task.id, owner).await? {
             return Ok(false);
@@ -202,48 +291,65 @@ impl Store {
     /// both with a report saying why.
     pub async fn reap_expired(&self, max_attempts: i64) -> Result<Vec<Reaped>> {
         let now = time::now();
-        let rows = sqlx::query(&format!(
-            "SELECT {TASK_COLUMNS} FROM tasks WHERE state = 'running' AND lease_expires_at < $1"
-        ))
-        .bind(&now)
-        .fetch_all(self.pool())
-        .await?;
+        let rows = self
+            .retry(|| async {
+                Ok(sqlx::query(&format!(
+                    "SELECT {TASK_COLUMNS} FROM tasks WHERE state = 'running' \
+                     AND lease_expires_at < $1"
+                ))
+                .bind(&now)
+                .fetch_all(self.reader())
+                .await?)
+            })
+            .await?;
         let mut out = Vec::new();
         for r in &rows {
             let task = task_from_row(r)?;
-            let mut tx = self.begin().await?;
-            // Another reaper or a late renewal may have changed the row since
-            // the select: the guarded touch re-checks the expiry and the owner.
-            let still = sqlx::query(
-                "UPDATE tasks SET updated = $1 WHERE id = $2 AND state = 'running' \
-                 AND lease_expires_at < $1 AND lease_owner = $3",
-            )
-            .bind(&now)
-            .bind(&task.id)
-            .bind(task.lease_owner.clone().unwrap_or_default())
-            .execute(&mut *tx)
-            .await?;
-            if still.rows_affected() != 1 {
-                continue;
+            if let Some(reaped) = self
+                .retry(|| self.reap_one(&task, &now, max_attempts))
+                .await?
+            {
+                out.push(reaped);
             }
-            if task.attempts < max_attempts {
-                let text = format!(
-                    "the engine worker running this task stopped answering (lease expired after \
-                     attempt {} of {max_attempts}); another worker takes it over",
-                    task.attempts
-                );
-                requeue(&mut tx, &task.id, &text).await?;
-                out.push(Reaped::Requeued(task.id.clone()));
-            } else {
-                fail_expired(&mut tx, &task, max_attempts).await?;
-                out.push(Reaped::Failed(task.id.clone()));
-            }
-            tx.commit().await?;
         }
         if out.iter().any(|r| matches!(r, Reaped::Requeued(_))) {
             self.notify_queued();
         }
         Ok(out)
+    }
+
+    /// Requeues or fails one task whose lease had expired at `now`; `None`
+    /// when its row changed since it was read.
+    async fn reap_one(&self, task: &Task, now: &str, max_attempts: i64) -> Result<Option<Reaped>> {
+        let mut tx = self.begin().await?;
+        // Another reaper or a late renewal may have changed the row since
+        // the select: the guarded touch re-checks the expiry and the owner.
+        let still = sqlx::query(
+            "UPDATE tasks SET updated = $1 WHERE id = $2 AND state = 'running' \
+                 AND lease_expires_at < $1 AND lease_owner = $3",
+        )
+        .bind(now)
+        .bind(&task.id)
+        .bind(task.lease_owner.clone().unwrap_or_default())
+        .execute(&mut *tx)
+        .await?;
+        if still.rows_affected() != 1 {
+            return Ok(None);
+        }
+        let reaped = if task.attempts < max_attempts {
+            let text = format!(
+                "the engine worker running this task stopped answering (lease expired after \
+                     attempt {} of {max_attempts}); another worker takes it over",
+                task.attempts
+            );
+            requeue(&mut tx, &task.id, &text).await?;
+            Reaped::Requeued(task.id.clone())
+        } else {
+            fail_expired(&mut tx, task, max_attempts).await?;
+            Reaped::Failed(task.id.clone())
+        };
+        tx.commit().await?;
+        Ok(Some(reaped))
     }
 }
 
