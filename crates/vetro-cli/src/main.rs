@@ -58,6 +58,9 @@ enum Command {
     Token(cmd::token::Args),
     /// Run execution plans on an instance (a murano-agent replacement).
     Agent(cmd::agent::Args),
+    /// One task's engine, for a worker (JSON Lines on stdin and stdout).
+    #[command(name = "engine-task", hide = true)]
+    EngineTask,
 }
 
 fn main() -> ExitCode {
@@ -80,5 +83,6 @@ fn main() -> ExitCode {
         Command::Db(args) => cmd::db::run(args),
         Command::Token(args) => cmd::token::run(args),
         Command::Agent(args) => cmd::agent::run(args),
+        Command::EngineTask => cmd::engine_task::run(),
     }
 }

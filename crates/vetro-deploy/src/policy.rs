@@ -2,7 +2,7 @@
 //! `murano:*` tables (parent types from the task's packages) and the
 //! project's Congress rules are asked for `predeploy_errors`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use vetro_dsl::package::Package;
 use vetro_policy::datalog::PolicyKind;
@@ -10,7 +10,7 @@ use vetro_policy::enforce;
 use vetro_policy::facts::{decompose, ClassHierarchy, DecomposeOptions, MValue};
 
 /// One object the policy refuses.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Violation {
     pub object_id: String,
     pub message: String,

@@ -1,10 +1,10 @@
 //! Status reports: what a task tells its watchers while it runs (Murano's
 //! `status` rows), and how a task ended.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Level of a status report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     Info,
@@ -23,7 +23,7 @@ impl Level {
 }
 
 /// One status report.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StatusReport {
     /// The object the report is about (the environment's id when none).
     pub entity_id: String,
@@ -55,7 +55,7 @@ impl StatusReport {
 pub type ReportSink = Box<dyn FnMut(&StatusReport)>;
 
 /// How a task ended (Murano's final deployment states, plus cancellation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     Success,

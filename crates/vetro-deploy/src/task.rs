@@ -8,12 +8,14 @@ use crate::model;
 use crate::policy::{self, Violation};
 use crate::report::{Level, Outcome, ReportSink, StatusReport, Tally};
 use crate::resolve::{self, PackageCache, PackageResolver, UsedPackage};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use std::cell::RefCell;
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Duration;
 use vetro_diag::Severity;
 use vetro_dsl::cloud::{Event, SimulatedCloud};
 use vetro_dsl::host::Library;
@@ -21,7 +23,7 @@ use vetro_dsl::runtime::limits::{is_cancelled, Limits};
 use vetro_dsl::runtime::types::Exc;
 
 /// What a task does.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum TaskKind {
     /// Deploy the model (`deploy` on its root object).
     Deploy,
@@ -90,7 +92,7 @@ pub struct Task<'a> {
 }
 
 /// An action's result, as Murano's `GET .../actions/{task_id}` answers it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ActionResult {
     pub result: Json,
     #[serde(rename = "isException")]
@@ -98,7 +100,7 @@ pub struct ActionResult {
 }
 
 /// What a task produced.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskOutput {
     pub outcome: Outcome,
     /// The model after the task (Murano form, `_actions` included). When the
@@ -111,8 +113,61 @@ pub struct TaskOutput {
     pub result: ActionResult,
     /// What the policy refused (the task then failed before the engine ran).
     pub violations: Vec<Violation>,
-    /// The packages the task loaded, for pinning the environment's versions.
+    /// The packages the task loaded, for pinning the environment's versions
+    /// (known from [`prepare`], so an engine process does not send them back).
+    #[serde(skip_deserializing)]
     pub packages: Vec<UsedPackage>,
+}
+
+/// The engine's limits as plain data, to hand to another process.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EngineLimits {
+    pub max_steps: Option<u64>,
+    pub max_time_ms: Option<u64>,
+    pub max_memory: Option<usize>,
+    pub max_green_threads: Option<usize>,
+}
+
+impl From<&Limits> for EngineLimits {
+    fn from(l: &Limits) -> EngineLimits {
+        EngineLimits {
+            max_steps: l.max_steps,
+            max_time_ms: l
+                .max_time
+                .map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
+            max_memory: l.max_memory,
+            max_green_threads: l.max_green_threads,
+        }
+    }
+}
+
+impl From<&EngineLimits> for Limits {
+    fn from(l: &EngineLimits) -> Limits {
+        Limits {
+            max_steps: l.max_steps,
+            max_time: l.max_time_ms.map(Duration::from_millis),
+            max_memory: l.max_memory,
+            max_green_threads: l.max_green_threads,
+            cancel: None,
+        }
+    }
+}
+
+/// A task with its packages found and unpacked: everything the engine needs,
+/// as plain data (the package folders by path), so that it can run in this
+/// process or be sent to an engine process ([`crate::child`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prepared {
+    pub kind: TaskKind,
+    pub model: Json,
+    pub cloud_state: Option<Json>,
+    pub project_id: Option<String>,
+    pub policy: Option<String>,
+    /// The unpacked package folders, in load order.
+    pub roots: Vec<PathBuf>,
+    #[serde(skip)]
+    pub packages: Vec<UsedPackage>,
+    pub limits: EngineLimits,
 }
 
 /// A failure of the embedder's side (package lookup, the package cache), not
@@ -156,17 +211,13 @@ type Shared = Rc<RefCell<Reporter>>;
 /// load, a policy violation, an exception, a cancellation) ends in a
 /// [`TaskOutput`] with error reports; `Err` only when packages could not be had.
 pub fn run_task(task: Task<'_>, sink: ReportSink) -> Result<TaskOutput, TaskError> {
-    let services = model::uses_services(&task.model);
+    let prepared = prepare(&task)?;
+    Ok(run_prepared(&prepared, task.cancel.clone(), sink))
+}
+
+/// The embedder's half of a task: find and unpack its packages.
+pub fn prepare(task: &Task<'_>) -> Result<Prepared, TaskError> {
     let engine_model = model::to_engine(&task.model, task.kind == TaskKind::Delete);
-    let env_id = match &task.kind {
-        TaskKind::StaticAction { class_name, .. } => class_name.clone(),
-        _ => model::root_id(&task.model).unwrap_or_default(),
-    };
-    let reporter: Shared = Rc::new(RefCell::new(Reporter {
-        sink,
-        tally: Tally::default(),
-        env_id,
-    }));
     let (classes, names) = wanted(&task.kind, &engine_model);
     let resolved = resolve::resolve(
         task.resolver,
@@ -176,22 +227,48 @@ pub fn run_task(task: Task<'_>, sink: ReportSink) -> Result<TaskOutput, TaskErro
         &names,
     )
     .map_err(TaskError)?;
+    Ok(Prepared {
+        kind: task.kind.clone(),
+        model: task.model.clone(),
+        cloud_state: task.cloud_state.clone(),
+        project_id: task.project_id.clone(),
+        policy: task.policy.clone(),
+        roots: resolved.roots,
+        packages: resolved.used,
+        limits: EngineLimits::from(&task.limits.engine),
+    })
+}
+
+/// The untrusted half of a task: load the packages, check the policy, run
+/// the engine. Setting `cancel` from any thread stops it at its next step.
+pub fn run_prepared(p: &Prepared, cancel: Arc<AtomicBool>, sink: ReportSink) -> TaskOutput {
+    let services = model::uses_services(&p.model);
+    let engine_model = model::to_engine(&p.model, p.kind == TaskKind::Delete);
+    let env_id = match &p.kind {
+        TaskKind::StaticAction { class_name, .. } => class_name.clone(),
+        _ => model::root_id(&p.model).unwrap_or_default(),
+    };
+    let reporter: Shared = Rc::new(RefCell::new(Reporter {
+        sink,
+        tally: Tally::default(),
+        env_id,
+    }));
     let mut out = TaskOutput {
         outcome: Outcome::CompletedWithErrors,
-        model: task.model.clone(),
-        cloud_state: match task.kind {
+        model: p.model.clone(),
+        cloud_state: match p.kind {
             TaskKind::StaticAction { .. } => None,
-            _ => task.cloud_state.clone(),
+            _ => p.cloud_state.clone(),
         },
         result: ActionResult {
             result: Json::Null,
             is_exception: false,
         },
         violations: Vec::new(),
-        packages: resolved.used,
+        packages: p.packages.clone(),
     };
-    let mut lib = Library::load(&resolved.roots);
-    lib.limits = task.limits.engine.clone();
+    let mut lib = Library::load(&p.roots);
+    lib.limits = Limits::from(&p.limits);
     if let Some(problem) = lib
         .problems()
         .into_iter()
@@ -202,13 +279,21 @@ pub fn run_task(task: Task<'_>, sink: ReportSink) -> Result<TaskOutput, TaskErro
             problem.message
         );
         fail(&reporter, &mut out, text, None);
-        return Ok(finish(&task.kind, &reporter, out));
+        return finish(&p.kind, &reporter, out);
     }
-    if !gate(&task, &engine_model, &lib, &reporter, &mut out) {
-        return Ok(finish(&task.kind, &reporter, out));
+    if !gate(p, &engine_model, &lib, &reporter, &mut out) {
+        return finish(&p.kind, &reporter, out);
     }
-    execute(&task, &engine_model, &lib, &reporter, &mut out, services);
-    Ok(finish(&task.kind, &reporter, out))
+    execute(
+        p,
+        &engine_model,
+        &lib,
+        &reporter,
+        &mut out,
+        services,
+        cancel,
+    );
+    finish(&p.kind, &reporter, out)
 }
 
 /// Classes and package names the task needs.
@@ -247,7 +332,7 @@ fn fail(reporter: &Shared, out: &mut TaskOutput, text: String, details: Option<S
 
 /// The policy gate; `false` when the task must stop here.
 fn gate(
-    task: &Task<'_>,
+    task: &Prepared,
     engine_model: &Json,
     lib: &Library,
     reporter: &Shared,
@@ -293,12 +378,13 @@ fn gate(
 
 /// The engine run itself.
 fn execute(
-    task: &Task<'_>,
+    task: &Prepared,
     engine_model: &Json,
     lib: &Library,
     reporter: &Shared,
     out: &mut TaskOutput,
     services: bool,
+    cancel: Arc<AtomicBool>,
 ) {
     let cloud = match &task.cloud_state {
         Some(state) if !state.is_null() => match SimulatedCloud::restore(state) {
@@ -340,14 +426,7 @@ fn execute(
             args: args.clone(),
         },
     };
-    let session = engine::run(
-        lib,
-        engine_model,
-        &call,
-        cloud.clone(),
-        sink,
-        task.cancel.clone(),
-    );
+    let session = engine::run(lib, engine_model, &call, cloud.clone(), sink, cancel);
     if !matches!(task.kind, TaskKind::StaticAction { .. }) {
         out.cloud_state = Some(cloud.borrow().save());
     }

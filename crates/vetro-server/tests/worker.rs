@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use vetro_server::worker::{spawn_workers, WorkerConfig};
+use vetro_server::worker::{spawn_workers, WorkerConfig, Workers};
 use vetro_server::{AppState, Limits};
 use vetro_store::tokens::Principal;
 use vetro_store::Store;
@@ -54,7 +54,11 @@ fn start(workers: usize) -> Service {
             default_policy: None,
         };
         tokio::spawn(vetro_server::serve(st, listener, std::future::pending()));
-        spawn_workers(&store, workers, cfg, &stop_rx);
+        let n = Workers {
+            deployments: workers,
+            static_actions: 1,
+        };
+        spawn_workers(&store, n, cfg, &stop_rx);
         let p = Principal {
             project_id: "p1".into(),
             user_id: "u1".into(),
@@ -414,7 +418,11 @@ fn a_task_whose_worker_vanished_is_taken_over() {
     let packages = tempfile::tempdir().unwrap();
     let (_stop, rx) = tokio::sync::watch::channel(false);
     let _guard = s.rt.enter();
-    spawn_workers(&s.store, 1, Arc::new(config(packages.path())), &rx);
+    let n = Workers {
+        deployments: 1,
+        static_actions: 0,
+    };
+    spawn_workers(&s.store, n, Arc::new(config(packages.path())), &rx);
     let d = s.finished(&env, &dep);
     let reports = s.reports(&env, &dep);
     // The takeover's warning report makes it a success with warnings.

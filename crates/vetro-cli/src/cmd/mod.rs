@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod cloud;
 pub mod db;
+pub mod engine_task;
 pub mod ir;
 pub mod limits;
 pub mod murano;

@@ -8,6 +8,7 @@ use crate::report::USAGE;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
+use vetro_server::worker::Workers;
 use vetro_server::{AppState, Limits};
 use vetro_store::{redact_url, DEFAULT_URL};
 
@@ -19,8 +20,9 @@ pub struct Args {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8082")]
     listen: SocketAddr,
-    /// Engine workers in this process (0: only the API; run `vetro worker` processes instead).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=256))]
+    /// Deployment workers in this process: tasks run at once, each in an engine
+    /// process of its own (0: only the API, no workers at all; run `vetro worker` processes instead).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(0..=256))]
     workers: u64,
     #[command(flatten)]
     worker: WorkerArgs,
@@ -70,7 +72,15 @@ pub fn run(a: Args) -> ExitCode {
         // The API and the workers stop together: the first signal ends the
         // server's accept loop and tells the workers to hand back their tasks.
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let workers = run_workers(&store, a.workers as usize, config, async {
+        let n = if a.workers == 0 {
+            Workers {
+                deployments: 0,
+                static_actions: 0,
+            }
+        } else {
+            a.worker.workers(a.workers)
+        };
+        let workers = run_workers(&store, n, config, async {
             let _ = stop_rx.await;
         });
         let server = async move {

@@ -10,7 +10,9 @@ use std::time::Duration;
 use tokio::sync::watch;
 use vetro_policy::datalog::{Engine, PolicyKind};
 use vetro_policy::enforce::load_rules;
-use vetro_server::worker::{spawn_workers, WorkerConfig};
+use vetro_server::worker::{
+    spawn_workers, Runner, WorkerConfig, Workers, DEFAULT_MAX_RUNNING_PER_PROJECT,
+};
 use vetro_store::{redact_url, Store, DEFAULT_URL};
 
 /// How engine workers run tasks (shared by `serve` and `worker`).
@@ -29,9 +31,30 @@ pub struct WorkerArgs {
     /// Runs a task may get before a lost worker fails it instead of requeueing it.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(i64).range(1..=100))]
     pub max_attempts: i64,
-    /// Longest time one deployment or action may run, in seconds.
-    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=604_800))]
+    /// Longest time one deployment or action may take, in seconds (wall clock,
+    /// from its claim to its result); its engine is stopped past it and the task fails.
+    #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub task_timeout: u64,
+    /// Most MiB one task's engine may allocate (its engine process also gets an
+    /// address-space limit from this).
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(16..=1 << 30))]
+    pub task_max_memory: u64,
+    /// Most workflow steps one task's engine may run.
+    #[arg(long, default_value_t = 100_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub task_max_steps: u64,
+    /// Most green threads (Parallel branches, pselect items) one task's engine runs at once.
+    #[arg(long, default_value_t = vetro_dsl::runtime::limits::DEFAULT_MAX_GREEN_THREADS as u64,
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub task_max_green_threads: u64,
+    /// Tasks one project may run at once in each lane (deployments, static
+    /// actions), over every worker of the database; 0: no bound.
+    #[arg(long, default_value_t = DEFAULT_MAX_RUNNING_PER_PROJECT as u64,
+          value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    pub max_running_per_project: u64,
+    /// Workers for static action calls, which answer a waiting request and
+    /// never queue behind deployments (besides the deployment workers).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=256))]
+    pub static_workers: u64,
 }
 
 impl WorkerArgs {
@@ -45,9 +68,25 @@ impl WorkerArgs {
         if let Some(dir) = &self.packages_dir {
             c.packages_dir = dir.clone();
         }
-        c.limits.engine.max_time = Some(Duration::from_secs(self.task_timeout));
+        let timeout = Duration::from_secs(self.task_timeout);
+        c.wall_clock = timeout;
+        c.limits.engine.max_time = Some(timeout);
+        c.limits.engine.max_memory = Some((self.task_max_memory as usize) << 20);
+        c.limits.engine.max_steps = Some(self.task_max_steps);
+        c.limits.engine.max_green_threads = Some(self.task_max_green_threads as usize);
+        c.max_running_per_project =
+            (self.max_running_per_project > 0).then_some(self.max_running_per_project as i64);
+        c.runner = engine_runner()?;
         c.default_policy = self.default_policy()?;
         Ok(c)
+    }
+
+    /// The workers to start next to `deployments` deployment workers.
+    pub fn workers(&self, deployments: u64) -> Workers {
+        Workers {
+            deployments: deployments as usize,
+            static_actions: self.static_workers as usize,
+        }
     }
 
     /// The policy file's text, refused at startup when it does not compile
@@ -83,13 +122,27 @@ impl WorkerArgs {
     }
 }
 
+/// Engines run in processes of this very binary (`vetro engine-task`).
+fn engine_runner() -> Result<Runner, ExitCode> {
+    match std::env::current_exe() {
+        Ok(program) => Ok(Runner::Process {
+            program,
+            args: vec![super::engine_task::SUBCOMMAND.into()],
+        }),
+        Err(e) => {
+            eprintln!("error: cannot find this program's own file to start engine processes: {e}");
+            Err(ExitCode::from(USAGE))
+        }
+    }
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     /// Database URL shared with `vetro serve`: postgres://USER@HOST/DB (or sqlite://FILE on one machine).
     #[arg(long, default_value = DEFAULT_URL)]
     db: String,
-    /// Tasks this process runs at once.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    /// Deployment tasks this process runs at once, each in an engine process of its own.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=256))]
     concurrency: u64,
     #[command(flatten)]
     worker: WorkerArgs,
@@ -99,7 +152,7 @@ pub struct Args {
 /// back its running task and waits for them.
 pub async fn run_workers(
     store: &Store,
-    n: usize,
+    n: Workers,
     config: WorkerConfig,
     stop: impl std::future::Future<Output = ()>,
 ) {
@@ -128,13 +181,14 @@ pub fn run(a: Args) -> ExitCode {
             Err(code) => return code,
         };
         println!(
-            "vetro worker: {} worker(s) on database {}",
+            "vetro worker: {} deployment and {} static action worker(s) on database {}",
             a.concurrency,
+            a.worker.static_workers,
             redact_url(&a.db)
         );
         run_workers(
             &store,
-            a.concurrency as usize,
+            a.worker.workers(a.concurrency),
             config,
             super::service_runtime::shutdown_signal(),
         )

@@ -1,27 +1,37 @@
 //! Engine workers: they take queued tasks from the store and run them with
 //! [`vetro_deploy::run_task`].
 //!
-//! A worker claims one task at a time under a lease, renews the lease while
-//! the engine runs on a blocking thread, stores the engine's status reports
-//! as they come, and commits the result in one transaction. Any number of
-//! workers, in `vetro serve` or in separate `vetro worker` processes, may
-//! share a database: the store's guarded claims hand each task to exactly
-//! one of them, and the reaper (run by every worker) requeues or fails the
-//! tasks of a worker that died.
+//! A worker claims one task at a time under a lease, finds and unpacks its
+//! packages, runs its engine in an engine process of its own (`engine`),
+//! renews the lease meanwhile, stores the engine's status reports as they
+//! come, and commits the result in one transaction. Any number of workers,
+//! in `vetro serve` or in separate `vetro worker` processes, may share a
+//! database: the store's guarded claims hand each task to exactly one of
+//! them, and the reaper (run by every worker) requeues or fails the tasks of
+//! a worker that died.
 //!
-//! `resolver` finds packages in the catalog; `run` executes one task.
+//! Workers serve a lane: deployments (deploys, deletions, actions) or static
+//! actions, which answer a waiting API call and so never queue behind
+//! deployments. Within a lane, projects take turns and each may run at most
+//! [`WorkerConfig::max_running_per_project`] tasks at once.
+//!
+//! `resolver` finds packages in the catalog; `engine` runs a prepared task's
+//! engine; `run` executes one task.
 
+mod engine;
 mod resolver;
 mod run;
 
+pub use engine::{OsLimits, Runner, ENGINE_OPEN_FILES};
 pub use resolver::CatalogResolver;
+pub use vetro_store::tasks::Lane;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 use vetro_deploy::TaskLimits;
-use vetro_store::tasks::Reaped;
+use vetro_store::tasks::{ClaimRules, Reaped};
 use vetro_store::Store;
 
 /// How workers run tasks.
@@ -40,7 +50,21 @@ pub struct WorkerConfig {
     /// The policy of projects that set none.
     pub default_policy: Option<Arc<str>>,
     pub limits: TaskLimits,
+    /// Where engines run (an engine process per task in the service).
+    pub runner: Runner,
+    /// Longest a task may take from its claim to its result, whatever it
+    /// does; past it the engine is stopped and the task fails.
+    pub wall_clock: Duration,
+    /// Tasks of one lane one project may run at once, over every worker of
+    /// the database; `None`: no bound.
+    pub max_running_per_project: Option<i64>,
 }
+
+/// The default wall-clock limit of a task: 30 minutes.
+pub const DEFAULT_WALL_CLOCK: Duration = Duration::from_secs(30 * 60);
+
+/// The default number of tasks of one lane a project may run at once.
+pub const DEFAULT_MAX_RUNNING_PER_PROJECT: i64 = 2;
 
 impl Default for WorkerConfig {
     fn default() -> WorkerConfig {
@@ -51,6 +75,9 @@ impl Default for WorkerConfig {
             packages_dir: std::env::temp_dir().join("vetro-packages"),
             default_policy: None,
             limits: TaskLimits::default(),
+            runner: Runner::InProcess,
+            wall_clock: DEFAULT_WALL_CLOCK,
+            max_running_per_project: Some(DEFAULT_MAX_RUNNING_PER_PROJECT),
         }
     }
 }
@@ -61,6 +88,7 @@ pub struct Worker {
     store: Store,
     id: String,
     config: Arc<WorkerConfig>,
+    lane: Lane,
 }
 
 impl Worker {
@@ -71,7 +99,14 @@ impl Worker {
             store,
             id: name.into(),
             config,
+            lane: Lane::Any,
         }
+    }
+
+    /// The same worker, taking only the tasks of `lane`.
+    pub fn in_lane(mut self, lane: Lane) -> Worker {
+        self.lane = lane;
+        self
     }
 
     /// A process-unique worker name: host, process id, index, random tail.
@@ -98,7 +133,15 @@ impl Worker {
                 self.reap().await;
                 last_reap = Some(Instant::now());
             }
-            match self.store.claim_task(&self.id, self.config.lease).await {
+            let rules = ClaimRules {
+                lane: self.lane,
+                max_running_per_project: self.config.max_running_per_project,
+            };
+            match self
+                .store
+                .claim_next(&self.id, self.config.lease, &rules)
+                .await
+            {
                 Ok(Some(task)) => {
                     run::execute(&self, task, &mut shutdown).await;
                     continue;
@@ -134,16 +177,27 @@ impl Worker {
     }
 }
 
-/// Starts `n` workers on the current runtime; they stop when `shutdown` turns true.
+/// How many workers of each lane to start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Workers {
+    pub deployments: usize,
+    pub static_actions: usize,
+}
+
+/// Starts the workers on the current runtime; they stop when `shutdown` turns true.
 pub fn spawn_workers(
     store: &Store,
-    n: usize,
+    n: Workers,
     config: Arc<WorkerConfig>,
     shutdown: &watch::Receiver<bool>,
 ) -> Vec<tokio::task::JoinHandle<()>> {
-    (0..n)
-        .map(|i| {
-            let w = Worker::new(store.clone(), Worker::unique_name(i), config.clone());
+    let lanes = std::iter::repeat_n(Lane::Deployments, n.deployments)
+        .chain(std::iter::repeat_n(Lane::StaticActions, n.static_actions));
+    lanes
+        .enumerate()
+        .map(|(i, lane)| {
+            let w =
+                Worker::new(store.clone(), Worker::unique_name(i), config.clone()).in_lane(lane);
             tokio::spawn(w.run(shutdown.clone()))
         })
         .collect()

@@ -1,13 +1,15 @@
-//! One task from claim to commit: gather its inputs, run the engine on a
-//! blocking thread, store its reports and keep the lease while it runs, then
-//! commit the result (or hand the task back when the worker stops).
+//! One task from claim to commit: gather its inputs, find and unpack its
+//! packages on a blocking thread, run its engine (`engine.rs`), store its
+//! reports and keep the lease while it runs, then commit the result (or
+//! hand the task back when the worker stops).
 
+use super::engine::{self, Event, Stop};
 use super::{CatalogResolver, Worker};
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use tokio::sync::{mpsc, watch};
-use vetro_deploy::{Outcome, PackageCache, StatusReport, TaskOutput};
+use tokio::sync::watch;
+use vetro_deploy::{Outcome, PackageCache, Prepared, StatusReport, TaskOutput};
 use vetro_store::queue::{NewReport, Task, TaskKind};
 use vetro_store::tasks::{Completion, Finish, LeaseState};
 
@@ -130,81 +132,104 @@ async fn inputs(w: &Worker, task: &Task) -> Result<Inputs, String> {
     })
 }
 
+/// Finds and unpacks the task's packages (the catalog lookups block on
+/// the runtime, so this runs on a blocking thread).
+async fn prepare(w: &Worker, task: &Task, inputs: Inputs) -> Result<Prepared, String> {
+    let config = w.config.clone();
+    let project_id = task.project_id.clone();
+    let job = tokio::task::spawn_blocking(move || {
+        let cache = PackageCache::new(&config.packages_dir);
+        let engine_task = vetro_deploy::Task {
+            kind: inputs.kind,
+            model: inputs.model,
+            cloud_state: inputs.cloud_state,
+            project_id: Some(project_id),
+            policy: inputs.policy,
+            resolver: &inputs.resolver,
+            cache: &cache,
+            cancel: Arc::new(AtomicBool::new(false)),
+            limits: config.limits.clone(),
+        };
+        vetro_deploy::prepare(&engine_task).map_err(|e| e.0)
+    });
+    match job.await {
+        Ok(r) => r,
+        Err(e) => Err(format!("the package lookup stopped unexpectedly: {e}")),
+    }
+}
+
 /// Runs the engine and, meanwhile, stores its reports, renews the lease and
-/// watches for a cancel request or the worker's shutdown.
+/// watches for a cancel request, the worker's shutdown and the task's
+/// wall-clock limit.
 async fn supervise(
     w: &Worker,
     task: &Task,
     inputs: Inputs,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Ending {
-    let cancel = Arc::new(AtomicBool::new(false));
-    let (tx, mut rx) = mpsc::unbounded_channel::<StatusReport>();
-    let job = {
-        let cancel = cancel.clone();
-        let config = w.config.clone();
-        let project_id = task.project_id.clone();
-        tokio::task::spawn_blocking(move || {
-            let cache = PackageCache::new(&config.packages_dir);
-            let engine_task = vetro_deploy::Task {
-                kind: inputs.kind,
-                model: inputs.model,
-                cloud_state: inputs.cloud_state,
-                project_id: Some(project_id),
-                policy: inputs.policy,
-                resolver: &inputs.resolver,
-                cache: &cache,
-                cancel,
-                limits: config.limits.clone(),
-            };
-            let sink = Box::new(move |r: &StatusReport| {
-                let _ = tx.send(r.clone());
-            });
-            vetro_deploy::run_task(engine_task, sink).map_err(|e| e.0)
-        })
+    let deadline = tokio::time::Instant::now() + w.config.wall_clock;
+    let prepared = match prepare(w, task, inputs).await {
+        Ok(p) => p,
+        Err(e) => return Ending::Done(Box::new(Err(format!("the task cannot start: {e}")))),
+    };
+    let mut engine = engine::start(&w.config.runner, prepared);
+    let stop = |how: Stop| {
+        engine.stop.send_if_modified(|s| {
+            // A kill overrides a cancel; nothing undoes either.
+            let more = matches!((*s, how), (Stop::Running, _) | (Stop::Cancel, Stop::Kill));
+            if more {
+                *s = how;
+            }
+            more
+        });
     };
     // Renewal doubles as the cancel check, so a cancel takes effect within a second.
     let mut renew =
         tokio::time::interval((w.config.lease / 3).min(std::time::Duration::from_secs(1)));
     renew.tick().await;
-    let (mut lost, mut released) = (false, false);
-    loop {
+    let (mut lost, mut released, mut timed_out) = (false, false, false);
+    let out = loop {
         tokio::select! {
-            r = rx.recv() => match r {
-                Some(r) => {
+            ev = engine.events.recv() => match ev {
+                Some(Event::Report(r)) => {
                     if !lost && !store_report(w, task, &r).await {
                         lost = true;
-                        cancel.store(true, Ordering::Relaxed);
+                        stop(Stop::Cancel);
                     }
                 }
-                // The engine dropped its sink: it has returned.
-                None => break,
+                Some(Event::Done(out)) => break out,
+                None => break Err("the engine stopped without a result".to_string()),
             },
             _ = renew.tick(), if !lost => match w.store.renew_lease(&task.id, &w.id, w.config.lease).await {
-                Ok(LeaseState::Held { cancel: true }) => cancel.store(true, Ordering::Relaxed),
+                Ok(LeaseState::Held { cancel: true }) => stop(Stop::Cancel),
                 Ok(LeaseState::Held { cancel: false }) => {}
                 Ok(LeaseState::Lost) => {
                     lost = true;
-                    cancel.store(true, Ordering::Relaxed);
+                    stop(Stop::Cancel);
                 }
                 Err(e) => tracing::warn!(task = %task.id, "cannot renew the lease: {e}"),
             },
             changed = shutdown.changed(), if !released => {
                 if changed.is_err() || *shutdown.borrow() {
                     released = true;
-                    cancel.store(true, Ordering::Relaxed);
+                    stop(Stop::Cancel);
                 }
             }
+            _ = tokio::time::sleep_until(deadline), if !timed_out => {
+                timed_out = true;
+                stop(Stop::Kill);
+            }
         }
-    }
-    let out = match job.await {
-        Ok(r) => r,
-        Err(e) => Err(format!("the engine stopped unexpectedly: {e}")),
     };
     if lost {
         Ending::LeaseLost
     } else if released {
         Ending::Released
+    } else if timed_out {
+        let limit = w.config.wall_clock.as_secs();
+        Ending::Done(Box::new(Err(format!(
+            "the task ran longer than its wall-clock limit of {limit} s and was stopped"
+        ))))
     } else {
         Ending::Done(Box::new(out))
     }
