@@ -2,7 +2,7 @@
 """Honest deployments next to hostile tenants, through a running `vetro serve`.
 
 One project keeps deploying an endless `While: 1 = 1` loop, another a memory
-bomb (a list doubled until the session's memory limit), each again as soon
+bomb (a string doubled until the session's memory limit), each again as soon
 as the previous one ended, while scripts/bench_deploy.py runs DEPLOYS
 deployments of the bundled example over ENVS environments in a third
 project. Passes when every honest deployment succeeds (none failed from a
@@ -28,7 +28,7 @@ from bench_deploy import Api  # noqa: E402
 
 HOSTILE = {
     "t.Spin": ("- While: 1 = 1\n        Do:\n          - $x: 1", "ran longer than"),
-    "t.Hog": ("- $l: [1]\n      - While: true\n        Do:\n          - $l: $l + $l",
+    "t.Hog": ("- $s: x\n      - While: 1 = 1\n        Do:\n          - $s: $s + $s",
               "allocate"),
 }
 
