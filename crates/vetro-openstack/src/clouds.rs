@@ -64,7 +64,7 @@ pub fn search_paths(env: &dyn Fn(&str) -> Option<String>, cwd: &Path) -> Vec<Pat
 fn load_yaml(path: &Path) -> Result<Json, String> {
     let mut sources = vetro_diag::SourceMap::new();
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file = sources.add(&path.display().to_string(), text.as_str());
+    let file = sources.add(path.display().to_string(), text.as_str());
     let docs =
         vetro_yaml::load_str(&sources, file, &vetro_yaml::LoadOptions::default()).map_err(|d| {
             let first = d.first().map(|x| x.message.clone()).unwrap_or_default();

@@ -165,7 +165,7 @@ impl OpenStackCloud {
 pub fn load_environment(path: &PathBuf) -> Result<Json, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut sources = vetro_diag::SourceMap::new();
-    let file = sources.add(&path.display().to_string(), text.as_str());
+    let file = sources.add(path.display().to_string(), text.as_str());
     let docs =
         vetro_yaml::load_str(&sources, file, &vetro_yaml::LoadOptions::default()).map_err(|d| {
             d.first()

@@ -32,7 +32,7 @@ fn templates(dir: &Path, out: &mut Vec<PathBuf>) {
 fn load(path: &Path) -> Json {
     let text = std::fs::read_to_string(path).unwrap();
     let mut sources = vetro_diag::SourceMap::new();
-    let file = sources.add(&path.display().to_string(), text.as_str());
+    let file = sources.add(path.display().to_string(), text.as_str());
     let docs = vetro_yaml::load_str(&sources, file, &vetro_yaml::LoadOptions::default()).unwrap();
     vetro_yaml::to_json(&docs[0])
 }

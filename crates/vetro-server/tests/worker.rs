@@ -35,6 +35,11 @@ fn config(packages: &std::path::Path) -> WorkerConfig {
 
 /// The API with `workers` in-process workers on a fresh in-memory database.
 fn start(workers: usize) -> Service {
+    start_with(workers, |_| {})
+}
+
+/// As `start`, with the workers' configuration changed by `tune`.
+fn start_with(workers: usize, tune: impl FnOnce(&mut WorkerConfig)) -> Service {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -42,7 +47,9 @@ fn start(workers: usize) -> Service {
         .unwrap();
     let packages = tempfile::tempdir().unwrap();
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
-    let cfg = Arc::new(config(packages.path()));
+    let mut cfg = config(packages.path());
+    tune(&mut cfg);
+    let cfg = Arc::new(cfg);
     let (url, store, token) = rt.block_on(async {
         let store = Store::connect("sqlite::memory:").await.unwrap();
         store.migrate().await.unwrap();
@@ -300,6 +307,32 @@ fn a_deploy_runs_commits_and_its_action_answers() {
     let pins = s.rt.block_on(s.store.pinned_packages(&dep)).unwrap();
     assert_eq!(pins.len(), 1);
     assert_eq!(pins[0].fully_qualified_name, "t.Greeter");
+}
+
+const CHATTY: &str = "Methods:\n  deploy:\n    Body:\n      - For: i\n        In: range(0, 50)\n        Do:\n          - $this.find(std:Environment).reporter.report($this, 'step ' + str($i))\n";
+
+#[test]
+fn a_task_past_its_report_quota_fails_naming_it() {
+    let s = start_with(1, |c| c.quotas.reports_per_task = 10);
+    s.upload("t.Chatty", CHATTY);
+    let env = s.environment("e1");
+    let id = s.deploy(&env, &[app("c1", "t.Chatty")]);
+    let d = s.finished(&env, &id);
+    assert_eq!(d["state"], "completed_w_errors");
+    let reports = s.reports(&env, &id);
+    assert!(has(&reports, "error: ", "reports_per_task"), "{reports:#?}");
+    assert!(reports.len() <= 12, "{reports:#?}");
+}
+
+#[test]
+fn a_task_whose_model_is_over_the_quota_is_not_stored() {
+    let s = start_with(1, |c| c.quotas.model_bytes = 64);
+    s.upload("t.Greeter", GREETER);
+    let env = s.environment("e1");
+    let id = s.deploy(&env, &[app("g1", "t.Greeter")]);
+    assert_eq!(s.finished(&env, &id)["state"], "completed_w_errors");
+    let reports = s.reports(&env, &id);
+    assert!(has(&reports, "error: ", "model_bytes"), "{reports:#?}");
 }
 
 #[test]

@@ -25,6 +25,9 @@ const OPS: &[&str] = &[
 
 type PResult<T> = Result<T, String>;
 
+/// A call's positional and keyword arguments, in the order written.
+type CallArgs = (Vec<Expr>, Vec<(String, Expr)>);
+
 /// Parse a plan body (any common indentation is removed first, as the agent does).
 pub fn parse_body(body: &str) -> PResult<Vec<Stmt>> {
     let lines = logical_lines(body)?;
@@ -488,7 +491,7 @@ impl P<'_> {
             }
         }
     }
-    fn call_args(&mut self) -> PResult<(Vec<Expr>, Vec<(String, Expr)>)> {
+    fn call_args(&mut self) -> PResult<CallArgs> {
         let (mut args, mut kwargs) = (Vec::new(), Vec::new());
         while !self.eat_op(")") {
             if let (Some(Tok::Name(n)), Some(Tok::Op("="))) =

@@ -58,6 +58,9 @@ pub struct WorkerConfig {
     /// Tasks of one lane one project may run at once, over every worker of
     /// the database; `None`: no bound.
     pub max_running_per_project: Option<i64>,
+    /// What one task may store: its status reports (count and bytes), its
+    /// model and its result. Past one, the task fails naming the quota.
+    pub quotas: vetro_store::quotas::Quotas,
 }
 
 /// The default wall-clock limit of a task: 30 minutes.
@@ -78,6 +81,7 @@ impl Default for WorkerConfig {
             runner: Runner::InProcess,
             wall_clock: DEFAULT_WALL_CLOCK,
             max_running_per_project: Some(DEFAULT_MAX_RUNNING_PER_PROJECT),
+            quotas: vetro_store::quotas::Quotas::default(),
         }
     }
 }

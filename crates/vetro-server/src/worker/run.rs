@@ -40,7 +40,7 @@ pub(super) async fn execute(w: &Worker, task: Task, shutdown: &mut watch::Receiv
         match inputs(w, &task).await {
             Err(e) => Some(failure(w, &task, format!("the task cannot start: {e}")).await),
             Ok(inputs) => match supervise(w, &task, inputs, shutdown).await {
-                Ending::Done(out) => match *out {
+                Ending::Done(out) => match (*out).and_then(|out| within_output_quota(w, out)) {
                     Ok(out) => Some(completion_of(out)),
                     Err(e) => Some(failure(w, &task, e).await),
                 },
@@ -188,11 +188,19 @@ async fn supervise(
         tokio::time::interval((w.config.lease / 3).min(std::time::Duration::from_secs(1)));
     renew.tick().await;
     let (mut lost, mut released, mut timed_out) = (false, false, false);
+    let mut reports = ReportTally::default();
+    let mut over_quota: Option<String> = None;
     let out = loop {
         tokio::select! {
             ev = engine.events.recv() => match ev {
                 Some(Event::Report(r)) => {
-                    if !lost && !store_report(w, task, &r).await {
+                    if over_quota.is_some() {
+                        continue;
+                    }
+                    if let Err(e) = reports.add(&w.config.quotas, &r) {
+                        over_quota = Some(format!("the task stopped: {e}"));
+                        stop(Stop::Kill);
+                    } else if !lost && !store_report(w, task, &r).await {
                         lost = true;
                         stop(Stop::Cancel);
                     }
@@ -223,6 +231,8 @@ async fn supervise(
     };
     if lost {
         Ending::LeaseLost
+    } else if let Some(message) = over_quota {
+        Ending::Done(Box::new(Err(message)))
     } else if released {
         Ending::Released
     } else if timed_out {
@@ -233,6 +243,39 @@ async fn supervise(
     } else {
         Ending::Done(Box::new(out))
     }
+}
+
+/// The status reports a task has stored so far, against the report quotas.
+#[derive(Default)]
+struct ReportTally {
+    count: u64,
+    bytes: u64,
+}
+
+impl ReportTally {
+    /// Counts one more report, or says which quota it would go past.
+    fn add(
+        &mut self,
+        quotas: &vetro_store::quotas::Quotas,
+        r: &StatusReport,
+    ) -> Result<(), vetro_store::quotas::OverQuota> {
+        let text = (r.text.len() + r.details.as_ref().map_or(0, |d| d.len())) as u64;
+        quotas.check_report(self.count, self.bytes, text)?;
+        self.count += 1;
+        self.bytes += text;
+        Ok(())
+    }
+}
+
+/// The task's output when its model and result fit the quotas, else the
+/// failure message naming the quota.
+fn within_output_quota(w: &Worker, out: TaskOutput) -> Result<TaskOutput, String> {
+    let size = |v: &serde_json::Value| serde_json::to_vec(v).map_or(0, |b| b.len() as u64);
+    w.config
+        .quotas
+        .check_task_output(size(&out.model), size(&out.result.result))
+        .map(|()| out)
+        .map_err(|e| format!("the task's output was not stored: {e}"))
 }
 
 /// Stores one engine report; `false` when the lease is gone.
