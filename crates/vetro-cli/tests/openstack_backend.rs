@@ -71,16 +71,30 @@ fn heat_environment(dir: &Path) -> PathBuf {
     path
 }
 
+/// Keystone under uwsgi sometimes drops a connection while it warms up:
+/// a POST that never reached it is tried again a few times.
+fn post_with_retries(
+    http: &reqwest::blocking::Client,
+    url: &str,
+    body: &Json,
+) -> reqwest::blocking::Response {
+    let mut last = None;
+    for attempt in 0..5 {
+        match http.post(url).json(body).send() {
+            Ok(resp) => return resp,
+            Err(e) => last = Some(e),
+        }
+        std::thread::sleep(Duration::from_millis(200 << attempt));
+    }
+    panic!("Keystone at {url} cannot be reached: {}", last.unwrap());
+}
+
 /// The webserver example's network needs Neutron (the network explorer).
 fn has_neutron(e: &Env) -> bool {
     let lookup = |k: &str| (k == "OS_CLIENT_CONFIG_FILE").then(|| e.clouds.display().to_string());
     let creds = from_clouds_yaml(CLOUD, &lookup, Path::new("/")).unwrap();
     let url = format!("{}/auth/tokens", creds.auth_url.trim_end_matches('/'));
-    let body: Json = reqwest::blocking::Client::new()
-        .post(url)
-        .json(&auth_body(&creds))
-        .send()
-        .unwrap()
+    let body: Json = post_with_retries(&reqwest::blocking::Client::new(), &url, &auth_body(&creds))
         .json()
         .unwrap();
     let found = find_endpoint(&body["token"]["catalog"], "network", "public", None).is_ok();
@@ -96,7 +110,7 @@ fn heat_api(e: &Env) -> (reqwest::blocking::Client, String, String) {
     let creds = from_clouds_yaml(CLOUD, &lookup, Path::new("/")).unwrap();
     let http = reqwest::blocking::Client::new();
     let url = format!("{}/auth/tokens", creds.auth_url.trim_end_matches('/'));
-    let resp = http.post(url).json(&auth_body(&creds)).send().unwrap();
+    let resp = post_with_retries(&http, &url, &auth_body(&creds));
     let token = resp.headers()["X-Subject-Token"]
         .to_str()
         .unwrap()
