@@ -43,7 +43,7 @@ wait_http() { # URL SECONDS
 # Both installs at once: each takes minutes, mostly downloading.
 install_venv "$KS_VENV" keystone uwsgi > "$DIR/keystone-pip.log" 2>&1 &
 ks_pid=$!
-install_venv "$HEAT_VENV" openstack-heat > "$DIR/heat-pip.log" 2>&1 &
+install_venv "$HEAT_VENV" openstack-heat psycopg2-binary > "$DIR/heat-pip.log" 2>&1 &
 heat_pid=$!
 wait $ks_pid || { cat "$DIR/keystone-pip.log" >&2; exit 1; }
 took "keystone installed"
@@ -70,6 +70,7 @@ ksm bootstrap --bootstrap-password "$ADMIN_PW" --bootstrap-region-id RegionOne \
     --bootstrap-admin-url "$KS_URL/" --bootstrap-internal-url "$KS_URL/" --bootstrap-public-url "$KS_URL/" >> "$KS/manage.log" 2>&1
 OS_KEYSTONE_CONFIG_FILES=$KS/keystone.conf setsid "$KS_VENV/bin/uwsgi" --http-socket "127.0.0.1:$KS_PORT" \
     --module keystone.wsgi.api:application --master --processes 1 --threads 4 \
+    --add-header "Connection: close" \
     --pidfile "$KS/uwsgi.pid" > "$KS/uwsgi.log" 2>&1 &
 wait_http "$KS_URL" 60
 took "keystone answering on $KS_URL"
@@ -117,6 +118,28 @@ took "keystone: service project, heat and demo users, orchestration endpoints"
 # --- Heat
 HEAT=$DIR/heat
 rm -rf "$HEAT" && mkdir -p "$HEAT"
+# Heat's engine writes from several threads at once; on SQLite those writes
+# fail with "database is locked" under concurrent stacks. When the PostgreSQL
+# that .ci/setup.d/20-postgres.sh starts answers (on VETRO_PG_PORT), Heat gets
+# its own fresh database there; otherwise SQLite.
+HEAT_DB=sqlite:///$HEAT/heat.sqlite
+PG_PORT=${VETRO_PG_PORT:-55432}
+for _ in $(seq 1 ${VETRO_HEAT_PG_WAIT:-300}); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$PG_PORT") 2>/dev/null && break
+    sleep 1
+done
+if "$HEAT_VENV/bin/python" - "$PG_PORT" "$HEAT_PORT" > "$HEAT/pg.log" 2>&1 <<'PY'
+import sys, psycopg2
+conn = psycopg2.connect(host="127.0.0.1", port=int(sys.argv[1]), user="vetro", dbname="vetro", connect_timeout=5)
+conn.autocommit = True
+with conn.cursor() as cur:
+    cur.execute("DROP DATABASE IF EXISTS vetro_heat_%d" % int(sys.argv[2]))
+    cur.execute("CREATE DATABASE vetro_heat_%d" % int(sys.argv[2]))
+PY
+then
+    HEAT_DB=postgresql+psycopg2://vetro@127.0.0.1:$PG_PORT/vetro_heat_$HEAT_PORT
+fi
+took "heat database: ${HEAT_DB%%:*}"
 cat > "$HEAT/heat.conf" <<CONF
 [DEFAULT]
 transport_url = fake://
@@ -126,7 +149,7 @@ convergence_engine = false
 heat_metadata_server_url = http://127.0.0.1:$HEAT_PORT/
 default_deployment_signal_transport = HEAT_SIGNAL
 [database]
-connection = sqlite:///$HEAT/heat.sqlite
+connection = $HEAT_DB
 [paste_deploy]
 api_paste_config = $HEAT_VENV/etc/heat/api-paste.ini
 [keystone_authtoken]
