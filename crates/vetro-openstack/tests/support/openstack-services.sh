@@ -8,6 +8,7 @@
 # `vetro-admin`), env.sh (the variables the tests read) and the logs.
 set -euo pipefail
 DIR=$(mkdir -p "$1" && cd "$1" && pwd)
+rm -f "$DIR/env.sh"   # written again only once everything answers
 HERE=$(cd "$(dirname "$0")" && pwd)
 KS_PORT=${VETRO_KEYSTONE_PORT:-55357}
 HEAT_PORT=${VETRO_HEAT_PORT:-55004}
