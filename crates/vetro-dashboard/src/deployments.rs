@@ -1,23 +1,21 @@
 //! Deployments: the live log (server-sent events, woken by the store as
 //! reports are written), the history, one deployment's page with its full
-//! log, result and cloud resources, and running actions.
+//! log, result and cloud resources.
 
 use crate::api::{state, text, ApiResult};
-use crate::page::{badge, csrf, layout, Nav, PageResult};
-use crate::session::{Posted, User};
+use crate::page::{badge, layout, Nav, PageResult};
+use crate::session::User;
 use crate::Dashboard;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::response::{IntoResponse, Redirect, Response};
 use futures_util::stream::Stream;
 use maud::{html, Markup};
 use serde_json::{json, Value};
 use std::convert::Infallible;
 use std::time::Duration;
-use vetro_server::body::JsonBody;
 use vetro_server::extract::P;
-use vetro_server::routes::{actions as api_actions, deployments as api_deployments};
+use vetro_server::routes::deployments as api_deployments;
 use vetro_server::views;
 use vetro_store::environments::status_of;
 use vetro_store::Store;
@@ -270,107 +268,4 @@ pub async fn events(
         done: false,
     };
     Ok(Sse::new(futures_util::stream::unfold(live, next_event)).keep_alive(KeepAlive::default()))
-}
-
-/// The action `action_id` of the deployed model: (object name, method name).
-fn find_action(v: &Value, action_id: &str) -> Option<(String, String)> {
-    match v {
-        Value::Object(m) => {
-            if let Some(a) = m
-                .get("?")
-                .and_then(|q| q.pointer(&format!("/_actions/{action_id}")))
-            {
-                let method = a
-                    .get("title")
-                    .or(a.get("name"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                return Some((crate::api::object_name(v), method.to_string()));
-            }
-            m.values().find_map(|x| find_action(x, action_id))
-        }
-        Value::Array(a) => a.iter().find_map(|x| find_action(x, action_id)),
-        _ => None,
-    }
-}
-
-pub async fn action_form(
-    State(dash): State<Dashboard>,
-    user: User,
-    Path((env, action)): Path<(String, String)>,
-) -> PageResult {
-    let model = vetro_server::routes::model::get_root(
-        state(&dash),
-        user.ctx.clone(),
-        P(env.clone()),
-        vetro_server::auth::SessionHeader(None),
-    )
-    .await?
-    .0;
-    let (object, method) = find_action(&model, &action).ok_or_else(|| {
-        vetro_server::error::ApiError::not_found(format!("action {action} not found"))
-    })?;
-    let body = html! {
-        p { "Runs " code { (method) } " on " strong { (object) } " in the deployed environment." }
-        form method="post" action={"/environments/" (env) "/actions/" (action)} data-checked {
-            (csrf(&user))
-            label for="action-args" { "Arguments (a JSON object; empty for none)" }
-            textarea #action-args name="args" rows="4" aria-describedby="action-args-error" {}
-            p.field-error #action-args-error hidden aria-live="polite" {}
-            p { button type="submit" { "Run " (method) } }
-        }
-        p { a href={"/environments/" (env)} { "Back to the environment" } }
-    };
-    Ok(layout(
-        &format!("Action: {method}"),
-        &user,
-        Nav::Environments,
-        body,
-    ))
-}
-
-pub async fn run_action(
-    State(dash): State<Dashboard>,
-    Path((env, action)): Path<(String, String)>,
-    p: Posted,
-) -> Response {
-    let raw = p.fields.text("args");
-    let args = if raw.is_empty() {
-        Ok(json!({}))
-    } else {
-        serde_json::from_str::<Value>(raw)
-            .ok()
-            .filter(Value::is_object)
-            .ok_or_else(|| {
-                vetro_server::error::ApiError::bad_request("The arguments must be a JSON object.")
-            })
-    };
-    let r = match args {
-        Ok(a) => {
-            api_actions::execute(
-                state(&dash),
-                p.user.ctx.clone(),
-                P((env.clone(), action.clone())),
-                JsonBody(a),
-            )
-            .await
-        }
-        Err(e) => Err(e),
-    };
-    match r {
-        Ok(v) => {
-            p.user.flash(true, "Action started.");
-            Redirect::to(&format!(
-                "/environments/{env}/deployments/{}",
-                text(&v.0, "task_id")
-            ))
-            .into_response()
-        }
-        Err(e) => crate::page::after(
-            &p.user,
-            &format!("/environments/{env}/actions/{action}"),
-            Err::<(), _>(e),
-            "",
-        ),
-    }
 }

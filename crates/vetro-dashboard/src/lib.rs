@@ -10,18 +10,22 @@
 //! Layers: `error` and `assets` at the bottom, then `session` (sign-in
 //! sessions, cookies, CSRF) and `page` (layout, security headers); `api` (calls into the service);
 //! then one module per area: `signin`, `catalog`, `environments`,
-//! `components`, `deployments`, `templates`, `policy`; `svg` draws an
-//! environment's components.
+//! `components`, `deployments`, `actions`, `templates`, `policy`; `svg` draws an
+//! environment's components; `classes` reads the MuranoPL of a stored
+//! package and `params` turns a method's argument contracts into fields.
 
+mod actions;
 mod api;
 mod assets;
 mod catalog;
+mod classes;
 mod components;
 mod deployments;
 mod environments;
 mod error;
 pub mod fields;
 mod page;
+mod params;
 mod policy;
 mod session;
 mod signin;
@@ -109,7 +113,7 @@ impl Dashboard {
             )
             .route(
                 &format!("{env}/actions/{{action}}"),
-                get(deployments::action_form).post(deployments::run_action),
+                get(actions::action_form).post(actions::run_action),
             )
             .route(
                 &format!("{env}/deployments/{{dep}}"),

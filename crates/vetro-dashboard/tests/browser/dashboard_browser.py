@@ -249,7 +249,8 @@ class Run:
         self.step("run an action")
         self.go(self.env_path)
         self.driver.find_element(By.PARTIAL_LINK_TEXT, "restart").click()
-        self.wait(lambda: self.driver.find_elements(By.ID, "action-args"), "the action's form")
+        self.wait(lambda: "takes no parameters" in self.find("main form[data-checked]").text,
+                  "the action's form (restart has no parameters)")
         self.shot("action-form")
         self.submit("main form[data-checked]")
         self.wait(lambda: "/deployments/" in self.path(), "the action's page")
