@@ -8,7 +8,10 @@ through its form (an invalid port first, checked in the browser, then a
 site name the server refuses, each message at the field), deploys and watches the live
 log reach `ready` without the page reloading, runs the `restart` action,
 deletes the environment and signs out. Every page visited is saved as a
-screenshot in --screenshots.
+screenshot in --screenshots, and on every one each field must have a label.
+Then, with the keyboard alone, it signs in, reaches the catalog's search and
+goes through the add-component wizard; and in a 390x844 window, as a phone
+shows it, no page is wider than the window.
 
     dashboard_browser.py --vetro target/debug/vetro --screenshots /tmp/shots
 """
@@ -26,7 +29,9 @@ from selenium import webdriver
 from selenium.common.exceptions import (NoSuchElementException, StaleElementReferenceException,
                                         TimeoutException)
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -65,6 +70,18 @@ class Run:
         self.n += 1
         path = os.path.join(self.shots, f"{self.n:02d}-{name}.png")
         self.driver.save_screenshot(path)
+        if name not in ("timeout", "failure"):
+            self.check_labels(name)
+
+    def check_labels(self, page):
+        """Every visible field has a label (a <label for>, an enclosing label or aria-label)."""
+        unlabelled = self.driver.execute_script("""
+            return [...document.querySelectorAll('input, select, textarea')]
+              .filter(e => e.type !== 'hidden' && e.type !== 'submit')
+              .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
+                           && !e.getAttribute('aria-labelledby'))
+              .map(e => e.outerHTML.slice(0, 120));""")
+        self.check(not unlabelled, f"fields without a label on {page}: {unlabelled}")
 
     def check(self, cond, what):
         if not cond:
@@ -275,6 +292,100 @@ class Run:
         self.go("/environments")
         self.wait(lambda: self.path() == "/signin", "pages to need a session again")
 
+    # -- the keyboard alone ---------------------------------------------
+
+    def focused(self):
+        return self.driver.switch_to.active_element
+
+    def tab_to(self, pred, what, limit=60):
+        """Presses Tab until the focused element satisfies `pred`."""
+        for _ in range(limit):
+            ActionChains(self.driver).send_keys(Keys.TAB).perform()
+            el = self.focused()
+            if pred(el):
+                outline = el.value_of_css_property("outline-style")
+                self.check(outline not in ("none", ""), f"{what} shows where the focus is ({outline})")
+                return el
+        raise Failure(f"Tab never reached {what}")
+
+    def keys(self, *keys):
+        ActionChains(self.driver).send_keys(*keys).perform()
+
+    def by_id(self, id_):
+        return lambda el: el.get_attribute("id") == id_
+
+    def keyboard(self):
+        self.step("the keyboard alone: sign in, catalog, the add-component wizard")
+        self.go("/signin")
+        self.tab_to(self.by_id("token"), "the token field")
+        self.keys(self.token, Keys.ENTER)
+        self.wait(lambda: self.path() == "/environments", "signing in with Enter")
+        self.tab_to(lambda el: el.text == "Skip to content", "the skip link")
+        self.tab_to(lambda el: el.text == "Catalog" and el.tag_name == "a", "the catalog link")
+        self.keys(Keys.ENTER)
+        self.wait(lambda: self.path() == "/catalog", "the catalog by keyboard")
+        self.tab_to(self.by_id("q"), "the catalog search")
+        self.keys("web", Keys.ENTER)
+        self.wait(lambda: "q=web" in self.driver.current_url, "searching by keyboard")
+        self.tab_to(lambda el: el.text == "Example web server", "the package's card")
+        self.shot("keyboard-catalog")
+        # The wizard: each step's fields reached and filled in order, Enter submits.
+        self.go("/environments")
+        self.tab_to(self.by_id("env-name"), "the new environment's name")
+        self.keys("keys-only", Keys.ENTER)
+        self.wait(lambda: re.fullmatch(r"/environments/[0-9a-f]{32}", self.path()), "the environment")
+        env = self.path()
+        self.tab_to(lambda el: el.text == "Add a component", "Add a component")
+        self.keys(Keys.ENTER)
+        self.wait(lambda: self.path().endswith("/add"), "the list of applications")
+        self.tab_to(lambda el: el.text == "Example web server", "the application")
+        self.keys(Keys.ENTER)
+        self.wait(lambda: self.driver.find_elements(By.ID, "f-siteName"), "the first step")
+        self.tab_to(self.by_id("f-siteName"), "the site name")
+        ActionChains(self.driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).perform()
+        self.keys(Keys.BACKSPACE, "keyboard")
+        self.tab_to(self.by_id("f-port"), "the port")
+        self.keys(Keys.ENTER)
+        self.wait(lambda: self.driver.find_elements(By.ID, "f-flavor"), "the instance step")
+        self.tab_to(self.by_id("f-flavor"), "the flavor")
+        self.keys("m1.small")
+        self.tab_to(self.by_id("f-osImage"), "the image")
+        self.keys("Ubuntu")
+        self.shot("keyboard-wizard")
+        self.tab_to(lambda el: el.text == "Next", "Next")
+        self.keys(Keys.ENTER)
+        self.wait(lambda: self.driver.find_elements(By.ID, "f-application_name"), "the last step")
+        self.tab_to(lambda el: el.text == "Add to the environment", "the last button")
+        self.keys(Keys.ENTER)
+        self.wait(lambda: "Added" in self.flash(), "the component added by keyboard")
+        self.check(self.path() == env, "back on the environment")
+
+    # -- a phone's width --------------------------------------------------
+
+    def narrow(self):
+        self.step("390x844: no page is wider than the window")
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        pages = ["/environments", "/catalog", "/catalog?q=web", "/templates", "/policy", "/categories"]
+        self.go("/environments")
+        envs = [a.get_attribute("href") for a in self.driver.find_elements(By.CSS_SELECTOR, "main a")
+                if re.search(r"/environments/[0-9a-f]{32}$", a.get_attribute("href") or "")]
+        pages += [re.sub(r"^https?://[^/]+", "", h) for h in envs[:1]]
+        self.go("/catalog")
+        pkg = self.driver.find_element(By.LINK_TEXT, "Example web server").get_attribute("href")
+        pages.append(re.sub(r"^https?://[^/]+", "", pkg))
+        for page in pages:
+            self.go(page)
+            wide = self.driver.execute_script("""
+                const w = document.documentElement.clientWidth;
+                return [document.documentElement.scrollWidth, w,
+                        [...document.querySelectorAll('main *')]
+                          .filter(e => e.getBoundingClientRect().right > w + 1
+                                       && !e.closest('.table-wrap, pre, ol.log'))
+                          .slice(0, 3).map(e => e.outerHTML.slice(0, 100))];""")
+            self.shot("narrow" + re.sub(r"[^a-z]+", "-", page.split("?")[0]))
+            self.check(wide[0] <= wide[1] and not wide[2], f"{page} overflows 390 px: {wide}")
+
     def run(self):
         self.start_server()
         self.start_browser()
@@ -285,6 +396,8 @@ class Run:
         self.deploy()
         self.run_action()
         self.delete_environment()
+        self.keyboard()
+        self.narrow()
 
 
 def main():
