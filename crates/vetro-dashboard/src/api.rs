@@ -58,7 +58,7 @@ pub fn state(dash: &Dashboard) -> State<vetro_server::AppState> {
 /// The configuration session this person has open on `env_id`, while it
 /// can still be edited.
 pub async fn open_session(dash: &Dashboard, user: &User, env_id: &str) -> Option<String> {
-    let sid = user.env_session(env_id)?;
+    let sid = user.env_session(env_id).await?;
     let usable = match scope::session(&dash.app, &user.ctx, env_id, &sid).await {
         Ok(s) if s.state == vetro_store::sessions::OPENED => {
             matches!(dash.app.store.session_invalid_reason(&s).await, Ok(None))
@@ -68,7 +68,7 @@ pub async fn open_session(dash: &Dashboard, user: &User, env_id: &str) -> Option
     if usable {
         Some(sid)
     } else {
-        user.forget_env_session(env_id);
+        user.forget_env_session(env_id).await;
         None
     }
 }
@@ -82,7 +82,7 @@ pub async fn edit_session(dash: &Dashboard, user: &User, env_id: &str) -> ApiRes
         .await?
         .0;
     let sid = s["id"].as_str().unwrap_or_default().to_string();
-    user.set_env_session(env_id, &sid);
+    user.set_env_session(env_id, &sid).await;
     Ok(sid)
 }
 

@@ -166,8 +166,9 @@ fn draft_key(env: &str, package: &str) -> String {
     format!("wizard/{env}/{package}")
 }
 
-fn saved_state(user: &User, key: &str) -> WizardState {
+async fn saved_state(user: &User, key: &str) -> WizardState {
     user.draft(key)
+        .await
         .and_then(|v| serde_json::from_value(v).ok())
         .unwrap_or_default()
 }
@@ -235,10 +236,10 @@ pub async fn wizard(
     let pui = package_ui(&dash, &user, &package).await?;
     let key = draft_key(&env, &package);
     let step = q.step.unwrap_or(0);
-    if step == 0 && user.draft(&key).is_some() && q.step.is_none() {
-        user.clear_draft(&key);
+    if step == 0 && q.step.is_none() && user.draft(&key).await.is_some() {
+        user.clear_draft(&key).await;
     }
-    let state = saved_state(&user, &key);
+    let state = saved_state(&user, &key).await;
     let inv = inventory(&dash, &user, &env).await?;
     let w = if state == WizardState::default() {
         Wizard::new(&pui.ui, pui.app.clone(), inv, Limits::default(), Map::new())
@@ -315,7 +316,7 @@ pub async fn wizard_submit(
         Ok(i) => i,
         Err(e) => return PageError::from(e).into_response(),
     };
-    let state = saved_state(user, &key);
+    let state = saved_state(user, &key).await;
     let mut w = if state == WizardState::default() {
         match Wizard::new(&pui.ui, pui.app.clone(), inv, Limits::default(), Map::new()) {
             Ok(w) => w,
@@ -358,7 +359,8 @@ pub async fn wizard_submit(
             (StatusCode::UNPROCESSABLE_ENTITY, body).into_response()
         }
         Ok(_) if step + 1 < steps.len() => {
-            user.set_draft(&key, serde_json::to_value(w.state()).unwrap_or(Value::Null));
+            user.set_draft(&key, serde_json::to_value(w.state()).unwrap_or(Value::Null))
+                .await;
             Redirect::to(&format!(
                 "/environments/{env}/add/{package}?step={}",
                 step + 1
@@ -366,7 +368,7 @@ pub async fn wizard_submit(
             .into_response()
         }
         Ok(_) => {
-            user.clear_draft(&key);
+            user.clear_draft(&key).await;
             let r = match w.build() {
                 Ok(app) => add_to_env(&dash, user, &env, app).await,
                 Err(e) => Err(ApiError::bad_request(format!(

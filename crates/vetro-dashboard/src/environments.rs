@@ -262,7 +262,7 @@ pub async fn deploy(State(dash): State<Dashboard>, Path(id): Path<String>, p: Po
     }
     .await;
     if r.is_ok() {
-        p.user.forget_env_session(&id);
+        p.user.forget_env_session(&id).await;
     }
     after(
         &p.user,
@@ -279,7 +279,7 @@ pub async fn discard(State(dash): State<Dashboard>, Path(id): Path<String>, p: P
             .map(|_| ()),
         None => Ok(()),
     };
-    p.user.forget_env_session(&id);
+    p.user.forget_env_session(&id).await;
     after(
         &p.user,
         &format!("/environments/{id}"),

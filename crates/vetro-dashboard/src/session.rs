@@ -1,7 +1,10 @@
 //! Sign-in sessions: a random id in an `HttpOnly`, `SameSite=Strict`,
-//! expiring cookie names a session kept in this process's memory; the API
-//! token (or the identity a password backend vouched for) stays on the
-//! server. Every form carries the session's CSRF token, checked on every POST.
+//! expiring cookie names a session kept in the service's database (so it
+//! survives a restart and every process of the service knows it); the API
+//! token stays on the server, stored as its hash and checked again on every
+//! request. Every form carries the session's CSRF token, checked on every
+//! POST. The one-time message shown on the next page stays in this
+//! process's memory.
 
 use crate::error::PageError;
 use crate::Dashboard;
@@ -12,11 +15,14 @@ use axum::response::{IntoResponse, Redirect, Response};
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
+use std::time::Duration;
 use vetro_server::access::Access;
 use vetro_server::auth::Ctx;
+use vetro_server::error::ApiError;
 use vetro_store::tokens::Principal;
+use vetro_store::web_sessions::WebCredential;
+use vetro_store::Store;
 
 /// The name of the session cookie.
 pub const SESSION_COOKIE: &str = "vetro_session";
@@ -45,27 +51,17 @@ pub struct Flash {
     pub text: String,
 }
 
-pub(crate) struct SessionData {
-    pub csrf: String,
-    credential: Credential,
-    expires: Instant,
-    /// The configuration session this person edits, by environment id.
-    env_sessions: Mutex<HashMap<String, String>>,
-    flash: Mutex<Option<Flash>>,
-    /// Forms filled in part (a wizard's state), by a key of the page's choosing.
-    drafts: Mutex<HashMap<String, serde_json::Value>>,
-}
-
+/// How long sessions last, and the messages waiting for their next page.
 pub(crate) struct Sessions {
-    map: Mutex<HashMap<String, Arc<SessionData>>>,
     lifetime: Duration,
+    flashes: Mutex<HashMap<String, Flash>>,
 }
 
 impl Sessions {
     pub fn new(lifetime: Duration) -> Sessions {
         Sessions {
-            map: Mutex::new(HashMap::new()),
             lifetime,
+            flashes: Mutex::new(HashMap::new()),
         }
     }
 
@@ -73,38 +69,26 @@ impl Sessions {
         self.lifetime
     }
 
-    /// A new session; expired ones are dropped on the way.
-    pub(crate) fn create(&self, credential: Credential) -> String {
+    /// A new session in `store`; expired ones are dropped on the way.
+    pub(crate) async fn create(
+        &self,
+        store: &Store,
+        credential: Credential,
+    ) -> Result<String, ApiError> {
         let id = random_token();
-        let now = Instant::now();
-        let data = SessionData {
-            csrf: random_token(),
-            credential,
-            expires: now + self.lifetime,
-            env_sessions: Mutex::new(HashMap::new()),
-            flash: Mutex::new(None),
-            drafts: Mutex::new(HashMap::new()),
+        let credential = match &credential {
+            Credential::Token(t) => WebCredential::Token(t),
+            Credential::Password(p) => WebCredential::Principal(p),
         };
-        let mut map = lock(&self.map);
-        map.retain(|_, s| s.expires > now);
-        map.insert(id.clone(), Arc::new(data));
-        id
+        store
+            .create_web_session(&id, &random_token(), credential, self.lifetime)
+            .await?;
+        Ok(id)
     }
 
-    fn get(&self, id: &str) -> Option<Arc<SessionData>> {
-        let mut map = lock(&self.map);
-        match map.get(id) {
-            Some(s) if s.expires > Instant::now() => Some(s.clone()),
-            Some(_) => {
-                map.remove(id);
-                None
-            }
-            None => None,
-        }
-    }
-
-    pub fn remove(&self, id: &str) {
-        lock(&self.map).remove(id);
+    pub async fn remove(&self, store: &Store, id: &str) -> Result<(), ApiError> {
+        lock(&self.flashes).remove(id);
+        Ok(store.delete_web_session(id).await?)
     }
 }
 
@@ -155,7 +139,8 @@ pub fn set_cookie(name: &str, value: &str, max_age: Duration) -> String {
 #[derive(Clone)]
 pub struct User {
     id: String,
-    data: Arc<SessionData>,
+    csrf: String,
+    dash: Dashboard,
     /// The caller as the API's project routes see it (see `api::ctx_for` for the others).
     pub ctx: Ctx,
 }
@@ -166,25 +151,21 @@ impl User {
         let Some(id) = cookie(headers, SESSION_COOKIE) else {
             return Ok(None);
         };
-        let Some(data) = dash.sessions.get(&id) else {
+        let Some(s) = dash
+            .app
+            .store
+            .web_session(&id)
+            .await
+            .map_err(ApiError::from)?
+        else {
             return Ok(None);
-        };
-        let principal = match &data.credential {
-            Credential::Token(t) => match dash.app.store.authenticate(t).await {
-                Ok(Some(p)) => p,
-                Ok(None) => {
-                    dash.sessions.remove(&id);
-                    return Ok(None);
-                }
-                Err(e) => return Err(PageError::from(vetro_server::error::ApiError::from(e))),
-            },
-            Credential::Password(p) => p.clone(),
         };
         Ok(Some(User {
             id,
-            data,
+            csrf: s.csrf,
+            dash: dash.clone(),
             ctx: Ctx {
-                principal,
+                principal: s.principal,
                 access: Access::Project,
             },
         }))
@@ -195,7 +176,7 @@ impl User {
     }
 
     pub fn csrf(&self) -> &str {
-        &self.data.csrf
+        &self.csrf
     }
 
     pub fn is_admin(&self) -> bool {
@@ -204,44 +185,67 @@ impl User {
 
     /// Shows `text` on the next page.
     pub fn flash(&self, ok: bool, text: impl Into<String>) {
-        *lock(&self.data.flash) = Some(Flash {
+        let f = Flash {
             ok,
             text: text.into(),
-        });
+        };
+        lock(&self.dash.sessions.flashes).insert(self.id.clone(), f);
     }
 
     pub fn take_flash(&self) -> Option<Flash> {
-        lock(&self.data.flash).take()
+        lock(&self.dash.sessions.flashes).remove(&self.id)
     }
 
-    pub fn env_session(&self, env_id: &str) -> Option<String> {
-        lock(&self.data.env_sessions).get(env_id).cloned()
+    async fn value(&self, name: &str) -> Option<serde_json::Value> {
+        let store = &self.dash.app.store;
+        match store.web_session_value(&self.id, name).await {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::warn!("reading a dashboard session: {e}");
+                None
+            }
+        }
     }
 
-    pub fn set_env_session(&self, env_id: &str, session_id: &str) {
-        lock(&self.data.env_sessions).insert(env_id.to_string(), session_id.to_string());
+    async fn set_value(&self, name: &str, v: Option<&serde_json::Value>) {
+        let store = &self.dash.app.store;
+        if let Err(e) = store.set_web_session_value(&self.id, name, v).await {
+            tracing::warn!("writing a dashboard session: {e}");
+        }
     }
 
-    pub fn forget_env_session(&self, env_id: &str) {
-        lock(&self.data.env_sessions).remove(env_id);
+    /// The configuration session this person edits `env_id` in.
+    pub async fn env_session(&self, env_id: &str) -> Option<String> {
+        let v = self.value(&format!("env/{env_id}")).await?;
+        v.as_str().map(str::to_string)
     }
 
-    pub fn draft(&self, key: &str) -> Option<serde_json::Value> {
-        lock(&self.data.drafts).get(key).cloned()
+    pub async fn set_env_session(&self, env_id: &str, session_id: &str) {
+        let v = serde_json::Value::from(session_id);
+        self.set_value(&format!("env/{env_id}"), Some(&v)).await
     }
 
-    pub fn set_draft(&self, key: &str, v: serde_json::Value) {
-        lock(&self.data.drafts).insert(key.to_string(), v);
+    pub async fn forget_env_session(&self, env_id: &str) {
+        self.set_value(&format!("env/{env_id}"), None).await
     }
 
-    pub fn clear_draft(&self, key: &str) {
-        lock(&self.data.drafts).remove(key);
+    /// A form filled in part (a wizard's state), by a key of the page's choosing.
+    pub async fn draft(&self, key: &str) -> Option<serde_json::Value> {
+        self.value(&format!("draft/{key}")).await
+    }
+
+    pub async fn set_draft(&self, key: &str, v: serde_json::Value) {
+        self.set_value(&format!("draft/{key}"), Some(&v)).await
+    }
+
+    pub async fn clear_draft(&self, key: &str) {
+        self.set_value(&format!("draft/{key}"), None).await
     }
 
     /// Checks a posted CSRF token against the session's.
     pub fn check_csrf(&self, posted: Option<&str>) -> Result<(), PageError> {
         match posted {
-            Some(t) if same_secret(t, &self.data.csrf) => Ok(()),
+            Some(t) if same_secret(t, &self.csrf) => Ok(()),
             _ => Err(PageError::new(
                 StatusCode::FORBIDDEN,
                 "This form has expired or did not come from this dashboard. Go back, reload the page and try again.",
@@ -333,18 +337,6 @@ mod tests {
         assert!(same_secret("abc", "abc"));
         assert!(!same_secret("abc", "abd"));
         assert!(!same_secret("abc", "ab"));
-    }
-
-    #[test]
-    fn sessions_expire() {
-        let s = Sessions::new(Duration::from_millis(0));
-        let id = s.create(Credential::Token("t".into()));
-        assert!(s.get(&id).is_none());
-        let s = Sessions::new(Duration::from_secs(60));
-        let id = s.create(Credential::Token("t".into()));
-        assert!(s.get(&id).is_some());
-        s.remove(&id);
-        assert!(s.get(&id).is_none());
     }
 
     #[test]

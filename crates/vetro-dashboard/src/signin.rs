@@ -2,7 +2,7 @@
 //! backend is configured) and out. The sign-in form is protected against
 //! cross-site posts by a one-time value in both a cookie and the form.
 
-use crate::page;
+use crate::page::{self, PageError};
 use crate::session::{cookie, random_token, same_secret, set_cookie, Credential, Fields, User};
 use crate::Dashboard;
 use axum::extract::{Form, State};
@@ -100,7 +100,10 @@ pub async fn submit(
     }
     match check(&dash, &f).await {
         Ok(credential) => {
-            let id = dash.sessions.create(credential);
+            let id = match dash.sessions.create(&dash.app.store, credential).await {
+                Ok(id) => id,
+                Err(e) => return PageError::from(e).into_response(),
+            };
             let mut r = Redirect::to("/environments").into_response();
             let h = r.headers_mut();
             for c in [
@@ -118,7 +121,13 @@ pub async fn submit(
 }
 
 pub async fn sign_out(State(dash): State<Dashboard>, p: crate::session::Posted) -> Response {
-    dash.sessions.remove(p.user.session_id());
+    if let Err(e) = dash
+        .sessions
+        .remove(&dash.app.store, p.user.session_id())
+        .await
+    {
+        return PageError::from(e).into_response();
+    }
     (
         [(
             header::SET_COOKIE,

@@ -116,7 +116,7 @@ pub async fn create_environment(
     match r {
         Ok(v) => {
             let env = text(&v.0, "environment_id").to_string();
-            p.user.set_env_session(&env, text(&v.0, "session_id"));
+            p.user.set_env_session(&env, text(&v.0, "session_id")).await;
             p.user.flash(
                 true,
                 "Environment created from the template. Deploy it when ready.",

@@ -72,6 +72,48 @@ async fn pages_need_a_session_and_sign_in_sets_a_strict_cookie() {
     assert_eq!(r.headers[header::LOCATION], "/signin");
 }
 
+/// Sessions live in the database: a new process on the same database knows
+/// them, with their half-filled forms; revoking the token ends them.
+#[tokio::test]
+async fn a_sign_in_survives_a_restart_and_ends_with_its_token() {
+    let file = std::env::temp_dir().join(format!("vetro-dash-{}.db", std::process::id()));
+    let url = format!("sqlite://{}", file.display());
+    let a = app_on(&url).await;
+    let (cookie, csrf) = a.sign_in().await;
+    let r = a
+        .post(
+            "/environments",
+            &cookie,
+            &[("name", "kept"), ("_csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    a.store.close().await;
+    drop(a);
+    // "Restart": a new store and router on the same file.
+    let store = vetro_store::Store::connect(&url).await.unwrap();
+    let b = App {
+        router: router(&store),
+        store,
+        token: String::new(),
+    };
+    let r = b.get("/environments", &cookie).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.body.contains("kept"));
+    assert_eq!(hidden(&r.body, "_csrf"), csrf, "the same CSRF token");
+    // A made-up cookie is no session.
+    let r = b.get("/environments", "vetro_session=00ff").await;
+    assert_eq!(r.headers[header::LOCATION], "/signin");
+    let token = b.store.list_tokens(None).await.unwrap()[0].id.clone();
+    b.store.revoke_token(&token).await.unwrap();
+    let r = b.get("/environments", &cookie).await;
+    assert_eq!(r.headers[header::LOCATION], "/signin");
+    b.store.close().await;
+    for ext in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{ext}", file.display()));
+    }
+}
+
 #[tokio::test]
 async fn every_form_needs_the_csrf_token() {
     let a = app().await;

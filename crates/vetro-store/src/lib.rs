@@ -9,7 +9,8 @@
 //! [`queue`] (enqueueing tasks and reading deployments, reports and results),
 //! [`tasks`] (the worker's side: claims, leases, results, the reaper),
 //! [`catalog`] (packages and categories), [`templates`], [`policies`],
-//! [`quotas`] (per-project limits and the counts they need).
+//! [`quotas`] (per-project limits and the counts they need), [`web_sessions`]
+//! (the web dashboard's sign-ins).
 //! Every function that writes more than one row takes a transaction, so a
 //! failing request leaves nothing half-written.
 
@@ -26,6 +27,7 @@ pub mod tasks;
 pub mod templates;
 pub mod time;
 pub mod tokens;
+pub mod web_sessions;
 
 pub use error::StoreError;
 pub use retry::RETRY_FOR;

@@ -47,7 +47,7 @@ fn hex(bytes: &[u8]) -> String {
     out
 }
 
-fn hash(token: &str) -> String {
+pub(crate) fn hash(token: &str) -> String {
     hex(&digest(token))
 }
 

@@ -19,15 +19,25 @@ pub struct App {
     pub token: String,
 }
 
-pub async fn app() -> App {
-    let store = Store::connect("sqlite::memory:").await.unwrap();
-    store.migrate().await.unwrap();
+/// The service and dashboard on `store` (a fresh process's view of it).
+pub fn router(store: &Store) -> Router {
     let st = AppState {
         store: store.clone(),
         limits: Arc::new(Limits::default()),
         default_policy: None,
     };
-    let router = vetro_server::router_with(st.clone(), vetro_dashboard::router(st));
+    vetro_server::router_with(st.clone(), vetro_dashboard::router(st))
+}
+
+pub async fn app() -> App {
+    app_on("sqlite::memory:").await
+}
+
+/// The service on the database at `url`, with a token for an admin of `demo`.
+pub async fn app_on(url: &str) -> App {
+    let store = Store::connect(url).await.unwrap();
+    store.migrate().await.unwrap();
+    let router = router(&store);
     let token = store
         .create_token(&Principal {
             project_id: "demo".into(),
