@@ -18,7 +18,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 use vetro_diag::{Diagnostic, Span};
 use vetro_yaql::value::Dict;
-use vetro_yaql::{Engine, EngineOptions, Form, HostObject, Interrupt, Options, Value};
+use vetro_yaql::{Engine, EngineOptions, Form, HostObject, Interrupt, Options, Session, Value};
 
 /// Bounds of one operation on a UI definition.
 #[derive(Clone, Debug)]
@@ -112,7 +112,7 @@ type Vars = Vec<(String, Value)>;
 
 /// Evaluates the expressions of one UI definition for one operation.
 pub struct Evaluator<'a> {
-    engine: Engine,
+    engine: Session,
     templates: &'a IndexMap<String, Tpl>,
     parameters: IndexMap<String, Json>,
     limits: Limits,
@@ -182,11 +182,11 @@ impl<'a> Evaluator<'a> {
             },
             ..Options::default()
         };
-        let engine = Engine::new(EngineOptions {
+        let engine = Session::new(std::sync::Arc::new(Engine::new(EngineOptions {
             legacy_context: true,
             yaql,
             ..EngineOptions::default()
-        });
+        })));
         register_functions(&engine, app_name);
         Evaluator {
             engine,
@@ -464,7 +464,7 @@ pub fn truthy_json(v: &Json) -> bool {
     }
 }
 
-fn register_functions(engine: &Engine, app_name: Option<String>) {
+fn register_functions(engine: &Session, app_name: Option<String>) {
     let counter = Rc::new(Cell::new(1u32));
     engine.register_fn(
         "generateHostname",

@@ -1,6 +1,5 @@
-//! The Python-visible engine core: parser flavour and options, one Rust
-//! engine per thread (the Rust engine is single-threaded; the Python engine
-//! object can be shared by any number of threads).
+//! The Python-visible engine core: parser flavour and options, and one Rust
+//! engine per library flavour, shared by every Python thread.
 
 use crate::convert::{result_to_py, to_value, Shape};
 use crate::errors::to_pyerr;
@@ -9,15 +8,11 @@ use crate::host::register_layer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use vetro_yaql::operators::{Fixity, OperatorSpec, OperatorTable};
 use vetro_yaql::{Engine, EngineOptions, Options, ParserOptions};
-
-static NEXT_CORE: AtomicU64 = AtomicU64::new(1);
 
 /// The standard-library flavour a root context asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -30,22 +25,11 @@ pub struct Library {
     pub yaqlized: bool,
 }
 
-/// Engines kept per thread, keyed by core and library flavour.
-const MAX_THREAD_ENGINES: usize = 64;
-
-/// A thread's engine: the core's id and the library flavour.
-type EngineKey = (u64, Library);
-
-thread_local! {
-    static ENGINES: RefCell<HashMap<EngineKey, Rc<Engine>>> = RefCell::new(HashMap::new());
-    /// The engine used last, found without hashing (most threads use one).
-    static LAST: RefCell<Option<(EngineKey, Rc<Engine>)>> = const { RefCell::new(None) };
-}
-
 /// Parser settings and `yaql.*` options of one Python engine.
 #[pyclass(frozen, module = "yaql._vetro_yaql")]
 pub struct Core {
-    id: u64,
+    /// The Rust engines built so far, one per library flavour.
+    engines: Mutex<HashMap<Library, Arc<Engine>>>,
     legacy: bool,
     allow_delegates: bool,
     /// The factory's operator table when it has custom operators.
@@ -79,20 +63,17 @@ fn operator_specs(records: Vec<OperatorRecord>) -> PyResult<Vec<OperatorSpec>> {
 }
 
 impl Core {
-    /// This thread's Rust engine for the given library flavour.
-    pub fn engine(&self, lib: Library) -> Rc<Engine> {
-        let key = (self.id, lib);
-        let last = LAST.with(|l| match &*l.borrow() {
-            Some((k, e)) if *k == key => Some(e.clone()),
-            _ => None,
-        });
-        if let Some(e) = last {
-            return e;
-        }
-        if let Some(e) = ENGINES.with(|m| m.borrow().get(&key).cloned()) {
-            LAST.with(|l| *l.borrow_mut() = Some((key, e.clone())));
-            return e;
-        }
+    /// The Rust engine for the given library flavour (built on first use).
+    pub fn engine(&self, lib: Library) -> Arc<Engine> {
+        // A panic while building leaves no entry: the map stays sound.
+        let mut engines = self.engines.lock().unwrap_or_else(|e| e.into_inner());
+        engines
+            .entry(lib)
+            .or_insert_with(|| Arc::new(self.build_engine(lib)))
+            .clone()
+    }
+
+    fn build_engine(&self, lib: Library) -> Engine {
         let opts = EngineOptions {
             legacy: self.legacy,
             legacy_context: lib.legacy,
@@ -113,23 +94,15 @@ impl Core {
             .operators
             .as_ref()
             .and_then(|specs| OperatorTable::new(specs, self.keyword.as_deref()).ok());
-        let engine = Rc::new(match table {
-            Some(table) => Engine::with_operators(opts, table),
-            None => Engine::new(opts),
-        });
-        crate::host::register_python_call(&engine);
-        if lib.yaqlized {
-            crate::yaqlized::register(&engine, lib.legacy);
+        let mut builder = Engine::builder(opts);
+        if let Some(table) = table {
+            builder.operators(table);
         }
-        ENGINES.with(|m| {
-            let mut m = m.borrow_mut();
-            if m.len() >= MAX_THREAD_ENGINES {
-                m.clear();
-            }
-            m.insert(key, engine.clone());
-        });
-        LAST.with(|l| *l.borrow_mut() = Some((key, engine.clone())));
-        engine
+        crate::host::register_python_call(&mut builder);
+        if lib.yaqlized {
+            crate::yaqlized::register(&mut builder, lib.legacy);
+        }
+        builder.build()
     }
 
     /// How results reach Python. With tuples kept, the engine's own output
@@ -179,7 +152,7 @@ impl Core {
             None => (None, None),
         };
         Ok(Core {
-            id: NEXT_CORE.fetch_add(1, Ordering::Relaxed),
+            engines: Mutex::new(HashMap::new()),
             legacy,
             allow_delegates,
             operators,
@@ -199,15 +172,17 @@ impl Core {
     /// Check that `expr` parses; raises the reference's parse exceptions.
     /// The tree is built (and cached) when the statement is evaluated.
     pub fn check(&self, py: Python<'_>, expr: &str) -> PyResult<()> {
-        // An engine of this core that the thread used last knows the texts
-        // it has parsed; without one, the built-in grammar needs no engine
-        // (the thread's engine and its library are built on the first
-        // evaluation).
-        let last = LAST.with(|l| match &*l.borrow() {
-            Some(((id, _), e)) if *id == self.id => Some(e.clone()),
-            _ => None,
-        });
-        let checked = if let Some(engine) = last {
+        // An engine of this core knows the texts it has parsed; without
+        // one, the built-in grammar needs no engine (the engine and its
+        // library are built on the first evaluation).
+        let known = self
+            .engines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .next()
+            .cloned();
+        let checked = if let Some(engine) = known {
             engine.check(expr)
         } else if self.operators.is_none() {
             let opts = ParserOptions {
@@ -251,7 +226,13 @@ impl Core {
             .map_err(|e| to_pyerr(py, e, Some(expr)))?;
         let mut ctx = match &base {
             Some(b) => b.ctx.child(),
-            None => engine.context(),
+            None => {
+                let root = engine.context();
+                if lib.yaqlized {
+                    root.set_method_fallback(crate::yaqlized::method_call);
+                }
+                root
+            }
         };
         drop(base);
         let py_engine = Rc::new(py_engine);

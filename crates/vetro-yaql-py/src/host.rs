@@ -20,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::rc::Rc;
 use vetro_yaql::func::ParamCheck;
-use vetro_yaql::{ArgValue, Args, Call, Context, Form, FunctionDef, Value};
+use vetro_yaql::{ArgValue, Args, Call, Context, Form, FunctionDef, SharedDef, Value};
 
 /// Set one Python context layer's variables and functions on `ctx`.
 pub fn register_layer(
@@ -76,14 +76,16 @@ fn function_def(
 /// (positional, keyword-only, `*args`, `**kwargs`).
 fn set_checks(def: &mut FunctionDef, checks: &Bound<'_, PyAny>) -> PyResult<()> {
     let checks: Vec<Option<Py<PyAny>>> = checks.extract()?;
-    let params = def
+    let sig = &mut def.sig;
+    let params = sig
         .params
         .iter_mut()
-        .chain(def.kwonly.iter_mut())
-        .chain(def.varargs.as_mut())
-        .chain(def.kwargs.as_mut());
+        .chain(sig.kwonly.iter_mut())
+        .chain(sig.varargs.as_mut())
+        .chain(sig.kwargs.as_mut());
     for (p, check) in params.zip(checks) {
-        p.check = check.map(|f| ParamCheck(Rc::new(move |v: &Value| python_check(&f, v))));
+        p.check =
+            check.map(|f| ParamCheck(std::sync::Arc::new(move |v: &Value| python_check(&f, v))));
     }
     Ok(())
 }
@@ -175,8 +177,8 @@ fn arg_to_py<'py>(
 }
 
 /// `$f(args)` where `$f` is a Python callable held as a host object.
-pub fn register_python_call(engine: &vetro_yaql::Engine) {
-    engine.register(FunctionDef::new(
+pub fn register_python_call(engine: &mut vetro_yaql::EngineBuilder) {
+    engine.register(SharedDef::new(
         "#call",
         Form::Function,
         "callable:HostObject, *args:any, **kwargs:any",

@@ -12,7 +12,7 @@ use pyo3::types::{PyDict, PyTuple};
 use std::rc::Rc;
 use vetro_yaql::eval::{call_values, eval, CallArg};
 use vetro_yaql::parser::ExprKind;
-use vetro_yaql::{Context, Engine, Error, ErrorKind, Form, FunctionDef, Value};
+use vetro_yaql::{Context, EngineBuilder, Error, ErrorKind, Form, SharedDef, Value};
 
 /// The Python object and its yaqlization, when `v` is a yaqlized object.
 fn yaqlized(v: &Value) -> Option<(&PyObjectHost, Yaqlized)> {
@@ -52,8 +52,8 @@ fn call_helper(
 /// Register the yaqlized operations. The reference registers them below
 /// the legacy layer, whose exclusive `#indexer` hides them: with the legacy
 /// library (`legacy`) indexing is left to that layer.
-pub fn register(engine: &Engine, legacy: bool) {
-    engine.register(FunctionDef::new(
+pub fn register(engine: &mut EngineBuilder, legacy: bool) {
+    engine.register(SharedDef::new(
         "#operator_.",
         Form::Function,
         "obj:HostObject, name:Keyword",
@@ -75,11 +75,10 @@ pub fn register(engine: &Engine, legacy: bool) {
     if !legacy {
         register_indexer(engine);
     }
-    engine.host_context().set_method_fallback(method_call);
 }
 
-fn register_indexer(engine: &Engine) {
-    engine.register(FunctionDef::new(
+fn register_indexer(engine: &mut EngineBuilder) {
+    engine.register(SharedDef::new(
         "#indexer",
         Form::Function,
         "obj:HostObject, key:any",
@@ -101,7 +100,7 @@ fn register_indexer(engine: &Engine) {
 
 /// `obj.name(args)`: yaqlized objects with methods answer every method
 /// call (the engine asks them first); other objects have no methods.
-fn method_call(
+pub fn method_call(
     ctx: &Rc<Context>,
     name: &str,
     recv: Value,
@@ -121,7 +120,7 @@ fn method_call(
             CallArg::Expr(e) => pos.push(eval(&e, ctx)?),
             CallArg::NamedValue(k, v) => kw.push((k, v)),
             CallArg::Named(k, v) => match &k.kind {
-                ExprKind::Keyword(k) => kw.push((k.clone(), eval(&v, ctx)?)),
+                ExprKind::Keyword(k) => kw.push((Rc::from(&**k), eval(&v, ctx)?)),
                 _ => {
                     return Err(Error::new(
                         ErrorKind::MappingTranslation,

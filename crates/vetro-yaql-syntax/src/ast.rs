@@ -4,7 +4,7 @@
 //! runtime values: literals stay literals.
 
 use std::ops::Range;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// A byte range `start..end` of the source text. Offsets are kept as `u32`
 /// to keep nodes small (texts past 4 GiB clamp at the limit).
@@ -76,21 +76,21 @@ pub enum ExprKind {
     /// A literal (number, quoted string, `true`, `false`, `null`).
     Const(Literal),
     /// A bare word: a string constant that can also name a keyword argument.
-    Keyword(Rc<str>),
+    Keyword(Arc<str>),
     /// `$name` (`$` is `$1`; the name is stored without `$`).
-    Var(Rc<str>),
+    Var(Arc<str>),
     /// `name(args)`, and every operator / literal as its function; `at` is
     /// the offset of the name or operator symbol (kept here rather than in
     /// [`Expr`], where it would make every node larger).
     Call {
-        name: Rc<str>,
+        name: Arc<str>,
         args: Vec<Arg>,
         at: u32,
     },
     /// `recv.name(args)` / `recv?.name(args)`; `at` is the name's offset.
     Method {
         recv: Box<Expr>,
-        name: Rc<str>,
+        name: Arc<str>,
         args: Vec<Arg>,
         safe: bool,
         at: u32,
@@ -101,7 +101,7 @@ pub enum ExprKind {
     /// offset of the `.`.
     Dot {
         recv: Box<Expr>,
-        rhs: Rc<Expr>,
+        rhs: Arc<Expr>,
         safe: bool,
         at: u32,
     },
@@ -110,11 +110,11 @@ pub enum ExprKind {
 /// One argument of a call.
 #[derive(Clone, Debug)]
 pub enum Arg {
-    Pos(Rc<Expr>),
+    Pos(Arc<Expr>),
     /// An omitted positional argument (`f(, 1)`).
     Omitted,
     /// `key => value` (a named argument or a mapping rule).
-    Named(Rc<Expr>, Rc<Expr>),
+    Named(Arc<Expr>, Arc<Expr>),
 }
 
 /// A literal of the source text.
@@ -124,9 +124,9 @@ pub enum Literal {
     Bool(bool),
     Int(i64),
     /// An integer literal beyond 64 bits.
-    BigInt(Rc<num_bigint::BigInt>),
+    BigInt(Arc<num_bigint::BigInt>),
     Float(f64),
-    Str(Rc<str>),
+    Str(Arc<str>),
 }
 
 impl Literal {

@@ -2,7 +2,7 @@
 //! (operators in precedence groups, tightest first), for hosts that add
 //! operators of their own. Without one the parser uses its built-in table.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// How an operator takes its operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub struct OperatorSpec {
 #[derive(Clone, Debug)]
 pub(crate) struct OpDef {
     pub bp: u16,
-    pub function: Rc<str>,
+    pub function: Arc<str>,
 }
 
 /// The operators the parser knows, with binding powers derived from the groups.
@@ -37,16 +37,16 @@ pub struct OperatorTable {
     /// `(symbol, prefix, suffix, binary (with right associativity))`.
     entries: Vec<Entry>,
     /// Symbols made of punctuation, longest first (the lexer tries them in order).
-    symbols: Vec<Rc<str>>,
+    symbols: Vec<Arc<str>>,
     /// The binding power of `[...]` indexing and `(...)` delegate calls.
     indexer_bp: u16,
     /// The `name => value` operator of named arguments, if any.
-    keyword: Option<Rc<str>>,
+    keyword: Option<Arc<str>>,
 }
 
 #[derive(Clone, Debug)]
 struct Entry {
-    symbol: Rc<str>,
+    symbol: Arc<str>,
     prefix: Option<OpDef>,
     suffix: Option<OpDef>,
     binary: Option<(OpDef, bool)>,
@@ -81,7 +81,7 @@ impl OperatorTable {
                 Some(i) => i,
                 None => {
                     entries.push(Entry {
-                        symbol: Rc::from(spec.symbol.as_str()),
+                        symbol: Arc::from(spec.symbol.as_str()),
                         prefix: None,
                         suffix: None,
                         binary: None,
@@ -90,11 +90,11 @@ impl OperatorTable {
                 }
             };
             let e = &mut entries[i];
-            let function = |unary: bool| -> Rc<str> {
+            let function = |unary: bool| -> Arc<str> {
                 match (&spec.alias, unary) {
-                    (Some(a), _) => Rc::from(format!("*{a}")),
-                    (None, true) => Rc::from(format!("#unary_operator_{}", spec.symbol)),
-                    (None, false) => Rc::from(format!("#operator_{}", spec.symbol)),
+                    (Some(a), _) => Arc::from(format!("*{a}")),
+                    (None, true) => Arc::from(format!("#unary_operator_{}", spec.symbol)),
+                    (None, false) => Arc::from(format!("#operator_{}", spec.symbol)),
                 }
             };
             let bp = bp_of(spec.group);
@@ -113,10 +113,10 @@ impl OperatorTable {
                 Fixity::Right => e.binary = Some((def, true)),
             }
         }
-        let mut symbols: Vec<Rc<str>> = entries
+        let mut symbols: Vec<Arc<str>> = entries
             .iter()
             .map(|e| e.symbol.clone())
-            .chain(keyword.map(Rc::from))
+            .chain(keyword.map(Arc::from))
             // words are lexed as words, then looked up (`is_word_operator`)
             .filter(|s| !s.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
             .collect();
@@ -126,7 +126,7 @@ impl OperatorTable {
             entries,
             symbols,
             indexer_bp,
-            keyword: keyword.map(Rc::from),
+            keyword: keyword.map(Arc::from),
         })
     }
 

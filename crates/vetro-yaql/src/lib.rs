@@ -12,9 +12,11 @@
 //! let out = engine.evaluate(&expr, data, &[]).unwrap();
 //! assert_eq!(out, Value::list(vec![30.into(), 40.into()]));
 //!
-//! // Host functions live in the engine's host layer (or in a child context);
-//! // their parameter types are the closure's.
-//! engine.register_fn("double", vetro_yaql::Form::Both, |x: i64| x * 2);
+//! // Host functions are registered while the engine is built (or in a
+//! // context, for one scope); their parameter types are the closure's.
+//! let engine = Engine::builder(EngineOptions::default())
+//!     .register_fn("double", vetro_yaql::Form::Both, |x: i64| x * 2)
+//!     .build();
 //! let e = engine.parse("double(21) + 3.double()").unwrap();
 //! assert_eq!(engine.evaluate(&e, Value::Null, &[]).unwrap(), Value::Int(48));
 //! ```
@@ -29,13 +31,14 @@
 //! #[derive(Debug, PartialEq)]
 //! struct NotFound(String);
 //!
-//! let engine = Engine::new(EngineOptions::default());
-//! engine.register_fn("user", Form::Function, |id: i64| -> vetro_yaql::Result<String> {
-//!     match id {
-//!         1 => Ok("alice".into()),
-//!         _ => Err(Error::host(NotFound(format!("user {id}")), "no such user")),
-//!     }
-//! });
+//! let engine = Engine::builder(EngineOptions::default())
+//!     .register_fn("user", Form::Function, |id: i64| -> vetro_yaql::Result<String> {
+//!         match id {
+//!             1 => Ok("alice".into()),
+//!             _ => Err(Error::host(NotFound(format!("user {id}")), "no such user")),
+//!         }
+//!     })
+//!     .build();
 //! let mut e = engine
 //!     .eval_str("range(1, 5).select(user($)).toList()", Value::Null)
 //!     .unwrap_err();
@@ -46,10 +49,13 @@
 //! String signatures ([`FunctionDef::new`]) remain for what Rust types do
 //! not say: lazy and constant parameters, keyword-only parameters, `*args`.
 //!
-//! Hosts embedding YAQL (MuranoPL) use:
-//! * [`Engine::context`] for a child context on which to register functions
-//!   ([`Context::register`]) and variables ([`Context::set`]) and then
-//!   [`Engine::evaluate_in`];
+//! The engine is immutable once built and `Send + Sync`: one engine serves
+//! every thread, each evaluation keeping its own state. Hosts embedding YAQL
+//! (MuranoPL) use:
+//! * [`Session`] (a scope of their own over a shared engine) or
+//!   [`Engine::context`] for a context on which to register functions that
+//!   hold single-threaded state ([`Context::register`]) and variables
+//!   ([`Context::set`]), and then [`Engine::evaluate_in`];
 //! * [`Value::Object`] with [`HostObject`] for their objects (`$.prop` calls
 //!   [`HostObject::get_property`], or a host `#operator_.` overload);
 //! * [`EngineOptions::colon`] to parse `ns:Name` as a call of `#operator_:`
@@ -109,13 +115,16 @@ pub use eval::{Lambda, Options, Runtime};
 pub use func::context::Context;
 pub use func::{
     ArgValue, Args, Call, Form, FromArg, FromValue, FunctionDef, HostFn, IntoResult, PType,
+    SharedDef,
 };
 pub use limits::{Interrupt, Limits, Progress};
 pub use parser::{Expr, ParserOptions};
 pub use value::{HostObject, Value};
 
+use func::library::{Library, SharedLayer};
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 /// How to build an engine: parser flavour, library and `yaql.*` options.
 #[derive(Clone, Debug, Default)]
@@ -143,34 +152,124 @@ pub struct EngineOptions {
     pub yaql: Options,
 }
 
-/// A parsed expression, reusable across evaluations.
+/// A parsed expression, reusable across evaluations and threads.
 #[derive(Clone, Debug)]
 pub struct Expression {
-    pub source: Rc<str>,
-    pub ast: Rc<Expr>,
+    pub source: Arc<str>,
+    pub ast: Arc<Expr>,
 }
 
 /// A YAQL engine: parser settings, the function library and a parse cache.
+/// Built once ([`Engine::builder`] to add host functions), then immutable:
+/// one engine serves every thread, each evaluation keeping its own state.
 pub struct Engine {
     pub opts: EngineOptions,
     /// A host's operator table, in place of the built-in operators.
     operators: Option<operators::OperatorTable>,
-    host: Rc<Context>,
-    cache: RefCell<parse_cache::ParseCache>,
+    library: Arc<Library>,
+    cache: Mutex<parse_cache::ParseCache>,
+}
+
+/// Builds an [`Engine`]: the options, the host's functions (bodies any
+/// thread may run) and which library functions are visible.
+pub struct EngineBuilder {
+    opts: EngineOptions,
+    operators: Option<operators::OperatorTable>,
+    host: SharedLayer,
+    /// Library functions to hide ([`EngineBuilder::allow_only`]).
+    allowed: Option<Vec<String>>,
 }
 
 const CACHE_LIMIT: usize = 10_000;
 
-impl Engine {
-    pub fn new(opts: EngineOptions) -> Engine {
-        let rt = Rc::new(Runtime::new(opts.yaql.clone()));
-        let lib = stdlib::install_library(&Context::root(rt), &opts);
-        let host = lib.child();
+impl EngineBuilder {
+    /// Take the parser's operators from `table` (the reference's custom
+    /// operators) instead of the built-in ones; `colon` and `is_operator`
+    /// then do not apply.
+    pub fn operators(&mut self, table: operators::OperatorTable) -> &mut Self {
+        self.operators = Some(table);
+        self
+    }
+
+    /// Register a host function, visible to every evaluation.
+    pub fn register(&mut self, f: SharedDef) -> &mut Self {
+        self.host.register(f);
+        self
+    }
+
+    /// Register a typed host function: its parameter types come from the
+    /// closure's, its result may be a `Result`
+    /// (`builder.register_fn("double", Form::Both, |x: i64| x * 2)`; see
+    /// [`func::HostFn`]).
+    pub fn register_fn<P>(
+        &mut self,
+        name: &str,
+        form: Form,
+        f: impl func::SharedHostFn<P>,
+    ) -> &mut Self {
+        self.host.register(f.into_shared_def(name, form));
+        self
+    }
+
+    /// Hide library functions: calls of these names fail with
+    /// `no_function`/`no_method` unless the host registers its own.
+    pub fn hide_functions(&mut self, names: &[&str]) -> &mut Self {
+        for n in names {
+            self.host.set_exclusive(n);
+        }
+        self
+    }
+
+    /// Keep only the named library functions visible (operators and syntax
+    /// functions, whose names start with `#` or `*`, always stay).
+    pub fn allow_only(&mut self, names: &[&str]) -> &mut Self {
+        self.allowed = Some(names.iter().map(|n| n.to_string()).collect());
+        self
+    }
+
+    /// The engine, immutable from now on.
+    pub fn build(&mut self) -> Engine {
+        let mut host = std::mem::take(&mut self.host);
+        let lib = stdlib::library_layers(&self.opts);
+        if let Some(allowed) = self.allowed.take() {
+            for layer in &lib {
+                for n in layer.names() {
+                    let keep = n.starts_with('#')
+                        || n.starts_with('*')
+                        || allowed.iter().any(|a| **a == **n);
+                    if !keep {
+                        host.set_exclusive(n);
+                    }
+                }
+            }
+        }
+        let mut layers = Vec::with_capacity(lib.len() + 1);
+        if !host.is_empty() {
+            layers.push(Arc::new(host));
+        }
+        layers.extend(lib);
         Engine {
+            opts: self.opts.clone(),
+            operators: self.operators.take(),
+            library: Arc::new(Library::new(layers)),
+            cache: Mutex::new(parse_cache::ParseCache::new(CACHE_LIMIT)),
+        }
+    }
+}
+
+impl Engine {
+    /// An engine with the standard library and no host functions.
+    pub fn new(opts: EngineOptions) -> Engine {
+        Engine::builder(opts).build()
+    }
+
+    /// A builder, to register host functions before the engine is made.
+    pub fn builder(opts: EngineOptions) -> EngineBuilder {
+        EngineBuilder {
             opts,
             operators: None,
-            host,
-            cache: RefCell::new(parse_cache::ParseCache::new(CACHE_LIMIT)),
+            host: SharedLayer::default(),
+            allowed: None,
         }
     }
 
@@ -178,10 +277,7 @@ impl Engine {
     /// reference's custom operators) instead of the built-in ones;
     /// `colon` and `is_operator` then do not apply.
     pub fn with_operators(opts: EngineOptions, table: operators::OperatorTable) -> Engine {
-        Engine {
-            operators: Some(table),
-            ..Engine::new(opts)
-        }
+        Engine::builder(opts).operators(table).build()
     }
 
     /// Parser options derived from the engine options.
@@ -194,17 +290,23 @@ impl Engine {
         }
     }
 
+    fn cache(&self) -> std::sync::MutexGuard<'_, parse_cache::ParseCache> {
+        // The cache holds finished entries only: one left by a panicking
+        // thread is still sound.
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Parse (through a bounded LRU cache keyed by the text).
     pub fn parse(&self, src: &str) -> Result<Expression> {
-        let hit = self.cache.borrow_mut().get(src);
+        let hit = self.cache().get(src);
         if let Some((source, ast)) = hit {
             return Ok(Expression { source, ast });
         }
-        let ast = Rc::new(match &self.operators {
+        let ast = Arc::new(match &self.operators {
             Some(table) => parser::parse_with_operators(src, self.parser_options(), table)?,
             None => parser::parse(src, self.parser_options())?,
         });
-        let source = self.cache.borrow_mut().insert(src, ast.clone());
+        let source = self.cache().insert(src, ast.clone());
         Ok(Expression { source, ast })
     }
 
@@ -212,7 +314,7 @@ impl Engine {
     /// building its tree (a text in the parse cache is known to parse). For
     /// hosts that validate a text now and evaluate it later, if at all.
     pub fn check(&self, src: &str) -> Result<()> {
-        if self.cache.borrow().contains(src) {
+        if self.cache().contains(src) {
             return Ok(());
         }
         Ok(parser::check(
@@ -222,46 +324,20 @@ impl Engine {
         )?)
     }
 
-    /// The host layer: functions registered here are visible to every evaluation.
-    pub fn host_context(&self) -> &Rc<Context> {
-        &self.host
+    /// The engine's library (its layers, innermost first).
+    pub fn library(&self) -> &Arc<Library> {
+        &self.library
     }
 
-    /// Register a host function in the host layer.
-    pub fn register(&self, f: FunctionDef) {
-        self.host.register(f);
-    }
-
-    /// Register a typed host function in the host layer: its parameter
-    /// types come from the closure's, its result may be a `Result`
-    /// (`engine.register_fn("double", Form::Both, |x: i64| x * 2)`; see
-    /// [`func::HostFn`]).
-    pub fn register_fn<P>(&self, name: &str, form: Form, f: impl func::HostFn<P>) {
-        self.host.register_fn(name, form, f);
-    }
-
-    /// Hide library functions: calls of these names fail with
-    /// `no_function`/`no_method` unless the host registers its own.
-    pub fn hide_functions(&self, names: &[&str]) {
-        for n in names {
-            self.host.set_exclusive(n);
-        }
-    }
-
-    /// Keep only the named library functions visible (operators and syntax
-    /// functions, whose names start with `#` or `*`, always stay).
-    pub fn allow_only(&self, names: &[&str]) {
-        for n in self.host.function_names() {
-            if !n.starts_with('#') && !n.starts_with('*') && !names.contains(&&*n) {
-                self.host.set_exclusive(&n);
-            }
-        }
-    }
-
-    /// A fresh child context for one host scope (register functions and
-    /// variables on it, then [`Engine::evaluate_in`]).
+    /// A fresh root context over the library, for one host scope (register
+    /// functions and variables on it or on its children, then
+    /// [`Engine::evaluate_in`]). Functions registered in a context may hold
+    /// the host's single-threaded state.
     pub fn context(&self) -> Rc<Context> {
-        self.host.child()
+        Context::with_library(
+            self.library.clone(),
+            Rc::new(Runtime::new(self.opts.yaql.clone())),
+        )
     }
 
     /// Evaluate with `$` bound to `data` and the given variables.
@@ -317,5 +393,95 @@ impl Engine {
     pub fn eval_str(&self, src: &str, data: Value) -> Result<Value> {
         let e = self.parse(src)?;
         self.evaluate(&e, data, &[])
+    }
+}
+
+/// A host's scope over a shared [`Engine`]: a context of its own in which
+/// the host registers functions that hold its single-threaded state
+/// (closures over `Rc`s), then evaluates. Reads through to the engine
+/// (`parse`, `check`, `opts`...).
+pub struct Session {
+    engine: Arc<Engine>,
+    host: Rc<Context>,
+}
+
+impl std::ops::Deref for Session {
+    type Target = Engine;
+    fn deref(&self) -> &Engine {
+        &self.engine
+    }
+}
+
+impl Session {
+    pub fn new(engine: Arc<Engine>) -> Session {
+        let host = engine.context();
+        Session { engine, host }
+    }
+
+    /// The shared engine.
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    /// The session's own layer: functions registered here are visible to
+    /// every evaluation of the session.
+    pub fn host_context(&self) -> &Rc<Context> {
+        &self.host
+    }
+
+    /// Register a function in the session's layer.
+    pub fn register(&self, f: FunctionDef) {
+        self.host.register(f);
+    }
+
+    /// Register a typed host function in the session's layer (see
+    /// [`func::HostFn`]).
+    pub fn register_fn<P>(&self, name: &str, form: Form, f: impl func::HostFn<P>) {
+        self.host.register_fn(name, form, f);
+    }
+
+    /// Hide functions of the engine from the session's evaluations.
+    pub fn hide_functions(&self, names: &[&str]) {
+        for n in names {
+            self.host.set_exclusive(n);
+        }
+    }
+
+    /// A fresh child of the session's context, for one scope.
+    pub fn context(&self) -> Rc<Context> {
+        self.host.child()
+    }
+
+    /// Evaluate with `$` bound to `data` and the given variables, in a
+    /// child of the session's context.
+    pub fn evaluate(
+        &self,
+        expr: &Expression,
+        data: Value,
+        vars: &[(&str, Value)],
+    ) -> Result<Value> {
+        let ctx = self.context();
+        for (k, v) in vars {
+            ctx.set(k, v.clone());
+        }
+        ctx.set("1", data);
+        self.engine.evaluate_in(expr, &ctx)
+    }
+
+    /// Parse and evaluate in one step.
+    pub fn eval_str(&self, src: &str, data: Value) -> Result<Value> {
+        let e = self.parse(src)?;
+        self.evaluate(&e, data, &[])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// One engine serves every thread: it must be shareable.
+    #[test]
+    fn engine_is_send_and_sync() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<super::Engine>();
+        shareable::<super::Expression>();
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::parser::Expr;
 use std::collections::VecDeque;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// LRU map from expression text to its syntax tree.
 ///
@@ -14,8 +14,8 @@ use std::rc::Rc;
 pub struct ParseCache {
     capacity: usize,
     tick: u64,
-    map: ahash::AHashMap<Rc<str>, (Rc<str>, Rc<Expr>, u64)>,
-    order: VecDeque<(Rc<str>, u64)>,
+    map: ahash::AHashMap<Arc<str>, (Arc<str>, Arc<Expr>, u64)>,
+    order: VecDeque<(Arc<str>, u64)>,
 }
 
 impl ParseCache {
@@ -35,7 +35,7 @@ impl ParseCache {
 
     /// The cached tree for `src` and the shared text, marking it most
     /// recently used.
-    pub fn get(&mut self, src: &str) -> Option<(Rc<str>, Rc<Expr>)> {
+    pub fn get(&mut self, src: &str) -> Option<(Arc<str>, Arc<Expr>)> {
         self.tick += 1;
         let tick = self.tick;
         let entry = self.map.get_mut(src)?;
@@ -53,9 +53,9 @@ impl ParseCache {
 
     /// Remember `ast` for `src`, evicting the least recently used entry when
     /// full; returns the shared text.
-    pub fn insert(&mut self, src: &str, ast: Rc<Expr>) -> Rc<str> {
+    pub fn insert(&mut self, src: &str, ast: Arc<Expr>) -> Arc<str> {
         self.tick += 1;
-        let key: Rc<str> = Rc::from(src);
+        let key: Arc<str> = Arc::from(src);
         if self
             .map
             .insert(key.clone(), (key.clone(), ast, self.tick))
@@ -95,8 +95,8 @@ mod tests {
     use super::*;
     use crate::parser::{ExprKind, Literal};
 
-    fn ast(i: i64) -> Rc<Expr> {
-        Rc::new(Expr::detached(ExprKind::Const(Literal::Int(i))))
+    fn ast(i: i64) -> Arc<Expr> {
+        Arc::new(Expr::detached(ExprKind::Const(Literal::Int(i))))
     }
 
     fn val(c: &mut ParseCache, src: &str) -> Option<i64> {

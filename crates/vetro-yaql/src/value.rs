@@ -101,9 +101,9 @@ impl From<&crate::parser::Literal> for Value {
             Literal::Null => Value::Null,
             Literal::Bool(b) => Value::Bool(*b),
             Literal::Int(i) => Value::Int(*i),
-            Literal::BigInt(b) => Value::BigInt(b.clone()),
+            Literal::BigInt(b) => Value::BigInt(Rc::new((**b).clone())),
             Literal::Float(f) => Value::Float(*f),
-            Literal::Str(s) => Value::Str(s.clone()),
+            Literal::Str(s) => Value::Str(Rc::from(&**s)),
         }
     }
 }

@@ -114,16 +114,18 @@ fn error_in_a_long_expression_shows_a_window_of_it() {
 
 #[test]
 fn restricting_visible_functions() {
-    let engine = Engine::new(EngineOptions::default());
-    engine.allow_only(&["where", "len"]);
+    let engine = Engine::builder(EngineOptions::default())
+        .allow_only(&["where", "len"])
+        .build();
     let ok = engine.eval_str("[1, 2, 3].where($ > 1).len()", Value::Null);
     assert_eq!(ok.unwrap(), Value::Int(2));
     let err = engine
         .eval_str("[1, 2].select($)", Value::Null)
         .unwrap_err();
     assert_eq!(err.kind, vetro_yaql::ErrorKind::NoMethod);
-    engine.hide_functions(&["len"]);
-    assert!(engine.eval_str("len([1])", Value::Null).is_err());
+    let session = vetro_yaql::Session::new(std::sync::Arc::new(engine));
+    session.hide_functions(&["len"]);
+    assert!(session.eval_str("len([1])", Value::Null).is_err());
 }
 
 /// An object that answers every method call itself.
@@ -221,7 +223,9 @@ fn parameter_checks_narrow_the_type() {
     let mut def = FunctionDef::new("notBool", Form::Function, "x:any", |_, a| {
         Ok(a.v(0).clone())
     });
-    def.params[0].check = Some(ParamCheck(Rc::new(|v| !matches!(v, Value::Bool(_)))));
+    def.params[0].check = Some(ParamCheck(std::sync::Arc::new(|v| {
+        !matches!(v, Value::Bool(_))
+    })));
     ctx.register(def);
     let eval = |src: &str| engine.evaluate_in(&engine.parse(src).unwrap(), &ctx);
     assert_eq!(eval("notBool(1)").unwrap(), Value::Int(1));

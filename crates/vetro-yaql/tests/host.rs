@@ -2,9 +2,10 @@
 
 use std::any::Any;
 use std::rc::Rc;
+use std::sync::Arc;
 use vetro_yaql::{
     Context, Engine, EngineOptions, Error, ErrorKind, Form, FunctionDef, HostObject, Lambda,
-    Options, Result, Value,
+    Options, Result, Session, Value,
 };
 
 /// The host's own error type, which must come back unchanged.
@@ -38,8 +39,9 @@ impl HostObject for Gate {
 }
 
 fn host_engine(opts: EngineOptions) -> (Engine, Rc<Context>) {
-    let engine = Engine::new(opts);
-    engine.register_fn("check", Form::Both, check);
+    let engine = Engine::builder(opts)
+        .register_fn("check", Form::Both, check)
+        .build();
     let ctx = engine.context();
     ctx.set("gate", Value::Object(Rc::new(Gate)));
     ctx.set_method_fallback(|_, name, _, _| check(name.len() as i64).map(Value::Int));
@@ -127,10 +129,11 @@ fn host_errors_come_back_from_every_evaluation_path() {
 
 #[test]
 fn a_host_error_can_act_as_a_library_kind() {
-    let engine = Engine::new(EngineOptions::default());
-    engine.register_fn("lookup", Form::Function, |k: String| -> Result<Value> {
-        Err(Error::new(ErrorKind::Key, k.clone()).with_host_payload(Refused { code: 1 }))
-    });
+    let engine = Engine::builder(EngineOptions::default())
+        .register_fn("lookup", Form::Function, |k: String| -> Result<Value> {
+            Err(Error::new(ErrorKind::Key, k.clone()).with_host_payload(Refused { code: 1 }))
+        })
+        .build();
     let e = engine.eval_str("lookup(a)", Value::Null).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Key);
     assert_eq!(e.host_payload::<Refused>(), Some(&Refused { code: 1 }));
@@ -165,7 +168,8 @@ fn host_error_equality_and_taking_the_payload() {
 
 #[test]
 fn typed_functions_of_each_arity_and_parameter_type() {
-    let engine = Engine::new(EngineOptions::default());
+    // A session's functions may hold single-threaded state (`note` below).
+    let engine = Session::new(Arc::new(Engine::new(EngineOptions::default())));
     engine.register_fn("answer", Form::Function, || 42);
     engine.register_fn("double", Form::Both, |x: i64| x * 2);
     engine.register_fn("half", Form::Both, |x: f64| x / 2.0);
@@ -249,7 +253,7 @@ fn typed_functions_of_each_arity_and_parameter_type() {
 
 #[test]
 fn typed_overloads_named_parameters_and_contexts() {
-    let engine = Engine::new(EngineOptions::default());
+    let engine = Session::new(Arc::new(Engine::new(EngineOptions::default())));
     engine.register_fn("kind", Form::Function, |_: i64| "int");
     engine.register_fn("kind", Form::Function, |_: String| "string");
     engine.register(
@@ -295,27 +299,55 @@ fn a_string_signature_with_an_unknown_type_panics_at_registration() {
     FunctionDef::new("f", Form::Function, "m:Mapping?x", |_, _| Ok(Value::Null));
 }
 
-/// Engines of one thread share the standard library's definitions; a host
-/// that changes the library of one engine (here at its root) changes no other.
+/// Sessions share one engine; what one session registers or hides changes
+/// neither the engine nor the other sessions.
 #[test]
-fn changing_one_engines_library_leaves_the_others_alone() {
-    let first = Engine::new(EngineOptions::default());
-    let second = Engine::new(EngineOptions::default());
-    let mut root = first.context();
-    while let Some(parent) = root.parent.clone() {
-        root = parent;
+fn a_sessions_functions_leave_the_engine_and_other_sessions_alone() {
+    let engine = Arc::new(Engine::new(EngineOptions::default()));
+    let first = Session::new(engine.clone());
+    let second = Session::new(engine.clone());
+    first.hide_functions(&["len"]);
+    first.register_fn("twice", Form::Function, |x: i64| x * 2);
+    assert_eq!(
+        first.eval_str("twice(21)", Value::Null).unwrap(),
+        Value::Int(42)
+    );
+    assert!(first.eval_str("len([1, 2])", Value::Null).is_err());
+    assert!(second.eval_str("twice(21)", Value::Null).is_err());
+    assert_eq!(
+        second.eval_str("len([1, 2])", Value::Null).unwrap(),
+        Value::Int(2)
+    );
+    assert!(engine.eval_str("twice(21)", Value::Null).is_err());
+    assert_eq!(
+        engine.eval_str("len([1, 2])", Value::Null).unwrap(),
+        Value::Int(2)
+    );
+}
+
+/// One engine, its host functions included, serves several threads at once.
+#[test]
+fn one_engine_evaluates_on_many_threads() {
+    let engine = Arc::new(
+        Engine::builder(EngineOptions::default())
+            .register_fn("triple", Form::Both, |x: i64| x * 3)
+            .build(),
+    );
+    let expr = engine
+        .parse("range($).where($ mod 3 = 0).select($.triple()).sum()")
+        .unwrap();
+    let handles: Vec<_> = (0..4i64)
+        .map(|t| {
+            let (engine, expr) = (engine.clone(), expr.clone());
+            std::thread::spawn(move || {
+                let n = 1000 + t;
+                let got = engine.evaluate(&expr, Value::Int(n), &[]).unwrap();
+                let want: i64 = (0..n).filter(|i| i % 3 == 0).map(|i| i * 3).sum();
+                assert_eq!(got, Value::Int(want));
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
     }
-    root.unregister("len");
-    root.register_fn("twice", Form::Function, |x: i64| x * 2);
-    let run = |engine: &Engine, src: &str| {
-        let expr = engine.parse(src).unwrap();
-        engine.evaluate(&expr, Value::Null, &[])
-    };
-    assert_eq!(run(&first, "twice(21)").unwrap(), Value::Int(42));
-    assert!(run(&first, "len([1, 2])").is_err());
-    assert!(run(&second, "twice(21)").is_err());
-    assert_eq!(run(&second, "len([1, 2])").unwrap(), Value::Int(2));
-    let third = Engine::new(EngineOptions::default());
-    assert!(run(&third, "twice(21)").is_err());
-    assert_eq!(run(&third, "len([1, 2])").unwrap(), Value::Int(2));
 }

@@ -5,6 +5,7 @@ use super::Rt;
 use crate::syntax::data::Data;
 use crate::syntax::{Block, Stmt, StmtKind};
 use std::rc::Rc;
+use std::sync::Arc;
 use vetro_yaql::parser::{Arg, Expr as Ast, ExprKind};
 use vetro_yaql::{Context, Value};
 
@@ -27,7 +28,7 @@ struct Scope<'a> {
 /// One step of an assignment target path.
 enum Seg {
     Key(String),
-    Index(Rc<Ast>),
+    Index(Arc<Ast>),
 }
 
 impl Rt {
@@ -392,8 +393,8 @@ impl Rt {
             .yaql()
             .evaluate_in(
                 &vetro_yaql::Expression {
-                    source: Rc::from(target),
-                    ast: Rc::new(node.clone()),
+                    source: Arc::from(target),
+                    ast: Arc::new(node.clone()),
                 },
                 ctx,
             )

@@ -15,17 +15,17 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
-use vetro_yaql::{Context, Engine, EngineOptions, FunctionDef, Value};
+use vetro_yaql::{Context, Engine, EngineOptions, FunctionDef, Session, Value};
 
 /// What a session runs.
 pub struct Program {
     /// The YAQL engine of format 1.0/1.1 classes: the standard library with
     /// the legacy layer, dicts iterable (Murano's `ENGINE_10`). It also
     /// parses every expression (both engines have the same parser).
-    yaql: Engine,
+    yaql: Session,
     /// The YAQL engine of format 1.2+ classes: the standard library alone
     /// (Murano's `ENGINE_12`).
-    yaql_std: Engine,
+    yaql_std: Session,
     source: ClassSource,
     /// Property values by class name for `Usage: Config` properties.
     config: serde_json::Value,
@@ -63,10 +63,10 @@ impl Program {
         opts.yaql.limits.interrupt =
             Some(vetro_yaql::Interrupt::new(move |_| yaql_watch.keep_going()));
         watch.yaql_memory(&mut opts.yaql.limits);
-        let yaql_std = Engine::new(opts.clone());
+        let yaql_std = Session::new(Arc::new(Engine::new(opts.clone())));
         opts.legacy_context = true;
         opts.yaql.iterable_dicts = true;
-        let yaql = Engine::new(opts);
+        let yaql = Session::new(Arc::new(Engine::new(opts)));
         let rewrite_colon = yaql.parse(":Foo").is_err();
         let contract_layer = yaql.context();
         Program {
@@ -84,7 +84,7 @@ impl Program {
 
     /// The engine of format 1.0/1.1 classes, which also parses every
     /// expression.
-    pub fn yaql(&self) -> &Engine {
+    pub fn yaql(&self) -> &Session {
         &self.yaql
     }
 
@@ -279,7 +279,7 @@ impl Program {
     }
 
     /// The YAQL engine a class's code runs in, by its package's format.
-    pub fn engine_for(&self, class: &Class) -> &Engine {
+    pub fn engine_for(&self, class: &Class) -> &Session {
         if class.pkg.legacy() {
             &self.yaql
         } else {
@@ -289,7 +289,7 @@ impl Program {
 
     /// The engine of the class whose code `ctx` belongs to (the legacy one
     /// outside any method: contracts, hooks).
-    pub fn engine_of(&self, ctx: &Context) -> &Engine {
+    pub fn engine_of(&self, ctx: &Context) -> &Session {
         match &ctx.get(FRAME_VAR) {
             Some(Value::Object(h)) => match h.as_any().downcast_ref::<FrameInfo>() {
                 Some(f) => self.engine_for(&f.class),

@@ -5,7 +5,7 @@
 use super::{op_name, Arg, Expr, ExprKind, Literal, Span};
 use crate::ast::offset;
 use crate::lexer::Tok;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// The name of a called function, as the grammar finds it.
 #[derive(Clone, Copy)]
@@ -13,7 +13,7 @@ pub(super) enum Name<'a> {
     /// An operator or literal function of the built-in grammar.
     Builtin(&'static str),
     /// An operator of a host's table.
-    Table(&'a Rc<str>),
+    Table(&'a Arc<str>),
     /// A name written in the source (`name(`).
     Source(&'a str),
 }
@@ -57,17 +57,19 @@ impl<'a> Build<'a> for Tree {
             Tok::Int(text) => ExprKind::Const(match text.parse::<i64>() {
                 Ok(i) => Literal::Int(i),
                 Err(_) => match vetro_pycompat::int::parse_decimal(text) {
-                    Some(b) => Literal::BigInt(Rc::new(b)),
+                    Some(b) => Literal::BigInt(Arc::new(b)),
                     None => Literal::Int(0),
                 },
             }),
             Tok::Float(f) => ExprKind::Const(Literal::Float(*f)),
-            Tok::Str(s) => ExprKind::Const(Literal::Str(Rc::from(&**s))),
+            Tok::Str(s) => ExprKind::Const(Literal::Str(Arc::from(&**s))),
             Tok::Word("true") => ExprKind::Const(Literal::Bool(true)),
             Tok::Word("false") => ExprKind::Const(Literal::Bool(false)),
             Tok::Word("null") => ExprKind::Const(Literal::Null),
-            Tok::Word(w) => ExprKind::Keyword(Rc::from(*w)),
-            Tok::Dollar(name) => ExprKind::Var(Rc::from(if name.is_empty() { "1" } else { *name })),
+            Tok::Word(w) => ExprKind::Keyword(Arc::from(*w)),
+            Tok::Dollar(name) => {
+                ExprKind::Var(Arc::from(if name.is_empty() { "1" } else { *name }))
+            }
             // the grammar hands only the tokens above
             _ => ExprKind::Const(Literal::Null),
         };
@@ -78,7 +80,7 @@ impl<'a> Build<'a> for Tree {
         let name = match name {
             Name::Builtin(name) => op_name(name),
             Name::Table(name) => name.clone(),
-            Name::Source(name) => Rc::from(name),
+            Name::Source(name) => Arc::from(name),
         };
         let at = offset(at);
         Expr::new(ExprKind::Call { name, args, at }, span)
@@ -94,7 +96,7 @@ impl<'a> Build<'a> for Tree {
     ) -> Expr {
         let kind = ExprKind::Method {
             recv: Box::new(recv),
-            name: Rc::from(name),
+            name: Arc::from(name),
             args,
             safe,
             at: offset(at),
@@ -105,7 +107,7 @@ impl<'a> Build<'a> for Tree {
     fn dot(recv: Expr, rhs: Expr, safe: bool, span: Span, at: usize) -> Expr {
         let kind = ExprKind::Dot {
             recv: Box::new(recv),
-            rhs: Rc::new(rhs),
+            rhs: Arc::new(rhs),
             safe,
             at: offset(at),
         };
@@ -127,11 +129,11 @@ impl<'a> Build<'a> for Tree {
     }
 
     fn pos(args: &mut Vec<Arg>, e: Expr) {
-        args.push(Arg::Pos(Rc::new(e)));
+        args.push(Arg::Pos(Arc::new(e)));
     }
 
     fn named(args: &mut Vec<Arg>, key: Expr, value: Expr) {
-        args.push(Arg::Named(Rc::new(key), Rc::new(value)));
+        args.push(Arg::Named(Arc::new(key), Arc::new(value)));
     }
 
     fn omitted(args: &mut Vec<Arg>) {

@@ -10,9 +10,8 @@ use crate::error::{Result, SyntaxError};
 use crate::lexer::{Lexer, Tok};
 use crate::operators::{OpDef, OperatorTable};
 use build::{Build, Check, Name, Tree};
-use std::cell::RefCell;
 use std::marker::PhantomData;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 /// Parser settings (what differs between the standard and legacy factories).
 #[derive(Clone, Copy, Debug, Default)]
@@ -108,23 +107,19 @@ const MAX_DEPTH: usize = 200;
 /// at its recursion limit of 1,000 long before).
 const MAX_LINKS: usize = 1_000;
 
-thread_local! {
-    /// The operator and literal function names, shared by every tree this
-    /// thread parses instead of allocated per node.
-    static OP_NAMES: RefCell<Vec<(&'static str, Rc<str>)>> = const { RefCell::new(Vec::new()) };
-}
+/// The operator and literal function names, shared by every tree instead
+/// of allocated per node.
+static OP_NAMES: Mutex<Vec<(&'static str, Arc<str>)>> = Mutex::new(Vec::new());
 
 /// The shared name of an operator or literal function.
-fn op_name(name: &'static str) -> Rc<str> {
-    OP_NAMES.with(|names| {
-        let mut names = names.borrow_mut();
-        if let Some((_, rc)) = names.iter().find(|(n, _)| *n == name) {
-            return rc.clone();
-        }
-        let rc: Rc<str> = Rc::from(name);
-        names.push((name, rc.clone()));
-        rc
-    })
+fn op_name(name: &'static str) -> Arc<str> {
+    let mut names = OP_NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, shared)) = names.iter().find(|(n, _)| *n == name) {
+        return shared.clone();
+    }
+    let shared: Arc<str> = Arc::from(name);
+    names.push((name, shared.clone()));
+    shared
 }
 
 /// Binding power and function name of an infix operator; `right` for right

@@ -7,6 +7,7 @@ use crate::func::Lambda;
 use crate::parser::{Expr, ExprKind};
 use crate::value::Value;
 use std::rc::Rc;
+use std::sync::Arc;
 
 impl Lambda {
     /// Evaluate with `$1..$n` bound to `args` (and `$` = `$1`) in a child context.
@@ -57,7 +58,7 @@ impl Lambda {
         let c = ctx.child();
         c.set(NAME, v);
         Lambda {
-            expr: Rc::new(Expr::detached(ExprKind::Var(Rc::from(NAME)))),
+            expr: Arc::new(Expr::detached(ExprKind::Var(Arc::from(NAME)))),
             ctx: c,
         }
     }

@@ -28,7 +28,7 @@ type ArgVec = SmallVec<[CallArg; 4]>;
 pub fn eval(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
     match &e.kind {
         ExprKind::Const(l) => Ok(Value::from(l)),
-        ExprKind::Keyword(k) => Ok(Value::Str(k.clone())),
+        ExprKind::Keyword(k) => Ok(Value::str(k)),
         ExprKind::Var(name) => Ok(ctx.get(name).unwrap_or(Value::Null)),
         _ => {
             let rt = ctx.rt.clone();
@@ -129,7 +129,7 @@ impl crate::value::Callable for NamedFunction {
 pub fn const_value(e: &Expr) -> Option<Value> {
     match &e.kind {
         ExprKind::Const(l) => Some(Value::from(l)),
-        ExprKind::Keyword(k) => Some(Value::Str(k.clone())),
+        ExprKind::Keyword(k) => Some(Value::str(k)),
         _ => None,
     }
 }

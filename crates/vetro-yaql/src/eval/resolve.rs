@@ -5,22 +5,24 @@
 use super::{eval, ArgVec, CallArg, Lambda, Runtime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::func::context::Context;
-use crate::func::{ArgValue, Args, Call, DefaultValue, FunctionDef, PType, Param};
+use crate::func::context::{Cand, Layers};
+use crate::func::{ArgValue, Args, Call, DefaultValue, PType, Param, Signature};
 use crate::parser::{Expr, ExprKind};
 use crate::value::Value;
 use smallvec::SmallVec;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Positional argument after keyword translation.
 #[derive(Clone)]
 enum PosArg {
     Val(Value),
-    Expr(Rc<Expr>),
+    Expr(Arc<Expr>),
     Omitted,
-    Rule(Rc<Expr>, Rc<Expr>),
+    Rule(Arc<Expr>, Arc<Expr>),
     /// A rule whose value is already known (`call()` with keyword values
     /// to a function that takes rules); boxed to keep arguments small.
-    RuleValue(Rc<(Rc<Expr>, Value)>),
+    RuleValue(Rc<(Arc<Expr>, Value)>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,10 +43,10 @@ struct Binding {
 }
 
 type Idx = SmallVec<[usize; 4]>;
-type BoundLayer = SmallVec<[(Rc<FunctionDef>, Binding); 2]>;
+type BoundLayer<'a> = SmallVec<[(Cand<'a>, Binding); 2]>;
 type Masks = SmallVec<[u32; 6]>;
 
-fn param_at(f: &FunctionDef, slot_index: usize) -> &Param {
+fn param_at(f: &Signature, slot_index: usize) -> &Param {
     if slot_index < f.params.len() {
         &f.params[slot_index]
     } else {
@@ -72,12 +74,7 @@ fn static_ok(p: &Param, a: &PosArg, rt: &Runtime) -> bool {
     }
 }
 
-fn bind(
-    f: &FunctionDef,
-    pos: &[PosArg],
-    kw: &[(Rc<str>, PosArg)],
-    rt: &Runtime,
-) -> Option<Binding> {
+fn bind(f: &Signature, pos: &[PosArg], kw: &[(Rc<str>, PosArg)], rt: &Runtime) -> Option<Binding> {
     let np = f.params.len();
     let mut slots: SmallVec<[Slot; 6]> = SmallVec::from_elem(Slot::Empty, np + f.kwonly.len());
     let mut rest = Idx::new();
@@ -122,10 +119,10 @@ fn bind(
     }
     for (k, (name, a)) in kw.iter().enumerate() {
         let a = a.clone();
-        let idx = f.params.iter().position(|p| p.name == *name).or_else(|| {
+        let idx = f.params.iter().position(|p| *p.name == **name).or_else(|| {
             f.kwonly
                 .iter()
-                .position(|p| p.name == *name)
+                .position(|p| *p.name == **name)
                 .map(|i| i + np)
         });
         match idx {
@@ -172,7 +169,7 @@ fn bind(
 }
 
 fn dyn_ok(
-    f: &FunctionDef,
+    f: &Signature,
     b: &Binding,
     pos: &[Option<Value>],
     kwv: &[Option<Value>],
@@ -212,7 +209,7 @@ fn dyn_ok(
 }
 
 /// Masks of the parameter types receiving each argument (to rank overloads).
-fn masks(f: &FunctionDef, b: &Binding, npos: usize, nkw: usize) -> SmallVec<[u32; 6]> {
+fn masks(f: &Signature, b: &Binding, npos: usize, nkw: usize) -> SmallVec<[u32; 6]> {
     let mut m: SmallVec<[u32; 6]> = SmallVec::from_elem(crate::func::mask::ALL, npos + nkw);
     for (j, s) in b.slots.iter().enumerate() {
         let p = param_at(f, j);
@@ -268,12 +265,7 @@ fn describe_values(pos: &[Option<Value>]) -> String {
         .join(", ")
 }
 
-fn no_matching(
-    name: &str,
-    method: bool,
-    layers: &crate::func::context::Layers,
-    got: &str,
-) -> Error {
+fn no_matching(name: &str, method: bool, layers: &Layers, got: &str) -> Error {
     let cands: Vec<String> = layers.iter().flatten().map(|f| f.signature()).collect();
     Error::new(
         kind_for(method, false),
@@ -356,7 +348,7 @@ fn translate_named(args: ArgVec, nokw: bool, pos: &mut PosVec, kw: &mut KwVec) -
             CallArg::NamedValue(k, v) if !nokw => kw.push((k, PosArg::Val(v))),
             CallArg::NamedValue(k, v) => {
                 pos.push(PosArg::RuleValue(Rc::new((
-                    Rc::new(Expr::detached(ExprKind::Keyword(k))),
+                    Arc::new(Expr::detached(ExprKind::Keyword(Arc::from(&*k)))),
                     v,
                 ))));
             }
@@ -364,7 +356,7 @@ fn translate_named(args: ArgVec, nokw: bool, pos: &mut PosVec, kw: &mut KwVec) -
                 if nokw {
                     pos.push(PosArg::Rule(k, v));
                 } else if let ExprKind::Keyword(name) = &k.kind {
-                    kw.push((name.clone(), PosArg::Expr(v)));
+                    kw.push((Rc::from(&**name), PosArg::Expr(v)));
                 } else {
                     return Err(Error::new(
                         ErrorKind::MappingTranslation,
@@ -380,15 +372,15 @@ fn translate_named(args: ArgVec, nokw: bool, pos: &mut PosVec, kw: &mut KwVec) -
 /// The candidates whose parameters can take the arguments before any is
 /// evaluated, per layer, and the argument positions they take lazily (all
 /// candidates must agree on those).
-fn bind_layers(
-    layers: &crate::func::context::Layers,
+fn bind_layers<'a>(
+    layers: &Layers<'a>,
     pos: &[PosArg],
     kw: &[(Rc<str>, PosArg)],
     rt: &Runtime,
     method: bool,
     name: &str,
-) -> Result<(SmallVec<[BoundLayer; 2]>, Idx)> {
-    let mut bound: SmallVec<[BoundLayer; 2]> = SmallVec::new();
+) -> Result<(SmallVec<[BoundLayer<'a>; 2]>, Idx)> {
+    let mut bound: SmallVec<[BoundLayer<'a>; 2]> = SmallVec::new();
     let mut lazy: Option<Idx> = None;
     for layer in layers {
         let mut l = BoundLayer::new();
@@ -417,15 +409,15 @@ fn bind_layers(
 
 /// The most specific candidate of the first layer with one that accepts
 /// the evaluated arguments.
-fn pick_winner<'b>(
-    bound: &'b [BoundLayer],
+fn pick_winner<'a, 'b>(
+    bound: &'b [BoundLayer<'a>],
     pvals: &[Option<Value>],
     kvals: &[Option<Value>],
     rt: &Runtime,
     method: bool,
     name: &str,
-) -> Result<Option<(&'b Rc<FunctionDef>, &'b Binding)>> {
-    let mut winner: Option<(&Rc<FunctionDef>, &Binding, Masks)> = None;
+) -> Result<Option<(&'b Cand<'a>, &'b Binding)>> {
+    let mut winner: Option<(&'b Cand<'a>, &Binding, Masks)> = None;
     for layer in bound {
         for (f, b) in layer {
             if !dyn_ok(f, b, pvals, kvals, rt) {
@@ -456,7 +448,7 @@ fn pick_winner<'b>(
 fn general_call(
     ctx: &Rc<Context>,
     name: &str,
-    layers: &crate::func::context::Layers,
+    layers: &Layers,
     pos: &[PosArg],
     kw: &[(Rc<str>, PosArg)],
     method: bool,
@@ -484,12 +476,12 @@ fn general_call(
         return Err(no_matching(name, method, layers, &describe_values(&pvals)));
     };
     let args = bound_args(ctx, f, b, pos, kw, &pvals, &kvals)?;
-    (f.body)(&Call { ctx, name }, args)
+    f.call(&Call { ctx, name }, args)
 }
 
 /// One argument in the form its parameter asks for.
 fn arg_value(ctx: &Rc<Context>, p: &Param, a: &PosArg, v: &Option<Value>) -> Result<ArgValue> {
-    let lambda = |e: &Rc<Expr>| Lambda {
+    let lambda = |e: &Arc<Expr>| Lambda {
         expr: e.clone(),
         ctx: ctx.clone(),
     };
@@ -527,7 +519,7 @@ fn const_arg(a: &PosArg) -> ArgValue {
 /// The arguments of the chosen overload: parameters, `*args`, `**kwargs`.
 fn bound_args(
     ctx: &Rc<Context>,
-    f: &FunctionDef,
+    f: &Signature,
     b: &Binding,
     pos: &[PosArg],
     kw: &[(Rc<str>, PosArg)],
@@ -535,7 +527,7 @@ fn bound_args(
     kvals: &[Option<Value>],
 ) -> Result<Args> {
     let default_of = |p: &Param| match &p.default {
-        Some(DefaultValue::Value(v)) => ArgValue::Value(v.clone()),
+        Some(DefaultValue::Value(v)) => ArgValue::Value(Value::from(&*v)),
         _ => ArgValue::Missing,
     };
     let mut out_pos = Vec::with_capacity(b.slots.len());
@@ -585,12 +577,12 @@ fn ambiguous_call(method: bool, name: &str) -> Error {
     Error::new(kind, format!("Ambiguous {what} \"{name}\""))
 }
 
-fn param_for(f: &FunctionDef, i: usize) -> Option<&Param> {
+fn param_for(f: &Signature, i: usize) -> Option<&Param> {
     f.params.get(i).or(f.varargs.as_ref())
 }
 
 /// Does `f` take `n` positional arguments (no keywords)?
-fn arity_ok(f: &FunctionDef, n: usize) -> bool {
+fn arity_ok(f: &Signature, n: usize) -> bool {
     if n > f.params.len() && f.varargs.is_none() {
         return false;
     }
@@ -601,10 +593,10 @@ fn arity_ok(f: &FunctionDef, n: usize) -> bool {
 
 /// Resolution for calls with only positional arguments (the common case),
 /// without building general bindings.
-fn simple_call(
+fn simple_call<'a>(
     ctx: &Rc<Context>,
     name: &str,
-    layers: &crate::func::context::Layers,
+    layers: &Layers<'a>,
     pos: &[PosArg],
     method: bool,
 ) -> Result<Value> {
@@ -659,7 +651,7 @@ fn simple_call(
             _ => None,
         });
     }
-    let mut winner: Option<&Rc<FunctionDef>> = None;
+    let mut winner: Option<&Cand<'a>> = None;
     for (layer, alive) in layers.iter().zip(&alive) {
         for (f, ok) in layer.iter().zip(alive) {
             if !*ok {
@@ -727,7 +719,7 @@ fn simple_call(
             }
         } else {
             match &f.params[i].default {
-                Some(DefaultValue::Value(v)) => ArgValue::Value(v.clone()),
+                Some(DefaultValue::Value(v)) => ArgValue::Value(Value::from(&*v)),
                 _ => ArgValue::Missing,
             }
         };
@@ -738,7 +730,7 @@ fn simple_call(
         }
     }
     let call = Call { ctx, name };
-    (f.body)(
+    f.call(
         &call,
         Args {
             pos: out_pos,

@@ -1,15 +1,45 @@
 //! Contexts: chained scopes holding variables and function layers.
 
-use crate::func::{Form, FunctionDef, HostFn};
+use crate::func::library::Library;
+use crate::func::{Args, Call, Form, FunctionDef, HostFn, SharedDef, Signature};
 use crate::runtime::Runtime;
 use crate::value::Value;
 use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 use smallvec::SmallVec;
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
+
+/// One candidate overload: registered in a context, or in the engine's
+/// library (borrowed: the library outlives the contexts built on it).
+#[derive(Clone)]
+pub enum Cand<'a> {
+    Local(Rc<FunctionDef>),
+    Shared(&'a SharedDef),
+}
+
+impl std::ops::Deref for Cand<'_> {
+    type Target = Signature;
+    fn deref(&self) -> &Signature {
+        match self {
+            Cand::Local(f) => &f.sig,
+            Cand::Shared(f) => &f.sig,
+        }
+    }
+}
+
+impl Cand<'_> {
+    /// Run the body.
+    pub fn call(&self, call: &Call, args: Args) -> crate::error::Result<Value> {
+        match self {
+            Cand::Local(f) => (f.body)(call, args),
+            Cand::Shared(f) => (f.body)(call, args),
+        }
+    }
+}
 
 /// Candidate overloads of one name, grouped by layer (innermost first).
-pub type Layers = SmallVec<[SmallVec<[Rc<FunctionDef>; 4]>; 2]>;
+pub type Layers<'a> = SmallVec<[SmallVec<[Cand<'a>; 4]>; 2]>;
 
 type Vars = SmallVec<[(VarName, Value); 2]>;
 
@@ -17,9 +47,9 @@ type Vars = SmallVec<[(VarName, Value); 2]>;
 /// contexts (see [`Context::shared_layer`]) and copied on the first change.
 #[derive(Clone, Default)]
 pub struct Layer {
-    funcs: HashMap<Rc<str>, Vec<Rc<FunctionDef>>>,
+    funcs: HashMap<Arc<str>, Vec<Rc<FunctionDef>>>,
     /// Names whose candidates in this layer hide all outer layers.
-    exclusive: HashSet<Rc<str>>,
+    exclusive: HashSet<Arc<str>>,
     fallback: Option<Rc<MethodFallback>>,
 }
 
@@ -29,6 +59,8 @@ pub struct Context {
     pub parent: Option<Rc<Context>>,
     vars: RefCell<Vars>,
     layer: RefCell<Option<Rc<Layer>>>,
+    /// The engine's library, below every layer (root contexts only).
+    library: Option<Arc<Library>>,
     pub rt: Rc<Runtime>,
 }
 
@@ -96,13 +128,25 @@ impl Context {
             parent,
             vars: RefCell::new(SmallVec::new()),
             layer: RefCell::new(None),
+            library: None,
             rt,
         })
     }
 
-    /// A root context with its own runtime.
+    /// A root context with its own runtime and no functions.
     pub fn root(rt: Rc<Runtime>) -> Rc<Context> {
         Context::make(None, rt)
+    }
+
+    /// A root context over an engine's library.
+    pub fn with_library(library: Arc<Library>, rt: Rc<Runtime>) -> Rc<Context> {
+        Rc::new(Context {
+            parent: None,
+            vars: RefCell::new(SmallVec::new()),
+            layer: RefCell::new(None),
+            library: Some(library),
+            rt,
+        })
     }
 
     /// A child scope sharing the runtime.
@@ -162,17 +206,6 @@ impl Context {
         edit(Rc::make_mut(layer.get_or_insert_with(Default::default)))
     }
 
-    /// This context's own layer, to be installed in other contexts with
-    /// [`Context::install_layer`] (they share it until one of them changes).
-    pub fn shared_layer(&self) -> Option<Rc<Layer>> {
-        self.layer.borrow().clone()
-    }
-
-    /// Make `layer` this context's own layer, replacing what it defined.
-    pub fn install_layer(&self, layer: Option<Rc<Layer>>) {
-        *self.layer.borrow_mut() = layer;
-    }
-
     /// Register a typed host function in this layer: its parameter types
     /// come from the closure's (see [`crate::func::HostFn`]).
     pub fn register_fn<P>(&self, name: &str, form: Form, f: impl HostFn<P>) {
@@ -181,7 +214,7 @@ impl Context {
 
     /// Make `name` exclusive in this layer: outer layers are not consulted.
     pub fn set_exclusive(&self, name: &str) {
-        self.edit_layer(|l| l.exclusive.insert(Rc::from(name)));
+        self.edit_layer(|l| l.exclusive.insert(Arc::from(name)));
     }
 
     /// Remove every function of that name from this layer.
@@ -217,47 +250,71 @@ impl Context {
     }
 
     /// Candidate layers for `name`, innermost first.
-    pub fn candidates(&self, name: &str, method: bool) -> Layers {
+    pub fn candidates(&self, name: &str, method: bool) -> Layers<'_> {
+        let fits = |f: &Signature| {
+            if method {
+                f.form.method()
+            } else {
+                f.form.function()
+            }
+        };
         let mut layers = Layers::new();
         let mut c = self;
         loop {
             if let Some(layer) = c.layer.borrow().as_ref() {
                 if let Some(list) = layer.funcs.get(name) {
-                    let l: SmallVec<[Rc<FunctionDef>; 4]> = list
+                    let l: SmallVec<[Cand; 4]> = list
                         .iter()
-                        .filter(|f| {
-                            if method {
-                                f.form.method()
-                            } else {
-                                f.form.function()
-                            }
-                        })
-                        .cloned()
+                        .filter(|f| fits(&f.sig))
+                        .map(|f| Cand::Local(f.clone()))
                         .collect();
                     if !l.is_empty() {
                         layers.push(l);
                     }
                 }
                 if !layer.exclusive.is_empty() && layer.exclusive.contains(name) {
-                    break;
+                    return layers;
+                }
+            }
+            if let Some(lib) = &c.library {
+                for layer in lib.layers() {
+                    if let Some(list) = layer.get(name) {
+                        let l: SmallVec<[Cand; 4]> = list
+                            .iter()
+                            .filter(|f| fits(&f.sig))
+                            .map(Cand::Shared)
+                            .collect();
+                        if !l.is_empty() {
+                            layers.push(l);
+                        }
+                    }
+                    if layer.hides_below(name) {
+                        return layers;
+                    }
                 }
             }
             match &c.parent {
                 Some(p) => c = p,
-                None => break,
+                None => return layers,
             }
         }
-        layers
     }
 
     /// Names of every function visible from this context.
-    pub fn function_names(&self) -> Vec<Rc<str>> {
-        let mut out: Vec<Rc<str>> = Vec::new();
+    pub fn function_names(&self) -> Vec<Arc<str>> {
+        let mut out: Vec<Arc<str>> = Vec::new();
         let mut c = self;
         loop {
             if let Some(l) = c.layer.borrow().as_ref() {
                 for k in l.funcs.keys() {
-                    if !out.contains(k) {
+                    if !out.iter().any(|n| **n == **k) {
+                        out.push(k.clone());
+                    }
+                }
+            }
+            for l in c.library.iter().flat_map(|lib| lib.layers()) {
+                for k in l.names() {
+                    if !out.iter().any(|n| **n == **k) {
                         out.push(k.clone());
                     }
                 }
@@ -277,6 +334,10 @@ impl Context {
                 .borrow()
                 .as_ref()
                 .is_some_and(|l| l.funcs.contains_key(name))
+                || c.library
+                    .iter()
+                    .flat_map(|lib| lib.layers())
+                    .any(|l| l.get(name).is_some())
             {
                 return true;
             }

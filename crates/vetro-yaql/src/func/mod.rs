@@ -1,9 +1,10 @@
 //! Function definitions: parameter types, signatures and bound arguments.
 
 pub mod context;
+pub mod library;
 mod typed;
 
-pub use typed::{FromArg, FromValue, HostFn, IntoResult};
+pub use typed::{FromArg, FromValue, HostFn, IntoResult, SharedHostFn};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::iter::{iterate, ValueIter};
@@ -11,7 +12,9 @@ use crate::parser::Expr;
 use crate::runtime::Runtime;
 use crate::value::Value;
 use context::Context;
+use std::ops::{Deref, DerefMut};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Where a function can be called from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,7 +202,7 @@ impl PType {
 /// A host's extra condition on a parameter's value (for parameter types
 /// the signature syntax cannot express), checked after the type.
 #[derive(Clone)]
-pub struct ParamCheck(pub Rc<dyn Fn(&Value) -> bool>);
+pub struct ParamCheck(pub Arc<dyn Fn(&Value) -> bool + Send + Sync>);
 
 impl std::fmt::Debug for ParamCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -210,7 +213,7 @@ impl std::fmt::Debug for ParamCheck {
 /// One declared parameter.
 #[derive(Clone, Debug)]
 pub struct Param {
-    pub name: Rc<str>,
+    pub name: Arc<str>,
     pub ty: PType,
     pub nullable: bool,
     /// `None`: required. `Some(Default::NoValue)`: optional and absent.
@@ -231,9 +234,11 @@ impl Param {
     }
 }
 
+/// A parameter's default: a literal (so that a library's definitions can be
+/// shared between threads), or absent.
 #[derive(Clone, Debug)]
 pub enum DefaultValue {
-    Value(Value),
+    Value(crate::parser::Literal),
     NoValue,
 }
 
@@ -243,7 +248,7 @@ pub enum ArgValue {
     Value(Value),
     Lazy(Lambda),
     /// A keyword constant passed to a `Keyword` parameter.
-    Keyword(Rc<str>),
+    Keyword(Arc<str>),
     /// `key => value` passed to a `Rule` parameter (both unevaluated).
     Rule(Lambda, Lambda),
     /// Optional parameter left out (`<NoValue>`).
@@ -381,13 +386,18 @@ impl Call<'_> {
     }
 }
 
+/// The body of a function registered in a context (one scope of a host).
 pub type Body = dyn Fn(&Call, Args) -> Result<Value>;
+
+/// The body of a function of an engine's library, shared by every thread
+/// that evaluates with the engine.
+pub type SharedBody = dyn Fn(&Call, Args) -> Result<Value> + Send + Sync;
 
 /// An unevaluated argument with the context it is evaluated in (evaluated
 /// by the methods the evaluator adds: `call`, `call1`, `eval`...).
 #[derive(Clone)]
 pub struct Lambda {
-    pub expr: Rc<Expr>,
+    pub expr: Arc<Expr>,
     pub ctx: Rc<Context>,
 }
 
@@ -395,9 +405,9 @@ pub struct Lambda {
 #[derive(Clone)]
 pub enum CallArg {
     Val(Value),
-    Expr(Rc<Expr>),
+    Expr(Arc<Expr>),
     Omitted,
-    Named(Rc<Expr>, Rc<Expr>),
+    Named(Arc<Expr>, Arc<Expr>),
     /// A keyword argument whose value is already known.
     NamedValue(Rc<str>, Value),
 }
@@ -412,10 +422,10 @@ impl CallArg {
     }
 }
 
-/// A registered function (or one overload of it).
+/// What a function declares: name, form and parameters (one overload).
 #[derive(Clone)]
-pub struct FunctionDef {
-    pub name: Rc<str>,
+pub struct Signature {
+    pub name: Arc<str>,
     pub form: Form,
     pub params: Vec<Param>,
     pub varargs: Option<Param>,
@@ -423,48 +433,26 @@ pub struct FunctionDef {
     pub kwargs: Option<Param>,
     /// `k => v` arguments are positional mapping rules, not keywords.
     pub nokw: bool,
-    pub body: Rc<Body>,
 }
 
-impl std::fmt::Debug for FunctionDef {
+impl std::fmt::Debug for Signature {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.signature())
     }
 }
 
-impl FunctionDef {
-    /// Build from a signature such as `"collection:Iterable, count:int=1, *args:any"`.
+impl Signature {
+    /// Read a signature such as `"collection:Iterable, count:int=1, *args:any"`.
     /// Types: any (nullable object), object, String, Number, int, Integer, bool,
     /// Iterable, Iterator, Sequence, Mapping, Set, DateTime, TimeDelta, Pattern,
     /// Context, Callable, HostObject, Lambda, Expr, Keyword, Rule, NoneType,
     /// Const, ConstString, ConstNumber, ConstBool;
     /// a `?` suffix makes a type nullable. Defaults: `null`, `true`, `false`,
     /// integers, floats, `'text'`, `nv` (absent). `kw:` marks keyword-only.
-    /// [`FunctionDef::typed`] derives the signature from a Rust closure instead.
-    ///
-    /// # Panics
-    /// On a signature naming an unknown type or with an unreadable default
-    /// (a mistake in the host's code; [`FunctionDef::try_new`] returns it as
-    /// an error instead).
-    pub fn new(
-        name: &str,
-        form: Form,
-        sig: &str,
-        body: impl Fn(&Call, Args) -> Result<Value> + 'static,
-    ) -> FunctionDef {
-        FunctionDef::try_new(name, form, sig, body).unwrap_or_else(|e| panic!("{}", e.message))
-    }
-
-    /// [`FunctionDef::new`] for signatures made at run time: a signature
-    /// naming an unknown type or with an unreadable default is an
-    /// `argument` error.
-    pub fn try_new(
-        name: &str,
-        form: Form,
-        sig: &str,
-        body: impl Fn(&Call, Args) -> Result<Value> + 'static,
-    ) -> Result<FunctionDef> {
-        let mut def = FunctionDef::with_params(name, form, Vec::new(), body);
+    /// A signature naming an unknown type or with an unreadable default is
+    /// an `argument` error.
+    pub fn parse(name: &str, form: Form, sig: &str) -> Result<Signature> {
+        let mut def = Signature::with_params(name, form, Vec::new());
         let bad = |e: String| {
             Error::new(
                 ErrorKind::Argument,
@@ -489,22 +477,16 @@ impl FunctionDef {
         Ok(def)
     }
 
-    /// A function with the given positional parameters and nothing else.
-    pub fn with_params(
-        name: &str,
-        form: Form,
-        params: Vec<Param>,
-        body: impl Fn(&Call, Args) -> Result<Value> + 'static,
-    ) -> FunctionDef {
-        FunctionDef {
-            name: Rc::from(name),
+    /// The given positional parameters and nothing else.
+    pub fn with_params(name: &str, form: Form, params: Vec<Param>) -> Signature {
+        Signature {
+            name: Arc::from(name),
             form,
             params,
             varargs: None,
             kwonly: Vec::new(),
             kwargs: None,
             nokw: false,
-            body: Rc::new(body),
         }
     }
 
@@ -521,6 +503,159 @@ impl FunctionDef {
             parts.push(format!("**{}", v.name));
         }
         format!("{}({})", self.name, parts.join(", "))
+    }
+}
+
+/// A function registered in a context, one scope of a host (or one overload
+/// of it): its body may hold the host's single-threaded state.
+#[derive(Clone)]
+pub struct FunctionDef {
+    pub sig: Signature,
+    pub body: Rc<Body>,
+}
+
+/// A function of an engine's library ([`crate::EngineBuilder::register`]),
+/// shared by every thread that evaluates with the engine.
+#[derive(Clone)]
+pub struct SharedDef {
+    pub sig: Signature,
+    pub body: Arc<SharedBody>,
+}
+
+impl Deref for FunctionDef {
+    type Target = Signature;
+    fn deref(&self) -> &Signature {
+        &self.sig
+    }
+}
+
+impl DerefMut for FunctionDef {
+    fn deref_mut(&mut self) -> &mut Signature {
+        &mut self.sig
+    }
+}
+
+impl Deref for SharedDef {
+    type Target = Signature;
+    fn deref(&self) -> &Signature {
+        &self.sig
+    }
+}
+
+impl DerefMut for SharedDef {
+    fn deref_mut(&mut self) -> &mut Signature {
+        &mut self.sig
+    }
+}
+
+impl std::fmt::Debug for FunctionDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.signature())
+    }
+}
+
+impl std::fmt::Debug for SharedDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.signature())
+    }
+}
+
+impl FunctionDef {
+    /// Build from a signature (see [`Signature::parse`] for its syntax);
+    /// [`FunctionDef::typed`] derives the signature from a Rust closure
+    /// instead.
+    ///
+    /// # Panics
+    /// On a signature naming an unknown type or with an unreadable default
+    /// (a mistake in the host's code; [`FunctionDef::try_new`] returns it as
+    /// an error instead).
+    pub fn new(
+        name: &str,
+        form: Form,
+        sig: &str,
+        body: impl Fn(&Call, Args) -> Result<Value> + 'static,
+    ) -> FunctionDef {
+        FunctionDef::try_new(name, form, sig, body).unwrap_or_else(|e| panic!("{}", e.message))
+    }
+
+    /// [`FunctionDef::new`] for signatures made at run time: a signature
+    /// naming an unknown type or with an unreadable default is an
+    /// `argument` error.
+    pub fn try_new(
+        name: &str,
+        form: Form,
+        sig: &str,
+        body: impl Fn(&Call, Args) -> Result<Value> + 'static,
+    ) -> Result<FunctionDef> {
+        Ok(FunctionDef {
+            sig: Signature::parse(name, form, sig)?,
+            body: Rc::new(body),
+        })
+    }
+
+    /// A function with the given positional parameters and nothing else.
+    pub fn with_params(
+        name: &str,
+        form: Form,
+        params: Vec<Param>,
+        body: impl Fn(&Call, Args) -> Result<Value> + 'static,
+    ) -> FunctionDef {
+        FunctionDef {
+            sig: Signature::with_params(name, form, params),
+            body: Rc::new(body),
+        }
+    }
+}
+
+impl SharedDef {
+    /// [`FunctionDef::new`] for a library function, whose body any thread
+    /// may run.
+    ///
+    /// # Panics
+    /// On a signature naming an unknown type or with an unreadable default.
+    pub fn new(
+        name: &str,
+        form: Form,
+        sig: &str,
+        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
+    ) -> SharedDef {
+        SharedDef::try_new(name, form, sig, body).unwrap_or_else(|e| panic!("{}", e.message))
+    }
+
+    /// [`SharedDef::new`] returning a bad signature as an `argument` error.
+    pub fn try_new(
+        name: &str,
+        form: Form,
+        sig: &str,
+        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
+    ) -> Result<SharedDef> {
+        Ok(SharedDef {
+            sig: Signature::parse(name, form, sig)?,
+            body: Arc::new(body),
+        })
+    }
+
+    /// A function with the given positional parameters and nothing else.
+    pub fn with_params(
+        name: &str,
+        form: Form,
+        params: Vec<Param>,
+        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
+    ) -> SharedDef {
+        SharedDef {
+            sig: Signature::with_params(name, form, params),
+            body: Arc::new(body),
+        }
+    }
+
+    /// The same function for one context (a host registering a library
+    /// function in a scope too).
+    pub fn to_local(&self) -> FunctionDef {
+        let body = self.body.clone();
+        FunctionDef {
+            sig: self.sig.clone(),
+            body: Rc::new(move |c: &Call, a: Args| body(c, a)),
+        }
     }
 }
 
@@ -565,7 +700,7 @@ fn parse_param(text: &str) -> std::result::Result<Param, String> {
         other => return Err(format!("unknown parameter type \"{other}\"")),
     };
     Ok(Param {
-        name: Rc::from(name.trim()),
+        name: Arc::from(name.trim()),
         ty,
         nullable: nullable || ty == PType::Any,
         default,
@@ -574,17 +709,18 @@ fn parse_param(text: &str) -> std::result::Result<Param, String> {
 }
 
 fn parse_default(v: &str) -> std::result::Result<DefaultValue, String> {
+    use crate::parser::Literal;
     Ok(DefaultValue::Value(match v {
         "nv" => return Ok(DefaultValue::NoValue),
-        "null" => Value::Null,
-        "true" => Value::Bool(true),
-        "false" => Value::Bool(false),
+        "null" => Literal::Null,
+        "true" => Literal::Bool(true),
+        "false" => Literal::Bool(false),
         _ if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') => {
-            Value::from(&v[1..v.len() - 1])
+            Literal::Str(Arc::from(&v[1..v.len() - 1]))
         }
         _ => match (v.parse::<i64>(), v.parse::<f64>()) {
-            (Ok(i), _) => Value::Int(i),
-            (_, Ok(x)) => Value::Float(x),
+            (Ok(i), _) => Literal::Int(i),
+            (_, Ok(x)) => Literal::Float(x),
             _ => return Err(format!("unreadable default value \"{v}\"")),
         },
     }))

@@ -5,21 +5,23 @@
 //! ```
 //! use vetro_yaql::{Engine, EngineOptions, Form, Value};
 //!
-//! let engine = Engine::new(EngineOptions::default());
-//! engine.register_fn("double", Form::Both, |x: i64| x * 2);
-//! engine.register_fn("greet", Form::Function, |name: String, times: Option<i64>| {
-//!     name.repeat(times.unwrap_or(1) as usize)
-//! });
+//! let engine = Engine::builder(EngineOptions::default())
+//!     .register_fn("double", Form::Both, |x: i64| x * 2)
+//!     .register_fn("greet", Form::Function, |name: String, times: Option<i64>| {
+//!         name.repeat(times.unwrap_or(1) as usize)
+//!     })
+//!     .build();
 //! assert_eq!(engine.eval_str("double(21)", Value::Null).unwrap(), Value::Int(42));
 //! assert_eq!(engine.eval_str("greet(ab, 2)", Value::Null).unwrap(), Value::from("abab"));
 //! // A string does not fit `i64`: no overload matches.
 //! assert!(engine.eval_str("double('x')", Value::Null).is_err());
 //! ```
 
-use super::{ArgValue, Call, Form, FunctionDef, Lambda, PType, Param};
+use super::{ArgValue, Call, Form, FunctionDef, Lambda, PType, Param, SharedDef};
 use crate::error::{Error, ErrorKind, Result};
 use crate::value::Value;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// A Rust type a typed host function takes as an evaluated argument.
 pub trait FromValue: Sized + 'static {
@@ -197,9 +199,15 @@ pub trait HostFn<Params>: 'static {
     fn into_def(self, name: &str, form: Form) -> FunctionDef;
 }
 
+/// [`HostFn`] for a function of an engine's library: the closure must be
+/// `Send + Sync`, as any thread evaluating with the engine may run it.
+pub trait SharedHostFn<Params>: Send + Sync + 'static {
+    fn into_shared_def(self, name: &str, form: Form) -> SharedDef;
+}
+
 fn typed_param<A: FromArg>(i: usize) -> Param {
     Param {
-        name: Rc::from(format!("arg{i}").as_str()),
+        name: Arc::from(format!("arg{i}").as_str()),
         ty: A::PTYPE,
         nullable: A::NULLABLE || A::PTYPE == PType::Any,
         default: None,
@@ -218,6 +226,20 @@ macro_rules! host_fn {
             fn into_def(self, name: &str, form: Form) -> FunctionDef {
                 let params = vec![$(typed_param::<$a>($i + 1)),*];
                 FunctionDef::with_params(name, form, params, move |_call, _args| {
+                    (self)($($a::from_arg(_call, &_args.pos[$i])?),*).into_result()
+                })
+            }
+        }
+
+        impl<Func, Ret, $($a,)*> SharedHostFn<($($a,)*)> for Func
+        where
+            Func: Fn($($a),*) -> Ret + Send + Sync + 'static,
+            Ret: IntoResult,
+            $($a: FromArg,)*
+        {
+            fn into_shared_def(self, name: &str, form: Form) -> SharedDef {
+                let params = vec![$(typed_param::<$a>($i + 1)),*];
+                SharedDef::with_params(name, form, params, move |_call, _args| {
                     (self)($($a::from_arg(_call, &_args.pos[$i])?),*).into_result()
                 })
             }
@@ -252,7 +274,7 @@ impl FunctionDef {
             self.params.len()
         );
         for (p, n) in self.params.iter_mut().zip(names) {
-            p.name = Rc::from(*n);
+            p.name = Arc::from(*n);
         }
         self
     }

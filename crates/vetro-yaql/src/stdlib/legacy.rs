@@ -4,7 +4,6 @@
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Lambda;
-use crate::func::context::Context;
 use crate::func::{ArgValue, Args, Call};
 use crate::parser::ExprKind;
 use crate::value::{Dict, Value};
@@ -60,8 +59,7 @@ fn both(r: &Reg, name: &'static str, sig: &str) {
     });
 }
 
-pub fn register(ctx: &Context, _opts: &EngineOptions) {
-    let r = Reg { ctx };
+pub fn register(r: &Reg, _opts: &EngineOptions) {
     r.f(CONTEXT_DOT, "", |_, _| Ok(Value::Null));
     r.f(
         "#indexer",
@@ -88,7 +86,7 @@ pub fn register(ctx: &Context, _opts: &EngineOptions) {
             })))
         },
     );
-    ctx.set_exclusive("#indexer");
+    r.set_exclusive("#indexer");
     r.mf("#map", "*tuples:Sequence, nokw", |_, a| tuples_dict(&a));
     r.mf("dict", "*tuples:Sequence, nokw", |_, a| tuples_dict(&a));
     r.f("#operator_.", "dict:Mapping, key:Keyword", |_, a| {
@@ -178,7 +176,7 @@ pub fn register(ctx: &Context, _opts: &EngineOptions) {
         }
         Ok(Value::Null)
     });
-    ctx.set_exclusive("switch");
+    r.set_exclusive("switch");
     r.m("toList", "collection:Iterable", |c, a| {
         Ok(c.list_result(Value::list(c.collect(a.v(0))?)))
     });

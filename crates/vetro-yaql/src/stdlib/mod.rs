@@ -15,33 +15,62 @@ pub mod strings;
 pub mod system;
 
 use crate::error::Result;
-use crate::func::context::{Context, Layer};
-use crate::func::{Args, Call, Form, FunctionDef};
+use crate::func::library::SharedLayer;
+use crate::func::{Args, Call, Form, SharedDef};
 use crate::value::Value;
 use crate::EngineOptions;
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
-/// Registration helper.
-pub struct Reg<'a> {
-    pub ctx: &'a Context,
+/// Registration helper: collects one layer of the library.
+#[derive(Default)]
+pub struct Reg {
+    layer: RefCell<SharedLayer>,
 }
 
-impl Reg<'_> {
+type StdBody = dyn Fn(&Call, Args) -> Result<Value> + Send + Sync;
+
+impl Reg {
+    fn add(&self, name: &str, form: Form, sig: &str, body: Box<StdBody>) {
+        self.layer
+            .borrow_mut()
+            .register(SharedDef::new(name, form, sig, body));
+    }
     /// A function (`f(x)` form only).
-    pub fn f(&self, name: &str, sig: &str, body: impl Fn(&Call, Args) -> Result<Value> + 'static) {
-        self.ctx
-            .register(FunctionDef::new(name, Form::Function, sig, body));
+    pub fn f(
+        &self,
+        name: &str,
+        sig: &str,
+        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
+    ) {
+        self.add(name, Form::Function, sig, Box::new(body));
     }
     /// A method (`x.f()` form only; the receiver is the first parameter).
-    pub fn m(&self, name: &str, sig: &str, body: impl Fn(&Call, Args) -> Result<Value> + 'static) {
-        self.ctx
-            .register(FunctionDef::new(name, Form::Method, sig, body));
+    pub fn m(
+        &self,
+        name: &str,
+        sig: &str,
+        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
+    ) {
+        self.add(name, Form::Method, sig, Box::new(body));
     }
     /// Both forms.
-    pub fn mf(&self, name: &str, sig: &str, body: impl Fn(&Call, Args) -> Result<Value> + 'static) {
-        self.ctx
-            .register(FunctionDef::new(name, Form::Both, sig, body));
+    pub fn mf(
+        &self,
+        name: &str,
+        sig: &str,
+        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
+    ) {
+        self.add(name, Form::Both, sig, Box::new(body));
+    }
+    /// Make `name` exclusive in this layer (the layers below are not
+    /// consulted for it).
+    pub fn set_exclusive(&self, name: &str) {
+        self.layer.borrow_mut().set_exclusive(name);
+    }
+
+    fn finish(self) -> Arc<SharedLayer> {
+        Arc::new(self.layer.into_inner())
     }
 }
 
@@ -68,67 +97,58 @@ impl LibraryShape {
     }
 }
 
-/// The standard layer and the legacy layer above it, when there is one.
-type LibraryLayers = (Option<Rc<Layer>>, Option<Rc<Layer>>);
+/// The library's layers, innermost first: the legacy layer when there is
+/// one, then the standard one.
+type LibraryLayers = Vec<Arc<SharedLayer>>;
 
-thread_local! {
-    /// Library layers built on this thread, one per shape (32 at most).
-    /// Building one parses a thousand signatures; sharing it makes a new
-    /// engine cheap.
-    static LIBRARIES: RefCell<Vec<(LibraryShape, LibraryLayers)>> = const { RefCell::new(Vec::new()) };
-}
+/// Libraries built so far, one per shape (32 at most), shared by every
+/// engine of the process: building one parses a thousand signatures,
+/// sharing it makes a new engine cheap.
+static LIBRARIES: Mutex<Vec<(LibraryShape, LibraryLayers)>> = Mutex::new(Vec::new());
 
-/// Give `root` the standard library and, with `legacy_context`, a child
-/// holding the legacy layer; returns the context the library ends in. The
-/// function definitions are shared with the other engines of this thread
-/// built with the same options.
-pub fn install_library(root: &Rc<Context>, opts: &EngineOptions) -> Rc<Context> {
+/// The standard library for `opts` and, with `legacy_context`, the legacy
+/// layer above it (innermost first).
+pub fn library_layers(opts: &EngineOptions) -> LibraryLayers {
     let shape = LibraryShape::of(opts);
-    let cached = LIBRARIES.with(|l| {
-        l.borrow()
-            .iter()
-            .find(|(s, _)| *s == shape)
-            .map(|(_, layers)| layers.clone())
-    });
-    let lib = if opts.legacy_context {
-        root.child()
-    } else {
-        root.clone()
-    };
-    if let Some((standard, legacy)) = cached {
-        root.install_layer(standard);
-        if opts.legacy_context {
-            lib.install_layer(legacy);
-        }
-        return lib;
+    let cached = LIBRARIES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(s, _)| *s == shape)
+        .map(|(_, layers)| layers.clone());
+    if let Some(layers) = cached {
+        return layers;
     }
-    register_standard(root, opts);
+    let mut layers = Vec::new();
     if opts.legacy_context {
-        legacy::register(&lib, opts);
+        let r = Reg::default();
+        legacy::register(&r, opts);
+        layers.push(r.finish());
     }
-    let layers = (
-        root.shared_layer(),
-        opts.legacy_context.then(|| lib.shared_layer()).flatten(),
-    );
-    LIBRARIES.with(|l| l.borrow_mut().push((shape, layers)));
-    lib
+    let r = Reg::default();
+    register_standard(&r, opts);
+    layers.push(r.finish());
+    LIBRARIES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((shape, layers.clone()));
+    layers
 }
 
 /// Register the standard library (`yaql.create_context()`). Every option
 /// read here must be part of [`LibraryShape`], which keys the shared copies.
-fn register_standard(ctx: &Context, opts: &EngineOptions) {
-    let r = Reg { ctx };
-    system::register(&r, opts);
-    common::register(&r);
-    boolean::register(&r);
-    math::register(&r);
-    strings::register(&r);
-    collections::register(&r, opts);
-    queries::register(&r, opts);
-    regex::register(&r);
-    branching::register(&r);
-    datetime::register(&r);
+fn register_standard(r: &Reg, opts: &EngineOptions) {
+    system::register(r, opts);
+    common::register(r);
+    boolean::register(r);
+    math::register(r);
+    strings::register(r);
+    collections::register(r, opts);
+    queries::register(r, opts);
+    regex::register(r);
+    branching::register(r);
+    datetime::register(r);
     if opts.format {
-        format::register(&r);
+        format::register(r);
     }
 }

@@ -12,6 +12,7 @@ use crate::EngineOptions;
 use std::cmp::Ordering;
 use std::collections::VecDeque;
 use std::rc::Rc;
+use std::sync::Arc;
 
 fn lazy(f: impl FnMut() -> Result<Option<Value>> + 'static) -> Value {
     Value::Iter(LazyIter::from_fn(f))
@@ -207,7 +208,7 @@ fn aggregates_and_predicates(r: &Reg) {
         "collection:Iterable, attribute:Keyword",
         |c, a| {
             let mut it = c.iter(a.v(0))?;
-            let key = Rc::new(Expr::detached(ExprKind::Keyword(Rc::from(a.str(1)))));
+            let key = Arc::new(Expr::detached(ExprKind::Keyword(Arc::from(a.str(1)))));
             let ctx = c.ctx.clone();
             Ok(lazy(move || match it.next()? {
                 Some(item) => Ok(Some(call_function(
