@@ -527,7 +527,7 @@ fn bound_args(
     kvals: &[Option<Value>],
 ) -> Result<Args> {
     let default_of = |p: &Param| match &p.default {
-        Some(DefaultValue::Value(v)) => ArgValue::Value(Value::from(&*v)),
+        Some(DefaultValue::Value(v)) => ArgValue::Value(Value::from(v)),
         _ => ArgValue::Missing,
     };
     let mut out_pos = Vec::with_capacity(b.slots.len());
@@ -719,7 +719,7 @@ fn simple_call<'a>(
             }
         } else {
             match &f.params[i].default {
-                Some(DefaultValue::Value(v)) => ArgValue::Value(Value::from(&*v)),
+                Some(DefaultValue::Value(v)) => ArgValue::Value(Value::from(v)),
                 _ => ArgValue::Missing,
             }
         };

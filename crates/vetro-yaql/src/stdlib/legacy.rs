@@ -196,7 +196,7 @@ pub fn register(r: &Reg, _opts: &EngineOptions) {
         ("join", "separator:String, sequence:Iterable"),
         ("join", "sequence:Iterable, separator:String"),
     ] {
-        both(&r, name, sig);
+        both(r, name, sig);
     }
     let _ = ErrorKind::Other;
 }
