@@ -20,9 +20,11 @@ use vetro_server::views;
 use vetro_store::environments::status_of;
 use vetro_store::Store;
 
-/// How often a live log looks for reports written by workers in other
-/// processes (those of this process wake it at once).
-const POLL: Duration = Duration::from_secs(1);
+/// The longest a live log waits before looking at the tables again. Reports
+/// and task endings wake it at once, written in this process or (through
+/// the store's change watcher) in any other; this only bounds the wait
+/// should a wake-up be lost.
+const RECHECK: Duration = Duration::from_secs(15);
 
 fn is_finished(d: &Value) -> bool {
     !matches!(
@@ -230,7 +232,7 @@ async fn next_event(mut s: Live) -> Option<(Result<Event, Infallible>, Live)> {
             s.done = true;
             return Some((Ok(end_event(&status)), s));
         }
-        let _ = tokio::time::timeout(POLL, s.writes.changed()).await;
+        let _ = tokio::time::timeout(RECHECK, s.writes.changed()).await;
     }
 }
 

@@ -3,7 +3,8 @@
 //! One [`Store`] over SQLite (the embedded default) or PostgreSQL, through
 //! sqlx's `Any` driver with runtime queries. The SQL is written once in the
 //! common dialect (`$N` placeholders, TEXT JSON, fixed-width text timestamps,
-//! BIGINT flags); the two migration sets differ only in column types.
+//! BIGINT flags); the two migration sets differ only in column types and in
+//! PostgreSQL's notify triggers (see [`changes`]).
 //!
 //! Modules, one table family each: [`tokens`], [`environments`], [`sessions`],
 //! [`queue`] (enqueueing tasks and reading deployments, reports and results),
@@ -15,6 +16,7 @@
 //! failing request leaves nothing half-written.
 
 pub mod catalog;
+pub mod changes;
 pub mod environments;
 mod error;
 pub mod policies;
@@ -65,10 +67,12 @@ pub struct Store {
     /// Wakes this process's idle workers when a task is queued; workers in
     /// other processes find it by polling.
     queued: Arc<Notify>,
-    /// Counts the reports and task endings written through this store, so
-    /// live views in this process learn of them at once; views of tasks run
-    /// by workers in other processes find them by polling.
+    /// Counts the reports and task endings written through this store, and
+    /// (see [`changes`]) those other processes write, so live views learn
+    /// of them at once.
     written: Arc<tokio::sync::watch::Sender<u64>>,
+    /// Passes on the writes of other processes to `written`.
+    watcher: Arc<changes::Watcher>,
 }
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -128,6 +132,7 @@ impl Store {
             tokens: Arc::new(tokens::TokenCache::default()),
             queued: Arc::new(Notify::new()),
             written: Arc::new(tokio::sync::watch::Sender::new(0)),
+            watcher: changes::Watcher::new(&url),
         })
     }
 
@@ -167,8 +172,10 @@ impl Store {
     }
 
     /// A receiver that sees a change whenever a status report or a task's
-    /// end is committed through this store (or a clone of it).
+    /// end is committed, through this store (or a clone of it) or by
+    /// another process on the same database (see [`changes`]).
     pub fn task_writes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.watch_other_processes();
         self.written.subscribe()
     }
 

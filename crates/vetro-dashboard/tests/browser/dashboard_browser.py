@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The web dashboard in a real browser: headless Chromium over WebDriver.
 
-Starts `vetro serve` on a loopback port with a fresh SQLite database and an
-engine worker, then, as a person would: signs in with a token, imports the
+Starts `vetro serve` on a loopback port with a fresh SQLite database and no
+workers of its own, and one `vetro worker` process beside it (so the live
+log learns of reports written by another process), then, as a person would: signs in with a token, imports the
 example package from a zip file, creates an environment, adds the web server
 through its form (an invalid port first, checked in the browser, then a
 site name the server refuses, each message at the field), deploys and watches the live
@@ -97,8 +98,10 @@ class Run:
         self.token = tok.stdout.strip()
         self.log = open(os.path.join(self.work, "serve.log"), "w")
         self.server = subprocess.Popen(
-            [self.a.vetro, "serve", "--db", db, "--listen", "127.0.0.1:0", "--workers", "1"],
+            [self.a.vetro, "serve", "--db", db, "--listen", "127.0.0.1:0", "--workers", "0"],
             stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.worker = subprocess.Popen([self.a.vetro, "worker", "--db", db, "--concurrency", "1"],
+                                       stdout=self.log, stderr=self.log, text=True)
         line = self.server.stdout.readline()
         m = re.search(r"listening on (http://\S+)", line)
         self.check(m is not None, f"vetro serve did not start: {line!r}")
@@ -107,13 +110,14 @@ class Run:
     def stop(self):
         if self.driver:
             self.driver.quit()
-        if self.server and self.server.poll() is None:
-            self.server.terminate()
-            try:
-                self.server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.server.kill()
-                self.server.wait()
+        for p in (self.server, getattr(self, "worker", None)):
+            if p and p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
 
     # -- the browser ----------------------------------------------------
 

@@ -29,6 +29,20 @@ pub fn router(store: &Store) -> Router {
     vetro_server::router_with(st.clone(), vetro_dashboard::router(st))
 }
 
+/// A fresh database on the PostgreSQL server `VETRO_TEST_PG_URL` names.
+pub async fn fresh_postgres() -> Option<String> {
+    let base = std::env::var("VETRO_TEST_PG_URL").ok()?;
+    let admin = Store::connect(&base).await.expect("VETRO_TEST_PG_URL");
+    let name = format!("vetro_dash_{}", vetro_store::new_id());
+    vetro_store::sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(admin.pool())
+        .await
+        .expect("create a test database");
+    admin.close().await;
+    let (prefix, _) = base.rsplit_once('/').expect("a URL with a database name");
+    Some(format!("{prefix}/{name}"))
+}
+
 pub async fn app() -> App {
     app_on("sqlite::memory:").await
 }
