@@ -73,6 +73,20 @@ pub async fn open_session(dash: &Dashboard, user: &User, env_id: &str) -> Option
     }
 }
 
+/// The environment `env_id` as this person sees it: with the changes of
+/// their open configuration session, if any.
+pub async fn draft_environment(dash: &Dashboard, user: &User, env_id: &str) -> ApiResult<Value> {
+    let sid = open_session(dash, user, env_id).await;
+    let env = vetro_server::routes::environments::show(
+        state(dash),
+        user.ctx.clone(),
+        P(env_id.to_string()),
+        vetro_server::auth::SessionHeader(sid),
+    )
+    .await?;
+    Ok(env.0)
+}
+
 /// The session to edit `env_id` in, opened when this person has none.
 pub async fn edit_session(dash: &Dashboard, user: &User, env_id: &str) -> ApiResult<String> {
     if let Some(sid) = open_session(dash, user, env_id).await {

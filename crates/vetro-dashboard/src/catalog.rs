@@ -215,6 +215,11 @@ pub async fn show(
         .as_array()
         .cloned()
         .unwrap_or_default();
+    // The manifest's `Require:`, read from the stored archive.
+    let requires = crate::classes::parsed(&dash, &id)
+        .await
+        .map(|pkg| pkg.requires)
+        .unwrap_or_default();
     let owner = text(&p, "owner_id") == user.ctx.project() || user.is_admin();
     let envs = vetro_server::routes::environments::list(state(&dash), user.ctx.clone(), query(&[]))
         .await?;
@@ -235,6 +240,17 @@ pub async fn show(
             dt { "Author" } dd { (text(&p, "author")) }
             dt { "Public" } dd { (if p["is_public"].as_bool() == Some(true) { "yes" } else { "no" }) }
             dt { "Classes" } dd { ul { @for c in &classes { li { code { (c.as_str().unwrap_or_default()) } } } } }
+            dt { "Requires" } dd {
+                @if requires.is_empty() { "No other packages" }
+                ul {
+                    @for (name, version) in &requires {
+                        li {
+                            a href={"/catalog?q=" (urlencode(name))} { code { (name) } }
+                            @if let Some(v) = version { " " (v) }
+                        }
+                    }
+                }
+            }
         }
         @if text(&p, "type") == "Application" {
             section aria-labelledby="add-title" {

@@ -129,15 +129,7 @@ async fn package_ui(dash: &Dashboard, user: &User, package_id: &str) -> ApiResul
 
 /// The environment's applications (offered to fields that take one).
 async fn inventory(dash: &Dashboard, user: &User, env: &str) -> ApiResult<Inventory> {
-    let sid = api::open_session(dash, user, env).await;
-    let e = api_envs::show(
-        state(dash),
-        user.ctx.clone(),
-        P(env.to_string()),
-        SessionHeader(sid),
-    )
-    .await?
-    .0;
+    let e = api::draft_environment(dash, user, env).await?;
     let apps = e["services"]
         .as_array()
         .into_iter()
@@ -227,6 +219,38 @@ fn wizard_error(e: impl std::fmt::Display) -> PageError {
     )
 }
 
+/// The wizard as this person left it (a new one when they have not begun),
+/// with its steps' names.
+async fn open_wizard<'u>(
+    dash: &Dashboard,
+    user: &User,
+    env: &str,
+    pui: &'u PackageUi,
+    key: &str,
+) -> Result<(Wizard<'u>, Vec<String>), PageError> {
+    let state = saved_state(user, key).await;
+    let inv = inventory(dash, user, env).await?;
+    let w = if state == WizardState::default() {
+        Wizard::new(&pui.ui, pui.app.clone(), inv, Limits::default(), Map::new())
+            .map_err(wizard_error)?
+    } else {
+        Wizard::resume(&pui.ui, pui.app.clone(), inv, Limits::default(), state)
+    };
+    let steps = w.steps().iter().map(|s| s.to_string()).collect();
+    Ok((w, steps))
+}
+
+/// The page of one step.
+fn step_layout(user: &User, page: &StepPage<'_>, pui: &PackageUi) -> Markup {
+    let title = format!("Add {}", pui.app.display_name);
+    layout(
+        &title,
+        user,
+        Nav::Environments,
+        render_step(user, page, &title),
+    )
+}
+
 pub async fn wizard(
     State(dash): State<Dashboard>,
     user: User,
@@ -235,20 +259,11 @@ pub async fn wizard(
 ) -> PageResult {
     let pui = package_ui(&dash, &user, &package).await?;
     let key = draft_key(&env, &package);
-    let step = q.step.unwrap_or(0);
-    if step == 0 && q.step.is_none() && user.draft(&key).await.is_some() {
+    if q.step.is_none() && user.draft(&key).await.is_some() {
         user.clear_draft(&key).await;
     }
-    let state = saved_state(&user, &key).await;
-    let inv = inventory(&dash, &user, &env).await?;
-    let w = if state == WizardState::default() {
-        Wizard::new(&pui.ui, pui.app.clone(), inv, Limits::default(), Map::new())
-            .map_err(wizard_error)?
-    } else {
-        Wizard::resume(&pui.ui, pui.app.clone(), inv, Limits::default(), state)
-    };
-    let steps: Vec<String> = w.steps().iter().map(|s| s.to_string()).collect();
-    let step = step.min(steps.len().saturating_sub(1));
+    let (w, steps) = open_wizard(&dash, &user, &env, &pui, &key).await?;
+    let step = q.step.unwrap_or(0).min(steps.len().saturating_sub(1));
     let view = w.form(step).map_err(wizard_error)?;
     let values = w.state().data.get(&view.name).cloned().unwrap_or_default();
     let page = StepPage {
@@ -261,13 +276,7 @@ pub async fn wizard(
         errors: HashMap::new(),
         form_errors: Vec::new(),
     };
-    let title = format!("Add {}", pui.app.display_name);
-    Ok(layout(
-        &title,
-        &user,
-        Nav::Environments,
-        render_step(&user, &page, &title),
-    ))
+    Ok(step_layout(&user, &page, &pui))
 }
 
 fn split_errors(e: &FormErrors) -> (HashMap<String, Vec<String>>, Vec<String>) {
@@ -306,42 +315,38 @@ pub async fn wizard_submit(
     Query(q): Query<StepQuery>,
     p: Posted,
 ) -> Response {
+    match submit_step(&dash, &env, &package, q.step.unwrap_or(0), &p).await {
+        Ok(r) => r,
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Checks one step's answers: the step again with messages at the fields,
+/// the next step, or the finished application added to the environment.
+async fn submit_step(
+    dash: &Dashboard,
+    env: &str,
+    package: &str,
+    step: usize,
+    p: &Posted,
+) -> Result<Response, PageError> {
     let user = &p.user;
-    let pui = match package_ui(&dash, user, &package).await {
-        Ok(x) => x,
-        Err(e) => return PageError::from(e).into_response(),
-    };
-    let key = draft_key(&env, &package);
-    let inv = match inventory(&dash, user, &env).await {
-        Ok(i) => i,
-        Err(e) => return PageError::from(e).into_response(),
-    };
-    let state = saved_state(user, &key).await;
-    let mut w = if state == WizardState::default() {
-        match Wizard::new(&pui.ui, pui.app.clone(), inv, Limits::default(), Map::new()) {
-            Ok(w) => w,
-            Err(e) => return wizard_error(e).into_response(),
-        }
-    } else {
-        Wizard::resume(&pui.ui, pui.app.clone(), inv, Limits::default(), state)
-    };
-    let steps: Vec<String> = w.steps().iter().map(|s| s.to_string()).collect();
-    let step = q.step.unwrap_or(0).min(steps.len().saturating_sub(1));
-    let view = match w.form(step) {
-        Ok(v) => v,
-        Err(e) => return wizard_error(e).into_response(),
-    };
+    let pui = package_ui(dash, user, package).await?;
+    let key = draft_key(env, package);
+    let (mut w, steps) = open_wizard(dash, user, env, &pui, &key).await?;
+    let step = step.min(steps.len().saturating_sub(1));
+    let view = w.form(step).map_err(wizard_error)?;
     let values = fields::submitted(&view.fields, |name| p.fields.get(name).map(str::to_string));
     let opts = SubmitOptions {
         confirm_passwords: true,
         reject_unknown: false,
     };
-    match w.submit(step, &values, opts) {
+    Ok(match w.submit(step, &values, opts) {
         Err(e) => {
             let (errors, form_errors) = split_errors(&e);
             let page = StepPage {
-                env: &env,
-                package: &package,
+                env,
+                package,
                 step,
                 steps,
                 view,
@@ -349,43 +354,30 @@ pub async fn wizard_submit(
                 errors,
                 form_errors,
             };
-            let title = format!("Add {}", pui.app.display_name);
-            let body = layout(
-                &title,
-                user,
-                Nav::Environments,
-                render_step(user, &page, &title),
-            );
+            let body = step_layout(user, &page, &pui);
             (StatusCode::UNPROCESSABLE_ENTITY, body).into_response()
         }
         Ok(_) if step + 1 < steps.len() => {
             user.set_draft(&key, serde_json::to_value(w.state()).unwrap_or(Value::Null))
                 .await;
-            Redirect::to(&format!(
-                "/environments/{env}/add/{package}?step={}",
-                step + 1
-            ))
-            .into_response()
+            let next = format!("/environments/{env}/add/{package}?step={}", step + 1);
+            Redirect::to(&next).into_response()
         }
         Ok(_) => {
             user.clear_draft(&key).await;
             let r = match w.build() {
-                Ok(app) => add_to_env(&dash, user, &env, app).await,
+                Ok(app) => add_to_env(dash, user, env, app).await,
                 Err(e) => Err(ApiError::bad_request(format!(
                     "The application cannot be built from the answers: {e}"
                 ))),
             };
-            match r {
-                Ok(name) => after(
-                    user,
-                    &format!("/environments/{env}"),
-                    Ok::<(), ApiError>(()),
-                    &format!("Added {name}. Deploy the environment to apply it."),
-                ),
-                Err(e) => after(user, &format!("/environments/{env}"), Err::<(), _>(e), ""),
-            }
+            let done = match &r {
+                Ok(name) => format!("Added {name}. Deploy the environment to apply it."),
+                Err(_) => String::new(),
+            };
+            after(user, &format!("/environments/{env}"), r, &done)
         }
-    }
+    })
 }
 
 /// The component `obj` of the person's draft (opening a session for it).

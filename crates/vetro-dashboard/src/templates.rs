@@ -9,7 +9,6 @@ use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::html;
 use serde_json::{json, Value};
-use vetro_server::auth::SessionHeader;
 use vetro_server::body::JsonBody;
 use vetro_server::extract::P;
 use vetro_server::routes::{environments as api_envs, templates as api_templates};
@@ -71,15 +70,7 @@ async fn from_env(
     name: &str,
     description: &str,
 ) -> ApiResult {
-    let sid = crate::api::open_session(dash, user, env).await;
-    let e = api_envs::show(
-        state(dash),
-        user.ctx.clone(),
-        P(env.to_string()),
-        SessionHeader(sid),
-    )
-    .await?
-    .0;
+    let e = crate::api::draft_environment(dash, user, env).await?;
     let body =
         json!({"name": name, "description_text": description, "services": e["services"].clone()});
     Ok(

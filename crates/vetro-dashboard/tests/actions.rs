@@ -1,6 +1,7 @@
 //! An action's form built from its method's argument contracts: typed
 //! fields, messages at the field for what the contract refuses, and the
-//! typed arguments queued with the action.
+//! typed arguments queued with the action; the package page with the
+//! manifest's requirements.
 
 use axum::http::{header, StatusCode};
 use serde_json::json;
@@ -79,6 +80,12 @@ async fn deployed() -> (App, String, String, String) {
     (a, env.id, cookie, csrf)
 }
 
+/// Posts the `scale` action's form.
+async fn post_scale(a: &App, env: &str, cookie: &str, fields: &[(&str, &str)]) -> Answer {
+    let path = format!("/environments/{env}/actions/t1_scale");
+    a.post(&path, cookie, fields).await
+}
+
 #[tokio::test]
 async fn the_action_form_has_a_typed_field_per_argument() {
     let (a, env, cookie, _) = deployed().await;
@@ -109,14 +116,13 @@ async fn the_action_form_has_a_typed_field_per_argument() {
 #[tokio::test]
 async fn refused_values_are_named_at_their_field_and_nothing_runs() {
     let (a, env, cookie, csrf) = deployed().await;
-    let path = format!("/environments/{env}/actions/t1_scale");
-    let r = a
-        .post(
-            &path,
-            &cookie,
-            &[("_csrf", &csrf), ("count", "9"), ("mode", "slow")],
-        )
-        .await;
+    let r = post_scale(
+        &a,
+        &env,
+        &cookie,
+        &[("_csrf", &csrf), ("count", "9"), ("mode", "slow")],
+    )
+    .await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
     let error = |id: &str| {
         let key = format!("id=\"f-{id}-error\"");
@@ -133,20 +139,14 @@ async fn refused_values_are_named_at_their_field_and_nothing_runs() {
 #[tokio::test]
 async fn accepted_values_are_queued_typed() {
     let (a, env, cookie, csrf) = deployed().await;
-    let path = format!("/environments/{env}/actions/t1_scale");
-    let r = a
-        .post(
-            &path,
-            &cookie,
-            &[
-                ("_csrf", &csrf),
-                ("count", "3"),
-                ("mode", "fast"),
-                ("dryRun", "true"),
-                ("zones", "a\r\nb\r\n"),
-            ],
-        )
-        .await;
+    let fields = [
+        ("_csrf", csrf.as_str()),
+        ("count", "3"),
+        ("mode", "fast"),
+        ("dryRun", "true"),
+        ("zones", "a\r\nb\r\n"),
+    ];
+    let r = post_scale(&a, &env, &cookie, &fields).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     let to = r.headers[header::LOCATION].to_str().unwrap();
     let task = to.rsplit('/').next().unwrap();
@@ -155,4 +155,23 @@ async fn accepted_values_are_queued_typed() {
         t.payload["args"],
         json!({"count": 3, "mode": "fast", "dryRun": true, "zones": ["a", "b"]})
     );
+}
+
+#[tokio::test]
+async fn the_package_page_lists_its_requirements_and_classes() {
+    let a = app().await;
+    let mut p = package(1, "Tools", "tools");
+    p.meta.class_definitions = vec!["com.example.tools.Tool".into()];
+    p.archive = archive();
+    let id = a.store.insert_package(&p).await.unwrap().id;
+    let (cookie, _) = a.sign_in().await;
+    let r = a.get(&format!("/catalog/{id}"), &cookie).await;
+    assert_eq!(r.status, StatusCode::OK);
+    for want in [
+        "<dt>Requires</dt>",
+        r#"<a href="/catalog?q=com.example.base"><code>com.example.base</code></a> 1.0.0"#,
+        "<code>com.example.tools.Tool</code>",
+    ] {
+        assert!(r.body.contains(want), "missing {want} in\n{}", r.body);
+    }
 }

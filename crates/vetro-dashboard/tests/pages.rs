@@ -76,9 +76,8 @@ async fn pages_need_a_session_and_sign_in_sets_a_strict_cookie() {
 /// them, with their half-filled forms; revoking the token ends them.
 #[tokio::test]
 async fn a_sign_in_survives_a_restart_and_ends_with_its_token() {
-    let file = std::env::temp_dir().join(format!("vetro-dash-{}.db", std::process::id()));
-    let url = format!("sqlite://{}", file.display());
-    let a = app_on(&url).await;
+    let db = TempDb::new("restart");
+    let a = app_on(&db.url).await;
     let (cookie, csrf) = a.sign_in().await;
     let r = a
         .post(
@@ -91,7 +90,7 @@ async fn a_sign_in_survives_a_restart_and_ends_with_its_token() {
     a.store.close().await;
     drop(a);
     // "Restart": a new store and router on the same file.
-    let store = vetro_store::Store::connect(&url).await.unwrap();
+    let store = vetro_store::Store::connect(&db.url).await.unwrap();
     let b = App {
         router: router(&store),
         store,
@@ -109,9 +108,6 @@ async fn a_sign_in_survives_a_restart_and_ends_with_its_token() {
     let r = b.get("/environments", &cookie).await;
     assert_eq!(r.headers[header::LOCATION], "/signin");
     b.store.close().await;
-    for ext in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{ext}", file.display()));
-    }
 }
 
 #[tokio::test]
@@ -349,16 +345,12 @@ async fn a_report_reaches_the_live_log_within_100_ms() {
 /// live log learns of it from the database (SQLite's change counter).
 #[tokio::test]
 async fn a_report_from_another_process_reaches_the_live_log_within_100_ms() {
-    let file = std::env::temp_dir().join(format!("vetro-dash-live-{}.db", std::process::id()));
-    let url = format!("sqlite://{}", file.display());
-    let a = app_on(&url).await;
-    let other = vetro_store::Store::connect(&url).await.unwrap();
+    let db = TempDb::new("live");
+    let a = app_on(&db.url).await;
+    let other = vetro_store::Store::connect(&db.url).await.unwrap();
     live_latency(&a, &other, "another process, SQLite").await;
     other.close().await;
     a.store.close().await;
-    for ext in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{ext}", file.display()));
-    }
 }
 
 /// The same on PostgreSQL (LISTEN/NOTIFY), when `VETRO_TEST_PG_URL` names a

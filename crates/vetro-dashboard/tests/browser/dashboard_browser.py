@@ -20,6 +20,7 @@ shows it, no page is wider than the window.
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -118,6 +119,8 @@ class Run:
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait()
+        # The browser profile and database: nothing is left behind.
+        shutil.rmtree(self.work, ignore_errors=True)
 
     # -- the browser ----------------------------------------------------
 

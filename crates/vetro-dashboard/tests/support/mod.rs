@@ -29,6 +29,28 @@ pub fn router(store: &Store) -> Router {
     vetro_server::router_with(st.clone(), vetro_dashboard::router(st))
 }
 
+/// A SQLite file in the temporary folder, removed (with its WAL files) when dropped.
+pub struct TempDb {
+    path: std::path::PathBuf,
+    pub url: String,
+}
+
+impl TempDb {
+    pub fn new(tag: &str) -> TempDb {
+        let path = std::env::temp_dir().join(format!("vetro-dash-{tag}-{}.db", std::process::id()));
+        let url = format!("sqlite://{}", path.display());
+        TempDb { path, url }
+    }
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        for ext in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{ext}", self.path.display()));
+        }
+    }
+}
+
 /// A fresh database on the PostgreSQL server `VETRO_TEST_PG_URL` names.
 pub async fn fresh_postgres() -> Option<String> {
     let base = std::env::var("VETRO_TEST_PG_URL").ok()?;
