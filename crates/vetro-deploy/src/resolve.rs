@@ -1,15 +1,15 @@
 //! Packages of a task: the classes a model names are looked up through the
-//! embedder's resolver (the catalog: own project first, then public, at the
-//! versions the deployment is pinned to), followed through parents and
-//! `Require:`, and unpacked once per archive into a cache folder.
+//! embedder's resolver (the catalog: the highest version in range, own
+//! project first, then public, at the versions the deployment is pinned
+//! to), followed through parents and `Require:` (with its version ranges),
+//! and unpacked once per archive into a cache folder.
 
 use crate::archive::{self, ArchiveLimits};
 use serde::Serialize;
-use serde_json::Value as Json;
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use vetro_dsl::package::Package;
+use vetro_dsl::package::{ClassRef, Package, Version, VersionSpec};
 
 /// One package archive found by a resolver.
 #[derive(Clone, Debug)]
@@ -24,10 +24,36 @@ pub struct PackageArchive {
 
 /// Where a task's packages come from.
 pub trait PackageResolver {
-    /// The package defining class `class`, or `None` when no visible package does.
-    fn by_class(&self, class: &str) -> Result<Option<PackageArchive>, String>;
-    /// The package named `fqn` (for `Require:` and static actions' `packageName`).
-    fn by_name(&self, fqn: &str) -> Result<Option<PackageArchive>, String>;
+    /// The package defining class `class` in a version in `spec`, or `None`
+    /// when no visible package does.
+    fn by_class(&self, class: &str, spec: &VersionSpec) -> Result<Option<PackageArchive>, String>;
+    /// The package named `fqn` in a version in `spec` (for `Require:` and
+    /// static actions' `packageName`).
+    fn by_name(&self, fqn: &str, spec: &VersionSpec) -> Result<Option<PackageArchive>, String>;
+}
+
+/// Murano's choice among the visible packages that match a name or class:
+/// those in `spec` only, the project's own first, the highest version
+/// among them. Versions that do not parse never match.
+pub fn choose<T>(
+    candidates: impl IntoIterator<Item = T>,
+    version: impl Fn(&T) -> &str,
+    own: impl Fn(&T) -> bool,
+    spec: &VersionSpec,
+) -> Option<T> {
+    let in_range: Vec<(Version, bool, T)> = candidates
+        .into_iter()
+        .filter_map(|c| {
+            let v = Version::coerce(version(&c)).ok()?;
+            let mine = own(&c);
+            spec.matches(&v).then_some((v, mine, c))
+        })
+        .collect();
+    // Own before public, then the highest version.
+    in_range
+        .into_iter()
+        .max_by(|(va, oa, _), (vb, ob, _)| oa.cmp(ob).then_with(|| va.cmp(vb)))
+        .map(|(_, _, c)| c)
 }
 
 /// A package a task used, for pinning the deployment's versions.
@@ -100,28 +126,6 @@ fn folder_name(key: &str) -> String {
     format!("{readable}-{h:016x}")
 }
 
-/// Class names of every object in a model tree (`?.type`, version and package
-/// hints stripped), in first-seen order.
-pub fn model_classes(model: &Json, out: &mut Vec<String>) {
-    match model {
-        Json::Object(map) => {
-            if let Some(Json::String(t)) = map.get("?").and_then(|h| h.get("type")) {
-                let name = vetro_policy::facts::strip_type_name(t).to_string();
-                if !out.contains(&name) {
-                    out.push(name);
-                }
-            }
-            for (k, v) in map {
-                if k != "?" {
-                    model_classes(v, out);
-                }
-            }
-        }
-        Json::Array(items) => items.iter().for_each(|v| model_classes(v, out)),
-        _ => {}
-    }
-}
-
 /// What resolution found: package roots to load and the packages used.
 #[derive(Debug, Default)]
 pub struct Resolved {
@@ -129,16 +133,18 @@ pub struct Resolved {
     pub used: Vec<UsedPackage>,
 }
 
-/// Work list of the resolution: classes and package names still to look up.
+/// Work list of the resolution: classes and package names still to look up,
+/// each with its version range and who asked (for messages).
 struct Walk<'a> {
     resolver: &'a dyn PackageResolver,
     cache: &'a PackageCache,
     limits: &'a ArchiveLimits,
-    classes: VecDeque<String>,
-    names: VecDeque<String>,
+    classes: VecDeque<(String, VersionSpec)>,
+    names: VecDeque<(String, VersionSpec, String)>,
     defined: HashSet<String>,
     seen_keys: HashSet<String>,
-    seen_names: HashSet<String>,
+    /// Package name -> the version taken: one version per package.
+    taken: HashMap<String, String>,
     out: Resolved,
 }
 
@@ -147,17 +153,26 @@ impl Walk<'_> {
         if !self.seen_keys.insert(archive.key.clone()) {
             return Ok(());
         }
-        self.seen_names.insert(archive.fqn.clone());
+        self.taken
+            .insert(archive.fqn.clone(), archive.version.clone());
         let root = self.cache.unpack(&archive, self.limits)?;
         // Only what resolution needs: names, parents and requirements.
         let mut sources = vetro_diag::SourceMap::new();
         let pkg = Package::load_dir(&root, &mut sources);
         for c in pkg.classes.values() {
             self.defined.insert(c.name.clone());
-            self.classes.extend(c.extends.iter().cloned());
+            self.classes
+                .extend(c.extends.iter().map(|p| (p.clone(), VersionSpec::any())));
         }
-        self.names
-            .extend(pkg.requires.iter().map(|(n, _)| n.clone()));
+        for (name, spec) in &pkg.requires {
+            if *name == pkg.name {
+                continue;
+            }
+            let by = format!("package {} {}", archive.fqn, archive.version);
+            let range = VersionSpec::parse(spec.as_deref())
+                .map_err(|e| format!("{by}: Require: {name}: {e}"))?;
+            self.names.push_back((name.clone(), range, by));
+        }
         self.out.used.push(UsedPackage {
             fqn: archive.fqn,
             version: archive.version,
@@ -167,17 +182,34 @@ impl Walk<'_> {
         Ok(())
     }
 
+    fn package(&mut self, name: &str, range: &VersionSpec, by: &str) -> Result<(), String> {
+        if name == vetro_dsl::package::BUNDLED_PACKAGE {
+            return Ok(());
+        }
+        if let Some(v) = self.taken.get(name) {
+            return match Version::coerce(v) {
+                Ok(v) if range.matches(&v) => Ok(()),
+                _ => Err(format!(
+                    "{by} requires package {name} ({range}), but {name} {v} is already used; \
+                     one deployment holds one version of a package"
+                )),
+            };
+        }
+        match self.resolver.by_name(name, range)? {
+            Some(a) => self.add(a),
+            None => Err(format!(
+                "{by} requires package {name} ({range}), which the catalog does not have"
+            )),
+        }
+    }
+
     fn run(mut self) -> Result<Resolved, String> {
         loop {
-            if let Some(name) = self.names.pop_front() {
-                if self.seen_names.insert(name.clone()) {
-                    if let Some(a) = self.resolver.by_name(&name)? {
-                        self.add(a)?;
-                    }
-                }
+            if let Some((name, range, by)) = self.names.pop_front() {
+                self.package(&name, &range, &by)?;
                 continue;
             }
-            let Some(class) = self.classes.pop_front() else {
+            let Some((class, range)) = self.classes.pop_front() else {
                 break;
             };
             if self.defined.contains(&class) || is_builtin(&class) {
@@ -185,7 +217,7 @@ impl Walk<'_> {
             }
             // Looked up once: an unknown class is the engine's error to report.
             self.defined.insert(class.clone());
-            if let Some(a) = self.resolver.by_class(&class)? {
+            if let Some(a) = self.resolver.by_class(&class, &range)? {
                 self.add(a)?;
             }
         }
@@ -208,30 +240,63 @@ fn is_builtin(class: &str) -> bool {
         .contains(class)
 }
 
-/// Resolve `classes` and `names` (package FQNs) with everything they need.
+/// What a task asks for: classes (as an object model names them, with their
+/// version hints: a class without one takes the highest visible version)
+/// and packages by name, each in a range.
+#[derive(Clone, Debug, Default)]
+pub struct Wanted {
+    pub classes: Vec<ClassRef>,
+    pub packages: Vec<(String, VersionSpec)>,
+}
+
+impl Wanted {
+    /// A class without a version hint.
+    pub fn class(&mut self, name: &str) {
+        self.classes.push(ClassRef::parse(name, None, None));
+    }
+}
+
+/// Resolve what `wanted` names with everything it needs.
 pub fn resolve(
     resolver: &dyn PackageResolver,
     cache: &PackageCache,
     limits: &ArchiveLimits,
-    classes: &[String],
-    names: &[String],
+    wanted: &Wanted,
 ) -> Result<Resolved, String> {
-    Walk {
+    let mut walk = Walk {
         resolver,
         cache,
         limits,
-        classes: classes.iter().cloned().collect(),
-        names: names.iter().cloned().collect(),
+        classes: VecDeque::new(),
+        names: VecDeque::new(),
         defined: HashSet::new(),
         seen_keys: HashSet::new(),
-        seen_names: HashSet::new(),
+        taken: HashMap::new(),
         out: Resolved::default(),
+    };
+    for c in &wanted.classes {
+        let range = match &c.version {
+            Some(v) => VersionSpec::parse(Some(v))
+                .map_err(|e| format!("class {}: version {v:?}: {e}", c.class))?,
+            None => VersionSpec::any(),
+        };
+        match &c.package {
+            // `Class@package`: that package, the class must be one of its own.
+            Some(p) => walk
+                .names
+                .push_back((p.clone(), range, format!("class {}", c.class))),
+            None => walk.classes.push_back((c.class.clone(), range)),
+        }
     }
-    .run()
+    for (name, range) in &wanted.packages {
+        walk.names
+            .push_back((name.clone(), range.clone(), "the request".into()));
+    }
+    walk.run()
 }
 
-/// A resolver over packages in memory (tests, the CLI): the first package
-/// defining a class wins, as the first visible one does in the catalog.
+/// A resolver over packages in memory (tests, the CLI): the highest version
+/// in range wins, as in the catalog.
 #[derive(Default)]
 pub struct MemoryResolver {
     packages: Vec<(PackageArchive, Vec<String>)>,
@@ -255,20 +320,23 @@ impl MemoryResolver {
     }
 }
 
-impl PackageResolver for MemoryResolver {
-    fn by_class(&self, class: &str) -> Result<Option<PackageArchive>, String> {
-        Ok(self
-            .packages
-            .iter()
-            .find(|(_, classes)| classes.iter().any(|c| c == class))
-            .map(|(a, _)| a.clone()))
+impl MemoryResolver {
+    fn pick(
+        &self,
+        spec: &VersionSpec,
+        matches: impl Fn(&(PackageArchive, Vec<String>)) -> bool,
+    ) -> Option<PackageArchive> {
+        let found = self.packages.iter().filter(|p| matches(p));
+        choose(found, |(a, _)| &a.version, |_| false, spec).map(|(a, _)| a.clone())
     }
-    fn by_name(&self, fqn: &str) -> Result<Option<PackageArchive>, String> {
-        Ok(self
-            .packages
-            .iter()
-            .find(|(a, _)| a.fqn == fqn)
-            .map(|(a, _)| a.clone()))
+}
+
+impl PackageResolver for MemoryResolver {
+    fn by_class(&self, class: &str, spec: &VersionSpec) -> Result<Option<PackageArchive>, String> {
+        Ok(self.pick(spec, |(_, classes)| classes.iter().any(|c| c == class)))
+    }
+    fn by_name(&self, fqn: &str, spec: &VersionSpec) -> Result<Option<PackageArchive>, String> {
+        Ok(self.pick(spec, |(a, _)| a.fqn == fqn))
     }
 }
 
@@ -307,12 +375,74 @@ mod tests {
     use super::*;
 
     #[test]
-    fn model_classes_strip_hints_and_dedupe() {
-        let m = serde_json::json!({"?": {"type": "a.B/1.0@pkg", "id": "1"},
-            "xs": [{"?": {"type": "a.C", "id": "2"}}, {"?": {"type": "a.B", "id": "3"}}]});
-        let mut out = Vec::new();
-        model_classes(&m, &mut out);
-        assert_eq!(out, ["a.B", "a.C"]);
+    fn the_choice_is_in_range_own_first_then_highest() {
+        let any = VersionSpec::any();
+        let zero = VersionSpec::parse(None).unwrap();
+        let pkgs = [
+            ("1.0.0", false),
+            ("0.2", false),
+            ("0.1", true),
+            ("junk", true),
+        ];
+        let pick = |spec: &VersionSpec| choose(pkgs.iter(), |p| p.0, |p| p.1, spec).map(|p| p.0);
+        assert_eq!(pick(&zero), Some("0.1"));
+        assert_eq!(pick(&any), Some("0.1"));
+        assert_eq!(
+            pick(&VersionSpec::parse(Some(">=0.2")).unwrap()),
+            Some("1.0.0")
+        );
+        assert_eq!(
+            pick(&VersionSpec::parse(Some("==0.2")).unwrap()),
+            Some("0.2")
+        );
+        assert_eq!(pick(&VersionSpec::parse(Some("2")).unwrap()), None);
+    }
+
+    /// A package archive: `name` at `version`, one class, the `require` lines.
+    fn package(name: &str, version: &str, require: &str) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let short = name.rsplit('.').next().unwrap();
+        let manifest = format!(
+            "Format: 1.4\nType: Library\nFullName: {name}\nVersion: {version}\n\
+             Require:\n{require}Classes:\n  {name}: C.yaml\n"
+        );
+        std::fs::write(dir.path().join("manifest.yaml"), manifest).unwrap();
+        std::fs::create_dir(dir.path().join("Classes")).unwrap();
+        let class = format!("Namespaces:\n  =: t\nName: {short}\n");
+        std::fs::write(dir.path().join("Classes/C.yaml"), class).unwrap();
+        zip_dir(dir.path()).unwrap()
+    }
+
+    #[test]
+    fn require_ranges_take_the_highest_version_in_range() {
+        let mut r = MemoryResolver::default();
+        for v in ["1.0.0", "1.4.2", "2.0.0"] {
+            r.add(package("t.Lib", v, "")).unwrap();
+        }
+        r.add(package("t.App", "0.1", "  t.Lib: '<2'\n")).unwrap();
+        r.add(package("t.Old", "0.1", "  t.Lib: '==1.0'\n"))
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let cache = PackageCache::new(dir.path());
+        let limits = ArchiveLimits::default();
+        let mut want = Wanted::default();
+        want.class("t.App");
+        let got = resolve(&r, &cache, &limits, &want).unwrap();
+        let versions: Vec<(&str, &str)> = got
+            .used
+            .iter()
+            .map(|u| (u.fqn.as_str(), u.version.as_str()))
+            .collect();
+        assert_eq!(versions, [("t.App", "0.1.0"), ("t.Lib", "1.4.2")]);
+        // Two ranges one version cannot meet are refused, naming both.
+        want.class("t.Old");
+        let e = resolve(&r, &cache, &limits, &want).unwrap_err();
+        assert!(e.contains("t.Old") && e.contains("t.Lib 1.4.2"), "{e}");
+        // A model's version hint is a range too.
+        let mut want = Wanted::default();
+        want.classes.push(ClassRef::parse("t.Lib/1.0", None, None));
+        let got = resolve(&r, &cache, &limits, &want).unwrap();
+        assert_eq!(got.used[0].version, "1.0.0");
     }
 
     #[test]
@@ -328,15 +458,14 @@ mod tests {
         r.add(crate::testdata::example_zip()).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let cache = PackageCache::new(dir.path());
-        let classes = vec![
-            "io.vetro.examples.WebServer".to_string(),
-            "io.murano.Environment".into(),
-        ];
-        let got = resolve(&r, &cache, &ArchiveLimits::default(), &classes, &[]).unwrap();
+        let mut classes = Wanted::default();
+        classes.class("io.vetro.examples.WebServer");
+        classes.class("io.murano.Environment");
+        let got = resolve(&r, &cache, &ArchiveLimits::default(), &classes).unwrap();
         assert_eq!(got.used.len(), 1);
         assert_eq!(got.used[0].fqn, "io.vetro.examples.WebServer");
         assert!(got.roots[0].join("manifest.yaml").is_file());
-        let again = resolve(&r, &cache, &ArchiveLimits::default(), &classes, &[]).unwrap();
+        let again = resolve(&r, &cache, &ArchiveLimits::default(), &classes).unwrap();
         assert_eq!(again.roots, got.roots);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }

@@ -218,13 +218,11 @@ pub fn run_task(task: Task<'_>, sink: ReportSink) -> Result<TaskOutput, TaskErro
 /// The embedder's half of a task: find and unpack its packages.
 pub fn prepare(task: &Task<'_>) -> Result<Prepared, TaskError> {
     let engine_model = model::to_engine(&task.model, task.kind == TaskKind::Delete);
-    let (classes, names) = wanted(&task.kind, &engine_model);
     let resolved = resolve::resolve(
         task.resolver,
         task.cache,
         &task.limits.archive,
-        &classes,
-        &names,
+        &wanted(&task.kind, &engine_model),
     )
     .map_err(TaskError)?;
     Ok(Prepared {
@@ -297,25 +295,30 @@ pub fn run_prepared(p: &Prepared, cancel: Arc<AtomicBool>, sink: ReportSink) -> 
 }
 
 /// Classes and package names the task needs.
-fn wanted(kind: &TaskKind, engine_model: &Json) -> (Vec<String>, Vec<String>) {
-    let mut classes = Vec::new();
-    let mut names = Vec::new();
+fn wanted(kind: &TaskKind, engine_model: &Json) -> resolve::Wanted {
+    let mut wanted = resolve::Wanted::default();
     if let TaskKind::StaticAction {
         class_name,
         package_name,
         ..
     } = kind
     {
-        classes.push(class_name.clone());
-        names.extend(package_name.iter().cloned());
+        wanted.class(class_name);
+        wanted.packages.extend(
+            package_name
+                .iter()
+                .map(|p| (p.clone(), vetro_dsl::package::VersionSpec::any())),
+        );
     } else {
         for key in ["Objects", "ObjectsCopy"] {
             if let Some(tree) = engine_model.get(key) {
-                resolve::model_classes(tree, &mut classes);
+                wanted
+                    .classes
+                    .extend(vetro_dsl::package::ClassRef::in_model(tree));
             }
         }
     }
-    (classes, names)
+    wanted
 }
 
 /// An error report on the root plus an exception result.

@@ -63,5 +63,6 @@ pub mod core;
 pub mod host;
 pub mod package;
 pub mod runtime;
+pub mod schema;
 pub mod syntax;
 pub mod testing;

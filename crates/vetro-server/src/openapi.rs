@@ -110,6 +110,7 @@ impl Modify for Common {
         templates::list, templates::create, templates::show, templates::update, templates::delete,
         templates::services, templates::add_service, templates::get_service, templates::put_service,
         templates::delete_service, templates::create_environment, templates::clone,
+        class_schema::class, class_schema::methods,
         vetro::get_policy, vetro::put_policy, vetro::cancel, vetro::events, vetro::health, vetro::ready,
     )
 )]

@@ -755,6 +755,8 @@ const OWN_PROJECT_ROUTES: &[(&str, &str)] = &[
     ("POST", "/v1/templates"),
     ("GET", "/v1/policy"),
     ("PUT", "/v1/policy"),
+    ("GET", "/v1/schemas/{class_name}"),
+    ("GET", "/v1/schemas/{class_name}/{method_names}"),
     ("GET", "/openapi.json"),
     ("GET", "/healthz"),
     ("GET", "/readyz"),
@@ -1226,4 +1228,90 @@ fn an_upload_whose_require_the_catalog_lacks_is_refused_naming_it() {
     // In the catalog now, but not in the range asked for.
     err(upload(&a, app(">=2"), None), 400);
     ok(upload(&a, app("1"), None));
+}
+
+#[test]
+fn class_schemas_come_from_the_catalog_with_parents_and_builders() {
+    let s = start();
+    let a = As::new(&s, "p1", "u1", false);
+    let base_manifest =
+        "Format: 1.4\nType: Library\nFullName: t.Base\nVersion: 0.3\nClasses:\n  t.Base: Base.yaml\n";
+    let base_class = "Namespaces:\n  =: t\nName: Base\nProperties:\n  region:\n    Contract: $.string().notNull()\n    Default: north\n";
+    let manifest = |version: &str| {
+        format!(
+            "Format: 1.4\nType: Application\nFullName: t.Shop\nVersion: {version}\n\
+             Require:\n  t.Base: '0'\nClasses:\n  t.Shop: Shop.yaml\n"
+        )
+    };
+    let class = |extra: &str| {
+        format!(
+            "Namespaces:\n  =: t\n  m: io.murano.metadata\nName: Shop\nExtends: Base\n\
+             Properties:\n  size:\n    Contract: $.int().check($ > 0)\n{extra}\
+             Methods:\n  make:\n    Usage: Static\n    Scope: Public\n    Meta:\n      - m:ModelBuilder\n\
+             \x20   Arguments:\n      - count:\n          Contract: $.int().notNull()\n"
+        )
+    };
+    let shop = |version: &str, extra: &str| {
+        let (m, c) = (manifest(version), class(extra));
+        zip(&[
+            ("manifest.yaml", m.as_bytes()),
+            ("Classes/Shop.yaml", c.as_bytes()),
+        ])
+    };
+    ok(upload(
+        &a,
+        zip(&[
+            ("manifest.yaml", base_manifest.as_bytes()),
+            ("Classes/Base.yaml", base_class.as_bytes()),
+        ]),
+        None,
+    ));
+    ok(upload(&a, shop("0.1", ""), None));
+    let all = ok(a.get("/v1/schemas/t.Shop"));
+    let props = &all[""]["properties"];
+    assert_eq!(
+        props["size"],
+        json!({"type": ["integer", "null"], "minimum": 0, "exclusiveMinimum": true})
+    );
+    assert_eq!(
+        props["region"],
+        json!({"type": "string", "default": "north"})
+    );
+    assert_eq!(
+        all["make"]["properties"]["count"],
+        json!({"type": "integer"})
+    );
+    // Method names in the path: those builders only.
+    let only = ok(a.get("/v1/schemas/t.Shop/make,nothing"));
+    assert_eq!(only.as_object().unwrap().len(), 1, "{only}");
+    assert!(only["make"].is_object());
+    // The version range picks the package, by class or by name.
+    let two = "  colour:\n    Contract: $.string()\n";
+    let other = As::new(&s, "p2", "u2", false);
+    ok(upload(
+        &other,
+        zip(&[
+            ("manifest.yaml", base_manifest.as_bytes()),
+            ("Classes/Base.yaml", base_class.as_bytes()),
+        ]),
+        None,
+    ));
+    ok(upload(&other, shop("1.0.0", two), None));
+    // Project 1's 0.1 is private: project 2 has only 1.0.0, outside `==0`.
+    let e = err(other.get("/v1/schemas/t.Shop"), 404);
+    assert_eq!(e["error"]["type"], "NoPackageForClassFound", "{e}");
+    let v1 = ok(other.get("/v1/schemas/t.Shop?classVersion=1"));
+    assert!(v1[""]["properties"]["colour"].is_object(), "{v1}");
+    let v1 = ok(other.get("/v1/schemas/t.Shop?classVersion=%3E%3D0.1&packageName=t.Shop"));
+    assert!(v1[""]["properties"]["colour"].is_object(), "{v1}");
+    let e = err(a.get("/v1/schemas/t.Shop?classVersion=1"), 404);
+    assert_eq!(e["error"]["type"], "NoPackageForClassFound", "{e}");
+    let e = err(
+        a.get("/v1/schemas/t.Shop?packageName=t.Base&classVersion=%3D0"),
+        404,
+    );
+    assert_eq!(e["error"]["type"], "NoClassFound", "{e}");
+    let e = err(a.get("/v1/schemas/t.Nothing?classVersion=%3E%3D0"), 404);
+    assert_eq!(e["error"]["type"], "NoPackageForClassFound", "{e}");
+    err(a.get("/v1/schemas/t.Shop?classVersion=banana"), 400);
 }

@@ -9,6 +9,7 @@
 
 pub mod actions;
 pub mod catalog;
+pub mod class_schema;
 pub mod deployments;
 pub mod environments;
 pub mod model;
@@ -279,6 +280,18 @@ fn template_and_service_routes() -> Vec<Entry> {
             "/v1/templates/{env_template_id}/clone",
             Project,
             templates::clone,
+        ),
+        entry(
+            M::GET,
+            "/v1/schemas/{class_name}",
+            Project,
+            class_schema::class,
+        ),
+        entry(
+            M::GET,
+            "/v1/schemas/{class_name}/{method_names}",
+            Project,
+            class_schema::methods,
         ),
         entry(M::GET, "/v1/policy", Project, vetro::get_policy),
         entry(M::PUT, "/v1/policy", Project, vetro::put_policy),

@@ -19,7 +19,7 @@
 //! engine; `run` executes one task.
 
 mod engine;
-mod resolver;
+pub(crate) mod resolver;
 mod run;
 
 pub use engine::{OsLimits, Runner, ENGINE_OPEN_FILES};

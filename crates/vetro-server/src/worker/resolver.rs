@@ -1,11 +1,14 @@
-//! Packages for a running task, from the catalog: the project's own package
-//! first, then a public one (Murano's lookup), each pinned to the task on
-//! first use so that a retry or a takeover runs the same versions.
+//! Packages for a running task, from the catalog: the highest version in
+//! range, the project's own package first, then a public one (Murano's
+//! lookup, [`vetro_deploy::resolve::choose`]), each pinned to the task on
+//! first use so that a retry or a takeover runs the same versions. Without
+//! a task (class schemas), nothing is pinned.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use tokio::runtime::Handle;
 use vetro_deploy::{PackageArchive, PackageResolver};
+use vetro_dsl::package::VersionSpec;
 use vetro_store::catalog::PackageFile;
 use vetro_store::queue::PinnedPackage;
 use vetro_store::Store;
@@ -16,7 +19,7 @@ pub struct CatalogResolver {
     store: Store,
     handle: Handle,
     project_id: String,
-    task_id: String,
+    task_id: Option<String>,
     /// Fully qualified name → package id, as pinned so far.
     pins: Mutex<HashMap<String, String>>,
 }
@@ -26,7 +29,7 @@ impl CatalogResolver {
         store: Store,
         handle: Handle,
         project_id: String,
-        task_id: String,
+        task_id: Option<String>,
         pinned: &[PinnedPackage],
     ) -> CatalogResolver {
         let pins = pinned
@@ -42,14 +45,24 @@ impl CatalogResolver {
         }
     }
 
-    fn find(&self, name: &str) -> Result<Option<PackageArchive>, String> {
+    fn find(&self, want: Want, spec: &VersionSpec) -> Result<Option<PackageArchive>, String> {
         self.handle
-            .block_on(self.find_async(name))
+            .block_on(self.find_async(want, spec))
             .map_err(|e| e.to_string())
     }
 
-    async fn find_async(&self, name: &str) -> vetro_store::Result<Option<PackageArchive>> {
-        let Some(found) = self.store.resolve_package(&self.project_id, name).await? else {
+    async fn find_async(
+        &self,
+        want: Want<'_>,
+        spec: &VersionSpec,
+    ) -> vetro_store::Result<Option<PackageArchive>> {
+        let visible = self.store.list_packages(Some(&self.project_id)).await?;
+        let matching = visible.into_iter().filter(|p| match want {
+            Want::Name(n) => p.fully_qualified_name == n,
+            Want::Class(c) => p.class_definitions.iter().any(|d| d == c),
+        });
+        let own = |p: &vetro_store::catalog::Package| p.owner_id == self.project_id;
+        let Some(found) = vetro_deploy::resolve::choose(matching, |p| &p.version, own, spec) else {
             return Ok(None);
         };
         let pinned = self
@@ -83,7 +96,9 @@ impl CatalogResolver {
             package_id: package.id.clone(),
             version: package.version.clone(),
         };
-        self.store.pin_packages(&self.task_id, &[pin]).await?;
+        if let Some(task_id) = &self.task_id {
+            self.store.pin_packages(task_id, &[pin]).await?;
+        }
         if let Ok(mut pins) = self.pins.lock() {
             pins.insert(package.fully_qualified_name.clone(), package.id.clone());
         }
@@ -98,12 +113,19 @@ impl CatalogResolver {
     }
 }
 
+/// What a lookup matches packages by.
+#[derive(Clone, Copy)]
+enum Want<'a> {
+    Name(&'a str),
+    Class(&'a str),
+}
+
 impl PackageResolver for CatalogResolver {
-    fn by_class(&self, class: &str) -> Result<Option<PackageArchive>, String> {
-        self.find(class)
+    fn by_class(&self, class: &str, spec: &VersionSpec) -> Result<Option<PackageArchive>, String> {
+        self.find(Want::Class(class), spec)
     }
 
-    fn by_name(&self, fqn: &str) -> Result<Option<PackageArchive>, String> {
-        self.find(fqn)
+    fn by_name(&self, fqn: &str, spec: &VersionSpec) -> Result<Option<PackageArchive>, String> {
+        self.find(Want::Name(fqn), spec)
     }
 }

@@ -120,7 +120,7 @@ async fn inputs(w: &Worker, task: &Task) -> Result<Inputs, String> {
         store.clone(),
         tokio::runtime::Handle::current(),
         task.project_id.clone(),
-        task.id.clone(),
+        Some(task.id.clone()),
         &pinned,
     );
     Ok(Inputs {

@@ -4,7 +4,7 @@
 Starts `vetro serve` on a loopback port with a fresh SQLite database in a
 temporary folder, creates a token with `vetro token create`, and drives
 python-muranoclient's `murano` command through the life of the bundled
-example package: catalog, categories, environments, sessions, services,
+example package: catalog, class schemas, categories, environments, sessions, services,
 deploy, deployments, the deployed model's actions, environment templates and
 deletion. Every step parses the command's output and checks its values.
 
@@ -168,6 +168,32 @@ class Scenario:
         d = props(self.murano_cmd("category-show", self.category_id).stdout)
         self.check(d.get("packages") == "Example web server",
                    "category-show lists the package in its category", d)
+
+    def class_schema(self):
+        out = self.murano_cmd("class-schema", FQN).stdout
+        schema = json_out(out)
+        cls = schema.get("", {})
+        props_ = cls.get("properties", {})
+        self.check(set(schema) == {""} and cls.get("type") == "object"
+                   and cls.get("$schema") == "http://json-schema.org/draft-04/schema#"
+                   and cls.get("additionalProperties") is False,
+                   "class-schema: the class's JSON Schema under the empty key", out)
+        self.check(props_.get("port") == {"type": "integer", "default": 80,
+                                          "minimum": 0, "exclusiveMinimum": True,
+                                          "maximum": 65536, "exclusiveMaximum": True}
+                   and props_.get("siteName") == {"type": "string", "default": "hello"}
+                   and props_.get("instance") == {"type": "muranoObject",
+                                                  "muranoType": "io.murano.resources.Instance"}
+                   and "url" not in props_,
+                   "class-schema: inputs from their contracts (bounds, defaults, classes); Out left out",
+                   props_)
+        out = self.murano_cmd("class-schema", FQN, "--package-name", FQN,
+                              "--class-version", ">=0.1").stdout
+        self.check(json_out(out) == schema, "class-schema --package-name --class-version: the same")
+        res = self.murano_cmd("class-schema", FQN, "--class-version", "1", expect_ok=False)
+        self.check(res.returncode != 0 and "not found" in (res.stdout + res.stderr),
+                   "class-schema outside the package's version range: not found",
+                   res.stdout + res.stderr)
 
     def environment_basics(self):
         rows = table(self.murano_cmd("environment-create", "demo-env").stdout)
@@ -424,6 +450,7 @@ def main():
         s.categories()
         s.package_import()
         s.package_list_show_download()
+        s.class_schema()
         s.environment_basics()
         s.session_and_apps()
         s.deploy()
