@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use vetro_diag::SourceMap;
-use vetro_dsl::package::catalog::{load_with_dependencies, resolve_package};
+use vetro_dsl::package::catalog::{load_with_dependencies, resolve_class, resolve_package};
 use vetro_dsl::package::{Catalog, CatalogError, ClassRef, Resolver, VersionSpec};
 
 /// Write a package folder `dir` with a manifest and one class per name.
@@ -396,4 +396,31 @@ fn a_resolver_reports_every_problem_at_once() {
     let errs = r.finish().unwrap_err();
     assert_eq!(errs.len(), 3, "{errs:?}");
     assert!(matches!(errs[1], CatalogError::BadRange { .. }));
+}
+
+#[test]
+fn a_class_for_a_package_comes_in_the_version_its_require_takes() {
+    let t = shelf();
+    let d = t.path();
+    let catalog = Catalog::new(&[d.to_path_buf()]);
+    let mut sources = SourceMap::new();
+    let app = vetro_dsl::package::Package::load_dir(&d.join("app/package"), &mut sources);
+    // org.app requires org.web 1.x: the highest 1.x defining Server is 1.1.
+    let root = resolve_class(&catalog, &app, "org.web.Server").unwrap();
+    assert_eq!(root, d.join("web/v1-1"));
+    // Balancer is only in 1.0.0, which the session cannot hold beside 1.1.
+    let e = resolve_class(&catalog, &app, "org.web.Balancer").unwrap_err();
+    assert!(matches!(e[0], CatalogError::Conflict { .. }), "{e:?}");
+    // A class no Require: names: its highest version; its own needs resolve.
+    let db = vetro_dsl::package::Package::load_dir(&d.join("db"), &mut sources);
+    assert_eq!(
+        resolve_class(&catalog, &db, "org.web.Balancer").unwrap(),
+        d.join("web/v1")
+    );
+    assert_eq!(
+        resolve_class(&catalog, &app, "org.app.App").unwrap(),
+        d.join("app/package")
+    );
+    let e = resolve_class(&catalog, &app, "org.none.Thing").unwrap_err();
+    assert!(e[0].to_string().contains("org.none.Thing"), "{e:?}");
 }

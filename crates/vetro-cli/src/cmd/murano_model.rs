@@ -7,7 +7,8 @@ use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use vetro_diag::{Severity, SourceMap};
-use vetro_dsl::package::{Catalog, VersionSpec};
+use vetro_dsl::package::catalog::resolve_class;
+use vetro_dsl::package::Catalog;
 use vetro_forms::answers::{fill, NewApp};
 use vetro_forms::{AppPackage, ExistingApp, FieldView, Inventory, Limits, Wizard};
 
@@ -162,7 +163,6 @@ impl Run {
         )
         .map_err(|e| Failure::Message(format!("{}: Parameters: {e}", dir.display())))?;
         let mut nested_failure: Option<Failure> = None;
-        let requires = pkg.package.requires.clone();
         let filled = {
             let this = &mut *self;
             let failure = &mut nested_failure;
@@ -178,7 +178,11 @@ impl Run {
                         field.app_types.join(", ")
                     )
                 })?;
-                let found = find_package(&this.catalog, &requires, class)?;
+                let found =
+                    resolve_class(&this.catalog, &pkg.package, class).map_err(|errors| {
+                        let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                        texts.join("; ")
+                    })?;
                 let sub = spec.get("answers").cloned().unwrap_or(Json::Null);
                 match this.application(&found, &sub, depth + 1) {
                     Ok(app) => Ok(app),
@@ -213,29 +217,6 @@ impl Run {
         self.applications.push(model);
         self.inventory.apps.push(app.clone());
         Ok(app)
-    }
-}
-
-/// The folder of the package providing `class` in the catalog: the version
-/// the requiring package's `Require:` allows, else the highest.
-fn find_package(
-    catalog: &Catalog,
-    requires: &[(String, Option<String>)],
-    class: &str,
-) -> Result<PathBuf, String> {
-    let any = catalog
-        .find_class(class, &VersionSpec::any())
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("no package of the catalog (--packages) provides {class}"))?;
-    let Some((name, spec)) = requires.iter().find(|(n, _)| *n == any.name) else {
-        return Ok(any.root.clone());
-    };
-    let spec = VersionSpec::parse(spec.as_deref()).map_err(|e| format!("{name}: {e}"))?;
-    match catalog.find(name, &spec).map_err(|e| e.to_string())? {
-        Some(entry) => Ok(entry.root.clone()),
-        None => Err(format!(
-            "no version of {name} in the catalog meets the requirement ({spec:?}) for {class}"
-        )),
     }
 }
 

@@ -700,6 +700,45 @@ pub fn resolve_package(
     resolver.finish()
 }
 
+/// The package folder providing `class` to `requiring` (a package loaded by
+/// the caller), resolved as a run resolves it: `requiring`'s `Require:`
+/// ranges are in force (a class of a required package comes in the version
+/// its range takes), a class no requirement provides comes from its
+/// highest version, and the packages that one requires must resolve too.
+pub fn resolve_class(
+    catalog: &Catalog,
+    requiring: &super::Package,
+    class: &str,
+) -> Result<PathBuf, Vec<CatalogError>> {
+    if requiring.classes.contains_key(class) {
+        return Ok(requiring.root.clone());
+    }
+    let mut resolver = Resolver::new(catalog);
+    resolver.give(requiring);
+    let by = format!("package {}", requiring.name);
+    resolver.class(ClassRef::parse(class, Some("*"), None), &by);
+    let found = resolver.finish()?;
+    let provides = |r: &Resolved| {
+        catalog
+            .entries()
+            .iter()
+            .any(|e| e.root == r.root && e.classes.iter().any(|c| c == class))
+    };
+    found
+        .iter()
+        .find(|r| provides(r))
+        .map(|r| r.root.clone())
+        .ok_or_else(|| {
+            vec![CatalogError::NoClass {
+                class: class.into(),
+                spec: "*".into(),
+                needed_by: by,
+                found: Vec::new(),
+                searched: catalog.dirs.clone(),
+            }]
+        })
+}
+
 impl fmt::Display for Resolved {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
