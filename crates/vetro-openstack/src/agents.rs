@@ -126,7 +126,9 @@ impl AgentBus {
         Ok(())
     }
 
-    async fn send(&mut self, call: &AgentCall<'_>, plan: &Json) -> Result<String, String> {
+    /// A channel with both queues declared and, when the call waits, a
+    /// consumer on the result queue.
+    async fn subscribe(&mut self, call: &AgentCall<'_>) -> Result<Channel, String> {
         let ch = self.channel().await?;
         self.declare(&ch, call.queue).await?;
         self.declare(&ch, call.result_queue).await?;
@@ -143,6 +145,11 @@ impl AgentBus {
                 .map_err(|e| format!("cannot read results from {}: {e}", call.result_queue))?;
             self.consumers.insert(call.result_queue.to_string(), c);
         }
+        Ok(ch)
+    }
+
+    async fn send(&mut self, call: &AgentCall<'_>, plan: &Json) -> Result<String, String> {
+        let ch = self.subscribe(call).await?;
         let body = plan.to_string();
         let id = plan
             .get("ID")
@@ -154,6 +161,63 @@ impl AgentBus {
         };
         publish(&ch, "", call.queue, body.as_bytes(), &id, signature).await?;
         Ok(id)
+    }
+
+    /// The result of plan `id` from the result queue's consumer; an error
+    /// when the connection is lost first.
+    async fn next_result(&mut self, call: &AgentCall<'_>, id: &str) -> Result<Json, String> {
+        let consumer = self
+            .consumers
+            .get_mut(call.result_queue)
+            .ok_or("no result consumer")?;
+        while let Some(d) = consumer.next().await {
+            let d = d.map_err(|e| format!("reading results: {e}"))?;
+            let _ = d.ack(BasicAckOptions::default()).await;
+            let Ok(result) = serde_json::from_slice::<Json>(&d.data) else {
+                continue;
+            };
+            // Results of other plans (earlier runs' late answers) are dropped, as Murano did.
+            if result
+                .get("SourceID")
+                .map(vetro_agent::body::py_str)
+                .as_deref()
+                == Some(id)
+            {
+                return Ok(result);
+            }
+        }
+        Err("the broker closed the result queue".to_string())
+    }
+
+    /// Wait for the result of plan `id`. A lost connection is made again
+    /// (with backoff) and the result queue read anew: the result, kept by
+    /// the broker meanwhile, is not lost.
+    async fn wait_result(
+        &mut self,
+        call: &AgentCall<'_>,
+        id: &str,
+        lost: &mut Option<String>,
+    ) -> Json {
+        let mut delay = Duration::from_millis(100);
+        loop {
+            match self.next_result(call, id).await {
+                Ok(result) => return result,
+                Err(why) => {
+                    tracing::warn!("agent results of {}: {why}; reconnecting", call.host);
+                    *lost = Some(why);
+                }
+            }
+            loop {
+                self.link = None;
+                self.consumers.clear();
+                match self.subscribe(call).await {
+                    Ok(_) => break,
+                    Err(why) => *lost = Some(why),
+                }
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(5));
+            }
+        }
     }
 
     /// Send `plan`; with a timeout, wait for its result message.
@@ -173,36 +237,16 @@ impl AgentBus {
         let Some(timeout) = call.timeout else {
             return Ok(None);
         };
-        let consumer = self
-            .consumers
-            .get_mut(call.result_queue)
-            .ok_or("no result consumer")?;
-        let wait = async {
-            while let Some(d) = consumer.next().await {
-                let d = d.map_err(|e| format!("reading results: {e}"))?;
-                let _ = d.ack(BasicAckOptions::default()).await;
-                let Ok(result) = serde_json::from_slice::<Json>(&d.data) else {
-                    continue;
-                };
-                // Results of other plans (earlier runs' late answers) are dropped, as Murano did.
-                if result
-                    .get("SourceID")
-                    .map(vetro_agent::body::py_str)
-                    .as_deref()
-                    == Some(id.as_str())
-                {
-                    return Ok(result);
-                }
-            }
-            Err("the broker closed the result queue".to_string())
-        };
-        match tokio::time::timeout(timeout, wait).await {
-            Ok(r) => r.map(Some),
+        let mut lost = None;
+        match tokio::time::timeout(timeout, self.wait_result(call, &id, &mut lost)).await {
+            Ok(r) => Ok(Some(r)),
             Err(_) => Err(format!(
-                "the agent of {} did not answer within {} s (queue {})",
+                "the agent of {} did not answer within {} s (queue {}){}",
                 call.host,
                 fmt_secs(timeout),
-                call.queue
+                call.queue,
+                lost.map(|w| format!("; the broker connection was lost: {w}"))
+                    .unwrap_or_default()
             )),
         }
     }

@@ -1,10 +1,13 @@
 //! Heat's stack API: find, create or update, wait with backoff, outputs,
-//! template, delete. Requests are retried with backoff when Heat answers 5xx
-//! or cannot be reached, and sent again with a new token when Keystone's
-//! token was refused.
+//! template, delete. Requests go through [`crate::rest::Api`]: tried again
+//! with backoff when Heat answers 5xx or cannot be reached, sent again with a
+//! new token when Keystone's token was refused.
 
-use crate::keystone::{error_text, Session};
-use reqwest::{Method, StatusCode};
+use crate::api::Api;
+use crate::environment::HeatEnvironment;
+use crate::keystone::Session;
+use crate::rest::Retry;
+use reqwest::Method;
 use serde_json::{json, Value as Json};
 use std::time::{Duration, Instant};
 
@@ -66,7 +69,7 @@ pub struct Waiting {
     pub factor: f64,
     pub max: Duration,
     /// Tries of a request Heat answers 5xx or does not answer.
-    pub attempts: u32,
+    pub retry: Retry,
 }
 
 impl Default for Waiting {
@@ -76,7 +79,7 @@ impl Default for Waiting {
             first: Duration::from_millis(100),
             factor: 1.5,
             max: Duration::from_secs(2),
-            attempts: 5,
+            retry: Retry::default(),
         }
     }
 }
@@ -97,57 +100,15 @@ impl Heat<'_> {
         path: &str,
         body: Option<&Json>,
     ) -> Result<Option<Json>, String> {
-        let url = format!("{}{path}", self.endpoint);
-        let mut delay = Duration::from_millis(250);
-        let mut refreshed = false;
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let token = self.session.token().await?;
-            let mut req = self
-                .http
-                .request(method.clone(), &url)
-                .header("X-Auth-Token", token)
-                .header("Accept", "application/json");
-            if let Some(b) = body {
-                req = req.json(b);
-            }
-            let outcome = req.send().await;
-            let retry_why = match outcome {
-                Ok(resp) => {
-                    let status = resp.status();
-                    let text = resp.text().await.unwrap_or_default();
-                    if status == StatusCode::NOT_FOUND {
-                        return Ok(None);
-                    }
-                    if status == StatusCode::UNAUTHORIZED && !refreshed {
-                        self.session.invalidate();
-                        refreshed = true;
-                        continue;
-                    }
-                    if status.is_success() {
-                        return Ok(Some(if text.trim().is_empty() {
-                            Json::Null
-                        } else {
-                            serde_json::from_str(&text).unwrap_or(Json::Null)
-                        }));
-                    }
-                    if !status.is_server_error() {
-                        return Err(format!(
-                            "Heat refused {method} {path}: {}",
-                            error_text(status, &text)
-                        ));
-                    }
-                    format!("Heat answered {}", error_text(status, &text))
-                }
-                Err(e) => format!("Heat at {url} cannot be reached: {e}"),
-            };
-            if attempt >= self.waiting.attempts {
-                return Err(format!("{retry_why} (gave up after {attempt} tries)"));
-            }
-            tokio::time::sleep(delay).await;
-            delay = (delay * 2).min(Duration::from_secs(8));
+        Api {
+            session: self.session,
+            http: self.http,
+            endpoint: self.endpoint,
+            service: "Heat",
+            retry: &self.waiting.retry,
         }
+        .call(method, path, body)
+        .await
     }
 
     pub async fn find(&mut self, name: &str) -> Result<Option<Stack>, String> {
@@ -171,11 +132,11 @@ impl Heat<'_> {
         name: &str,
         template: &Json,
         parameters: &Json,
-        environment: &Json,
+        environment: &HeatEnvironment,
     ) -> Result<Stack, String> {
         let existing = self.find(name).await?;
-        let body =
-            json!({"template": template, "parameters": parameters, "environment": environment});
+        let body = json!({"template": template, "parameters": parameters,
+            "environment": environment.environment, "files": environment.files});
         match existing {
             None => {
                 let mut create = body.clone();

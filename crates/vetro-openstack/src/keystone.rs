@@ -2,6 +2,7 @@
 //! when the token is about to expire or is refused mid-deployment.
 
 use crate::clouds::{Credentials, Method, Named};
+use crate::rest::{error_text, exchange, Retry};
 use serde_json::{json, Value as Json};
 use std::time::Duration;
 
@@ -9,12 +10,15 @@ pub struct Session {
     creds: Credentials,
     http: reqwest::Client,
     token: Option<Token>,
+    /// How Keystone is tried when it cannot be reached or answers 5xx.
+    pub retry: Retry,
 }
 
 struct Token {
     id: String,
     expires: Option<jiff::Timestamp>,
     catalog: Json,
+    project_id: Option<String>,
 }
 
 /// Re-authenticate this long before the token expires.
@@ -71,24 +75,13 @@ pub fn auth_body(creds: &Credentials) -> Json {
     json!({"auth": auth})
 }
 
-/// Keystone's error text from a response body.
-pub fn error_text(status: reqwest::StatusCode, body: &str) -> String {
-    let j: Json = serde_json::from_str(body).unwrap_or(Json::Null);
-    let msg = j
-        .pointer("/error/message")
-        .or_else(|| j.get("explanation"))
-        .and_then(Json::as_str)
-        .map(str::to_string)
-        .unwrap_or_else(|| body.chars().take(300).collect());
-    format!("{status}: {msg}")
-}
-
 impl Session {
     pub fn new(creds: Credentials, http: reqwest::Client) -> Session {
         Session {
             creds,
             http,
             token: None,
+            retry: Retry::default(),
         }
     }
 
@@ -105,44 +98,58 @@ impl Session {
         }
     }
 
-    /// Authenticate now (replacing any token).
+    /// Authenticate now (replacing any token). A Keystone that cannot be
+    /// reached or answers 5xx is tried again with backoff; a refusal is final.
     pub async fn authenticate(&mut self) -> Result<(), String> {
         let url = self.tokens_url();
-        let resp = self
-            .http
-            .post(&url)
-            .json(&auth_body(&self.creds))
-            .send()
-            .await
-            .map_err(|e| format!("Keystone at {url} cannot be reached: {e}"))?;
-        let status = resp.status();
-        let id = resp
-            .headers()
-            .get("X-Subject-Token")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        let body = resp.text().await.unwrap_or_default();
-        if !status.is_success() {
+        let body = auth_body(&self.creds);
+        let build = || self.http.post(&url).json(&body);
+        let reply = exchange(&build, &self.retry, "Keystone", &url).await?;
+        if !reply.status.is_success() {
             return Err(format!(
                 "Keystone refused the credentials of {} ({})",
                 self.creds.source,
-                error_text(status, &body)
+                error_text(reply.status, &reply.text)
             ));
         }
-        let id = id.ok_or("Keystone answered without an X-Subject-Token header")?;
-        let j: Json = serde_json::from_str(&body)
+        let id = reply
+            .headers
+            .get("X-Subject-Token")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+            .ok_or("Keystone answered without an X-Subject-Token header")?;
+        let j: Json = serde_json::from_str(&reply.text)
             .map_err(|e| format!("Keystone's token is not JSON: {e}"))?;
         let expires = j
             .pointer("/token/expires_at")
             .and_then(Json::as_str)
             .and_then(|t| t.parse::<jiff::Timestamp>().ok());
         let catalog = j.pointer("/token/catalog").cloned().unwrap_or(json!([]));
+        let project_id = j
+            .pointer("/token/project/id")
+            .and_then(Json::as_str)
+            .map(str::to_string);
         self.token = Some(Token {
             id,
             expires,
             catalog,
+            project_id,
         });
         Ok(())
+    }
+
+    /// The project the token is scoped to.
+    pub async fn project_id(&mut self) -> Result<String, String> {
+        self.token().await?;
+        self.token
+            .as_ref()
+            .and_then(|t| t.project_id.clone())
+            .ok_or_else(|| {
+                format!(
+                    "the token of {} is not scoped to a project",
+                    self.creds.source
+                )
+            })
     }
 
     /// A token valid for at least a minute more.

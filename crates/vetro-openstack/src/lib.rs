@@ -8,17 +8,24 @@
 //! its own small async runtime for HTTP and AMQP.
 
 pub mod agents;
+pub mod api;
 pub mod clouds;
+pub mod environment;
 pub mod heat;
 pub mod keystone;
+pub mod neutron;
+pub mod rest;
 
 use agents::AgentBus;
+use api::Api;
 use clouds::Credentials;
+pub use environment::{load as load_environment, HeatEnvironment};
 use heat::{Heat, Waiting};
 use keystone::Session;
+use rest::Retry;
 use serde_json::{json, Value as Json};
+use std::cell::RefCell;
 use std::collections::HashMap;
-use std::path::PathBuf;
 use vetro_agent::amqp::Broker;
 use vetro_dsl::cloud::{AgentCall, CloudBackend};
 
@@ -28,7 +35,7 @@ pub struct Options {
     /// A cloud of `clouds.yaml` (`--os-cloud`, `OS_CLOUD`); else the `OS_*` variables.
     pub cloud: Option<String>,
     /// A Heat environment merged into every push (`--heat-environment`).
-    pub heat_environment: Option<Json>,
+    pub heat_environment: Option<HeatEnvironment>,
     /// The broker the engine talks to the agents through (`--amqp-url`).
     pub amqp_url: Option<String>,
     /// The broker address instances are told (default: `amqp_url`'s).
@@ -40,6 +47,12 @@ pub struct Options {
     /// Longest wait for an agent's answer (default: what the call asks, one
     /// hour unless it says otherwise).
     pub agent_timeout: Option<std::time::Duration>,
+    /// Longest wait for one answer of Keystone, Heat or Neutron (default two
+    /// minutes); a request not answered in time is tried again.
+    pub request_timeout: Option<std::time::Duration>,
+    /// The external network the default router is created on when the
+    /// project has none (name or id; default: the first external network).
+    pub external_network: Option<String>,
 }
 
 /// The `clouds.yaml` / `OS_*` credentials `opts` select.
@@ -61,9 +74,17 @@ pub fn credentials(
 pub struct OpenStackCloud {
     rt: tokio::runtime::Runtime,
     http: reqwest::Client,
-    session: Session,
+    /// Shared by every call, `&self` ones too (one token for the whole run).
+    session: RefCell<Session>,
     heat_endpoint: String,
-    environment: Json,
+    /// Neutron's API root, looked up in the catalog when first needed.
+    neutron_root: RefCell<Option<String>>,
+    network: neutron::Settings,
+    /// What the network explorer handed out: the router, CIDRs by key.
+    default_router: Option<String>,
+    cidrs: HashMap<String, String>,
+    retry: Retry,
+    environment: HeatEnvironment,
     waiting: Waiting,
     bus: Option<AgentBus>,
     agent_settings: Option<Json>,
@@ -72,10 +93,10 @@ pub struct OpenStackCloud {
     outputs: HashMap<String, Json>,
 }
 
-fn http_client() -> Result<reqwest::Client, String> {
+fn http_client(timeout: std::time::Duration) -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
-        .connect_timeout(std::time::Duration::from_secs(10))
-        .timeout(std::time::Duration::from_secs(120))
+        .connect_timeout(std::time::Duration::from_secs(10).min(timeout))
+        .timeout(timeout)
         .build()
         .map_err(|e| format!("cannot build the HTTP client: {e}"))
 }
@@ -88,7 +109,10 @@ impl OpenStackCloud {
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-        let http = http_client()?;
+        let http = http_client(
+            opts.request_timeout
+                .unwrap_or(std::time::Duration::from_secs(120)),
+        )?;
         let mut session = Session::new(creds, http.clone());
         let heat_endpoint = rt.block_on(session.endpoint("orchestration"))?;
         let key = match &opts.signing_key {
@@ -118,12 +142,24 @@ impl OpenStackCloud {
         if let Some(t) = opts.stack_timeout {
             waiting.timeout = t;
         }
+        let retry = waiting.retry.clone();
         Ok(OpenStackCloud {
             rt,
             http,
-            session,
+            session: RefCell::new(session),
             heat_endpoint,
-            environment: opts.heat_environment.clone().unwrap_or_else(|| json!({})),
+            neutron_root: RefCell::new(None),
+            network: neutron::Settings {
+                external_network: opts.external_network.clone(),
+                ..Default::default()
+            },
+            default_router: None,
+            cidrs: HashMap::new(),
+            retry,
+            environment: opts
+                .heat_environment
+                .clone()
+                .unwrap_or_else(HeatEnvironment::empty),
             waiting,
             bus,
             agent_settings,
@@ -138,9 +174,8 @@ impl OpenStackCloud {
         &self.heat_endpoint
     }
 
-    /// A read for `&self` callers: through a session of its own.
-    fn read_heat<R>(&self, f: impl AsyncFnOnce(&mut Heat<'_>) -> R) -> R {
-        let mut session = Session::new(self.session.credentials().clone(), self.http.clone());
+    fn heat<R>(&self, f: impl AsyncFnOnce(&mut Heat<'_>) -> R) -> R {
+        let mut session = self.session.borrow_mut();
         let mut h = Heat {
             session: &mut session,
             http: &self.http,
@@ -150,39 +185,32 @@ impl OpenStackCloud {
         self.rt.block_on(f(&mut h))
     }
 
-    fn heat<R>(&mut self, f: impl AsyncFnOnce(&mut Heat<'_>) -> R) -> R {
-        let mut h = Heat {
-            session: &mut self.session,
-            http: &self.http,
-            waiting: &self.waiting,
-            endpoint: &self.heat_endpoint,
-        };
-        self.rt.block_on(f(&mut h))
+    /// A call to Neutron, found in the catalog on first use.
+    fn neutron<R>(
+        &self,
+        f: impl AsyncFnOnce(&mut Api<'_>) -> Result<R, String>,
+    ) -> Result<R, String> {
+        let mut session = self.session.borrow_mut();
+        self.rt.block_on(async {
+            let known = self.neutron_root.borrow().clone();
+            let root = match known {
+                Some(r) => r,
+                None => {
+                    let r = neutron::api_root(&session.endpoint("network").await?);
+                    *self.neutron_root.borrow_mut() = Some(r.clone());
+                    r
+                }
+            };
+            let mut api = Api {
+                session: &mut session,
+                http: &self.http,
+                endpoint: &root,
+                service: "Neutron",
+                retry: &self.retry,
+            };
+            f(&mut api).await
+        })
     }
-}
-
-/// The Heat environment file of `--heat-environment` (YAML or JSON).
-pub fn load_environment(path: &PathBuf) -> Result<Json, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut sources = vetro_diag::SourceMap::new();
-    let file = sources.add(path.display().to_string(), text.as_str());
-    let docs =
-        vetro_yaml::load_str(&sources, file, &vetro_yaml::LoadOptions::default()).map_err(|d| {
-            d.first()
-                .map(|x| {
-                    let (line, col) = x.span.as_ref().map(|s| (s.line, s.col)).unwrap_or((1, 1));
-                    format!("{}:{line}:{col}: {}", path.display(), x.message)
-                })
-                .unwrap_or_default()
-        })?;
-    let env = docs.first().map(vetro_yaml::to_json).unwrap_or(Json::Null);
-    if !env.is_object() {
-        return Err(format!(
-            "{}: a Heat environment is a mapping (resource_registry, parameter_defaults, ...)",
-            path.display()
-        ));
-    }
-    Ok(env)
 }
 
 impl CloudBackend for OpenStackCloud {
@@ -245,16 +273,49 @@ impl CloudBackend for OpenStackCloud {
             return Some(t.clone());
         }
         // A stack an earlier run pushed: ask Heat.
-        self.read_heat(async |h| h.template(stack).await)
-            .ok()
-            .flatten()
+        self.heat(async |h| h.template(stack).await).ok().flatten()
+    }
+
+    fn list(&self, what: &str) -> Result<Json, String> {
+        self.neutron(async |api| neutron::list(api, what, &[]).await)
+    }
+
+    fn default_router(&mut self) -> Result<String, String> {
+        if let Some(r) = &self.default_router {
+            return Ok(r.clone());
+        }
+        let settings = self.network.clone();
+        let router = self.neutron(async |api| {
+            let project = api.session.project_id().await?;
+            neutron::default_router(api, &project, &settings).await
+        })?;
+        self.default_router = Some(router.clone());
+        Ok(router)
+    }
+
+    fn allocate_cidr(&mut self, router: Option<&str>, key: &str) -> Result<String, String> {
+        if let Some(c) = self.cidrs.get(key) {
+            return Ok(c.clone());
+        }
+        let mut taken = self.neutron(async |api| neutron::taken_cidrs(api, router).await)?;
+        // Handed out earlier in this run but not plugged in yet.
+        taken.extend(
+            self.cidrs
+                .values()
+                .filter_map(|c| c.parse::<ipnet::Ipv4Net>().ok()),
+        );
+        let cidr = neutron::pick_cidr(key, &self.network, &taken)
+            .ok_or_else(|| format!("{key}: no free subnet left in {}", self.network.env_range))?
+            .to_string();
+        self.cidrs.insert(key.to_string(), cidr.clone());
+        Ok(cidr)
     }
 
     fn stack_outputs(&self, stack: &str) -> Option<Json> {
         if let Some(o) = self.outputs.get(stack) {
             return Some(o.clone());
         }
-        self.read_heat(async |h| h.find(stack).await)
+        self.heat(async |h| h.find(stack).await)
             .ok()
             .flatten()
             .map(|s| s.outputs)

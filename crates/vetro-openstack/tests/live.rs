@@ -8,6 +8,10 @@ use std::time::{Duration, Instant};
 use vetro_dsl::cloud::{AgentCall, CloudBackend};
 use vetro_openstack::{credentials, OpenStackCloud, Options};
 
+#[path = "support/heat_turn.rs"]
+mod heat_turn;
+use heat_turn::heat_turn;
+
 fn clouds() -> Option<PathBuf> {
     let c = std::env::var_os("VETRO_TEST_CLOUDS_YAML").map(PathBuf::from);
     if c.is_none() {
@@ -48,6 +52,7 @@ fn unique(prefix: &str) -> String {
 #[test]
 fn stacks_are_created_updated_and_deleted_once() {
     let Some(clouds) = clouds() else { return };
+    let _turn = heat_turn();
     let mut cloud = connect(&clouds, Options::default());
     let name = unique("vetro-test-stack");
     let t1 = json!({"heat_template_version": "2013-05-23",
@@ -88,6 +93,7 @@ fn stacks_are_created_updated_and_deleted_once() {
 #[test]
 fn a_failing_resource_fails_the_push_with_heats_reason() {
     let Some(clouds) = clouds() else { return };
+    let _turn = heat_turn();
     let mut cloud = connect(&clouds, Options::default());
     let name = unique("vetro-test-fail");
     let t = json!({"heat_template_version": "2013-05-23",
@@ -102,11 +108,15 @@ fn a_failing_resource_fails_the_push_with_heats_reason() {
 #[test]
 fn the_heat_environment_is_merged_into_every_push() {
     let Some(clouds) = clouds() else { return };
+    let _turn = heat_turn();
     let env = json!({"resource_registry": {"OS::Nova::Server": "OS::Heat::None"}});
     let mut cloud = connect(
         &clouds,
         Options {
-            heat_environment: Some(env),
+            heat_environment: Some(vetro_openstack::HeatEnvironment {
+                environment: env,
+                files: Default::default(),
+            }),
             ..Options::default()
         },
     );
@@ -205,4 +215,116 @@ fn plans_round_trip_through_rabbitmq_and_vetro_agent() {
         e,
         format!("the agent of test vm did not answer within 0.5 s (queue {queue})")
     );
+}
+
+#[path = "support/tcp_proxy.rs"]
+mod tcp_proxy;
+
+/// The test cloud's credentials with Keystone reached at `auth_url`.
+fn credentials_via(clouds: &Path, auth_url: &str) -> vetro_openstack::clouds::Credentials {
+    let file = clouds.display().to_string();
+    let lookup = move |k: &str| (k == "OS_CLIENT_CONFIG_FILE").then(|| file.clone());
+    let mut creds =
+        vetro_openstack::clouds::from_clouds_yaml("vetro-test", &lookup, Path::new("/")).unwrap();
+    creds.auth_url = auth_url.to_string();
+    creds
+}
+
+#[test]
+fn keystone_dropping_connections_is_tried_again_and_a_stopped_one_fails_clearly() {
+    let Some(clouds) = clouds() else { return };
+    let keystone = std::env::var("VETRO_TEST_KEYSTONE_URL").unwrap();
+    let authority = keystone
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let proxy = tcp_proxy::Proxy::start(&authority);
+    // The first two connections are closed unanswered, as uwsgi does when
+    // it drops one while warming up.
+    proxy.refuse_next(2);
+    let creds = credentials_via(&clouds, &format!("http://127.0.0.1:{}/v3", proxy.port));
+    let cloud = OpenStackCloud::connect(creds, &Options::default()).unwrap();
+    assert!(cloud.heat_endpoint().contains("/v1/"));
+    assert!(proxy.accepted.load(std::sync::atomic::Ordering::SeqCst) >= 3);
+    // Nothing listens: a few tries with backoff, then Keystone's address.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v3", closed.local_addr().unwrap());
+    drop(closed);
+    let start = Instant::now();
+    let e = match OpenStackCloud::connect(credentials_via(&clouds, &url), &Options::default()) {
+        Ok(_) => panic!("connected to nothing"),
+        Err(e) => e,
+    };
+    assert!(
+        e.starts_with(&format!("Keystone at {url}/auth/tokens cannot be reached")),
+        "{e}"
+    );
+    assert!(e.ends_with("(gave up after 5 tries)"), "{e}");
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn a_lost_broker_connection_is_made_again_and_the_result_still_arrives() {
+    let (Some(clouds), Some(amqp)) = (clouds(), amqp()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let queue = unique("e-reconnect-h");
+    let results = unique("-execution-results-reconnect");
+    let config = agent_config(dir.path(), &amqp, &queue, &results);
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let agent = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(vetro_agent::Agent::new(config).unwrap().serve(async {
+            let _ = stop_rx.await;
+        }))
+    });
+    // The engine reaches the broker through the proxy; the agent directly.
+    let broker = vetro_agent::amqp::Broker::from_url(&amqp).unwrap();
+    let proxy = tcp_proxy::Proxy::start(&format!("{}:{}", broker.host, broker.port));
+    let via = format!(
+        "amqp://{}:{}@127.0.0.1:{}/%2f",
+        broker.login, broker.password, proxy.port
+    );
+    let mut cloud = connect(
+        &clouds,
+        Options {
+            amqp_url: Some(via),
+            ..Options::default()
+        },
+    );
+    let call = AgentCall {
+        host: "test vm",
+        queue: &queue,
+        result_queue: &results,
+        timeout: Some(Duration::from_secs(30)),
+    };
+    // While the script runs, the engine's connection is cut.
+    let cutter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(500));
+        proxy.cut();
+        proxy
+    });
+    let r = cloud.agent_call(
+        &call,
+        &plan("slow", "#!/bin/sh\nsleep 1.5\necho finished\n"),
+    );
+    let proxy = cutter.join().unwrap();
+    let _ = stop_tx.send(());
+    agent.join().unwrap().unwrap();
+    assert_eq!(
+        r.unwrap(),
+        json!({"exitCode": 0, "stdout": "finished", "stderr": null})
+    );
+    // It connected again through the proxy.
+    assert!(proxy.accepted.load(std::sync::atomic::Ordering::SeqCst) >= 2);
 }

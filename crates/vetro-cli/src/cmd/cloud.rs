@@ -37,6 +37,18 @@ pub struct CloudArgs {
     /// what each call asks, one hour unless it says otherwise).
     #[arg(long, value_name = "SECONDS")]
     pub agent_timeout: Option<f64>,
+    /// openstack: longest wait for one answer of Keystone, Heat or Neutron,
+    /// in seconds; an unanswered request is tried again, a few times.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    pub request_timeout: f64,
+    /// openstack: the external network (name or id) the default router is
+    /// created on when the project has none (default: the first one).
+    #[arg(long, value_name = "NETWORK")]
+    pub external_network: Option<String>,
+}
+
+fn seconds(s: f64) -> std::time::Duration {
+    std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9))
 }
 
 impl CloudArgs {
@@ -73,9 +85,9 @@ impl CloudArgs {
             agent_amqp_url: self.agent_amqp_url.clone(),
             signing_key,
             stack_timeout: Some(std::time::Duration::from_secs(self.stack_timeout)),
-            agent_timeout: self
-                .agent_timeout
-                .map(|s| std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9))),
+            agent_timeout: self.agent_timeout.map(seconds),
+            request_timeout: Some(seconds(self.request_timeout)),
+            external_network: self.external_network.clone(),
         };
         let cwd = std::env::current_dir().unwrap_or_default();
         let creds = vetro_openstack::credentials(&opts, &env, &cwd)?;

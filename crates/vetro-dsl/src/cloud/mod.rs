@@ -104,8 +104,8 @@ pub trait CloudBackend {
         Err(format!("no default router in the {} backend", self.name()))
     }
     /// A free subnet CIDR for the network known by `key` (the same key gets
-    /// the same CIDR).
-    fn allocate_cidr(&mut self, key: &str) -> Result<String, String> {
+    /// the same CIDR), not overlapping the subnets plugged into `router`.
+    fn allocate_cidr(&mut self, _router: Option<&str>, key: &str) -> Result<String, String> {
         Err(format!(
             "{key}: CIDR allocation is not supported by the {} backend",
             self.name()
@@ -154,8 +154,8 @@ impl<B: CloudBackend> CloudBackend for std::rc::Rc<RefCell<B>> {
     fn default_router(&mut self) -> Result<String, String> {
         self.borrow_mut().default_router()
     }
-    fn allocate_cidr(&mut self, key: &str) -> Result<String, String> {
-        self.borrow_mut().allocate_cidr(key)
+    fn allocate_cidr(&mut self, router: Option<&str>, key: &str) -> Result<String, String> {
+        self.borrow_mut().allocate_cidr(router, key)
     }
 }
 

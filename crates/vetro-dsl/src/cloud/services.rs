@@ -69,8 +69,10 @@ pub(super) fn network_explorer(
             Ok(Value::str(&r))
         }
         "getAvailableCidr" => {
+            let router = str_arg(rt, a, 0, "routerId")?;
+            let router = Some(router.as_str()).filter(|r| !r.is_empty());
             let net = str_arg(rt, a, 1, "netId")?;
-            let cidr = with_host(rt, |h| h.backend.allocate_cidr(&net))
+            let cidr = with_host(rt, |h| h.backend.allocate_cidr(router, &net))
                 .unwrap_or_else(|| Err("no cloud backend".into()))
                 .map_err(cloud_error)?;
             emit(

@@ -669,7 +669,8 @@ impl CloudBackend for SimulatedCloud {
         Ok(ROUTER.to_string())
     }
 
-    fn allocate_cidr(&mut self, key: &str) -> Result<String, String> {
+    /// Every subnet of the simulated project counts as taken, whatever the router.
+    fn allocate_cidr(&mut self, _router: Option<&str>, key: &str) -> Result<String, String> {
         if let Some((_, c)) = self.cidrs.iter().find(|(k, _)| k == key) {
             return Ok(c.clone());
         }
@@ -817,19 +818,19 @@ mod tests {
     #[test]
     fn explorer_cidrs_are_stable_per_key_and_avoid_subnets_in_use() {
         let mut c = SimulatedCloud::new();
-        let a = c.allocate_cidr("net-a").unwrap();
-        assert_eq!(c.allocate_cidr("net-a").unwrap(), a);
-        let b = c.allocate_cidr("net-b").unwrap();
+        let a = c.allocate_cidr(None, "net-a").unwrap();
+        assert_eq!(c.allocate_cidr(None, "net-a").unwrap(), a);
+        let b = c.allocate_cidr(None, "net-b").unwrap();
         assert_ne!(a, b);
         // A stack subnet on the CIDR "net-c" would pick is skipped.
         let mut d = SimulatedCloud::new();
-        let wanted = d.allocate_cidr("net-c").unwrap();
+        let wanted = d.allocate_cidr(None, "net-c").unwrap();
         let mut e = SimulatedCloud::new();
         let t = json!({"resources": {
             "n": {"type": "OS::Neutron::Net", "properties": {"name": "n"}},
             "s": {"type": "OS::Neutron::Subnet", "properties": {"network": {"get_resource": "n"}, "cidr": wanted}}}});
         e.push_stack("st", &t, &json!({})).unwrap();
-        assert_ne!(e.allocate_cidr("net-c").unwrap(), wanted);
+        assert_ne!(e.allocate_cidr(None, "net-c").unwrap(), wanted);
         // The stack's network and subnet are listed with the inventory.
         let nets = e.list("networks").unwrap();
         assert!(nets.as_array().unwrap().iter().any(|n| n["name"] == "n"));
@@ -875,11 +876,11 @@ mod tests {
             "p": {"type": "OS::Neutron::Port", "properties": {"fixed_ips": [{"subnet": {"get_resource": "sub"}}]}}},
             "outputs": {"ip": {"value": {"get_attr": ["p", "fixed_ips", 0, "ip_address"]}}}});
         let out = c.push_stack("s", &t, &json!({})).unwrap();
-        let cidr = c.allocate_cidr("k").unwrap();
+        let cidr = c.allocate_cidr(None, "k").unwrap();
         let mut r = SimulatedCloud::restore(&c.save()).unwrap();
         assert_eq!(r.stack_template("s"), Some(t.clone()));
         assert_eq!(r.stack_outputs("s"), Some(out.clone()));
-        assert_eq!(r.allocate_cidr("k").unwrap(), cidr);
+        assert_eq!(r.allocate_cidr(None, "k").unwrap(), cidr);
         // Kept resources keep their addresses; a new port gets the next one.
         let mut t2 = t.clone();
         t2["resources"]["q"] = json!({"type": "OS::Neutron::Port", "properties": {"fixed_ips": [{"subnet": {"get_resource": "sub"}}]}});

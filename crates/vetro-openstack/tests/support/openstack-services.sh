@@ -2,6 +2,9 @@
 # Installs (once) and starts the real Keystone and Heat on loopback for the
 # OpenStack backend's tests: Keystone under uwsgi on SQLite; Heat's API and
 # engine in one process (heat_one_process.py) on SQLite, behind that Keystone.
+# Neutron cannot run here: a small stand-in that follows the Neutron API
+# (neutron_standin.py, validating tokens with the real Keystone) is registered
+# in the catalog as the `network` service, for the network explorer.
 # Every step prints its duration. Usage: openstack-services.sh DIR
 #
 # Afterwards DIR holds clouds.yaml (clouds `vetro-test`: the demo project;
@@ -12,6 +15,7 @@ rm -f "$DIR/env.sh"   # written again only once everything answers
 HERE=$(cd "$(dirname "$0")" && pwd)
 KS_PORT=${VETRO_KEYSTONE_PORT:-55357}
 HEAT_PORT=${VETRO_HEAT_PORT:-55004}
+NEUTRON_PORT=${VETRO_NEUTRON_PORT:-55696}
 PY=${VETRO_OPENSTACK_PYTHON:-python3}
 KS_VENV=${VETRO_KEYSTONE_VENV:-${TMPDIR:-/tmp}/vetro-keystone-venv}
 HEAT_VENV=${VETRO_HEAT_VENV:-${TMPDIR:-/tmp}/vetro-heat-venv}
@@ -181,6 +185,15 @@ echo $! > "$HEAT/heat.pid"
 wait_http "http://127.0.0.1:$HEAT_PORT/" 120
 took "heat answering on http://127.0.0.1:$HEAT_PORT"
 
+# --- The Neutron stand-in (Python's standard library only).
+setsid "$HEAT_VENV/bin/python" "$HERE/neutron_standin.py" serve --keystone "$KS_URL" \
+    --bind "127.0.0.1:$NEUTRON_PORT" > "$DIR/neutron.log" 2>&1 < /dev/null &
+echo $! > "$DIR/neutron.pid"
+wait_http "http://127.0.0.1:$NEUTRON_PORT/" 30
+"$HEAT_VENV/bin/python" "$HERE/neutron_standin.py" register --keystone "$KS_URL" \
+    --password "$ADMIN_PW" --url "http://127.0.0.1:$NEUTRON_PORT"
+took "neutron stand-in answering on http://127.0.0.1:$NEUTRON_PORT, in the catalog as network"
+
 cat > "$DIR/clouds.yaml" <<YAML
 clouds:
   vetro-test:
@@ -206,6 +219,7 @@ YAML
 cat > "$DIR/env.sh" <<ENV
 export VETRO_TEST_KEYSTONE_URL=$KS_URL
 export VETRO_TEST_HEAT_URL=http://127.0.0.1:$HEAT_PORT/v1
+export VETRO_TEST_NEUTRON_URL=http://127.0.0.1:$NEUTRON_PORT
 export VETRO_TEST_CLOUDS_YAML=$DIR/clouds.yaml
 ENV
 took "ready"
