@@ -42,7 +42,13 @@ pub struct Credentials {
     pub region: Option<String>,
     /// Endpoint interface: `public` (default), `internal` or `admin`.
     pub interface: String,
+    /// Endpoints given instead of the catalog's, by service type
+    /// (`orchestration_endpoint_override`, `OS_NETWORK_ENDPOINT_OVERRIDE`).
+    pub endpoint_overrides: std::collections::BTreeMap<String, String>,
 }
+
+/// The service types whose endpoint `OS_<TYPE>_ENDPOINT_OVERRIDE` may give.
+const OVERRIDABLE: &[&str] = &["identity", "orchestration", "network"];
 
 /// Where openstacksdk looks for `clouds.yaml`, in order.
 pub fn search_paths(env: &dyn Fn(&str) -> Option<String>, cwd: &Path) -> Vec<PathBuf> {
@@ -130,13 +136,19 @@ pub fn from_cloud_entry(cloud: &Json, source: String) -> Result<Credentials, Str
     let top = cloud.as_object().unwrap_or(&empty);
     let auth = top.get("auth").and_then(Json::as_object).unwrap_or(&empty);
     let get = |k: &str| s(auth, k);
-    build(
+    let mut creds = build(
         &get,
         s(top, "auth_type"),
         s(top, "region_name"),
         s(top, "interface"),
         source,
-    )
+    )?;
+    for (key, _) in top.iter() {
+        if let (Some(kind), Some(url)) = (key.strip_suffix("_endpoint_override"), s(top, key)) {
+            creds.endpoint_overrides.insert(kind.replace('_', "-"), url);
+        }
+    }
+    Ok(creds)
 }
 
 /// Credentials from the `OS_*` environment variables.
@@ -150,13 +162,20 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Credentials, Str
         var.filter(|v| !v.is_empty())
     };
     let interface = env("OS_INTERFACE").or_else(|| env("OS_ENDPOINT_TYPE"));
-    build(
+    let mut creds = build(
         &get,
         env("OS_AUTH_TYPE"),
         env("OS_REGION_NAME"),
         interface,
         "OS_* variables".into(),
-    )
+    )?;
+    for kind in OVERRIDABLE {
+        let var = format!("OS_{}_ENDPOINT_OVERRIDE", kind.to_ascii_uppercase());
+        if let Some(url) = env(&var).filter(|u| !u.is_empty()) {
+            creds.endpoint_overrides.insert(kind.to_string(), url);
+        }
+    }
+    Ok(creds)
 }
 
 fn build(
@@ -218,6 +237,7 @@ fn build(
             .unwrap_or_else(|| "public".into())
             .trim_end_matches("URL")
             .to_string(),
+        endpoint_overrides: Default::default(),
     })
 }
 
@@ -283,5 +303,22 @@ mod tests {
         .unwrap();
         assert!(matches!(ac.method, Method::ApplicationCredential { .. }) && ac.project.is_none());
         assert!(from_env(&|_| None).unwrap_err().contains("auth_url"));
+        let o = from_cloud_entry(
+            &json!({"auth": {"auth_url": "u", "token": "t"}, "orchestration_endpoint_override": "http://h/v1/%(project_id)s"}),
+            "t".into(),
+        )
+        .unwrap();
+        assert_eq!(
+            o.endpoint_overrides["orchestration"],
+            "http://h/v1/%(project_id)s"
+        );
+        let with = |k: &str| match k {
+            "OS_NETWORK_ENDPOINT_OVERRIDE" => Some("http://n:9696".to_string()),
+            other => vars(other),
+        };
+        assert_eq!(
+            from_env(&with).unwrap().endpoint_overrides["network"],
+            "http://n:9696"
+        );
     }
 }

@@ -178,7 +178,19 @@ impl Session {
 
     /// The endpoint of service `kind` (e.g. `orchestration`) for the
     /// configured region and interface.
+    /// An `*_endpoint_override` of the credentials comes first (its
+    /// `%(project_id)s` / `%(tenant_id)s` filled in).
     pub async fn endpoint(&mut self, kind: &str) -> Result<String, String> {
+        if let Some(url) = self.creds.endpoint_overrides.get(kind).cloned() {
+            let mut url = url.trim_end_matches('/').to_string();
+            if url.contains("%(") {
+                let project = self.project_id().await?;
+                url = url
+                    .replace("%(project_id)s", &project)
+                    .replace("%(tenant_id)s", &project);
+            }
+            return Ok(url);
+        }
         self.token().await?;
         let catalog = self
             .token

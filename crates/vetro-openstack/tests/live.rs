@@ -328,3 +328,60 @@ fn a_lost_broker_connection_is_made_again_and_the_result_still_arrives() {
     // It connected again through the proxy.
     assert!(proxy.accepted.load(std::sync::atomic::Ordering::SeqCst) >= 2);
 }
+
+/// A backend whose Heat is reached through `proxy` (an endpoint override,
+/// as clouds.yaml's `orchestration_endpoint_override` gives one).
+fn connect_heat_via(clouds: &Path, proxy: &tcp_proxy::Proxy, opts: &Options) -> OpenStackCloud {
+    let keystone = std::env::var("VETRO_TEST_KEYSTONE_URL").unwrap();
+    let mut creds = credentials_via(clouds, &keystone);
+    creds.endpoint_overrides.insert(
+        "orchestration".into(),
+        format!("http://127.0.0.1:{}/v1/%(project_id)s", proxy.port),
+    );
+    OpenStackCloud::connect(creds, opts).unwrap()
+}
+
+fn heat_authority() -> String {
+    let heat = std::env::var("VETRO_TEST_HEAT_URL").unwrap();
+    heat.trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn heat_answering_503_or_slowly_is_tried_again_then_fails_clearly() {
+    let Some(clouds) = clouds() else { return };
+    let _turn = heat_turn();
+    let proxy = tcp_proxy::Proxy::start(&heat_authority());
+    let opts = Options {
+        request_timeout: Some(Duration::from_secs(1)),
+        ..Options::default()
+    };
+    let mut cloud = connect_heat_via(&clouds, &proxy, &opts);
+    let name = unique("vetro-test-flaky");
+    let t = json!({"heat_template_version": "2013-05-23",
+        "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": "x"}}},
+        "outputs": {"v": {"value": {"get_attr": ["v", "value"]}}}});
+    // Two 503s: tried again, the push succeeds.
+    proxy.unavailable_next(2);
+    let out = cloud.push_stack(&name, &t, &json!({})).unwrap();
+    assert_eq!(out["v"], "x");
+    // Always 503: a clear failure after five tries.
+    proxy.unavailable_next(1000);
+    let e = cloud.delete_stack(&name).unwrap_err();
+    assert!(
+        e.starts_with("Heat answered 503 Service Unavailable: no server is available (test proxy)"),
+        "{e}"
+    );
+    assert!(e.ends_with("(gave up after 5 tries)"), "{e}");
+    // Slower than the request timeout: the same.
+    proxy.unavailable_next(0);
+    proxy.delay(Duration::from_secs(3));
+    let e = cloud.delete_stack(&name).unwrap_err();
+    assert!(e.contains("did not answer in time"), "{e}");
+    assert!(e.ends_with("(gave up after 5 tries)"), "{e}");
+    proxy.delay(Duration::ZERO);
+    cloud.delete_stack(&name).unwrap();
+}
