@@ -408,9 +408,17 @@ fn a_class_for_a_package_comes_in_the_version_its_require_takes() {
     // org.app requires org.web 1.x: the highest 1.x defining Server is 1.1.
     let root = resolve_class(&catalog, &app, "org.web.Server").unwrap();
     assert_eq!(root, d.join("web/v1-1"));
-    // Balancer is only in 1.0.0, which the session cannot hold beside 1.1.
-    let e = resolve_class(&catalog, &app, "org.web.Balancer").unwrap_err();
-    assert!(matches!(e[0], CatalogError::Conflict { .. }), "{e:?}");
+    // Balancer is only in 1.0.0, also in range.
+    let root = resolve_class(&catalog, &app, "org.web.Balancer").unwrap();
+    assert_eq!(root, d.join("web/v1"));
+    // Out of range: an error naming the versions there are.
+    let narrow = vetro_dsl::package::Package {
+        requires: vec![("org.web".into(), Some(">=1.1".into()))],
+        ..vetro_dsl::package::Package::load_dir(&d.join("app/package"), &mut sources)
+    };
+    let e = resolve_class(&catalog, &narrow, "org.web.Balancer").unwrap_err();
+    assert!(matches!(e[0], CatalogError::NoClass { .. }), "{e:?}");
+    assert!(e[0].to_string().contains("1.0.0"), "{e:?}");
     // A class no Require: names: its highest version; its own needs resolve.
     let db = vetro_dsl::package::Package::load_dir(&d.join("db"), &mut sources);
     assert_eq!(

@@ -694,17 +694,25 @@ pub fn resolve_package(
     name: &str,
     spec: Option<&str>,
 ) -> Result<Vec<Resolved>, Vec<CatalogError>> {
-    let catalog = Catalog::new(dirs);
-    let mut resolver = Resolver::new(&catalog);
-    resolver.require(name, Some(spec.unwrap_or("*")), "the command line");
+    resolve_in(&Catalog::new(dirs), name, spec, "the command line")
+}
+
+fn resolve_in(
+    catalog: &Catalog,
+    name: &str,
+    spec: Option<&str>,
+    by: &str,
+) -> Result<Vec<Resolved>, Vec<CatalogError>> {
+    let mut resolver = Resolver::new(catalog);
+    resolver.require(name, Some(spec.unwrap_or("*")), by);
     resolver.finish()
 }
 
 /// The package folder providing `class` to `requiring` (a package loaded by
-/// the caller), resolved as a run resolves it: `requiring`'s `Require:`
-/// ranges are in force (a class of a required package comes in the version
-/// its range takes), a class no requirement provides comes from its
-/// highest version, and the packages that one requires must resolve too.
+/// the caller): the highest version of a package whose manifest lists the
+/// class, in the range `requiring`'s `Require:` gives that package (any
+/// version when none), resolved with what it requires in turn
+/// ([`resolve_package`]).
 pub fn resolve_class(
     catalog: &Catalog,
     requiring: &super::Package,
@@ -713,30 +721,45 @@ pub fn resolve_class(
     if requiring.classes.contains_key(class) {
         return Ok(requiring.root.clone());
     }
-    let mut resolver = Resolver::new(catalog);
-    resolver.give(requiring);
     let by = format!("package {}", requiring.name);
-    resolver.class(ClassRef::parse(class, Some("*"), None), &by);
-    let found = resolver.finish()?;
-    let provides = |r: &Resolved| {
-        catalog
-            .entries()
-            .iter()
-            .any(|e| e.root == r.root && e.classes.iter().any(|c| c == class))
+    let no_class = |spec: &str, found: Vec<String>| {
+        vec![CatalogError::NoClass {
+            class: class.into(),
+            spec: spec.into(),
+            needed_by: by.clone(),
+            found,
+            searched: catalog.dirs.clone(),
+        }]
     };
-    found
-        .iter()
-        .find(|r| provides(r))
-        .map(|r| r.root.clone())
-        .ok_or_else(|| {
-            vec![CatalogError::NoClass {
-                class: class.into(),
-                spec: "*".into(),
-                needed_by: by,
-                found: Vec::new(),
-                searched: catalog.dirs.clone(),
+    let required = |name: &str| {
+        let spec = requiring.requires.iter().find(|(n, _)| n == name);
+        match spec {
+            Some((_, s)) => VersionSpec::parse(s.as_deref()),
+            None => Ok(VersionSpec::any()),
+        }
+    };
+    // The packages listing the class, in the range the requiring package
+    // gives theirs: the highest such version.
+    let mut best: Option<&CatalogEntry> = None;
+    let by_class = catalog.versions_of(&catalog.index().by_class, class);
+    for e in by_class {
+        let range = required(&e.name).map_err(|message| {
+            vec![CatalogError::BadRange {
+                needed_by: by.clone(),
+                message,
             }]
-        })
+        })?;
+        if range.matches(&e.version) && best.is_none_or(|b| e.version > b.version) {
+            best = Some(e);
+        }
+    }
+    let Some(entry) = best else {
+        let versions = catalog.versions_text(&catalog.index().by_class, class);
+        return Err(no_class("in the required range", versions));
+    };
+    let exact = format!("=={}", entry.version);
+    resolve_in(catalog, &entry.name, Some(&exact), &by)?;
+    Ok(entry.root.clone())
 }
 
 impl fmt::Display for Resolved {
