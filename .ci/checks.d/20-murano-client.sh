@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real Murano client (python-muranoclient 2.8.0, installed by
 # .ci/setup.d/21-muranoclient.sh) against `vetro serve` on a loopback port with
-# a fresh SQLite database: catalog, categories, environments, sessions, apps,
+# a fresh SQLite database: catalog, class schemas, categories, environments, sessions, apps,
 # deploy, deployments, the deployed model's actions, templates and deletion,
 # each step's output checked (crates/vetro-server/tests/client/murano_scenario.py).
 # Bounded: every client call times out after 120 s, every wait after 300 s.
