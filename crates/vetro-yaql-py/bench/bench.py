@@ -134,7 +134,38 @@ def measure(repeat, items):
         stmt = engine(expr)
         out[f"evaluate {name}, {n} items"] = timed(
             lambda: stmt.evaluate(data=data, context=context), eval_repeat)
+    threads(out, engine, items, eval_repeat)
     return out
+
+
+def threads(out, engine, items, repeat):
+    """The where/select workload evaluated four times, one after the other
+    in one thread, then at once in four threads on the same engine and
+    statement (the drop-in releases the GIL while it evaluates)."""
+    import threading
+    import yaql
+    name, expr, _ = EVAL_WORKLOADS[0]
+    data = records(items)
+    stmt = engine(expr)
+    context = yaql.create_context()
+
+    def one():
+        stmt.evaluate(data=data, context=context)
+
+    def serial():
+        for _ in range(4):
+            one()
+
+    def parallel():
+        ts = [threading.Thread(target=one) for _ in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    out[f"evaluate {name} x4, one thread, {items} items"] = timed(
+        serial, repeat)
+    out[f"evaluate {name} x4, four threads, {items} items"] = timed(
+        parallel, repeat)
 
 
 def fmt(seconds):
@@ -179,6 +210,12 @@ def main():
     for key in v:
         ratio = r[key] / v[key] if v[key] else float("inf")
         print(f"| {key} | {fmt(r[key])} | {fmt(v[key])} | {ratio:,.0f}x |")
+    one = [k for k in v if "x4, one thread" in k]
+    four = [k for k in v if "x4, four threads" in k]
+    for a_key, b_key in zip(one, four):
+        print(f"\nfour threads against one (throughput): drop-in "
+              f"{v[a_key] / v[b_key]:.2f}x, reference "
+              f"{r[a_key] / r[b_key]:.2f}x")
 
 
 if __name__ == "__main__":

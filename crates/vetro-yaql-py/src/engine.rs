@@ -247,7 +247,19 @@ impl Core {
             ctx = ctx.child();
             ctx.set("1", to_value(&data)?);
         }
-        let result = engine.evaluate_in_with_lists(&parsed, &ctx);
+        // The evaluation runs without the GIL, so that other Python threads
+        // evaluate (or run Python) meanwhile; whatever in it reaches Python
+        // (callbacks, yaqlized objects, Python iterators) takes the GIL back.
+        let job = OnThisThread((&*engine, &parsed, &ctx));
+        let result = py
+            .detach(move || {
+                // Take the wrapper whole (a closure would otherwise capture
+                // its fields one by one).
+                let job = job;
+                let (engine, parsed, ctx) = job.0;
+                OnThisThread(engine.evaluate_in_with_lists(parsed, ctx))
+            })
+            .0;
         match result {
             Ok((v, lists)) => result_to_py(py, &v, self.output_shape(), lists).map(|b| b.unbind()),
             Err(e) => Err(to_pyerr(py, e, Some(expr))),
@@ -267,3 +279,13 @@ impl Core {
         )
     }
 }
+
+/// Values handed to [`Python::detach`], which asks for `Send` values because
+/// they must hold no GIL-bound reference; it runs its closure on the calling
+/// thread, so single-threaded values (`Rc` contexts, results) may go in and
+/// out, and whatever in them touches Python takes the GIL itself.
+struct OnThisThread<T>(T);
+
+// SAFETY: `Python::detach` calls the closure on the current thread and
+// returns its result there: the wrapped value never reaches another thread.
+unsafe impl<T> Send for OnThisThread<T> {}
