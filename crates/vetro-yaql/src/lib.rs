@@ -357,7 +357,7 @@ impl Engine {
 
     /// Evaluate in a host context (its `$` and variables as set there).
     pub fn evaluate_in(&self, expr: &Expression, ctx: &Rc<Context>) -> Result<Value> {
-        let rt = Rc::new(Runtime::new(self.opts.yaql.clone()));
+        let rt = self.runtime_in(ctx);
         let ectx = ctx.child_with_runtime(rt.clone());
         let _scope = limits::enter(&self.opts.yaql.limits, rt.memory_quota());
         self.evaluate_inner(expr, &ectx, &rt)
@@ -371,11 +371,18 @@ impl Engine {
         expr: &Expression,
         ctx: &Rc<Context>,
     ) -> Result<(Value, Option<Rc<RefCell<list_marks::ListMarks>>>)> {
-        let rt = Rc::new(Runtime::new(self.opts.yaql.clone()));
+        let rt = self.runtime_in(ctx);
         let ectx = ctx.child_with_runtime(rt.clone());
         let _scope = limits::enter(&self.opts.yaql.limits, rt.memory_quota());
         let v = self.evaluate_inner(expr, &ectx, &rt)?;
         Ok((v, rt.list_marks()))
+    }
+
+    /// The runtime of one evaluation in `ctx`: its own state, and the output
+    /// memo of the host scope `ctx` belongs to.
+    fn runtime_in(&self, ctx: &Context) -> Rc<Runtime> {
+        let memo = ctx.root_runtime().output_memo().clone();
+        Rc::new(Runtime::with_output_memo(self.opts.yaql.clone(), memo))
     }
 
     fn evaluate_inner(&self, expr: &Expression, ectx: &Rc<Context>, rt: &Runtime) -> Result<Value> {

@@ -7,7 +7,8 @@ use crate::limits::Limits;
 use crate::list_marks::ListMarks;
 use crate::value::Value;
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
 
 /// Engine options (the reference's `yaql.*` options plus vetro's limits).
 #[derive(Clone, Debug)]
@@ -42,24 +43,52 @@ impl Default for Options {
     }
 }
 
-/// Per-evaluation state: options and the depth counter (the other limits
-/// are kept per thread by [`crate::limits`]).
+/// Large lists already found in output form, by address and the options
+/// that shape the output, so that a host growing a list of lists over many
+/// evaluations (`$l: $l + [...]` in a loop) does not have every inner list
+/// walked again at each step. Entries hold a `Weak`: while one exists the
+/// allocation is not reused for another list, and the list cannot be
+/// changed in place. Shared by the evaluations of one host scope (the root
+/// context's runtime holds it).
+#[derive(Default)]
+pub struct OutputMemo {
+    pub(crate) lists: RefCell<HashMap<OutputKey, Weak<Vec<Value>>>>,
+}
+
+/// A list's address and the options of its output form.
+pub(crate) type OutputKey = (usize, bool, bool, i64);
+
+/// Per-evaluation state: options, the depth counter and the output memo
+/// (the other limits are kept per thread by [`crate::limits`]).
 pub struct Runtime {
     pub opts: Options,
     depth: Cell<usize>,
     /// The sequences built as lists, kept when tuples are kept
     /// (`convert_tuples_to_lists` off).
     lists: Option<Rc<RefCell<ListMarks>>>,
+    output_memo: Rc<OutputMemo>,
 }
 
 impl Runtime {
     pub fn new(opts: Options) -> Runtime {
+        Runtime::with_output_memo(opts, Rc::default())
+    }
+
+    /// A runtime whose output conversion shares `memo` with other
+    /// evaluations (those of one host scope).
+    pub fn with_output_memo(opts: Options, memo: Rc<OutputMemo>) -> Runtime {
         let lists = (!opts.convert_tuples_to_lists).then(Rc::default);
         Runtime {
             opts,
             depth: Cell::new(0),
             lists,
+            output_memo: memo,
         }
+    }
+
+    /// The memo of lists known to be in output form.
+    pub fn output_memo(&self) -> &Rc<OutputMemo> {
+        &self.output_memo
     }
 
     /// Record that `v`, a sequence the reference returns as a list rather

@@ -7,7 +7,7 @@ mod output;
 mod resolve;
 
 pub use crate::func::{CallArg, Lambda};
-pub use crate::runtime::{approx_size, Options, Runtime};
+pub use crate::runtime::{approx_size, Options, OutputMemo, Runtime};
 pub use output::finalize;
 
 use crate::error::{Error, Result};
@@ -19,7 +19,7 @@ use resolve::call_args;
 use smallvec::SmallVec;
 use std::rc::Rc;
 
-type ArgVec = SmallVec<[CallArg; 4]>;
+type ArgVec<'a> = SmallVec<[CallArg<'a>; 4]>;
 
 /// Evaluate an expression in a context.
 ///
@@ -100,7 +100,7 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
             }
             let mut cargs = ArgVec::new();
             cargs.push(CallArg::Val(r));
-            cargs.push(CallArg::Expr(rhs.clone()));
+            cargs.push(CallArg::Expr(rhs));
             call_args(ctx, "#operator_.", cargs, false)
         }
         ExprKind::Wrap(inner) => eval(inner, ctx),

@@ -5,9 +5,8 @@
 use super::Runtime;
 use crate::error::{Error, Result};
 use crate::iter::too_large;
+use crate::runtime::OutputKey;
 use crate::value::Value;
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 /// The output form of a value: lazy sequences materialised (under the
@@ -63,21 +62,10 @@ fn settle_items<'a>(
     Ok(out)
 }
 
-/// Large lists already found in output form, so that a workflow growing a
-/// list of lists (`$l: $l + [...]`) does not walk every inner list again at
-/// each step. Entries hold a `Weak`: while one exists the allocation is not
-/// reused for another list, and the list cannot be changed in place.
-type FinalKey = (usize, bool, bool, i64);
-
-thread_local! {
-    static FINAL_LISTS: RefCell<HashMap<FinalKey, Weak<Vec<Value>>>> =
-        RefCell::new(HashMap::new());
-}
-
 const FINAL_MIN_LEN: usize = 64;
 const FINAL_CAPACITY: usize = 1 << 16;
 
-fn final_key(l: &Rc<Vec<Value>>, rt: &Runtime) -> FinalKey {
+fn final_key(l: &Rc<Vec<Value>>, rt: &Runtime) -> OutputKey {
     let o = &rt.opts;
     (
         Rc::as_ptr(l) as usize,
@@ -98,28 +86,27 @@ fn worth_remembering(l: &[Value]) -> bool {
 
 fn known_final(l: &Rc<Vec<Value>>, rt: &Runtime) -> bool {
     worth_remembering(l)
-        && FINAL_LISTS.with(|m| {
-            m.borrow()
-                .get(&final_key(l, rt))
-                .and_then(Weak::upgrade)
-                .is_some_and(|known| Rc::ptr_eq(&known, l))
-        })
+        && rt
+            .output_memo()
+            .lists
+            .borrow()
+            .get(&final_key(l, rt))
+            .and_then(Weak::upgrade)
+            .is_some_and(|known| Rc::ptr_eq(&known, l))
 }
 
 fn remember_final(l: &Rc<Vec<Value>>, rt: &Runtime) {
     if !worth_remembering(l) {
         return;
     }
-    FINAL_LISTS.with(|m| {
-        let mut m = m.borrow_mut();
+    let mut m = rt.output_memo().lists.borrow_mut();
+    if m.len() >= FINAL_CAPACITY {
+        m.retain(|_, w| w.strong_count() > 0);
         if m.len() >= FINAL_CAPACITY {
-            m.retain(|_, w| w.strong_count() > 0);
-            if m.len() >= FINAL_CAPACITY {
-                m.clear();
-            }
+            m.clear();
         }
-        m.insert(final_key(l, rt), Rc::downgrade(l));
-    });
+    }
+    m.insert(final_key(l, rt), Rc::downgrade(l));
 }
 
 /// The output form of a value, or `None` when it already is one (so a large
@@ -232,4 +219,30 @@ fn unhashable_check(converted: &Value, original: &Value, rt: &Runtime) -> Result
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Options;
+
+    /// A list found final in one evaluation is known to the later ones of
+    /// the same host scope (they share the memo), not to others.
+    #[test]
+    fn final_lists_are_remembered_per_host_scope() {
+        let inner = Value::list((0..3).map(Value::Int).collect());
+        let items: Vec<Value> = (0..100).map(|_| inner.clone()).collect();
+        let list = Value::list(items);
+        let Value::List(l) = &list else {
+            unreachable!()
+        };
+        let scope = Rc::new(crate::runtime::OutputMemo::default());
+        let first = Runtime::with_output_memo(Options::default(), scope.clone());
+        assert!(!known_final(l, &first));
+        finalize(list.clone(), &first).unwrap();
+        let later = Runtime::with_output_memo(Options::default(), scope);
+        assert!(known_final(l, &later));
+        let elsewhere = Runtime::new(Options::default());
+        assert!(!known_final(l, &elsewhere));
+    }
 }

@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 /// Positional argument after keyword translation.
 #[derive(Clone)]
-enum PosArg {
+enum PosArg<'a> {
     Val(Value),
-    Expr(Arc<Expr>),
+    Expr(&'a Arc<Expr>),
     Omitted,
-    Rule(Arc<Expr>, Arc<Expr>),
+    Rule(&'a Arc<Expr>, &'a Arc<Expr>),
     /// A rule whose value is already known (`call()` with keyword values
     /// to a function that takes rules); boxed to keep arguments small.
     RuleValue(Rc<(Arc<Expr>, Value)>),
@@ -308,8 +308,8 @@ pub(super) fn call_args(
     general_call(ctx, name, &layers, &pos, &kw, method)
 }
 
-type PosVec = SmallVec<[PosArg; 4]>;
-type KwVec = SmallVec<[(Rc<str>, PosArg); 2]>;
+type PosVec<'a> = SmallVec<[PosArg<'a>; 4]>;
+type KwVec<'a> = SmallVec<[(Rc<str>, PosArg<'a>); 2]>;
 
 /// No layer defines `name`: the host's method fallback for its objects,
 /// else an unknown function/method error.
@@ -339,7 +339,12 @@ fn no_candidates(ctx: &Rc<Context>, name: &str, args: ArgVec, method: bool) -> R
 /// Named arguments become keyword arguments, or `key => value` rules for
 /// functions that take no keywords (`nokw`).
 #[inline]
-fn translate_named(args: ArgVec, nokw: bool, pos: &mut PosVec, kw: &mut KwVec) -> Result<()> {
+fn translate_named<'a>(
+    args: ArgVec<'a>,
+    nokw: bool,
+    pos: &mut PosVec<'a>,
+    kw: &mut KwVec<'a>,
+) -> Result<()> {
     for a in args {
         match a {
             CallArg::Val(v) => pos.push(PosArg::Val(v)),
@@ -698,7 +703,7 @@ fn simple_call<'a>(
             match p.ty {
                 PType::Lambda | PType::Expr => match &pos[i] {
                     PosArg::Expr(e) => ArgValue::Lazy(Lambda {
-                        expr: e.clone(),
+                        expr: Arc::clone(e),
                         ctx: ctx.clone(),
                     }),
                     PosArg::Val(v) => ArgValue::Lazy(Lambda::constant(v.clone(), ctx)),

@@ -159,6 +159,15 @@ impl Context {
         Context::make(Some(self.clone()), rt)
     }
 
+    /// The runtime of the outermost context (the host scope's).
+    pub fn root_runtime(&self) -> &Rc<Runtime> {
+        let mut c = self;
+        while let Some(p) = &c.parent {
+            c = p;
+        }
+        &c.rt
+    }
+
     /// Bind a variable in this scope (`$name`; `$` is `1`).
     pub fn set(&self, name: &str, value: Value) {
         let key = VarName::of(normalize(name));

@@ -401,23 +401,26 @@ pub struct Lambda {
     pub ctx: Rc<Context>,
 }
 
-/// An argument of a call before resolution.
+/// An argument of a call before resolution. Unevaluated arguments are
+/// borrowed from the syntax tree (which a parsed expression shares between
+/// threads: cloning its nodes at every call would make the threads contend
+/// for their reference counts).
 #[derive(Clone)]
-pub enum CallArg {
+pub enum CallArg<'a> {
     Val(Value),
-    Expr(Arc<Expr>),
+    Expr(&'a Arc<Expr>),
     Omitted,
-    Named(Arc<Expr>, Arc<Expr>),
+    Named(&'a Arc<Expr>, &'a Arc<Expr>),
     /// A keyword argument whose value is already known.
     NamedValue(Rc<str>, Value),
 }
 
-impl CallArg {
-    pub(crate) fn from_arg(a: &crate::parser::Arg) -> CallArg {
+impl CallArg<'_> {
+    pub(crate) fn from_arg(a: &crate::parser::Arg) -> CallArg<'_> {
         match a {
-            crate::parser::Arg::Pos(e) => CallArg::Expr(e.clone()),
+            crate::parser::Arg::Pos(e) => CallArg::Expr(e),
             crate::parser::Arg::Omitted => CallArg::Omitted,
-            crate::parser::Arg::Named(k, v) => CallArg::Named(k.clone(), v.clone()),
+            crate::parser::Arg::Named(k, v) => CallArg::Named(k, v),
         }
     }
 }

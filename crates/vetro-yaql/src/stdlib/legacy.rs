@@ -49,9 +49,9 @@ fn both(r: &Reg, name: &'static str, sig: &str) {
         }
         let args: Vec<crate::eval::CallArg> = vals
             .into_iter()
-            .zip(lazies)
+            .zip(&lazies)
             .map(|(v, l)| match l {
-                Some(l) => crate::eval::CallArg::Expr(l.expr.clone()),
+                Some(l) => crate::eval::CallArg::Expr(&l.expr),
                 None => crate::eval::CallArg::Val(v),
             })
             .collect();

@@ -214,7 +214,7 @@ fn aggregates_and_predicates(r: &Reg) {
                 Some(item) => Ok(Some(call_function(
                     &ctx,
                     "#operator_.",
-                    vec![CallArg::Val(item), CallArg::Expr(key.clone())],
+                    vec![CallArg::Val(item), CallArg::Expr(&key)],
                     false,
                 )?)),
                 None => Ok(None),
