@@ -80,8 +80,8 @@ def measure(repeat, items):
                                    repeat, min)
     out["engine creation + first parse"] = timed(
         lambda: factory.YaqlFactory().create()("$.a"), repeat, min)
-    # The drop-in builds its Rust engine (the standard library) on the first
-    # evaluation in a thread.
+    # The drop-in builds its Rust engine on the first evaluation (one engine
+    # for every thread).
     out["engine creation + first evaluate"] = timed(
         lambda: factory.YaqlFactory().create()("$.a").evaluate(
             data={"a": 1}, context=yaql.create_context()), repeat, min)
@@ -139,33 +139,45 @@ def measure(repeat, items):
 
 
 def threads(out, engine, items, repeat):
-    """The where/select workload evaluated four times, one after the other
-    in one thread, then at once in four threads on the same engine and
-    statement (the drop-in releases the GIL while it evaluates)."""
+    """Two workloads evaluated four times, one after the other in one
+    thread, then at once in four threads on the same engine and statement
+    (the drop-in releases the GIL while it evaluates; converting the Python
+    data in and the result out needs it): where/select over the records, and
+    a computation on no data (`items` * 10 numbers)."""
     import threading
     import yaql
     name, expr, _ = EVAL_WORKLOADS[0]
-    data = records(items)
-    stmt = engine(expr)
     context = yaql.create_context()
+    workloads = [
+        (f"{name}, {items} items", engine(expr), records(items)),
+        (f"range({items * 10}) where/select len, no data",
+         engine(f"range({items * 10}).where($ mod 7 = 0).select($ * 2).len()"),
+         None),
+    ]
+    for label, stmt, data in workloads:
+        def one(stmt=stmt, data=data):
+            stmt.evaluate(data=data, context=context)
 
-    def one():
-        stmt.evaluate(data=data, context=context)
+        def serial():
+            for _ in range(4):
+                one()
 
-    def serial():
-        for _ in range(4):
-            one()
+        def parallel():
+            ts = [threading.Thread(target=one) for _ in range(4)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+        out[f"evaluate {label} x4, one thread"] = timed(serial, repeat)
+        out[f"evaluate {label} x4, four threads"] = timed(parallel, repeat)
 
-    def parallel():
-        ts = [threading.Thread(target=one) for _ in range(4)]
-        for t in ts:
-            t.start()
-        for t in ts:
-            t.join()
-    out[f"evaluate {name} x4, one thread, {items} items"] = timed(
-        serial, repeat)
-    out[f"evaluate {name} x4, four threads, {items} items"] = timed(
-        parallel, repeat)
+
+def threads_only(repeat, items):
+    import yaql
+    from yaql.language import factory
+    out = {"version": getattr(yaql, "__version__", "?")}
+    threads(out, factory.YaqlFactory().create(), items, repeat)
+    return out
 
 
 def fmt(seconds):
@@ -187,9 +199,12 @@ def main():
     ap.add_argument("--items", type=int, default=10000)
     ap.add_argument("--measure", action="store_true",
                     help="time the `yaql` this interpreter imports; print JSON")
+    ap.add_argument("--threads-only", action="store_true",
+                    help="only the phases that compare four threads with one")
     a = ap.parse_args()
     if a.measure:
-        print(json.dumps(measure(a.repeat, a.items)))
+        run = threads_only if a.threads_only else measure
+        print(json.dumps(run(a.repeat, a.items)))
         return
     if not (a.vetro_python and a.reference_python):
         ap.error("--vetro-python and --reference-python are required")
@@ -198,7 +213,8 @@ def main():
                       ("reference", a.reference_python)):
         proc = subprocess.run(
             [py, __file__, "--measure", "--repeat", str(a.repeat),
-             "--items", str(a.items)],
+             "--items", str(a.items)]
+            + (["--threads-only"] if a.threads_only else []),
             check=True, capture_output=True, text=True)
         results[label] = json.loads(proc.stdout.strip().splitlines()[-1])
     v, r = results["vetro"], results["reference"]
@@ -212,8 +228,10 @@ def main():
         print(f"| {key} | {fmt(r[key])} | {fmt(v[key])} | {ratio:,.0f}x |")
     one = [k for k in v if "x4, one thread" in k]
     four = [k for k in v if "x4, four threads" in k]
+    print()
     for a_key, b_key in zip(one, four):
-        print(f"\nfour threads against one (throughput): drop-in "
+        label = a_key.removeprefix("evaluate ").removesuffix(" x4, one thread")
+        print(f"four threads against one (throughput), {label}: drop-in "
               f"{v[a_key] / v[b_key]:.2f}x, reference "
               f"{r[a_key] / r[b_key]:.2f}x")
 

@@ -117,10 +117,10 @@ pub fn method_call(
     for a in args {
         match a {
             CallArg::Val(v) => pos.push(v),
-            CallArg::Expr(e) => pos.push(eval(&e, ctx)?),
+            CallArg::Expr(e) => pos.push(eval(e, ctx)?),
             CallArg::NamedValue(k, v) => kw.push((k, v)),
             CallArg::Named(k, v) => match &k.kind {
-                ExprKind::Keyword(k) => kw.push((Rc::from(&**k), eval(&v, ctx)?)),
+                ExprKind::Keyword(k) => kw.push((Rc::from(&**k), eval(v, ctx)?)),
                 _ => {
                     return Err(Error::new(
                         ErrorKind::MappingTranslation,

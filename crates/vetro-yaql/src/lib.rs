@@ -348,10 +348,7 @@ impl Engine {
         vars: &[(&str, Value)],
     ) -> Result<Value> {
         let ctx = self.context();
-        for (k, v) in vars {
-            ctx.set(k, v.clone());
-        }
-        ctx.set("1", data);
+        bind_data(&ctx, data, vars);
         self.evaluate_in(expr, &ctx)
     }
 
@@ -401,6 +398,14 @@ impl Engine {
         let e = self.parse(src)?;
         self.evaluate(&e, data, &[])
     }
+}
+
+/// Bind `$` to `data` and the given variables in `ctx`.
+fn bind_data(ctx: &Context, data: Value, vars: &[(&str, Value)]) {
+    for (k, v) in vars {
+        ctx.set(k, v.clone());
+    }
+    ctx.set("1", data);
 }
 
 /// A host's scope over a shared [`Engine`]: a context of its own in which
@@ -468,10 +473,7 @@ impl Session {
         vars: &[(&str, Value)],
     ) -> Result<Value> {
         let ctx = self.context();
-        for (k, v) in vars {
-            ctx.set(k, v.clone());
-        }
-        ctx.set("1", data);
+        bind_data(&ctx, data, vars);
         self.engine.evaluate_in(expr, &ctx)
     }
 
