@@ -230,7 +230,7 @@ fn server_configs(
 }
 
 /// `vetro agent` as the instance: throw-away /etc and /var, stand-in tools.
-fn start_agent(dir: &Path, name: &str, config: &str) -> Option<Child> {
+fn start_agent(dir: &Path, name: &str, config: &str, apt: &str) -> Option<Child> {
     let home = dir.join(name);
     for d in ["bin", "storage", "etc-up", "etc-work", "var-up", "var-work"] {
         std::fs::create_dir_all(home.join(d)).unwrap();
@@ -248,8 +248,6 @@ fn start_agent(dir: &Path, name: &str, config: &str) -> Option<Child> {
         .collect::<Vec<_>>()
         .join("\n");
     std::fs::write(home.join("agent.conf"), conf).unwrap();
-    // The package manager's stand-in makes the directories a package would.
-    let apt = "case \"$*\" in *nginx*) mkdir -p /etc/nginx/sites-enabled ;; esac";
     for (tool, body) in [("apt-get", apt), ("systemctl", "echo active")] {
         let p = home.join("bin").join(tool);
         std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
@@ -342,18 +340,19 @@ fn delete_stack(api: &HeatApi, stack: &str) {
     }
 }
 
-#[test]
-fn webserver_deploys_through_heat_and_agents() {
-    let Some(e) = env() else { return };
-    require_unshare();
-    require_neutron(&e);
-    let _turn = heat_turn();
+/// The package manager's stand-in makes the directories nginx's package would.
+const APT_INSTALLS: &str = "case \"$*\" in *nginx*) mkdir -p /etc/nginx/sites-enabled ;; esac";
+
+/// Deploy the webserver example, playing its instances with agents whose
+/// `apt-get` is `apt`: whether `vetro run` succeeded, its output, and the
+/// agents' logs.
+fn deploy_webserver(e: &Env, apt: &str) -> (bool, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let id = fresh_id();
     let stack = format!("murano-{id}");
-    let api = heat_api(&e);
+    let api = heat_api(e);
     let model = model_with_env_id(dir.path(), &id);
-    let mut run = vetro_run(&e, dir.path(), &model, &[]).spawn().unwrap();
+    let mut run = vetro_run(e, dir.path(), &model, &[]).spawn().unwrap();
     let servers = server_configs(&api, &stack, Duration::from_secs(60), &mut run);
     if servers.is_empty() {
         let (_, out) = finish(run, Duration::from_secs(1));
@@ -362,7 +361,7 @@ fn webserver_deploys_through_heat_and_agents() {
     }
     let mut agents: Vec<Child> = servers
         .iter()
-        .filter_map(|(n, c)| start_agent(dir.path(), n, c))
+        .filter_map(|(n, c)| start_agent(dir.path(), n, c, apt))
         .collect();
     let (ok, out) = finish(run, Duration::from_secs(90));
     for a in agents.iter_mut() {
@@ -370,11 +369,17 @@ fn webserver_deploys_through_heat_and_agents() {
         let _ = a.wait();
     }
     delete_stack(&api, &stack);
-    assert!(
-        ok,
-        "vetro run failed:\n{out}\n{}",
-        agent_logs(dir.path(), &servers)
-    );
+    (ok, out, agent_logs(dir.path(), &servers))
+}
+
+#[test]
+fn webserver_deploys_through_heat_and_agents() {
+    let Some(e) = env() else { return };
+    require_unshare();
+    require_neutron(&e);
+    let _turn = heat_turn();
+    let (ok, out, logs) = deploy_webserver(&e, APT_INSTALLS);
+    assert!(ok, "vetro run failed:\n{out}\n{logs}");
     assert!(out.contains("[stack-push] stack murano-"), "{out}");
     assert!(
         out.contains("execution plan \"Deploy web server\" (scripts: deploy) done"),
@@ -384,6 +389,27 @@ fn webserver_deploys_through_heat_and_agents() {
     assert!(
         out.contains("hello is available at http://web-1:8080/"),
         "{out}"
+    );
+}
+
+#[test]
+fn a_failing_script_fails_the_deployment_with_its_stderr() {
+    let Some(e) = env() else { return };
+    require_unshare();
+    require_neutron(&e);
+    let _turn = heat_turn();
+    // The script goes on past the failed `apt-get update && ...` and fails
+    // writing nginx's configuration (exit 2); both messages come back.
+    let apt = "echo 'E: Unable to locate package nginx' >&2; exit 100";
+    let (ok, out, logs) = deploy_webserver(&e, apt);
+    assert!(!ok, "{out}\n{logs}");
+    assert!(
+        out.contains("uncaught exception in deploy: vetro.cloud.CloudError: the agent of io.murano.resources.LinuxMuranoInstance web-1 answered error 100: Script deploy returned error code (exit code 2); stderr: E: Unable to locate package nginx\n"),
+        "{out}\n{logs}"
+    );
+    assert!(
+        out.contains("cannot create /etc/nginx/sites-enabled/default"),
+        "{out}\n{logs}"
     );
 }
 
@@ -450,4 +476,61 @@ fn wrong_password_is_keystones_refusal() {
         "{out}"
     );
     assert!(out.contains("401"), "{out}");
+}
+
+/// A package whose application pushes one `OS::Heat::TestResource` that
+/// fails, and a model with it.
+fn failing_package(dir: &Path, env_id: &str) -> (PathBuf, PathBuf) {
+    let pkg = dir.join("failing");
+    std::fs::create_dir_all(pkg.join("Classes")).unwrap();
+    std::fs::write(
+        pkg.join("manifest.yaml"),
+        "Format: MuranoPL/1.4\nType: Application\nFullName: io.vetro.tests.Failing\nName: Failing\n\
+         Classes:\n  io.vetro.tests.Failing: Failing.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Classes/Failing.yaml"),
+        "Namespaces:\n  =: io.vetro.tests\n  std: io.murano\nName: Failing\nExtends: std:Application\n\
+         Methods:\n  deploy:\n    Body:\n      - $env: $.find(std:Environment).require()\n      \
+         - $env.stack.updateTemplate({resources => {broken => {type => 'OS::Heat::TestResource', \
+         properties => {fail => true, value => v}}}})\n      - $env.stack.push()\n",
+    )
+    .unwrap();
+    let model = dir.join("failing-model.json");
+    let m = json!({"Objects": {"?": {"id": env_id, "type": "io.murano.Environment"}, "name": "f",
+        "applications": [{"?": {"id": "0f0e0d0c0b0a49088706050403020100", "type": "io.vetro.tests.Failing"}}]}});
+    std::fs::write(&model, m.to_string()).unwrap();
+    (pkg, model)
+}
+
+#[test]
+fn a_failing_resource_fails_the_deployment_with_heats_reason() {
+    let Some(e) = env() else { return };
+    let _turn = heat_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let id = fresh_id();
+    let (pkg, model) = failing_package(dir.path(), &id);
+    let run = Command::new(VETRO)
+        .arg("run")
+        .arg(&pkg)
+        .arg("--model")
+        .arg(&model)
+        .args(["--backend", "openstack", "--os-cloud", CLOUD])
+        .env("OS_CLIENT_CONFIG_FILE", &e.clouds)
+        .output()
+        .unwrap();
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    delete_stack(&heat_api(&e), &format!("murano-{id}"));
+    assert!(!run.status.success(), "{out}");
+    assert!(
+        out.contains(&format!("stack murano-{id} is CREATE_FAILED")),
+        "{out}"
+    );
+    assert!(out.contains("broken: "), "{out}");
+    assert!(out.contains("Test Resource failed"), "{out}");
 }
