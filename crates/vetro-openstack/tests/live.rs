@@ -137,6 +137,25 @@ fn agent_config(dir: &Path, amqp: &str, queue: &str, results: &str) -> vetro_age
     vetro_agent::AgentConfig::parse(&text, "test.conf").unwrap()
 }
 
+type AgentThread = std::thread::JoinHandle<Result<(), vetro_agent::AgentError>>;
+
+/// `vetro agent` in a thread of its own, until the sender is used.
+fn spawn_agent(
+    config: vetro_agent::AgentConfig,
+) -> (tokio::sync::oneshot::Sender<()>, AgentThread) {
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let agent = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(vetro_agent::Agent::new(config).unwrap().serve(async {
+            let _ = stop_rx.await;
+        }))
+    });
+    (stop_tx, agent)
+}
+
 fn plan(id: &str, script: &str) -> Json {
     json!({"FormatVersion": "2.0.0", "Version": "1.0.0", "Name": "t", "ID": id, "Action": "Execute",
            "Body": "return run(args.who)", "Parameters": {"who": "ci"},
@@ -153,17 +172,7 @@ fn plans_round_trip_through_rabbitmq_and_vetro_agent() {
     let dir = tempfile::tempdir().unwrap();
     let queue = unique("e-test-h");
     let results = unique("-execution-results-test");
-    let config = agent_config(dir.path(), &amqp, &queue, &results);
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let agent = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(vetro_agent::Agent::new(config).unwrap().serve(async {
-            let _ = stop_rx.await;
-        }))
-    });
+    let (stop_tx, agent) = spawn_agent(agent_config(dir.path(), &amqp, &queue, &results));
     let mut cloud = connect(
         &clouds,
         Options {
@@ -277,17 +286,7 @@ fn a_lost_broker_connection_is_made_again_and_the_result_still_arrives() {
     let dir = tempfile::tempdir().unwrap();
     let queue = unique("e-reconnect-h");
     let results = unique("-execution-results-reconnect");
-    let config = agent_config(dir.path(), &amqp, &queue, &results);
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let agent = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(vetro_agent::Agent::new(config).unwrap().serve(async {
-            let _ = stop_rx.await;
-        }))
-    });
+    let (stop_tx, agent) = spawn_agent(agent_config(dir.path(), &amqp, &queue, &results));
     // The engine reaches the broker through the proxy; the agent directly.
     let broker = vetro_agent::amqp::Broker::from_url(&amqp).unwrap();
     let proxy = tcp_proxy::Proxy::start(&format!("{}:{}", broker.host, broker.port));
