@@ -314,10 +314,12 @@ fn timed_error(method: &str) -> (String, Duration) {
     (e.names().join(","), started.elapsed())
 }
 
-/// Run `method` under a 20 s time limit and the result it returned.
+/// Run `method` and the result it returned. The time limit only guards
+/// against a runaway: these methods finish in seconds even in a debug build
+/// on a loaded machine.
 fn result_of(method: &str) -> serde_json::Value {
     let limits = Limits {
-        max_time: Some(Duration::from_secs(20)),
+        max_time: Some(Duration::from_secs(120)),
         ..Limits::default()
     };
     let out = run_whole(limits, method).unwrap_or_else(|e| panic!("{}", e.message()));
