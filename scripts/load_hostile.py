@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import uuid
 import zipfile
 
@@ -53,13 +54,17 @@ def upload(api, fqn, body):
     raw = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{fqn}\"; "
            f"filename=\"p.zip\"\r\nContent-Type: application/zip\r\n\r\n").encode()
     raw += buf.getvalue() + f"\r\n--{boundary}--\r\n".encode()
-    api.call("POST", "/v1/catalog/packages", raw=raw,
-             ctype=f"multipart/form-data; boundary={boundary}")
+    try:
+        api.call("POST", "/v1/catalog/packages", raw=raw,
+                 ctype=f"multipart/form-data; boundary={boundary}")
+    except urllib.error.HTTPError as e:
+        if e.code != 409:  # already there from an earlier run on this database
+            raise
 
 
 def hostile(api, fqn, expect, stop, outcomes, deadline):
     """Deploys `fqn` again and again until `stop`; records each outcome."""
-    env = api.call("POST", "/v1/environments", {"name": f"hostile-{fqn}"})["id"]
+    env = api.call("POST", "/v1/environments", {"name": f"hostile-{fqn}-{uuid.uuid4().hex[:6]}"})["id"]
     while not stop.is_set() and time.time() < deadline:
         sid = api.call("POST", f"/v1/environments/{env}/configure")["id"]
         app = {"?": {"id": uuid.uuid4().hex, "type": fqn}, "name": "x"}
