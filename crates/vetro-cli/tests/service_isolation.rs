@@ -176,3 +176,26 @@ fn two_worker_processes_on_one_sqlite_file_lose_no_deployment() {
         current = next;
     }
 }
+
+#[test]
+fn a_separate_worker_takes_the_quota_options_serve_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(dir.path(), false).unwrap();
+    let (_server, url) = serve_with(&db, "0", dir.path(), &[]);
+    let api = setup(&db, &url);
+    let chatty = "Namespaces:\n  =: t\n  std: io.murano\nName: Chatty\nExtends: std:Application\n\
+Methods:\n  deploy:\n    Body:\n      - $env: $this.find(std:Environment)\n      \
+- For: i\n        In: range(0, 5)\n        Do:\n          - $env.reporter.report($this, step)\n";
+    api.upload_class("t.Chatty", chatty);
+    let _w = worker(&db, dir.path(), "w", &["--max-reports-per-task", "3"]);
+    let (env, dep) = api.deploy_app("chatty", app("c1", "t.Chatty"));
+    let state = api.finished(&env, &dep, 120);
+    let reports = api.reports(&env, &dep);
+    assert_eq!(state, "completed_w_errors", "{reports:#?}");
+    assert!(
+        reports
+            .iter()
+            .any(|r| r.starts_with("error:") && r.contains("reports_per_task")),
+        "{reports:#?}"
+    );
+}

@@ -12,6 +12,7 @@ pub mod murano_test;
 pub mod packages;
 pub mod plugin;
 pub mod policy;
+pub mod quota_args;
 pub mod run;
 pub mod serve;
 pub mod serve_http;

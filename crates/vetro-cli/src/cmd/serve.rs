@@ -32,7 +32,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> ExitCode {
     init_tracing();
-    let mut config = match a.worker.config() {
+    let config = match a.worker.config() {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -58,8 +58,8 @@ pub fn run(a: Args) -> ExitCode {
             .unwrap_or_default();
         let mut limits = Limits::default();
         a.http.apply(&mut limits);
-        // The in-process workers hold tasks to the same quotas as the API.
-        config.quotas = limits.quotas.clone();
+        // The API and every worker (in-process or `vetro worker`) take the same quota options.
+        limits.quotas = config.quotas.clone();
         let st = AppState {
             store: store.clone(),
             limits: Arc::new(limits),

@@ -1,5 +1,5 @@
 //! `vetro serve`'s HTTP options: timeouts, the connection bound, per-token
-//! rates, per-project quotas; and the open-files limit the connection bound
+//! rates; and the open-files limit the connection bound
 //! needs.
 
 use std::num::NonZeroU32;
@@ -32,18 +32,6 @@ pub struct HttpArgs {
     /// Requests a token may make at once above its rate.
     #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..))]
     rate_burst: u32,
-    /// Environments each project may have; past it, 403.
-    #[arg(long, default_value_t = 1000)]
-    max_environments: u64,
-    /// Packages each project may own; past it, 403.
-    #[arg(long, default_value_t = 500)]
-    max_packages: u64,
-    /// Deployments, deletions and actions each project may have queued or running; past it, 403.
-    #[arg(long, default_value_t = 20)]
-    max_active_tasks: u64,
-    /// Largest object model (session draft, template) in bytes of JSON; past it, 413.
-    #[arg(long, default_value_t = 4 * 1024 * 1024)]
-    max_model_bytes: u64,
 }
 
 impl HttpArgs {
@@ -61,10 +49,6 @@ impl HttpArgs {
                 self.max_connections
             );
         }
-        limits.quotas.environments = self.max_environments;
-        limits.quotas.packages = self.max_packages;
-        limits.quotas.active_tasks = self.max_active_tasks;
-        limits.quotas.model_bytes = self.max_model_bytes;
         limits.rate = NonZeroU32::new(self.rate_limit).map(|per_second| Rate {
             per_second,
             burst: NonZeroU32::new(self.rate_burst).unwrap_or(NonZeroU32::MIN),

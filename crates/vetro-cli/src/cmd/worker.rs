@@ -55,6 +55,8 @@ pub struct WorkerArgs {
     /// never queue behind deployments (besides the deployment workers).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=256))]
     pub static_workers: u64,
+    #[command(flatten)]
+    pub quotas: super::quota_args::QuotaArgs,
 }
 
 impl WorkerArgs {
@@ -63,6 +65,7 @@ impl WorkerArgs {
         let mut c = WorkerConfig {
             lease: Duration::from_secs(self.lease_seconds),
             max_attempts: self.max_attempts,
+            quotas: self.quotas.quotas(),
             ..WorkerConfig::default()
         };
         if let Some(dir) = &self.packages_dir {
