@@ -221,8 +221,12 @@ pub async fn show(
         .map(|pkg| pkg.requires)
         .unwrap_or_default();
     let owner = text(&p, "owner_id") == user.ctx.project() || user.is_admin();
-    let envs = vetro_server::routes::environments::list(state(&dash), user.ctx.clone(), query(&[]))
-        .await?;
+    let envs = vetro_server::routes::environments::list(
+        state(&dash),
+        user.ctx.clone(),
+        query(&[("limit", "1000")]),
+    )
+    .await?;
     let envs = serde_json::to_value(envs.0).unwrap_or(Value::Null);
     let body = html! {
         div.card {

@@ -122,9 +122,14 @@ pub async fn show(
     user: User,
     Path((env, dep)): Path<(String, String)>,
 ) -> PageResult {
-    let list = api_deployments::list(state(&dash), user.ctx.clone(), P(env.clone()))
-        .await?
-        .0;
+    let list = api_deployments::list(
+        state(&dash),
+        user.ctx.clone(),
+        P(env.clone()),
+        crate::api::query(&[("limit", "500")]),
+    )
+    .await?
+    .0;
     let d = list["deployments"]
         .as_array()
         .and_then(|l| l.iter().find(|d| text(d, "id") == dep))

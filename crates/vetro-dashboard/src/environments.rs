@@ -96,7 +96,7 @@ async fn gather(dash: &Dashboard, user: &User, id: &str) -> ApiResult<EnvPage> {
     let deployed = model::get_root(state(dash), ctx(), P(id.to_string()), SessionHeader(None))
         .await?
         .0;
-    let history = api_deployments::list(state(dash), ctx(), P(id.to_string()))
+    let history = api_deployments::list(state(dash), ctx(), P(id.to_string()), query(&[]))
         .await?
         .0["deployments"]
         .as_array()

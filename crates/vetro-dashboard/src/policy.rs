@@ -27,7 +27,7 @@ pub fn compile_error(text: &str) -> Option<(usize, usize, String)> {
 
 /// The newest deployment of the project that the policy refused.
 async fn last_blocked(dash: &Dashboard, user: &User) -> Option<Value> {
-    let all = api_deployments::list_all(state(dash), user.ctx.clone())
+    let all = api_deployments::list_all(state(dash), user.ctx.clone(), crate::api::query(&[]))
         .await
         .ok()?
         .0;

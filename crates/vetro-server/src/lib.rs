@@ -18,6 +18,7 @@ pub mod model_path;
 pub mod negotiate;
 pub mod openapi;
 pub mod package;
+pub mod paging;
 pub mod quota;
 pub mod rate;
 pub mod routes;

@@ -70,6 +70,8 @@ pub struct EnvironmentView {
 #[derive(ToSchema)]
 pub struct EnvironmentList {
     environments: Vec<EnvironmentView>,
+    /// The id of this page's last environment, when more follow.
+    next_marker: Option<String>,
 }
 
 #[derive(ToSchema)]
@@ -106,6 +108,8 @@ pub struct DeploymentView {
 #[derive(ToSchema)]
 pub struct DeploymentList {
     deployments: Vec<DeploymentView>,
+    /// The id of this page's last deployment, when more follow.
+    next_marker: Option<String>,
 }
 
 #[derive(ToSchema)]
@@ -126,6 +130,8 @@ pub struct ReportView {
 #[derive(ToSchema)]
 pub struct ReportList {
     reports: Vec<ReportView>,
+    /// The id of this page's last report, when more follow.
+    next_marker: Option<String>,
 }
 
 #[derive(ToSchema)]

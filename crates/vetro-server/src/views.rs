@@ -4,6 +4,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use vetro_store::catalog::{Category, Package};
 use vetro_store::environments::{Environment, EnvironmentSummary};
+use vetro_store::page::Page;
 use vetro_store::queue::{Deployment, Report};
 use vetro_store::sessions::Session;
 use vetro_store::templates::Template;
@@ -27,6 +28,8 @@ pub fn environment(e: &Environment, status: &str) -> Value {
 #[derive(Serialize)]
 pub struct EnvironmentList {
     environments: Vec<EnvironmentItem>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_marker: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -41,9 +44,15 @@ struct EnvironmentItem {
     status: String,
 }
 
-impl From<Vec<EnvironmentSummary>> for EnvironmentList {
-    fn from(rows: Vec<EnvironmentSummary>) -> EnvironmentList {
-        let environments = rows
+impl From<Page<EnvironmentSummary>> for EnvironmentList {
+    fn from(page: Page<EnvironmentSummary>) -> EnvironmentList {
+        let next_marker = page
+            .items
+            .last()
+            .filter(|_| page.more)
+            .map(|e| e.id.clone());
+        let environments = page
+            .items
             .into_iter()
             .map(|e| EnvironmentItem {
                 id: e.id,
@@ -56,7 +65,10 @@ impl From<Vec<EnvironmentSummary>> for EnvironmentList {
                 status: e.status,
             })
             .collect();
-        EnvironmentList { environments }
+        EnvironmentList {
+            environments,
+            next_marker,
+        }
     }
 }
 

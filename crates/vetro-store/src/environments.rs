@@ -1,6 +1,7 @@
 //! Environments: a project's named object model, its version and the
 //! simulated cloud's state.
 
+use crate::page::{Page, PageRequest};
 use crate::{new_id, row, time, Result, Store, StoreError, Tx};
 use serde_json::Value;
 use sqlx::any::AnyRow;
@@ -164,31 +165,73 @@ impl Store {
         rows.iter().map(from_row).collect()
     }
 
-    /// Environments of `project_id` (of every project when `None`) with their
-    /// status, oldest first, in one query (the sessions joined in).
+    /// One page of the environments of `project_id` (of every project when
+    /// `None`) with their status, oldest first, in one query. The status
+    /// needs two sessions per environment (the newest that decides it and
+    /// the newest opened one), each found through an index, so a page costs
+    /// the same however many environments and sessions there are.
     pub async fn list_environment_summaries(
         &self,
         project_id: Option<&str>,
-    ) -> Result<Vec<EnvironmentSummary>> {
-        let select = "SELECT e.id, e.project_id, e.name, e.description_text, e.version, \
-                      e.created, e.updated, s.id AS s_id, s.state AS s_state, \
-                      s.version AS s_version, s.updated AS s_updated \
-                      FROM environments e LEFT JOIN sessions s ON s.environment_id = e.id";
-        let order = "ORDER BY e.created, e.id";
-        let rows = match project_id {
-            Some(p) => {
-                sqlx::query(&format!("{select} WHERE e.project_id = $1 {order}"))
-                    .bind(p)
-                    .fetch_all(self.reader())
-                    .await?
-            }
-            None => {
-                sqlx::query(&format!("{select} {order}"))
-                    .fetch_all(self.reader())
-                    .await?
-            }
+        page: &PageRequest,
+    ) -> Result<Page<EnvironmentSummary>> {
+        let newest = |states: &str| {
+            format!(
+                "(SELECT s.id FROM sessions s WHERE s.environment_id = e.id AND s.state IN ({states}) \
+                 ORDER BY s.version DESC, s.updated DESC LIMIT 1)"
+            )
         };
-        summaries_from_rows(&rows)
+        let mut sql = format!(
+            "SELECT e.id, e.project_id, e.name, e.description_text, e.version, e.created, e.updated, \
+             d.id AS d_id, d.state AS d_state, d.version AS d_version, d.updated AS d_updated, \
+             o.id AS o_id, o.state AS o_state, o.version AS o_version, o.updated AS o_updated \
+             FROM environments e \
+             LEFT JOIN sessions d ON d.id = {} \
+             LEFT JOIN sessions o ON o.id = {} WHERE 1 = 1",
+            newest("'deploying', 'deleting', 'deploy failure', 'delete failure', 'deployed'"),
+            newest("'opened'")
+        );
+        let mut binds: Vec<String> = Vec::new();
+        if let Some(p) = project_id {
+            binds.push(p.to_string());
+            sql.push_str(&format!(" AND e.project_id = ${}", binds.len()));
+        }
+        if let Some(m) = &page.marker {
+            let created = self.environment_marker(m, project_id).await?;
+            binds.push(created);
+            binds.push(m.clone());
+            let (c, i) = (binds.len() - 1, binds.len());
+            sql.push_str(&format!(
+                " AND (e.created > ${c} OR (e.created = ${c} AND e.id > ${i}))"
+            ));
+        }
+        sql.push_str(&format!(" ORDER BY e.created, e.id LIMIT {}", page.fetch()));
+        let mut q = sqlx::query(&sql);
+        for b in &binds {
+            q = q.bind(b);
+        }
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows.iter().map(summary_from_row).collect::<Result<_>>()?;
+        Ok(Page::from_fetched(items, page))
+    }
+
+    /// The creation time of the environment `id` that a page starts after,
+    /// when it belongs to the listing.
+    async fn environment_marker(&self, id: &str, project_id: Option<&str>) -> Result<String> {
+        let r = sqlx::query("SELECT project_id, created FROM environments WHERE id = $1")
+            .bind(id)
+            .fetch_optional(self.reader())
+            .await?;
+        match r {
+            Some(r)
+                if project_id.is_none_or(|p| row::text(&r, "project_id").is_ok_and(|x| x == p)) =>
+            {
+                row::text(&r, "created")
+            }
+            _ => Err(StoreError::Invalid(format!(
+                "marker '{id}' is not an environment of this listing"
+            ))),
+        }
     }
 
     pub async fn get_environment(&self, id: &str) -> Result<Environment> {
@@ -269,42 +312,30 @@ impl Store {
     }
 }
 
-/// Groups the joined rows (one per session, or one with no session) of
-/// [`Store::list_environment_summaries`], which come ordered by environment.
-fn summaries_from_rows(rows: &[AnyRow]) -> Result<Vec<EnvironmentSummary>> {
-    let mut out: Vec<EnvironmentSummary> = Vec::new();
-    let mut marks: Vec<SessionMark> = Vec::new();
-    for r in rows {
-        let id = row::text(r, "id")?;
-        if out.last().is_none_or(|last| last.id != id) {
-            if let Some(last) = out.last_mut() {
-                last.status = status_of(&marks);
-                marks.clear();
-            }
-            out.push(EnvironmentSummary {
-                id,
-                project_id: row::text(r, "project_id")?,
-                name: row::text(r, "name")?,
-                description_text: row::text(r, "description_text")?,
-                version: row::int(r, "version")?,
-                created: row::text(r, "created")?,
-                updated: row::text(r, "updated")?,
-                status: String::new(),
-            });
-        }
-        if let Some(sid) = row::opt_text(r, "s_id")? {
+/// An environment of [`Store::list_environment_summaries`] with its status
+/// from the two sessions joined in.
+fn summary_from_row(r: &AnyRow) -> Result<EnvironmentSummary> {
+    let mut marks = Vec::new();
+    for p in ["d", "o"] {
+        if let Some(id) = row::opt_text(r, &format!("{p}_id"))? {
             marks.push(SessionMark {
-                id: sid,
-                state: row::text(r, "s_state")?,
-                version: row::int(r, "s_version")?,
-                updated: row::text(r, "s_updated")?,
+                id,
+                state: row::text(r, &format!("{p}_state"))?,
+                version: row::int(r, &format!("{p}_version"))?,
+                updated: row::text(r, &format!("{p}_updated"))?,
             });
         }
     }
-    if let Some(last) = out.last_mut() {
-        last.status = status_of(&marks);
-    }
-    Ok(out)
+    Ok(EnvironmentSummary {
+        id: row::text(r, "id")?,
+        project_id: row::text(r, "project_id")?,
+        name: row::text(r, "name")?,
+        description_text: row::text(r, "description_text")?,
+        version: row::int(r, "version")?,
+        created: row::text(r, "created")?,
+        updated: row::text(r, "updated")?,
+        status: status_of(&marks),
+    })
 }
 
 fn mark_from_row(r: &AnyRow) -> Result<SessionMark> {

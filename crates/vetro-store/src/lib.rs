@@ -11,7 +11,7 @@
 //! [`tasks`] (the worker's side: claims, leases, results, the reaper),
 //! [`catalog`] (packages and categories), [`templates`], [`policies`],
 //! [`quotas`] (per-project limits and the counts they need), [`web_sessions`]
-//! (the web dashboard's sign-ins).
+//! (the web dashboard's sign-ins), [`page`] (pages of the listings).
 //! Every function that writes more than one row takes a transaction, so a
 //! failing request leaves nothing half-written.
 
@@ -19,6 +19,7 @@ pub mod catalog;
 pub mod changes;
 pub mod environments;
 mod error;
+pub mod page;
 pub mod policies;
 pub mod queue;
 pub mod quotas;

@@ -13,9 +13,11 @@
 //! The unique index `tasks_one_active_per_environment` allows at most one
 //! `queued` or `running` task per environment.
 
+use crate::page::{Page, PageRequest};
 use crate::{new_id, row, time, Result, Store, StoreError, Tx};
 use serde_json::Value;
 use sqlx::any::AnyRow;
+use std::collections::HashSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TaskKind {
@@ -327,13 +329,14 @@ impl Store {
         Ok(id)
     }
 
-    /// Deployments (every task but static actions) of one environment, or of
-    /// every environment of a project, newest first.
+    /// One page of the deployments (every task but static actions) of one
+    /// environment, or of every environment of a project, newest first.
     pub async fn list_deployments(
         &self,
         environment_id: Option<&str>,
         project_id: &str,
-    ) -> Result<Vec<Deployment>> {
+        page: &PageRequest,
+    ) -> Result<Page<Deployment>> {
         let counts = "(SELECT COUNT(*) FROM status_reports s WHERE s.task_id = t.id AND s.level = 'error') AS n_errors, \
                       (SELECT COUNT(*) FROM status_reports s WHERE s.task_id = t.id AND s.level = 'warning') AS n_warnings";
         let cols = TASK_COLUMNS
@@ -341,27 +344,36 @@ impl Store {
             .map(|c| format!("t.{c}"))
             .collect::<Vec<_>>()
             .join(", ");
-        let base = format!(
+        let mut sql = format!(
             "SELECT {cols}, {counts} FROM tasks t WHERE t.kind <> 'static_action' AND t.project_id = $1"
         );
-        let rows = match environment_id {
-            Some(e) => {
-                sqlx::query(&format!(
-                    "{base} AND t.environment_id = $2 ORDER BY t.created DESC, t.id"
-                ))
-                .bind(project_id)
-                .bind(e)
-                .fetch_all(self.pool())
-                .await?
-            }
-            None => {
-                sqlx::query(&format!("{base} ORDER BY t.created DESC, t.id"))
-                    .bind(project_id)
-                    .fetch_all(self.pool())
-                    .await?
-            }
-        };
-        rows.iter()
+        let mut binds = vec![project_id.to_string()];
+        if let Some(e) = environment_id {
+            binds.push(e.to_string());
+            sql.push_str(&format!(" AND t.environment_id = ${}", binds.len()));
+        }
+        if let Some(m) = &page.marker {
+            let created = self
+                .deployment_marker(m, environment_id, project_id)
+                .await?;
+            binds.push(created);
+            binds.push(m.clone());
+            let (c, i) = (binds.len() - 1, binds.len());
+            sql.push_str(&format!(
+                " AND (t.created < ${c} OR (t.created = ${c} AND t.id < ${i}))"
+            ));
+        }
+        sql.push_str(&format!(
+            " ORDER BY t.created DESC, t.id DESC LIMIT {}",
+            page.fetch()
+        ));
+        let mut q = sqlx::query(&sql);
+        for b in &binds {
+            q = q.bind(b);
+        }
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows
+            .iter()
             .map(|r| {
                 Ok(Deployment {
                     task: task_from_row(r)?,
@@ -369,7 +381,87 @@ impl Store {
                     warnings: row::int(r, "n_warnings")?,
                 })
             })
-            .collect()
+            .collect::<Result<_>>()?;
+        Ok(Page::from_fetched(items, page))
+    }
+
+    /// The creation time of the deployment `id` that a page starts after,
+    /// when it belongs to the listing.
+    async fn deployment_marker(
+        &self,
+        id: &str,
+        environment_id: Option<&str>,
+        project_id: &str,
+    ) -> Result<String> {
+        let r = sqlx::query(
+            "SELECT project_id, environment_id, created FROM tasks \
+             WHERE id = $1 AND kind <> 'static_action'",
+        )
+        .bind(id)
+        .fetch_optional(self.reader())
+        .await?;
+        let fits = |r: &AnyRow| -> Result<bool> {
+            Ok(row::text(r, "project_id")? == project_id
+                && environment_id.is_none_or(|e| {
+                    row::opt_text(r, "environment_id").is_ok_and(|x| x.as_deref() == Some(e))
+                }))
+        };
+        match r {
+            Some(r) if fits(&r)? => row::text(&r, "created"),
+            _ => Err(StoreError::Invalid(format!(
+                "marker '{id}' is not a deployment of this listing"
+            ))),
+        }
+    }
+
+    /// One page of the status reports of one task, oldest first; with
+    /// `entities`, only the reports about those objects.
+    pub async fn reports_page(
+        &self,
+        task_id: &str,
+        entities: Option<&HashSet<&str>>,
+        page: &PageRequest,
+    ) -> Result<Page<Report>> {
+        let after = match &page.marker {
+            None => 0,
+            Some(m) => {
+                let r =
+                    sqlx::query("SELECT seq FROM status_reports WHERE id = $1 AND task_id = $2")
+                        .bind(m)
+                        .bind(task_id)
+                        .fetch_optional(self.reader())
+                        .await?
+                        .ok_or_else(|| {
+                            StoreError::Invalid(format!(
+                                "marker '{m}' is not a report of this deployment"
+                            ))
+                        })?;
+                row::int(&r, "seq")?
+            }
+        };
+        let Some(entities) = entities else {
+            let rows = sqlx::query(&format!(
+                "SELECT {REPORT_COLUMNS} FROM status_reports WHERE task_id = $1 AND seq > $2 \
+                 ORDER BY seq LIMIT {}",
+                page.fetch()
+            ))
+            .bind(task_id)
+            .bind(after)
+            .fetch_all(self.reader())
+            .await?;
+            let items = rows.iter().map(report_from_row).collect::<Result<_>>()?;
+            return Ok(Page::from_fetched(items, page));
+        };
+        // The objects of a service can be many; the reports of one task are
+        // bounded by its quotas, so they are filtered here rather than in SQL.
+        let items = self
+            .reports_after(task_id, after)
+            .await?
+            .into_iter()
+            .filter(|r| entities.contains(&r.entity_id.as_str()))
+            .take(usize::try_from(page.fetch()).unwrap_or(usize::MAX))
+            .collect();
+        Ok(Page::from_fetched(items, page))
     }
 
     /// The status reports of one task, oldest first.
@@ -395,21 +487,46 @@ impl Store {
         rows.iter().map(report_from_row).collect()
     }
 
-    /// Every report of an environment's tasks, newest first (for `lastStatus`).
-    pub async fn environment_reports(&self, environment_id: &str) -> Result<Vec<Report>> {
+    /// The newest report of an environment's tasks about any of the objects
+    /// `entities` (for `lastStatus`), found through the reports' entity index.
+    pub async fn newest_report(
+        &self,
+        environment_id: &str,
+        entities: &[&str],
+    ) -> Result<Option<Report>> {
         let cols = REPORT_COLUMNS
             .split(", ")
             .map(|c| format!("s.{c}"))
             .collect::<Vec<_>>()
             .join(", ");
-        let rows = sqlx::query(&format!(
-            "SELECT {cols} FROM status_reports s JOIN tasks t ON t.id = s.task_id \
-             WHERE t.environment_id = $1 ORDER BY t.created DESC, s.seq DESC"
-        ))
-        .bind(environment_id)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter().map(report_from_row).collect()
+        let mut newest: Option<(String, Report)> = None;
+        // Bounded lists of placeholders; the newest of the chunks' newest wins.
+        for chunk in entities.chunks(500) {
+            let marks = (0..chunk.len())
+                .map(|i| format!("${}", i + 2))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let sql = format!(
+                "SELECT {cols}, t.created AS t_created FROM status_reports s \
+                 JOIN tasks t ON t.id = s.task_id \
+                 WHERE t.environment_id = $1 AND s.entity_id IN ({marks}) \
+                 ORDER BY t.created DESC, s.seq DESC LIMIT 1"
+            );
+            let mut q = sqlx::query(&sql).bind(environment_id);
+            for e in chunk {
+                q = q.bind(*e);
+            }
+            if let Some(r) = q.fetch_optional(self.reader()).await? {
+                let key = (row::text(&r, "t_created")?, report_from_row(&r)?);
+                let newer = newest
+                    .as_ref()
+                    .is_none_or(|(c, n)| (&key.0, key.1.seq) > (c, n.seq));
+                if newer {
+                    newest = Some(key);
+                }
+            }
+        }
+        Ok(newest.map(|(_, r)| r))
     }
 
     /// Appends a report to a task on its own.

@@ -3,6 +3,7 @@
 
 use serde_json::json;
 use vetro_store::catalog::{NewPackage, Package};
+use vetro_store::page::PageRequest;
 use vetro_store::queue::{NewReport, NewTask, TaskKind};
 use vetro_store::tasks::{Completion, Finish, LeaseState, Reaped};
 use vetro_store::tokens::Principal;
@@ -65,6 +66,7 @@ both!(
     tokens_are_hashed_and_resolve,
     environments_are_unique_per_project,
     environment_list_carries_each_status,
+    listings_come_in_pages,
     reads_see_every_committed_write,
     migrate_twice_is_a_no_op,
     deploy_queues_one_task_and_refuses_a_second,
@@ -148,6 +150,11 @@ async fn environments_are_unique_per_project(s: Store) {
     ));
 }
 
+/// A page large enough for every row of a test.
+fn all() -> PageRequest {
+    PageRequest::first(1000)
+}
+
 async fn environment_list_carries_each_status(s: Store) {
     let ready = env(&s, "ready").await;
     let pending = env(&s, "pending").await;
@@ -159,7 +166,11 @@ async fn environment_list_carries_each_status(s: Store) {
     s.open_session(&deploying.id, "alice").await.unwrap();
     let d = s.open_session(&deploying.id, "alice").await.unwrap();
     s.deploy_session(&d.id, "p1").await.unwrap();
-    let list = s.list_environment_summaries(Some("p1")).await.unwrap();
+    let list = s
+        .list_environment_summaries(Some("p1"), &all())
+        .await
+        .unwrap()
+        .items;
     let got: Vec<(&str, &str)> = list
         .iter()
         .map(|e| (e.name.as_str(), e.status.as_str()))
@@ -185,12 +196,147 @@ async fn environment_list_carries_each_status(s: Store) {
         let marks = s.session_marks(&e.id).await.unwrap();
         assert_eq!(summary.status, environments::status_of(&marks));
     }
-    assert_eq!(s.list_environment_summaries(None).await.unwrap().len(), 4);
+    assert_eq!(
+        s.list_environment_summaries(None, &all())
+            .await
+            .unwrap()
+            .items
+            .len(),
+        4
+    );
     assert!(s
-        .list_environment_summaries(Some("nobody"))
+        .list_environment_summaries(Some("nobody"), &all())
         .await
         .unwrap()
+        .items
         .is_empty());
+}
+
+/// Every page of every listing, following `marker` as a client does.
+async fn listings_come_in_pages(s: Store) {
+    let mut envs = Vec::new();
+    for i in 0..5 {
+        envs.push(env(&s, &format!("e{i}")).await.id);
+    }
+    s.create_environment("p2", "other", &json!({"Objects": null}), None)
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut page = PageRequest::first(2);
+    loop {
+        let p = s
+            .list_environment_summaries(Some("p1"), &page)
+            .await
+            .unwrap();
+        assert!(p.items.len() <= 2);
+        seen.extend(p.items.iter().map(|e| e.id.clone()));
+        if !p.more {
+            break;
+        }
+        page.marker = Some(p.items.last().unwrap().id.clone());
+    }
+    assert_eq!(seen, envs);
+    // A page ending exactly at the last item says no more follow.
+    let p = s
+        .list_environment_summaries(Some("p1"), &PageRequest::first(5))
+        .await
+        .unwrap();
+    assert_eq!((p.items.len(), p.more), (5, false));
+    // Another project's environment is no marker of this listing.
+    let theirs = s
+        .list_environment_summaries(Some("p2"), &all())
+        .await
+        .unwrap()
+        .items;
+    let foreign = PageRequest {
+        limit: 2,
+        marker: Some(theirs[0].id.clone()),
+    };
+    assert!(matches!(
+        s.list_environment_summaries(Some("p1"), &foreign).await,
+        Err(StoreError::Invalid(_))
+    ));
+
+    // Deployments, newest first, over three environments.
+    let mut tasks = Vec::new();
+    for e in &envs[..3] {
+        let session = s.open_session(e, "alice").await.unwrap();
+        tasks.push(s.deploy_session(&session.id, "p1").await.unwrap());
+    }
+    let mut seen = Vec::new();
+    let mut page = PageRequest::first(2);
+    loop {
+        let p = s.list_deployments(None, "p1", &page).await.unwrap();
+        seen.extend(p.items.iter().map(|d| d.task.id.clone()));
+        if !p.more {
+            break;
+        }
+        page.marker = Some(p.items.last().unwrap().task.id.clone());
+    }
+    let newest_first: Vec<String> = {
+        let all = s.list_deployments(None, "p1", &all()).await.unwrap().items;
+        all.iter().map(|d| d.task.id.clone()).collect()
+    };
+    assert_eq!(seen, newest_first);
+    tasks.sort();
+    seen.sort();
+    assert_eq!(seen, tasks);
+    let other_env = PageRequest {
+        limit: 2,
+        marker: Some(tasks[0].clone()),
+    };
+    let own = s.get_task(&tasks[0]).await.unwrap().environment_id.unwrap();
+    let elsewhere = envs.iter().find(|e| **e != own).unwrap();
+    assert!(matches!(
+        s.list_deployments(Some(elsewhere), "p1", &other_env).await,
+        Err(StoreError::Invalid(_))
+    ));
+
+    // Reports, oldest first, all of them or those about some objects.
+    let t = &tasks[0];
+    for i in 0..5 {
+        let r = NewReport {
+            entity_id: format!("obj{}", i % 2),
+            entity: "unit".into(),
+            text: format!("r{i}"),
+            level: "info".into(),
+            details: None,
+        };
+        s.report(t, &r).await.unwrap();
+    }
+    let texts = |p: &vetro_store::page::Page<vetro_store::queue::Report>| -> Vec<String> {
+        p.items.iter().map(|r| r.text.clone()).collect()
+    };
+    let first = s
+        .reports_page(t, None, &PageRequest::first(4))
+        .await
+        .unwrap();
+    assert_eq!(
+        texts(&first),
+        ["Action deploy is scheduled", "r0", "r1", "r2"]
+    );
+    assert!(first.more);
+    let next = PageRequest {
+        limit: 4,
+        marker: Some(first.items[3].id.clone()),
+    };
+    let second = s.reports_page(t, None, &next).await.unwrap();
+    assert_eq!(
+        (texts(&second), second.more),
+        (vec!["r3".to_string(), "r4".into()], false)
+    );
+    let obj1: std::collections::HashSet<&str> = ["obj1"].into();
+    let only = s
+        .reports_page(t, Some(&obj1), &PageRequest::first(1))
+        .await
+        .unwrap();
+    assert_eq!((texts(&only), only.more), (vec!["r1".to_string()], true));
+    let next = PageRequest {
+        limit: 1,
+        marker: Some(only.items[0].id.clone()),
+    };
+    let only = s.reports_page(t, Some(&obj1), &next).await.unwrap();
+    assert_eq!((texts(&only), only.more), (vec!["r3".to_string()], false));
 }
 
 /// Reads outside transactions may go to other connections than writes; each
@@ -216,7 +362,11 @@ async fn reads_see_every_committed_write(s: Store) {
     for w in writers {
         w.await.unwrap();
     }
-    let list = s.list_environment_summaries(Some("p1")).await.unwrap();
+    let list = s
+        .list_environment_summaries(Some("p1"), &all())
+        .await
+        .unwrap()
+        .items;
     assert_eq!(list.len(), 40);
     assert!(list.iter().all(|e| e.status == "pending"));
 }
@@ -262,13 +412,18 @@ async fn deploy_queues_one_task_and_refuses_a_second(s: Store) {
         s.deploy_session(&a.id, "p1").await,
         Err(StoreError::Forbidden(_))
     ));
-    let deps = s.list_deployments(Some(&e.id), "p1").await.unwrap();
+    let deps = s
+        .list_deployments(Some(&e.id), "p1", &all())
+        .await
+        .unwrap()
+        .items;
     assert_eq!(deps.len(), 1);
     assert_eq!(deps[0].state(), "running");
     assert!(s
-        .list_deployments(Some(&e.id), "p2")
+        .list_deployments(Some(&e.id), "p2", &all())
         .await
         .unwrap()
+        .items
         .is_empty());
     assert!(s.request_cancel(&task).await.unwrap());
     assert!(s.get_task(&task).await.unwrap().cancel_requested);
@@ -324,11 +479,10 @@ async fn reports_are_keyed_by_task(s: Store) {
     assert_eq!(reports[0].text, "Action deploy is scheduled");
     assert_eq!(reports[1].level, "warning");
     assert_eq!(s.reports_after(&t, 1).await.unwrap().len(), 1);
-    assert_eq!(
-        s.environment_reports(&e.id).await.unwrap()[0].text,
-        "careful"
-    );
-    let deps = s.list_deployments(None, "p1").await.unwrap();
+    let newest = s.newest_report(&e.id, &["other", "obj"]).await.unwrap();
+    assert_eq!(newest.unwrap().text, "careful");
+    assert!(s.newest_report(&e.id, &["other"]).await.unwrap().is_none());
+    let deps = s.list_deployments(None, "p1", &all()).await.unwrap().items;
     assert_eq!(deps[0].state(), "running_w_warnings");
 }
 

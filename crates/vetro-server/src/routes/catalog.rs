@@ -74,17 +74,8 @@ pub async fn search(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiR
     q.flag("catalog")?;
     let include_disabled = q.flag("include_disabled")?;
     let owned = q.flag("owned")?;
-    let limit: usize = match q.get("limit") {
-        None => 20,
-        Some(l) => l
-            .parse::<usize>()
-            .ok()
-            .filter(|n| *n >= 1)
-            .map(|n| n.min(100))
-            .ok_or_else(|| {
-                ApiError::bad_request(format!("'limit' must be a positive integer, not '{l}'"))
-            })?,
-    };
+    let page = crate::paging::PACKAGES.request(&q)?;
+    let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
     let order_by: Vec<String> = multi(&q, "order_by");
     for o in &order_by {
         if !["fqn", "name", "created"].contains(&o.as_str()) {
@@ -160,7 +151,7 @@ pub async fn search(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiR
         ra.cmp(rb)
             .then(if desc { by_keys.reverse() } else { by_keys })
     });
-    let start = match q.get("marker") {
+    let start = match page.marker.as_deref() {
         None => 0,
         Some(m) => ranked
             .iter()

@@ -5,35 +5,55 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{QueryPairs, P};
 use crate::routes::environments::collect_ids;
 use crate::state::AppState;
-use crate::{scope, views};
+use crate::{paging, scope, views};
 use axum::extract::State;
 use axum::Json;
-use serde_json::{json, Value};
-use vetro_store::queue::Task;
+use serde_json::Value;
+use std::collections::HashSet;
+use vetro_store::page::Page;
+use vetro_store::queue::{Deployment, Report, Task};
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/deployments", tag = "deployments",
-    params(("environment_id" = String, Path)),
-    responses((status = 200, description = "`{\"deployments\": [...]}`, newest first", body = crate::schemas::DeploymentList)))]
+    params(("environment_id" = String, Path),
+           ("marker" = Option<String>, Query, description = "The last deployment of the previous page"),
+           ("limit" = Option<u32>, Query, description = "1..500, default 100")),
+    responses((status = 200, description = "`{\"deployments\": [...], \"next_marker\"?}`, newest first", body = crate::schemas::DeploymentList)))]
 pub async fn list(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
+    q: QueryPairs,
 ) -> ApiResult<Json<Value>> {
-    let env = scope::environment(&st, &ctx, &id).await?;
+    let env = scope::environment_ref(&st, &ctx, &id).await?;
+    let page = paging::DEPLOYMENTS.request(&q)?;
     let deps = st
         .store
-        .list_deployments(Some(&env.id), &env.project_id)
+        .list_deployments(Some(&env.id), &env.project_id, &page)
         .await?;
-    let list: Vec<Value> = deps.iter().map(views::deployment).collect();
-    Ok(Json(json!({ "deployments": list })))
+    Ok(Json(deployment_page(&deps)))
 }
 
 #[utoipa::path(get, path = "/v1/deployments", tag = "deployments",
-    responses((status = 200, description = "Every deployment of the project's environments, newest first", body = crate::schemas::DeploymentList)))]
-pub async fn list_all(State(st): State<AppState>, ctx: Ctx) -> ApiResult<Json<Value>> {
-    let deps = st.store.list_deployments(None, ctx.project()).await?;
-    let list: Vec<Value> = deps.iter().map(views::deployment).collect();
-    Ok(Json(json!({ "deployments": list })))
+    params(("marker" = Option<String>, Query, description = "The last deployment of the previous page"),
+           ("limit" = Option<u32>, Query, description = "1..500, default 100")),
+    responses((status = 200, description = "Every deployment of the project's environments, newest first, `next_marker` when more follow", body = crate::schemas::DeploymentList)))]
+pub async fn list_all(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    q: QueryPairs,
+) -> ApiResult<Json<Value>> {
+    let page = paging::DEPLOYMENTS.request(&q)?;
+    let deps = st
+        .store
+        .list_deployments(None, ctx.project(), &page)
+        .await?;
+    Ok(Json(deployment_page(&deps)))
+}
+
+fn deployment_page(deps: &Page<Deployment>) -> Value {
+    paging::body("deployments", deps, views::deployment, |d| {
+        d.task.id.as_str()
+    })
 }
 
 /// A task of an environment the caller may see.
@@ -55,8 +75,10 @@ pub async fn env_task(st: &AppState, ctx: &Ctx, env_id: &str, task_id: &str) -> 
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/deployments/{deployment_id}", tag = "deployments",
     params(("environment_id" = String, Path), ("deployment_id" = String, Path),
-           ("service_id" = Option<Vec<String>>, Query, description = "Only reports about objects inside these services")),
-    responses((status = 200, description = "`{\"reports\": [...]}`, oldest first", body = crate::schemas::ReportList)))]
+           ("service_id" = Option<Vec<String>>, Query, description = "Only reports about objects inside these services"),
+           ("marker" = Option<String>, Query, description = "The last report of the previous page"),
+           ("limit" = Option<u32>, Query, description = "1..10000, default 10000")),
+    responses((status = 200, description = "`{\"reports\": [...], \"next_marker\"?}`, oldest first", body = crate::schemas::ReportList)))]
 pub async fn reports(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -64,27 +86,32 @@ pub async fn reports(
     q: QueryPairs,
 ) -> ApiResult<Json<Value>> {
     let task = env_task(&st, &ctx, &id, &dep).await?;
-    let env = st.store.get_environment(&id).await?;
-    let mut reports = st.store.reports(&task.id).await?;
+    let page = paging::REPORTS.request(&q)?;
     let services = q.all("service_id");
-    if !services.is_empty() {
-        let model = task
-            .description
-            .clone()
-            .unwrap_or_else(|| env.model["Objects"].clone());
-        let mut ids = Vec::new();
-        for srv in model
-            .get("services")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if services.contains(&srv.pointer("/?/id").and_then(Value::as_str).unwrap_or("")) {
-                collect_ids(srv, &mut ids);
-            }
-        }
-        reports.retain(|r| ids.contains(&r.entity_id.as_str()));
+    if services.is_empty() {
+        let reports = st.store.reports_page(&task.id, None, &page).await?;
+        return Ok(Json(report_page(&reports)));
     }
-    let list: Vec<Value> = reports.iter().map(views::report).collect();
-    Ok(Json(json!({ "reports": list })))
+    let model = match task.description.clone() {
+        Some(d) => d,
+        None => st.store.get_environment(&id).await?.model["Objects"].clone(),
+    };
+    let mut ids = Vec::new();
+    for srv in model
+        .get("services")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if services.contains(&srv.pointer("/?/id").and_then(Value::as_str).unwrap_or("")) {
+            collect_ids(srv, &mut ids);
+        }
+    }
+    let ids: HashSet<&str> = ids.into_iter().collect();
+    let reports = st.store.reports_page(&task.id, Some(&ids), &page).await?;
+    Ok(Json(report_page(&reports)))
+}
+
+fn report_page(reports: &Page<Report>) -> Value {
+    paging::body("reports", reports, views::report, |r| r.id.as_str())
 }

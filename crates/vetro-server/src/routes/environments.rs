@@ -15,8 +15,10 @@ use vetro_store::queue::TaskKind;
 
 #[utoipa::path(get, path = "/v1/environments", tag = "environments",
     params(("all_tenants" = Option<bool>, Query, description = "List every project's environments (admin only)"),
-           ("tenant" = Option<String>, Query, description = "List one project's environments (admin only)")),
-    responses((status = 200, description = "`{\"environments\": [...]}`", body = crate::schemas::EnvironmentList)))]
+           ("tenant" = Option<String>, Query, description = "List one project's environments (admin only)"),
+           ("marker" = Option<String>, Query, description = "The last environment of the previous page"),
+           ("limit" = Option<u32>, Query, description = "1..1000, default 100")),
+    responses((status = 200, description = "`{\"environments\": [...], \"next_marker\"?}`, oldest first", body = crate::schemas::EnvironmentList)))]
 pub async fn list(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -32,7 +34,8 @@ pub async fn list(
         (None, true) => None,
         (None, false) => Some(ctx.project()),
     };
-    let envs = st.store.list_environment_summaries(project).await?;
+    let page = crate::paging::ENVIRONMENTS.request(&q)?;
+    let envs = st.store.list_environment_summaries(project, &page).await?;
     Ok(Json(envs.into()))
 }
 
@@ -157,7 +160,6 @@ pub async fn last_status(
         Some(sid) => scope::session(&st, &ctx, &env.id, &sid).await?.model,
         None => env.model.clone(),
     };
-    let reports = st.store.environment_reports(&env.id).await?;
     let mut out = serde_json::Map::new();
     let services = model.pointer("/Objects/services").and_then(Value::as_array);
     for service in services.into_iter().flatten() {
@@ -166,10 +168,10 @@ pub async fn last_status(
         };
         let mut ids = Vec::new();
         collect_ids(service, &mut ids);
-        let newest = reports.iter().find(|r| ids.contains(&r.entity_id.as_str()));
+        let newest = st.store.newest_report(&env.id, &ids).await?;
         out.insert(
             sid.to_string(),
-            newest.map(views::report).unwrap_or(Value::Null),
+            newest.as_ref().map(views::report).unwrap_or(Value::Null),
         );
     }
     Ok(Json(json!({ "lastStatuses": out })))
