@@ -8,9 +8,12 @@
 //! [`FromEngine::Report`] line per status report, as they happen, and a
 //! last [`FromEngine::Done`] line with the task's output. Each message is
 //! one line of JSON. The process needs no database and no credentials: what
-//! it reads is the task, what it writes is the outcome.
+//! it reads is the task, what it writes is the outcome; once it has read the
+//! task it confines itself ([`crate::sandbox`]) to reading the task's
+//! packages, with no sockets.
 
 use crate::report::StatusReport;
+use crate::sandbox::{self, Sandbox};
 use crate::task::{run_prepared, Prepared, TaskOutput};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -37,6 +40,9 @@ pub enum FromEngine {
     Report { report: StatusReport },
     /// The task's output (the last line).
     Done { output: Box<TaskOutput> },
+    /// A protection the engine process could not apply to itself (see
+    /// [`crate::sandbox`]); the task runs anyway.
+    Unconfined { missing: String },
 }
 
 /// The engine process's side: read the task from `input`, run it, write
@@ -56,6 +62,11 @@ where
         Ok(ToEngine::Cancel) => return Ok(()),
         Err(e) => return Err(format!("the first line is not a task: {e}")),
     };
+    // Before any thread starts: the confinement covers the threads started after it.
+    let confinement = sandbox::confine(&Sandbox {
+        readable: task.roots.clone(),
+        network: false,
+    });
     let cancel = Arc::new(AtomicBool::new(false));
     {
         // A cancel line, or the worker closing the pipe, stops the engine.
@@ -77,6 +88,9 @@ where
         output,
         failed: None,
     }));
+    for missing in confinement.missing {
+        out.borrow_mut().send(&FromEngine::Unconfined { missing });
+    }
     let sink = {
         let (out, cancel) = (out.clone(), cancel.clone());
         Box::new(move |r: &StatusReport| {

@@ -14,6 +14,7 @@ pub mod model;
 pub mod policy;
 pub mod report;
 pub mod resolve;
+pub mod sandbox;
 pub mod task;
 
 #[cfg(test)]

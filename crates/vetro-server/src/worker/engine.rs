@@ -5,8 +5,9 @@
 //! It speaks [`vetro_deploy::child`]'s JSON Lines over its standard input and
 //! output, runs under operating-system limits taken from the task's limits
 //! (address space, CPU time, open files, no core files), gets an empty
-//! environment (no database URL, no credentials), and is killed when it is
-//! dropped. However it ends (a crash, an abort, a limit's signal), only its
+//! environment (no database URL, no credentials), confines itself to its
+//! task's packages with no sockets ([`vetro_deploy::sandbox`]), and is
+//! killed when it is dropped. However it ends (a crash, an abort, a limit's signal), only its
 //! own task fails, with a report saying how.
 
 use std::ffi::OsString;
@@ -204,6 +205,7 @@ async fn in_child(
                     match serde_json::from_slice::<FromEngine>(&buf) {
                         Ok(FromEngine::Report { report }) => { let _ = tx.send(Event::Report(report)); }
                         Ok(FromEngine::Done { output: o }) => output = Some(*o),
+                        Ok(FromEngine::Unconfined { missing }) => warn_unconfined(&missing),
                         Err(e) => {
                             let _ = child.start_kill();
                             return Err(format!("the engine process sent a message that is not one: {e}"));
@@ -243,6 +245,16 @@ async fn in_child(
             let tail = tail.await.unwrap_or_default();
             Err(describe_exit(status, killed, &limits, &tail))
         }
+    }
+}
+
+/// Logs, once per worker process, each protection engine processes lack.
+fn warn_unconfined(missing: &str) {
+    static SEEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if !seen.iter().any(|m| m == missing) && seen.len() < 16 {
+        seen.push(missing.to_string());
+        tracing::warn!("engine processes run less confined than they should: {missing}");
     }
 }
 
