@@ -132,8 +132,13 @@ async fn refused_values_are_named_at_their_field_and_nothing_runs() {
     assert!(error("count").contains("at most 8"), "{}", error("count"));
     assert!(error("mode").contains("Choose one"), "{}", error("mode"));
     assert!(r.body.contains(r#"value="9""#), "what was typed is kept");
-    let tasks = a.store.list_deployments(Some(&env), "demo").await.unwrap();
-    assert!(tasks.is_empty(), "nothing was queued");
+    let first = vetro_store::page::PageRequest::first(10);
+    let tasks = a
+        .store
+        .list_deployments(Some(&env), "demo", &first)
+        .await
+        .unwrap();
+    assert!(tasks.items.is_empty(), "nothing was queued");
 }
 
 #[tokio::test]
