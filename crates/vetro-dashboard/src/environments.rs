@@ -18,7 +18,7 @@ use vetro_server::routes::{
 };
 
 pub async fn list(State(dash): State<Dashboard>, user: User) -> PageResult {
-    let envs = api_envs::list(state(&dash), user.ctx.clone(), query(&[])).await?;
+    let envs = api_envs::list(state(&dash), user.ctx.clone(), query(&[("limit", "1000")])).await?;
     let envs = serde_json::to_value(envs.0).unwrap_or(Value::Null);
     let list = envs["environments"].as_array().cloned().unwrap_or_default();
     let body = html! {

@@ -18,7 +18,7 @@ pub async fn list(State(dash): State<Dashboard>, user: User) -> PageResult {
         .await?
         .0;
     let templates = t["templates"].as_array().cloned().unwrap_or_default();
-    let envs = api_envs::list(state(&dash), user.ctx.clone(), query(&[])).await?;
+    let envs = api_envs::list(state(&dash), user.ctx.clone(), query(&[("limit", "1000")])).await?;
     let envs = serde_json::to_value(envs.0).unwrap_or(Value::Null);
     let envs = envs["environments"].as_array().cloned().unwrap_or_default();
     let body = html! {
