@@ -181,13 +181,11 @@ impl Store {
                  ORDER BY s.version DESC, s.updated DESC LIMIT 1)"
             )
         };
+        // The page is chosen first (through the page index), and only its
+        // environments look up their two sessions.
         let mut sql = format!(
             "SELECT e.id, e.project_id, e.name, e.description_text, e.version, e.created, e.updated, \
-             d.id AS d_id, d.state AS d_state, d.version AS d_version, d.updated AS d_updated, \
-             o.id AS o_id, o.state AS o_state, o.version AS o_version, o.updated AS o_updated \
-             FROM environments e \
-             LEFT JOIN sessions d ON d.id = {} \
-             LEFT JOIN sessions o ON o.id = {} WHERE 1 = 1",
+             {} AS d_key, {} AS o_key FROM environments e WHERE 1 = 1",
             newest("'deploying', 'deleting', 'deploy failure', 'delete failure', 'deployed'"),
             newest("'opened'")
         );
@@ -206,6 +204,12 @@ impl Store {
             ));
         }
         sql.push_str(&format!(" ORDER BY e.created, e.id LIMIT {}", page.fetch()));
+        let sql = format!(
+            "SELECT p.*, d.id AS d_id, d.state AS d_state, d.version AS d_version, d.updated AS d_updated, \
+             o.id AS o_id, o.state AS o_state, o.version AS o_version, o.updated AS o_updated \
+             FROM ({sql}) p LEFT JOIN sessions d ON d.id = p.d_key \
+             LEFT JOIN sessions o ON o.id = p.o_key ORDER BY p.created, p.id"
+        );
         let mut q = sqlx::query(&sql);
         for b in &binds {
             q = q.bind(b);
