@@ -104,7 +104,7 @@ fn windows_instance_on_nova_network() {
         json!({"get_resource": "win"})
     );
     let vm = &out.model["Objects"]["applications"][0]["servers"][0];
-    assert_eq!(vm["ipAddresses"], json!(["10.100.0.4"]));
+    assert_eq!(vm["ipAddresses"], json!(["10.100.0.4", "172.24.4.4"]));
     assert_eq!(vm["floatingIpAddress"], json!("172.24.4.4"));
     assert!(
         out.events.iter().any(|e| e.kind == "notify"),
@@ -201,7 +201,7 @@ fn existing_network_ports_use_the_inventory() {
     assert_eq!(port["network"], json!("sim-net-private"));
     assert_eq!(port["fixed_ips"], json!([{"subnet": "sim-subnet-private"}]));
     let vm = &out.model["Objects"]["applications"][0]["servers"][0];
-    assert_eq!(vm["ipAddresses"], json!(["10.254.0.4"]));
+    assert_eq!(vm["ipAddresses"], json!(["10.254.0.4", "172.24.4.4"]));
     assert_eq!(vm["floatingIpAddress"], json!("172.24.4.4"));
 }
 
@@ -438,8 +438,23 @@ fn flat_and_custom_networks_and_the_primary_one() {
         r["vm-floating-ip"]["properties"]["port_id"],
         json!({"get_resource": "vm-port-private"})
     );
+    // As Nova lists a server's addresses: the floating address under the
+    // network it was associated through, and last in ipAddresses.
     let vm = &out.model["Objects"]["applications"][0]["servers"][0];
-    assert_eq!(vm["ipAddresses"], json!(["10.254.0.4", "10.12.0.4"]));
+    assert_eq!(
+        vm["ipAddresses"],
+        json!(["10.254.0.4", "10.12.0.4", "172.24.4.4"])
+    );
+    let lists: Vec<_> = vm["joinedNetworks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["ipList"].clone())
+        .collect();
+    assert_eq!(
+        lists,
+        vec![json!(["10.254.0.4", "172.24.4.4"]), json!(["10.12.0.4"])]
+    );
 }
 
 #[test]
