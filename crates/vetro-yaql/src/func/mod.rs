@@ -2,6 +2,7 @@
 
 pub mod context;
 pub mod library;
+pub mod params;
 mod typed;
 
 pub use typed::{FromArg, FromValue, HostFn, IntoResult, SharedHostFn};
@@ -636,6 +637,25 @@ impl SharedDef {
             sig: Signature::parse(name, form, sig)?,
             body: Arc::new(body),
         })
+    }
+
+    /// A function with the given signature (as [`crate::yaql_fn!`] derives
+    /// it from a typed parameter list).
+    pub fn from_signature(
+        sig: Signature,
+        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
+    ) -> SharedDef {
+        SharedDef {
+            sig,
+            body: Arc::new(body),
+        }
+    }
+
+    /// The same function taking `key => value` arguments as positional
+    /// mapping rules rather than keyword arguments.
+    pub fn nokw(mut self) -> SharedDef {
+        self.sig.nokw = true;
+        self
     }
 
     /// A function with the given positional parameters and nothing else.

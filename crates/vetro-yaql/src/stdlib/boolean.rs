@@ -1,34 +1,36 @@
 //! `boolean`: short-circuit `and`/`or`, `not`, `bool`, `isBoolean`.
 
 use super::Reg;
-use crate::error::{Error, Result};
 use crate::eval::Lambda;
 use crate::value::Value;
-
-fn lam(l: Option<&Lambda>) -> Result<&Lambda> {
-    l.ok_or_else(|| Error::type_err("operand expected"))
-}
+use crate::yaql_fn;
 
 pub fn register(r: &Reg) {
-    r.f("#operator_and", "left:Lambda, right:Lambda", |_, a| {
-        let l = lam(a.lam(0))?.eval()?;
-        if !l.truthy() {
-            return Ok(l);
-        }
-        lam(a.lam(1))?.eval()
-    });
-    r.f("#operator_or", "left:Lambda, right:Lambda", |_, a| {
-        let l = lam(a.lam(0))?.eval()?;
-        if l.truthy() {
-            return Ok(l);
-        }
-        lam(a.lam(1))?.eval()
-    });
-    r.f("#unary_operator_not", "arg:any", |_, a| {
-        Ok(Value::Bool(!a.v(0).truthy()))
-    });
-    r.f("bool", "value:any", |_, a| Ok(Value::Bool(a.v(0).truthy())));
-    r.f("isBoolean", "value:any", |_, a| {
-        Ok(Value::Bool(matches!(a.v(0), Value::Bool(_))))
-    });
+    r.add_def(
+        yaql_fn!(Function "#operator_and", |_c| (left: &Lambda, right: &Lambda) {
+            let l = left.eval()?;
+            if !l.truthy() {
+                return Ok(l);
+            }
+            right.eval()
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_or", |_c| (left: &Lambda, right: &Lambda) {
+            let l = left.eval()?;
+            if l.truthy() {
+                return Ok(l);
+            }
+            right.eval()
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#unary_operator_not", |_c| (arg: &Value) {
+            Ok(!arg.truthy())
+        }),
+    );
+    r.add_def(yaql_fn!(Function "bool", |_c| (value: &Value) { Ok(value.truthy()) }));
+    r.add_def(yaql_fn!(Function "isBoolean", |_c| (value: &Value) {
+        Ok(matches!(value, Value::Bool(_)))
+    }));
 }

@@ -1,68 +1,67 @@
 //! `branching`: `switch`, `coalesce`, `selectCase` and friends (all lazy).
 
 use super::Reg;
-use crate::error::Result;
-use crate::func::ArgValue;
+use crate::eval::Lambda;
+use crate::func::params::{PyInt, Rest, Rule};
 use crate::value::Value;
-
-fn eval_arg(a: &ArgValue) -> Result<Value> {
-    match a {
-        ArgValue::Lazy(l) => l.eval(),
-        other => Ok(other.val().clone()),
-    }
-}
+use crate::yaql_fn;
 
 pub fn register(r: &Reg) {
-    r.f("coalesce", "*args:Lambda", |_, a| {
-        for x in &a.rest {
-            let v = eval_arg(x)?;
+    r.add_def(yaql_fn!(Function "coalesce", |_c| (args: Rest<&Lambda>) {
+        for x in args.0 {
+            let v = x.eval()?;
             if !v.is_null() {
                 return Ok(v);
             }
         }
         Ok(Value::Null)
-    });
-    r.f("examine", "*args:Lambda", |_, a| {
+    }));
+    r.add_def(yaql_fn!(Function "examine", |_c| (args: Rest<&Lambda>) {
         let mut out = Vec::new();
-        for x in &a.rest {
-            out.push(Value::Bool(eval_arg(x)?.truthy()));
+        for x in args.0 {
+            out.push(Value::Bool(x.eval()?.truthy()));
         }
         Ok(Value::list(out))
-    });
-    r.f("selectAllCases", "*args:Lambda", |_, a| {
-        let mut out = Vec::new();
-        for (i, x) in a.rest.iter().enumerate() {
-            if eval_arg(x)?.truthy() {
-                out.push(Value::Int(i as i64));
-            }
-        }
-        Ok(crate::eval::lazy_vec(out))
-    });
-    r.f("selectCase", "*args:Lambda", |_, a| {
-        for (i, x) in a.rest.iter().enumerate() {
-            if eval_arg(x)?.truthy() {
-                return Ok(Value::Int(i as i64));
-            }
-        }
-        Ok(Value::Int(a.rest.len() as i64))
-    });
-    r.f("switch", "*args:Rule, nokw", |_, a| {
-        for x in &a.rest {
-            if let ArgValue::Rule(k, v) = x {
-                if k.eval()?.truthy() {
-                    return v.eval();
+    }));
+    r.add_def(
+        yaql_fn!(Function "selectAllCases", |_c| (args: Rest<&Lambda>) {
+            let mut out = Vec::new();
+            for (i, x) in args.0.iter().enumerate() {
+                if x.eval()?.truthy() {
+                    out.push(Value::Int(i as i64));
                 }
             }
+            Ok(crate::eval::lazy_vec(out))
+        }),
+    );
+    r.add_def(yaql_fn!(Function "selectCase", |_c| (args: Rest<&Lambda>) {
+        for (i, x) in args.0.iter().enumerate() {
+            if x.eval()?.truthy() {
+                return Ok(i as i64);
+            }
         }
-        Ok(Value::Null)
-    });
-    r.m("switchCase", "case:int, *args:Lambda", |_, a| {
-        let n = a.rest.len() as i64;
-        if n == 0 {
-            return Ok(Value::Null);
-        }
-        let i = a.clamped(0)?;
-        let idx = if i < 0 || i >= n { n - 1 } else { i };
-        eval_arg(&a.rest[idx as usize])
-    });
+        Ok(args.0.len() as i64)
+    }));
+    r.add_def(
+        yaql_fn!(Function "switch", |_c| (args: Rest<Rule>) {
+            for rule in args.0 {
+                if rule.key.eval()?.truthy() {
+                    return rule.value.eval();
+                }
+            }
+            Ok(Value::Null)
+        })
+        .nokw(),
+    );
+    r.add_def(
+        yaql_fn!(Method "switchCase", |_c| (case: PyInt, args: Rest<&Lambda>) {
+            let n = args.0.len() as i64;
+            if n == 0 {
+                return Ok(Value::Null);
+            }
+            let i = case.clamped()?;
+            let idx = if i < 0 || i >= n { n - 1 } else { i };
+            args.0[idx as usize].eval()
+        }),
+    );
 }

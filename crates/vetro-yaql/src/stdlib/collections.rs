@@ -2,8 +2,12 @@
 
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
+use crate::eval::Lambda;
+use crate::func::params::{Iterable, Keyword, PyInt, Rest, Rule};
+use crate::func::Call;
 use crate::iter::{iterate, LazyIter, ValueIter};
 use crate::value::{Dict, Set, Value};
+use crate::yaql_fn;
 use crate::EngineOptions;
 use std::rc::Rc;
 
@@ -28,11 +32,11 @@ pub fn index_list(l: &[Value], i: &Value) -> Result<Value> {
 }
 
 /// Collect items, flattening only lazy-iterator arguments (`list()`/`set()`).
-fn gather(args: &[crate::func::ArgValue], rt: &crate::runtime::Runtime) -> Result<Vec<Value>> {
+fn gather(args: &[&Value], rt: &crate::runtime::Runtime) -> Result<Vec<Value>> {
     let mut out = Vec::new();
     let lim = rt.opts.limit_iterators;
     for a in args {
-        match a.val() {
+        match a {
             Value::Iter(it) => {
                 while let Some(v) = it.next()? {
                     out.push(v);
@@ -42,24 +46,19 @@ fn gather(args: &[crate::func::ArgValue], rt: &crate::runtime::Runtime) -> Resul
                     crate::limits::check_built(out.len())?;
                 }
             }
-            v => out.push(v.clone()),
+            v => out.push((*v).clone()),
         }
     }
     Ok(out)
 }
 
-fn as_set(v: &Value) -> Rc<Set> {
-    match v {
-        Value::Set(s) => s.clone(),
-        _ => Rc::new(Set::new()),
+/// A dictionary of the rules' keys and values, evaluated in order.
+fn dict_of_rules(base: Dict, rules: Vec<Rule>) -> Result<Value> {
+    let mut d = base;
+    for rule in rules {
+        d.insert(rule.key.eval()?, rule.value.eval()?);
     }
-}
-
-fn as_dict(v: &Value) -> Rc<Dict> {
-    match v {
-        Value::Dict(d) => d.clone(),
-        _ => Rc::new(Dict::new()),
-    }
+    Ok(Value::dict(d))
 }
 
 /// Build a dict from pairs (each item's first two elements).
@@ -82,9 +81,9 @@ pub fn dict_from_pairs(items: ValueIter) -> Result<Value> {
 }
 
 fn set_cmp(r: &Reg, name: &str, f: fn(&Set, &Set) -> bool) {
-    r.f(name, "left:Set, right:Set", move |_, a| {
-        Ok(Value::Bool(f(&as_set(a.v(0)), &as_set(a.v(1)))))
-    });
+    r.add_def(
+        yaql_fn!(Function name, |_c| (left: &Rc<Set>, right: &Rc<Set>) { Ok(f(left, right)) }),
+    );
 }
 
 /// The items of `a` that are in `b` (`in_b`) or are not, in `a`'s order.
@@ -107,184 +106,208 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
     set_algebra(r, opts);
 }
 
+/// `items` repeated `n` times (`[1] * 3`).
+fn repeat(c: &Call, items: &[Value], n: i64) -> Result<Value> {
+    // Nothing to repeat: no loop, however large the count.
+    if n <= 0 || items.is_empty() {
+        return Ok(Value::list(vec![]));
+    }
+    c.rt()
+        .check_bytes((items.len() * 8).saturating_mul(n as usize))?;
+    let mut out = Vec::with_capacity(items.len() * n as usize);
+    for _ in 0..n {
+        out.extend(items.iter().cloned());
+    }
+    Ok(Value::list(out))
+}
+
+/// `left + right` of two iterables: lists and sets joined, anything else
+/// chained lazily.
+fn join_iterables(c: &Call, left: &Value, right: &Value) -> Result<Value> {
+    match (left, right) {
+        (Value::List(x), Value::List(y)) => {
+            crate::limits::check_join(
+                (x.len() + y.len()).saturating_mul(crate::limits::ITEM_BYTES),
+            )?;
+            let mut out = (**x).clone();
+            out.extend(y.iter().cloned());
+            let out = Value::list(out);
+            // The reference joins two tuples into a tuple and anything
+            // else lazily, which its output makes a list.
+            if c.rt().is_list(left) || c.rt().is_list(right) {
+                c.rt().mark_list(&out);
+            }
+            Ok(out)
+        }
+        (Value::Set(x), Value::Set(y)) => {
+            crate::limits::check_join(
+                (x.len() + y.len()).saturating_mul(crate::limits::ITEM_BYTES),
+            )?;
+            let mut out = (**x).clone();
+            out.extend(y.iter().cloned());
+            Ok(Value::set(out))
+        }
+        (x, y) => {
+            let mut first = Some(c.iter(x)?);
+            let mut second = c.iter(y)?;
+            Ok(Value::Iter(LazyIter::from_fn(move || {
+                if let Some(f) = first.as_mut() {
+                    if let Some(v) = f.next()? {
+                        return Ok(Some(v));
+                    }
+                    first = None;
+                }
+                second.next()
+            })))
+        }
+    }
+}
+
 /// Operators on collections (`#indexer`, `+`, `-`, `*`, `in`, `.`), literals, `contains*`.
 fn operators_and_membership(r: &Reg) {
-    let repeat = |c: &crate::func::Call, l: &Value, n: i64| -> Result<Value> {
-        Ok(match l {
-            // Nothing to repeat: no loop, however large the count.
-            Value::List(items) if n > 0 && !items.is_empty() => {
-                c.rt()
-                    .check_bytes((items.len() * 8).saturating_mul(n as usize))?;
-                let mut out = Vec::with_capacity(items.len() * n as usize);
-                for _ in 0..n {
-                    out.extend(items.iter().cloned());
-                }
-                Value::list(out)
-            }
-            _ => Value::list(vec![]),
-        })
-    };
-    r.f("#indexer", "dict:Mapping, key:any", |_, a| {
-        let d = as_dict(a.v(0));
-        d.get(a.v(1)).cloned().ok_or_else(|| key_error(a.v(1)))
-    });
-    r.f("#indexer", "dict:Mapping, key:any, default:any", |_, a| {
-        let d = as_dict(a.v(0));
-        Ok(d.get(a.v(1)).cloned().unwrap_or_else(|| a.v(2).clone()))
-    });
-    r.f("#indexer", "list:Sequence, index:int", |_, a| {
-        match a.v(0) {
-            Value::List(l) => index_list(l, a.v(1)),
-            _ => Err(Error::new(ErrorKind::Index, "not a sequence")),
-        }
-    });
-    r.f("#list", "*args:any", |_, a| {
-        Ok(Value::list(a.rest_values()))
-    });
-    r.f("#map", "*args:Rule, nokw", |_, a| {
-        let mut d = Dict::new();
-        for rule in &a.rest {
-            if let crate::func::ArgValue::Rule(k, v) = rule {
-                let key = k.eval()?;
-                let val = v.eval()?;
-                d.insert(key, val);
-            }
-        }
-        Ok(Value::dict(d))
-    });
-    r.f("#operator_*", "left:Sequence, right:int", move |c, a| {
-        repeat(c, a.v(0), a.int(1)?)
-    });
-    r.f("#operator_*", "left:int, right:Sequence", move |c, a| {
-        repeat(c, a.v(1), a.int(0)?)
-    });
-    r.f(
-        "#operator_+",
-        "left:Iterable, right:Iterable",
-        |c, a| match (a.v(0), a.v(1)) {
-            (Value::List(x), Value::List(y)) => {
-                crate::limits::check_join(
-                    (x.len() + y.len()).saturating_mul(crate::limits::ITEM_BYTES),
-                )?;
-                let mut out = (**x).clone();
-                out.extend(y.iter().cloned());
-                let out = Value::list(out);
-                // The reference joins two tuples into a tuple and anything
-                // else lazily, which its output makes a list.
-                if c.rt().is_list(a.v(0)) || c.rt().is_list(a.v(1)) {
-                    c.rt().mark_list(&out);
-                }
-                Ok(out)
-            }
-            (Value::Set(x), Value::Set(y)) => {
-                crate::limits::check_join(
-                    (x.len() + y.len()).saturating_mul(crate::limits::ITEM_BYTES),
-                )?;
-                let mut out = (**x).clone();
-                out.extend(y.iter().cloned());
-                Ok(Value::set(out))
-            }
-            (x, y) => {
-                let mut first = Some(c.iter(x)?);
-                let mut second = c.iter(y)?;
-                Ok(Value::Iter(LazyIter::from_fn(move || {
-                    if let Some(f) = first.as_mut() {
-                        if let Some(v) = f.next()? {
-                            return Ok(Some(v));
-                        }
-                        first = None;
-                    }
-                    second.next()
-                })))
-            }
-        },
+    r.add_def(
+        yaql_fn!(Function "#indexer", |_c| (dict: &Rc<Dict>, key: &Value) {
+            dict.get(key).cloned().ok_or_else(|| key_error(key))
+        }),
     );
-    r.f("#operator_+", "left:Mapping, right:Mapping", |_, a| {
-        let items = as_dict(a.v(0)).len() + as_dict(a.v(1)).len();
-        crate::limits::check_join(items.saturating_mul(2 * crate::limits::ITEM_BYTES))?;
-        let mut d = (*as_dict(a.v(0))).clone();
-        for (k, v) in as_dict(a.v(1)).iter() {
-            d.insert(k.clone(), v.clone());
-        }
-        Ok(Value::dict(d))
-    });
-    r.f("#operator_-", "left:Set, right:Set", |_, a| {
-        Ok(Value::set(sift(&as_set(a.v(0)), &as_set(a.v(1)), false)))
-    });
-    r.f("#operator_.", "dict:Mapping, key:Keyword", |_, a| {
-        let d = as_dict(a.v(0));
-        let k = Value::str(a.str(1));
-        d.get(&k).cloned().ok_or_else(|| key_error(&k))
-    });
+    r.add_def(
+        yaql_fn!(Function "#indexer", |_c| (dict: &Rc<Dict>, key: &Value, default: &Value) {
+            Ok(dict.get(key).cloned().unwrap_or_else(|| default.clone()))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#indexer", |_c| (list: &Rc<Vec<Value>>, index: PyInt) {
+            index_list(list, &index)
+        }),
+    );
+    r.add_def(yaql_fn!(Function "#list", |_c| (args: Rest<Value>) { Ok(Value::list(args.0)) }));
+    r.add_def(
+        yaql_fn!(Function "#map", |_c| (args: Rest<Rule>) { dict_of_rules(Dict::new(), args.0) })
+            .nokw(),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_*", |c| (left: &Rc<Vec<Value>>, right: PyInt) {
+            repeat(c, left, right.index()?)
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_*", |c| (left: PyInt, right: &Rc<Vec<Value>>) {
+            repeat(c, right, left.index()?)
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_+", |c| (left: Iterable, right: Iterable) {
+            join_iterables(c, &left, &right)
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_+", |_c| (left: &Rc<Dict>, right: &Rc<Dict>) {
+            let items = left.len() + right.len();
+            crate::limits::check_join(items.saturating_mul(2 * crate::limits::ITEM_BYTES))?;
+            let mut d = (**left).clone();
+            for (k, v) in right.iter() {
+                d.insert(k.clone(), v.clone());
+            }
+            Ok(Value::dict(d))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_-", |_c| (left: &Rc<Set>, right: &Rc<Set>) {
+            Ok(Value::set(sift(left, right, false)))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_.", |_c| (dict: &Rc<Dict>, key: Keyword) {
+            let k = Value::str(key.0);
+            dict.get(&k).cloned().ok_or_else(|| key_error(&k))
+        }),
+    );
     set_cmp(r, "#operator_<", |a, b| a.len() < b.len() && subset(a, b));
     set_cmp(r, "#operator_<=", subset);
     set_cmp(r, "#operator_>", |a, b| a.len() > b.len() && subset(b, a));
     set_cmp(r, "#operator_>=", |a, b| subset(b, a));
-    r.f("#operator_in", "value:any, collection:Iterable", |c, a| {
-        contains(c, a.v(1), a.v(0))
-    });
-    r.m("contains", "collection:Iterable, value:any", |c, a| {
-        contains(c, a.v(0), a.v(1))
-    });
-    r.m("containsKey", "dict:Mapping, key:any", |_, a| {
-        Ok(Value::Bool(as_dict(a.v(0)).contains_key(a.v(1))))
-    });
-    r.m("containsValue", "dict:Mapping, value:any", |_, a| {
-        Ok(Value::Bool(as_dict(a.v(0)).values().any(|v| v == a.v(1))))
-    });
+    r.add_def(
+        yaql_fn!(Function "#operator_in", |c| (value: &Value, collection: Iterable) {
+            contains(c, &collection, value)
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "contains", |c| (collection: Iterable, value: &Value) {
+            contains(c, &collection, value)
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "containsKey", |_c| (dict: &Rc<Dict>, key: &Value) {
+            Ok(dict.contains_key(key))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "containsValue", |_c| (dict: &Rc<Dict>, value: &Value) {
+            Ok(dict.values().any(|v| v == value))
+        }),
+    );
+}
+
+/// The items of `it`, those from `pos` on (`count` of them, all for a
+/// negative count) left out, the first left out replaced by `with`'s items.
+fn splice(mut it: ValueIter, pos: i64, count: i64, mut with: Option<ValueIter>) -> Value {
+    let mut i: i64 = 0;
+    let mut pending: Vec<Value> = Vec::new();
+    Value::Iter(LazyIter::from_fn(move || loop {
+        if let Some(v) = pending.pop() {
+            return Ok(Some(v));
+        }
+        let Some(v) = it.next()? else {
+            return Ok(None);
+        };
+        let idx = i;
+        i += 1;
+        if idx >= pos && (count < 0 || idx < pos + count) {
+            if let Some(mut vs) = with.take() {
+                let mut all = vs.collect_vec()?;
+                all.reverse();
+                pending = all;
+            }
+            continue;
+        }
+        return Ok(Some(v));
+    }))
 }
 
 /// `dict`, `delete`, `flatten`, `get`, `insert`.
 fn building_and_deleting(r: &Reg) {
-    r.m(
-        "delete",
-        "collection:Iterable, position:int, count:int=1",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let pos = a.int(1)?;
-            let count = a.int(2)?;
-            let mut i: i64 = 0;
-            Ok(Value::Iter(LazyIter::from_fn(move || loop {
-                let Some(v) = it.next()? else {
-                    return Ok(None);
-                };
-                let idx = i;
-                i += 1;
-                if idx >= pos && (count < 0 || idx < pos + count) {
-                    continue;
-                }
-                return Ok(Some(v));
-            })))
-        },
+    r.add_def(
+        yaql_fn!(Method "delete", |c| (collection: Iterable, position: PyInt, count: PyInt = 1) {
+            Ok(splice(collection.iter(c)?, position.index()?, count.index()?, None))
+        }),
     );
-    r.m("delete", "dict:Mapping, *keys:any", |_, a| {
-        let mut d = (*as_dict(a.v(0))).clone();
-        for k in a.rest_values() {
-            d.shift_remove(&k);
-        }
-        Ok(Value::dict(d))
-    });
-    r.m("deleteAll", "dict:Mapping, keys:Iterable", |c, a| {
-        let mut d = (*as_dict(a.v(0))).clone();
-        for k in c.collect(a.v(1))? {
-            d.shift_remove(&k);
-        }
-        Ok(Value::dict(d))
-    });
-    r.f("dict", "*args:Rule, nokw", |_, a| {
-        let mut d = Dict::new();
-        for rule in &a.rest {
-            if let crate::func::ArgValue::Rule(k, v) = rule {
-                d.insert(k.eval()?, v.eval()?);
+    r.add_def(
+        yaql_fn!(Method "delete", |_c| (dict: &Rc<Dict>, keys: Rest<&Value>) {
+            let mut d = (**dict).clone();
+            for k in keys.0 {
+                d.shift_remove(k);
             }
-        }
-        Ok(Value::dict(d))
-    });
-    r.f("dict", "items:Iterable, nokw", |c, a| {
-        dict_from_pairs(c.iter(a.v(0))?)
-    });
-    r.m("flatten", "collection:Iterable", |c, a| {
-        let mut stack = vec![c.iter(a.v(0))?];
+            Ok(Value::dict(d))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "deleteAll", |c| (dict: &Rc<Dict>, keys: Iterable) {
+            let mut d = (**dict).clone();
+            for k in keys.collect(c)? {
+                d.shift_remove(&k);
+            }
+            Ok(Value::dict(d))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "dict", |_c| (args: Rest<Rule>) { dict_of_rules(Dict::new(), args.0) })
+            .nokw(),
+    );
+    r.add_def(
+        yaql_fn!(Function "dict", |c| (items: Iterable) { dict_from_pairs(items.iter(c)?) }).nokw(),
+    );
+    r.add_def(yaql_fn!(Method "flatten", |c| (collection: Iterable) {
+        let mut stack = vec![collection.iter(c)?];
         Ok(Value::Iter(LazyIter::from_fn(move || loop {
             // Each step counts: a list of empty lists shared 60 levels deep
             // yields nothing for 2^60 steps.
@@ -302,29 +325,23 @@ fn building_and_deleting(r: &Reg) {
                 },
             }
         })))
-    });
-    r.m("get", "dict:Mapping, key:any, default:any=null", |_, a| {
-        Ok(as_dict(a.v(0))
-            .get(a.v(1))
-            .cloned()
-            .unwrap_or_else(|| a.v(2).clone()))
-    });
-    r.m(
-        "insert",
-        "collection:Iterable, position:int, value:any",
-        |c, a| {
-            if let Value::Set(_) = a.v(0) {
+    }));
+    r.add_def(
+        yaql_fn!(Method "get", |_c| (dict: &Rc<Dict>, key: &Value, default: &Value = Null) {
+            Ok(dict.get(key).cloned().unwrap_or_else(|| default.clone()))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "insert", |c| (collection: Iterable, position: PyInt, value: &Value) {
+            if let Value::Set(_) = collection.0 {
                 return Err(Error::new(
                     ErrorKind::NoMatchingMethod,
                     "No method \"insert\" for a set receiver",
                 ));
             }
-            let mut it = c.iter(a.v(0))?;
-            let pos = a.int(1)?;
-            let mut val = Some(a.v(2).clone());
-            if pos < 0 {
-                val = None;
-            }
+            let mut it = collection.iter(c)?;
+            let pos = position.index()?;
+            let mut val = (pos >= 0).then(|| value.clone());
             let mut i: i64 = 0;
             Ok(Value::Iter(LazyIter::from_fn(move || {
                 if i == pos {
@@ -341,256 +358,187 @@ fn building_and_deleting(r: &Reg) {
                     None => Ok(val.take()),
                 }
             })))
-        },
+        }),
     );
 }
 
 /// `insertMany`, type tests, `keys`/`values`/`items`, `len`, `list`, `replace`.
 fn inserting_and_inspecting(r: &Reg) {
-    r.m(
-        "insert",
-        "collection:Sequence, position:int, value:any",
-        |_, a| {
-            let Value::List(l) = a.v(0) else {
-                return Ok(Value::Null);
-            };
-            let mut out = (**l).clone();
-            let n = out.len() as i64;
-            let mut p = a.int(1)?;
-            if p < 0 {
-                p = (p + n).max(0);
+    r.add_def(yaql_fn!(Method "insert", |_c| (collection: &Rc<Vec<Value>>, position: PyInt, value: &Value) {
+        let mut out = (**collection).clone();
+        let n = out.len() as i64;
+        let mut p = position.index()?;
+        if p < 0 {
+            p = (p + n).max(0);
+        }
+        out.insert(p.min(n) as usize, value.clone());
+        Ok(Value::list(out))
+    }));
+    r.add_def(yaql_fn!(Method "insertMany", |c| (collection: Iterable, position: PyInt, values: Iterable) {
+        let mut it = collection.iter(c)?;
+        let pos = position.index()?.max(0);
+        let mut vals = Some(values.iter(c)?);
+        let mut i: i64 = 0;
+        Ok(Value::Iter(LazyIter::from_fn(move || {
+            if i >= pos {
+                if let Some(vs) = vals.as_mut() {
+                    if let Some(v) = vs.next()? {
+                        return Ok(Some(v));
+                    }
+                    vals = None;
+                }
             }
-            let p = p.min(n) as usize;
-            out.insert(p, a.v(2).clone());
-            Ok(Value::list(out))
-        },
-    );
-    r.m(
-        "insertMany",
-        "collection:Iterable, position:int, values:Iterable",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let pos = a.int(1)?.max(0);
-            let mut vals = Some(c.iter(a.v(2))?);
-            let mut i: i64 = 0;
-            Ok(Value::Iter(LazyIter::from_fn(move || {
-                if i >= pos {
-                    if let Some(vs) = vals.as_mut() {
-                        if let Some(v) = vs.next()? {
-                            return Ok(Some(v));
-                        }
-                        vals = None;
-                    }
+            match it.next()? {
+                Some(v) => {
+                    i += 1;
+                    Ok(Some(v))
                 }
-                match it.next()? {
-                    Some(v) => {
-                        i += 1;
-                        Ok(Some(v))
-                    }
-                    None => match vals.as_mut() {
-                        Some(vs) => {
-                            let v = vs.next()?;
-                            if v.is_none() {
-                                vals = None;
-                            }
-                            Ok(v)
+                None => match vals.as_mut() {
+                    Some(vs) => {
+                        let v = vs.next()?;
+                        if v.is_none() {
+                            vals = None;
                         }
-                        None => Ok(None),
-                    },
-                }
-            })))
-        },
+                        Ok(v)
+                    }
+                    None => Ok(None),
+                },
+            }
+        })))
+    }));
+    r.add_def(
+        yaql_fn!(Function "isDict", |_c| (arg: &Value) { Ok(matches!(arg, Value::Dict(_))) }),
     );
-    r.f("isDict", "arg:any", |_, a| {
-        Ok(Value::Bool(matches!(a.v(0), Value::Dict(_))))
-    });
-    r.f("isList", "arg:any", |_, a| {
-        Ok(Value::Bool(matches!(a.v(0), Value::List(_))))
-    });
-    r.f("isSet", "arg:any", |_, a| {
-        Ok(Value::Bool(matches!(a.v(0), Value::Set(_))))
-    });
-    r.m("items", "dict:Mapping", |_, a| {
+    r.add_def(
+        yaql_fn!(Function "isList", |_c| (arg: &Value) { Ok(matches!(arg, Value::List(_))) }),
+    );
+    r.add_def(yaql_fn!(Function "isSet", |_c| (arg: &Value) { Ok(matches!(arg, Value::Set(_))) }));
+    r.add_def(yaql_fn!(Method "items", |_c| (dict: &Rc<Dict>) {
         Ok(Value::set(
-            as_dict(a.v(0))
-                .iter()
+            dict.iter()
                 .map(|(k, v)| Value::list(vec![k.clone(), v.clone()]))
                 .collect(),
         ))
-    });
-    r.m("keys", "dict:Mapping", |_, a| {
-        Ok(Value::set(as_dict(a.v(0)).keys().cloned().collect()))
-    });
-    r.m("values", "dict:Mapping", |_, a| {
-        Ok(Value::list(as_dict(a.v(0)).values().cloned().collect()))
-    });
-    r.mf("len", "dict:Mapping", |_, a| {
-        Ok(Value::Int(as_dict(a.v(0)).len() as i64))
-    });
-    r.mf("len", "sequence:Sequence", |_, a| match a.v(0) {
-        Value::List(l) => Ok(Value::Int(l.len() as i64)),
-        _ => Ok(Value::Int(0)),
-    });
-    r.mf("len", "set:Set", |_, a| {
-        Ok(Value::Int(as_set(a.v(0)).len() as i64))
-    });
-    r.f("list", "*args:any", |c, a| {
-        Ok(Value::list(gather(&a.rest, c.rt())?))
-    });
-    r.m(
-        "replace",
-        "collection:Iterable, position:int, value:any, count:int=1",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let pos = a.int(1)?;
-            let count = a.int(3)?;
-            let mut val = Some(a.v(2).clone());
-            let mut i: i64 = 0;
-            Ok(Value::Iter(LazyIter::from_fn(move || loop {
-                let Some(v) = it.next()? else {
-                    return Ok(None);
-                };
-                let idx = i;
-                i += 1;
-                if idx >= pos && (count < 0 || idx < pos + count) {
-                    if let Some(x) = val.take() {
-                        return Ok(Some(x));
-                    }
-                    continue;
-                }
-                return Ok(Some(v));
-            })))
-        },
-    );
+    }));
+    r.add_def(yaql_fn!(Method "keys", |_c| (dict: &Rc<Dict>) { Ok(Value::set(dict.keys().cloned().collect())) }));
+    r.add_def(yaql_fn!(Method "values", |_c| (dict: &Rc<Dict>) {
+        Ok(Value::list(dict.values().cloned().collect()))
+    }));
+    r.add_def(yaql_fn!(Both "len", |_c| (dict: &Rc<Dict>) { Ok(dict.len() as i64) }));
+    r.add_def(yaql_fn!(Both "len", |_c| (sequence: &Rc<Vec<Value>>) { Ok(sequence.len() as i64) }));
+    r.add_def(yaql_fn!(Both "len", |_c| (set: &Rc<Set>) { Ok(set.len() as i64) }));
+    r.add_def(yaql_fn!(Function "list", |c| (args: Rest<&Value>) { Ok(Value::list(gather(&args.0, c.rt())?)) }));
+    r.add_def(yaql_fn!(Method "replace", |c| (collection: Iterable, position: PyInt, value: &Value, count: PyInt = 1) {
+        let with = Value::list(vec![value.clone()]);
+        Ok(splice(collection.iter(c)?, position.index()?, count.index()?, Some(c.iter(&with)?)))
+    }));
 }
 
 /// `replaceMany`, `set` on dicts, `toDict`, `toList`.
 fn replacing_and_converting(r: &Reg) {
-    r.m(
-        "replaceMany",
-        "collection:Iterable, position:int, values:Iterable, count:int=1",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let pos = a.int(1)?;
-            let count = a.int(3)?;
-            let mut vals = Some(c.iter(a.v(2))?);
-            let mut i: i64 = 0;
-            let mut pending: Vec<Value> = Vec::new();
-            Ok(Value::Iter(LazyIter::from_fn(move || loop {
-                if let Some(v) = pending.pop() {
-                    return Ok(Some(v));
-                }
-                let Some(v) = it.next()? else {
-                    return Ok(None);
-                };
-                let idx = i;
-                i += 1;
-                if idx >= pos && (count < 0 || idx < pos + count) {
-                    if let Some(mut vs) = vals.take() {
-                        let mut all = vs.collect_vec()?;
-                        all.reverse();
-                        pending = all;
-                    }
-                    continue;
-                }
-                return Ok(Some(v));
-            })))
-        },
+    r.add_def(yaql_fn!(Method "replaceMany", |c| (collection: Iterable, position: PyInt, values: Iterable, count: PyInt = 1) {
+        Ok(splice(collection.iter(c)?, position.index()?, count.index()?, Some(values.iter(c)?)))
+    }));
+    r.add_def(yaql_fn!(Method "toDict", |c| (collection: Iterable, keySelector: &Lambda, valueSelector: Option<&Lambda> = Null) {
+        let mut it = collection.iter(c)?;
+        let mut d = Dict::new();
+        while let Some(item) = it.next()? {
+            crate::limits::check_built(d.len() * 2)?;
+            let k = keySelector.call1(item.clone())?;
+            let v = match valueSelector {
+                Some(l) => l.call1(item)?,
+                None => item,
+            };
+            d.insert(k, v);
+        }
+        Ok(Value::dict(d))
+    }));
+    r.add_def(yaql_fn!(Method "toList", |c| (collection: Iterable) {
+        Ok(match collection.0 {
+            Value::List(_) => collection.0.clone(),
+            v => Value::list(c.collect(v)?),
+        })
+    }));
+    r.add_def(
+        yaql_fn!(Method "set", |_c| (dict: &Rc<Dict>, args: Rest<Rule>) {
+            dict_of_rules((**dict).clone(), args.0)
+        })
+        .nokw(),
     );
-    r.m(
-        "toDict",
-        "collection:Iterable, keySelector:Lambda, valueSelector:Lambda=null",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let mut d = Dict::new();
-            let ks = a.lam(1).cloned();
-            let vs = a.lam(2).cloned();
-            while let Some(item) = it.next()? {
-                crate::limits::check_built(d.len() * 2)?;
-                let k = match &ks {
-                    Some(l) => l.call1(item.clone())?,
-                    None => item.clone(),
-                };
-                let v = match &vs {
-                    Some(l) => l.call1(item)?,
-                    None => item,
-                };
-                d.insert(k, v);
+    r.add_def(
+        yaql_fn!(Method "set", |_c| (dict: &Rc<Dict>, key: &Value, value: &Value) {
+            let mut d = (**dict).clone();
+            d.insert(key.clone(), value.clone());
+            Ok(Value::dict(d))
+        })
+        .nokw(),
+    );
+    r.add_def(
+        yaql_fn!(Method "set", |_c| (dict: &Rc<Dict>, replacements: &Rc<Dict>) {
+            let mut d = (**dict).clone();
+            for (k, v) in replacements.iter() {
+                d.insert(k.clone(), v.clone());
             }
             Ok(Value::dict(d))
-        },
+        })
+        .nokw(),
     );
-    r.m("toList", "collection:Iterable", |c, a| match a.v(0) {
-        Value::List(_) => Ok(a.v(0).clone()),
-        v => Ok(Value::list(c.collect(v)?)),
-    });
-    r.m("set", "dict:Mapping, *args:Rule, nokw", |_, a| {
-        let mut d = (*as_dict(a.v(0))).clone();
-        for rule in &a.rest {
-            if let crate::func::ArgValue::Rule(k, v) = rule {
-                d.insert(k.eval()?, v.eval()?);
-            }
-        }
-        Ok(Value::dict(d))
-    });
-    r.m("set", "dict:Mapping, key:any, value:any, nokw", |_, a| {
-        let mut d = (*as_dict(a.v(0))).clone();
-        d.insert(a.v(1).clone(), a.v(2).clone());
-        Ok(Value::dict(d))
-    });
-    r.m("set", "dict:Mapping, replacements:Mapping, nokw", |_, a| {
-        let mut d = (*as_dict(a.v(0))).clone();
-        for (k, v) in as_dict(a.v(1)).iter() {
-            d.insert(k.clone(), v.clone());
-        }
-        Ok(Value::dict(d))
-    });
 }
 
 /// Sets: `toSet`, `add`, `remove`, `union` and the other set operations.
 fn set_algebra(r: &Reg, opts: &EngineOptions) {
-    if !opts.no_sets {
-        r.m("add", "set:Set, *values:any", |_, a| {
-            let mut s = (*as_set(a.v(0))).clone();
-            for v in a.rest_values() {
-                s.insert(v);
-            }
-            Ok(Value::set(s))
-        });
-        r.m("remove", "set:Set, *values:any", |_, a| {
-            let mut s = (*as_set(a.v(0))).clone();
-            for v in a.rest_values() {
-                s.shift_remove(&v);
-            }
-            Ok(Value::set(s))
-        });
-        r.m("difference", "left:Set, right:Set", |_, a| {
-            Ok(Value::set(sift(&as_set(a.v(0)), &as_set(a.v(1)), false)))
-        });
-        r.m("intersect", "left:Set, right:Set", |_, a| {
-            Ok(Value::set(sift(&as_set(a.v(0)), &as_set(a.v(1)), true)))
-        });
-        r.m("union", "left:Set, right:Set", |_, a| {
-            let mut s = (*as_set(a.v(0))).clone();
-            s.extend(as_set(a.v(1)).iter().cloned());
-            Ok(Value::set(s))
-        });
-        r.m("symmetricDifference", "left:Set, right:Set", |_, a| {
-            let (x, y) = (as_set(a.v(0)), as_set(a.v(1)));
-            let mut s = sift(&x, &y, false);
-            s.extend(sift(&y, &x, false));
-            Ok(Value::set(s))
-        });
-        r.f("set", "*args:any", |c, a| {
-            Ok(Value::set(gather(&a.rest, c.rt())?.into_iter().collect()))
-        });
-        r.m("toSet", "collection:Iterable", |c, a| {
-            Ok(Value::set(c.collect(a.v(0))?.into_iter().collect()))
-        });
+    if opts.no_sets {
+        return;
     }
+    r.add_def(
+        yaql_fn!(Method "add", |_c| (set: &Rc<Set>, values: Rest<Value>) {
+            let mut s = (**set).clone();
+            s.extend(values.0);
+            Ok(Value::set(s))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "remove", |_c| (set: &Rc<Set>, values: Rest<&Value>) {
+            let mut s = (**set).clone();
+            for v in values.0 {
+                s.shift_remove(v);
+            }
+            Ok(Value::set(s))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "difference", |_c| (left: &Rc<Set>, right: &Rc<Set>) {
+            Ok(Value::set(sift(left, right, false)))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "intersect", |_c| (left: &Rc<Set>, right: &Rc<Set>) {
+            Ok(Value::set(sift(left, right, true)))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "union", |_c| (left: &Rc<Set>, right: &Rc<Set>) {
+            let mut s = (**left).clone();
+            s.extend(right.iter().cloned());
+            Ok(Value::set(s))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "symmetricDifference", |_c| (left: &Rc<Set>, right: &Rc<Set>) {
+            let mut s = sift(left, right, false);
+            s.extend(sift(right, left, false));
+            Ok(Value::set(s))
+        }),
+    );
+    r.add_def(yaql_fn!(Function "set", |c| (args: Rest<&Value>) {
+        Ok(Value::set(gather(&args.0, c.rt())?.into_iter().collect()))
+    }));
+    r.add_def(yaql_fn!(Method "toSet", |c| (collection: Iterable) {
+        Ok(Value::set(collection.collect(c)?.into_iter().collect()))
+    }));
 }
 
-fn contains(c: &crate::func::Call, coll: &Value, v: &Value) -> Result<Value> {
+fn contains(c: &Call, coll: &Value, v: &Value) -> Result<Value> {
     match coll {
         Value::Set(s) => Ok(Value::Bool(s.contains(v))),
         Value::Dict(d) => Ok(Value::Bool(d.contains_key(v))),

@@ -1,15 +1,21 @@
 //! `common`: equality and null ordering.
 
 use super::Reg;
+use crate::func::params::Object;
 use crate::value::Value;
+use crate::yaql_fn;
 
 pub fn register(r: &Reg) {
-    r.f("*equal", "left:any, right:any", |_, a| {
-        Ok(Value::Bool(a.v(0) == a.v(1)))
-    });
-    r.f("*not_equal", "left:any, right:any", |_, a| {
-        Ok(Value::Bool(a.v(0) != a.v(1)))
-    });
+    r.add_def(
+        yaql_fn!(Function "*equal", |_c| (left: &Value, right: &Value) {
+            Ok(left == right)
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "*not_equal", |_c| (left: &Value, right: &Value) {
+            Ok(left != right)
+        }),
+    );
     // null is smaller than anything; null vs null is equal.
     for (name, both, left_null, right_null) in [
         ("#operator_<", false, true, false),
@@ -17,14 +23,8 @@ pub fn register(r: &Reg) {
         ("#operator_>", false, false, true),
         ("#operator_>=", true, false, true),
     ] {
-        r.f(name, "left:NoneType?, right:NoneType?", move |_, _| {
-            Ok(Value::Bool(both))
-        });
-        r.f(name, "left:NoneType?, right:object", move |_, _| {
-            Ok(Value::Bool(left_null))
-        });
-        r.f(name, "left:object, right:NoneType?", move |_, _| {
-            Ok(Value::Bool(right_null))
-        });
+        r.add_def(yaql_fn!(Function name, |_c| (left: (), right: ()) { Ok(both) }));
+        r.add_def(yaql_fn!(Function name, |_c| (left: (), right: Object) { Ok(left_null) }));
+        r.add_def(yaql_fn!(Function name, |_c| (left: Object, right: ()) { Ok(right_null) }));
     }
 }

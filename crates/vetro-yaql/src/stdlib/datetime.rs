@@ -3,24 +3,9 @@
 use super::Reg;
 use crate::datetime::{parse_free, parse_iso, strptime, DateTime, Parts, US_PER_DAY, US_PER_SEC};
 use crate::error::{Error, ErrorKind, Result};
+use crate::func::params::{Number, Optional, PyInt, TimeDelta};
 use crate::value::Value;
-
-fn dt(v: &Value) -> DateTime {
-    match v {
-        Value::DateTime(d) => *d,
-        _ => DateTime {
-            local: 0,
-            offset: Some(0),
-        },
-    }
-}
-
-fn td(v: &Value) -> i64 {
-    match v {
-        Value::TimeDelta(t) => *t,
-        _ => 0,
-    }
-}
+use crate::yaql_fn;
 
 fn overflow() -> Error {
     Error::new(ErrorKind::Overflow, "date value out of range")
@@ -50,7 +35,7 @@ fn round_us(x: f64) -> Result<i64> {
     Ok(r as i64)
 }
 
-fn td_mul(t: i64, n: &Value) -> Result<Value> {
+fn td_mul(TimeDelta(t): TimeDelta, n: &Value) -> Result<Value> {
     match n {
         Value::Int(i) => t
             .checked_mul(*i)
@@ -69,222 +54,234 @@ fn utc_now() -> i64 {
         .unwrap_or(0)
 }
 
-fn offset_secs(v: Option<&Value>) -> Result<i32> {
+fn offset_secs(v: Option<TimeDelta>) -> Result<i32> {
     match v {
-        Some(Value::TimeDelta(t)) => {
+        Some(TimeDelta(t)) => {
             if t.abs() >= US_PER_DAY {
                 return Err(Error::value_err("offset must be a timedelta strictly between -timedelta(hours=24) and timedelta(hours=24)"));
             }
             Ok((t / US_PER_SEC) as i32)
         }
-        _ => Ok(0),
+        None => Ok(0),
     }
 }
 
+/// `d` moved by `by` microseconds, within Python's range.
+fn shifted(d: DateTime, by: i64) -> Result<Value> {
+    check_range(DateTime {
+        local: d.local + by,
+        offset: d.offset,
+    })
+}
+
 fn cmp_reg(r: &Reg, name: &str, want: [bool; 3]) {
-    let pick = move |o: std::cmp::Ordering| -> Value {
-        Value::Bool(match o {
-            std::cmp::Ordering::Less => want[0],
-            std::cmp::Ordering::Equal => want[1],
-            std::cmp::Ordering::Greater => want[2],
-        })
+    let pick = move |o: std::cmp::Ordering| match o {
+        std::cmp::Ordering::Less => want[0],
+        std::cmp::Ordering::Equal => want[1],
+        std::cmp::Ordering::Greater => want[2],
     };
-    r.f(name, "dt1:DateTime, dt2:DateTime", move |_, a| {
-        Ok(pick(dt(a.v(0)).utc_micros().cmp(&dt(a.v(1)).utc_micros())))
-    });
-    r.f(name, "ts1:TimeDelta, ts2:TimeDelta", move |_, a| {
-        Ok(pick(td(a.v(0)).cmp(&td(a.v(1)))))
-    });
+    r.add_def(
+        yaql_fn!(Function name, |_c| (dt1: DateTime, dt2: DateTime) {
+            Ok(pick(dt1.utc_micros().cmp(&dt2.utc_micros())))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function name, |_c| (ts1: TimeDelta, ts2: TimeDelta) {
+            Ok(pick(ts1.0.cmp(&ts2.0)))
+        }),
+    );
 }
 
 pub fn register(r: &Reg) {
-    arithmetic_and_construction(r);
-    timespans_zones_and_properties(r);
+    arithmetic(r);
+    construction(r);
+    timespans_and_zones(r);
+    properties(r);
 }
 
-/// Datetime/timespan arithmetic, `datetime()`, `format`, `isDatetime`.
-fn arithmetic_and_construction(r: &Reg) {
-    r.f("#operator_*", "n:Number, ts:TimeDelta", |_, a| {
-        td_mul(td(a.v(1)), a.v(0))
-    });
-    r.f("#operator_*", "ts:TimeDelta, n:Number", |_, a| {
-        td_mul(td(a.v(0)), a.v(1))
-    });
-    r.f("#operator_+", "dt:DateTime, ts:TimeDelta", |_, a| {
-        let d = dt(a.v(0));
-        check_range(DateTime {
-            local: d.local + td(a.v(1)),
-            offset: d.offset,
-        })
-    });
-    r.f("#operator_+", "ts:TimeDelta, dt:DateTime", |_, a| {
-        let d = dt(a.v(1));
-        check_range(DateTime {
-            local: d.local + td(a.v(0)),
-            offset: d.offset,
-        })
-    });
-    r.f("#operator_+", "ts1:TimeDelta, ts2:TimeDelta", |_, a| {
-        Ok(Value::TimeDelta(td(a.v(0)) + td(a.v(1))))
-    });
-    r.f("#operator_-", "dt1:DateTime, dt2:DateTime", |_, a| {
-        let (x, y) = (dt(a.v(0)), dt(a.v(1)));
-        if x.offset.is_some() != y.offset.is_some() {
-            return Err(Error::type_err(
-                "can't subtract offset-naive and offset-aware datetimes",
-            ));
-        }
-        Ok(Value::TimeDelta(x.utc_micros() - y.utc_micros()))
-    });
-    r.f("#operator_-", "dt:DateTime, ts:TimeDelta", |_, a| {
-        let d = dt(a.v(0));
-        check_range(DateTime {
-            local: d.local - td(a.v(1)),
-            offset: d.offset,
-        })
-    });
-    r.f("#operator_-", "ts1:TimeDelta, ts2:TimeDelta", |_, a| {
-        Ok(Value::TimeDelta(td(a.v(0)) - td(a.v(1))))
-    });
-    r.f("#operator_/", "ts1:TimeDelta, ts2:TimeDelta", |_, a| {
-        let d = td(a.v(1));
-        if d == 0 {
-            return Err(Error::new(ErrorKind::ZeroDivision, "division by zero"));
-        }
-        Ok(Value::Float(td(a.v(0)) as f64 / d as f64))
-    });
-    r.f("#operator_/", "ts:TimeDelta, n:Number", |_, a| {
-        let n = a.v(1).as_f64().unwrap_or(0.0);
-        if n == 0.0 {
-            return Err(Error::new(ErrorKind::ZeroDivision, "division by zero"));
-        }
-        Ok(Value::TimeDelta(round_us(td(a.v(0)) as f64 / n)?))
-    });
+/// Datetime/timespan arithmetic and comparisons.
+fn arithmetic(r: &Reg) {
+    r.add_def(yaql_fn!(Function "#operator_*", |_c| (n: Number, ts: TimeDelta) { td_mul(ts, &n) }));
+    r.add_def(yaql_fn!(Function "#operator_*", |_c| (ts: TimeDelta, n: Number) { td_mul(ts, &n) }));
+    r.add_def(
+        yaql_fn!(Function "#operator_+", |_c| (dt: DateTime, ts: TimeDelta) { shifted(dt, ts.0) }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_+", |_c| (ts: TimeDelta, dt: DateTime) { shifted(dt, ts.0) }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_+", |_c| (ts1: TimeDelta, ts2: TimeDelta) {
+            Ok(Value::TimeDelta(ts1.0 + ts2.0))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_-", |_c| (dt1: DateTime, dt2: DateTime) {
+            if dt1.offset.is_some() != dt2.offset.is_some() {
+                return Err(Error::type_err(
+                    "can't subtract offset-naive and offset-aware datetimes",
+                ));
+            }
+            Ok(Value::TimeDelta(dt1.utc_micros() - dt2.utc_micros()))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_-", |_c| (dt: DateTime, ts: TimeDelta) { shifted(dt, -ts.0) }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_-", |_c| (ts1: TimeDelta, ts2: TimeDelta) {
+            Ok(Value::TimeDelta(ts1.0 - ts2.0))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_/", |_c| (ts1: TimeDelta, ts2: TimeDelta) {
+            if ts2.0 == 0 {
+                return Err(Error::new(ErrorKind::ZeroDivision, "division by zero"));
+            }
+            Ok(ts1.0 as f64 / ts2.0 as f64)
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_/", |_c| (ts: TimeDelta, n: Number) {
+            let n = n.as_f64().ok_or_else(|| Error::type_err("number expected"))?;
+            if n == 0.0 {
+                return Err(Error::new(ErrorKind::ZeroDivision, "division by zero"));
+            }
+            Ok(Value::TimeDelta(round_us(ts.0 as f64 / n)?))
+        }),
+    );
     cmp_reg(r, "#operator_<", [true, false, false]);
     cmp_reg(r, "#operator_<=", [true, true, false]);
     cmp_reg(r, "#operator_>", [false, false, true]);
     cmp_reg(r, "#operator_>=", [false, true, true]);
-    r.f("#unary_operator_+", "ts:TimeDelta", |_, a| {
-        Ok(a.v(0).clone())
-    });
-    r.f("#unary_operator_-", "ts:TimeDelta", |_, a| {
-        Ok(Value::TimeDelta(-td(a.v(0))))
-    });
-    r.f("datetime", "string:String, format:String?=null", |_, a| {
-        let d = match a.v(1) {
-            Value::Str(f) => strptime(a.str(0), f)?,
-            // dateutil's reading: ISO forms first, then free-form text with
-            // the missing fields from today.
-            _ => match parse_iso(a.str(0)) {
-                Ok(d) => d,
-                Err(_) => parse_free(a.str(0), DateTime::from_utc(utc_now(), 0).parts())?,
-            },
-        };
-        Ok(Value::DateTime(DateTime {
-            local: d.local,
-            offset: Some(d.offset.unwrap_or(0)),
-        }))
-    });
-    r.f(
-        "datetime",
-        "timestamp:Number, offset:TimeDelta=nv",
-        |_, a| {
-            let ts = a.v(0).as_f64().unwrap_or(0.0);
-            let off = offset_secs(a.opt(1))?;
-            let utc = round_us(ts * 1e6)?;
-            check_range(DateTime::from_utc(utc, off))
-        },
+    r.add_def(
+        yaql_fn!(Function "#unary_operator_+", |_c| (ts: TimeDelta) { Ok(Value::TimeDelta(ts.0)) }),
     );
-    r.f(
-        "datetime",
-        "year:int, month:int, day:int, hour:int=0, minute:int=0, second:int=0, microsecond:int=0, offset:TimeDelta=nv",
-        |_, a| {
-            let p = Parts {
-                year: a.int(0)?,
-                month: a.int(1)?,
-                day: a.int(2)?,
-                hour: a.int(3)?,
-                minute: a.int(4)?,
-                second: a.int(5)?,
-                micro: a.int(6)?,
-            };
-            let off = offset_secs(a.opt(7))?;
-            Ok(Value::DateTime(DateTime::from_parts(p, Some(off))?))
-        },
-    );
-    r.m("format", "dt:DateTime, format:String", |_, a| {
-        Ok(Value::from(dt(a.v(0)).strftime(a.str(1))))
-    });
-    r.f("isDatetime", "value:any", |_, a| {
-        Ok(Value::Bool(matches!(a.v(0), Value::DateTime(_))))
-    });
+    r.add_def(yaql_fn!(Function "#unary_operator_-", |_c| (ts: TimeDelta) { Ok(Value::TimeDelta(-ts.0)) }));
 }
 
-/// `timespan()`, `now`, time zones, `replace`, the properties of datetimes and timespans.
-fn timespans_zones_and_properties(r: &Reg) {
+/// `datetime()` from text, a timestamp or parts; `format`, `isDatetime`.
+fn construction(r: &Reg) {
+    r.add_def(
+        yaql_fn!(Function "datetime", |_c| (string: &str, format: Option<&str> = Null) {
+            let d = match format {
+                Some(f) => strptime(string, f)?,
+                // dateutil's reading: ISO forms first, then free-form text with
+                // the missing fields from today.
+                None => match parse_iso(string) {
+                    Ok(d) => d,
+                    Err(_) => parse_free(string, DateTime::from_utc(utc_now(), 0).parts())?,
+                },
+            };
+            Ok(Value::DateTime(DateTime {
+                local: d.local,
+                offset: Some(d.offset.unwrap_or(0)),
+            }))
+        }),
+    );
+    r.add_def(yaql_fn!(Function "datetime", |_c| (timestamp: Number, offset: Optional<TimeDelta> = NoValue) {
+        let ts = timestamp.as_f64().ok_or_else(|| Error::type_err("number expected"))?;
+        let utc = round_us(ts * 1e6)?;
+        check_range(DateTime::from_utc(utc, offset_secs(offset.0)?))
+    }));
+    r.add_def(yaql_fn!(Function "datetime", |_c| (
+        year: PyInt,
+        month: PyInt,
+        day: PyInt,
+        hour: PyInt = 0,
+        minute: PyInt = 0,
+        second: PyInt = 0,
+        microsecond: PyInt = 0,
+        offset: Optional<TimeDelta> = NoValue,
+    ) {
+        let p = Parts {
+            year: year.index()?,
+            month: month.index()?,
+            day: day.index()?,
+            hour: hour.index()?,
+            minute: minute.index()?,
+            second: second.index()?,
+            micro: microsecond.index()?,
+        };
+        Ok(Value::DateTime(DateTime::from_parts(p, Some(offset_secs(offset.0)?))?))
+    }));
+    r.add_def(
+        yaql_fn!(Method "format", |_c| (dt: DateTime, format: &str) { Ok(dt.strftime(format)) }),
+    );
+    r.add_def(yaql_fn!(Function "isDatetime", |_c| (value: &Value) {
+        Ok(matches!(value, Value::DateTime(_)))
+    }));
+}
+
+/// `timespan()`, `now`, time zones, `replace`.
+fn timespans_and_zones(r: &Reg) {
+    r.add_def(yaql_fn!(Function "isTimespan", |_c| (value: &Value) {
+        Ok(matches!(value, Value::TimeDelta(_)))
+    }));
+    r.add_def(yaql_fn!(Function "localtz", |_c| () { Ok(Value::TimeDelta(0)) }));
+    r.add_def(yaql_fn!(Function "utctz", |_c| () { Ok(Value::TimeDelta(0)) }));
+    r.add_def(
+        yaql_fn!(Function "now", |_c| (offset: Option<TimeDelta> = NoValue) {
+            Ok(Value::DateTime(DateTime::from_utc(utc_now(), offset_secs(offset)?)))
+        }),
+    );
+    r.add_def(yaql_fn!(Method "replace", |_c| (
+        dt: DateTime,
+        year: Option<PyInt> = Null,
+        month: Option<PyInt> = Null,
+        day: Option<PyInt> = Null,
+        hour: Option<PyInt> = Null,
+        minute: Option<PyInt> = Null,
+        second: Option<PyInt> = Null,
+        microsecond: Option<PyInt> = Null,
+        offset: Option<TimeDelta> = Null,
+    ) {
+        let mut p = dt.parts();
+        let pick = |v: Option<PyInt>, cur: i64| v.map_or(Ok(cur), |v| v.index());
+        p.year = pick(year, p.year)?;
+        p.month = pick(month, p.month)?;
+        p.day = pick(day, p.day)?;
+        p.hour = pick(hour, p.hour)?;
+        p.minute = pick(minute, p.minute)?;
+        p.second = pick(second, p.second)?;
+        p.micro = pick(microsecond, p.micro)?;
+        let off = match offset {
+            Some(_) => Some(offset_secs(offset)?),
+            None => dt.offset,
+        };
+        Ok(Value::DateTime(DateTime::from_parts(p, off)?))
+    }));
+    r.add_def(yaql_fn!(Function "timespan", |_c| (
+        days: PyInt = 0,
+        hours: PyInt = 0,
+        minutes: PyInt = 0,
+        seconds: i64 = 0,
+        milliseconds: i64 = 0,
+        microseconds: i64 = 0,
+    ) {
+        let t = days.index()? as i128 * US_PER_DAY as i128
+            + hours.index()? as i128 * 3_600_000_000
+            + minutes.index()? as i128 * 60_000_000
+            + seconds as i128 * 1_000_000
+            + milliseconds as i128 * 1000
+            + microseconds as i128;
+        let max = 999_999_999i128 * US_PER_DAY as i128;
+        if t.abs() > max {
+            return Err(Error::new(ErrorKind::Overflow, "timedelta out of range"));
+        }
+        Ok(Value::TimeDelta(t as i64))
+    }));
+}
+
+/// The properties of datetimes and timespans (`$.year`, `$.days`...).
+fn properties(r: &Reg) {
     let dprop = |name: &str, f: fn(&DateTime) -> Value| {
-        r.f(&format!("#property#{name}"), "obj:DateTime", move |_, a| {
-            Ok(f(&dt(a.v(0))))
-        });
+        let name = format!("#property#{name}");
+        r.add_def(yaql_fn!(Function &name, |_c| (obj: DateTime) { Ok(f(&obj)) }));
     };
     let tprop = |name: &str, f: fn(i64) -> Value| {
-        r.f(
-            &format!("#property#{name}"),
-            "obj:TimeDelta",
-            move |_, a| Ok(f(td(a.v(0)))),
-        );
+        let name = format!("#property#{name}");
+        r.add_def(yaql_fn!(Function &name, |_c| (obj: TimeDelta) { Ok(f(obj.0)) }));
     };
-    r.f("isTimespan", "value:any", |_, a| {
-        Ok(Value::Bool(matches!(a.v(0), Value::TimeDelta(_))))
-    });
-    r.f("localtz", "", |_, _| Ok(Value::TimeDelta(0)));
-    r.f("utctz", "", |_, _| Ok(Value::TimeDelta(0)));
-    r.f("now", "offset:TimeDelta?=nv", |_, a| {
-        let off = offset_secs(a.opt(0))?;
-        Ok(Value::DateTime(DateTime::from_utc(utc_now(), off)))
-    });
-    r.m(
-        "replace",
-        "dt:DateTime, year:int?=null, month:int?=null, day:int?=null, hour:int?=null, minute:int?=null, second:int?=null, microsecond:int?=null, offset:TimeDelta?=null",
-        |_, a| {
-            let d = dt(a.v(0));
-            let mut p = d.parts();
-            let pick = |i: usize, cur: i64| match a.v(i) {
-                Value::Null => Ok(cur),
-                _ => a.int(i),
-            };
-            p.year = pick(1, p.year)?;
-            p.month = pick(2, p.month)?;
-            p.day = pick(3, p.day)?;
-            p.hour = pick(4, p.hour)?;
-            p.minute = pick(5, p.minute)?;
-            p.second = pick(6, p.second)?;
-            p.micro = pick(7, p.micro)?;
-            let off = match a.v(8) {
-                Value::TimeDelta(_) => Some(offset_secs(Some(a.v(8)))?),
-                _ => d.offset,
-            };
-            Ok(Value::DateTime(DateTime::from_parts(p, off)?))
-        },
-    );
-    r.f(
-        "timespan",
-        "days:int=0, hours:int=0, minutes:int=0, seconds:Integer=0, milliseconds:Integer=0, microseconds:Integer=0",
-        |_, a| {
-            let t = a.int(0)? as i128 * US_PER_DAY as i128
-                + a.int(1)? as i128 * 3_600_000_000
-                + a.int(2)? as i128 * 60_000_000
-                + a.int(3)? as i128 * 1_000_000
-                + a.int(4)? as i128 * 1000
-                + a.int(5)? as i128;
-            let max = 999_999_999i128 * US_PER_DAY as i128;
-            if t.abs() > max {
-                return Err(Error::new(ErrorKind::Overflow, "timedelta out of range"));
-            }
-            Ok(Value::TimeDelta(t as i64))
-        },
-    );
-    // Properties.
     dprop("year", |d| Value::Int(d.parts().year));
     dprop("month", |d| Value::Int(d.parts().month));
     dprop("day", |d| Value::Int(d.parts().day));

@@ -3,7 +3,9 @@
 
 use super::Reg;
 use crate::error::{Error, Result};
+use crate::func::params::{KwArgs, Rest};
 use crate::value::{float_repr, Render, Value};
+use crate::yaql_fn;
 
 fn pad(s: String, spec: &Spec) -> Result<String> {
     let Some(width) = spec.width else {
@@ -246,15 +248,10 @@ pub fn format(template: &str, args: &[Value], kw: &[(std::rc::Rc<str>, Value)]) 
 }
 
 pub fn register(r: &Reg) {
-    r.mf(
-        "format",
-        "format:String, *args:any, **kwargs:any",
-        |_, a| {
-            let kw: Vec<_> =
-                a.kw.iter()
-                    .map(|(k, v)| (k.clone(), v.val().clone()))
-                    .collect();
-            Ok(Value::from(format(a.str(0), &a.rest_values(), &kw)?))
-        },
+    r.add_def(
+        yaql_fn!(Both "format", |_c| (format: &str, args: Rest<Value>, kwargs: KwArgs) {
+            let kw: Vec<_> = kwargs.0.iter().map(|(k, v)| (k.clone(), v.val().clone())).collect();
+            self::format(format, &args.0, &kw)
+        }),
     );
 }

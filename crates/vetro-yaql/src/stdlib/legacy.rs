@@ -2,12 +2,15 @@
 //! functions registered in an innermost layer that shadows the standard one.
 
 use super::Reg;
-use crate::error::{Error, ErrorKind, Result};
-use crate::eval::Lambda;
-use crate::func::{ArgValue, Args, Call};
+use crate::error::{Error, Result};
+use crate::eval::{CallArg, Lambda};
+use crate::func::params::{ExprArg, Iterable, Keyword, LazyArg, Optional, PyInt, Rest};
+use crate::func::Call;
 use crate::parser::ExprKind;
 use crate::value::{Dict, Value};
+use crate::yaql_fn;
 use crate::EngineOptions;
+use std::rc::Rc;
 
 /// Name of the marker function telling the evaluator that method calls on a
 /// context value (`x.as(...).select(...)`) run inside that context.
@@ -20,62 +23,48 @@ fn pair(v: &Value) -> Result<(Value, Value)> {
     }
 }
 
-fn tuples_dict(a: &Args) -> Result<Value> {
+fn tuples_dict(tuples: &[&Rc<Vec<Value>>]) -> Result<Value> {
     let mut d = Dict::new();
-    for t in &a.rest {
-        let (k, v) = pair(t.val())?;
+    for t in tuples {
+        let (k, v) = pair(&Value::List((*t).clone()))?;
         d.insert(k, v);
     }
     Ok(Value::dict(d))
 }
 
-/// Make a standard method callable as a function too, by forwarding to it.
-fn both(r: &Reg, name: &'static str, sig: &str) {
-    r.f(name, sig, move |c: &Call, a: Args| {
-        let mut vals: Vec<Value> = Vec::new();
-        let mut lazies: Vec<Option<Lambda>> = Vec::new();
-        for p in a.pos.iter().chain(a.rest.iter()) {
-            match p {
-                ArgValue::Lazy(l) => {
-                    vals.push(Value::Null);
-                    lazies.push(Some(l.clone()));
-                }
-                ArgValue::Missing => break,
-                other => {
-                    vals.push(other.val().clone());
-                    lazies.push(None);
-                }
-            }
-        }
-        let args: Vec<crate::eval::CallArg> = vals
-            .into_iter()
-            .zip(&lazies)
-            .map(|(v, l)| match l {
-                Some(l) => crate::eval::CallArg::Expr(&l.expr),
-                None => crate::eval::CallArg::Val(v),
-            })
-            .collect();
-        crate::eval::call_function(c.ctx, name, args, true)
-    });
+/// Call the standard method `name` with these arguments (the legacy layer
+/// makes some methods callable as functions too).
+fn forward(c: &Call, name: &str, args: Vec<CallArg>) -> Result<Value> {
+    crate::eval::call_function(c.ctx, name, args, true)
+}
+
+fn val(v: &Value) -> CallArg<'static> {
+    CallArg::Val(v.clone())
+}
+
+fn lazy(l: &Lambda) -> CallArg<'_> {
+    CallArg::Expr(&l.expr)
 }
 
 pub fn register(r: &Reg, _opts: &EngineOptions) {
-    r.f(CONTEXT_DOT, "", |_, _| Ok(Value::Null));
-    r.f(
-        "#indexer",
-        "collection:Iterable, indexExpression:Lambda",
-        |c, a| {
-            let lam = a
-                .lam(1)
-                .cloned()
-                .ok_or_else(|| Error::type_err("index expected"))?;
-            if let Value::List(l) = a.v(0) {
-                let idx = lam.eval()?;
+    indexing_and_literals(r);
+    conversions_and_branching(r);
+    standard_both_ways(r);
+}
+
+/// `#indexer` as a filter, `#map` and `dict` of tuples, `.`, `=>`, `as`.
+fn indexing_and_literals(r: &Reg) {
+    r.add_def(yaql_fn!(Function CONTEXT_DOT, |_c| () { Ok(Value::Null) }));
+    r.add_def(
+        yaql_fn!(Function "#indexer", |c| (collection: Iterable, indexExpression: &Lambda) {
+            if let Value::List(l) = collection.0 {
+                let idx = indexExpression.eval()?;
                 if let Value::Int(_) = idx {
                     return crate::stdlib::collections::index_list(l, &idx);
                 }
             }
-            let mut it = c.iter(a.v(0))?;
+            let mut it = collection.iter(c)?;
+            let lam = indexExpression.clone();
             Ok(Value::Iter(crate::iter::LazyIter::from_fn(move || loop {
                 let Some(v) = it.next()? else {
                     return Ok(None);
@@ -84,62 +73,64 @@ pub fn register(r: &Reg, _opts: &EngineOptions) {
                     return Ok(Some(v));
                 }
             })))
-        },
+        }),
     );
     r.set_exclusive("#indexer");
-    r.mf("#map", "*tuples:Sequence, nokw", |_, a| tuples_dict(&a));
-    r.mf("dict", "*tuples:Sequence, nokw", |_, a| tuples_dict(&a));
-    r.f("#operator_.", "dict:Mapping, key:Keyword", |_, a| {
-        let Value::Dict(d) = a.v(0) else {
-            return Ok(Value::Null);
-        };
-        Ok(d.get(&Value::str(a.str(1))).cloned().unwrap_or(Value::Null))
-    });
-    r.f("#operator_=>", "left:Expr, right:any", |_, a| {
-        let lam = a
-            .lam(0)
-            .ok_or_else(|| Error::type_err("operand expected"))?;
-        let left = lam.eval()?;
-        let chained =
-            matches!(&lam.expr.kind, ExprKind::Call { name, .. } if &**name == "#operator_=>");
-        if let (true, Value::List(l)) = (chained, &left) {
-            let mut v = (**l).clone();
-            v.push(a.v(1).clone());
-            return Ok(Value::list(v));
-        }
-        Ok(Value::list(vec![left, a.v(1).clone()]))
-    });
-    r.m("as", "receiver:any, *mappings:Lambda, nokw", |c, a| {
-        let recv = a.v(0).clone();
+    for name in ["#map", "dict"] {
+        r.add_def(
+            yaql_fn!(Both name, |_c| (tuples: Rest<&Rc<Vec<Value>>>) { tuples_dict(&tuples.0) })
+                .nokw(),
+        );
+    }
+    r.add_def(
+        yaql_fn!(Function "#operator_.", |_c| (dict: &Rc<Dict>, key: Keyword) {
+            Ok(dict.get(&Value::str(key.0)).cloned().unwrap_or(Value::Null))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_=>", |_c| (left: ExprArg, right: &Value) {
+            let lam = left.0;
+            let left = lam.eval()?;
+            let chained =
+                matches!(&lam.expr.kind, ExprKind::Call { name, .. } if &**name == "#operator_=>");
+            if let (true, Value::List(l)) = (chained, &left) {
+                let mut v = (**l).clone();
+                v.push(right.clone());
+                return Ok(Value::list(v));
+            }
+            Ok(Value::list(vec![left, right.clone()]))
+        }),
+    );
+    r.add_def(yaql_fn!(Method "as", |c| (receiver: &Value, mappings: Rest<LazyArg>) {
         let ctx = c.ctx.child();
-        ctx.set("1", recv.clone());
-        for m in &a.rest {
+        ctx.set("1", receiver.clone());
+        for m in mappings.0 {
             let (v, name) = match m {
-                ArgValue::Lazy(l) => pair(&l.call1(recv.clone())?)?,
-                ArgValue::Rule(k, n) => (k.call1(recv.clone())?, n.call1(recv.clone())?),
-                _ => continue,
+                LazyArg::Lambda(l) => pair(&l.call1(receiver.clone())?)?,
+                LazyArg::Rule(rule) => (rule.key.call1(receiver.clone())?, rule.value.call1(receiver.clone())?),
             };
             ctx.set(&name.try_to_yaql_string()?, v);
         }
         Ok(Value::Context(ctx))
-    });
-    r.mf("bool", "value:any", |_, a| Ok(Value::Bool(a.v(0).truthy())));
-    r.mf("float", "value:any", |_, a| {
-        crate::stdlib::math::to_float(a.v(0))
-    });
-    r.mf("int", "value:any", |_, a| {
-        crate::stdlib::math::to_int(a.v(0))
-    });
-    r.mf("get", "dict:Mapping, key:any, default:any=null", |_, a| {
-        let Value::Dict(d) = a.v(0) else {
-            return Ok(Value::Null);
-        };
-        Ok(d.get(a.v(1)).cloned().unwrap_or_else(|| a.v(2).clone()))
-    });
-    r.mf("list", "*args:any", |c, a| {
+    }).nokw());
+}
+
+/// `bool`, `float`, `int`, `get`, `list`, `range`, `switch`, `toList`, `tuple`.
+fn conversions_and_branching(r: &Reg) {
+    r.add_def(yaql_fn!(Both "bool", |_c| (value: &Value) { Ok(value.truthy()) }));
+    r.add_def(
+        yaql_fn!(Both "float", |_c| (value: &Value) { crate::stdlib::math::to_float(value) }),
+    );
+    r.add_def(yaql_fn!(Both "int", |_c| (value: &Value) { crate::stdlib::math::to_int(value) }));
+    r.add_def(
+        yaql_fn!(Both "get", |_c| (dict: &Rc<Dict>, key: &Value, default: &Value = Null) {
+            Ok(dict.get(key).cloned().unwrap_or_else(|| default.clone()))
+        }),
+    );
+    r.add_def(yaql_fn!(Both "list", |c| (args: Rest<&Value>) {
         let mut out = Vec::new();
-        for x in &a.rest {
-            match x.val() {
+        for x in args.0 {
+            match x {
                 Value::Iter(it) => {
                     while let Some(v) = it.next()? {
                         out.push(v);
@@ -150,53 +141,82 @@ pub fn register(r: &Reg, _opts: &EngineOptions) {
             }
         }
         Ok(c.list_result(Value::list(out)))
-    });
-    r.mf("range", "start:int, stop:int?=null", |_, a| {
-        let start = a.clamped(0)?;
-        match a.v(1) {
-            Value::Null => Ok(crate::stdlib::queries::range(start, i64::MAX, 1)),
-            _ => Ok(crate::stdlib::queries::range(start, a.clamped(1)?, 1)),
-        }
-    });
-    r.mf("switch", "value:any, *conditions:Lambda, nokw", |_, a| {
-        let v = a.v(0).clone();
-        for cnd in &a.rest {
-            match cnd {
-                ArgValue::Lazy(l) => {
-                    let (cond, res) = pair(&l.call1(v.clone())?)?;
-                    if cond.truthy() {
-                        return Ok(res);
+    }));
+    r.add_def(
+        yaql_fn!(Both "range", |_c| (start: PyInt, stop: Option<PyInt> = Null) {
+            let stop = match stop {
+                Some(s) => s.clamped()?,
+                None => i64::MAX,
+            };
+            Ok(crate::stdlib::queries::range(start.clamped()?, stop, 1))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Both "switch", |_c| (value: &Value, conditions: Rest<LazyArg>) {
+            for cnd in conditions.0 {
+                match cnd {
+                    LazyArg::Lambda(l) => {
+                        let (cond, res) = pair(&l.call1(value.clone())?)?;
+                        if cond.truthy() {
+                            return Ok(res);
+                        }
+                    }
+                    LazyArg::Rule(rule) => {
+                        if rule.key.call1(value.clone())?.truthy() {
+                            return rule.value.call1(value.clone());
+                        }
                     }
                 }
-                ArgValue::Rule(k, r) if k.call1(v.clone())?.truthy() => {
-                    return r.call1(v.clone());
-                }
-                _ => {}
             }
-        }
-        Ok(Value::Null)
-    });
+            Ok(Value::Null)
+        })
+        .nokw(),
+    );
     r.set_exclusive("switch");
-    r.m("toList", "collection:Iterable", |c, a| {
-        Ok(c.list_result(Value::list(c.collect(a.v(0))?)))
-    });
-    r.f("tuple", "*args:any", |_, a| {
-        Ok(Value::list(a.rest_values()))
-    });
-    // Standard functions made callable both ways.
-    for (name, sig) in [
-        ("select", "collection:Iterable, selector:Lambda"),
-        ("where", "collection:Iterable, predicate:Lambda"),
-        ("takeWhile", "collection:Iterable, predicate:Lambda"),
-        ("sum", "collection:Iterable, initial:any=nv"),
-        (
-            "join",
-            "collection1:Iterable, collection2:Iterable, predicate:Lambda, selector:Lambda",
-        ),
-        ("join", "separator:String, sequence:Iterable"),
-        ("join", "sequence:Iterable, separator:String"),
-    ] {
-        both(r, name, sig);
+    r.add_def(yaql_fn!(Method "toList", |c| (collection: Iterable) {
+        Ok(c.list_result(Value::list(collection.collect(c)?)))
+    }));
+    r.add_def(yaql_fn!(Function "tuple", |_c| (args: Rest<Value>) { Ok(Value::list(args.0)) }));
+}
+
+/// Standard methods made callable as functions too, forwarding to them.
+fn standard_both_ways(r: &Reg) {
+    r.add_def(
+        yaql_fn!(Function "select", |c| (collection: Iterable, selector: &Lambda) {
+            forward(c, "select", vec![val(&collection), lazy(selector)])
+        }),
+    );
+    for name in ["where", "takeWhile"] {
+        r.add_def(
+            yaql_fn!(Function name, |c| (collection: Iterable, predicate: &Lambda) {
+                forward(c, name, vec![val(&collection), lazy(predicate)])
+            }),
+        );
     }
-    let _ = ErrorKind::Other;
+    r.add_def(
+        yaql_fn!(Function "sum", |c| (collection: Iterable, initial: Optional<&Value> = NoValue) {
+            let mut args = vec![val(&collection)];
+            args.extend(initial.0.map(val));
+            forward(c, "sum", args)
+        }),
+    );
+    r.add_def(yaql_fn!(Function "join", |c| (
+        collection1: Iterable,
+        collection2: Iterable,
+        predicate: &Lambda,
+        selector: &Lambda,
+    ) {
+        let args = vec![val(&collection1), val(&collection2), lazy(predicate), lazy(selector)];
+        forward(c, "join", args)
+    }));
+    r.add_def(
+        yaql_fn!(Function "join", |c| (separator: &str, sequence: Iterable) {
+            forward(c, "join", vec![CallArg::Val(Value::str(separator)), val(&sequence)])
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "join", |c| (sequence: Iterable, separator: &str) {
+            forward(c, "join", vec![val(&sequence), CallArg::Val(Value::str(separator))])
+        }),
+    );
 }

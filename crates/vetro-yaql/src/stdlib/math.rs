@@ -4,7 +4,9 @@
 use super::int_work::{self, words};
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
+use crate::func::params::{Number, PyInt};
 use crate::value::Value;
+use crate::yaql_fn;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
@@ -475,151 +477,146 @@ pub fn random_f64() -> f64 {
 }
 
 pub fn register(r: &Reg) {
-    r.f("#operator_+", "left:Number, right:Number", |_, a| {
-        add(a.v(0), a.v(1))
-    });
-    r.f("#operator_-", "left:Number, right:Number", |_, a| {
-        sub(a.v(0), a.v(1))
-    });
-    r.f("#operator_*", "left:Number, right:Number", |_, a| {
-        mul(a.v(0), a.v(1))
-    });
-    r.f("#operator_/", "left:Number, right:Number", |_, a| {
-        div(a.v(0), a.v(1))
-    });
-    r.f("#operator_mod", "left:Number, right:Number", |_, a| {
-        modulo(a.v(0), a.v(1))
-    });
-    r.f("#unary_operator_+", "op:Number", |_, a| Ok(a.v(0).clone()));
-    r.f("#unary_operator_-", "op:Number", |_, a| neg(a.v(0)));
+    arithmetic(r);
+    bits(r);
+    conversions(r);
+}
+
+/// Operators, comparisons, `abs`, `pow`, `round`, `sign`.
+fn arithmetic(r: &Reg) {
+    for (name, op) in [
+        ("#operator_+", add as fn(&Value, &Value) -> Result<Value>),
+        ("#operator_-", sub),
+        ("#operator_*", mul),
+        ("#operator_/", div),
+        ("#operator_mod", modulo),
+    ] {
+        r.add_def(
+            yaql_fn!(Function name, |_c| (left: Number, right: Number) { op(&left, &right) }),
+        );
+    }
+    r.add_def(yaql_fn!(Function "#unary_operator_+", |_c| (op: Number) { Ok(op.0.clone()) }));
+    r.add_def(yaql_fn!(Function "#unary_operator_-", |_c| (op: Number) { neg(&op) }));
     for (name, want) in [
         ("#operator_<", [true, false, false]),
         ("#operator_<=", [true, true, false]),
         ("#operator_>", [false, false, true]),
         ("#operator_>=", [false, true, true]),
     ] {
-        r.f(name, "left:Number, right:Number", move |_, a| {
-            let o = crate::value::compare(a.v(0), a.v(1));
-            Ok(Value::Bool(match o {
+        r.add_def(yaql_fn!(Function name, |_c| (left: Number, right: Number) {
+            Ok(match crate::value::compare(&left, &right) {
                 Some(std::cmp::Ordering::Less) => want[0],
                 Some(std::cmp::Ordering::Equal) => want[1],
                 Some(std::cmp::Ordering::Greater) => want[2],
                 None => false,
-            }))
-        });
+            })
+        }));
     }
-    r.f("abs", "op:Number", |_, a| {
-        let v = a.v(0);
-        Ok(match v {
+    r.add_def(yaql_fn!(Function "abs", |_c| (op: Number) {
+        Ok(match op.0 {
             Value::Float(f) => Value::Float(f.abs()),
-            Value::Int(i) if *i >= 0 => v.clone(),
-            Value::Int(_) => neg(v)?,
-            _ => Value::from_bigint(big(v).abs()),
+            Value::Int(i) if *i >= 0 => op.0.clone(),
+            Value::Int(_) => neg(&op)?,
+            v => Value::from_bigint(big(v).abs()),
         })
-    });
-    r.f("bitwiseAnd", "left:int, right:int", |_, a| {
-        Ok(bitop(a.v(0), a.v(1), |x, y| x & y, |x, y| x & y))
-    });
-    r.f("bitwiseOr", "left:int, right:int", |_, a| {
-        Ok(bitop(a.v(0), a.v(1), |x, y| x | y, |x, y| x | y))
-    });
-    r.f("bitwiseXor", "left:int, right:int", |_, a| {
-        Ok(bitop(a.v(0), a.v(1), |x, y| x ^ y, |x, y| x ^ y))
-    });
-    r.f("bitwiseNot", "arg:int", |_, a| {
-        Ok(match a.v(0).as_i64() {
-            Some(x) => Value::Int(!x),
-            None => Value::from_bigint(-big(a.v(0)) - 1),
-        })
-    });
-    r.f("shiftBitsLeft", "value:int, bitsNumber:int", |_, a| {
-        let n = a.clamped(1)?;
-        if n < 0 {
-            return Err(Error::value_err("negative shift count"));
-        }
-        let v = big(a.v(0));
-        if v.is_zero() {
-            return Ok(Value::Int(0));
-        }
-        check_int_bits(v.bits().saturating_add(n as u64))?;
-        Ok(Value::from_bigint(v << (n as usize)))
-    });
-    r.f("shiftBitsRight", "value:int, bitsNumber:int", |_, a| {
-        let n = a.clamped(1)?;
-        if n < 0 {
-            return Err(Error::value_err("negative shift count"));
-        }
-        let v = big(a.v(0));
-        // Every bit shifted out: 0, or -1 for a negative value (floor).
-        if n as u64 >= v.bits() {
-            return Ok(Value::Int(if v.is_negative() { -1 } else { 0 }));
-        }
-        Ok(Value::from_bigint(v >> (n as usize)))
-    });
-    r.f("float", "value:any", |_, a| to_float(a.v(0)));
-    r.f("int", "value:any", |_, a| to_int(a.v(0)));
-    r.f("isInteger", "value:any", |_, a| {
-        Ok(Value::Bool(a.v(0).is_int()))
-    });
-    r.f("isNumber", "value:any", |_, a| {
-        Ok(Value::Bool(a.v(0).is_number()))
-    });
-    r.f("max", "a:any, b:any", |c, a| {
-        let gt = c.call("#operator_>", vec![a.v(1).clone(), a.v(0).clone()])?;
-        Ok(if gt.truthy() {
-            a.v(1).clone()
-        } else {
-            a.v(0).clone()
-        })
-    });
-    r.f("min", "a:any, b:any", |c, a| {
-        let lt = c.call("#operator_<", vec![a.v(1).clone(), a.v(0).clone()])?;
-        Ok(if lt.truthy() {
-            a.v(1).clone()
-        } else {
-            a.v(0).clone()
-        })
-    });
-    r.f("pow", "a:Number, b:Number, c:Number?=null", |_, a| {
-        let m = a.opt(2).filter(|v| !v.is_null());
-        pow(a.v(0), a.v(1), m)
-    });
-    r.f("random", "", |_, _| Ok(Value::Float(random_f64())));
-    r.f("random", "from:any, to:any", |_, a| {
-        let (lo, hi) = (
-            a.v(0)
-                .as_i64()
-                .ok_or_else(|| Error::type_err("int expected"))?,
-            a.v(1)
-                .as_i64()
-                .ok_or_else(|| Error::type_err("int expected"))?,
-        );
-        if hi < lo {
-            return Err(Error::value_err("empty range for randrange()"));
-        }
-        let span = (hi - lo + 1) as f64;
-        Ok(Value::Int(lo + (random_f64() * span) as i64))
-    });
-    r.f("round", "number:Number, ndigits:int=0", |_, a| {
-        round(a.v(0), a.clamped(1)?)
-    });
-    r.f("sign", "num:Number", |_, a| {
-        let v = a.v(0);
-        Ok(Value::Int(match v {
-            Value::Float(f) => {
-                if *f > 0.0 {
-                    1
-                } else if *f < 0.0 {
-                    -1
-                } else {
-                    0
-                }
-            }
-            _ => match big(v).sign() {
+    }));
+    r.add_def(
+        yaql_fn!(Function "pow", |_c| (a: Number, b: Number, c: Option<Number> = Null) {
+            pow(&a, &b, c.as_deref())
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "round", |_c| (number: Number, ndigits: PyInt = 0) {
+            round(&number, ndigits.clamped()?)
+        }),
+    );
+    r.add_def(yaql_fn!(Function "sign", |_c| (num: Number) {
+        Ok(match num.0 {
+            Value::Float(f) if *f > 0.0 => 1,
+            Value::Float(f) if *f < 0.0 => -1,
+            Value::Float(_) => 0,
+            v => match big(v).sign() {
                 num_bigint::Sign::Plus => 1,
                 num_bigint::Sign::Minus => -1,
                 num_bigint::Sign::NoSign => 0,
             },
-        }))
-    });
+        })
+    }));
+}
+
+/// Bitwise operations and shifts.
+fn bits(r: &Reg) {
+    for (name, small, large) in [
+        (
+            "bitwiseAnd",
+            (|x, y| x & y) as fn(i64, i64) -> i64,
+            (|x, y| x & y) as fn(&BigInt, &BigInt) -> BigInt,
+        ),
+        ("bitwiseOr", |x, y| x | y, |x, y| x | y),
+        ("bitwiseXor", |x, y| x ^ y, |x, y| x ^ y),
+    ] {
+        r.add_def(yaql_fn!(Function name, |_c| (left: PyInt, right: PyInt) {
+            Ok(bitop(&left, &right, large, small))
+        }));
+    }
+    r.add_def(yaql_fn!(Function "bitwiseNot", |_c| (arg: PyInt) {
+        Ok(match arg.as_i64() {
+            Some(x) => Value::Int(!x),
+            None => Value::from_bigint(-big(&arg) - 1),
+        })
+    }));
+    r.add_def(
+        yaql_fn!(Function "shiftBitsLeft", |_c| (value: PyInt, bitsNumber: PyInt) {
+            let n = bitsNumber.clamped()?;
+            if n < 0 {
+                return Err(Error::value_err("negative shift count"));
+            }
+            let v = big(&value);
+            if v.is_zero() {
+                return Ok(Value::Int(0));
+            }
+            check_int_bits(v.bits().saturating_add(n as u64))?;
+            Ok(Value::from_bigint(v << (n as usize)))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "shiftBitsRight", |_c| (value: PyInt, bitsNumber: PyInt) {
+            let n = bitsNumber.clamped()?;
+            if n < 0 {
+                return Err(Error::value_err("negative shift count"));
+            }
+            let v = big(&value);
+            // Every bit shifted out: 0, or -1 for a negative value (floor).
+            if n as u64 >= v.bits() {
+                return Ok(Value::Int(if v.is_negative() { -1 } else { 0 }));
+            }
+            Ok(Value::from_bigint(v >> (n as usize)))
+        }),
+    );
+}
+
+/// `float`, `int`, type tests, `max`/`min` of two, `random`.
+fn conversions(r: &Reg) {
+    r.add_def(yaql_fn!(Function "float", |_c| (value: &Value) { to_float(value) }));
+    r.add_def(yaql_fn!(Function "int", |_c| (value: &Value) { to_int(value) }));
+    r.add_def(yaql_fn!(Function "isInteger", |_c| (value: &Value) { Ok(value.is_int()) }));
+    r.add_def(yaql_fn!(Function "isNumber", |_c| (value: &Value) { Ok(value.is_number()) }));
+    for (name, op) in [("max", "#operator_>"), ("min", "#operator_<")] {
+        r.add_def(yaql_fn!(Function name, |c| (a: &Value, b: &Value) {
+            let second = c.call(op, vec![b.clone(), a.clone()])?.truthy();
+            Ok(if second { b.clone() } else { a.clone() })
+        }));
+    }
+    r.add_def(yaql_fn!(Function "random", |_c| () { Ok(random_f64()) }));
+    r.add_def(
+        yaql_fn!(Function "random", |_c| (from: &Value, to: &Value) {
+            let int = |v: &Value| v.as_i64().ok_or_else(|| Error::type_err("int expected"));
+            let (lo, hi) = (int(from)?, int(to)?);
+            if hi < lo {
+                return Err(Error::value_err("empty range for randrange()"));
+            }
+            let span = (hi - lo + 1) as f64;
+            Ok(lo + (random_f64() * span) as i64)
+        }),
+    );
 }

@@ -14,10 +14,8 @@ pub mod regex;
 pub mod strings;
 pub mod system;
 
-use crate::error::Result;
 use crate::func::library::SharedLayer;
-use crate::func::{Args, Call, Form, SharedDef};
-use crate::value::Value;
+use crate::func::SharedDef;
 use crate::EngineOptions;
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
@@ -28,40 +26,10 @@ pub struct Reg {
     layer: RefCell<SharedLayer>,
 }
 
-type StdBody = dyn Fn(&Call, Args) -> Result<Value> + Send + Sync;
-
 impl Reg {
-    fn add(&self, name: &str, form: Form, sig: &str, body: Box<StdBody>) {
-        self.layer
-            .borrow_mut()
-            .register(SharedDef::new(name, form, sig, body));
-    }
-    /// A function (`f(x)` form only).
-    pub fn f(
-        &self,
-        name: &str,
-        sig: &str,
-        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
-    ) {
-        self.add(name, Form::Function, sig, Box::new(body));
-    }
-    /// A method (`x.f()` form only; the receiver is the first parameter).
-    pub fn m(
-        &self,
-        name: &str,
-        sig: &str,
-        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
-    ) {
-        self.add(name, Form::Method, sig, Box::new(body));
-    }
-    /// Both forms.
-    pub fn mf(
-        &self,
-        name: &str,
-        sig: &str,
-        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
-    ) {
-        self.add(name, Form::Both, sig, Box::new(body));
+    /// Add one function (built with [`crate::yaql_fn!`]).
+    pub fn add_def(&self, def: SharedDef) {
+        self.layer.borrow_mut().register(def);
     }
     /// Make `name` exclusive in this layer (the layers below are not
     /// consulted for it).

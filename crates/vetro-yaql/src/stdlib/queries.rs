@@ -4,10 +4,12 @@
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{call_function, CallArg, Lambda};
+use crate::func::params::{Iterable, Iterator, Keyword, KwArgs, Optional, PyInt, Rest};
 use crate::func::Call;
 use crate::iter::{iterate, LazyIter, ValueIter};
 use crate::parser::{Expr, ExprKind};
 use crate::value::{compare, not_comparable, Dict, Set, Value};
+use crate::yaql_fn;
 use crate::EngineOptions;
 use std::cmp::Ordering;
 use std::collections::VecDeque;
@@ -16,10 +18,6 @@ use std::sync::Arc;
 
 fn lazy(f: impl FnMut() -> Result<Option<Value>> + 'static) -> Value {
     Value::Iter(LazyIter::from_fn(f))
-}
-
-fn need(l: Option<&Lambda>) -> Result<&Lambda> {
-    l.ok_or_else(|| Error::type_err("expression expected"))
 }
 
 fn stop() -> Error {
@@ -111,8 +109,8 @@ fn ordered(c: &Call, source: Value, keys: Vec<(Lambda, bool)>) -> Result<Value> 
     )))
 }
 
-fn then_by(c: &Call, a: &crate::func::Args, desc: bool) -> Result<Value> {
-    let spec = match a.v(0) {
+fn then_by(c: &Call, collection: &Value, selector: &Lambda, desc: bool) -> Result<Value> {
+    let spec = match collection {
         Value::Iter(it) => it.meta.clone().and_then(|m| m.downcast::<OrderSpec>().ok()),
         _ => None,
     };
@@ -123,7 +121,7 @@ fn then_by(c: &Call, a: &crate::func::Args, desc: bool) -> Result<Value> {
         ));
     };
     let mut keys = spec.keys.clone();
-    keys.push((need(a.lam(1))?.clone(), desc));
+    keys.push((selector.clone(), desc));
     ordered(c, spec.source.clone(), keys)
 }
 
@@ -203,12 +201,10 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
 
 /// Folds (`aggregate`, `reduce`, `accumulate`), `all`/`any`, `append`.
 fn aggregates_and_predicates(r: &Reg) {
-    r.f(
-        "#operator_.",
-        "collection:Iterable, attribute:Keyword",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let key = Arc::new(Expr::detached(ExprKind::Keyword(Arc::from(a.str(1)))));
+    r.add_def(
+        yaql_fn!(Function "#operator_.", |c| (collection: Iterable, attribute: Keyword) {
+            let mut it = c.iter(collection.0)?;
+            let key = Arc::new(Expr::detached(ExprKind::Keyword(Arc::from(attribute.0))));
             let ctx = c.ctx.clone();
             Ok(lazy(move || match it.next()? {
                 Some(item) => Ok(Some(call_function(
@@ -219,15 +215,12 @@ fn aggregates_and_predicates(r: &Reg) {
                 )?)),
                 None => Ok(None),
             }))
-        },
+        }),
     );
-    r.m(
-        "accumulate",
-        "collection:Iterable, selector:Lambda, seed:any=nv",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let sel = need(a.lam(1))?.clone();
-            let mut acc: Option<Value> = a.opt(2).cloned();
+    r.add_def(yaql_fn!(Method "accumulate", |c| (collection: Iterable, selector: &Lambda, seed: Optional<&Value> = NoValue) {
+            let mut it = c.iter(collection.0)?;
+            let sel = selector.clone();
+            let mut acc: Option<Value> = seed.0.cloned();
             let mut started = false;
             Ok(lazy(move || {
                 if !started {
@@ -246,24 +239,17 @@ fn aggregates_and_predicates(r: &Reg) {
                     None => Ok(None),
                 }
             }))
-        },
-    );
+        }));
     for name in ["aggregate", "reduce"] {
-        r.m(
-            name,
-            "collection:Iterable, selector:Lambda, seed:any=nv",
-            |c, a| {
-                let sel = need(a.lam(1))?.clone();
-                fold(c, a.v(0), a.opt(2), |acc, v| sel.call(&[acc, v]))
-            },
-        );
+        r.add_def(yaql_fn!(Method name, |c| (collection: Iterable, selector: &Lambda, seed: Optional<&Value> = NoValue) {
+                let sel = selector.clone();
+                fold(c, collection.0, seed.0, |acc, v| sel.call(&[acc, v]))
+            }));
     }
-    r.mf(
-        "all",
-        "collection:Iterable, predicate:Lambda=null",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let p = a.lam(1).cloned();
+    r.add_def(
+        yaql_fn!(Both "all", |c| (collection: Iterable, predicate: Option<&Lambda> = Null) {
+            let mut it = c.iter(collection.0)?;
+            let p = predicate.cloned();
             while let Some(v) = it.next()? {
                 let ok = match &p {
                     Some(l) => l.call1(v)?.truthy(),
@@ -274,14 +260,12 @@ fn aggregates_and_predicates(r: &Reg) {
                 }
             }
             Ok(Value::Bool(true))
-        },
+        }),
     );
-    r.mf(
-        "any",
-        "collection:Iterable, predicate:Lambda=null",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let p = a.lam(1).cloned();
+    r.add_def(
+        yaql_fn!(Both "any", |c| (collection: Iterable, predicate: Option<&Lambda> = Null) {
+            let mut it = c.iter(collection.0)?;
+            let p = predicate.cloned();
             while let Some(v) = it.next()? {
                 match &p {
                     Some(l) => {
@@ -293,30 +277,32 @@ fn aggregates_and_predicates(r: &Reg) {
                 }
             }
             Ok(Value::Bool(false))
-        },
+        }),
     );
-    r.mf("append", "collection:Iterable, *args:any", |c, a| {
-        let mut it = Some(c.iter(a.v(0))?);
-        let mut extra = a.rest_values().into_iter();
-        Ok(lazy(move || {
-            if let Some(i) = it.as_mut() {
-                if let Some(v) = i.next()? {
-                    return Ok(Some(v));
+    r.add_def(
+        yaql_fn!(Both "append", |c| (collection: Iterable, args: Rest<Value>) {
+            let mut it = Some(c.iter(collection.0)?);
+            let mut extra = args.0.into_iter();
+            Ok(lazy(move || {
+                if let Some(i) = it.as_mut() {
+                    if let Some(v) = i.next()? {
+                        return Ok(Some(v));
+                    }
+                    it = None;
                 }
-                it = None;
-            }
-            Ok(extra.next())
-        }))
-    });
+                Ok(extra.next())
+            }))
+        }),
+    );
 }
 
 /// Filters, counting, concatenation, `distinct`, `enumerate`, `cycle`.
 fn filtering_and_counting(r: &Reg) {
-    r.mf("concat", "*collections:Iterable", |c, a| {
-        let mut its: VecDeque<ValueIter> = a
-            .rest
+    r.add_def(yaql_fn!(Both "concat", |c| (collections: Rest<Iterable>) {
+        let mut its: VecDeque<ValueIter> = collections
+            .0
             .iter()
-            .map(|x| c.iter(x.val()))
+            .map(|x| x.iter(c))
             .collect::<Result<_>>()?;
         Ok(lazy(move || {
             while let Some(front) = its.front_mut() {
@@ -327,9 +313,9 @@ fn filtering_and_counting(r: &Reg) {
             }
             Ok(None)
         }))
-    });
-    r.m("count", "collection:Iterable", |c, a| {
-        let mut it = c.iter(a.v(0))?;
+    }));
+    r.add_def(yaql_fn!(Method "count", |c| (collection: Iterable) {
+        let mut it = c.iter(collection.0)?;
         if let Some(n) = it.size_hint() {
             return Ok(Value::Int(n as i64));
         }
@@ -338,9 +324,9 @@ fn filtering_and_counting(r: &Reg) {
             n += 1;
         }
         Ok(Value::Int(n))
-    });
-    r.m("cycle", "collection:Iterable", |c, a| {
-        let mut it = Some(c.iter(a.v(0))?);
+    }));
+    r.add_def(yaql_fn!(Method "cycle", |c| (collection: Iterable) {
+        let mut it = Some(c.iter(collection.0)?);
         let mut cache: Vec<Value> = Vec::new();
         let mut i = 0usize;
         Ok(lazy(move || {
@@ -358,14 +344,12 @@ fn filtering_and_counting(r: &Reg) {
             i += 1;
             Ok(Some(v))
         }))
-    });
-    r.m(
-        "defaultIfEmpty",
-        "collection:Iterable, default:Iterable",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
+    }));
+    r.add_def(
+        yaql_fn!(Method "defaultIfEmpty", |c| (collection: Iterable, default: Iterable) {
+            let mut it = c.iter(collection.0)?;
             match it.next()? {
-                None => Ok(a.v(1).clone()),
+                None => Ok(default.0.clone()),
                 Some(first) => {
                     let mut first = Some(first);
                     Ok(lazy(move || match first.take() {
@@ -374,14 +358,12 @@ fn filtering_and_counting(r: &Reg) {
                     }))
                 }
             }
-        },
+        }),
     );
-    r.mf(
-        "distinct",
-        "collection:Iterable, keySelector:Lambda=null",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let ks = a.lam(1).cloned();
+    r.add_def(
+        yaql_fn!(Both "distinct", |c| (collection: Iterable, keySelector: Option<&Lambda> = Null) {
+            let mut it = c.iter(collection.0)?;
+            let ks = keySelector.cloned();
             let mut seen = Set::new();
             Ok(lazy(move || loop {
                 let Some(v) = it.next()? else {
@@ -395,11 +377,15 @@ fn filtering_and_counting(r: &Reg) {
                     return Ok(Some(v));
                 }
             }))
-        },
+        }),
     );
-    r.mf("enumerate", "collection:Iterable, start:int?=0", |c, a| {
-        let mut it = c.iter(a.v(0))?;
-        let mut i = if a.v(1).is_null() { 0 } else { a.clamped(1)? };
+    r.add_def(yaql_fn!(Both "enumerate", |c| (collection: Iterable, start: Option<PyInt> = 0) {
+        let mut it = c.iter(collection.0)?;
+        // Python's `enumerate(it, None)`: null is no start.
+        let mut i = match start {
+            Some(s) => s.clamped()?,
+            None => return Err(Error::type_err("'NoneType' object cannot be interpreted as an integer")),
+        };
         Ok(lazy(move || match it.next()? {
             Some(v) => {
                 let out = Value::list(vec![Value::Int(i), v]);
@@ -408,55 +394,63 @@ fn filtering_and_counting(r: &Reg) {
             }
             None => Ok(None),
         }))
-    });
+    }));
     for name in ["where", "filter"] {
-        r.m(name, "collection:Iterable, predicate:Lambda", |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let p = need(a.lam(1))?.clone();
-            Ok(lazy(move || loop {
-                let Some(v) = it.next()? else {
-                    return Ok(None);
-                };
-                if p.call1(v.clone())?.truthy() {
-                    return Ok(Some(v));
-                }
-            }))
-        });
+        r.add_def(
+            yaql_fn!(Method name, |c| (collection: Iterable, predicate: &Lambda) {
+                let mut it = c.iter(collection.0)?;
+                let p = predicate.clone();
+                Ok(lazy(move || loop {
+                    let Some(v) = it.next()? else {
+                        return Ok(None);
+                    };
+                    if p.call1(v.clone())?.truthy() {
+                        return Ok(Some(v));
+                    }
+                }))
+            }),
+        );
     }
 }
 
 /// Element access (`first`, `last`, `single`), projection, generators.
 fn elements_and_projection(r: &Reg) {
     for name in ["select", "map"] {
-        r.m(name, "collection:Iterable, selector:Lambda", |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let s = need(a.lam(1))?.clone();
-            Ok(lazy(move || match it.next()? {
-                Some(v) => Ok(Some(s.call1(v)?)),
-                None => Ok(None),
-            }))
-        });
+        r.add_def(
+            yaql_fn!(Method name, |c| (collection: Iterable, selector: &Lambda) {
+                let mut it = c.iter(collection.0)?;
+                let s = selector.clone();
+                Ok(lazy(move || match it.next()? {
+                    Some(v) => Ok(Some(s.call1(v)?)),
+                    None => Ok(None),
+                }))
+            }),
+        );
     }
-    r.m("first", "collection:Iterable, default:any=nv", |c, a| {
-        let mut it = c.iter(a.v(0))?;
-        match it.next()? {
-            Some(v) => Ok(v),
-            None => a.opt(1).cloned().ok_or_else(stop),
-        }
-    });
-    r.m("last", "collection:Iterable, default:any=nv", |c, a| {
-        let mut it = c.iter(a.v(0))?;
-        let mut last = None;
-        while let Some(v) = it.next()? {
-            last = Some(v);
-        }
-        match last {
-            Some(v) => Ok(v),
-            None => a.opt(1).cloned().ok_or_else(stop),
-        }
-    });
-    r.m("single", "collection:Iterable", |c, a| {
-        let mut it = c.iter(a.v(0))?;
+    r.add_def(
+        yaql_fn!(Method "first", |c| (collection: Iterable, default: Optional<&Value> = NoValue) {
+            let mut it = c.iter(collection.0)?;
+            match it.next()? {
+                Some(v) => Ok(v),
+                None => default.0.cloned().ok_or_else(stop),
+            }
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "last", |c| (collection: Iterable, default: Optional<&Value> = NoValue) {
+            let mut it = c.iter(collection.0)?;
+            let mut last = None;
+            while let Some(v) = it.next()? {
+                last = Some(v);
+            }
+            match last {
+                Some(v) => Ok(v),
+                None => default.0.cloned().ok_or_else(stop),
+            }
+        }),
+    );
+    r.add_def(yaql_fn!(Method "single", |c| (collection: Iterable) {
+        let mut it = c.iter(collection.0)?;
         let first = it.next()?.ok_or_else(stop)?;
         if it.next()?.is_some() {
             return Err(Error::new(
@@ -465,16 +459,12 @@ fn elements_and_projection(r: &Reg) {
             ));
         }
         Ok(first)
-    });
-    r.f(
-        "generate",
-        "initial:any, predicate:Lambda, producer:Lambda, selector:Lambda=null, decycle:bool=false",
-        |_, a| {
-            let mut x = a.v(0).clone();
-            let pred = need(a.lam(1))?.clone();
-            let prod = need(a.lam(2))?.clone();
-            let sel = a.lam(3).cloned();
-            let decycle = a.v(4).truthy();
+    }));
+    r.add_def(yaql_fn!(Function "generate", |_c| (initial: &Value, predicate: &Lambda, producer: &Lambda, selector: Option<&Lambda> = Null, decycle: bool = false) {
+            let mut x = initial.clone();
+            let pred = predicate.clone();
+            let prod = producer.clone();
+            let sel = selector.cloned();
             let mut seen = Set::new();
             let mut first = true;
             Ok(lazy(move || {
@@ -493,17 +483,12 @@ fn elements_and_projection(r: &Reg) {
                     None => x.clone(),
                 }))
             }))
-        },
-    );
-    r.f(
-        "generateMany",
-        "initial:any, producer:Lambda, selector:Lambda=null, decycle:bool=false, depthFirst:bool=false",
-        |c, a| {
-            let mut queue: VecDeque<Value> = VecDeque::from([a.v(0).clone()]);
-            let prod = need(a.lam(1))?.clone();
-            let sel = a.lam(2).cloned();
-            let decycle = a.v(3).truthy();
-            let depth = a.v(4).truthy();
+        }));
+    r.add_def(yaql_fn!(Function "generateMany", |c| (initial: &Value, producer: &Lambda, selector: Option<&Lambda> = Null, decycle: bool = false, depthFirst: bool = false) {
+            let mut queue: VecDeque<Value> = VecDeque::from([initial.clone()]);
+            let prod = producer.clone();
+            let sel = selector.cloned();
+            let depth = depthFirst;
             let mut seen = Set::new();
             let dicts = c.rt().opts.iterable_dicts;
             Ok(lazy(move || loop {
@@ -531,21 +516,17 @@ fn elements_and_projection(r: &Reg) {
                 }
                 return Ok(Some(out));
             }))
-        },
-    );
+        }));
 }
 
 /// `groupBy`, positions (`indexOf`, `indexWhere`...), `isIterable`.
 fn grouping_and_searching(r: &Reg, opts: &EngineOptions) {
     let agg_fallback = opts.group_by_agg_fallback.unwrap_or(true);
-    r.m(
-        "groupBy",
-        "collection:Iterable, keySelector:Lambda, valueSelector:Lambda=null, aggregator:Lambda=null",
-        move |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let ks = need(a.lam(1))?.clone();
-            let vs = a.lam(2).cloned();
-            let agg = a.lam(3).cloned();
+    r.add_def(yaql_fn!(Method "groupBy", |c| (collection: Iterable, keySelector: &Lambda, valueSelector: Option<&Lambda> = Null, aggregator: Option<&Lambda> = Null) {
+            let mut it = c.iter(collection.0)?;
+            let ks = keySelector.clone();
+            let vs = valueSelector.cloned();
+            let agg = aggregator.cloned();
             let mut groups: indexmap::IndexMap<Value, Vec<Value>> = indexmap::IndexMap::new();
             let mut seen = 0usize;
             while let Some(v) = it.next()? {
@@ -590,36 +571,37 @@ fn grouping_and_searching(r: &Reg, opts: &EngineOptions) {
                 out.push(Value::list(vec![k, res]));
             }
             Ok(Value::list(out))
-        },
+        }));
+    r.add_def(
+        yaql_fn!(Method "indexOf", |c| (collection: Iterable, item: &Value) {
+            let mut it = c.iter(collection.0)?;
+            let mut i = 0;
+            while let Some(v) = it.next()? {
+                if &v == item {
+                    return Ok(Value::Int(i));
+                }
+                i += 1;
+            }
+            Ok(Value::Int(-1))
+        }),
     );
-    r.m("indexOf", "collection:Iterable, item:any", |c, a| {
-        let mut it = c.iter(a.v(0))?;
-        let mut i = 0;
-        while let Some(v) = it.next()? {
-            if &v == a.v(1) {
-                return Ok(Value::Int(i));
+    r.add_def(
+        yaql_fn!(Method "lastIndexOf", |c| (collection: Iterable, item: &Value) {
+            let mut it = c.iter(collection.0)?;
+            let (mut i, mut found) = (0, -1);
+            while let Some(v) = it.next()? {
+                if &v == item {
+                    found = i;
+                }
+                i += 1;
             }
-            i += 1;
-        }
-        Ok(Value::Int(-1))
-    });
-    r.m("lastIndexOf", "collection:Iterable, item:any", |c, a| {
-        let mut it = c.iter(a.v(0))?;
-        let (mut i, mut found) = (0, -1);
-        while let Some(v) = it.next()? {
-            if &v == a.v(1) {
-                found = i;
-            }
-            i += 1;
-        }
-        Ok(Value::Int(found))
-    });
-    r.m(
-        "indexWhere",
-        "collection:Iterable, predicate:Lambda",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let p = need(a.lam(1))?;
+            Ok(Value::Int(found))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "indexWhere", |c| (collection: Iterable, predicate: &Lambda) {
+            let mut it = c.iter(collection.0)?;
+            let p = predicate;
             let mut i = 0;
             while let Some(v) = it.next()? {
                 if p.call1(v)?.truthy() {
@@ -628,14 +610,12 @@ fn grouping_and_searching(r: &Reg, opts: &EngineOptions) {
                 i += 1;
             }
             Ok(Value::Int(-1))
-        },
+        }),
     );
-    r.m(
-        "lastIndexWhere",
-        "collection:Iterable, predicate:Lambda",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let p = need(a.lam(1))?;
+    r.add_def(
+        yaql_fn!(Method "lastIndexWhere", |c| (collection: Iterable, predicate: &Lambda) {
+            let mut it = c.iter(collection.0)?;
+            let p = predicate;
             let (mut i, mut found) = (0, -1);
             while let Some(v) = it.next()? {
                 if p.call1(v)?.truthy() {
@@ -644,26 +624,23 @@ fn grouping_and_searching(r: &Reg, opts: &EngineOptions) {
                 i += 1;
             }
             Ok(Value::Int(found))
-        },
+        }),
     );
-    r.f("isIterable", "value:any", |_, a| {
+    r.add_def(yaql_fn!(Function "isIterable", |_c| (value: &Value) {
         Ok(Value::Bool(matches!(
-            a.v(0),
+            value,
             Value::List(_) | Value::Set(_) | Value::Iter(_)
         )))
-    });
+    }));
 }
 
 /// `join`, `len` of iterators, `take`/`skip` and their `While` forms.
 fn joining_and_partitioning(r: &Reg) {
-    r.m(
-        "join",
-        "collection1:Iterable, collection2:Iterable, predicate:Lambda, selector:Lambda",
-        |c, a| {
-            let mut outer = c.iter(a.v(0))?;
-            let inner = items_vec(c, a.v(1))?;
-            let p = need(a.lam(2))?.clone();
-            let s = need(a.lam(3))?.clone();
+    r.add_def(yaql_fn!(Method "join", |c| (collection1: Iterable, collection2: Iterable, predicate: &Lambda, selector: &Lambda) {
+            let mut outer = c.iter(collection1.0)?;
+            let inner = items_vec(c, collection2.0)?;
+            let p = predicate.clone();
+            let s = selector.clone();
             let mut cur: Option<Value> = None;
             let mut j = 0usize;
             Ok(lazy(move || loop {
@@ -687,50 +664,51 @@ fn joining_and_partitioning(r: &Reg) {
                     return Ok(Some(s.call(&[x, y])?));
                 }
             }))
-        },
-    );
-    r.mf("len", "collection:Iterator", |c, a| {
-        let mut it = c.iter(a.v(0))?;
+        }));
+    r.add_def(yaql_fn!(Both "len", |c| (collection: Iterator) {
+        let mut it = c.iter(collection.0)?;
         let mut n = 0;
         while it.next()?.is_some() {
             n += 1;
         }
         Ok(Value::Int(n))
-    });
+    }));
     for name in ["limit", "take"] {
-        r.m(name, "collection:Iterable, count:int", |c, a| {
-            let n = islice_count(&a, true)?;
-            let mut it = c.iter(a.v(0))?;
-            let mut left = n;
+        r.add_def(
+            yaql_fn!(Method name, |c| (collection: Iterable, count: PyInt) {
+                let n = islice_count(&count, true)?;
+                let mut it = c.iter(collection.0)?;
+                let mut left = n;
+                Ok(lazy(move || {
+                    if left <= 0 {
+                        return Ok(None);
+                    }
+                    left -= 1;
+                    it.next()
+                }))
+            }),
+        );
+    }
+    r.add_def(
+        yaql_fn!(Method "skip", |c| (collection: Iterable, count: PyInt) {
+            let n = islice_count(&count, false)?;
+            let mut it = c.iter(collection.0)?;
+            let mut skip = n;
             Ok(lazy(move || {
-                if left <= 0 {
-                    return Ok(None);
+                while skip > 0 {
+                    skip -= 1;
+                    if it.next()?.is_none() {
+                        return Ok(None);
+                    }
                 }
-                left -= 1;
                 it.next()
             }))
-        });
-    }
-    r.m("skip", "collection:Iterable, count:int", |c, a| {
-        let n = islice_count(&a, false)?;
-        let mut it = c.iter(a.v(0))?;
-        let mut skip = n;
-        Ok(lazy(move || {
-            while skip > 0 {
-                skip -= 1;
-                if it.next()?.is_none() {
-                    return Ok(None);
-                }
-            }
-            it.next()
-        }))
-    });
-    r.m(
-        "takeWhile",
-        "collection:Iterable, predicate:Lambda",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let p = need(a.lam(1))?.clone();
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "takeWhile", |c| (collection: Iterable, predicate: &Lambda) {
+            let mut it = c.iter(collection.0)?;
+            let p = predicate.clone();
             let mut done = false;
             Ok(lazy(move || {
                 if done {
@@ -744,14 +722,12 @@ fn joining_and_partitioning(r: &Reg) {
                     }
                 }
             }))
-        },
+        }),
     );
-    r.m(
-        "skipWhile",
-        "collection:Iterable, predicate:Lambda",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let p = need(a.lam(1))?.clone();
+    r.add_def(
+        yaql_fn!(Method "skipWhile", |c| (collection: Iterable, predicate: &Lambda) {
+            let mut it = c.iter(collection.0)?;
+            let p = predicate.clone();
             let mut skipping = true;
             Ok(lazy(move || loop {
                 let Some(v) = it.next()? else {
@@ -763,39 +739,38 @@ fn joining_and_partitioning(r: &Reg) {
                 skipping = false;
                 return Ok(Some(v));
             }))
-        },
+        }),
     );
 }
 
 /// Ordering (`orderBy`, `thenBy`...), `min`/`max`, `range`, `repeat`, `reverse`, `memorize`, `mergeWith`.
 fn ordering_and_generation(r: &Reg) {
     for (name, is_max) in [("max", true), ("min", false)] {
-        r.m(name, "collection:Iterable, initial:any=nv", move |c, a| {
-            fold(c, a.v(0), a.opt(1), |acc, v| {
-                let o = yaql_cmp(&v, &acc)?;
-                Ok(
-                    if (is_max && o == Ordering::Greater) || (!is_max && o == Ordering::Less) {
-                        v
-                    } else {
-                        acc
-                    },
-                )
-            })
-        });
+        r.add_def(
+            yaql_fn!(Method name, |c| (collection: Iterable, initial: Optional<&Value> = NoValue) {
+                fold(c, collection.0, initial.0, |acc, v| {
+                    let o = yaql_cmp(&v, &acc)?;
+                    Ok(
+                        if (is_max && o == Ordering::Greater) || (!is_max && o == Ordering::Less) {
+                            v
+                        } else {
+                            acc
+                        },
+                    )
+                })
+            }),
+        );
     }
-    r.m("memorize", "collection:Iterable", |c, a| match a.v(0) {
-        Value::Iter(_) => Ok(Value::list(c.collect(a.v(0))?)),
+    r.add_def(
+        yaql_fn!(Method "memorize", |c| (collection: Iterable) { match collection.0 {
+        Value::Iter(_) => Ok(Value::list(c.collect(collection.0)?)),
         v => Ok(v.clone()),
-    });
-    r.m(
-        "mergeWith",
-        "dict:Mapping, another:Mapping, listMerger:Lambda=null, itemMerger:Lambda=null, maxLevels:int=0",
-        |c, a| {
-            let (Value::Dict(d1), Value::Dict(d2)) = (a.v(0), a.v(1)) else {
-                return Err(Error::type_err("dicts expected"));
-            };
-            let lm = a.lam(2).cloned();
-            let im = a.lam(3).cloned();
+    } }),
+    );
+    r.add_def(yaql_fn!(Method "mergeWith", |c| (dict: &Rc<Dict>, another: &Rc<Dict>, listMerger: Option<&Lambda> = Null, itemMerger: Option<&Lambda> = Null, maxLevels: PyInt = 0) {
+            let (d1, d2) = (dict, another);
+            let lm = listMerger.cloned();
+            let im = itemMerger.cloned();
             let ctx = c.ctx.clone();
             let list_merger = move |x: Value, y: Value| -> Result<Value> {
                 match &lm {
@@ -835,61 +810,58 @@ fn ordering_and_generation(r: &Reg) {
                 d2,
                 &list_merger,
                 &item_merger,
-                a.int(4)? - 1,
+                maxLevels.index()? - 1,
             )?))
-        },
+        }));
+    r.add_def(
+        yaql_fn!(Method "orderBy", |c| (collection: Iterable, selector: &Lambda) {
+            ordered(c, collection.0.clone(), vec![(selector.clone(), false)])
+        }),
     );
-    r.m("orderBy", "collection:Iterable, selector:Lambda", |c, a| {
-        ordered(c, a.v(0).clone(), vec![(need(a.lam(1))?.clone(), false)])
-    });
-    r.m(
-        "orderByDescending",
-        "collection:Iterable, selector:Lambda",
-        |c, a| ordered(c, a.v(0).clone(), vec![(need(a.lam(1))?.clone(), true)]),
+    r.add_def(yaql_fn!(Method "orderByDescending", |c| (collection: Iterable, selector: &Lambda) { ordered(c, collection.0.clone(), vec![(selector.clone(), true)]) }));
+    r.add_def(
+        yaql_fn!(Method "thenBy", |c| (collection: Iterable, selector: &Lambda) {
+            then_by(c, &collection, selector, false)
+        }),
     );
-    r.m("thenBy", "collection:Iterable, selector:Lambda", |c, a| {
-        then_by(c, &a, false)
-    });
-    r.m(
-        "thenByDescending",
-        "collection:Iterable, selector:Lambda",
-        |c, a| then_by(c, &a, true),
-    );
-    r.f("range", "stop:int", |_, a| Ok(range(0, a.clamped(0)?, 1)));
-    r.f("range", "start:int, stop:int, step:int=1", |_, a| {
-        if a.clamped(2)? == 0 {
-            return Err(Error::value_err("range() arg 3 must not be zero"));
-        }
-        Ok(range(a.clamped(0)?, a.clamped(1)?, a.clamped(2)?))
-    });
-    r.m("repeat", "value:any, times:int=-1", |_, a| {
-        let v = a.v(0).clone();
-        let mut left = a.int(1)?;
-        Ok(lazy(move || {
-            if left == 0 {
-                return Ok(None);
+    r.add_def(yaql_fn!(Method "thenByDescending", |c| (collection: Iterable, selector: &Lambda) { then_by(c, &collection, selector, true) }));
+    r.add_def(yaql_fn!(Function "range", |_c| (stop: PyInt) { Ok(range(0, stop.clamped()?, 1)) }));
+    r.add_def(
+        yaql_fn!(Function "range", |_c| (start: PyInt, stop: PyInt, step: PyInt = 1) {
+            if step.clamped()? == 0 {
+                return Err(Error::value_err("range() arg 3 must not be zero"));
             }
-            if left > 0 {
-                left -= 1;
-            }
-            Ok(Some(v.clone()))
-        }))
-    });
-    r.m("reverse", "collection:Iterable", |c, a| {
-        let mut v = c.collect(a.v(0))?;
+            Ok(range(start.clamped()?, stop.clamped()?, step.clamped()?))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "repeat", |_c| (value: &Value, times: PyInt = -1) {
+            let v = value.clone();
+            let mut left = times.index()?;
+            Ok(lazy(move || {
+                if left == 0 {
+                    return Ok(None);
+                }
+                if left > 0 {
+                    left -= 1;
+                }
+                Ok(Some(v.clone()))
+            }))
+        }),
+    );
+    r.add_def(yaql_fn!(Method "reverse", |c| (collection: Iterable) {
+        let mut v = c.collect(collection.0)?;
         v.reverse();
         Ok(Value::list(v))
-    });
+    }));
 }
 
 /// `selectMany`, `sequence`, slicing and splitting, `sum`.
 fn slicing_and_sums(r: &Reg) {
-    r.m(
-        "selectMany",
-        "collection:Iterable, selector:Lambda",
-        |c, a| {
-            let mut it = c.iter(a.v(0))?;
-            let s = need(a.lam(1))?.clone();
+    r.add_def(
+        yaql_fn!(Method "selectMany", |c| (collection: Iterable, selector: &Lambda) {
+            let mut it = c.iter(collection.0)?;
+            let s = selector.clone();
             let mut inner: Option<ValueIter> = None;
             Ok(lazy(move || loop {
                 if let Some(i) = inner.as_mut() {
@@ -907,30 +879,32 @@ fn slicing_and_sums(r: &Reg) {
                     None => return Ok(Some(r)),
                 }
             }))
-        },
+        }),
     );
-    r.f("sequence", "start:int=0, step:int=1", |_, a| {
-        let mut cur = a.clamped(0)?;
-        let step = a.clamped(1)?;
-        Ok(lazy(move || {
-            let v = cur;
-            cur = cur.saturating_add(step);
-            Ok(Some(Value::Int(v)))
-        }))
-    });
-    r.m("slice", "collection:Iterable, length:int", |c, a| {
-        let n = a.int(1)?.max(1) as usize;
-        let items = c.collect(a.v(0))?;
-        Ok(Value::list(
-            items.chunks(n).map(|ch| Value::list(ch.to_vec())).collect(),
-        ))
-    });
-    r.m(
-        "sliceWhere",
-        "collection:Iterable, predicate:Lambda",
-        |c, a| {
-            let items = c.collect(a.v(0))?;
-            let p = need(a.lam(1))?;
+    r.add_def(
+        yaql_fn!(Function "sequence", |_c| (start: PyInt = 0, step: PyInt = 1) {
+            let mut cur = start.clamped()?;
+            let step = step.clamped()?;
+            Ok(lazy(move || {
+                let v = cur;
+                cur = cur.saturating_add(step);
+                Ok(Some(Value::Int(v)))
+            }))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "slice", |c| (collection: Iterable, length: PyInt) {
+            let n = length.index()?.max(1) as usize;
+            let items = c.collect(collection.0)?;
+            Ok(Value::list(
+                items.chunks(n).map(|ch| Value::list(ch.to_vec())).collect(),
+            ))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "sliceWhere", |c| (collection: Iterable, predicate: &Lambda) {
+            let items = c.collect(collection.0)?;
+            let p = predicate;
             let mut out: Vec<Value> = Vec::new();
             let mut cur: Vec<Value> = Vec::new();
             let mut last: Option<Value> = None;
@@ -948,22 +922,20 @@ fn slicing_and_sums(r: &Reg) {
                 out.push(Value::list(cur));
             }
             Ok(Value::list(out))
-        },
+        }),
     );
-    r.m("splitAt", "collection:Iterable, index:int", |c, a| {
-        let items = c.collect(a.v(0))?;
-        let (s, _) = crate::stdlib::strings::slice_bounds(items.len(), Some(a.clamped(1)?), None);
+    r.add_def(yaql_fn!(Method "splitAt", |c| (collection: Iterable, index: PyInt) {
+        let items = c.collect(collection.0)?;
+        let (s, _) = crate::stdlib::strings::slice_bounds(items.len(), Some(index.clamped()?), None);
         Ok(Value::list(vec![
             Value::list(items[..s].to_vec()),
             Value::list(items[s..].to_vec()),
         ]))
-    });
-    r.m(
-        "splitWhere",
-        "collection:Iterable, predicate:Lambda",
-        |c, a| {
-            let items = c.collect(a.v(0))?;
-            let p = need(a.lam(1))?;
+    }));
+    r.add_def(
+        yaql_fn!(Method "splitWhere", |c| (collection: Iterable, predicate: &Lambda) {
+            let items = c.collect(collection.0)?;
+            let p = predicate;
             let mut out = Vec::new();
             let mut cur = Vec::new();
             for v in items {
@@ -977,26 +949,28 @@ fn slicing_and_sums(r: &Reg) {
                 out.push(Value::list(cur));
             }
             Ok(Value::list(out))
-        },
+        }),
     );
-    r.m("sum", "collection:Iterable, initial:any=nv", |c, a| {
-        fold(c, a.v(0), a.opt(1), |acc, v| {
-            if acc.is_number() && v.is_number() {
-                crate::stdlib::math::add(&acc, &v)
-            } else {
-                c.call("#operator_+", vec![acc, v])
-            }
-        })
-    });
+    r.add_def(
+        yaql_fn!(Method "sum", |c| (collection: Iterable, initial: Optional<&Value> = NoValue) {
+            fold(c, collection.0, initial.0, |acc, v| {
+                if acc.is_number() && v.is_number() {
+                    crate::stdlib::math::add(&acc, &v)
+                } else {
+                    c.call("#operator_+", vec![acc, v])
+                }
+            })
+        }),
+    );
 }
 
 /// `zip` and `zipLongest`.
 fn zipping(r: &Reg) {
-    r.m("zip", "*collections:Iterable", |c, a| {
-        let mut its: Vec<ValueIter> = a
-            .rest
+    r.add_def(yaql_fn!(Method "zip", |c| (collections: Rest<Iterable>) {
+        let mut its: Vec<ValueIter> = collections
+            .0
             .iter()
-            .map(|x| c.iter(x.val()))
+            .map(|x| x.iter(c))
             .collect::<Result<_>>()?;
         Ok(lazy(move || {
             if its.is_empty() {
@@ -1011,18 +985,16 @@ fn zipping(r: &Reg) {
             }
             Ok(Some(Value::list(row)))
         }))
-    });
-    r.m(
-        "zipLongest",
-        "*collections:Iterable, **kwargs:any",
-        |c, a| {
-            let mut its: Vec<Option<ValueIter>> = a
-                .rest
-                .iter()
-                .map(|x| c.iter(x.val()).map(Some))
+    }));
+    r.add_def(
+        yaql_fn!(Method "zipLongest", |c| (collections: Rest<Iterable>, kwargs: KwArgs) {
+            let mut its: Vec<Option<ValueIter>> = collections
+            .0
+            .iter()
+            .map(|x| x.iter(c).map(Some))
                 .collect::<Result<_>>()?;
             let mut default = Value::Null;
-            for (k, v) in &a.kw {
+            for (k, v) in kwargs.0 {
                 if &**k == "default" {
                     default = v.val().clone();
                 } else {
@@ -1053,7 +1025,7 @@ fn zipping(r: &Reg) {
                 }
                 Ok(if any { Some(Value::list(row)) } else { None })
             }))
-        },
+        }),
     );
 }
 
@@ -1071,10 +1043,10 @@ pub fn range(start: i64, stop: i64, step: i64) -> Value {
 }
 
 /// The count of `take()` (`stop`) or `skip()`: what Python's `islice` accepts.
-fn islice_count(a: &crate::func::Args, stop: bool) -> Result<i64> {
-    match a.v(1) {
+fn islice_count(count: &PyInt, stop: bool) -> Result<i64> {
+    match count.0 {
         Value::BigInt(_) => {}
-        _ => match a.int(1)? {
+        _ => match count.index()? {
             n if n >= 0 => return Ok(n),
             _ => {}
         },

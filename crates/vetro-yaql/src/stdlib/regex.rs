@@ -5,8 +5,10 @@ use super::strings::PIECE_BYTES;
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Lambda;
+use crate::func::params::PyInt;
 use crate::iter::LazyIter;
 use crate::value::{Dict, RegexValue, Render, Value};
+use crate::yaql_fn;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -103,14 +105,6 @@ pub fn compile(pattern: &str, flags: u32) -> Result<Rc<RegexValue>> {
 
 fn re_err(e: fancy_regex::Error) -> Error {
     Error::new(ErrorKind::Regex, format!("regex error: {e}"))
-}
-
-fn regex_of(v: &Value) -> Result<Rc<RegexValue>> {
-    match v {
-        Value::Regex(r) => Ok(r.clone()),
-        Value::Str(s) => compile(s, 0),
-        _ => Err(Error::type_err("pattern expected")),
-    }
 }
 
 fn char_pos(s: &str, byte: usize) -> i64 {
@@ -320,8 +314,7 @@ fn replace(re: &RegexValue, s: &str, repl: &str, count: i64) -> Result<Value> {
 
 /// The first `count` matches (all for 0) replaced by the text of what `repl`
 /// returns for each (given the match, as `search` publishes it).
-fn replace_by(re: &RegexValue, s: &str, repl: Option<&Lambda>, count: i64) -> Result<Value> {
-    let l = repl.ok_or_else(|| Error::type_err("lambda expected"))?;
+fn replace_by(re: &RegexValue, s: &str, l: &Lambda, count: i64) -> Result<Value> {
     let out = replace_with(re, s, count, |c| publish(re, s, c, l)?.try_to_yaql_string())?;
     Ok(Value::from(out))
 }
@@ -398,86 +391,72 @@ fn search_all(re: Rc<RegexValue>, s: Rc<str>, sel: Option<Lambda>) -> Result<Val
 }
 
 pub fn register(r: &Reg) {
-    r.f("#operator_=~", "string:String, pattern:String", |_, a| {
-        Ok(Value::Bool(search(&*compile(a.str(1), 0)?, a.str(0))?))
-    });
-    r.f("#operator_=~", "string:String, regexp:Pattern", |_, a| {
-        Ok(Value::Bool(search(&*regex_of(a.v(1))?, a.str(0))?))
-    });
-    r.f("#operator_!~", "string:String, pattern:String", |_, a| {
-        Ok(Value::Bool(!search(&*compile(a.str(1), 0)?, a.str(0))?))
-    });
-    r.f("#operator_!~", "string:String, regexp:Pattern", |_, a| {
-        Ok(Value::Bool(!search(&*regex_of(a.v(1))?, a.str(0))?))
-    });
-    r.f("escapeRegex", "string:String", |_, a| {
-        Ok(Value::from(escape(a.str(0))?))
-    });
-    r.f("isRegex", "value:any", |_, a| {
-        Ok(Value::Bool(matches!(a.v(0), Value::Regex(_))))
-    });
-    r.m("matches", "regexp:Pattern, string:String", |_, a| {
-        Ok(Value::Bool(search(&*regex_of(a.v(0))?, a.str(1))?))
-    });
-    r.m("matches", "string:String, regexp:String", |_, a| {
-        Ok(Value::Bool(search(&*compile(a.str(1), 0)?, a.str(0))?))
-    });
-    r.f(
-        "regex",
-        "pattern:String, ignoreCase:bool?=false, multiLine:bool?=false, dotAll:bool?=false",
-        |_, a| {
-            let mut flags = 0;
-            if a.v(1).truthy() {
-                flags |= IGNORECASE;
+    for (name, found) in [("#operator_=~", true), ("#operator_!~", false)] {
+        r.add_def(yaql_fn!(Function name, |_c| (string: &str, pattern: &str) {
+            Ok(search(&*compile(pattern, 0)?, string)? == found)
+        }));
+        r.add_def(
+            yaql_fn!(Function name, |_c| (string: &str, regexp: &Rc<RegexValue>) {
+                Ok(search(regexp, string)? == found)
+            }),
+        );
+    }
+    r.add_def(yaql_fn!(Function "escapeRegex", |_c| (string: &str) { escape(string) }));
+    r.add_def(yaql_fn!(Function "isRegex", |_c| (value: &Value) {
+        Ok(matches!(value, Value::Regex(_)))
+    }));
+    r.add_def(
+        yaql_fn!(Method "matches", |_c| (regexp: &Rc<RegexValue>, string: &str) {
+            search(regexp, string)
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "matches", |_c| (string: &str, regexp: &str) {
+            search(&*compile(regexp, 0)?, string)
+        }),
+    );
+    r.add_def(yaql_fn!(Function "regex", |_c| (
+        pattern: &str,
+        ignoreCase: Option<bool> = false,
+        multiLine: Option<bool> = false,
+        dotAll: Option<bool> = false,
+    ) {
+        let mut flags = 0;
+        for (asked, flag) in [(ignoreCase, IGNORECASE), (multiLine, MULTILINE), (dotAll, DOTALL)] {
+            if asked == Some(true) {
+                flags |= flag;
             }
-            if a.v(2).truthy() {
-                flags |= MULTILINE;
-            }
-            if a.v(3).truthy() {
-                flags |= DOTALL;
-            }
-            Ok(Value::Regex(compile(a.str(0), flags)?))
-        },
+        }
+        Ok(Value::Regex(compile(pattern, flags)?))
+    }));
+    // `replace`, `replaceBy` and `split` take the regexp and the string in
+    // either order.
+    r.add_def(yaql_fn!(Method "replace", |_c| (regexp: &Rc<RegexValue>, string: &str, repl: &str, count: PyInt = 0) {
+        replace(regexp, string, repl, count.index()?)
+    }));
+    r.add_def(yaql_fn!(Method "replace", |_c| (string: &str, regexp: &Rc<RegexValue>, repl: &str, count: PyInt = 0) {
+        replace(regexp, string, repl, count.index()?)
+    }));
+    r.add_def(yaql_fn!(Method "replaceBy", |_c| (regexp: &Rc<RegexValue>, string: &str, repl: &Lambda, count: PyInt = 0) {
+        replace_by(regexp, string, repl, count.index()?)
+    }));
+    r.add_def(yaql_fn!(Method "replaceBy", |_c| (string: &str, regexp: &Rc<RegexValue>, repl: &Lambda, count: PyInt = 0) {
+        replace_by(regexp, string, repl, count.index()?)
+    }));
+    r.add_def(yaql_fn!(Method "search", |_c| (regexp: &Rc<RegexValue>, string: &str, selector: Option<&Lambda> = Null) {
+        search_value(regexp, string, selector)
+    }));
+    r.add_def(yaql_fn!(Method "searchAll", |_c| (regexp: &Rc<RegexValue>, string: &Rc<str>, selector: Option<&Lambda> = Null) {
+        search_all(regexp.clone(), string.clone(), selector.cloned())
+    }));
+    r.add_def(
+        yaql_fn!(Method "split", |c| (regexp: &Rc<RegexValue>, string: &str, maxSplit: PyInt = 0) {
+            Ok(c.list_result(split(regexp, string, maxSplit.index()?)?))
+        }),
     );
-    // `replace` and `replaceBy` take the regexp and the string in either order.
-    r.m(
-        "replace",
-        "regexp:Pattern, string:String, repl:String, count:int=0",
-        |_, a| replace(&*regex_of(a.v(0))?, a.str(1), a.str(2), a.int(3)?),
-    );
-    r.m(
-        "replace",
-        "string:String, regexp:Pattern, repl:String, count:int=0",
-        |_, a| replace(&*regex_of(a.v(1))?, a.str(0), a.str(2), a.int(3)?),
-    );
-    r.m(
-        "replaceBy",
-        "regexp:Pattern, string:String, repl:Lambda, count:int=0",
-        |_, a| replace_by(&*regex_of(a.v(0))?, a.str(1), a.lam(2), a.int(3)?),
-    );
-    r.m(
-        "replaceBy",
-        "string:String, regexp:Pattern, repl:Lambda, count:int=0",
-        |_, a| replace_by(&*regex_of(a.v(1))?, a.str(0), a.lam(2), a.int(3)?),
-    );
-    r.m(
-        "search",
-        "regexp:Pattern, string:String, selector:Lambda=null",
-        |_, a| search_value(&*regex_of(a.v(0))?, a.str(1), a.lam(2)),
-    );
-    r.m(
-        "searchAll",
-        "regexp:Pattern, string:String, selector:Lambda=null",
-        |_, a| search_all(regex_of(a.v(0))?, Rc::from(a.str(1)), a.lam(2).cloned()),
-    );
-    r.m(
-        "split",
-        "regexp:Pattern, string:String, maxSplit:int=0",
-        |c, a| Ok(c.list_result(split(&*regex_of(a.v(0))?, a.str(1), a.int(2)?)?)),
-    );
-    r.m(
-        "split",
-        "string:String, regexp:Pattern, maxSplit:int=0",
-        |c, a| Ok(c.list_result(split(&*regex_of(a.v(1))?, a.str(0), a.int(2)?)?)),
+    r.add_def(
+        yaql_fn!(Method "split", |c| (string: &str, regexp: &Rc<RegexValue>, maxSplit: PyInt = 0) {
+            Ok(c.list_result(split(regexp, string, maxSplit.index()?)?))
+        }),
     );
 }

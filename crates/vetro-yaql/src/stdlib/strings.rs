@@ -2,7 +2,10 @@
 
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
-use crate::value::{Render, Value};
+use crate::func::params::{Iterable, Number, PyInt, Rest};
+use crate::value::{Dict, Render, Value};
+use crate::yaql_fn;
+use std::rc::Rc;
 
 pub fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
@@ -252,10 +255,6 @@ fn strs(v: Vec<String>) -> Value {
     Value::list(v.into_iter().map(Value::from).collect())
 }
 
-fn opt_str(v: &Value) -> Option<&str> {
-    v.as_str()
-}
-
 fn repeat(c: &crate::func::Call, s: &str, n: i64) -> Result<Value> {
     if n > 0 {
         c.rt().check_bytes(s.len().saturating_mul(n as usize))?;
@@ -275,104 +274,132 @@ pub fn register(r: &Reg) {
 
 /// String operators, comparisons, `concat`, `characters`, `startsWith`/`endsWith`, `hex`.
 fn operators_and_tests(r: &Reg) {
-    r.f("#operator_*", "left:String, right:int", |c, a| {
-        repeat(c, a.str(0), a.int(1)?)
-    });
-    r.f("#operator_*", "left:int, right:String", |c, a| {
-        repeat(c, a.str(1), a.int(0)?)
-    });
-    r.f("#operator_+", "*args:String", |_, a| {
-        crate::limits::check_join(a.rest.iter().map(|x| x.str().len()).sum())?;
-        Ok(Value::from(
-            a.rest.iter().map(|x| x.str()).collect::<String>(),
-        ))
-    });
+    r.add_def(
+        yaql_fn!(Function "#operator_*", |c| (left: &str, right: PyInt) {
+            repeat(c, left, right.index()?)
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "#operator_*", |c| (left: PyInt, right: &str) {
+            repeat(c, right, left.index()?)
+        }),
+    );
+    r.add_def(yaql_fn!(Function "#operator_+", |_c| (args: Rest<&str>) { concat(&args.0) }));
     for (name, want) in [
         ("#operator_<", [true, false, false]),
         ("#operator_<=", [true, true, false]),
         ("#operator_>", [false, false, true]),
         ("#operator_>=", [false, true, true]),
     ] {
-        r.f(name, "left:String, right:String", move |_, a| {
-            Ok(Value::Bool(match a.str(0).cmp(a.str(1)) {
+        r.add_def(yaql_fn!(Function name, |_c| (left: &str, right: &str) {
+            Ok(match left.cmp(right) {
                 std::cmp::Ordering::Less => want[0],
                 std::cmp::Ordering::Equal => want[1],
                 std::cmp::Ordering::Greater => want[2],
-            }))
-        });
+            })
+        }));
     }
-    r.f("#operator_in", "left:String, right:String", |_, a| {
-        Ok(Value::Bool(a.str(1).contains(a.str(0))))
-    });
-    r.f(
-        "characters",
-        "digits:bool?=false, hexdigits:bool?=false, asciiLowercase:bool?=false, asciiUppercase:bool?=false, asciiLetters:bool?=false, letters:bool?=false, octdigits:bool?=false, punctuation:bool?=false, printable:bool?=false, lowercase:bool?=false, uppercase:bool?=false, whitespace:bool?=false",
-        |_, a| {
-            let lower = "abcdefghijklmnopqrstuvwxyz";
-            let upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-            let punct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
-            let ws = " \t\n\r\x0b\x0c";
-            let sets: [(usize, String); 12] = [
-                (0, "0123456789".into()),
-                (1, "0123456789abcdefABCDEF".into()),
-                (2, lower.into()),
-                (3, upper.into()),
-                (4, format!("{lower}{upper}")),
-                (5, String::new()),
-                (6, "01234567".into()),
-                (7, punct.into()),
-                (8, format!("0123456789{lower}{upper}{punct}{ws}")),
-                (9, String::new()),
-                (10, String::new()),
-                (11, ws.into()),
-            ];
-            let mut out = indexmap::IndexSet::new();
-            for (i, s) in sets {
-                if a.v(i).truthy() {
-                    if matches!(i, 5 | 9 | 10) {
-                        return Err(Error::new(
-                            ErrorKind::Attribute,
-                            "module 'string' has no attribute",
-                        ));
-                    }
-                    for c in s.chars() {
-                        out.insert(c);
-                    }
-                }
-            }
-            Ok(Value::list(out.into_iter().map(|c| Value::from(c.to_string())).collect()))
-        },
+    r.add_def(
+        yaql_fn!(Function "#operator_in", |_c| (left: &str, right: &str) {
+            Ok(right.contains(left))
+        }),
     );
-    r.f("concat", "*args:String", |_, a| {
-        crate::limits::check_join(a.rest.iter().map(|x| x.str().len()).sum())?;
-        Ok(Value::from(
-            a.rest.iter().map(|x| x.str()).collect::<String>(),
-        ))
-    });
-    r.m("endsWith", "string:String, *suffixes:String", |_, a| {
-        let s = a.str(0);
-        Ok(Value::Bool(a.rest.iter().any(|x| s.ends_with(x.str()))))
-    });
-    r.m("startsWith", "string:String, *prefixes:String", |_, a| {
-        let s = a.str(0);
-        Ok(Value::Bool(a.rest.iter().any(|x| s.starts_with(x.str()))))
-    });
-    r.f("hex", "num:Number?", |_, a| match a.v(0) {
-        Value::Int(i) => Ok(Value::from(if *i < 0 {
-            format!("-0x{:x}", i.unsigned_abs())
-        } else {
-            format!("0x{:x}", i)
-        })),
-        Value::BigInt(b) => Ok(Value::from(if b.sign() == num_bigint::Sign::Minus {
-            format!("-0x{:x}", -(**b).clone())
-        } else {
-            format!("0x{:x}", **b)
-        })),
-        v => Err(Error::type_err(format!(
-            "'{}' object cannot be interpreted as an integer",
-            v.type_name()
-        ))),
-    });
+    r.add_def(yaql_fn!(Function "characters", |_c| (
+        digits: Option<bool> = false,
+        hexdigits: Option<bool> = false,
+        asciiLowercase: Option<bool> = false,
+        asciiUppercase: Option<bool> = false,
+        asciiLetters: Option<bool> = false,
+        letters: Option<bool> = false,
+        octdigits: Option<bool> = false,
+        punctuation: Option<bool> = false,
+        printable: Option<bool> = false,
+        lowercase: Option<bool> = false,
+        uppercase: Option<bool> = false,
+        whitespace: Option<bool> = false,
+    ) {
+        let asked = [
+            digits, hexdigits, asciiLowercase, asciiUppercase, asciiLetters, letters, octdigits,
+            punctuation, printable, lowercase, uppercase, whitespace,
+        ];
+        characters(asked.map(|b| b == Some(true)))
+    }));
+    r.add_def(yaql_fn!(Function "concat", |_c| (args: Rest<&str>) { concat(&args.0) }));
+    r.add_def(
+        yaql_fn!(Method "endsWith", |_c| (string: &str, suffixes: Rest<&str>) {
+            Ok(suffixes.0.iter().any(|x| string.ends_with(x)))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "startsWith", |_c| (string: &str, prefixes: Rest<&str>) {
+            Ok(prefixes.0.iter().any(|x| string.starts_with(x)))
+        }),
+    );
+    r.add_def(yaql_fn!(Function "hex", |_c| (num: Option<Number>) {
+        match num.as_deref() {
+            Some(Value::Int(i)) => Ok(if *i < 0 {
+                format!("-0x{:x}", i.unsigned_abs())
+            } else {
+                format!("0x{:x}", i)
+            }),
+            Some(Value::BigInt(b)) => Ok(if b.sign() == num_bigint::Sign::Minus {
+                format!("-0x{:x}", -(**b).clone())
+            } else {
+                format!("0x{:x}", **b)
+            }),
+            v => Err(Error::type_err(format!(
+                "'{}' object cannot be interpreted as an integer",
+                v.unwrap_or(&Value::Null).type_name()
+            ))),
+        }
+    }));
+}
+
+/// The strings joined, within what the evaluation may build.
+fn concat(parts: &[&str]) -> Result<String> {
+    crate::limits::check_join(parts.iter().map(|x| x.len()).sum())?;
+    Ok(parts.concat())
+}
+
+/// `characters()`: the characters of the Python `string` constants asked
+/// for, each once, in order.
+fn characters(asked: [bool; 12]) -> Result<Value> {
+    let lower = "abcdefghijklmnopqrstuvwxyz";
+    let upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let punct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
+    let ws = " \t\n\r\x0b\x0c";
+    let sets: [String; 12] = [
+        "0123456789".into(),
+        "0123456789abcdefABCDEF".into(),
+        lower.into(),
+        upper.into(),
+        format!("{lower}{upper}"),
+        String::new(),
+        "01234567".into(),
+        punct.into(),
+        format!("0123456789{lower}{upper}{punct}{ws}"),
+        String::new(),
+        String::new(),
+        ws.into(),
+    ];
+    let mut out = indexmap::IndexSet::new();
+    for (i, s) in sets.iter().enumerate() {
+        if asked[i] {
+            // Python 3 has no `string.letters`, `lowercase`, `uppercase`.
+            if matches!(i, 5 | 9 | 10) {
+                return Err(Error::new(
+                    ErrorKind::Attribute,
+                    "module 'string' has no attribute",
+                ));
+            }
+            out.extend(s.chars());
+        }
+    }
+    Ok(Value::list(
+        out.into_iter()
+            .map(|c| Value::from(c.to_string()))
+            .collect(),
+    ))
 }
 
 /// `find` within `length` characters from `start`: a negative start counts
@@ -400,89 +427,39 @@ fn find_in_window(s: &str, sub: &str, start: i64, length: i64, last: bool) -> i6
 
 /// `indexOf`, `lastIndexOf`, `isEmpty`, `isString`, `join`, `len`.
 fn searching_and_joining(r: &Reg) {
-    r.m(
-        "indexOf",
-        "string:String, sub:String, start:int, length:int",
-        |_, a| {
-            let (s, sub) = (a.str(0), a.str(1));
-            Ok(Value::Int(find_in_window(
-                s,
-                sub,
-                a.clamped(2)?,
-                a.clamped(3)?,
-                false,
-            )))
-        },
+    for (name, last) in [("indexOf", false), ("lastIndexOf", true)] {
+        r.add_def(
+            yaql_fn!(Method name, |_c| (string: &str, sub: &str, start: PyInt, length: PyInt) {
+                Ok(find_in_window(string, sub, start.clamped()?, length.clamped()?, last))
+            }),
+        );
+        r.add_def(
+            yaql_fn!(Method name, |_c| (string: &str, sub: &str, start: PyInt = 0) {
+                Ok(find(string, sub, Some(start.clamped()?), None, last))
+            }),
+        );
+    }
+    r.add_def(yaql_fn!(Both "isEmpty", |_c| (string: Option<&str>, trim: bool = true, chars: Option<&str> = Null) {
+        Ok(match string {
+            None => true,
+            Some(s) if trim => strip(s, chars, true, true).is_empty(),
+            Some(s) => s.is_empty(),
+        })
+    }));
+    r.add_def(yaql_fn!(Function "isString", |_c| (arg: &Value) {
+        Ok(matches!(arg, Value::Str(_)))
+    }));
+    r.add_def(
+        yaql_fn!(Method "join", |c| (separator: &str, sequence: Iterable) {
+            join(&sequence.collect(c)?, separator)
+        }),
     );
-    r.m(
-        "indexOf",
-        "string:String, sub:String, start:int=0",
-        |_, a| {
-            Ok(Value::Int(find(
-                a.str(0),
-                a.str(1),
-                Some(a.clamped(2)?),
-                None,
-                false,
-            )))
-        },
+    r.add_def(
+        yaql_fn!(Method "join", |c| (sequence: Iterable, separator: &str) {
+            join(&sequence.collect(c)?, separator)
+        }),
     );
-    r.m(
-        "lastIndexOf",
-        "string:String, sub:String, start:int, length:int",
-        |_, a| {
-            let (s, sub) = (a.str(0), a.str(1));
-            Ok(Value::Int(find_in_window(
-                s,
-                sub,
-                a.clamped(2)?,
-                a.clamped(3)?,
-                true,
-            )))
-        },
-    );
-    r.m(
-        "lastIndexOf",
-        "string:String, sub:String, start:int=0",
-        |_, a| {
-            Ok(Value::Int(find(
-                a.str(0),
-                a.str(1),
-                Some(a.clamped(2)?),
-                None,
-                true,
-            )))
-        },
-    );
-    r.mf(
-        "isEmpty",
-        "string:String?, trim:bool=true, chars:String?=null",
-        |_, a| {
-            Ok(Value::Bool(match a.v(0) {
-                Value::Null => true,
-                Value::Str(s) => {
-                    if a.v(1).truthy() {
-                        strip(s, opt_str(a.v(2)), true, true).is_empty()
-                    } else {
-                        s.is_empty()
-                    }
-                }
-                _ => false,
-            }))
-        },
-    );
-    r.f("isString", "arg:any", |_, a| {
-        Ok(Value::Bool(matches!(a.v(0), Value::Str(_))))
-    });
-    r.m("join", "separator:String, sequence:Iterable", |c, a| {
-        join(&c.collect(a.v(1))?, a.str(0))
-    });
-    r.m("join", "sequence:Iterable, separator:String", |c, a| {
-        join(&c.collect(a.v(0))?, a.str(1))
-    });
-    r.mf("len", "string:String", |_, a| {
-        Ok(Value::Int(a.str(0).chars().count() as i64))
-    });
+    r.add_def(yaql_fn!(Both "len", |_c| (string: &str) { Ok(string.chars().count() as i64) }));
 }
 
 /// The items' `str()` joined by `sep`, within what the evaluation may build.
@@ -499,104 +476,68 @@ fn join(items: &[Value], sep: &str) -> Result<Value> {
 
 /// Splitting, replacing, case, trimming, `substring`, `str`.
 fn transforming(r: &Reg) {
-    r.mf(
-        "norm",
-        "string:String?, chars:String?=null",
-        |_, a| match a.v(0) {
-            Value::Str(s) => {
-                let t = strip(s, opt_str(a.v(1)), true, true);
-                Ok(if t.is_empty() {
-                    Value::Null
-                } else {
-                    Value::from(t)
-                })
+    r.add_def(
+        yaql_fn!(Both "norm", |_c| (string: Option<&str>, chars: Option<&str> = Null) {
+            Ok(string
+                .map(|s| strip(s, chars, true, true))
+                .filter(|t| !t.is_empty())
+                .map(Value::from)
+                .unwrap_or(Value::Null))
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "replace", |_c| (string: &str, old: &str, new: &str, count: PyInt = -1) {
+            py_replace(string, old, new, count.index()?)
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Method "replace", |_c| (string: &str, replacements: &Rc<Dict>, count: PyInt = -1) {
+            let mut s = string.to_string();
+            for (k, v) in replacements.iter() {
+                let (old, new) = (k.try_to_yaql_string()?, v.try_to_yaql_string()?);
+                s = py_replace(&s, &old, &new, count.index()?)?;
             }
-            _ => Ok(Value::Null),
-        },
+            Ok(s)
+        }),
     );
-    r.m(
-        "replace",
-        "string:String, old:String, new:String, count:int=-1",
-        |_, a| {
-            Ok(Value::from(py_replace(
-                a.str(0),
-                a.str(1),
-                a.str(2),
-                a.int(3)?,
-            )?))
-        },
-    );
-    r.m(
-        "replace",
-        "string:String, replacements:Mapping, count:int=-1",
-        |_, a| {
-            let mut s = a.str(0).to_string();
-            if let Value::Dict(d) = a.v(1) {
-                for (k, v) in d.iter() {
-                    let (old, new) = (k.try_to_yaql_string()?, v.try_to_yaql_string()?);
-                    s = py_replace(&s, &old, &new, a.int(2)?)?;
-                }
-            }
-            Ok(Value::from(s))
-        },
-    );
-    r.m(
-        "rightSplit",
-        "string:String, separator:String?=null, maxSplits:int=-1",
-        |c, a| Ok(c.list_result(strs(py_rsplit(a.str(0), opt_str(a.v(1)), a.int(2)?)?))),
-    );
-    r.m(
-        "split",
-        "string:String, separator:String?=null, maxSplits:int=-1",
-        |c, a| Ok(c.list_result(strs(py_split(a.str(0), opt_str(a.v(1)), a.int(2)?)?))),
-    );
-    r.f("str", "value:any", |_, a| {
-        Ok(Value::from(a.v(0).try_to_yaql_string()?))
-    });
-    r.m(
-        "substring",
-        "string:String, start:int, length:int=-1",
-        |_, a| {
+    r.add_def(yaql_fn!(Method "rightSplit", |c| (string: &str, separator: Option<&str> = Null, maxSplits: PyInt = -1) {
+        Ok(c.list_result(strs(py_rsplit(string, separator, maxSplits.index()?)?)))
+    }));
+    r.add_def(yaql_fn!(Method "split", |c| (string: &str, separator: Option<&str> = Null, maxSplits: PyInt = -1) {
+        Ok(c.list_result(strs(py_split(string, separator, maxSplits.index()?)?)))
+    }));
+    r.add_def(yaql_fn!(Function "str", |_c| (value: &Value) { value.try_to_yaql_string() }));
+    r.add_def(
+        yaql_fn!(Method "substring", |_c| (string: &str, start: PyInt, length: PyInt = -1) {
             // As the reference: a negative length means the whole string, a
             // negative start counts from the end once, then Python slicing.
-            let cs = chars(a.str(0));
+            let cs = chars(string);
             let n = cs.len() as i64;
-            let len = if a.clamped(2)? < 0 { n } else { a.clamped(2)? };
-            let start = if a.clamped(1)? < 0 {
-                a.clamped(1)?.saturating_add(n)
-            } else {
-                a.clamped(1)?
-            };
+            let (start, length) = (start.clamped()?, length.clamped()?);
+            let len = if length < 0 { n } else { length };
+            let start = if start < 0 { start.saturating_add(n) } else { start };
             let (s, e) = slice_bounds(cs.len(), Some(start), Some(start.saturating_add(len)));
-            Ok(Value::from(cs[s..e].iter().collect::<String>()))
-        },
+            Ok(cs[s..e].iter().collect::<String>())
+        }),
     );
-    r.m("toCharArray", "string:String", |_, a| {
+    r.add_def(yaql_fn!(Method "toCharArray", |_c| (string: &str) {
         // One item and one string per character: many times the text's size.
-        let s = a.str(0);
-        if s.len().saturating_mul(PIECE_BYTES) >= crate::limits::CHECK_JOIN_BYTES {
-            crate::limits::check_bytes(s.chars().count().saturating_mul(PIECE_BYTES))?;
+        if string.len().saturating_mul(PIECE_BYTES) >= crate::limits::CHECK_JOIN_BYTES {
+            crate::limits::check_bytes(string.chars().count().saturating_mul(PIECE_BYTES))?;
         }
-        Ok(Value::list(
-            a.str(0)
-                .chars()
-                .map(|c| Value::from(c.to_string()))
-                .collect(),
-        ))
-    });
-    r.m("toLower", "string:String", |_, a| {
-        Ok(Value::from(a.str(0).to_lowercase()))
-    });
-    r.m("toUpper", "string:String", |_, a| {
-        Ok(Value::from(a.str(0).to_uppercase()))
-    });
-    r.m("trim", "string:String, chars:String?=null", |_, a| {
-        Ok(Value::from(strip(a.str(0), opt_str(a.v(1)), true, true)))
-    });
-    r.m("trimLeft", "string:String, chars:String?=null", |_, a| {
-        Ok(Value::from(strip(a.str(0), opt_str(a.v(1)), true, false)))
-    });
-    r.m("trimRight", "string:String, chars:String?=null", |_, a| {
-        Ok(Value::from(strip(a.str(0), opt_str(a.v(1)), false, true)))
-    });
+        Ok(Value::list(string.chars().map(|c| Value::from(c.to_string())).collect()))
+    }));
+    r.add_def(yaql_fn!(Method "toLower", |_c| (string: &str) { Ok(string.to_lowercase()) }));
+    r.add_def(yaql_fn!(Method "toUpper", |_c| (string: &str) { Ok(string.to_uppercase()) }));
+    for (name, left, right) in [
+        ("trim", true, true),
+        ("trimLeft", true, false),
+        ("trimRight", false, true),
+    ] {
+        r.add_def(
+            yaql_fn!(Method name, |_c| (string: &str, chars: Option<&str> = Null) {
+                Ok(strip(string, chars, left, right))
+            }),
+        );
+    }
 }

@@ -5,8 +5,12 @@ use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{call_function, CallArg, Lambda};
 use crate::func::context::Context;
-use crate::func::{ArgValue, Form, FunctionDef};
-use crate::value::{Callable, Value};
+use crate::func::params::{
+    Callable as CallableArg, ContextArg, HostObjectArg, Iterable, Keyword, KwArgs, Optional, Rest,
+};
+use crate::func::{ArgValue, Call, Form, FunctionDef};
+use crate::value::{Callable, Dict, Value};
+use crate::yaql_fn;
 use crate::EngineOptions;
 use std::rc::Rc;
 
@@ -28,156 +32,147 @@ pub fn register(r: &Reg, opts: &EngineOptions) {
 
 /// Attribute access, `->`, `let`, `with`, `def`, `unpack`, `assert`.
 fn scoping_and_access(r: &Reg) {
-    r.f("#operator_->", "left:Context, right:Lambda", |_, a| {
-        let Some(ctx) = Context::from_value(a.v(0)) else {
-            return Err(Error::type_err("context expected"));
-        };
-        let lam = a
-            .lam(1)
-            .ok_or_else(|| Error::type_err("expression expected"))?;
-        lam.eval_in(&ctx)
-    });
-    r.f("#operator_.", "obj:any, name:Keyword", |c, a| {
-        let prop = format!("#property#{}", a.str(1));
-        crate::eval::call_values(c.ctx, &prop, vec![a.v(0).clone()], false)
-    });
-    r.f("#operator_.", "obj:HostObject, name:Keyword", |c, a| {
-        if let Value::Object(o) = a.v(0) {
-            if let Some(r) = o.get_property(a.str(1)) {
-                return r;
-            }
-        }
-        let prop = format!("#property#{}", a.str(1));
-        crate::eval::call_values(c.ctx, &prop, vec![a.v(0).clone()], false)
-    });
-    r.f("let", "*args:any, **kwargs:any", |c, a| {
-        let ctx = c.ctx.child();
-        for (i, v) in a.rest.iter().enumerate() {
-            ctx.set(&(i + 1).to_string(), v.val().clone());
-        }
-        for (k, v) in &a.kw {
-            ctx.set(k, v.val().clone());
-        }
-        Ok(Value::Context(ctx))
-    });
-    r.f("with", "*args:any", |c, a| {
-        let ctx = c.ctx.child();
-        for (i, v) in a.rest.iter().enumerate() {
-            ctx.set(&(i + 1).to_string(), v.val().clone());
-        }
-        Ok(Value::Context(ctx))
-    });
-    r.f("def", "name:String, func:Lambda", |c, a| {
-        let ctx = c.ctx.child();
-        let lam = a
-            .lam(1)
-            .cloned()
-            .ok_or_else(|| Error::type_err("body expected"))?;
-        // The function lives in `ctx` and its body runs in `ctx`: holding the
-        // context weakly keeps that cycle from leaking both.
-        let home = Rc::downgrade(&ctx);
-        let expr = lam.expr.clone();
-        ctx.register(FunctionDef::new(
-            a.str(0),
-            Form::Function,
-            "*args:any, **kwargs:any",
-            move |_, a| {
-                let ctx = home.upgrade().ok_or_else(|| {
-                    Error::type_err("def() function called after its context ended")
-                })?;
-                let body = Lambda {
-                    expr: expr.clone(),
-                    ctx,
-                };
-                body.call_kw(&a.rest_values(), &kw_values(&a.kw))
-            },
-        ));
-        Ok(Value::Context(ctx))
-    });
-    r.m("unpack", "sequence:Iterable, *args:String", |c, a| {
-        let items = c.collect(a.v(0))?;
-        let ctx = c.ctx.child();
-        if a.rest.is_empty() {
-            for (i, v) in items.into_iter().enumerate() {
-                ctx.set(&(i + 1).to_string(), v);
-            }
-        } else {
-            if a.rest.len() != items.len() {
-                return Err(Error::value_err(format!(
-                    "Cannot unpack {} elements into {}",
-                    items.len(),
-                    a.rest.len()
-                )));
-            }
-            for (name, v) in a.rest.iter().zip(items) {
-                ctx.set(name.str(), v);
-            }
-        }
-        Ok(Value::Context(ctx))
-    });
-    r.m(
-        "assert",
-        "obj:any, condition:Lambda, message:String='Assertion failed'",
-        |c, a| {
-            let mut obj = a.v(0).clone();
-            if let Value::Iter(_) = obj {
-                obj = Value::list(c.collect(&obj)?);
-            }
-            let lam = a
-                .lam(1)
-                .ok_or_else(|| Error::type_err("condition expected"))?;
-            if !lam.call1(obj.clone())?.truthy() {
-                return Err(Error::new(ErrorKind::Assertion, a.str(2).to_string()));
-            }
-            Ok(obj)
-        },
+    r.add_def(yaql_fn!(Function "#operator_->", |_c| (left: ContextArg, right: &Lambda) {
+        let ctx = Context::from_value(&left).ok_or_else(|| Error::type_err("context expected"))?;
+        right.eval_in(&ctx)
+    }));
+    r.add_def(
+        yaql_fn!(Function "#operator_.", |c| (obj: &Value, name: Keyword) {
+            property(c, obj, name.0)
+        }),
     );
+    r.add_def(
+        yaql_fn!(Function "#operator_.", |c| (obj: HostObjectArg, name: Keyword) {
+            if let Value::Object(o) = obj.0 {
+                if let Some(r) = o.get_property(name.0) {
+                    return r;
+                }
+            }
+            property(c, &obj, name.0)
+        }),
+    );
+    r.add_def(
+        yaql_fn!(Function "let", |c| (args: Rest<&Value>, kwargs: KwArgs) {
+            let ctx = with_args(c, &args.0);
+            for (k, v) in kwargs.0 {
+                ctx.set(k, v.val().clone());
+            }
+            Ok(Value::Context(ctx))
+        }),
+    );
+    r.add_def(yaql_fn!(Function "with", |c| (args: Rest<&Value>) {
+        Ok(Value::Context(with_args(c, &args.0)))
+    }));
+    r.add_def(yaql_fn!(Function "def", |c| (name: &str, func: &Lambda) { Ok(def(c, name, func)) }));
+    r.add_def(
+        yaql_fn!(Method "unpack", |c| (sequence: Iterable, args: Rest<&str>) {
+            let items = sequence.collect(c)?;
+            let ctx = c.ctx.child();
+            if args.0.is_empty() {
+                for (i, v) in items.into_iter().enumerate() {
+                    ctx.set(&(i + 1).to_string(), v);
+                }
+            } else {
+                if args.0.len() != items.len() {
+                    return Err(Error::value_err(format!(
+                        "Cannot unpack {} elements into {}",
+                        items.len(),
+                        args.0.len()
+                    )));
+                }
+                for (name, v) in args.0.iter().zip(items) {
+                    ctx.set(name, v);
+                }
+            }
+            Ok(Value::Context(ctx))
+        }),
+    );
+    r.add_def(yaql_fn!(Method "assert", |c| (obj: &Value, condition: &Lambda, message: &str = "Assertion failed") {
+        let obj = match obj {
+            Value::Iter(_) => Value::list(c.collect(obj)?),
+            _ => obj.clone(),
+        };
+        if !condition.call1(obj.clone())?.truthy() {
+            return Err(Error::new(ErrorKind::Assertion, message.to_string()));
+        }
+        Ok(obj)
+    }));
+}
+
+/// `obj.name` through the `#property#name` functions.
+fn property(c: &Call, obj: &Value, name: &str) -> Result<Value> {
+    let prop = format!("#property#{name}");
+    crate::eval::call_values(c.ctx, &prop, vec![obj.clone()], false)
+}
+
+/// A child context with the arguments as `$1`, `$2`...
+fn with_args(c: &Call, args: &[&Value]) -> Rc<Context> {
+    let ctx = c.ctx.child();
+    for (i, v) in args.iter().enumerate() {
+        ctx.set(&(i + 1).to_string(), (*v).clone());
+    }
+    ctx
+}
+
+/// `def(name, body)`: a child context holding the function `name`.
+fn def(c: &Call, name: &str, func: &Lambda) -> Value {
+    let ctx = c.ctx.child();
+    // The function lives in `ctx` and its body runs in `ctx`: holding the
+    // context weakly keeps that cycle from leaking both.
+    let home = Rc::downgrade(&ctx);
+    let expr = func.expr.clone();
+    ctx.register(FunctionDef::new(
+        name,
+        Form::Function,
+        "*args:any, **kwargs:any",
+        move |_, a| {
+            let ctx = home
+                .upgrade()
+                .ok_or_else(|| Error::type_err("def() function called after its context ended"))?;
+            let body = Lambda {
+                expr: expr.clone(),
+                ctx,
+            };
+            body.call_kw(&a.rest_values(), &kw_values(&a.kw))
+        },
+    ));
+    Value::Context(ctx)
 }
 
 /// `call` (by name), `#call` (`$f(args)`), `lambda`. Delegates are called
 /// only through `#call`: the reference has no `call(callable, ...)`.
 fn calls_and_lambdas(r: &Reg, opts: &EngineOptions) {
-    r.f(
-        "call",
-        "name:String, args:Sequence, kwargs:Mapping, receiver:any=nv",
-        |c, a| {
-            let mut cargs = Vec::new();
-            let method = !a.pos[3].is_missing();
-            if method {
-                cargs.push(CallArg::Val(a.v(3).clone()));
-            }
-            if let Value::List(l) = a.v(1) {
-                cargs.extend(l.iter().cloned().map(CallArg::Val));
-            }
-            if let Value::Dict(d) = a.v(2) {
-                for (k, v) in d.iter() {
-                    if let Value::Str(k) = k {
-                        if crate::stdlib::strings::is_identifier(k) {
-                            cargs.push(CallArg::NamedValue(k.clone(), v.clone()));
-                        }
-                    }
+    r.add_def(yaql_fn!(Function "call", |c| (
+        name: &str,
+        args: &Rc<Vec<Value>>,
+        kwargs: &Rc<Dict>,
+        receiver: Optional<&Value> = NoValue,
+    ) {
+        let mut cargs = Vec::new();
+        let method = receiver.0.is_some();
+        if let Some(v) = receiver.0 {
+            cargs.push(CallArg::Val(v.clone()));
+        }
+        cargs.extend(args.iter().cloned().map(CallArg::Val));
+        for (k, v) in kwargs.iter() {
+            if let Value::Str(k) = k {
+                if crate::stdlib::strings::is_identifier(k) {
+                    cargs.push(CallArg::NamedValue(k.clone(), v.clone()));
                 }
             }
-            call_function(c.ctx, a.str(0), cargs, method)
-        },
-    );
+        }
+        call_function(c.ctx, name, cargs, method)
+    }));
     if opts.delegates {
-        r.f("lambda", "func:Lambda", |_, a| {
-            let lam = a
-                .lam(0)
-                .cloned()
-                .ok_or_else(|| Error::type_err("expression expected"))?;
-            Ok(Value::Func(Rc::new(lam)))
-        });
+        r.add_def(yaql_fn!(Function "lambda", |_c| (func: &Lambda) {
+            Ok(Value::Func(Rc::new(func.clone())))
+        }));
     }
-    r.f(
-        "#call",
-        "callable:Callable, *args:any, **kwargs:any",
-        |_, a| {
-            let Value::Func(f) = a.v(0) else {
-                return Err(Error::type_err("not callable"));
-            };
-            call_callable(&**f, &a.rest_values(), &kw_values(&a.kw))
-        },
-    );
+    r.add_def(yaql_fn!(Function "#call", |_c| (callable: CallableArg, args: Rest<&Value>, kwargs: KwArgs) {
+        let Value::Func(f) = callable.0 else {
+            return Err(Error::type_err("not callable"));
+        };
+        let args: Vec<Value> = args.0.into_iter().cloned().collect();
+        call_callable(&**f, &args, &kw_values(kwargs.0))
+    }));
 }
