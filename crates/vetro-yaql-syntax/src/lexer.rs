@@ -293,19 +293,26 @@ impl<'a, 't> Lexer<'a, 't> {
     }
 }
 
-/// A number at `i`: digits, then a fraction when a digit follows the dot.
-/// A word character right after it is an illegal character.
+/// A number at `i`, read as the reference's lexer does (`\b\d+(\.?\d+)?\b`):
+/// digits, then a fraction when a digit follows the dot; a word character
+/// right after the fraction leaves the integer alone (`1.5e3` is `1`, `.`,
+/// then `5e3`), and one right after the integer makes the number's first
+/// digit an illegal character (`12abc` fails at `1`).
 fn lex_number<'a>(cur: &Cursor<'a>, i: usize) -> Result<(Tok<'a>, usize)> {
+    let ends_word = |k: usize| !cur.at(k).is_some_and(is_word);
     let mut j = cur.digits_end(i);
     let mut float = false;
     if cur.bytes.get(j) == Some(&b'.') && cur.bytes.get(j + 1).is_some_and(u8::is_ascii_digit) {
-        float = true;
-        j = cur.digits_end(j + 1);
+        let m = cur.digits_end(j + 1);
+        if ends_word(m) {
+            float = true;
+            j = m;
+        }
     }
-    if let Some(c) = cur.at(j).filter(|c| is_word(*c)) {
+    if !ends_word(j) {
         return Err(SyntaxError::lexical(
-            format!("Lexical error: illegal character '{}'", c),
-            j,
+            format!("Lexical error: illegal character '{}'", &cur.src[i..i + 1]),
+            i,
         ));
     }
     let text = &cur.src[i..j];
@@ -375,8 +382,14 @@ fn unescape(chars: &[(usize, char)]) -> Result<(String, usize)> {
     let quote = chars[start].1;
     let mut out = String::new();
     let mut i = start + 1;
-    let unterminated =
-        || SyntaxError::lexical("Lexical error: unterminated string", chars[start].0);
+    // No token starts at an unterminated string's quote: the reference
+    // reports the quote as an illegal character.
+    let unterminated = || {
+        SyntaxError::lexical(
+            format!("Lexical error: illegal character '{quote}' (an unterminated string)"),
+            chars[start].0,
+        )
+    };
     loop {
         let Some(&(_, c)) = chars.get(i) else {
             return Err(unterminated());
@@ -421,24 +434,32 @@ fn unescape(chars: &[(usize, char)]) -> Result<(String, usize)> {
                     'u' => 4,
                     _ => 8,
                 };
+                // The reference decodes `\xHH`, `\uHHHH`, `\UHHHHHHHH` only
+                // when that many characters of the string follow (a shorter
+                // one stays as written); characters that are not hex digits
+                // fail.
                 let hex: String = chars[i..(i + len).min(chars.len())]
                     .iter()
                     .map(|c| c.1)
+                    .take_while(|&c| c != quote && c != '\n')
                     .collect();
-                match (hex.len() == len)
-                    .then(|| u32::from_str_radix(&hex, 16).ok())
-                    .flatten()
-                    .and_then(char::from_u32)
-                {
+                if hex.chars().count() < len {
+                    out.push('\\');
+                    out.push(e);
+                    continue;
+                }
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
                     Some(ch) => {
                         out.push(ch);
                         i += len;
                     }
+                    // Python's codec reason for the escape.
                     None => {
+                        let digits = "X".repeat(len);
                         return Err(SyntaxError::lexical(
-                            "Lexical error: bad escape",
+                            format!("Lexical error: truncated \\{e}{digits} escape"),
                             chars[i - 2].0,
-                        ))
+                        ));
                     }
                 }
             }

@@ -131,3 +131,49 @@ fn an_integer_literal_over_the_digit_limit_is_a_lexical_error() {
     );
     assert!(parse(&"7".repeat(1000), ParserOptions::default()).is_ok());
 }
+
+#[test]
+fn numbers_end_where_the_reference_lexer_ends_them() {
+    let lexical = |m: &str, at| (SyntaxErrorKind::Lexical, m.to_string(), at);
+    // A word character right after the digits: no number starts there, so
+    // its first digit is the illegal character.
+    assert_eq!(
+        error("12abc"),
+        lexical("Lexical error: illegal character '1'", 0)
+    );
+    assert_eq!(
+        error("[1, 2a]"),
+        lexical("Lexical error: illegal character '2'", 4)
+    );
+    // After a fraction it leaves the integer alone: `1`, `.`, then `5e3`.
+    assert_eq!(
+        error("1.5e3"),
+        lexical("Lexical error: illegal character '5'", 2)
+    );
+    assert!(parse("1.5 + 2", ParserOptions::default()).is_ok());
+}
+
+#[test]
+fn an_unterminated_string_is_its_quote() {
+    for (src, at) in [("'abc", 0), ("1 + \"ab", 4), ("`a\\", 0), ("'a' 'b", 4)] {
+        let (kind, message, pos) = error(src);
+        assert_eq!((kind, pos), (SyntaxErrorKind::Lexical, at), "{src}");
+        let quote = &src[at..at + 1];
+        assert!(
+            message.starts_with(&format!("Lexical error: illegal character '{quote}'")),
+            "{src}: {message}"
+        );
+    }
+}
+
+#[test]
+fn a_hex_escape_with_bad_digits_is_a_truncated_escape() {
+    let (kind, message, pos) = error("'a\\x4g'");
+    assert_eq!(kind, SyntaxErrorKind::Lexical);
+    assert_eq!(message, "Lexical error: truncated \\xXX escape");
+    assert_eq!(pos, 2);
+    assert_eq!(
+        error("'\\UZZZZZZZZ'").1,
+        "Lexical error: truncated \\UXXXXXXXX escape"
+    );
+}

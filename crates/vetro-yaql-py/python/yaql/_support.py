@@ -111,23 +111,43 @@ def _with_message(cls, text, **attrs):
 
 def _token_value(message):
     """The token a grammar error names, as the reference's lexer gives its
-    value: a number's text, a string's content, a function's name."""
+    value: a number, a string's content, a function's name, the constants
+    true, false and null as Python values."""
     m = re.search(r"unexpected (?:number (\S+?)|string \"(.*)\"|'(.*?)')(?:,|$| at)",
                   message, re.S)
     if not m:
         return None
     number, string, token = m.groups()
     if number is not None:
-        return number
+        return float(number) if '.' in number else int(number)
     if string is not None:
         return string.replace('\\"', '"').replace('\\\\', '\\')
     if len(token) > 1 and token.endswith('('):
         return token[:-1]
-    return token
+    # The literal words are constants of the reference's lexer.
+    return _CONSTANTS.get(token, token)
+
+
+_CONSTANTS = {'true': True, 'false': False, 'null': None}
+
+
+def _escape_error(expr, position, message):
+    """The reference decodes a string's escapes with Python's codec, whose
+    error on `\\x`, `\\u` or `\\U` followed by other than hex digits is a
+    UnicodeDecodeError over the escape's bytes up to the first bad one."""
+    reason = message[message.index('truncated'):]
+    start = _char_position(expr, position)
+    size = 2 + reason.count('X')
+    escape = expr[start:start + size]
+    good = len(escape[2:]) - len(escape[2:].lstrip('0123456789abcdefABCDEF'))
+    return UnicodeDecodeError('unicodeescape', escape.encode('utf-8'), 0,
+                              2 + good, reason)
 
 
 def make_error(kind, message, position, expr):
     """The exception instance for a core error of the given kind."""
+    if kind == 'lexical' and expr is not None and 'truncated \\' in message:
+        return _escape_error(expr, position, message)
     if kind == 'lexical':
         m = re.search(r"character '(.*)'", message, re.S)
         value = m.group(1) if m else None
