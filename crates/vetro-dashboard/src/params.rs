@@ -401,17 +401,13 @@ fn contract_text(d: &Data) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
     use vetro_dsl::syntax::class::ArgUsage;
     use vetro_dsl::syntax::data::Expr;
 
     fn arg(contract: &str, default: Option<Data>) -> ArgDef {
         ArgDef {
             name: "x".into(),
-            contract: Some(Data::Expr(Expr {
-                text: Arc::from(contract),
-                span: Default::default(),
-            })),
+            contract: Some(Data::Expr(Expr::parse(contract, Default::default()).expect("parses"))),
             default,
             usage: ArgUsage::Standard,
             meta: Data::Null,
@@ -480,10 +476,7 @@ mod tests {
     fn list_contracts_take_one_item_per_line() {
         let a = ArgDef {
             contract: Some(Data::List(
-                vec![Data::Expr(Expr {
-                    text: Arc::from("$.int()"),
-                    span: Default::default(),
-                })],
+                vec![Data::Expr(Expr::parse("$.int()", Default::default()).expect("parses"))],
                 Default::default(),
             )),
             ..arg("$", None)

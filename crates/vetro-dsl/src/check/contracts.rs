@@ -48,7 +48,7 @@ pub fn contract_problems(
     let mut out = Vec::new();
     for (data, path, at) in contracts {
         shape_problems(data, &path, &mut out);
-        broken_expressions(data, funcs, &path, at, &mut out);
+        broken_expressions(data, &path, at, &mut out);
         each_expr(data, &mut |e| {
             out.extend(
                 checker
@@ -91,20 +91,14 @@ fn shape_problems(d: &Data, path: &str, out: &mut Vec<Diagnostic>) {
 
 /// A literal string contract starting with `$` is an expression the loader
 /// could not classify: it would silently become an equality check.
-fn broken_expressions(
-    d: &Data,
-    funcs: &Functions,
-    path: &str,
-    at: Span,
-    out: &mut Vec<Diagnostic>,
-) {
+fn broken_expressions(d: &Data, path: &str, at: Span, out: &mut Vec<Diagnostic>) {
     match d {
         Data::Str(s) if s.trim_start().starts_with('$') => {
-            if let Err(why) = funcs.parse(s) {
+            if let Err(why) = crate::syntax::data::parse_yaql(s) {
                 out.push(
                     Diagnostic::error(
                         "contract-syntax",
-                        format!("contract {s} does not parse: {why}"),
+                        format!("contract {s} does not parse: {}", why.message),
                     )
                     .with_span(at)
                     .with_path(path.to_string()),
@@ -113,10 +107,10 @@ fn broken_expressions(
         }
         Data::List(items, s) => items
             .iter()
-            .for_each(|i| broken_expressions(i, funcs, path, *s, out)),
+            .for_each(|i| broken_expressions(i, path, *s, out)),
         Data::Map(entries, s) => entries
             .iter()
-            .for_each(|(_, v)| broken_expressions(v, funcs, path, *s, out)),
+            .for_each(|(_, v)| broken_expressions(v, path, *s, out)),
         _ => {}
     }
 }
@@ -131,17 +125,8 @@ struct Checker<'a> {
 
 impl Checker<'_> {
     fn expression(&self, e: &Scalar) -> Vec<Diagnostic> {
-        let parsed = match self.funcs.parse(&e.text) {
-            Ok(p) => p,
-            Err(why) => {
-                return vec![Diagnostic::error(
-                    "contract-syntax",
-                    format!("contract {} does not parse: {why}", e.text),
-                )]
-            }
-        };
         let mut out = Vec::new();
-        self.visit(&parsed.ast, &mut out);
+        self.visit(&e.parsed.ast, &mut out);
         out
     }
 

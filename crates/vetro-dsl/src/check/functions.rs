@@ -4,7 +4,6 @@
 
 use crate::runtime::{ClassSource, Rt};
 use std::rc::Rc;
-use vetro_yaql::Expression;
 
 pub struct Functions {
     rt: Rc<Rt>,
@@ -15,11 +14,6 @@ impl Functions {
         Functions {
             rt: Rt::new(ClassSource::default(), serde_json::Value::Null),
         }
-    }
-
-    /// Parse an expression the way the executor does.
-    pub fn parse(&self, text: &str) -> Result<Expression, String> {
-        self.rt.program.parse(text).map_err(|e| e.message())
     }
 
     /// Whether a method body can call `name` as a YAQL or engine function.

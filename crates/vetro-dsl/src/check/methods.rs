@@ -18,11 +18,8 @@ pub fn unknown_methods(class: &ClassDef, index: &ClassIndex, funcs: &Functions) 
     let mut out = Vec::new();
     for m in class.methods.values() {
         each_body_expr(&m.body, &mut |e| {
-            let Ok(parsed) = funcs.parse(&e.text) else {
-                return;
-            };
             let mut called = Vec::new();
-            receiver_calls(&parsed.ast, true, &mut called);
+            receiver_calls(&e.parsed.ast, true, &mut called);
             let mut reported = HashSet::new();
             for name in called {
                 if known.contains(name) || funcs.is_engine_function(name) || !reported.insert(name)
@@ -112,8 +109,7 @@ mod tests {
     use super::*;
 
     fn calls(src: &str) -> Vec<String> {
-        let funcs = Functions::new();
-        let parsed = funcs.parse(src).expect("parses");
+        let parsed = crate::syntax::data::parse_yaql(src).expect("parses");
         let mut out = Vec::new();
         receiver_calls(&parsed.ast, true, &mut out);
         out.into_iter().map(str::to_string).collect()

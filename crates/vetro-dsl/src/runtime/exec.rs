@@ -2,7 +2,7 @@
 
 use super::types::*;
 use super::Rt;
-use crate::syntax::data::Data;
+use crate::syntax::data::{Data, Expr};
 use crate::syntax::{Block, Stmt, StmtKind};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -73,7 +73,7 @@ impl Rt {
             StmtKind::Assign { target, value } => {
                 let v = self.eval_data(value, ctx)?;
                 self.mark(stmt);
-                self.assign(&target.text, v, s)?;
+                self.assign(target, v, s)?;
                 Ok(Flow::Next)
             }
             StmtKind::Return(d) => Ok(Flow::Return(self.eval_data(d, ctx)?)),
@@ -345,8 +345,8 @@ impl Rt {
 
     // ----- assignments -----
 
-    fn assign(&self, target: &str, value: Value, s: &Scope<'_>) -> Result<(), Exc> {
-        let parsed = self.program.parse(target)?;
+    fn assign(&self, target: &Expr, value: Value, s: &Scope<'_>) -> Result<(), Exc> {
+        let (parsed, target) = (&target.parsed, &*target.text);
         let mut segs = Vec::new();
         let mut node: &Ast = &parsed.ast;
         loop {

@@ -4,7 +4,7 @@
 
 use super::call::CallKind;
 use super::types::*;
-use super::{Rt, CURRENT_NS};
+use super::Rt;
 use crate::syntax::MethodUsage;
 use std::collections::BTreeSet;
 use std::rc::{Rc, Weak};
@@ -265,26 +265,23 @@ fn register_object_functions(r: &Reg) {
         "obj:HostObject, name:Keyword",
         Box::new(|rt, c, a| rt.get_property(a.v(0), a.str(1), caller(c).as_ref())),
     );
-    let colon = |rt: &Rt, c: &Call, ns: &str, name: &str| -> Result<Value, Exc> {
+    // `ns:Name`, or `:Name` (the class's own namespace) without `ns`.
+    let colon = |rt: &Rt, c: &Call, ns: Option<&str>, name: &str| -> Result<Value, Exc> {
         let sc = scope(rt, c)?;
-        let full = if ns == CURRENT_NS {
-            format!(":{name}")
-        } else {
-            format!("{ns}:{name}")
-        };
+        let full = format!("{}:{name}", ns.unwrap_or_default());
         Ok(rt.program.resolve_type(&sc, &full)?.type_value())
     };
     r.f(
         "#operator_:",
         Form::Function,
         "ns:Keyword, name:Keyword",
-        Box::new(move |rt, c, a| colon(rt, c, a.str(0), a.str(1))),
+        Box::new(move |rt, c, a| colon(rt, c, Some(a.str(0)), a.str(1))),
     );
     r.f(
         "#unary_operator_:",
         Form::Function,
         "name:Keyword",
-        Box::new(move |rt, c, a| colon(rt, c, CURRENT_NS, a.str(0))),
+        Box::new(move |rt, c, a| colon(rt, c, None, a.str(0))),
     );
     r.f(
         "#operator_is",

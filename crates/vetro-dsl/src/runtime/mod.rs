@@ -137,9 +137,6 @@ pub struct Rt {
     pub embedder: RefCell<Option<Box<dyn std::any::Any>>>,
 }
 
-/// Name used for the current namespace when `:Name` is rewritten to `ns:Name`.
-pub const CURRENT_NS: &str = "vetroCurrentNs";
-
 /// Objects point at each other (owners, property values, subscriptions), so
 /// a session breaks those cycles when it ends; otherwise every session would
 /// leak its whole object graph.
@@ -234,10 +231,9 @@ impl Rt {
     // ----- expressions -----
 
     pub fn eval_expr(&self, e: &Expr, ctx: &Rc<Context>) -> Result<Value, Exc> {
-        let parsed = self.program.parse(&e.text)?;
         self.program
             .engine_of(ctx)
-            .evaluate_in(&parsed, ctx)
+            .evaluate_in(&e.parsed, ctx)
             .map_err(|err| self.unsmuggle(err))
     }
     /// Evaluate template data: expressions inside lists and maps too.
@@ -312,80 +308,3 @@ pub fn yaql_error(e: &vetro_yaql::Error) -> Exc {
     Exc::native(module, class, e.message.clone())
 }
 
-/// `:Name` (prefix colon) to `vetroCurrentNs:Name` for parsers without the
-/// prefix operator. String literals are left alone.
-pub fn rewrite_prefix_colon(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut quote: Option<char> = None;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if let Some(q) = quote {
-            out.push(c);
-            if c == '\\' && i + 1 < chars.len() {
-                out.push(chars[i + 1]);
-                i += 2;
-                continue;
-            }
-            if c == q {
-                quote = None;
-            }
-            i += 1;
-            continue;
-        }
-        if c == '\'' || c == '"' || c == '`' {
-            quote = Some(c);
-            out.push(c);
-            i += 1;
-            continue;
-        }
-        if c == ':' {
-            let next_ident = chars
-                .get(i + 1)
-                .is_some_and(|n| n.is_alphabetic() || *n == '_');
-            let prev = out.trim_end();
-            let prev_char = prev.chars().last();
-            let word_before: String = prev
-                .chars()
-                .rev()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            let prefix_pos = match prev_char {
-                None => true,
-                Some(p) => {
-                    "([{,=<>+-*/!~".contains(p)
-                        || ["and", "or", "not", "in", "is", "mod"].contains(&word_before.as_str())
-                }
-            };
-            if next_ident && prefix_pos {
-                out.push_str(CURRENT_NS);
-            }
-        }
-        out.push(c);
-        i += 1;
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::rewrite_prefix_colon;
-
-    #[test]
-    fn rewrites_only_prefix_colons() {
-        assert_eq!(
-            rewrite_prefix_colon(":Foo.bar()"),
-            "vetroCurrentNs:Foo.bar()"
-        );
-        assert_eq!(
-            rewrite_prefix_colon("new(:A, x => :B)"),
-            "new(vetroCurrentNs:A, x => vetroCurrentNs:B)"
-        );
-        assert_eq!(rewrite_prefix_colon("std:Foo"), "std:Foo");
-        assert_eq!(rewrite_prefix_colon("':x'"), "':x'");
-    }
-}

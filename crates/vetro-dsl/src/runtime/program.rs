@@ -9,7 +9,7 @@
 use super::contract_plan::{self, PlanCache, Step};
 use super::limits::Watch;
 use super::types::*;
-use super::{rewrite_prefix_colon, ClassSource, FrameInfo, FRAME_VAR};
+use super::{ClassSource, FrameInfo, FRAME_VAR};
 use crate::syntax::ClassDef;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -20,8 +20,7 @@ use vetro_yaql::{Context, Engine, EngineOptions, FunctionDef, Session, Value};
 /// What a session runs.
 pub struct Program {
     /// The YAQL engine of format 1.0/1.1 classes: the standard library with
-    /// the legacy layer, dicts iterable (Murano's `ENGINE_10`). It also
-    /// parses every expression (both engines have the same parser).
+    /// the legacy layer, dicts iterable (Murano's `ENGINE_10`).
     yaql: Session,
     /// The YAQL engine of format 1.2+ classes: the standard library alone
     /// (Murano's `ENGINE_12`).
@@ -29,8 +28,6 @@ pub struct Program {
     source: ClassSource,
     /// Property values by class name for `Usage: Config` properties.
     config: serde_json::Value,
-    /// Whether the parser lacks a prefix `:` (then `:Name` is rewritten).
-    rewrite_colon: bool,
     /// The context contract expressions are evaluated in.
     contract_layer: Rc<Context>,
     /// Native plans of contract expressions, by text (`None`: use YAQL).
@@ -67,14 +64,12 @@ impl Program {
         opts.legacy_context = true;
         opts.yaql.iterable_dicts = true;
         let yaql = Session::new(Arc::new(Engine::new(opts)));
-        let rewrite_colon = yaql.parse(":Foo").is_err();
         let contract_layer = yaql.context();
         Program {
             yaql,
             yaql_std,
             source,
             config,
-            rewrite_colon,
             watch: watch.clone(),
             contract_layer,
             contract_plans: RefCell::new(HashMap::new()),
@@ -82,8 +77,7 @@ impl Program {
         }
     }
 
-    /// The engine of format 1.0/1.1 classes, which also parses every
-    /// expression.
+    /// The engine of format 1.0/1.1 classes.
     pub fn yaql(&self) -> &Session {
         &self.yaql
     }
@@ -245,22 +239,6 @@ impl Program {
     }
 
     // ----- expressions -----
-
-    fn prepare_text<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
-        if self.rewrite_colon && text.contains(':') {
-            std::borrow::Cow::Owned(rewrite_prefix_colon(text))
-        } else {
-            std::borrow::Cow::Borrowed(text)
-        }
-    }
-
-    /// Parse an expression (a `:Name` rewritten where the parser lacks it).
-    pub fn parse(&self, text: &str) -> Result<vetro_yaql::Expression, Exc> {
-        let t = self.prepare_text(text);
-        self.yaql
-            .parse(&t)
-            .map_err(|e| Exc::native(YAQL_EXC, "YaqlGrammarException", e.message))
-    }
 
     /// A method context: `$this`/`$`, the frame info.
     pub fn frame_context(&self, class: &Rc<Class>, this: &Value, method: &str) -> Rc<Context> {

@@ -1,8 +1,9 @@
 //! YAML nodes to MuranoPL template data: every scalar is either a literal or a
 //! YAQL expression, decided by the loader rule of the reference (plain scalar,
 //! not a plain identifier, parses as YAQL; or an explicit `!yaql` tag).
+//! Expressions are parsed here, once, by the evaluator's own parser: the
+//! class definition holds their syntax trees.
 
-use super::yaql_check;
 use regex::Regex;
 use std::sync::{Arc, OnceLock};
 use vetro_diag::{Diagnostic, Span};
@@ -19,11 +20,53 @@ pub enum PathSeg {
 
 pub type DocPath = Vec<PathSeg>;
 
-/// A YAQL expression found in a class file, with its source position.
-#[derive(Clone, Debug, PartialEq)]
+/// A YAQL expression found in a class file, with its source position and
+/// its syntax tree (`parsed.source` is `text`).
+#[derive(Clone, Debug)]
 pub struct Expr {
     pub text: Arc<str>,
     pub span: Span,
+    pub parsed: vetro_yaql::Expression,
+}
+
+/// How MuranoPL parses YAQL (both of its engines share this parser): named
+/// arguments, delegate calls, the `:` namespace operator and `is`.
+pub const PARSER: vetro_yaql::ParserOptions = vetro_yaql::ParserOptions {
+    legacy: false,
+    allow_delegates: true,
+    colon: true,
+    is_operator: true,
+};
+
+/// Parse YAQL text as MuranoPL does.
+pub fn parse_yaql(text: &str) -> Result<vetro_yaql::Expression, vetro_yaql::Error> {
+    let ast = vetro_yaql::parser::parse(text, PARSER)?;
+    Ok(vetro_yaql::Expression {
+        source: text.into(),
+        ast: Arc::new(ast),
+    })
+}
+
+impl Expr {
+    /// The expression `text` at `span`, or the parser's error.
+    pub fn parse(text: &str, span: Span) -> Result<Expr, vetro_yaql::Error> {
+        Ok(Expr::from_parsed(parse_yaql(text)?, span))
+    }
+
+    fn from_parsed(parsed: vetro_yaql::Expression, span: Span) -> Expr {
+        Expr {
+            text: parsed.source.clone(),
+            span,
+            parsed,
+        }
+    }
+}
+
+/// Two expressions are equal when their text and place are.
+impl PartialEq for Expr {
+    fn eq(&self, other: &Expr) -> bool {
+        self.text == other.text && self.span == other.span
+    }
 }
 
 /// MuranoPL data as written in a class file.
@@ -130,13 +173,19 @@ fn timestamp_re() -> &'static Regex {
     })
 }
 
+/// A plain, string-typed scalar's syntax tree when it is a YAQL expression
+/// under the loader rule.
+pub fn as_expression(text: &str) -> Option<vetro_yaql::Expression> {
+    if identifier_re().is_match(text) || timestamp_re().is_match(text) || text == "=" || text == "<<"
+    {
+        return None;
+    }
+    parse_yaql(text).ok()
+}
+
 /// Whether a plain, string-typed scalar is a YAQL expression under the loader rule.
 pub fn is_expression(text: &str) -> bool {
-    !identifier_re().is_match(text)
-        && !timestamp_re().is_match(text)
-        && text != "="
-        && text != "<<"
-        && yaql_check::parses(text)
+    as_expression(text).is_some()
 }
 
 impl DataReader {
@@ -148,15 +197,15 @@ impl DataReader {
         let tag = node.tag.as_deref();
         if matches!(tag, Some("!yaql")) {
             let text = node.scalar_text().unwrap_or_default();
-            if !yaql_check::parses(&text) {
+            let Ok(parsed) = parse_yaql(&text) else {
                 return Err(Diagnostic::error(
                     "yaql-syntax",
                     format!("cannot parse the !yaql expression {text:?}"),
                 )
                 .with_span(node.span)
                 .with_path(path_string(path)));
-            }
-            return Ok(self.expr(text, node.span, path));
+            };
+            return Ok(self.expr(parsed, node.span, path));
         }
         let forced_str = matches!(tag, Some("!!str") | Some("tag:yaml.org,2002:str"));
         Ok(match &node.kind {
@@ -170,10 +219,12 @@ impl DataReader {
             },
             NodeKind::Float(f) => Data::Float(*f),
             NodeKind::Str(s) => {
-                if node.style == Style::Plain && !forced_str && tag.is_none() && is_expression(s) {
-                    self.expr(s.clone(), node.span, path)
-                } else {
-                    Data::Str(s.as_str().into())
+                let parsed = (node.style == Style::Plain && !forced_str && tag.is_none())
+                    .then(|| as_expression(s))
+                    .flatten();
+                match parsed {
+                    Some(parsed) => self.expr(parsed, node.span, path),
+                    None => Data::Str(s.as_str().into()),
                 }
             }
             NodeKind::Seq(items) => {
@@ -204,11 +255,8 @@ impl DataReader {
         })
     }
 
-    fn expr(&mut self, text: String, span: Span, path: &DocPath) -> Data {
-        let expr = Expr {
-            text: text.into(),
-            span,
-        };
+    fn expr(&mut self, parsed: vetro_yaql::Expression, span: Span, path: &DocPath) -> Data {
+        let expr = Expr::from_parsed(parsed, span);
         self.found.push(FoundExpr {
             expr: expr.clone(),
             path: path.clone(),
@@ -243,5 +291,21 @@ mod tests {
         assert!(!is_expression("Foo.Bar"));
         assert!(!is_expression("a b c("));
         assert!(!is_expression("2020-01-01"));
+        assert!(!is_expression("https://example.org/x"));
+        assert!(!is_expression("$x +"));
+        assert!(!is_expression("'open"));
+        assert!(is_expression("$.x.where($ > 1).select([$, {a => 1}])"));
+        assert!(is_expression("std:Application"));
+        assert!(is_expression("not $.getAttr(deployed, false)"));
+    }
+
+    #[test]
+    fn expressions_hold_their_tree() {
+        let e = super::Expr::parse("$a + 1", Default::default()).expect("parses");
+        assert_eq!(&*e.parsed.source, "$a + 1");
+        assert!(matches!(
+            &e.parsed.ast.kind,
+            vetro_yaql::parser::ExprKind::Call { name, .. } if &**name == "#operator_+"
+        ));
     }
 }

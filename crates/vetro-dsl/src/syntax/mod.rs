@@ -4,7 +4,6 @@ pub mod body;
 pub mod class;
 pub mod data;
 pub mod namespaces;
-pub mod yaql_check;
 
 pub use body::{Block, CatchClause, Stmt, StmtKind};
 pub use class::{
