@@ -407,7 +407,9 @@ mod tests {
     fn arg(contract: &str, default: Option<Data>) -> ArgDef {
         ArgDef {
             name: "x".into(),
-            contract: Some(Data::Expr(Expr::parse(contract, Default::default()).expect("parses"))),
+            contract: Some(Data::Expr(
+                Expr::parse(contract, Default::default()).expect("parses"),
+            )),
             default,
             usage: ArgUsage::Standard,
             meta: Data::Null,
@@ -476,7 +478,9 @@ mod tests {
     fn list_contracts_take_one_item_per_line() {
         let a = ArgDef {
             contract: Some(Data::List(
-                vec![Data::Expr(Expr::parse("$.int()", Default::default()).expect("parses"))],
+                vec![Data::Expr(
+                    Expr::parse("$.int()", Default::default()).expect("parses"),
+                )],
                 Default::default(),
             )),
             ..arg("$", None)

@@ -205,6 +205,31 @@ Methods:
         Do:
           - $i: $i + 1
       - Return: $i
+  growTo:
+    Arguments:
+      - n: {Contract: $.int()}
+    Body:
+      - For: round
+        In: range(8)
+        Do:
+          - $l: []
+          - $d: {}
+          - For: i
+            In: range($n / 100)
+            Do:
+              - For: j
+                In: range(50)
+                Do:
+                  - $l: $l + [$j]
+                  - $l: $l.append($i)
+                  - $d: $d + dict($j => $i)
+      - Return: list(len($l), len($d), $l.last())
+  grow2500:
+    Body:
+      - Return: $this.growTo(2500)
+  grow10k:
+    Body:
+      - Return: $this.growTo(10000)
 "#;
 
 fn package(test: &str) -> PathBuf {
@@ -324,6 +349,25 @@ fn result_of(method: &str) -> serde_json::Value {
     };
     let out = run_whole(limits, method).unwrap_or_else(|e| panic!("{}", e.message()));
     out.result.unwrap_or_else(|e| panic!("{}", e.message()))
+}
+
+/// A loop growing a list (`$l: $l + [$x]`, `$l.append($x)`) takes time
+/// linear in its length: four times the items take about four times as long
+/// (sixteen if each step copied the list). 10,000 items is as long as a
+/// list may grow (`yaql.limitIterators`).
+#[test]
+fn growing_a_list_in_a_loop_is_linear() {
+    let timed = |method: &str| {
+        let started = std::time::Instant::now();
+        let v = result_of(method);
+        (v, started.elapsed())
+    };
+    let (small, t_small) = timed("grow2500");
+    let (large, t_large) = timed("grow10k");
+    assert_eq!(small, json!([2500, 50, 24]));
+    assert_eq!(large, json!([10000, 50, 99]));
+    let ratio = t_large.as_secs_f64() / t_small.as_secs_f64();
+    assert!(ratio < 9.0, "{t_small:?} then {t_large:?}: {ratio:.1}x");
 }
 
 #[test]

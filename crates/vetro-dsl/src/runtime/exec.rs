@@ -3,6 +3,7 @@
 use super::types::*;
 use super::Rt;
 use crate::syntax::data::{Data, Expr};
+use crate::syntax::grow::{operand_var, GrowKind, Growth};
 use crate::syntax::{Block, Stmt, StmtKind};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -70,7 +71,13 @@ impl Rt {
                 self.eval_data(d, ctx)?;
                 Ok(Flow::Next)
             }
-            StmtKind::Assign { target, value } => {
+            StmtKind::Assign {
+                growth: Some(g), ..
+            } => {
+                self.grow(g, ctx)?;
+                Ok(Flow::Next)
+            }
+            StmtKind::Assign { target, value, .. } => {
                 let v = self.eval_data(value, ctx)?;
                 self.mark(stmt);
                 self.assign(target, v, s)?;
@@ -344,6 +351,69 @@ impl Rt {
     }
 
     // ----- assignments -----
+
+    /// `$l: $l + [$x]`, `$d: $d + {...}`, `$l: $l.append($x)`: the
+    /// variable's own list or dict is extended, in place when nothing else
+    /// holds it (copied first otherwise, so values stay immutable to YAQL).
+    /// Other values take the general operation, with the operands evaluated
+    /// once.
+    fn grow(&self, g: &Growth, ctx: &Rc<Context>) -> Result<(), Exc> {
+        let mut operands = Vec::with_capacity(g.operands.len());
+        for o in &g.operands {
+            operands.push(self.eval_expr(o, ctx)?);
+        }
+        let engine = self.program.engine_of(ctx);
+        // Results the operator would refuse (more items than
+        // `yaql.limitIterators`, too large to build) take the general path,
+        // which raises its error.
+        let fits = |len: usize| {
+            let limit = engine.opts.yaql.limit_iterators;
+            (limit < 0 || len as i64 <= limit)
+                && len.saturating_mul(vetro_yaql::limits::ITEM_BYTES)
+                    < vetro_yaql::limits::MAX_BUILD_BYTES
+        };
+        let (list, dict) = match &ctx.get(&g.var) {
+            Some(Value::List(l)) => (Some(l.clone()), None),
+            Some(Value::Dict(d)) => (None, Some(d.clone())),
+            _ => (None, None),
+        };
+        let grown = match (g.kind, list, dict, operands.as_mut_slice()) {
+            (GrowKind::Concat, Some(mut l), _, [Value::List(extra)])
+                if fits(l.len() + extra.len()) =>
+            {
+                ctx.set(&g.var, Value::Null); // the variable lets go of it
+                Rc::make_mut(&mut l).extend(extra.iter().cloned());
+                Value::List(l)
+            }
+            (GrowKind::Concat, _, Some(mut d), [Value::Dict(extra)])
+                if fits(d.len() + extra.len()) =>
+            {
+                ctx.set(&g.var, Value::Null);
+                let m = Rc::make_mut(&mut d);
+                for (k, v) in extra.iter() {
+                    m.insert(k.clone(), v.clone());
+                }
+                Value::Dict(d)
+            }
+            (GrowKind::Append, Some(mut l), _, extra) if fits(l.len() + extra.len()) => {
+                ctx.set(&g.var, Value::Null);
+                let extra = extra.iter_mut().map(|v| std::mem::replace(v, Value::Null));
+                Rc::make_mut(&mut l).extend(extra);
+                Value::List(l)
+            }
+            _ => {
+                let scope = ctx.child();
+                for (i, v) in operands.into_iter().enumerate() {
+                    scope.set(&operand_var(i), v);
+                }
+                engine
+                    .evaluate_in(&g.general, &scope)
+                    .map_err(|e| self.unsmuggle(e))?
+            }
+        };
+        ctx.set(&g.var, grown);
+        Ok(())
+    }
 
     fn assign(&self, target: &Expr, value: Value, s: &Scope<'_>) -> Result<(), Exc> {
         let (parsed, target) = (&target.parsed, &*target.text);

@@ -307,4 +307,3 @@ pub fn yaql_error(e: &vetro_yaql::Error) -> Exc {
     };
     Exc::native(module, class, e.message.clone())
 }
-

@@ -30,6 +30,8 @@ pub enum StmtKind {
     Assign {
         target: Expr,
         value: Data,
+        /// When the assignment grows a local variable (`$l: $l + [$x]`).
+        growth: Option<Box<super::grow::Growth>>,
     },
     Return(Data),
     If {
@@ -132,6 +134,10 @@ pub fn compile_stmt(d: &Data, at: Span) -> Result<Stmt, SyntaxError> {
                         StmtKind::Assign {
                             target: target.clone(),
                             value: entries[0].1.clone(),
+                            growth: match &entries[0].1 {
+                                Data::Expr(v) => super::grow::growth(target, v).map(Box::new),
+                                _ => None,
+                            },
                         },
                         target.span,
                         text,

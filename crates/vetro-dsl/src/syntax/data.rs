@@ -176,7 +176,10 @@ fn timestamp_re() -> &'static Regex {
 /// A plain, string-typed scalar's syntax tree when it is a YAQL expression
 /// under the loader rule.
 pub fn as_expression(text: &str) -> Option<vetro_yaql::Expression> {
-    if identifier_re().is_match(text) || timestamp_re().is_match(text) || text == "=" || text == "<<"
+    if identifier_re().is_match(text)
+        || timestamp_re().is_match(text)
+        || text == "="
+        || text == "<<"
     {
         return None;
     }

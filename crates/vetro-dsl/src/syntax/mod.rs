@@ -3,6 +3,7 @@
 pub mod body;
 pub mod class;
 pub mod data;
+pub mod grow;
 pub mod namespaces;
 
 pub use body::{Block, CatchClause, Stmt, StmtKind};
