@@ -268,14 +268,12 @@ impl Rt {
         frames.extend(parked_frames);
         out.extend(parked_receivers);
         let mut values = Vec::new();
-        for (ctx, class, method) in frames.iter() {
-            if let Some(m) = class.def.methods.get(method) {
-                let mut names: Vec<String> = m.args.iter().map(|a| a.name.clone()).collect();
-                crate::runtime::exec::var_names(&m.body, &mut names);
-                for n in names {
-                    if let Some(v) = ctx.get(&n) {
-                        values.push(v);
-                    }
+        for (ctx, _, m) in frames.iter() {
+            let mut names: Vec<String> = m.args.iter().map(|a| a.name.clone()).collect();
+            crate::runtime::exec::var_names(&m.body, &mut names);
+            for n in names {
+                if let Some(v) = ctx.get(&n) {
+                    values.push(v);
                 }
             }
         }

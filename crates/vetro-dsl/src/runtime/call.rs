@@ -7,6 +7,7 @@ use super::{Rt, StackEntry};
 use crate::syntax::{ArgUsage, MethodDef, MethodUsage};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 use vetro_yaql::Value;
 
 pub use super::types::CallKind;
@@ -67,7 +68,7 @@ impl Rt {
                 ));
             }
         }
-        let cands = start.find_methods(name);
+        let cands = start.methods_named(name);
         if cands.is_empty() {
             if let Some(r) = self.call_native_only(&start, obj.as_ref(), name, &args, &kwargs) {
                 return r;
@@ -98,7 +99,7 @@ impl Rt {
                 _ => Exc::native("", "RuntimeError", "No active exception to reraise"),
             });
         }
-        let (decl, m) = cands.into_iter().next().expect("one candidate");
+        let (decl, m) = (start.lineage_at(cands[0].0).clone(), &cands[0].1);
         if m.usage == MethodUsage::Extension && obj.is_some() && kind != CallKind::Extension {
             return Err(Exc::native(
                 YAQL_EXC,
@@ -129,7 +130,7 @@ impl Rt {
             return r;
         }
         self.loading.set_external_call(kind == CallKind::External);
-        let r = self.invoke(&decl, &m, this, obj, args, kwargs);
+        let r = self.invoke(&decl, m, this, obj, args, kwargs);
         self.loading.set_external_call(false);
         r
     }
@@ -138,7 +139,7 @@ impl Rt {
     pub fn invoke(
         &self,
         decl: &Rc<Class>,
-        m: &MethodDef,
+        m: &Arc<MethodDef>,
         this: Value,
         obj: Option<Rc<Object>>,
         args: Vec<Value>,
@@ -149,19 +150,18 @@ impl Rt {
             return Err(recursion_error());
         }
         let external = self.loading.take_external_call();
-        let ctx = self.program.frame_context(decl, &this, &m.name);
+        let ctx = self.program.frame_context(decl, &this);
         self.bind_arguments(decl, m, obj.as_ref(), &ctx, args, kwargs, external)?;
         self.frames.enter(
             StackEntry {
-                class: decl.name.clone(),
-                method: m.name.clone(),
-                file: decl.def.file_name.clone(),
+                class: decl.clone(),
+                method: m.clone(),
                 line: Cell::new(m.span.line),
                 col: Cell::new(m.span.col),
                 instr: RefCell::new("".into()),
             },
             obj.as_ref(),
-            (ctx.clone(), decl.clone(), m.name.clone()),
+            (ctx.clone(), decl.clone(), m.clone()),
         );
         let (lock, locked) = match self.sync_key(decl, m, &this, &ctx) {
             Ok(Some(key)) => {
@@ -200,13 +200,9 @@ impl Rt {
             }
         };
         match &m.returns {
-            Some(c) => self.check_contract(
-                c,
-                v,
-                decl,
-                obj.as_ref(),
-                &format!("{}::{}()", decl.name, m.name),
-            ),
+            Some(c) => self.check_contract(c, v, decl, obj.as_ref(), &|| {
+                format!("{}::{}()", decl.name, m.name)
+            }),
             None => Ok(v),
         }
     }
@@ -276,7 +272,7 @@ impl Rt {
             let v = match &a.contract {
                 Some(c) => {
                     self.loading.set_external_call(external);
-                    let r = self.check_contract(c, v, decl, obj, &label(&a.name));
+                    let r = self.check_contract(c, v, decl, obj, &|| label(&a.name));
                     self.loading.set_external_call(false);
                     r?
                 }
@@ -288,7 +284,7 @@ impl Rt {
             let mut items = Vec::with_capacity(rest.len());
             for v in rest {
                 items.push(match &va.contract {
-                    Some(c) => self.check_contract(c, v, decl, obj, &label(&va.name))?,
+                    Some(c) => self.check_contract(c, v, decl, obj, &|| label(&va.name))?,
                     None => v,
                 });
             }
@@ -298,7 +294,7 @@ impl Rt {
             let mut out = vetro_yaql::value::Dict::new();
             for (k, v) in kw {
                 let v = match &ka.contract {
-                    Some(c) => self.check_contract(c, v, decl, obj, &label(&ka.name))?,
+                    Some(c) => self.check_contract(c, v, decl, obj, &|| label(&ka.name))?,
                     None => v,
                 };
                 out.insert(k, v);
@@ -345,9 +341,9 @@ impl Rt {
             Some(o) => o.value(),
             None => start.type_value(),
         };
-        for c in start.mro() {
+        for c in start.lineage() {
             let this = recv.clone();
-            if let Some(r) = self.call_native(&c, &this, &recv, name, args, kwargs) {
+            if let Some(r) = self.call_native(c, &this, &recv, name, args, kwargs) {
                 return Some(r);
             }
         }

@@ -21,7 +21,7 @@ impl Rt {
         value: Value,
         class: &Rc<Class>,
         owner: Option<&Rc<Object>>,
-        label: &str,
+        label: &dyn Fn() -> String,
     ) -> Result<Value, Exc> {
         let mut walk = Walk::bounded_by_caller(&self.limits);
         self.contract(spec, value, class, owner, &mut walk)
@@ -33,7 +33,7 @@ impl Rt {
                         Rc::new(NativeErr {
                             class: n.class.clone(),
                             qualified: n.qualified.clone(),
-                            message: format!("[{label}] {}", n.message),
+                            message: format!("[{}] {}", label(), n.message),
                         }),
                         f,
                     )
@@ -73,7 +73,6 @@ impl Rt {
                     Value::Object(Rc::new(FrameInfo {
                         class: class.clone(),
                         this: this.clone(),
-                        method: String::new(),
                     })),
                 );
                 if let Some(o) = owner {

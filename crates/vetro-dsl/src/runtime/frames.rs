@@ -7,19 +7,20 @@
 //! and put back when it resumes.
 
 use super::types::{Class, Frame, Object};
+use crate::syntax::MethodDef;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 use vetro_yaql::Context;
 
-/// A running method: its context, declaring class and name.
-pub type LiveFrame = (Rc<Context>, Rc<Class>, String);
+/// A running method: its context, declaring class and definition.
+pub type LiveFrame = (Rc<Context>, Rc<Class>, Arc<MethodDef>);
 
 /// An active method call (for stack traces).
 pub struct StackEntry {
-    pub class: String,
-    pub method: String,
-    pub file: String,
+    /// The class declaring the method (its name and file).
+    pub class: Rc<Class>,
+    pub method: Arc<MethodDef>,
     pub line: Cell<u32>,
     pub col: Cell<u32>,
     pub instr: RefCell<Arc<str>>,
@@ -92,7 +93,7 @@ impl CallStack {
 
     /// The class declaring the innermost running method.
     pub fn current_class(&self) -> Option<String> {
-        self.entries.borrow().last().map(|s| s.class.clone())
+        self.entries.borrow().last().map(|s| s.class.name.clone())
     }
 
     /// The stack trace, innermost call first.
@@ -103,11 +104,11 @@ impl CallStack {
             .rev()
             .map(|s| Frame {
                 instruction: s.instr.borrow().to_string(),
-                file: s.file.clone(),
+                file: s.class.def.file_name.clone(),
                 line: s.line.get(),
                 column: s.col.get(),
-                method: s.method.clone(),
-                class: s.class.clone(),
+                method: s.method.name.clone(),
+                class: s.class.name.clone(),
             })
             .collect()
     }

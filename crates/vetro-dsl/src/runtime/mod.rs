@@ -98,7 +98,6 @@ impl ClassSource {
 pub struct FrameInfo {
     pub class: Rc<Class>,
     pub this: Value,
-    pub method: String,
 }
 
 impl HostObject for FrameInfo {

@@ -328,7 +328,7 @@ impl Rt {
                     Some(v) => Ok(v),
                     None => match &p.default {
                         Some(d) => {
-                            let ctx = self.program.frame_context(&class, &this, "");
+                            let ctx = self.program.frame_context(&class, &this);
                             self.eval_data(d, &ctx)
                         }
                         None => {

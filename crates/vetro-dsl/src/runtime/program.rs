@@ -197,6 +197,7 @@ impl Program {
             pkg,
             ancestors,
             handle: RefCell::new(std::rc::Weak::new()),
+            resolved: Default::default(),
         });
         self.classes
             .borrow_mut()
@@ -241,7 +242,7 @@ impl Program {
     // ----- expressions -----
 
     /// A method context: `$this`/`$`, the frame info.
-    pub fn frame_context(&self, class: &Rc<Class>, this: &Value, method: &str) -> Rc<Context> {
+    pub fn frame_context(&self, class: &Rc<Class>, this: &Value) -> Rc<Context> {
         let ctx = self.engine_for(class).context();
         ctx.set("this", this.clone());
         ctx.set("1", this.clone());
@@ -250,7 +251,6 @@ impl Program {
             Value::Object(Rc::new(FrameInfo {
                 class: class.clone(),
                 this: this.clone(),
-                method: method.to_string(),
             })),
         );
         ctx

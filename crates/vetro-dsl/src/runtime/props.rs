@@ -26,8 +26,7 @@ impl Rt {
                 format!("Property {name} is not found"),
             ));
         };
-        let decls = obj.class.find_property(name);
-        if let Some((decl, p)) = decls.first() {
+        if let Some((decl, p)) = obj.class.first_property(name) {
             if p.usage == PropUsage::Static {
                 return self.get_static(decl, name);
             }
@@ -62,8 +61,8 @@ impl Rt {
         class: &Rc<Class>,
         name: &str,
     ) -> Result<(Rc<Class>, std::sync::Arc<crate::syntax::PropertyDef>), Exc> {
-        match class.find_property(name).into_iter().next() {
-            Some((d, p)) if p.usage == PropUsage::Static => Ok((d, p)),
+        match class.first_property(name) {
+            Some((d, p)) if p.usage == PropUsage::Static => Ok((d.clone(), p.clone())),
             _ => Err(Exc::dsl(
                 "NoPropertyFound",
                 format!("Property \"{name}\" is not found in class {}", class.name),
@@ -77,18 +76,14 @@ impl Rt {
         if let Some(v) = self.objects.static_value(&decl.name, name) {
             return Ok(v);
         }
-        let ctx = self.program.frame_context(&decl, &decl.type_value(), "");
+        let ctx = self.program.frame_context(&decl, &decl.type_value());
         let v = match &p.default {
             Some(d) => self.eval_data(d, &ctx)?,
             None => Value::Null,
         };
-        let v = self.check_contract(
-            &p.contract,
-            v,
-            &decl,
-            None,
-            &format!("{}.{name}", decl.name),
-        )?;
+        let v = self.check_contract(&p.contract, v, &decl, None, &|| {
+            format!("{}.{name}", decl.name)
+        })?;
         self.objects.set_static(&decl.name, name, v.clone());
         Ok(v)
     }
@@ -104,13 +99,9 @@ impl Rt {
     ) -> Result<(), Exc> {
         if let Some(class) = as_type(recv) {
             let (decl, p) = self.static_decl(&class, name)?;
-            let v = self.check_contract(
-                &p.contract,
-                value,
-                &decl,
-                None,
-                &format!("{}.{name}", decl.name),
-            )?;
+            let v = self.check_contract(&p.contract, value, &decl, None, &|| {
+                format!("{}.{name}", decl.name)
+            })?;
             self.objects.set_static(&decl.name, name, v);
             return Ok(());
         }
@@ -120,16 +111,11 @@ impl Rt {
                 format!("Cannot set property {name}"),
             ));
         };
-        let decls = obj.class.find_property(name);
-        if let Some((decl, p)) = decls.first() {
+        if let Some((decl, p)) = obj.class.first_property(name) {
             if p.usage == PropUsage::Static {
-                let v = self.check_contract(
-                    &p.contract,
-                    value,
-                    decl,
-                    None,
-                    &format!("{}.{name}", decl.name),
-                )?;
+                let v = self.check_contract(&p.contract, value, decl, None, &|| {
+                    format!("{}.{name}", decl.name)
+                })?;
                 self.objects.set_static(&decl.name, name, v);
                 return Ok(());
             }
@@ -146,13 +132,9 @@ impl Rt {
                     ));
                 }
             }
-            let v = self.check_contract(
-                &p.contract,
-                value,
-                decl,
-                Some(&obj),
-                &format!("{}.{name}", decl.name),
-            )?;
+            let v = self.check_contract(&p.contract, value, decl, Some(&obj), &|| {
+                format!("{}.{name}", decl.name)
+            })?;
             obj.props.borrow_mut().insert(name.to_string(), v);
             return Ok(());
         }

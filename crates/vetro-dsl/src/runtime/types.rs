@@ -36,7 +36,18 @@ pub struct Class {
     /// The class's type value while one is alive (weak: a strong handle
     /// would point back at the class and keep both alive forever).
     pub handle: RefCell<Weak<TypeHandle>>,
+    /// Method resolutions by name, made on first call.
+    pub resolved: MethodTable,
 }
+
+/// The most-derived definitions of each method name called on a class, as
+/// positions in its [`Class::lineage`] (not `Rc`s: the class would hold
+/// itself), resolved once per class and name.
+#[derive(Default)]
+pub struct MethodTable(RefCell<HashMap<Box<str>, Candidates>>);
+
+/// The most-derived definitions of a method: (lineage position, method).
+pub type Candidates = Rc<[(usize, Arc<MethodDef>)]>;
 
 impl Class {
     pub fn is_a(&self, name: &str) -> bool {
@@ -45,10 +56,48 @@ impl Class {
 
     /// The class itself, then its breadth-first ancestors.
     pub fn mro(self: &Rc<Self>) -> Vec<Rc<Class>> {
-        let mut v = Vec::with_capacity(self.ancestors.len() + 1);
-        v.push(self.clone());
-        v.extend(self.ancestors.iter().cloned());
-        v
+        self.lineage().cloned().collect()
+    }
+
+    /// [`Class::mro`] without building it.
+    pub fn lineage(self: &Rc<Self>) -> impl Iterator<Item = &Rc<Class>> {
+        std::iter::once(self).chain(self.ancestors.iter())
+    }
+
+    /// The class at `i` in its lineage (0: itself).
+    pub fn lineage_at(self: &Rc<Self>, i: usize) -> &Rc<Class> {
+        if i == 0 {
+            self
+        } else {
+            &self.ancestors[i - 1]
+        }
+    }
+
+    /// The most-derived definitions of a method over all inheritance paths
+    /// (more than one: the name is ambiguous), resolved once per name.
+    pub fn methods_named(self: &Rc<Self>, name: &str) -> Candidates {
+        if let Some(c) = self.resolved.0.borrow().get(name) {
+            return c.clone();
+        }
+        let defining: Vec<(usize, &Rc<Class>)> = self
+            .lineage()
+            .enumerate()
+            .filter(|(_, c)| c.def.methods.contains_key(name))
+            .collect();
+        let found: Candidates = defining
+            .iter()
+            .filter(|(_, c)| {
+                !defining
+                    .iter()
+                    .any(|(_, d)| d.name != c.name && d.is_a(&c.name))
+            })
+            .map(|(i, c)| (*i, c.def.methods[name].clone()))
+            .collect();
+        self.resolved
+            .0
+            .borrow_mut()
+            .insert(name.into(), found.clone());
+        found
     }
 
     /// `self` and `other` are in one line of inheritance.
@@ -58,24 +107,23 @@ impl Class {
 
     /// Most-derived definitions of a method over all inheritance paths.
     pub fn find_methods(self: &Rc<Self>, name: &str) -> Vec<(Rc<Class>, Arc<MethodDef>)> {
-        let mro = self.mro();
-        let defining: Vec<&Rc<Class>> = mro
+        self.methods_named(name)
             .iter()
-            .filter(|c| c.def.methods.contains_key(name))
-            .collect();
-        defining
-            .iter()
-            .filter(|c| !defining.iter().any(|d| d.name != c.name && d.is_a(&c.name)))
-            .map(|c| ((*c).clone(), c.def.methods[name].clone()))
+            .map(|(i, m)| (self.lineage_at(*i).clone(), m.clone()))
             .collect()
     }
 
     /// All declarations of a property along the hierarchy (most derived first).
     pub fn find_property(self: &Rc<Self>, name: &str) -> Vec<(Rc<Class>, Arc<PropertyDef>)> {
-        self.mro()
-            .iter()
+        self.lineage()
             .filter_map(|c| c.def.properties.get(name).map(|p| (c.clone(), p.clone())))
             .collect()
+    }
+
+    /// The most derived declaration of a property.
+    pub fn first_property(self: &Rc<Self>, name: &str) -> Option<(&Rc<Class>, &Arc<PropertyDef>)> {
+        self.lineage()
+            .find_map(|c| c.def.properties.get(name).map(|p| (c, p)))
     }
 
     /// The class as a value; every live copy is the same value.
