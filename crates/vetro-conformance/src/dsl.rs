@@ -41,7 +41,9 @@ fn success(key: &str, value: Json, traces: Json) -> Json {
 pub fn exception_json(e: &Exc, preserve: bool) -> Json {
     let e = if preserve { e.to_mpl() } else { e.clone() };
     match &e {
-        Exc::Native(n, _) => json!({"kind": "native", "class": n.class, "message": n.message}),
+        Exc::Native(n, _) => {
+            json!({"kind": "native", "class": n.class.name(), "message": n.message})
+        }
         Exc::Mpl(m) => json!({"kind": "muranopl", "class": "MuranoPlException",
                               "names": m.names, "message": m.message}),
     }

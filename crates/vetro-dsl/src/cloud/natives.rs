@@ -342,8 +342,8 @@ fn heat(
             set_prop(&o, "heatOutputs", Value::Null);
             Ok(Value::Null)
         }
-        other => Err(Exc::dsl(
-            "NoMethodFound",
+        other => Err(Exc::engine(
+            EngineExc::NoMethodFound,
             format!("Method \"{other}\" is not found in class io.murano.system.HeatStack"),
         )),
     }
@@ -449,8 +449,8 @@ fn agent(
                 rt.decode(&r)
             })
         }
-        other => Err(Exc::dsl(
-            "NoMethodFound",
+        other => Err(Exc::engine(
+            EngineExc::NoMethodFound,
             format!("Method \"{other}\" is not found in class io.murano.system.Agent"),
         )),
     }

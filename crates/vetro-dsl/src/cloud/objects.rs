@@ -12,7 +12,7 @@ pub(super) fn cloud_error(message: impl Into<String>) -> Exc {
 pub(super) fn this_object(this: &Value) -> Result<Rc<Object>, Exc> {
     as_object(this)
         .map(|(o, _)| o)
-        .ok_or_else(|| Exc::native("", "ValueError", "object expected"))
+        .ok_or_else(|| Exc::engine(EngineExc::ValueError, "object expected"))
 }
 
 pub(super) fn prop(o: &Object, name: &str) -> Value {

@@ -140,8 +140,8 @@ pub(super) fn network_explorer(
             // the explorer hands out (router, CIDRs) is.
             Ok(rt.decode(&backend_list(rt, what)?))
         }
-        other => Err(Exc::dsl(
-            "NoMethodFound",
+        other => Err(Exc::engine(
+            EngineExc::NoMethodFound,
             format!("Method \"{other}\" is not found in class io.murano.system.NetworkExplorer"),
         )),
     }
@@ -191,8 +191,8 @@ pub(super) fn instance_notifier(
         "trackCloudInstance" => ("track_instance", "cloud instance", "tracked"),
         "untrackCloudInstance" => ("untrack_instance", "cloud instance", "untracked"),
         other => {
-            return Err(Exc::dsl(
-                "NoMethodFound",
+            return Err(Exc::engine(
+                EngineExc::NoMethodFound,
                 format!(
                     "Method \"{other}\" is not found in class io.murano.system.InstanceNotifier"
                 ),

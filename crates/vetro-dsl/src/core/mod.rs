@@ -256,7 +256,7 @@ fn native_method(
 fn object_of(v: &Value) -> Result<Rc<Object>, Exc> {
     as_object(v)
         .map(|(o, _)| o)
-        .ok_or_else(|| Exc::native("", "ValueError", "object expected"))
+        .ok_or_else(|| Exc::engine(EngineExc::ValueError, "object expected"))
 }
 
 impl Rt {

@@ -5,6 +5,7 @@
 
 use crate::cloud::{self, CloudBackend, Event, EventSink, Host, SimulatedCloud};
 use crate::package::{Package, PackageFiles};
+use crate::runtime::types::EngineExc;
 use crate::runtime::types::{as_object, Exc};
 use crate::runtime::{ClassSource, Rt};
 use serde_json::Value as Json;
@@ -228,12 +229,15 @@ fn call_target(
     method: &str,
 ) -> Result<Json, Exc> {
     let recv = match target {
-        Target::Root => root
-            .map(|r| r.value())
-            .ok_or_else(|| Exc::dsl("NoObjectFoundError", "the object model has no root object"))?,
+        Target::Root => root.map(|r| r.value()).ok_or_else(|| {
+            Exc::engine(
+                EngineExc::NoObjectFoundError,
+                "the object model has no root object",
+            )
+        })?,
         Target::Object(id) => rt.objects.get(id).map(|o| o.value()).ok_or_else(|| {
-            Exc::dsl(
-                "NoObjectFoundError",
+            Exc::engine(
+                EngineExc::NoObjectFoundError,
                 format!("Object \"{id}\" is not found in object store"),
             )
         })?,
@@ -246,8 +250,8 @@ fn call_target(
             .first()
             .is_some_and(|(_, m)| m.usage == crate::syntax::class::MethodUsage::Action);
         if !is_action {
-            return Err(Exc::dsl(
-                "NoActionFound",
+            return Err(Exc::engine(
+                EngineExc::NoActionFound,
                 format!("Action \"{method}\" is not found in class {}", o.class.name),
             ));
         }

@@ -54,16 +54,15 @@ impl Rt {
         } else if let Some(c) = as_type(recv) {
             (None, c)
         } else {
-            return Err(Exc::native(
-                super::types::YAQL_EXC,
-                "NoMethodRegisteredException",
+            return Err(Exc::engine(
+                EngineExc::NoMethodRegisteredException,
                 format!("Method \"{name}\" is not found"),
             ));
         };
         if let Some(o) = &obj {
             if o.destroyed.get() {
-                return Err(Exc::dsl(
-                    "ObjectDestroyedError",
+                return Err(Exc::engine(
+                    EngineExc::ObjectDestroyedError,
                     format!("Object {} is already destroyed", o.id),
                 ));
             }
@@ -74,36 +73,33 @@ impl Rt {
                 return r;
             }
             return Err(match kind {
-                CallKind::External => Exc::dsl(
-                    "NoMethodFound",
+                CallKind::External => Exc::engine(
+                    EngineExc::NoMethodFound,
                     format!("Method \"{name}\" is not found in class {}", start.name),
                 ),
-                _ if obj.is_none() => Exc::native(
-                    YAQL_EXC,
-                    "NoMatchingMethodException",
+                _ if obj.is_none() => Exc::engine(
+                    EngineExc::NoMatchingMethodException,
                     format!("No method \"{name}\" in class {}", start.name),
                 ),
-                _ => Exc::native(
-                    YAQL_EXC,
-                    "NoMethodRegisteredException",
+                _ => Exc::engine(
+                    EngineExc::NoMethodRegisteredException,
                     format!("Method \"{name}\" is not found"),
                 ),
             });
         }
         if cands.len() > 1 {
             return Err(match kind {
-                CallKind::External => Exc::dsl(
-                    "AmbiguousMethodName",
+                CallKind::External => Exc::engine(
+                    EngineExc::AmbiguousMethodName,
                     format!("Ambiguous method name {name}"),
                 ),
-                _ => Exc::native("", "RuntimeError", "No active exception to reraise"),
+                _ => Exc::engine(EngineExc::RuntimeError, "No active exception to reraise"),
             });
         }
         let (decl, m) = (start.lineage_at(cands[0].0).clone(), &cands[0].1);
         if m.usage == MethodUsage::Extension && obj.is_some() && kind != CallKind::Extension {
-            return Err(Exc::native(
-                YAQL_EXC,
-                "NoMatchingMethodException",
+            return Err(Exc::engine(
+                EngineExc::NoMatchingMethodException,
                 format!("Extension method {name} called as an instance method"),
             ));
         }
@@ -119,8 +115,8 @@ impl Rt {
             match &obj {
                 Some(o) => o.value(),
                 None => {
-                    return Err(Exc::dsl(
-                        "DslInvalidOperationError",
+                    return Err(Exc::engine(
+                        EngineExc::DslInvalidOperationError,
                         format!("Instance method {name} called on a class"),
                     ))
                 }
@@ -193,8 +189,8 @@ impl Rt {
             Flow::Return(v) => v,
             Flow::Next => Value::Null,
             Flow::Break | Flow::Continue => {
-                return Err(Exc::dsl(
-                    "DslInvalidOperationError",
+                return Err(Exc::engine(
+                    EngineExc::DslInvalidOperationError,
                     "Break cannot be used on method level",
                 ))
             }
@@ -221,9 +217,8 @@ impl Rt {
         external: bool,
     ) -> Result<(), Exc> {
         let no_match = || {
-            Exc::native(
-                YAQL_EXC,
-                "NoMatchingMethodException",
+            Exc::engine(
+                EngineExc::NoMatchingMethodException,
                 format!(
                     "No method \"{}\" for receiver {} matches supplied arguments",
                     m.name, decl.name
@@ -352,5 +347,8 @@ impl Rt {
 }
 
 fn recursion_error() -> Exc {
-    Exc::native("", "RecursionError", "maximum recursion depth exceeded")
+    Exc::engine(
+        EngineExc::RecursionError,
+        "maximum recursion depth exceeded",
+    )
 }

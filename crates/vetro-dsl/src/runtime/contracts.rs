@@ -27,12 +27,12 @@ impl Rt {
         self.contract(spec, value, class, owner, &mut walk)
             .map_err(|e| match e {
                 Exc::Native(n, f)
-                    if n.class == "ContractViolationException" && !n.message.starts_with('[') =>
+                    if n.class == EngineExc::ContractViolationException
+                        && !n.message.starts_with('[') =>
                 {
                     Exc::Native(
                         Rc::new(NativeErr {
                             class: n.class.clone(),
-                            qualified: n.qualified.clone(),
                             message: format!("[{}] {}", label(), n.message),
                         }),
                         f,
@@ -169,8 +169,8 @@ impl Rt {
             .filter(|(k, _)| k.as_expr().is_some())
             .collect();
         if exprs.len() > 1 {
-            return Err(Exc::dsl(
-                "DslContractSyntaxError",
+            return Err(Exc::engine(
+                EngineExc::DslContractSyntaxError,
                 "Dictionary contract cannot have more than one expression key",
             ));
         }
@@ -423,8 +423,8 @@ impl Rt {
             Value::Str(id) => match self.lookup_or_load(id, scope) {
                 Some(o) => o,
                 None => {
-                    return Err(Exc::dsl(
-                        "NoObjectFoundError",
+                    return Err(Exc::engine(
+                        EngineExc::NoObjectFoundError,
                         format!("Object \"{id}\" is not found in object store"),
                     ))
                 }

@@ -182,8 +182,8 @@ impl Rt {
             } => self.exec_try(body, catches, otherwise.as_ref(), finally.as_ref(), s),
             StmtKind::Rethrow => match s.caught.last() {
                 Some(e) => Err(e.to_mpl()),
-                None => Err(Exc::dsl(
-                    "DslInvalidOperationError",
+                None => Err(Exc::engine(
+                    EngineExc::DslInvalidOperationError,
                     "Rethrow must be inside Catch",
                 )),
             },
@@ -498,7 +498,7 @@ impl Rt {
         }
         let current = match self.get_property(obj, &prop, Some(s.class)) {
             Ok(v) => v,
-            Err(Exc::Native(n, _)) if n.class == "UninitializedPropertyAccessError" => {
+            Err(e) if e.is(EngineExc::UninitializedPropertyAccessError) => {
                 Value::dict(Default::default())
             }
             Err(e) => return Err(e),
@@ -529,7 +529,10 @@ impl Rt {
                 let len = items.len() as i64;
                 let idx = if i < 0 { i + len } else { i };
                 if idx < 0 || idx >= len {
-                    return Err(Exc::native("", "IndexError", "list index out of range"));
+                    return Err(Exc::engine(
+                        EngineExc::IndexError,
+                        "list index out of range",
+                    ));
                 }
                 let cur = items[idx as usize].clone();
                 items[idx as usize] = self.set_path(cur, &segs[1..], value, s)?;
@@ -555,8 +558,8 @@ impl Rt {
                 self.assign_into_object(other, segs, value, s)?;
                 Ok(base)
             }
-            _ => Err(Exc::dsl(
-                "InvalidLhsTargetError",
+            _ => Err(Exc::engine(
+                EngineExc::InvalidLhsTargetError,
                 "Invalid assignment target",
             )),
         }
@@ -629,8 +632,8 @@ fn is_object_like(v: &Value) -> bool {
 }
 
 fn invalid_lhs(target: &str) -> Exc {
-    Exc::dsl(
-        "InvalidLhsTargetError",
+    Exc::engine(
+        EngineExc::InvalidLhsTargetError,
         format!("Invalid assignment target {target}"),
     )
 }

@@ -83,9 +83,8 @@ fn scope(rt: &Rt, c: &Call) -> Result<Rc<Class>, Exc> {
 fn object_arg(rt: &Rt, v: &Value) -> Result<Rc<Object>, Exc> {
     match as_object(v) {
         Some((o, _)) => Ok(o),
-        None => Err(Exc::native(
-            "",
-            "ValueError",
+        None => Err(Exc::engine(
+            EngineExc::ValueError,
             format!("{} is not an object", rt.limits.py_str(v)?),
         )),
     }
@@ -191,7 +190,7 @@ fn register_dispatchers(rt: &Rc<Rt>, r: &Reg) {
                     CallKind::Expression,
                 );
                 match r {
-                    Err(Exc::Native(e, _)) if e.class == "NoMethodRegisteredException" => {
+                    Err(Exc::Native(e, _)) if e.class == EngineExc::NoMethodRegisteredException => {
                         match call_extension(rt, c, &n, recv, &a)? {
                             Some(v) => Ok(v),
                             None => Err(Exc::Native(e, Default::default())),
@@ -209,9 +208,8 @@ fn register_dispatchers(rt: &Rc<Rt>, r: &Reg) {
                 "*args:any, **kwargs:any",
                 Box::new(move |rt, c, a| {
                     let Some((_, this)) = Rt::frame_of(c.ctx) else {
-                        return Err(Exc::native(
-                            YAQL_EXC,
-                            "NoFunctionRegisteredException",
+                        return Err(Exc::engine(
+                            EngineExc::NoFunctionRegisteredException,
                             format!("Unknown function \"{n}\""),
                         ));
                     };
@@ -246,9 +244,8 @@ fn register_dispatchers(rt: &Rc<Rt>, r: &Reg) {
                 }
                 match call_extension(rt, c, &n, recv, &a)? {
                     Some(v) => Ok(v),
-                    None => Err(Exc::native(
-                        YAQL_EXC,
-                        "NoMethodRegisteredException",
+                    None => Err(Exc::engine(
+                        EngineExc::NoMethodRegisteredException,
                         format!("Unknown method \"{n}\""),
                     )),
                 }
@@ -359,8 +356,8 @@ fn register_object_functions(r: &Reg) {
             let t = rt.program.type_arg(&*scope(rt, c)?, a.v(1))?;
             match o.class.mro().into_iter().find(|x| x.name == t.name) {
                 Some(cl) => Ok(o.cast_value(cl)),
-                None => Err(Exc::dsl(
-                    "NoClassFound",
+                None => Err(Exc::engine(
+                    EngineExc::NoClassFound,
                     format!("Cannot cast {} to {}", o.class.name, t.name),
                 )),
             }
@@ -414,7 +411,10 @@ fn register_type_functions(r: &Reg) {
         "value:any",
         Box::new(|_, _, a| {
             if a.v(0).is_null() {
-                Err(Exc::native("", "ValueError", "Required value is missing"))
+                Err(Exc::engine(
+                    EngineExc::ValueError,
+                    "Required value is missing",
+                ))
             } else {
                 Ok(a.v(0).clone())
             }
@@ -524,9 +524,8 @@ fn new_fn(rt: &Rt, c: &Call, a: Args) -> Result<Value, Exc> {
     let args = a.rest_values();
     let kwargs = kwargs_of(&a);
     let Some(first) = args.first() else {
-        return Err(Exc::native(
-            YAQL_EXC,
-            "NoMatchingFunctionException",
+        return Err(Exc::engine(
+            EngineExc::NoMatchingFunctionException,
             "new() needs a type",
         ));
     };

@@ -7,7 +7,7 @@
 //! [`SessionLimits`] is the session's part that enforces them: the limits,
 //! what the session has used so far, and the watch its YAQL evaluations see.
 
-use super::types::Exc;
+use super::types::{EngineExc, Exc, ExcClass};
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -72,23 +72,22 @@ impl CancelFlag {
     }
 }
 
-/// The error class names, one per limit.
-pub const STEP_LIMIT: &str = "StepLimitExceeded";
-pub const TIME_LIMIT: &str = "TimeLimitExceeded";
-pub const MEMORY_LIMIT: &str = "MemoryLimitExceeded";
-pub const THREAD_LIMIT: &str = "ThreadLimitExceeded";
+/// The error classes of the limits.
+const STEP_LIMIT: EngineExc = EngineExc::StepLimitExceeded;
+const TIME_LIMIT: EngineExc = EngineExc::TimeLimitExceeded;
+const MEMORY_LIMIT: EngineExc = EngineExc::MemoryLimitExceeded;
+const THREAD_LIMIT: EngineExc = EngineExc::ThreadLimitExceeded;
 /// The error of a session cancelled by its embedder.
-pub const CANCELLED: &str = "Cancelled";
+const CANCELLED: EngineExc = EngineExc::Cancelled;
 
 /// Whether `e` is a limit error (not catchable by MuranoPL code).
 pub fn is_limit_error(e: &Exc) -> bool {
-    matches!(e, Exc::Native(n, _)
-        if [STEP_LIMIT, TIME_LIMIT, MEMORY_LIMIT, THREAD_LIMIT, CANCELLED].contains(&n.class.as_str()))
+    matches!(e, Exc::Native(n, _) if matches!(n.class, ExcClass::Engine(c) if c.is_limit()))
 }
 
 /// Whether `e` is the error of a cancelled session.
 pub fn is_cancelled(e: &Exc) -> bool {
-    matches!(e, Exc::Native(n, _) if n.class == CANCELLED)
+    e.is(CANCELLED)
 }
 
 static MEMORY_PROBE: OnceLock<fn() -> usize> = OnceLock::new();
@@ -115,7 +114,7 @@ pub struct Watch {
     memory: Option<(usize, usize)>,
     /// The limit that stopped an evaluation (a memory overrun may be gone
     /// by the time the error reaches the session).
-    fired: Arc<Mutex<Option<&'static str>>>,
+    fired: Arc<Mutex<Option<EngineExc>>>,
 }
 
 impl Watch {
@@ -142,7 +141,7 @@ impl Watch {
         }
     }
 
-    fn take_fired(&self) -> Option<&'static str> {
+    fn take_fired(&self) -> Option<EngineExc> {
         self.fired.lock().ok().and_then(|mut f| f.take())
     }
 
@@ -196,8 +195,7 @@ impl Watch {
         if write(&mut out).is_err() {
             return Err(match self.memory {
                 Some((_, max)) => would_exceed(max),
-                None => Exc::native(
-                    "",
+                None => Exc::engine(
                     MEMORY_LIMIT,
                     format!(
                         "the text of a value would be longer than {}",
@@ -210,7 +208,7 @@ impl Watch {
     }
 
     /// The limit passed now, if one is.
-    pub fn passed(&self) -> Option<&'static str> {
+    pub fn passed(&self) -> Option<EngineExc> {
         let cancelled = self
             .cancel
             .lock()
@@ -305,7 +303,7 @@ impl SessionLimits {
                 limits.max_time.map_or(0.0, |t| t.as_secs_f64())
             ),
         };
-        Exc::native("", class, message)
+        Exc::engine(class, message)
     }
 
     /// The session's memory-limit error for something a YAQL evaluation
@@ -320,15 +318,14 @@ impl SessionLimits {
         self.budget.steps.set(steps);
         let limits = self.limits.borrow();
         if limits.max_steps.is_some_and(|max| steps > max) {
-            return Err(Exc::native(
-                "",
+            return Err(Exc::engine(
                 STEP_LIMIT,
                 format!("the session ran more than {} steps", steps - 1),
             ));
         }
         self.check_memory(&limits)?;
         if limits.cancel.as_ref().is_some_and(CancelFlag::is_cancelled) {
-            return Err(Exc::native("", CANCELLED, "the session was cancelled"));
+            return Err(Exc::engine(CANCELLED, "the session was cancelled"));
         }
         if steps.is_multiple_of(CHECK_EVERY) {
             self.check_clock(&limits)?;
@@ -348,8 +345,7 @@ impl SessionLimits {
         if let (Some(max), Some(now)) = (limits.max_memory, allocated()) {
             let used = now.saturating_sub(self.budget.memory_base);
             if used > max {
-                return Err(Exc::native(
-                    "",
+                return Err(Exc::engine(
                     MEMORY_LIMIT,
                     format!("the session allocated more than {}", mib(max)),
                 ));
@@ -360,12 +356,11 @@ impl SessionLimits {
 
     fn check_clock(&self, limits: &Limits) -> Result<(), Exc> {
         if limits.cancel.as_ref().is_some_and(CancelFlag::is_cancelled) {
-            return Err(Exc::native("", CANCELLED, "the session was cancelled"));
+            return Err(Exc::engine(CANCELLED, "the session was cancelled"));
         }
         if let Some(max) = limits.max_time {
             if self.budget.started.elapsed() > max {
-                return Err(Exc::native(
-                    "",
+                return Err(Exc::engine(
                     TIME_LIMIT,
                     format!("the session ran longer than {} s", max.as_secs_f64()),
                 ));
@@ -399,8 +394,7 @@ impl SessionLimits {
     pub fn green_refused(&self, live: usize) -> Option<Exc> {
         let max = self.limits.borrow().max_green_threads?;
         (live >= max).then(|| {
-            Exc::native(
-                "",
+            Exc::engine(
                 THREAD_LIMIT,
                 format!("the session would run more than {max} green threads at once"),
             )
@@ -409,8 +403,7 @@ impl SessionLimits {
 
     /// The error of a green thread whose stack cannot be had.
     pub fn no_stack() -> Exc {
-        Exc::native(
-            "",
+        Exc::engine(
             MEMORY_LIMIT,
             "the operating system refused the stack of another green thread",
         )
@@ -425,8 +418,7 @@ impl SessionLimits {
 
 /// The error of something refused because it would pass the memory limit `max`.
 fn would_exceed(max: usize) -> Exc {
-    Exc::native(
-        "",
+    Exc::engine(
         MEMORY_LIMIT,
         format!("the session would allocate more than {}", mib(max)),
     )

@@ -275,34 +275,35 @@ impl Rt {
 
 /// A YAQL error as a native MuranoPL error.
 pub fn yaql_error(e: &vetro_yaql::Error) -> Exc {
+    use EngineExc as X;
     use ErrorKind::*;
-    let (module, class) = match e.kind {
-        NoMethod => (YAQL_EXC, "NoMethodRegisteredException"),
-        NoFunction => (YAQL_EXC, "NoFunctionRegisteredException"),
-        NoMatchingMethod => (YAQL_EXC, "NoMatchingMethodException"),
-        NoMatchingFunction => (YAQL_EXC, "NoMatchingFunctionException"),
-        AmbiguousFunction => (YAQL_EXC, "AmbiguousFunctionException"),
-        AmbiguousMethod => (YAQL_EXC, "AmbiguousMethodException"),
-        Lexical => (YAQL_EXC, "YaqlLexicalException"),
-        Grammar => (YAQL_EXC, "YaqlGrammarException"),
-        MappingTranslation => (YAQL_EXC, "MappingTranslationException"),
-        CollectionTooLarge => (YAQL_EXC, "CollectionTooLargeException"),
-        MemoryQuota => (YAQL_EXC, "MemoryQuotaExceededException"),
-        Key => ("", "KeyError"),
-        Index => ("", "IndexError"),
-        StopIteration => ("", "StopIteration"),
-        ZeroDivision => ("", "ZeroDivisionError"),
-        Overflow => ("", "OverflowError"),
-        Recursion => ("", "RecursionError"),
-        Assertion => ("", "AssertionError"),
-        Type => ("", "TypeError"),
-        Value => ("", "ValueError"),
-        Attribute => ("", "AttributeError"),
-        Arithmetic => ("", "ArithmeticError"),
-        Timeout => ("", "TimeoutError"),
-        Regex => ("re", "error"),
-        Argument => (YAQL_EXC, "ArgumentException"),
-        _ => ("", "Exception"),
+    let class = match e.kind {
+        NoMethod => X::NoMethodRegisteredException,
+        NoFunction => X::NoFunctionRegisteredException,
+        NoMatchingMethod => X::NoMatchingMethodException,
+        NoMatchingFunction => X::NoMatchingFunctionException,
+        AmbiguousFunction => X::AmbiguousFunctionException,
+        AmbiguousMethod => X::AmbiguousMethodException,
+        Lexical => X::YaqlLexicalException,
+        Grammar => X::YaqlGrammarException,
+        MappingTranslation => X::MappingTranslationException,
+        CollectionTooLarge => X::CollectionTooLargeException,
+        MemoryQuota => X::MemoryQuotaExceededException,
+        Key => X::KeyError,
+        Index => X::IndexError,
+        StopIteration => X::StopIteration,
+        ZeroDivision => X::ZeroDivisionError,
+        Overflow => X::OverflowError,
+        Recursion => X::RecursionError,
+        Assertion => X::AssertionError,
+        Type => X::TypeError,
+        Value => X::ValueError,
+        Attribute => X::AttributeError,
+        Arithmetic => X::ArithmeticError,
+        Timeout => X::TimeoutError,
+        Regex => X::RegexError,
+        Argument => X::ArgumentException,
+        _ => X::Exception,
     };
-    Exc::native(module, class, e.message.clone())
+    Exc::engine(class, e.message.clone())
 }

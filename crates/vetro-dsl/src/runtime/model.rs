@@ -342,21 +342,24 @@ impl Rt {
                 let r = value.and_then(|v| self.set_property(&this, &pname, v, Some(&class), true));
                 match r {
                     Ok(()) => {}
-                    Err(Exc::Native(n, f)) if n.class == "UninitializedPropertyAccessError" => {
-                        last_err = Some(Exc::Native(n, f));
+                    Err(e) if e.is(EngineExc::UninitializedPropertyAccessError) => {
+                        last_err = Some(e);
                         next.push((class, pname, p));
                     }
                     // As the reference: a Runtime default that its contract
                     // rejects leaves the property unset; other errors stop.
-                    Err(Exc::Native(n, _))
+                    Err(e)
                         if p.usage == PropUsage::Runtime
-                            && n.class == "ContractViolationException" => {}
+                            && e.is(EngineExc::ContractViolationException) => {}
                     Err(e) => return Err(e),
                 }
             }
             if next.len() == before {
                 return Err(last_err.unwrap_or_else(|| {
-                    Exc::dsl("CircularExpressionDependenciesError", "Circular dependency")
+                    Exc::engine(
+                        EngineExc::CircularExpressionDependenciesError,
+                        "Circular dependency",
+                    )
                 }));
             }
             pending = next;

@@ -109,11 +109,12 @@ impl Program {
         for n in self.resolution_order(name)? {
             self.build_class(&n)?;
         }
-        self.classes
-            .borrow()
-            .get(name)
-            .cloned()
-            .ok_or_else(|| Exc::dsl("NoClassFound", format!("Class \"{name}\" is not found")))
+        self.classes.borrow().get(name).cloned().ok_or_else(|| {
+            Exc::engine(
+                EngineExc::NoClassFound,
+                format!("Class \"{name}\" is not found"),
+            )
+        })
     }
 
     fn find_def(&self, name: &str) -> Result<(Arc<ClassDef>, Arc<PkgInfo>), Exc> {
@@ -121,7 +122,12 @@ impl Program {
             name.strip_prefix("io.murano.extensions.")
                 .and_then(|n| self.source.defs.get(n).cloned())
         });
-        found.ok_or_else(|| Exc::dsl("NoClassFound", format!("Class \"{name}\" is not found")))
+        found.ok_or_else(|| {
+            Exc::engine(
+                EngineExc::NoClassFound,
+                format!("Class \"{name}\" is not found"),
+            )
+        })
     }
 
     /// The direct parents of a class definition by name.
@@ -156,8 +162,8 @@ impl Program {
             if let Some(at) = path.iter().position(|(n, _, _)| *n == parent) {
                 let mut cycle: Vec<&str> = path[at..].iter().map(|(n, _, _)| n.as_str()).collect();
                 cycle.push(&parent);
-                return Err(Exc::dsl(
-                    "CircularInheritanceError",
+                return Err(Exc::engine(
+                    EngineExc::CircularInheritanceError,
                     format!("class {parent} extends itself: {}", cycle.join(" -> ")),
                 ));
             }
@@ -208,8 +214,8 @@ impl Program {
     /// Resolve a type name in the scope of a class.
     pub fn resolve_type(&self, scope: &Class, name: &str) -> Result<Rc<Class>, Exc> {
         let full = scope.def.namespaces.resolve(name).map_err(|p| {
-            Exc::dsl(
-                "DslSyntaxError",
+            Exc::engine(
+                EngineExc::DslSyntaxError,
                 format!("Unknown namespace prefix {}", p.0),
             )
         })?;
@@ -226,9 +232,8 @@ impl Program {
         }
         match v {
             Value::Str(s) => self.resolve_type(scope, s),
-            other => Err(Exc::native(
-                "",
-                "ValueError",
+            other => Err(Exc::engine(
+                EngineExc::ValueError,
                 format!("{} is not a type", self.watch.py_str(other)?),
             )),
         }

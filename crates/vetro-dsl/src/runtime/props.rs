@@ -21,8 +21,8 @@ impl Rt {
             return self.get_static(&class, name);
         }
         let Some((obj, _)) = as_object(recv) else {
-            return Err(Exc::dsl(
-                "NoPropertyFound",
+            return Err(Exc::engine(
+                EngineExc::NoPropertyFound,
                 format!("Property {name} is not found"),
             ));
         };
@@ -46,8 +46,8 @@ impl Rt {
                 }
                 Err(uninitialized(name, &c.name))
             }
-            _ => Err(Exc::dsl(
-                "PropertyReadError",
+            _ => Err(Exc::engine(
+                EngineExc::PropertyReadError,
                 format!(
                     "Property \"{name}\" in class \"{}\" cannot be read",
                     obj.class.name
@@ -63,8 +63,8 @@ impl Rt {
     ) -> Result<(Rc<Class>, std::sync::Arc<crate::syntax::PropertyDef>), Exc> {
         match class.first_property(name) {
             Some((d, p)) if p.usage == PropUsage::Static => Ok((d.clone(), p.clone())),
-            _ => Err(Exc::dsl(
-                "NoPropertyFound",
+            _ => Err(Exc::engine(
+                EngineExc::NoPropertyFound,
                 format!("Property \"{name}\" is not found in class {}", class.name),
             )),
         }
@@ -106,8 +106,8 @@ impl Rt {
             return Ok(());
         }
         let Some((obj, _)) = as_object(recv) else {
-            return Err(Exc::dsl(
-                "NoWriteAccessError",
+            return Err(Exc::engine(
+                EngineExc::NoWriteAccessError,
                 format!("Cannot set property {name}"),
             ));
         };
@@ -123,8 +123,8 @@ impl Rt {
                 let allowed = matches!(caller, Some(c) if c.compatible(&obj.class))
                     && !matches!(p.usage, PropUsage::In | PropUsage::Const);
                 if !allowed {
-                    return Err(Exc::dsl(
-                        "NoWriteAccessError",
+                    return Err(Exc::engine(
+                        EngineExc::NoWriteAccessError,
                         format!(
                             "Property \"{name}\" in class \"{}\" cannot be written",
                             obj.class.name
@@ -145,8 +145,8 @@ impl Rt {
                     .insert((c.name.clone(), name.to_string()), value);
                 Ok(())
             }
-            _ => Err(Exc::dsl(
-                "PropertyWriteError",
+            _ => Err(Exc::engine(
+                EngineExc::PropertyWriteError,
                 format!(
                     "Property \"{name}\" in class \"{}\" cannot be written",
                     obj.class.name
@@ -157,8 +157,8 @@ impl Rt {
 }
 
 fn uninitialized(name: &str, class: &str) -> Exc {
-    Exc::dsl(
-        "UninitializedPropertyAccessError",
+    Exc::engine(
+        EngineExc::UninitializedPropertyAccessError,
         format!("Access to uninitialized property \"{name}\" in class \"{class}\" is forbidden"),
     )
 }

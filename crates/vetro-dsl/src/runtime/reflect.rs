@@ -98,8 +98,8 @@ impl Rt {
 
     pub fn reflect_get(&self, r: &Reflect, name: &str) -> Result<Value, Exc> {
         let missing = || {
-            Exc::dsl(
-                "NoPropertyFound",
+            Exc::engine(
+                EngineExc::NoPropertyFound,
                 format!("Property \"{name}\" is not found"),
             )
         };
@@ -277,9 +277,8 @@ impl Rt {
                 };
                 self.call_method(&recv, m, it.collect(), kwargs, CallKind::Expression)
             }
-            _ => Err(Exc::native(
-                YAQL_EXC,
-                "NoMethodRegisteredException",
+            _ => Err(Exc::engine(
+                EngineExc::NoMethodRegisteredException,
                 format!("Method \"{name}\" is not found"),
             )),
         }

@@ -299,11 +299,166 @@ pub struct Frame {
 /// An engine (native) error.
 #[derive(Debug)]
 pub struct NativeErr {
-    /// Short class name (`ContractViolationException`, `ZeroDivisionError`).
-    pub class: String,
-    /// Qualified MuranoPL name (`murano.dsl.exceptions.X`, builtins bare).
-    pub qualified: String,
+    pub class: ExcClass,
     pub message: String,
+}
+
+/// The class of an engine (native) error: one the engine raises itself, or
+/// one named by a library or an embedder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExcClass {
+    Engine(EngineExc),
+    Named { module: String, name: String },
+}
+
+impl ExcClass {
+    /// `module.Name`, as MuranoPL code catches it; the class of a known
+    /// module and name is the [`EngineExc`] it names.
+    pub fn new(module: &str, name: &str) -> ExcClass {
+        match EngineExc::ALL
+            .iter()
+            .find(|e| e.name() == name && e.module() == module)
+        {
+            Some(e) => ExcClass::Engine(*e),
+            None => ExcClass::Named {
+                module: module.to_string(),
+                name: name.to_string(),
+            },
+        }
+    }
+
+    /// Short class name (`ContractViolationException`, `ZeroDivisionError`).
+    pub fn name(&self) -> &str {
+        match self {
+            ExcClass::Engine(e) => e.name(),
+            ExcClass::Named { name, .. } => name,
+        }
+    }
+
+    /// Qualified MuranoPL name (`murano.dsl.exceptions.X`, builtins bare).
+    pub fn qualified(&self) -> String {
+        let (module, name) = match self {
+            ExcClass::Engine(e) => (e.module(), e.name()),
+            ExcClass::Named { module, name } => (module.as_str(), name.as_str()),
+        };
+        if module.is_empty() {
+            name.to_string()
+        } else {
+            format!("{module}.{name}")
+        }
+    }
+}
+
+impl PartialEq<EngineExc> for ExcClass {
+    fn eq(&self, other: &EngineExc) -> bool {
+        *self == ExcClass::Engine(*other)
+    }
+}
+
+impl std::fmt::Display for ExcClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Declares [`EngineExc`]: each class with the module that defines it in
+/// the reference (empty for Python's builtins) and its name there.
+macro_rules! engine_exceptions {
+    ($($variant:ident = $module:expr, $name:literal;)*) => {
+        /// The exception classes the engine itself raises. User-defined
+        /// classes stay names ([`ExcClass::Named`], [`MplErr::names`]).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum EngineExc {
+            $($variant,)*
+        }
+
+        impl EngineExc {
+            pub const ALL: &'static [EngineExc] = &[$(EngineExc::$variant,)*];
+
+            /// The module defining the class (empty for builtins).
+            pub fn module(self) -> &'static str {
+                match self {
+                    $(EngineExc::$variant => $module,)*
+                }
+            }
+
+            /// The class's own name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(EngineExc::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+engine_exceptions! {
+    AmbiguousMethodName = DSL_EXC, "AmbiguousMethodName";
+    CircularExpressionDependenciesError = DSL_EXC, "CircularExpressionDependenciesError";
+    CircularInheritanceError = DSL_EXC, "CircularInheritanceError";
+    ContractViolationException = DSL_EXC, "ContractViolationException";
+    DslContractSyntaxError = DSL_EXC, "DslContractSyntaxError";
+    DslInvalidOperationError = DSL_EXC, "DslInvalidOperationError";
+    DslSyntaxError = DSL_EXC, "DslSyntaxError";
+    InvalidLhsTargetError = DSL_EXC, "InvalidLhsTargetError";
+    NoActionFound = DSL_EXC, "NoActionFound";
+    NoClassFound = DSL_EXC, "NoClassFound";
+    NoMethodFound = DSL_EXC, "NoMethodFound";
+    NoObjectFoundError = DSL_EXC, "NoObjectFoundError";
+    NoPropertyFound = DSL_EXC, "NoPropertyFound";
+    NoWriteAccessError = DSL_EXC, "NoWriteAccessError";
+    ObjectDestroyedError = DSL_EXC, "ObjectDestroyedError";
+    PropertyReadError = DSL_EXC, "PropertyReadError";
+    PropertyWriteError = DSL_EXC, "PropertyWriteError";
+    UninitializedPropertyAccessError = DSL_EXC, "UninitializedPropertyAccessError";
+    AmbiguousFunctionException = YAQL_EXC, "AmbiguousFunctionException";
+    AmbiguousMethodException = YAQL_EXC, "AmbiguousMethodException";
+    ArgumentException = YAQL_EXC, "ArgumentException";
+    CollectionTooLargeException = YAQL_EXC, "CollectionTooLargeException";
+    MappingTranslationException = YAQL_EXC, "MappingTranslationException";
+    MemoryQuotaExceededException = YAQL_EXC, "MemoryQuotaExceededException";
+    NoFunctionRegisteredException = YAQL_EXC, "NoFunctionRegisteredException";
+    NoMatchingFunctionException = YAQL_EXC, "NoMatchingFunctionException";
+    NoMatchingMethodException = YAQL_EXC, "NoMatchingMethodException";
+    NoMethodRegisteredException = YAQL_EXC, "NoMethodRegisteredException";
+    YaqlGrammarException = YAQL_EXC, "YaqlGrammarException";
+    YaqlLexicalException = YAQL_EXC, "YaqlLexicalException";
+    ArithmeticError = "", "ArithmeticError";
+    AssertionError = "", "AssertionError";
+    AttributeError = "", "AttributeError";
+    Exception = "", "Exception";
+    IndexError = "", "IndexError";
+    KeyError = "", "KeyError";
+    LookupError = "", "LookupError";
+    OverflowError = "", "OverflowError";
+    RecursionError = "", "RecursionError";
+    RuntimeError = "", "RuntimeError";
+    StopIteration = "", "StopIteration";
+    TimeoutError = "", "TimeoutError";
+    TypeError = "", "TypeError";
+    ValueError = "", "ValueError";
+    ZeroDivisionError = "", "ZeroDivisionError";
+    RegexError = "re", "error";
+    // The session's limits (not catchable by MuranoPL code).
+    StepLimitExceeded = "", "StepLimitExceeded";
+    TimeLimitExceeded = "", "TimeLimitExceeded";
+    MemoryLimitExceeded = "", "MemoryLimitExceeded";
+    ThreadLimitExceeded = "", "ThreadLimitExceeded";
+    Cancelled = "", "Cancelled";
+}
+
+impl EngineExc {
+    /// The limits that end a session: MuranoPL `Try` does not catch them.
+    pub fn is_limit(self) -> bool {
+        matches!(
+            self,
+            EngineExc::StepLimitExceeded
+                | EngineExc::TimeLimitExceeded
+                | EngineExc::MemoryLimitExceeded
+                | EngineExc::ThreadLimitExceeded
+                | EngineExc::Cancelled
+        )
+    }
 }
 
 /// A MuranoPL-level exception.
@@ -328,34 +483,45 @@ pub const DSL_EXC: &str = "murano.dsl.exceptions";
 pub const YAQL_EXC: &str = "yaql.language.exceptions";
 
 impl Exc {
+    /// An error of class `module.class` (an [`EngineExc`] when it names
+    /// one; the engine's own errors use [`Exc::engine`]).
     pub fn native(module: &str, class: &str, message: impl Into<String>) -> Exc {
-        let qualified = if module.is_empty() {
-            class.to_string()
-        } else {
-            format!("{module}.{class}")
-        };
+        Exc::of_class(ExcClass::new(module, class), message)
+    }
+
+    /// An error of a class the engine raises.
+    pub fn engine(class: EngineExc, message: impl Into<String>) -> Exc {
+        Exc::of_class(ExcClass::Engine(class), message)
+    }
+
+    fn of_class(class: ExcClass, message: impl Into<String>) -> Exc {
         Exc::Native(
             Rc::new(NativeErr {
-                class: class.to_string(),
-                qualified,
+                class,
                 message: message.into(),
             }),
             Rc::new(Vec::new()),
         )
     }
 
+    /// An error of class `murano.dsl.exceptions.<class>`.
     pub fn dsl(class: &str, message: impl Into<String>) -> Exc {
         Exc::native(DSL_EXC, class, message)
     }
 
     pub fn contract(message: impl Into<String>) -> Exc {
-        Exc::dsl("ContractViolationException", message)
+        Exc::engine(EngineExc::ContractViolationException, message)
+    }
+
+    /// Whether this is an engine error of class `class`.
+    pub fn is(&self, class: EngineExc) -> bool {
+        matches!(self, Exc::Native(n, _) if n.class == class)
     }
 
     /// Exception names a `Catch With` is matched against.
     pub fn names(&self) -> Vec<String> {
         match self {
-            Exc::Native(n, _) => vec![n.qualified.clone()],
+            Exc::Native(n, _) => vec![n.class.qualified()],
             Exc::Mpl(m) => m.names.clone(),
         }
     }
@@ -379,7 +545,7 @@ impl Exc {
         match self {
             Exc::Mpl(_) => self.clone(),
             Exc::Native(n, frames) => Exc::Mpl(Rc::new(MplErr {
-                names: vec![n.qualified.clone()],
+                names: vec![n.class.qualified()],
                 message: n.message.clone(),
                 extra: Value::dict(Default::default()),
                 frames: (**frames).clone(),
@@ -399,4 +565,47 @@ pub enum CallKind {
     Expression,
     /// `value.ext()` for an extension method.
     Extension,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_classes_are_known_by_module_and_name() {
+        for e in EngineExc::ALL {
+            assert_eq!(ExcClass::new(e.module(), e.name()), *e);
+        }
+        let e = Exc::dsl("NoClassFound", "x");
+        assert!(e.is(EngineExc::NoClassFound));
+        assert_eq!(e.names(), ["murano.dsl.exceptions.NoClassFound"]);
+        assert_eq!(
+            Exc::engine(EngineExc::RegexError, "x").names(),
+            ["re.error"]
+        );
+        assert_eq!(Exc::engine(EngineExc::KeyError, "x").names(), ["KeyError"]);
+        // Another module's class of the same name is not the engine's.
+        let other = Exc::native("my.module", "NoClassFound", "x");
+        assert!(!other.is(EngineExc::NoClassFound));
+        assert_eq!(other.names(), ["my.module.NoClassFound"]);
+    }
+
+    #[test]
+    fn limits_are_the_uncatchable_classes() {
+        let limits: Vec<&str> = EngineExc::ALL
+            .iter()
+            .filter(|e| e.is_limit())
+            .map(|e| e.name())
+            .collect();
+        assert_eq!(
+            limits,
+            [
+                "StepLimitExceeded",
+                "TimeLimitExceeded",
+                "MemoryLimitExceeded",
+                "ThreadLimitExceeded",
+                "Cancelled"
+            ]
+        );
+    }
 }

@@ -8,6 +8,7 @@
 
 use super::limits::SessionLimits;
 use super::types::Exc;
+use crate::runtime::types::EngineExc;
 
 /// The deepest nesting written out. JSON readers bound their recursion
 /// (serde_json at 128 levels), so a deeper value could not be read back, and
@@ -58,9 +59,8 @@ impl<'a> Walk<'a> {
         self.depth += 1;
         self.entered += 1;
         if self.max_depth.is_some_and(|max| self.depth > max) {
-            return Err(Exc::native(
-                "",
-                "RecursionError",
+            return Err(Exc::engine(
+                EngineExc::RecursionError,
                 format!("the {} nests deeper than {MAX_DEPTH} levels", self.what),
             ));
         }

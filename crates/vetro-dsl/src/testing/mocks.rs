@@ -10,6 +10,7 @@
 //! The target is a class or an object (which stands for its class).
 
 use crate::runtime::mocks::Mock;
+use crate::runtime::types::EngineExc;
 use crate::runtime::types::{as_object, CallKind, Class, Exc};
 use crate::runtime::Rt;
 use std::rc::Rc;
@@ -24,9 +25,8 @@ pub fn register(rt: &Rc<Rt>) {
             let (scope, _) = Rt::frame_of(c.ctx).ok_or_else(outside_method)?;
             let class = target_class(rt, c, a.v(0), a.str(1))?;
             let Some((this, _)) = as_object(a.v(2)) else {
-                return Err(Exc::native(
-                    "",
-                    "ValueError",
+                return Err(Exc::engine(
+                    EngineExc::ValueError,
                     "the mock object is not an object",
                 ));
             };
@@ -51,9 +51,8 @@ pub fn register(rt: &Rc<Rt>) {
     );
     rt.define_function("originalMethod", Form::Function, "", |rt, _, _| {
         let Some(r) = rt.mocks.replaced() else {
-            return Err(Exc::native(
-                "",
-                "RuntimeError",
+            return Err(Exc::engine(
+                EngineExc::RuntimeError,
                 "originalMethod() is only defined inside a mock expression",
             ));
         };
@@ -62,9 +61,8 @@ pub fn register(rt: &Rc<Rt>) {
 }
 
 fn outside_method() -> Exc {
-    Exc::native(
-        "",
-        "RuntimeError",
+    Exc::engine(
+        EngineExc::RuntimeError,
         "inject() is only defined inside a method",
     )
 }
@@ -84,12 +82,12 @@ fn single_method(
     let mut found = class.find_methods(name);
     match found.len() {
         1 => Ok(found.remove(0)),
-        0 => Err(Exc::dsl(
-            "NoMethodFound",
+        0 => Err(Exc::engine(
+            EngineExc::NoMethodFound,
             format!("Method \"{name}\" is not found in class {}", class.name),
         )),
-        _ => Err(Exc::dsl(
-            "AmbiguousMethodName",
+        _ => Err(Exc::engine(
+            EngineExc::AmbiguousMethodName,
             format!("Ambiguous method name {name} in class {}", class.name),
         )),
     }
