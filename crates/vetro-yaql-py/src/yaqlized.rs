@@ -61,12 +61,12 @@ pub fn register(engine: &mut EngineBuilder, legacy: bool) {
             Some((host, ops)) if ops.attributes => call_helper(
                 |s| &s.yaqlized_attribute,
                 host,
-                &[Value::from(a.str(1))],
+                &[Value::from(a.str(1)?)],
                 None,
             ),
             _ => call_values(
                 c.ctx,
-                &format!("#property#{}", a.str(1)),
+                &format!("#property#{}", a.str(1)?),
                 vec![a.v(0).clone()],
                 false,
             ),

@@ -46,8 +46,11 @@
 //! assert_eq!(e.take_host_payload::<NotFound>(), Some(NotFound("user 2".into())));
 //! ```
 //!
-//! String signatures ([`FunctionDef::new`]) remain for what Rust types do
-//! not say: lazy and constant parameters, keyword-only parameters, `*args`.
+//! A function with named parameters, defaults, lazy or keyword-only
+//! parameters, `*args` or `**kwargs` is one Rust function written with
+//! [`yaql_fn!`], whose typed parameter list is the signature (as the
+//! standard library's functions are); string signatures
+//! ([`FunctionDef::new`]) remain for signatures known only at run time.
 //!
 //! The engine is immutable once built and `Send + Sync`: one engine serves
 //! every thread, each evaluation keeping its own state. Hosts embedding YAQL
@@ -114,8 +117,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use eval::{Lambda, Options, Runtime};
 pub use func::context::Context;
 pub use func::{
-    ArgValue, Args, Call, Form, FromArg, FromValue, FunctionDef, HostFn, IntoResult, PType,
-    SharedDef,
+    ArgValue, Args, Call, FnDef, Form, FunctionDef, HostFn, IntoResult, PType, SharedDef, Slot,
 };
 pub use limits::{Interrupt, Limits, Progress};
 pub use parser::{Expr, ParserOptions};

@@ -2,7 +2,7 @@
 
 use std::any::Any;
 use std::rc::Rc;
-use vetro_yaql::{Engine, EngineOptions, Form, FunctionDef, HostObject, Result, Value};
+use vetro_yaql::{yaql_fn, Engine, EngineOptions, Form, FunctionDef, HostObject, Result, Value};
 
 struct Point {
     x: i64,
@@ -30,27 +30,19 @@ fn host_functions_variables_and_objects() {
     let ctx = engine.context();
     ctx.set("limit", Value::Int(2));
     ctx.set("p", Value::Object(Rc::new(Point { x: 7 })));
-    ctx.register(FunctionDef::new("twice", Form::Both, "x:Number", |_, a| {
-        Ok(Value::Int(a.int(0)? * 2))
-    }));
-    ctx.register(FunctionDef::new(
-        "#operator_:",
-        Form::Function,
-        "ns:any, name:any",
-        |_, a| Ok(Value::from(format!("{}/{}", a.str(0), a.str(1)))),
-    ));
-    ctx.register(FunctionDef::new(
-        "#unary_operator_:",
-        Form::Function,
-        "name:any",
-        |_, a| Ok(Value::from(format!("cur/{}", a.str(0)))),
-    ));
-    ctx.register(FunctionDef::new(
-        "#operator_is",
-        Form::Function,
-        "x:any, t:any",
-        |_, a| Ok(Value::Bool(a.v(0).type_name() == a.str(1))),
-    ));
+    ctx.register(yaql_fn!(Both "twice", |_c| (x: i64) { Ok(x * 2) }).into());
+    ctx.register(
+        yaql_fn!(Function "#operator_:", |_c| (ns: &str, name: &str) { Ok(format!("{ns}/{name}")) })
+            .into(),
+    );
+    ctx.register(
+        yaql_fn!(Function "#unary_operator_:", |_c| (name: &str) { Ok(format!("cur/{name}")) })
+            .into(),
+    );
+    ctx.register(
+        yaql_fn!(Function "#operator_is", |_c| (x: &Value, t: &str) { Ok(x.type_name() == t) })
+            .into(),
+    );
     ctx.set_method_fallback(|_, name, recv, args| {
         Ok(Value::from(format!(
             "{}.{}/{}",

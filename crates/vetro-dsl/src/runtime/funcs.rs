@@ -4,7 +4,7 @@
 
 use super::call::CallKind;
 use super::types::*;
-use super::Rt;
+use super::{str_arg, Rt};
 use crate::syntax::MethodUsage;
 use std::collections::BTreeSet;
 use std::rc::{Rc, Weak};
@@ -260,7 +260,7 @@ fn register_object_functions(r: &Reg) {
         "#operator_.",
         Form::Function,
         "obj:HostObject, name:Keyword",
-        Box::new(|rt, c, a| rt.get_property(a.v(0), a.str(1), caller(c).as_ref())),
+        Box::new(|rt, c, a| rt.get_property(a.v(0), str_arg(&a, 1)?, caller(c).as_ref())),
     );
     // `ns:Name`, or `:Name` (the class's own namespace) without `ns`.
     let colon = |rt: &Rt, c: &Call, ns: Option<&str>, name: &str| -> Result<Value, Exc> {
@@ -272,13 +272,13 @@ fn register_object_functions(r: &Reg) {
         "#operator_:",
         Form::Function,
         "ns:Keyword, name:Keyword",
-        Box::new(move |rt, c, a| colon(rt, c, Some(a.str(0)), a.str(1))),
+        Box::new(move |rt, c, a| colon(rt, c, Some(str_arg(&a, 0)?), str_arg(&a, 1)?)),
     );
     r.f(
         "#unary_operator_:",
         Form::Function,
         "name:Keyword",
-        Box::new(move |rt, c, a| colon(rt, c, None, a.str(0))),
+        Box::new(move |rt, c, a| colon(rt, c, None, str_arg(&a, 0)?)),
     );
     r.f(
         "#operator_is",
@@ -469,7 +469,7 @@ fn register_type_functions(r: &Reg) {
                     .collect::<Result<Vec<_>, Exc>>()?,
                 _ => Vec::new(),
             };
-            rt.call_method(a.v(3), a.str(0), args, kwargs, CallKind::Expression)
+            rt.call_method(a.v(3), str_arg(&a, 0)?, args, kwargs, CallKind::Expression)
         }),
     );
     r.f(
@@ -515,7 +515,7 @@ fn register_type_functions(r: &Reg) {
         "dump",
         Form::Both,
         "obj:any, serializationType:String='Serializable', ignoreUpcasts:bool=true",
-        Box::new(|rt, _, a| rt.dump(a.v(0), a.str(1), a.v(2).truthy())),
+        Box::new(|rt, _, a| rt.dump(a.v(0), str_arg(&a, 1)?, a.v(2).truthy())),
     );
 }
 

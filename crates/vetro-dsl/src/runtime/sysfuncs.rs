@@ -4,7 +4,7 @@
 use super::limits::SessionLimits;
 use super::model::container_id;
 use super::types::Exc;
-use super::Rt;
+use super::{str_arg, Rt};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use vetro_yaql::value::Dict;
@@ -257,7 +257,7 @@ fn register_data_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
         "base64encode",
         Form::Both,
         "value:String",
-        Box::new(|_, _, a| Ok(Value::str(&base64_encode(a.str(0).as_bytes())))),
+        Box::new(|_, _, a| Ok(Value::str(&base64_encode(str_arg(&a, 0)?.as_bytes())))),
     );
     reg(
         w,
@@ -266,7 +266,7 @@ fn register_data_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
         Form::Both,
         "value:String",
         Box::new(|_, _, a| {
-            let bytes = base64_decode(a.str(0))
+            let bytes = base64_decode(str_arg(&a, 0)?)
                 .ok_or_else(|| Exc::native("binascii", "Error", "Incorrect padding"))?;
             Ok(Value::str(&String::from_utf8_lossy(&bytes)))
         }),
@@ -365,7 +365,7 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
         Form::Both,
         "str:String, start:int, length:int=-1",
         Box::new(|rt, _, a| {
-            let chars: Vec<char> = a.str(0).chars().collect();
+            let chars: Vec<char> = str_arg(&a, 0)?.chars().collect();
             let int = |i| a.clamped(i).map_err(|e| rt.unsmuggle(e));
             let start = (int(1)?.max(0) as usize).min(chars.len());
             let len = int(2)?;

@@ -12,7 +12,7 @@
 use crate::runtime::mocks::Mock;
 use crate::runtime::types::EngineExc;
 use crate::runtime::types::{as_object, CallKind, Class, Exc};
-use crate::runtime::Rt;
+use crate::runtime::{str_arg, Rt};
 use std::rc::Rc;
 use vetro_yaql::{Call, Form, Value};
 
@@ -23,16 +23,19 @@ pub fn register(rt: &Rc<Rt>) {
         "target:any, method:String, mockObject:any, mockName:String",
         |rt, c, a| {
             let (scope, _) = Rt::frame_of(c.ctx).ok_or_else(outside_method)?;
-            let class = target_class(rt, c, a.v(0), a.str(1))?;
+            let class = target_class(rt, c, a.v(0), str_arg(&a, 1)?)?;
             let Some((this, _)) = as_object(a.v(2)) else {
                 return Err(Exc::engine(
                     EngineExc::ValueError,
                     "the mock object is not an object",
                 ));
             };
-            let (decl, method) = single_method(&scope, a.str(3))?;
-            rt.mocks
-                .inject(&class.name, a.str(1), Mock::Method { this, decl, method });
+            let (decl, method) = single_method(&scope, str_arg(&a, 3)?)?;
+            rt.mocks.inject(
+                &class.name,
+                str_arg(&a, 1)?,
+                Mock::Method { this, decl, method },
+            );
             Ok(Value::Null)
         },
     );
@@ -42,10 +45,10 @@ pub fn register(rt: &Rc<Rt>) {
         "target:any, method:String, expr:Lambda",
         |rt, c, a| {
             let (_, this) = Rt::frame_of(c.ctx).ok_or_else(outside_method)?;
-            let class = target_class(rt, c, a.v(0), a.str(1))?;
+            let class = target_class(rt, c, a.v(0), str_arg(&a, 1)?)?;
             let expr = a.lam(2).cloned().ok_or_else(outside_method)?;
             rt.mocks
-                .inject(&class.name, a.str(1), Mock::Expr { this, expr });
+                .inject(&class.name, str_arg(&a, 1)?, Mock::Expr { this, expr });
             Ok(Value::Null)
         },
     );

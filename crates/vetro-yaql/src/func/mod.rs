@@ -5,7 +5,8 @@ pub mod library;
 pub mod params;
 mod typed;
 
-pub use typed::{FromArg, FromValue, HostFn, IntoResult, SharedHostFn};
+pub use params::{FnDef, Slot};
+pub use typed::{HostFn, IntoResult, SharedHostFn};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::iter::{iterate, ValueIter};
@@ -290,11 +291,16 @@ impl ArgValue {
         }
     }
 
-    pub fn str(&self) -> &str {
+    /// A string or keyword argument; anything else is a `type` error
+    /// (never an empty stand-in).
+    pub fn str(&self) -> Result<&str> {
         match self {
-            ArgValue::Value(Value::Str(s)) => s,
-            ArgValue::Keyword(k) => k,
-            _ => "",
+            ArgValue::Value(Value::Str(s)) => Ok(s),
+            ArgValue::Keyword(k) => Ok(k),
+            other => Err(Error::type_err(format!(
+                "string expected, got {}",
+                other.val().type_name()
+            ))),
         }
     }
 }
@@ -319,34 +325,17 @@ impl Args {
     pub fn lam(&self, i: usize) -> Option<&Lambda> {
         self.pos[i].lam()
     }
-    /// An integer argument as a Python index (a bool counts as 0 or 1):
-    /// beyond 64 bits it is the reference's `OverflowError`, never a
-    /// stand-in value, so a huge count cannot turn into a long loop.
+    /// An integer argument as a Python index (see [`params::PyInt::index`]).
     pub fn int(&self, i: usize) -> Result<i64> {
-        match self.v(i) {
-            Value::BigInt(_) => Err(Error::new(
-                ErrorKind::Overflow,
-                "cannot fit 'int' into an index-sized integer",
-            )),
-            v => v.as_i64().ok_or_else(|| {
-                Error::type_err(format!("an integer is required, not {}", v.type_name()))
-            }),
-        }
+        params::PyInt(self.v(i)).index()
     }
-    /// An integer argument where Python accepts any size and clamps it (a
-    /// slice bound, a search window, `range()`): beyond 64 bits it is the
-    /// nearest 64-bit integer, which no sequence can reach.
+    /// An integer argument where Python clamps it (see
+    /// [`params::PyInt::clamped`]).
     pub fn clamped(&self, i: usize) -> Result<i64> {
-        match self.v(i) {
-            Value::BigInt(b) => Ok(if num_traits::Signed::is_negative(&**b) {
-                i64::MIN
-            } else {
-                i64::MAX
-            }),
-            _ => self.int(i),
-        }
+        params::PyInt(self.v(i)).clamped()
     }
-    pub fn str(&self, i: usize) -> &str {
+    /// A string or keyword argument (see [`ArgValue::str`]).
+    pub fn str(&self, i: usize) -> Result<&str> {
         self.pos[i].str()
     }
     pub fn rest_values(&self) -> Vec<Value> {
@@ -637,25 +626,6 @@ impl SharedDef {
             sig: Signature::parse(name, form, sig)?,
             body: Arc::new(body),
         })
-    }
-
-    /// A function with the given signature (as [`crate::yaql_fn!`] derives
-    /// it from a typed parameter list).
-    pub fn from_signature(
-        sig: Signature,
-        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
-    ) -> SharedDef {
-        SharedDef {
-            sig,
-            body: Arc::new(body),
-        }
-    }
-
-    /// The same function taking `key => value` arguments as positional
-    /// mapping rules rather than keyword arguments.
-    pub fn nokw(mut self) -> SharedDef {
-        self.sig.nokw = true;
-        self
     }
 
     /// A function with the given positional parameters and nothing else.

@@ -14,11 +14,14 @@
 //! let def = yaql_fn!(Method "repeat", |_c| (text: &str, times: i64 = 1) {
 //!     Ok(text.repeat(times.max(0) as usize))
 //! });
+//! // A library function: `let def: vetro_yaql::func::SharedDef = def.into();`
 //! assert_eq!(def.sig.form, Form::Method);
 //! assert_eq!(def.sig.signature(), "repeat(text:String, times:Integer)");
 //! ```
 
-use super::{ArgValue, Args, Call, DefaultValue, Lambda, PType, Param, Signature};
+use super::{
+    ArgValue, Args, Call, DefaultValue, FunctionDef, Lambda, PType, Param, SharedDef, Signature,
+};
 use crate::error::{Error, ErrorKind, Result};
 use crate::iter::ValueIter;
 use crate::parser::Literal;
@@ -48,7 +51,7 @@ pub trait Slot<'a>: Sized {
     fn from_slot(call: &Call, arg: &'a ArgValue) -> Result<Self>;
 }
 
-fn param<'a, T: Slot<'a>>(name: &str, default: Option<DefaultValue>) -> Param {
+pub(crate) fn param<'a, T: Slot<'a>>(name: &str, default: Option<DefaultValue>) -> Param {
     Param {
         name: Arc::from(name),
         ty: T::PTYPE,
@@ -362,6 +365,50 @@ impl<'a> Slot<'a> for &'a Lambda {
     }
 }
 
+/// The unevaluated argument (`Lambda`), owned.
+impl<'a> Slot<'a> for Lambda {
+    const PTYPE: PType = PType::Lambda;
+    fn from_slot(_: &Call, arg: &'a ArgValue) -> Result<Self> {
+        arg.lam()
+            .cloned()
+            .ok_or_else(|| mismatch("expression", arg))
+    }
+}
+
+/// A number, an integer or a float (not a boolean), as a float.
+impl<'a> Slot<'a> for f64 {
+    const PTYPE: PType = PType::Number;
+    fn from_slot(_: &Call, arg: &'a ArgValue) -> Result<Self> {
+        match arg.val() {
+            v @ (Value::Int(_) | Value::BigInt(_) | Value::Float(_)) => {
+                v.as_f64().ok_or_else(|| mismatch("number", arg))
+            }
+            _ => Err(mismatch("number", arg)),
+        }
+    }
+}
+
+variant_slot!(
+    /// A string (`String`), owned.
+    String, String, "string", Value::Str(s) => s.to_string()
+);
+variant_slot!(
+    /// A string (`String`), shared.
+    Rc<str>, String, "string", Value::Str(s) => s.clone()
+);
+
+/// Any iterable (list, set, lazy sequence, dictionary where the options
+/// make them iterable), materialised; each item must fit `T`.
+impl<'a, T: for<'x> Slot<'x>> Slot<'a> for Vec<T> {
+    const PTYPE: PType = PType::Iterable;
+    fn from_slot(call: &Call, arg: &'a ArgValue) -> Result<Self> {
+        call.collect(arg.val())?
+            .into_iter()
+            .map(|v| T::from_slot(call, &ArgValue::Value(v)))
+            .collect()
+    }
+}
+
 /// The unevaluated argument as an expression (`Expr`).
 pub struct ExprArg<'a>(pub &'a Lambda);
 
@@ -417,6 +464,47 @@ impl<'a> Slot<'a> for LazyArg<'a> {
             ArgValue::Lazy(l) => Ok(LazyArg::Lambda(l)),
             ArgValue::Rule(key, value) => Ok(LazyArg::Rule(Rule { key, value })),
             _ => Err(mismatch("expression", arg)),
+        }
+    }
+}
+
+/// A function built by [`yaql_fn!`](crate::yaql_fn): its signature, derived
+/// from the parameters' Rust types, and its body. It becomes a function of
+/// an engine's library (a [`SharedDef`], when the body is `Send + Sync`) or
+/// of one context (a [`FunctionDef`], whose body may hold a host's
+/// single-threaded state) with `into()`.
+pub struct FnDef<F> {
+    pub sig: Signature,
+    pub body: F,
+}
+
+impl<F: Fn(&Call, Args) -> Result<Value>> FnDef<F> {
+    pub fn new(sig: Signature, body: F) -> FnDef<F> {
+        FnDef { sig, body }
+    }
+
+    /// The same function taking `key => value` arguments as positional
+    /// mapping rules rather than keyword arguments.
+    pub fn nokw(mut self) -> FnDef<F> {
+        self.sig.nokw = true;
+        self
+    }
+}
+
+impl<F: Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static> From<FnDef<F>> for SharedDef {
+    fn from(def: FnDef<F>) -> SharedDef {
+        SharedDef {
+            sig: def.sig,
+            body: Arc::new(def.body),
+        }
+    }
+}
+
+impl<F: Fn(&Call, Args) -> Result<Value> + 'static> From<FnDef<F>> for FunctionDef {
+    fn from(def: FnDef<F>) -> FunctionDef {
+        FunctionDef {
+            sig: def.sig,
+            body: Rc::new(def.body),
         }
     }
 }
@@ -499,7 +587,7 @@ macro_rules! yaql_fn {
                 $crate::yaql_fn!(@default $($d)?),
             );
         )*
-        $crate::func::SharedDef::from_signature(
+        $crate::func::params::FnDef::new(
             sig,
             move |__call: &$crate::func::Call, __args: $crate::func::Args| {
                 let mut __at = 0usize;

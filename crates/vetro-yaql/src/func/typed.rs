@@ -17,157 +17,11 @@
 //! assert!(engine.eval_str("double('x')", Value::Null).is_err());
 //! ```
 
-use super::{ArgValue, Call, Form, FunctionDef, Lambda, PType, Param, SharedDef};
-use crate::error::{Error, ErrorKind, Result};
+use super::params::{param, Slot};
+use super::{Form, FunctionDef, SharedDef};
+use crate::error::Result;
 use crate::value::Value;
-use std::rc::Rc;
 use std::sync::Arc;
-
-/// A Rust type a typed host function takes as an evaluated argument.
-pub trait FromValue: Sized + 'static {
-    /// The parameter type the resolver matches arguments against.
-    const PTYPE: PType;
-    /// Does the parameter accept null?
-    const NULLABLE: bool = false;
-
-    /// Convert a value; a value of another type is a `type` error.
-    fn from_value(call: &Call, v: &Value) -> Result<Self>;
-}
-
-/// A Rust type a typed host function takes as a parameter: every
-/// [`FromValue`] type, and [`Lambda`] for an argument the function
-/// evaluates itself (`where`-style predicates).
-pub trait FromArg: Sized + 'static {
-    /// The parameter type the resolver matches arguments against.
-    const PTYPE: PType;
-    /// Does the parameter accept null?
-    const NULLABLE: bool = false;
-
-    /// Convert the bound argument.
-    fn from_arg(call: &Call, arg: &ArgValue) -> Result<Self>;
-}
-
-impl<T: FromValue> FromArg for T {
-    const PTYPE: PType = T::PTYPE;
-    const NULLABLE: bool = T::NULLABLE;
-
-    fn from_arg(call: &Call, arg: &ArgValue) -> Result<T> {
-        T::from_value(call, arg.val())
-    }
-}
-
-fn mismatch(want: &str, v: &Value) -> Error {
-    Error::type_err(format!("{want} expected, got {}", v.type_name()))
-}
-
-impl FromValue for Value {
-    const PTYPE: PType = PType::Any;
-    const NULLABLE: bool = true;
-
-    fn from_value(_: &Call, v: &Value) -> Result<Value> {
-        Ok(v.clone())
-    }
-}
-
-/// An integer (not a boolean); one beyond `i64` is an `overflow` error.
-impl FromValue for i64 {
-    const PTYPE: PType = PType::Integer;
-
-    fn from_value(_: &Call, v: &Value) -> Result<i64> {
-        match v {
-            Value::Int(i) => Ok(*i),
-            Value::BigInt(_) => Err(Error::new(
-                ErrorKind::Overflow,
-                "integer too large for a 64-bit parameter",
-            )),
-            _ => Err(mismatch("integer", v)),
-        }
-    }
-}
-
-/// A number: an integer or a float (not a boolean).
-impl FromValue for f64 {
-    const PTYPE: PType = PType::Number;
-
-    fn from_value(_: &Call, v: &Value) -> Result<f64> {
-        match v {
-            Value::Int(_) | Value::BigInt(_) | Value::Float(_) => {
-                v.as_f64().ok_or_else(|| mismatch("number", v))
-            }
-            _ => Err(mismatch("number", v)),
-        }
-    }
-}
-
-impl FromValue for bool {
-    const PTYPE: PType = PType::Bool;
-
-    fn from_value(_: &Call, v: &Value) -> Result<bool> {
-        match v {
-            Value::Bool(b) => Ok(*b),
-            _ => Err(mismatch("boolean", v)),
-        }
-    }
-}
-
-impl FromValue for String {
-    const PTYPE: PType = PType::String;
-
-    fn from_value(_: &Call, v: &Value) -> Result<String> {
-        match v {
-            Value::Str(s) => Ok(s.to_string()),
-            _ => Err(mismatch("string", v)),
-        }
-    }
-}
-
-impl FromValue for Rc<str> {
-    const PTYPE: PType = PType::String;
-
-    fn from_value(_: &Call, v: &Value) -> Result<Rc<str>> {
-        match v {
-            Value::Str(s) => Ok(s.clone()),
-            _ => Err(mismatch("string", v)),
-        }
-    }
-}
-
-/// Any iterable (list, set, lazy sequence, dictionary where the options
-/// make them iterable), materialised; each item must fit `T`.
-impl<T: FromValue> FromValue for Vec<T> {
-    const PTYPE: PType = PType::Iterable;
-
-    fn from_value(call: &Call, v: &Value) -> Result<Vec<T>> {
-        call.collect(v)?
-            .iter()
-            .map(|x| T::from_value(call, x))
-            .collect()
-    }
-}
-
-/// `T`, or null (`None`).
-impl<T: FromValue> FromValue for Option<T> {
-    const PTYPE: PType = T::PTYPE;
-    const NULLABLE: bool = true;
-
-    fn from_value(call: &Call, v: &Value) -> Result<Option<T>> {
-        match v {
-            Value::Null => Ok(None),
-            v => T::from_value(call, v).map(Some),
-        }
-    }
-}
-
-/// The unevaluated argument, for the function to evaluate (`call1`...).
-impl FromArg for Lambda {
-    const PTYPE: PType = PType::Lambda;
-
-    fn from_arg(_: &Call, arg: &ArgValue) -> Result<Lambda> {
-        arg.lam()
-            .cloned()
-            .ok_or_else(|| Error::type_err("expression expected"))
-    }
-}
 
 /// What a typed host function returns: a value convertible into a
 /// [`Value`] (`()` and `None` are null), or a `Result` of one (an `Err` is
@@ -189,7 +43,10 @@ impl<T: Into<Value>> IntoResult for Result<T> {
 }
 
 /// A Rust closure usable as a host function: `Fn(A, B, ...) -> R` with up
-/// to four [`FromArg`] parameters and an [`IntoResult`] return type.
+/// to four parameters of owned [`Slot`] types (`i64`, `f64`, `bool`,
+/// `String`, `Rc<str>`, `Value`, `Option<T>`, `Vec<T>`, `Lambda`: the same
+/// parameter types as [`crate::yaql_fn!`]'s) and an [`IntoResult`] return
+/// type.
 /// `Params` is the tuple of parameter types (it only tells the arities
 /// apart).
 pub trait HostFn<Params>: 'static {
@@ -205,28 +62,18 @@ pub trait SharedHostFn<Params>: Send + Sync + 'static {
     fn into_shared_def(self, name: &str, form: Form) -> SharedDef;
 }
 
-fn typed_param<A: FromArg>(i: usize) -> Param {
-    Param {
-        name: Arc::from(format!("arg{i}").as_str()),
-        ty: A::PTYPE,
-        nullable: A::NULLABLE || A::PTYPE == PType::Any,
-        default: None,
-        check: None,
-    }
-}
-
 macro_rules! host_fn {
     ($($a:ident $i:tt),*) => {
         impl<Func, Ret, $($a,)*> HostFn<($($a,)*)> for Func
         where
             Func: Fn($($a),*) -> Ret + 'static,
             Ret: IntoResult,
-            $($a: FromArg,)*
+            $($a: for<'x> Slot<'x> + 'static,)*
         {
             fn into_def(self, name: &str, form: Form) -> FunctionDef {
-                let params = vec![$(typed_param::<$a>($i + 1)),*];
+                let params = vec![$(param::<$a>(&format!("arg{}", $i + 1), None)),*];
                 FunctionDef::with_params(name, form, params, move |_call, _args| {
-                    (self)($($a::from_arg(_call, &_args.pos[$i])?),*).into_result()
+                    (self)($(<$a as Slot>::from_slot(_call, &_args.pos[$i])?),*).into_result()
                 })
             }
         }
@@ -235,12 +82,12 @@ macro_rules! host_fn {
         where
             Func: Fn($($a),*) -> Ret + Send + Sync + 'static,
             Ret: IntoResult,
-            $($a: FromArg,)*
+            $($a: for<'x> Slot<'x> + 'static,)*
         {
             fn into_shared_def(self, name: &str, form: Form) -> SharedDef {
-                let params = vec![$(typed_param::<$a>($i + 1)),*];
+                let params = vec![$(param::<$a>(&format!("arg{}", $i + 1), None)),*];
                 SharedDef::with_params(name, form, params, move |_call, _args| {
-                    (self)($($a::from_arg(_call, &_args.pos[$i])?),*).into_result()
+                    (self)($(<$a as Slot>::from_slot(_call, &_args.pos[$i])?),*).into_result()
                 })
             }
         }

@@ -28,8 +28,8 @@ pub struct Reg {
 
 impl Reg {
     /// Add one function (built with [`crate::yaql_fn!`]).
-    pub fn add_def(&self, def: SharedDef) {
-        self.layer.borrow_mut().register(def);
+    pub fn add_def(&self, def: impl Into<SharedDef>) {
+        self.layer.borrow_mut().register(def.into());
     }
     /// Make `name` exclusive in this layer (the layers below are not
     /// consulted for it).

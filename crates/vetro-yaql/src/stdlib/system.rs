@@ -8,7 +8,7 @@ use crate::func::context::Context;
 use crate::func::params::{
     Callable as CallableArg, ContextArg, HostObjectArg, Iterable, Keyword, KwArgs, Optional, Rest,
 };
-use crate::func::{ArgValue, Call, Form, FunctionDef};
+use crate::func::{ArgValue, Call};
 use crate::value::{Callable, Dict, Value};
 use crate::yaql_fn;
 use crate::EngineOptions;
@@ -121,21 +121,17 @@ fn def(c: &Call, name: &str, func: &Lambda) -> Value {
     // context weakly keeps that cycle from leaking both.
     let home = Rc::downgrade(&ctx);
     let expr = func.expr.clone();
-    ctx.register(FunctionDef::new(
-        name,
-        Form::Function,
-        "*args:any, **kwargs:any",
-        move |_, a| {
-            let ctx = home
-                .upgrade()
-                .ok_or_else(|| Error::type_err("def() function called after its context ended"))?;
-            let body = Lambda {
-                expr: expr.clone(),
-                ctx,
-            };
-            body.call_kw(&a.rest_values(), &kw_values(&a.kw))
-        },
-    ));
+    let f = yaql_fn!(Function name, |_c| (args: Rest<Value>, kwargs: KwArgs) {
+        let ctx = home
+            .upgrade()
+            .ok_or_else(|| Error::type_err("def() function called after its context ended"))?;
+        let body = Lambda {
+            expr: expr.clone(),
+            ctx,
+        };
+        body.call_kw(&args.0, &kw_values(kwargs.0))
+    });
+    ctx.register(f.into());
     Value::Context(ctx)
 }
 
