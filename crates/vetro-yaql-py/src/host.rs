@@ -19,8 +19,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::rc::Rc;
+use vetro_yaql::func::params::{HostObjectArg, KwArgs, Rest};
 use vetro_yaql::func::ParamCheck;
-use vetro_yaql::{ArgValue, Args, Call, Context, Form, FunctionDef, SharedDef, Value};
+use vetro_yaql::{yaql_fn, ArgValue, Args, Call, Context, Form, FunctionDef, Value};
 
 /// Set one Python context layer's variables and functions on `ctx`.
 pub fn register_layer(
@@ -178,36 +179,36 @@ fn arg_to_py<'py>(
 
 /// `$f(args)` where `$f` is a Python callable held as a host object.
 pub fn register_python_call(engine: &mut vetro_yaql::EngineBuilder) {
-    engine.register(SharedDef::new(
-        "#call",
-        Form::Function,
-        "callable:HostObject, *args:any, **kwargs:any",
-        |_call, args| {
-            let Value::Object(o) = args.v(0) else {
-                return Err(vetro_yaql::Error::type_err("not callable"));
+    let call = yaql_fn!(Function "#call", |_c| (
+        callable: HostObjectArg,
+        args: Rest<&Value>,
+        kwargs: KwArgs,
+    ) {
+        let Value::Object(o) = callable.0 else {
+            return Err(vetro_yaql::Error::type_err("not callable"));
+        };
+        let Some(host) = o.as_any().downcast_ref::<crate::wrappers::PyObjectHost>() else {
+            return Err(vetro_yaql::Error::type_err(format!(
+                "'{}' object is not callable",
+                o.type_name()
+            )));
+        };
+        Python::attach(|py| {
+            let run = || -> PyResult<Value> {
+                let pos = args
+                    .0
+                    .iter()
+                    .map(|v| to_py(py, v, Shape::Internal))
+                    .collect::<PyResult<Vec<_>>>()?;
+                let kw = PyDict::new(py);
+                for (k, a) in kwargs.0 {
+                    kw.set_item(&**k, to_py(py, a.val(), Shape::Internal)?)?;
+                }
+                let r = host.obj.bind(py).call(PyTuple::new(py, pos)?, Some(&kw))?;
+                to_value(&r)
             };
-            let Some(host) = o.as_any().downcast_ref::<crate::wrappers::PyObjectHost>() else {
-                return Err(vetro_yaql::Error::type_err(format!(
-                    "'{}' object is not callable",
-                    o.type_name()
-                )));
-            };
-            Python::attach(|py| {
-                let run = || -> PyResult<Value> {
-                    let pos = args
-                        .rest
-                        .iter()
-                        .map(|a| to_py(py, a.val(), Shape::Internal))
-                        .collect::<PyResult<Vec<_>>>()?;
-                    let kw = PyDict::new(py);
-                    for (k, a) in &args.kw {
-                        kw.set_item(&**k, to_py(py, a.val(), Shape::Internal)?)?;
-                    }
-                    let r = host.obj.bind(py).call(PyTuple::new(py, pos)?, Some(&kw))?;
-                    to_value(&r)
-                };
-                run().map_err(|e| wrap_err(py, e))
-            })
-        },
-    ));
+            run().map_err(|e| wrap_err(py, e))
+        })
+    });
+    engine.register(call.into());
 }

@@ -11,8 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::rc::Rc;
 use vetro_yaql::eval::{call_values, eval, CallArg};
+use vetro_yaql::func::params::{HostObjectArg, Keyword};
 use vetro_yaql::parser::ExprKind;
-use vetro_yaql::{Context, EngineBuilder, Error, ErrorKind, Form, SharedDef, Value};
+use vetro_yaql::{yaql_fn, Context, EngineBuilder, Error, ErrorKind, Value};
 
 /// The Python object and its yaqlization, when `v` is a yaqlized object.
 fn yaqlized(v: &Value) -> Option<(&PyObjectHost, Yaqlized)> {
@@ -53,49 +54,42 @@ fn call_helper(
 /// the legacy layer, whose exclusive `#indexer` hides them: with the legacy
 /// library (`legacy`) indexing is left to that layer.
 pub fn register(engine: &mut EngineBuilder, legacy: bool) {
-    engine.register(SharedDef::new(
-        "#operator_.",
-        Form::Function,
-        "obj:HostObject, name:Keyword",
-        |c, a| match yaqlized(a.v(0)) {
-            Some((host, ops)) if ops.attributes => call_helper(
-                |s| &s.yaqlized_attribute,
-                host,
-                &[Value::from(a.str(1)?)],
-                None,
-            ),
+    let dot = yaql_fn!(Function "#operator_.", |c| (obj: HostObjectArg, name: Keyword) {
+        match yaqlized(obj.0) {
+            Some((host, ops)) if ops.attributes => {
+                call_helper(|s| &s.yaqlized_attribute, host, &[Value::from(name.0)], None)
+            }
             _ => call_values(
                 c.ctx,
-                &format!("#property#{}", a.str(1)?),
-                vec![a.v(0).clone()],
+                &format!("#property#{}", name.0),
+                vec![obj.0.clone()],
                 false,
             ),
-        },
-    ));
+        }
+    });
+    engine.register(dot.into());
     if !legacy {
         register_indexer(engine);
     }
 }
 
 fn register_indexer(engine: &mut EngineBuilder) {
-    engine.register(SharedDef::new(
-        "#indexer",
-        Form::Function,
-        "obj:HostObject, key:any",
-        |_, a| match yaqlized(a.v(0)) {
+    let indexer = yaql_fn!(Function "#indexer", |_c| (obj: HostObjectArg, key: &Value) {
+        match yaqlized(obj.0) {
             Some((host, ops)) if ops.indexer => {
-                call_helper(|s| &s.yaqlized_index, host, &[a.v(1).clone()], None)
+                call_helper(|s| &s.yaqlized_index, host, std::slice::from_ref(key), None)
             }
             _ => Err(Error::new(
                 ErrorKind::NoMatchingFunction,
                 format!(
                     "No function \"#indexer\" matches the arguments ({}, {})",
-                    a.v(0).type_name(),
-                    a.v(1).type_name()
+                    obj.0.type_name(),
+                    key.type_name()
                 ),
             )),
-        },
-    ));
+        }
+    });
+    engine.register(indexer.into());
 }
 
 /// `obj.name(args)`: yaqlized objects with methods answer every method

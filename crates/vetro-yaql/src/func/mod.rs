@@ -601,33 +601,6 @@ impl FunctionDef {
 }
 
 impl SharedDef {
-    /// [`FunctionDef::new`] for a library function, whose body any thread
-    /// may run.
-    ///
-    /// # Panics
-    /// On a signature naming an unknown type or with an unreadable default.
-    pub fn new(
-        name: &str,
-        form: Form,
-        sig: &str,
-        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
-    ) -> SharedDef {
-        SharedDef::try_new(name, form, sig, body).unwrap_or_else(|e| panic!("{}", e.message))
-    }
-
-    /// [`SharedDef::new`] returning a bad signature as an `argument` error.
-    pub fn try_new(
-        name: &str,
-        form: Form,
-        sig: &str,
-        body: impl Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static,
-    ) -> Result<SharedDef> {
-        Ok(SharedDef {
-            sig: Signature::parse(name, form, sig)?,
-            body: Arc::new(body),
-        })
-    }
-
     /// A function with the given positional parameters and nothing else.
     pub fn with_params(
         name: &str,

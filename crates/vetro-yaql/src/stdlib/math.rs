@@ -544,6 +544,14 @@ fn arithmetic(r: &Reg) {
     }));
 }
 
+/// A shift's bit count: Python refuses a negative one.
+fn shift_count(bits: &PyInt) -> Result<i64> {
+    match bits.clamped()? {
+        n if n < 0 => Err(Error::value_err("negative shift count")),
+        n => Ok(n),
+    }
+}
+
 /// Bitwise operations and shifts.
 fn bits(r: &Reg) {
     for (name, small, large) in [
@@ -567,10 +575,7 @@ fn bits(r: &Reg) {
     }));
     r.add_def(
         yaql_fn!(Function "shiftBitsLeft", |_c| (value: PyInt, bitsNumber: PyInt) {
-            let n = bitsNumber.clamped()?;
-            if n < 0 {
-                return Err(Error::value_err("negative shift count"));
-            }
+            let n = shift_count(&bitsNumber)?;
             let v = big(&value);
             if v.is_zero() {
                 return Ok(Value::Int(0));
@@ -581,10 +586,7 @@ fn bits(r: &Reg) {
     );
     r.add_def(
         yaql_fn!(Function "shiftBitsRight", |_c| (value: PyInt, bitsNumber: PyInt) {
-            let n = bitsNumber.clamped()?;
-            if n < 0 {
-                return Err(Error::value_err("negative shift count"));
-            }
+            let n = shift_count(&bitsNumber)?;
             let v = big(&value);
             // Every bit shifted out: 0, or -1 for a negative value (floor).
             if n as u64 >= v.bits() {
