@@ -210,5 +210,5 @@ pub fn register_python_call(engine: &mut vetro_yaql::EngineBuilder) {
             run().map_err(|e| wrap_err(py, e))
         })
     });
-    engine.register(call.into());
+    engine.register(call);
 }

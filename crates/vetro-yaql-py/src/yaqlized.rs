@@ -67,7 +67,7 @@ pub fn register(engine: &mut EngineBuilder, legacy: bool) {
             ),
         }
     });
-    engine.register(dot.into());
+    engine.register(dot);
     if !legacy {
         register_indexer(engine);
     }
@@ -89,7 +89,7 @@ fn register_indexer(engine: &mut EngineBuilder) {
             )),
         }
     });
-    engine.register(indexer.into());
+    engine.register(indexer);
 }
 
 /// `obj.name(args)`: yaqlized objects with methods answer every method

@@ -193,9 +193,10 @@ impl EngineBuilder {
         self
     }
 
-    /// Register a host function, visible to every evaluation.
-    pub fn register(&mut self, f: SharedDef) -> &mut Self {
-        self.host.register(f);
+    /// Register a host function (a [`SharedDef`], or what [`yaql_fn!`]
+    /// builds), visible to every evaluation.
+    pub fn register(&mut self, f: impl Into<SharedDef>) -> &mut Self {
+        self.host.register(f.into());
         self
     }
 
@@ -443,8 +444,9 @@ impl Session {
         &self.host
     }
 
-    /// Register a function in the session's layer.
-    pub fn register(&self, f: FunctionDef) {
+    /// Register a function (a [`FunctionDef`], or what [`yaql_fn!`]
+    /// builds) in the session's layer.
+    pub fn register(&self, f: impl Into<FunctionDef>) {
         self.host.register(f);
     }
 

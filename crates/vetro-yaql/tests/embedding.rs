@@ -30,18 +30,15 @@ fn host_functions_variables_and_objects() {
     let ctx = engine.context();
     ctx.set("limit", Value::Int(2));
     ctx.set("p", Value::Object(Rc::new(Point { x: 7 })));
-    ctx.register(yaql_fn!(Both "twice", |_c| (x: i64) { Ok(x * 2) }).into());
+    ctx.register(yaql_fn!(Both "twice", |_c| (x: i64) { Ok(x * 2) }));
     ctx.register(
-        yaql_fn!(Function "#operator_:", |_c| (ns: &str, name: &str) { Ok(format!("{ns}/{name}")) })
-            .into(),
+        yaql_fn!(Function "#operator_:", |_c| (ns: &str, name: &str) { Ok(format!("{ns}/{name}")) }),
     );
     ctx.register(
-        yaql_fn!(Function "#unary_operator_:", |_c| (name: &str) { Ok(format!("cur/{name}")) })
-            .into(),
+        yaql_fn!(Function "#unary_operator_:", |_c| (name: &str) { Ok(format!("cur/{name}")) }),
     );
     ctx.register(
-        yaql_fn!(Function "#operator_is", |_c| (x: &Value, t: &str) { Ok(x.type_name() == t) })
-            .into(),
+        yaql_fn!(Function "#operator_is", |_c| (x: &Value, t: &str) { Ok(x.type_name() == t) }),
     );
     ctx.set_method_fallback(|_, name, recv, args| {
         Ok(Value::from(format!(

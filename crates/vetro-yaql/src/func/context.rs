@@ -203,8 +203,10 @@ impl Context {
         }
     }
 
-    /// Register a function in this layer.
-    pub fn register(&self, f: FunctionDef) {
+    /// Register a function (a [`FunctionDef`], or what
+    /// [`crate::yaql_fn!`] builds) in this layer.
+    pub fn register(&self, f: impl Into<FunctionDef>) {
+        let f = f.into();
         let name = f.name.clone();
         self.edit_layer(|l| l.funcs.entry(name).or_default().push(Rc::new(f)));
     }

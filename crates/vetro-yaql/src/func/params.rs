@@ -472,7 +472,7 @@ impl<'a> Slot<'a> for LazyArg<'a> {
 /// from the parameters' Rust types, and its body. It becomes a function of
 /// an engine's library (a [`SharedDef`], when the body is `Send + Sync`) or
 /// of one context (a [`FunctionDef`], whose body may hold a host's
-/// single-threaded state) with `into()`.
+/// single-threaded state) with `into()`; `register` takes it as it is.
 pub struct FnDef<F> {
     pub sig: Signature,
     pub body: F,
@@ -510,7 +510,7 @@ impl<F: Fn(&Call, Args) -> Result<Value> + 'static> From<FnDef<F>> for FunctionD
 }
 
 /// Defaults of typed parameters (`name: T = default` in
-/// [`yaql_fn!`](crate::yaql_fn)): literals, [`Null`], or [`NoValue`] for an
+/// [`yaql_fn!`](crate::yaql_fn)): literals, [`defaults::Null`], or [`defaults::NoValue`] for an
 /// optional parameter left out.
 pub mod defaults {
     /// A null default.
@@ -570,7 +570,8 @@ impl IntoDefault for &str {
 /// `**kwargs`, [`KwOnly`] for a keyword-only one); a default is a literal,
 /// `Null` or `NoValue`. `call` is bound to the [`Call`]; the body returns a
 /// `Result` of anything that converts into a [`Value`]. The result is a
-/// [`SharedDef`](crate::func::SharedDef).
+/// [`FnDef`], which the engine builder, a session or a context registers as
+/// it is (it becomes a [`SharedDef`] or a [`FunctionDef`] with `into()`).
 #[macro_export]
 macro_rules! yaql_fn {
     ($form:ident $name:expr, |$c:tt| ($($p:ident : $t:ty $(= $d:expr)?),* $(,)?) $body:block) => {{

@@ -131,7 +131,7 @@ fn def(c: &Call, name: &str, func: &Lambda) -> Value {
         };
         body.call_kw(&args.0, &kw_values(kwargs.0))
     });
-    ctx.register(f.into());
+    ctx.register(f);
     Value::Context(ctx)
 }
 
