@@ -3,7 +3,9 @@
 # sign in, import the example package, create an environment, add the web
 # server through its form (invalid values first), deploy and watch the live
 # log reach `ready`, run an action, delete the environment
-# (crates/vetro-dashboard/tests/browser/dashboard_browser.py). Screenshots of
+# (crates/vetro-dashboard/tests/browser/dashboard_browser.py). When Keystone
+# runs (.ci/setup.d/05-openstack.sh), also a service on Keystone: password
+# sign-in, a deployment acting through the user's trust. Screenshots of
 # every page go to $VETRO_BROWSER_SHOTS (a temporary folder by default).
 # Bounded: the scenario stops after 600 s.
 set -euo pipefail
@@ -28,6 +30,14 @@ fi
 cargo build -q -p vetro-cli
 VETRO="${CARGO_TARGET_DIR:-target}/debug/vetro"
 SHOTS=${VETRO_BROWSER_SHOTS:-$(mktemp -d)}
+KEYSTONE=()
+if [ -n "${VETRO_TEST_CLOUDS_YAML:-}" ] && [ -f "$VETRO_TEST_CLOUDS_YAML" ] \
+    && curl -s -o /dev/null "${VETRO_TEST_KEYSTONE_URL:-http://127.0.0.1:1/}"; then
+    KEYSTONE=(--keystone-clouds "$VETRO_TEST_CLOUDS_YAML")
+else
+    echo "dashboard-browser: Keystone is not running; its sign-in is not tried"
+fi
 timeout 600 "$PY" crates/vetro-dashboard/tests/browser/dashboard_browser.py \
-    --vetro "$VETRO" --chromium "$CHROMIUM" --chromedriver "$DRIVER" --screenshots "$SHOTS"
+    --vetro "$VETRO" --chromium "$CHROMIUM" --chromedriver "$DRIVER" --screenshots "$SHOTS" \
+    "${KEYSTONE[@]}"
 echo "dashboard-browser: done in $((SECONDS - started))s"

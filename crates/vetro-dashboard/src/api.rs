@@ -33,6 +33,7 @@ pub fn ctx_for(user: &User, method: axum::http::Method, path: &str) -> ApiResult
     let ctx = Ctx {
         principal: user.ctx.principal.clone(),
         access,
+        keystone: user.ctx.keystone.clone(),
     };
     if let Access::Admin(p) = access {
         ctx.require(p)?;

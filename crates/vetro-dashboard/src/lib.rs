@@ -32,7 +32,7 @@ mod signin;
 mod svg;
 mod templates;
 
-pub use session::{PasswordSignIn, SignInFuture, SESSION_COOKIE};
+pub use session::SESSION_COOKIE;
 
 use axum::routing::{get, post};
 use axum::Router;
@@ -48,7 +48,6 @@ pub const SESSION_LIFETIME: Duration = Duration::from_secs(8 * 3600);
 pub struct Dashboard {
     pub(crate) app: AppState,
     pub(crate) sessions: Arc<session::Sessions>,
-    pub(crate) password: Option<Arc<dyn PasswordSignIn>>,
 }
 
 impl Dashboard {
@@ -56,15 +55,7 @@ impl Dashboard {
         Dashboard {
             app,
             sessions: Arc::new(session::Sessions::new(SESSION_LIFETIME)),
-            password: None,
         }
-    }
-
-    /// Offers sign-in with a user name and password, checked by `backend`
-    /// (an identity service such as Keystone).
-    pub fn with_password_sign_in(mut self, backend: Arc<dyn PasswordSignIn>) -> Dashboard {
-        self.password = Some(backend);
-        self
     }
 
     /// The dashboard's routes, to be served beside the API
@@ -138,7 +129,8 @@ impl Dashboard {
     }
 }
 
-/// The dashboard's routes for `app` with token sign-in only.
+/// The dashboard's routes for `app`: sign-in with an API token, or with
+/// Keystone (a user name, password and project) when `app` uses Keystone.
 pub fn router(app: AppState) -> Router {
     Dashboard::new(app).router()
 }

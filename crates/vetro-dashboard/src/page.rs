@@ -87,7 +87,7 @@ pub fn layout(title: &str, user: &User, nav: Nav, body: Markup) -> Markup {
                     }
                     form.signout method="post" action="/signout" {
                         (csrf(user))
-                        span.who { (user.ctx.user()) " · " (user.ctx.project()) @if user.is_admin() { " · admin" } }
+                        span.who { (user.display_name()) @if user.is_admin() { " · admin" } }
                         button type="submit" { "Sign out" }
                     }
                 }

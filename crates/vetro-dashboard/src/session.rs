@@ -13,8 +13,6 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::Duration;
 use vetro_server::access::Access;
@@ -27,22 +25,22 @@ use vetro_store::Store;
 /// The name of the session cookie.
 pub const SESSION_COOKIE: &str = "vetro_session";
 
-/// What a password check answers: the principal, or a message for the person.
-pub type SignInFuture<'a> = Pin<Box<dyn Future<Output = Result<Principal, String>> + Send + 'a>>;
-
-/// Sign-in with a user name and password, for services that use an
-/// identity service (Keystone) instead of vetro's own tokens.
-pub trait PasswordSignIn: Send + Sync {
-    fn sign_in<'a>(&'a self, user: &'a str, password: &'a str) -> SignInFuture<'a>;
-}
-
 /// How a session proves who it is on each request.
 pub(crate) enum Credential {
     /// An API token, checked again on every request (so revoking it ends the session).
     Token(String),
-    /// A password sign-in: the principal the backend returned.
-    Password(Principal),
+    /// A Keystone token (from a password or a pasted token), kept with the
+    /// session and checked with Keystone on every request (cached as the
+    /// API's checks are); the session ends when the token expires.
+    Keystone {
+        token: String,
+        principal: Principal,
+        expires_in: Option<Duration>,
+    },
 }
+
+/// The session value that keeps a Keystone session's token.
+const KEYSTONE_TOKEN: &str = "keystone_token";
 
 /// A one-time message shown on the next page.
 #[derive(Clone, Debug)]
@@ -65,25 +63,36 @@ impl Sessions {
         }
     }
 
-    pub fn lifetime(&self) -> Duration {
-        self.lifetime
-    }
-
-    /// A new session in `store`; expired ones are dropped on the way.
+    /// A new session in `store` and how long it lasts; expired ones are
+    /// dropped on the way.
     pub(crate) async fn create(
         &self,
         store: &Store,
         credential: Credential,
-    ) -> Result<String, ApiError> {
+    ) -> Result<(String, Duration), ApiError> {
         let id = random_token();
-        let credential = match &credential {
-            Credential::Token(t) => WebCredential::Token(t),
-            Credential::Password(p) => WebCredential::Principal(p),
+        let (web, lifetime, keystone_token) = match &credential {
+            Credential::Token(t) => (WebCredential::Token(t), self.lifetime, None),
+            Credential::Keystone {
+                token,
+                principal,
+                expires_in,
+            } => (
+                WebCredential::Principal(principal),
+                expires_in.map_or(self.lifetime, |e| e.min(self.lifetime)),
+                Some(token),
+            ),
         };
         store
-            .create_web_session(&id, &random_token(), credential, self.lifetime)
+            .create_web_session(&id, &random_token(), web, lifetime)
             .await?;
-        Ok(id)
+        if let Some(t) = keystone_token {
+            let v = serde_json::Value::from(t.as_str());
+            store
+                .set_web_session_value(&id, KEYSTONE_TOKEN, Some(&v))
+                .await?;
+        }
+        Ok((id, lifetime))
     }
 
     pub async fn remove(&self, store: &Store, id: &str) -> Result<(), ApiError> {
@@ -160,13 +169,38 @@ impl User {
         else {
             return Ok(None);
         };
+        let (principal, keystone) = if dash.app.keystone.is_some() {
+            // Who the session's Keystone token speaks for now.
+            let store = &dash.app.store;
+            let token = store
+                .web_session_value(&id, KEYSTONE_TOKEN)
+                .await
+                .map_err(ApiError::from)?;
+            let Some(token) = token.as_ref().and_then(|t| t.as_str()) else {
+                return Ok(None);
+            };
+            match vetro_server::keystone::resolve(&dash.app, token).await {
+                Ok(c) => (c.principal, c.keystone),
+                Err(e) if e.status == StatusCode::UNAUTHORIZED => {
+                    store
+                        .delete_web_session(&id)
+                        .await
+                        .map_err(ApiError::from)?;
+                    return Ok(None);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        } else {
+            (s.principal, None)
+        };
         Ok(Some(User {
             id,
             csrf: s.csrf,
             dash: dash.clone(),
             ctx: Ctx {
-                principal: s.principal,
+                principal,
                 access: Access::Project,
+                keystone,
             },
         }))
     }
@@ -177,6 +211,15 @@ impl User {
 
     pub fn csrf(&self) -> &str {
         &self.csrf
+    }
+
+    /// `user · project` as the person knows them: Keystone's names, or a
+    /// token's ids.
+    pub fn display_name(&self) -> String {
+        match &self.ctx.keystone {
+            Some(k) => format!("{} · {}", k.identity.user_name, k.identity.project_name),
+            None => format!("{} · {}", self.ctx.user(), self.ctx.project()),
+        }
     }
 
     pub fn is_admin(&self) -> bool {

@@ -1,6 +1,6 @@
-//! Signing in (an API token, or a user name and password when a password
-//! backend is configured) and out. The sign-in form is protected against
-//! cross-site posts by a one-time value in both a cookie and the form.
+//! Signing in (an API token; with Keystone, a user name, password and
+//! project, or a Keystone token) and out. The sign-in form is protected
+//! against cross-site posts by a one-time value in both a cookie and the form.
 
 use crate::page::{self, PageError};
 use crate::session::{cookie, random_token, same_secret, set_cookie, Credential, Fields, User};
@@ -10,6 +10,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{html, Markup};
 use std::time::Duration;
+use vetro_server::keystone::Identity;
 
 const SIGNIN_COOKIE: &str = "vetro_signin";
 const SIGNIN_LIFETIME: Duration = Duration::from_secs(1800);
@@ -23,25 +24,33 @@ pub async fn home(State(dash): State<Dashboard>, headers: HeaderMap) -> Response
 }
 
 fn signin_page(dash: &Dashboard, nonce: &str, error: Option<&str>) -> Markup {
+    let keystone = dash.app.keystone.is_some();
     let body = html! {
         @if let Some(e) = error { p.flash.error role="alert" { (e) } }
-        form method="post" action="/signin" {
-            input type="hidden" name="_signin" value=(nonce);
-            label for="token" { "API token" }
-            p.help #token-help { "Made with " code { "vetro token create" } "." }
-            input #token type="password" name="token" autocomplete="off" aria-describedby="token-help" required;
-            p { button type="submit" { "Sign in with the token" } }
-        }
-        @if dash.password.is_some() {
-            h2 { "Or with your user name and password" }
+        @if keystone {
             form method="post" action="/signin" {
                 input type="hidden" name="_signin" value=(nonce);
                 label for="username" { "User name" }
                 input #username type="text" name="username" autocomplete="username" required;
                 label for="password" { "Password" }
                 input #password type="password" name="password" autocomplete="current-password" required;
+                label for="project" { "Project" }
+                input #project type="text" name="project" autocomplete="off" required;
                 p { button type="submit" { "Sign in" } }
             }
+            h2 { "Or with a Keystone token" }
+        }
+        form method="post" action="/signin" {
+            input type="hidden" name="_signin" value=(nonce);
+            @if keystone {
+                label for="token" { "Keystone token" }
+                p.help #token-help { "Made with " code { "openstack token issue" } "." }
+            } @else {
+                label for="token" { "API token" }
+                p.help #token-help { "Made with " code { "vetro token create" } "." }
+            }
+            input #token type="password" name="token" autocomplete="off" aria-describedby="token-help" required;
+            p { button type="submit" { "Sign in with the token" } }
         }
     };
     page::bare("Sign in", body)
@@ -68,19 +77,47 @@ pub async fn form(State(dash): State<Dashboard>) -> Response {
 async fn check(dash: &Dashboard, f: &Fields) -> Result<Credential, String> {
     let token = f.text("token");
     if !token.is_empty() {
-        return match dash.app.store.authenticate(token).await {
-            Ok(Some(_)) => Ok(Credential::Token(token.to_string())),
-            Ok(None) => Err("This token is not valid.".into()),
-            Err(e) => Err(format!("The token cannot be checked now: {e}")),
+        return match vetro_server::keystone::resolve(&dash.app, token).await {
+            Ok(c) => Ok(match c.keystone {
+                Some(k) => keystone_credential(token, c.principal, &k.identity),
+                None => Credential::Token(token.to_string()),
+            }),
+            Err(e) if e.status == StatusCode::UNAUTHORIZED => {
+                Err("This token is not valid.".into())
+            }
+            Err(e) => Err(format!("The token cannot be checked now: {}", e.message)),
         };
     }
-    let (user, password) = (f.text("username"), f.get("password").unwrap_or_default());
-    match &dash.password {
-        Some(backend) if !user.is_empty() => backend
-            .sign_in(user, password)
-            .await
-            .map(Credential::Password),
-        _ => Err("Enter an API token.".into()),
+    let Some(ks) = &dash.app.keystone else {
+        return Err("Enter an API token.".into());
+    };
+    let (user, project) = (f.text("username"), f.text("project"));
+    let password = f.get("password").unwrap_or_default();
+    if user.is_empty() || project.is_empty() {
+        return Err("Enter your user name, password and project.".into());
+    }
+    match ks.validator.sign_in(user, password, project).await {
+        Ok(Ok(s)) => {
+            let principal = ks.principal(&s.identity);
+            Ok(keystone_credential(&s.token, principal, &s.identity))
+        }
+        Ok(Err(message)) => Err(message),
+        Err(e) => {
+            tracing::warn!("Keystone sign-in: {e}");
+            Err("The identity service cannot be reached now; try again.".into())
+        }
+    }
+}
+
+fn keystone_credential(
+    token: &str,
+    principal: vetro_store::tokens::Principal,
+    id: &Identity,
+) -> Credential {
+    Credential::Keystone {
+        token: token.to_string(),
+        principal,
+        expires_in: id.remaining(),
     }
 }
 
@@ -100,14 +137,14 @@ pub async fn submit(
     }
     match check(&dash, &f).await {
         Ok(credential) => {
-            let id = match dash.sessions.create(&dash.app.store, credential).await {
-                Ok(id) => id,
+            let (id, lifetime) = match dash.sessions.create(&dash.app.store, credential).await {
+                Ok(created) => created,
                 Err(e) => return PageError::from(e).into_response(),
             };
             let mut r = Redirect::to("/environments").into_response();
             let h = r.headers_mut();
             for c in [
-                set_cookie(crate::SESSION_COOKIE, &id, dash.sessions.lifetime()),
+                set_cookie(crate::SESSION_COOKIE, &id, lifetime),
                 set_cookie(SIGNIN_COOKIE, "", Duration::ZERO),
             ] {
                 if let Ok(v) = c.parse() {

@@ -276,7 +276,7 @@ async fn live_latency(a: &App, writer: &vetro_store::Store, what: &str) {
         .await
         .unwrap();
     let s = a.store.open_session(&env.id, "alice").await.unwrap();
-    let task = a.store.deploy_session(&s.id, "demo").await.unwrap();
+    let task = a.store.deploy_session(&s.id, "demo", None).await.unwrap();
     let req = Request::get(format!(
         "/environments/{}/deployments/{task}/events",
         env.id

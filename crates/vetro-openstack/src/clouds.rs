@@ -39,6 +39,9 @@ pub struct Credentials {
     pub method: Method,
     /// The project to scope to (none for application credentials).
     pub project: Option<Named>,
+    /// A Keystone trust to scope to instead of a project: these credentials
+    /// are the trustee's, acting for the trustor ([`crate::keystone::trust_credentials`]).
+    pub trust_id: Option<String>,
     pub region: Option<String>,
     /// Endpoint interface: `public` (default), `internal` or `admin`.
     pub interface: String,
@@ -231,6 +234,7 @@ fn build(
         auth_url,
         project: (scoped && !matches!(method, Method::ApplicationCredential { .. }))
             .then_some(project),
+        trust_id: None,
         method,
         region,
         interface: interface

@@ -19,6 +19,7 @@ struct Token {
     expires: Option<jiff::Timestamp>,
     catalog: Json,
     project_id: Option<String>,
+    user_id: Option<String>,
 }
 
 /// Re-authenticate this long before the token expires.
@@ -69,7 +70,9 @@ pub fn auth_body(creds: &Credentials) -> Json {
         }
     };
     let mut auth = json!({"identity": identity});
-    if let Some(p) = &creds.project {
+    if let Some(trust) = &creds.trust_id {
+        auth["scope"] = json!({"OS-TRUST:trust": {"id": trust}});
+    } else if let Some(p) = &creds.project {
         auth["scope"] = json!({"project": named(p)});
     }
     json!({"auth": auth})
@@ -90,12 +93,7 @@ impl Session {
     }
 
     fn tokens_url(&self) -> String {
-        let base = self.creds.auth_url.trim_end_matches('/');
-        if base.ends_with("/v3") {
-            format!("{base}/auth/tokens")
-        } else {
-            format!("{base}/v3/auth/tokens")
-        }
+        format!("{}/auth/tokens", self.identity_root())
     }
 
     /// Authenticate now (replacing any token). A Keystone that cannot be
@@ -125,17 +123,29 @@ impl Session {
             .and_then(Json::as_str)
             .and_then(|t| t.parse::<jiff::Timestamp>().ok());
         let catalog = j.pointer("/token/catalog").cloned().unwrap_or(json!([]));
-        let project_id = j
-            .pointer("/token/project/id")
-            .and_then(Json::as_str)
-            .map(str::to_string);
+        let text = |p: &str| j.pointer(p).and_then(Json::as_str).map(str::to_string);
         self.token = Some(Token {
             id,
             expires,
             catalog,
-            project_id,
+            project_id: text("/token/project/id"),
+            user_id: text("/token/user/id"),
         });
         Ok(())
+    }
+
+    /// The user the token speaks for.
+    pub async fn user_id(&mut self) -> Result<String, String> {
+        self.token().await?;
+        self.token
+            .as_ref()
+            .and_then(|t| t.user_id.clone())
+            .ok_or_else(|| format!("Keystone's token for {} names no user", self.creds.source))
+    }
+
+    /// Keystone's v3 root (`.../v3`), from the credentials' `auth_url`.
+    pub fn identity_root(&self) -> String {
+        identity_root(&self.creds.auth_url)
     }
 
     /// The project the token is scoped to.
@@ -206,6 +216,40 @@ impl Session {
     }
 }
 
+/// Keystone's v3 root for an `auth_url` given with or without `/v3`.
+pub fn identity_root(auth_url: &str) -> String {
+    let base = auth_url.trim_end_matches('/');
+    if base.ends_with("/v3") {
+        base.to_string()
+    } else {
+        format!("{base}/v3")
+    }
+}
+
+/// The trustee's credentials `trustee` scoped to trust `trust_id`: a
+/// [`Session`] made with them gets tokens that act for the trustor in the
+/// trust's project with the trust's roles, and re-authenticates (with the
+/// trustee's own secret) whenever such a token expires.
+pub fn trust_credentials(trustee: &Credentials, trust_id: &str) -> Credentials {
+    let mut c = trustee.clone();
+    c.project = None;
+    c.trust_id = Some(trust_id.to_string());
+    c.source = format!("{} (trust {trust_id})", trustee.source);
+    c
+}
+
+/// A token scoped to trust `trust_id`, obtained with the trustee's
+/// credentials `trustee`.
+pub async fn trust_token(
+    http: &reqwest::Client,
+    trustee: &Credentials,
+    trust_id: &str,
+) -> Result<String, String> {
+    Session::new(trust_credentials(trustee, trust_id), http.clone())
+        .token()
+        .await
+}
+
 /// Pick an endpoint from a v3 catalog.
 pub fn find_endpoint(
     catalog: &Json,
@@ -266,6 +310,27 @@ mod tests {
             auth_body(&c),
             json!({"auth": {"identity": {"methods": ["application_credential"], "application_credential": {"id": "i", "secret": "s"}}}})
         );
+    }
+
+    #[test]
+    fn trust_credentials_scope_to_the_trust_not_the_project() {
+        let c = from_cloud_entry(
+            &json!({"auth": {"auth_url": "http://k/v3/", "username": "svc", "password": "pw", "project_name": "service"}}),
+            "t".into(),
+        )
+        .unwrap();
+        let t = trust_credentials(&c, "abc");
+        let body = auth_body(&t);
+        assert_eq!(
+            body.pointer("/auth/scope"),
+            Some(&json!({"OS-TRUST:trust": {"id": "abc"}}))
+        );
+        assert_eq!(
+            body.pointer("/auth/identity/password/user/name"),
+            Some(&json!("svc"))
+        );
+        assert_eq!(identity_root(&t.auth_url), "http://k/v3");
+        assert_eq!(identity_root("http://k:5000"), "http://k:5000/v3");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 pub mod agents;
 pub mod api;
+pub mod authtoken;
 pub mod clouds;
 pub mod environment;
 pub mod heat;
@@ -93,7 +94,7 @@ pub struct OpenStackCloud {
     outputs: HashMap<String, Json>,
 }
 
-fn http_client(timeout: std::time::Duration) -> Result<reqwest::Client, String> {
+pub(crate) fn http_client(timeout: std::time::Duration) -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
         .connect_timeout(std::time::Duration::from_secs(10).min(timeout))
         .timeout(timeout)

@@ -34,9 +34,10 @@ pub struct Reply {
 }
 
 /// Send what `build` makes until the service answers something other than
-/// 5xx or `retry` is spent; `service` and `url` name it in the error.
+/// 5xx or `retry` is spent; `service` and `url` name it in the error. (`Sync`
+/// so that the future is `Send`: a service awaits it in its handlers.)
 pub async fn exchange(
-    build: &dyn Fn() -> reqwest::RequestBuilder,
+    build: &(dyn Fn() -> reqwest::RequestBuilder + Sync),
     retry: &Retry,
     service: &str,
     url: &str,

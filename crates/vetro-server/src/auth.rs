@@ -1,15 +1,18 @@
-//! `X-Auth-Token` authentication. The token is looked up by hash and never
-//! logged; the caller's project, user and admin flag travel as [`Ctx`],
-//! with the route's [`Access`].
+//! `X-Auth-Token` authentication: an API token (looked up by hash) or, with
+//! `--auth keystone`, a Keystone token ([`crate::keystone`]); never logged.
+//! The caller's project, user and admin flag travel as [`Ctx`], with the
+//! route's [`Access`].
 
 use crate::access::{Access, Privilege};
 use crate::error::ApiError;
+use crate::keystone::KeystoneCaller;
 use crate::rate::RateLimits;
 use crate::state::AppState;
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
 use vetro_store::tokens::Principal;
 
 /// The authenticated caller, with the access its route grants.
@@ -18,6 +21,9 @@ pub struct Ctx {
     pub principal: Principal,
     /// The route's entry in [`crate::routes::table`].
     pub access: Access,
+    /// The Keystone caller (with `--auth keystone`): the tasks they submit
+    /// act through a trust created with their token.
+    pub keystone: Option<Arc<KeystoneCaller>>,
 }
 
 impl Ctx {
@@ -60,19 +66,23 @@ pub async fn authenticate(
         .map(str::trim)
         .filter(|t| !t.is_empty());
     let Some(token) = token else {
-        return ApiError::unauthorized("an X-Auth-Token header is required").into_response();
+        let e = ApiError::unauthorized("an X-Auth-Token header is required");
+        return refused(&state, e);
     };
-    let principal = match state.store.authenticate(token).await {
-        Ok(Some(p)) => p,
-        Ok(None) => return ApiError::unauthorized("the token is not valid").into_response(),
-        Err(e) => return ApiError::from(e).into_response(),
+    let caller = match crate::keystone::resolve(&state, token).await {
+        Ok(c) => c,
+        Err(e) => return refused(&state, e),
     };
     if let Some(rates) = &rates {
         if let Err(e) = rates.check(token) {
             return e.into_response();
         }
     }
-    let ctx = Ctx { principal, access };
+    let ctx = Ctx {
+        principal: caller.principal,
+        access,
+        keystone: caller.keystone,
+    };
     if let Access::Admin(p) = access {
         if let Err(e) = ctx.require(p) {
             return e.into_response();
@@ -80,6 +90,21 @@ pub async fn authenticate(
     }
     req.extensions_mut().insert(ctx);
     next.run(req).await
+}
+
+/// The answer to a refused token; with Keystone, a 401 names where to
+/// authenticate, as keystonemiddleware's does.
+fn refused(state: &AppState, e: ApiError) -> Response {
+    let unauthorized = e.status == axum::http::StatusCode::UNAUTHORIZED;
+    let mut r = e.into_response();
+    if let (true, Some(ks)) = (unauthorized, &state.keystone) {
+        let v = format!("Keystone uri=\"{}\"", ks.validator.keystone_url());
+        if let Ok(v) = v.parse() {
+            r.headers_mut()
+                .insert(axum::http::header::WWW_AUTHENTICATE, v);
+        }
+    }
+    r
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Ctx {

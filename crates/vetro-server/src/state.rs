@@ -58,4 +58,6 @@ pub struct AppState {
     pub limits: Arc<Limits>,
     /// Default policy text for projects that have not set one.
     pub default_policy: Option<Arc<str>>,
+    /// Keystone, when callers authenticate with it instead of API tokens.
+    pub keystone: Option<Arc<crate::keystone::Keystone>>,
 }

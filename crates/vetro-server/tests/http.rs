@@ -38,6 +38,7 @@ fn start_with(limits: Limits) -> Server {
             store: store.clone(),
             limits: Arc::new(limits),
             default_policy: None,
+            keystone: None,
         };
         tokio::spawn(vetro_server::serve(st, listener, std::future::pending()));
         (format!("http://{addr}"), store)

@@ -68,6 +68,8 @@ pub struct NewTask {
     pub payload: Value,
     /// The model's `Objects` at submit time (Murano's task description).
     pub description: Option<Value>,
+    /// The Keystone trust the task acts through, when the service uses Keystone.
+    pub trust_id: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -94,11 +96,14 @@ pub struct Task {
     pub updated: String,
     pub started: Option<String>,
     pub finished: Option<String>,
+    /// The Keystone trust the task acts through (a trust-scoped token for
+    /// the project: `vetro_openstack::keystone::trust_credentials`).
+    pub trust_id: Option<String>,
 }
 
 pub const TASK_COLUMNS: &str = "id, project_id, environment_id, session_id, user_id, kind, \
     state, payload, description, attempted_model, result, is_exception, cancel_requested, \
-    attempts, lease_owner, lease_expires_at, created, updated, started, finished";
+    attempts, lease_owner, lease_expires_at, created, updated, started, finished, trust_id";
 
 pub fn task_from_row(r: &AnyRow) -> Result<Task> {
     let kind = row::text(r, "kind")?;
@@ -124,6 +129,7 @@ pub fn task_from_row(r: &AnyRow) -> Result<Task> {
         updated: row::text(r, "updated")?,
         started: row::opt_text(r, "started")?,
         finished: row::opt_text(r, "finished")?,
+        trust_id: row::opt_text(r, "trust_id")?,
     })
 }
 
@@ -140,8 +146,8 @@ pub async fn enqueue_task(tx: &mut Tx<'_>, t: &NewTask) -> Result<String> {
     let now = time::now();
     let res = sqlx::query(
         "INSERT INTO tasks (id, project_id, environment_id, session_id, user_id, kind, state, \
-         payload, description, created, updated) \
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $9)",
+         payload, description, created, updated, trust_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $9, $10)",
     )
     .bind(&id)
     .bind(&t.project_id)
@@ -152,6 +158,7 @@ pub async fn enqueue_task(tx: &mut Tx<'_>, t: &NewTask) -> Result<String> {
     .bind(t.payload.to_string())
     .bind(t.description.as_ref().map(Value::to_string))
     .bind(&now)
+    .bind(t.trust_id.clone())
     .execute(&mut **tx)
     .await
     .map_err(StoreError::from);

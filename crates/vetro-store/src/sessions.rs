@@ -142,8 +142,14 @@ impl Store {
     /// Submits an `opened`, valid session: the session goes `deploying` (or
     /// `deleting` when its model has no objects) and a task is queued, in one
     /// transaction. Returns the task id. A second active task on the same
-    /// environment is refused by the database's unique index.
-    pub async fn deploy_session(&self, session_id: &str, project_id: &str) -> Result<String> {
+    /// environment is refused by the database's unique index. `trust_id`:
+    /// the Keystone trust the task acts through, if any.
+    pub async fn deploy_session(
+        &self,
+        session_id: &str,
+        project_id: &str,
+        trust_id: Option<&str>,
+    ) -> Result<String> {
         let mut tx = self.begin().await?;
         let r = sqlx::query(&format!("SELECT {COLUMNS} FROM sessions WHERE id = $1"))
             .bind(session_id)
@@ -181,6 +187,7 @@ impl Store {
                 kind,
                 payload,
                 description: s.model.get("Objects").cloned(),
+                trust_id: trust_id.map(str::to_string),
             },
         )
         .await?;
@@ -248,7 +255,8 @@ impl Store {
     /// Opens a session on the environment's model and submits it at once, in
     /// one transaction: an environment deletion (`TaskKind::Delete`, the
     /// session's model has no objects) or an action run (`TaskKind::Action`,
-    /// `payload` is `{"object_id", "method", "args"}`). Returns `(session id, task id)`.
+    /// `payload` is `{"object_id", "method", "args"}`), acting through the
+    /// Keystone trust `trust_id` if any. Returns `(session id, task id)`.
     pub async fn submit_in_new_session(
         &self,
         environment_id: &str,
@@ -256,6 +264,7 @@ impl Store {
         project_id: &str,
         kind: TaskKind,
         payload: Value,
+        trust_id: Option<&str>,
     ) -> Result<(String, String)> {
         let mut tx = self.begin().await?;
         let mut s = open_session_in(&mut tx, environment_id, user_id, None).await?;
@@ -284,6 +293,7 @@ impl Store {
                 kind,
                 payload,
                 description,
+                trust_id: trust_id.map(str::to_string),
             },
         )
         .await?;

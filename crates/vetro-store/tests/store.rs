@@ -165,7 +165,7 @@ async fn environment_list_carries_each_status(s: Store) {
     s.open_session(&pending.id, "alice").await.unwrap();
     s.open_session(&deploying.id, "alice").await.unwrap();
     let d = s.open_session(&deploying.id, "alice").await.unwrap();
-    s.deploy_session(&d.id, "p1").await.unwrap();
+    s.deploy_session(&d.id, "p1", None).await.unwrap();
     let list = s
         .list_environment_summaries(Some("p1"), &all())
         .await
@@ -261,7 +261,7 @@ async fn listings_come_in_pages(s: Store) {
     let mut tasks = Vec::new();
     for e in &envs[..3] {
         let session = s.open_session(e, "alice").await.unwrap();
-        tasks.push(s.deploy_session(&session.id, "p1").await.unwrap());
+        tasks.push(s.deploy_session(&session.id, "p1", None).await.unwrap());
     }
     let mut seen = Vec::new();
     let mut page = PageRequest::first(2);
@@ -379,7 +379,7 @@ async fn deploy_queues_one_task_and_refuses_a_second(s: Store) {
         environments::status_of(&s.session_marks(&e.id).await.unwrap()),
         "pending"
     );
-    let task = s.deploy_session(&a.id, "p1").await.unwrap();
+    let task = s.deploy_session(&a.id, "p1", None).await.unwrap();
     let marks = s.session_marks(&e.id).await.unwrap();
     assert_eq!(environments::status_of(&marks), "deploying");
     assert_eq!(environments::acquired_by(&marks), Some(a.id.clone()));
@@ -388,7 +388,7 @@ async fn deploy_queues_one_task_and_refuses_a_second(s: Store) {
     assert_eq!(t.payload["method"], json!("deploy"));
     // Another session cannot deploy while this one is running...
     assert!(matches!(
-        s.deploy_session(&b.id, "p1").await,
+        s.deploy_session(&b.id, "p1", None).await,
         Err(StoreError::Forbidden(_))
     ));
     // ...and the database itself refuses a second active task.
@@ -401,6 +401,7 @@ async fn deploy_queues_one_task_and_refuses_a_second(s: Store) {
             kind: TaskKind::Action,
             payload: json!({}),
             description: None,
+            trust_id: None,
         })
         .await;
     assert!(
@@ -409,7 +410,7 @@ async fn deploy_queues_one_task_and_refuses_a_second(s: Store) {
     );
     // The same session cannot be deployed twice.
     assert!(matches!(
-        s.deploy_session(&a.id, "p1").await,
+        s.deploy_session(&a.id, "p1", None).await,
         Err(StoreError::Forbidden(_))
     ));
     let deps = s
@@ -440,7 +441,7 @@ async fn session_opened_before_a_deploy_is_invalid(s: Store) {
         .unwrap();
     assert!(s.session_invalid_reason(&old).await.unwrap().is_some());
     assert!(matches!(
-        s.deploy_session(&old.id, "p1").await,
+        s.deploy_session(&old.id, "p1", None).await,
         Err(StoreError::Forbidden(_))
     ));
     // A session without objects is a deletion.
@@ -448,7 +449,7 @@ async fn session_opened_before_a_deploy_is_invalid(s: Store) {
     s.update_session_model(&del.id, &json!({"Objects": null}))
         .await
         .unwrap();
-    let t = s.deploy_session(&del.id, "p1").await.unwrap();
+    let t = s.deploy_session(&del.id, "p1", None).await.unwrap();
     assert_eq!(s.get_task(&t).await.unwrap().kind, TaskKind::Delete);
     assert_eq!(s.get_session(&del.id).await.unwrap().state, "deleting");
     assert!(matches!(
@@ -465,7 +466,7 @@ async fn session_opened_before_a_deploy_is_invalid(s: Store) {
 async fn reports_are_keyed_by_task(s: Store) {
     let e = env(&s, "r").await;
     let a = s.open_session(&e.id, "alice").await.unwrap();
-    let t = s.deploy_session(&a.id, "p1").await.unwrap();
+    let t = s.deploy_session(&a.id, "p1", None).await.unwrap();
     let warn = NewReport {
         entity_id: "obj".into(),
         entity: "unit".into(),
@@ -669,7 +670,7 @@ async fn policies_set_and_clear(s: Store) {
 async fn deleting_an_environment_removes_its_rows(s: Store) {
     let e = env(&s, "gone").await;
     let a = s.open_session(&e.id, "alice").await.unwrap();
-    let t = s.deploy_session(&a.id, "p1").await.unwrap();
+    let t = s.deploy_session(&a.id, "p1", None).await.unwrap();
     s.delete_environment(&e.id).await.unwrap();
     assert!(matches!(s.get_task(&t).await, Err(StoreError::NotFound(_))));
     assert!(s.reports(&t).await.unwrap().is_empty());
@@ -687,7 +688,7 @@ async fn pinned_packages_keep_the_first_pin(s: Store) {
     use vetro_store::queue::PinnedPackage;
     let e = env(&s, "pins").await;
     let a = s.open_session(&e.id, "alice").await.unwrap();
-    let t = s.deploy_session(&a.id, "p1").await.unwrap();
+    let t = s.deploy_session(&a.id, "p1", None).await.unwrap();
     let pin = |v: &str| PinnedPackage {
         fully_qualified_name: "a.B".into(),
         package_id: format!("id-{v}"),
@@ -701,7 +702,7 @@ async fn pinned_packages_keep_the_first_pin(s: Store) {
 async fn claims_leases_and_results(s: Store) {
     let e = env(&s, "w").await;
     let sess = s.open_session(&e.id, "alice").await.unwrap();
-    let id = s.deploy_session(&sess.id, "p1").await.unwrap();
+    let id = s.deploy_session(&sess.id, "p1", None).await.unwrap();
     let lease = std::time::Duration::from_secs(30);
     let t = s.claim_task("w1", lease).await.unwrap().expect("a task");
     assert_eq!(
@@ -760,7 +761,7 @@ async fn claims_leases_and_results(s: Store) {
     assert_eq!(s.get_session(&sess.id).await.unwrap().state, "deployed");
     // A failed run keeps the environment's model and stores the attempt.
     let sess = s.open_session(&e.id, "alice").await.unwrap();
-    let id = s.deploy_session(&sess.id, "p1").await.unwrap();
+    let id = s.deploy_session(&sess.id, "p1", None).await.unwrap();
     let t = s.claim_task("w1", lease).await.unwrap().unwrap();
     let failed = Completion {
         finish: Finish::Failed,
@@ -783,7 +784,7 @@ async fn claims_leases_and_results(s: Store) {
 async fn expired_leases_are_requeued_then_failed(s: Store) {
     let e = env(&s, "r").await;
     let sess = s.open_session(&e.id, "alice").await.unwrap();
-    let id = s.deploy_session(&sess.id, "p1").await.unwrap();
+    let id = s.deploy_session(&sess.id, "p1", None).await.unwrap();
     let short = std::time::Duration::from_millis(1);
     s.claim_task("gone1", short).await.unwrap().unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;

@@ -15,6 +15,7 @@ pub mod policy;
 pub mod quota_args;
 pub mod run;
 pub mod serve;
+pub mod serve_auth;
 pub mod serve_http;
 pub mod service_runtime;
 pub mod spec;

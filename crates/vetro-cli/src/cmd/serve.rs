@@ -28,6 +28,8 @@ pub struct Args {
     worker: WorkerArgs,
     #[command(flatten)]
     http: super::serve_http::HttpArgs,
+    #[command(flatten)]
+    auth: super::serve_auth::AuthArgs,
 }
 
 pub fn run(a: Args) -> ExitCode {
@@ -41,6 +43,13 @@ pub fn run(a: Args) -> ExitCode {
         Err(code) => return code,
     };
     rt.block_on(async move {
+        let keystone = match a.auth.keystone().await {
+            Ok(k) => k,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(USAGE);
+            }
+        };
         let store = match super::db::open(&a.db).await {
             Ok(s) => s,
             Err(code) => return code,
@@ -64,10 +73,15 @@ pub fn run(a: Args) -> ExitCode {
             store: store.clone(),
             limits: Arc::new(limits),
             default_policy: config.default_policy.clone(),
+            keystone: keystone.clone(),
         };
         // Printed on stdout so scripts can wait for it (and learn the port with --listen 127.0.0.1:0).
+        let auth = match &keystone {
+            Some(k) => format!("Keystone at {}", k.validator.keystone_url()),
+            None => "API tokens".into(),
+        };
         println!(
-            "vetro serve: listening on http://{addr} (database {}, {} worker(s))",
+            "vetro serve: listening on http://{addr} (database {}, {} worker(s), {auth})",
             redact_url(&a.db),
             a.workers
         );

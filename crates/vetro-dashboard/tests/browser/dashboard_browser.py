@@ -14,13 +14,22 @@ Then, with the keyboard alone, it signs in, reaches the catalog's search and
 goes through the add-component wizard; and in a 390x844 window, as a phone
 shows it, no page is wider than the window.
 
-    dashboard_browser.py --vetro target/debug/vetro --screenshots /tmp/shots
+With --keystone-clouds (the clouds.yaml of a running Keystone, as
+crates/vetro-openstack/tests/support/openstack-services.sh writes it), a
+second service runs with `--auth keystone`: a wrong password is refused at
+the sign-in form, the user signs in with user name, password and project,
+imports, adds and deploys the web server, and the deployment's task carries
+a Keystone trust from that user; then signs out.
+
+    dashboard_browser.py --vetro target/debug/vetro --screenshots /tmp/shots \
+        [--keystone-clouds clouds.yaml]
 """
 
 import argparse
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -38,6 +47,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "crates", "vetro-openstack", "tests", "support"))
 PACKAGE = os.path.join(REPO, "examples", "murano", "webserver")
 WAIT = 60
 
@@ -107,6 +117,32 @@ class Run:
         m = re.search(r"listening on (http://\S+)", line)
         self.check(m is not None, f"vetro serve did not start: {line!r}")
         self.url = m.group(1)
+
+    def start_keystone_server(self, ks):
+        """A second service, on Keystone, with its own database and one worker in it."""
+        self.stop_servers()
+        self.db = os.path.join(self.work, "keystone.db")
+        clouds = ks.make_service_user(self.work)
+        self.server = subprocess.Popen(
+            [self.a.vetro, "serve", "--db", "sqlite://" + self.db, "--listen", "127.0.0.1:0",
+             "--workers", "1", "--auth", "keystone", "--keystone-cloud", "vetro-service"],
+            stdout=subprocess.PIPE, stderr=self.log, text=True,
+            env=dict(os.environ, OS_CLIENT_CONFIG_FILE=clouds))
+        self.worker = None
+        line = self.server.stdout.readline()
+        m = re.search(r"listening on (http://\S+) .*Keystone at", line)
+        self.check(m is not None, f"vetro serve --auth keystone did not start: {line!r}")
+        self.url = m.group(1)
+
+    def stop_servers(self):
+        for p in (self.server, getattr(self, "worker", None)):
+            if p and p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
 
     def stop(self):
         if self.driver:
@@ -282,6 +318,36 @@ class Run:
         self.check("restarting" in self.find("ol.log").text, "the action's report is in the log")
         self.shot("action-done")
 
+    def run_typed_action(self):
+        self.step("run an action with typed arguments")
+        self.go(self.env_path)
+        self.driver.find_element(By.PARTIAL_LINK_TEXT, "reconfigure").click()
+        self.wait(lambda: self.driver.find_elements(By.ID, "f-port"), "the reconfigure form")
+        port, restart = self.find("#f-port"), self.find("#f-restart")
+        self.check(port.get_attribute("type") == "number" and port.get_attribute("max") == "65535"
+                   and port.get_attribute("required") is not None,
+                   "the port is a required number box bounded by its contract")
+        self.check(restart.get_attribute("type") == "checkbox" and restart.is_selected(),
+                   "restart is a check box, ticked by its default")
+        self.check(self.find("#f-siteName").get_attribute("required") is not None,
+                   "the site name is required (notNull)")
+        before = self.path()
+        self.set_field("#f-siteName", "renamed")
+        self.set_field("#f-port", "70000")
+        self.submit("main form[data-checked]")
+        self.wait(lambda: self.find("#f-port-error").is_displayed(), "the message at the port")
+        self.check(self.path() == before, "an out-of-range port is not submitted")
+        self.shot("action-typed-check")
+        self.set_field("#f-port", "8081")
+        restart.click()
+        self.submit("main form[data-checked]")
+        self.wait(lambda: "/deployments/" in self.path(), "the action's page")
+        self.wait(lambda: self.find("[data-live-done]").is_displayed(), "the action to finish",
+                  timeout=300)
+        self.check("serving renamed on port 8081" in self.find("ol.log").text,
+                   "the action ran with the typed arguments")
+        self.shot("action-typed-done")
+
     def delete_environment(self):
         self.step("delete the environment")
         self.go(self.env_path)
@@ -298,6 +364,50 @@ class Run:
         self.wait(lambda: self.path() == "/signin", "sign out")
         self.go("/environments")
         self.wait(lambda: self.path() == "/signin", "pages to need a session again")
+
+    # -- Keystone ---------------------------------------------------------
+
+    def keystone(self, ks):
+        self.step("Keystone: sign in with user name, password and project")
+        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        self.start_keystone_server(ks)
+        self.go("/signin")
+        self.wait(lambda: self.driver.find_elements(By.ID, "project"), "the password form")
+        self.shot("keystone-signin")
+        user = ks.user_auth
+        self.find("#username").send_keys(user["username"])
+        self.find("#password").send_keys("wrong-" + user["password"])
+        self.find("#project").send_keys(user["project_name"])
+        self.submit("form[action='/signin']:has(#password)")
+        self.wait(lambda: "not right" in self.flash(), "the wrong password to be refused")
+        self.shot("keystone-signin-refused")
+        self.find("#username").send_keys(user["username"])
+        self.find("#password").send_keys(user["password"])
+        self.find("#project").send_keys(user["project_name"])
+        self.submit("form[action='/signin']:has(#password)")
+        self.wait(lambda: self.path() == "/environments", "the environments page")
+        s = {c["name"]: c for c in self.driver.get_cookies()}.get("vetro_session")
+        self.check(s is not None and s.get("httpOnly") and s.get("sameSite") == "Strict"
+                   and s.get("expiry", 0) <= time.time() + 3600 + 60,
+                   f"the session cookie: HttpOnly, SameSite=Strict, no longer than the token: {s}")
+        self.check(user["password"] not in self.driver.current_url, "no secret in the URL")
+        who = self.find("span.who").text
+        self.check(who.startswith(f"{user['username']} · {user['project_name']}"),
+                   f"the header names the Keystone user and project: {who!r}")
+        self.import_package()
+        self.create_environment()
+        self.add_web_server()
+        self.deploy()
+        with sqlite3.connect(self.db) as c:
+            trusts = [r[0] for r in c.execute("SELECT trust_id FROM tasks")]
+        self.check(len(trusts) == 1 and trusts[0], f"the deployment carries a trust: {trusts}")
+        _, who = ks.user_token()
+        t = ks.trust(trusts[0]) or {}
+        self.check(t.get("trustor_user_id") == who["user"]["id"]
+                   and t.get("project_id") == who["project"]["id"],
+                   f"the trust is the signed-in user's, in their project: {t}")
+        self.find("form.signout button").click()
+        self.wait(lambda: self.path() == "/signin", "sign out")
 
     # -- the keyboard alone ---------------------------------------------
 
@@ -402,9 +512,17 @@ class Run:
         self.add_web_server()
         self.deploy()
         self.run_action()
+        self.run_typed_action()
         self.delete_environment()
         self.keyboard()
         self.narrow()
+        if self.a.keystone_clouds:
+            from keystone_fixture import KeystoneFixture
+            ks = KeystoneFixture(self.a.keystone_clouds)
+            try:
+                self.keystone(ks)
+            finally:
+                ks.clean_up()
 
 
 def main():
@@ -414,6 +532,7 @@ def main():
     ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     ap.add_argument("--screenshots", required=True)
     ap.add_argument("--width", type=int, default=1280)
+    ap.add_argument("--keystone-clouds", help="clouds.yaml of a running Keystone: also sign in with it")
     a = ap.parse_args()
     r = Run(a)
     try:

@@ -25,6 +25,7 @@ pub fn router(store: &Store) -> Router {
         store: store.clone(),
         limits: Arc::new(Limits::default()),
         default_policy: None,
+        keystone: None,
     };
     vetro_server::router_with(st.clone(), vetro_dashboard::router(st))
 }

@@ -72,6 +72,7 @@ pub async fn execute(
     crate::quota::task(&st, &env.project_id).await?;
     let payload =
         json!({"object_id": object_id, "method": method, "args": args, "action_id": action_id});
+    let trust = crate::keystone::delegate(&st, ctx.keystone.as_deref()).await?;
     let (_, task_id) = st
         .store
         .submit_in_new_session(
@@ -80,6 +81,7 @@ pub async fn execute(
             &env.project_id,
             TaskKind::Action,
             payload,
+            trust.as_deref(),
         )
         .await?;
     Ok(Json(json!({ "task_id": task_id })))
@@ -154,6 +156,7 @@ pub async fn static_action(
         )));
     }
     crate::quota::task(&st, ctx.project()).await?;
+    let trust_id = crate::keystone::delegate(&st, ctx.keystone.as_deref()).await?;
     let id = st
         .store
         .enqueue(&NewTask {
@@ -164,6 +167,7 @@ pub async fn static_action(
             kind: TaskKind::StaticAction,
             payload,
             description: None,
+            trust_id,
         })
         .await?;
     let deadline = tokio::time::Instant::now() + st.limits.static_action_wait;

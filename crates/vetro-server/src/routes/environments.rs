@@ -134,6 +134,7 @@ pub async fn delete(
         return Ok(Json(Value::Null));
     }
     crate::quota::task(&st, &env.project_id).await?;
+    let trust = crate::keystone::delegate(&st, ctx.keystone.as_deref()).await?;
     st.store
         .submit_in_new_session(
             &env.id,
@@ -141,6 +142,7 @@ pub async fn delete(
             &env.project_id,
             TaskKind::Delete,
             Value::Null,
+            trust.as_deref(),
         )
         .await?;
     Ok(Json(Value::Null))
