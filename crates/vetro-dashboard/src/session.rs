@@ -179,7 +179,7 @@ impl User {
             let Some(token) = token.as_ref().and_then(|t| t.as_str()) else {
                 return Ok(None);
             };
-            match vetro_server::keystone::resolve(&dash.app, token).await {
+            match vetro_server::auth::resolve(&dash.app, token).await {
                 Ok(c) => (c.principal, c.keystone),
                 Err(e) if e.status == StatusCode::UNAUTHORIZED => {
                     store

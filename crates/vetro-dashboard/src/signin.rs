@@ -77,7 +77,7 @@ pub async fn form(State(dash): State<Dashboard>) -> Response {
 async fn check(dash: &Dashboard, f: &Fields) -> Result<Credential, String> {
     let token = f.text("token");
     if !token.is_empty() {
-        return match vetro_server::keystone::resolve(&dash.app, token).await {
+        return match vetro_server::auth::resolve(&dash.app, token).await {
             Ok(c) => Ok(match c.keystone {
                 Some(k) => keystone_credential(token, c.principal, &k.identity),
                 None => Credential::Token(token.to_string()),

@@ -13,7 +13,7 @@
 //! trust a deployment acts through ([`Validator::create_trust`]).
 
 use crate::clouds::Credentials;
-use crate::keystone::{identity_root, Session};
+use crate::keystone::{identity_root, issued_token, Session};
 use crate::rest::{error_text, exchange, Retry};
 use reqwest::StatusCode;
 use serde_json::{json, Value as Json};
@@ -258,14 +258,7 @@ impl Validator {
                 ),
             }));
         }
-        let token = reply
-            .headers
-            .get("X-Subject-Token")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
-            .ok_or("Keystone answered without an X-Subject-Token header")?;
-        let body: Json = serde_json::from_str(&reply.text)
-            .map_err(|e| format!("Keystone's token is not JSON: {e}"))?;
+        let (token, body) = issued_token(&reply)?;
         Ok(Identity::from_token_body(&body).map(|identity| SignedIn { token, identity }))
     }
 

@@ -110,14 +110,7 @@ impl Session {
                 error_text(reply.status, &reply.text)
             ));
         }
-        let id = reply
-            .headers
-            .get("X-Subject-Token")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
-            .ok_or("Keystone answered without an X-Subject-Token header")?;
-        let j: Json = serde_json::from_str(&reply.text)
-            .map_err(|e| format!("Keystone's token is not JSON: {e}"))?;
+        let (id, j) = issued_token(&reply)?;
         let expires = j
             .pointer("/token/expires_at")
             .and_then(Json::as_str)
@@ -214,6 +207,20 @@ impl Session {
             self.creds.region.as_deref(),
         )
     }
+}
+
+/// The token `POST /v3/auth/tokens` issued (its `X-Subject-Token` header)
+/// and its body.
+pub(crate) fn issued_token(reply: &crate::rest::Reply) -> Result<(String, Json), String> {
+    let id = reply
+        .headers
+        .get("X-Subject-Token")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .ok_or("Keystone answered without an X-Subject-Token header")?;
+    let body = serde_json::from_str(&reply.text)
+        .map_err(|e| format!("Keystone's token is not JSON: {e}"))?;
+    Ok((id, body))
 }
 
 /// Keystone's v3 root for an `auth_url` given with or without `/v3`.

@@ -51,6 +51,51 @@ impl Ctx {
     }
 }
 
+/// Who a token speaks for.
+#[derive(Clone, Debug)]
+pub struct Caller {
+    pub principal: Principal,
+    /// Set when the service uses Keystone.
+    pub keystone: Option<Arc<KeystoneCaller>>,
+}
+
+/// Resolves `token`: with Keystone, a Keystone token (401 when Keystone
+/// refuses it, 503 when Keystone cannot be asked); otherwise an API token.
+pub async fn resolve(st: &AppState, token: &str) -> Result<Caller, ApiError> {
+    let Some(ks) = &st.keystone else {
+        return match st.store.authenticate(token).await? {
+            Some(principal) => Ok(Caller {
+                principal,
+                keystone: None,
+            }),
+            None => Err(ApiError::unauthorized("the token is not valid")),
+        };
+    };
+    let (principal, caller) = ks.caller(token).await?;
+    Ok(Caller {
+        principal,
+        keystone: Some(Arc::new(caller)),
+    })
+}
+
+/// The trust a task submitted by `caller` acts through: `None` when the
+/// service does not use Keystone; a new trust from the caller to the
+/// service user otherwise.
+pub async fn delegate(
+    st: &AppState,
+    caller: Option<&KeystoneCaller>,
+) -> Result<Option<String>, ApiError> {
+    let Some(ks) = &st.keystone else {
+        return Ok(None);
+    };
+    match caller {
+        Some(c) => ks.delegate(c).await.map(Some),
+        None => Err(ApiError::unauthorized(
+            "a Keystone token is needed to submit a task",
+        )),
+    }
+}
+
 /// Middleware of every route that needs a token: resolves it (or answers
 /// 401), counts it against its rate (429), refuses non-admins on admin
 /// routes (403), and hands the handler a [`Ctx`].
@@ -69,7 +114,7 @@ pub async fn authenticate(
         let e = ApiError::unauthorized("an X-Auth-Token header is required");
         return refused(&state, e);
     };
-    let caller = match crate::keystone::resolve(&state, token).await {
+    let caller = match resolve(&state, token).await {
         Ok(c) => c,
         Err(e) => return refused(&state, e),
     };

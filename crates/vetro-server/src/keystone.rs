@@ -5,10 +5,10 @@
 //! task a caller submits acts through a Keystone trust from that caller to
 //! the service user, created when the task is requested.
 //!
-//! Without Keystone, callers present vetro's own API tokens.
+//! Without Keystone, callers present vetro's own API tokens
+//! ([`crate::auth::resolve`] chooses).
 
 use crate::error::ApiError;
-use crate::state::AppState;
 use std::sync::Arc;
 use std::time::Duration;
 pub use vetro_openstack::authtoken::{Identity, Validator, Verdict};
@@ -63,67 +63,38 @@ impl std::fmt::Debug for KeystoneCaller {
     }
 }
 
-/// Who a token speaks for.
-#[derive(Clone, Debug)]
-pub struct Caller {
-    pub principal: Principal,
-    /// Set when the service uses Keystone.
-    pub keystone: Option<Arc<KeystoneCaller>>,
-}
-
-/// Resolves `token`: with Keystone, a Keystone token (401 when Keystone
-/// refuses it, 503 when Keystone cannot be asked); otherwise an API token.
-pub async fn resolve(st: &AppState, token: &str) -> Result<Caller, ApiError> {
-    let Some(ks) = &st.keystone else {
-        return match st.store.authenticate(token).await? {
-            Some(principal) => Ok(Caller {
-                principal,
-                keystone: None,
-            }),
-            None => Err(ApiError::unauthorized("the token is not valid")),
-        };
-    };
-    match ks.validator.validate(token).await {
-        Ok(Verdict::Valid(identity)) => Ok(Caller {
-            principal: ks.principal(&identity),
-            keystone: Some(Arc::new(KeystoneCaller {
-                token: token.to_string(),
-                identity,
-            })),
-        }),
-        Ok(Verdict::Refused(why)) => Err(ApiError::unauthorized(why)),
-        Err(e) => {
-            tracing::warn!("cannot check a token with Keystone: {e}");
-            Err(ApiError::unavailable(
-                "the identity service cannot be reached; try again",
-            ))
+impl Keystone {
+    /// Who `token` speaks for: 401 when Keystone refuses it, 503 when
+    /// Keystone cannot be asked.
+    pub async fn caller(&self, token: &str) -> Result<(Principal, KeystoneCaller), ApiError> {
+        match self.validator.validate(token).await {
+            Ok(Verdict::Valid(identity)) => Ok((
+                self.principal(&identity),
+                KeystoneCaller {
+                    token: token.to_string(),
+                    identity,
+                },
+            )),
+            Ok(Verdict::Refused(why)) => Err(ApiError::unauthorized(why)),
+            Err(e) => {
+                tracing::warn!("cannot check a token with Keystone: {e}");
+                Err(ApiError::unavailable(
+                    "the identity service cannot be reached; try again",
+                ))
+            }
         }
     }
-}
 
-/// The trust a task submitted by `caller` acts through: `None` when the
-/// service does not use Keystone; a new trust from the caller to the
-/// service user otherwise.
-pub async fn delegate(
-    st: &AppState,
-    caller: Option<&KeystoneCaller>,
-) -> Result<Option<String>, ApiError> {
-    let Some(ks) = &st.keystone else {
-        return Ok(None);
-    };
-    let Some(c) = caller else {
-        return Err(ApiError::unauthorized(
-            "a Keystone token is needed to submit a task",
-        ));
-    };
-    ks.validator
-        .create_trust(&c.token, &c.identity, ks.trust_lifetime)
-        .await
-        .map(Some)
-        .map_err(|e| {
-            tracing::warn!("{e}");
-            ApiError::unavailable(format!("cannot delegate the task to the service: {e}"))
-        })
+    /// A new trust from `caller` to the service user, for a task they submit.
+    pub async fn delegate(&self, caller: &KeystoneCaller) -> Result<String, ApiError> {
+        self.validator
+            .create_trust(&caller.token, &caller.identity, self.trust_lifetime)
+            .await
+            .map_err(|e| {
+                tracing::warn!("{e}");
+                ApiError::unavailable(format!("cannot delegate the task to the service: {e}"))
+            })
+    }
 }
 
 #[cfg(test)]

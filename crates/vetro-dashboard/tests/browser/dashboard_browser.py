@@ -147,14 +147,7 @@ class Run:
     def stop(self):
         if self.driver:
             self.driver.quit()
-        for p in (self.server, getattr(self, "worker", None)):
-            if p and p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+        self.stop_servers()
         # The browser profile and database: nothing is left behind.
         shutil.rmtree(self.work, ignore_errors=True)
 

@@ -72,7 +72,7 @@ pub async fn execute(
     crate::quota::task(&st, &env.project_id).await?;
     let payload =
         json!({"object_id": object_id, "method": method, "args": args, "action_id": action_id});
-    let trust = crate::keystone::delegate(&st, ctx.keystone.as_deref()).await?;
+    let trust = crate::auth::delegate(&st, ctx.keystone.as_deref()).await?;
     let (_, task_id) = st
         .store
         .submit_in_new_session(
@@ -156,7 +156,7 @@ pub async fn static_action(
         )));
     }
     crate::quota::task(&st, ctx.project()).await?;
-    let trust_id = crate::keystone::delegate(&st, ctx.keystone.as_deref()).await?;
+    let trust_id = crate::auth::delegate(&st, ctx.keystone.as_deref()).await?;
     let id = st
         .store
         .enqueue(&NewTask {

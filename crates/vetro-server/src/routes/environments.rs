@@ -134,7 +134,7 @@ pub async fn delete(
         return Ok(Json(Value::Null));
     }
     crate::quota::task(&st, &env.project_id).await?;
-    let trust = crate::keystone::delegate(&st, ctx.keystone.as_deref()).await?;
+    let trust = crate::auth::delegate(&st, ctx.keystone.as_deref()).await?;
     st.store
         .submit_in_new_session(
             &env.id,

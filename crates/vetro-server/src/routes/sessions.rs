@@ -73,7 +73,7 @@ pub async fn deploy(
     let env = scope::environment_ref(&st, &ctx, &id).await?;
     let s = scope::session(&st, &ctx, &env.id, &sid).await?;
     crate::quota::task(&st, &env.project_id).await?;
-    let trust = crate::keystone::delegate(&st, ctx.keystone.as_deref()).await?;
+    let trust = crate::auth::delegate(&st, ctx.keystone.as_deref()).await?;
     st.store
         .deploy_session(&s.id, &env.project_id, trust.as_deref())
         .await?;

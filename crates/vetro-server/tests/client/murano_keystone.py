@@ -44,32 +44,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "vetro-openstack", "tests", "support"))
 from keystone_fixture import KeystoneFixture  # noqa: E402
-from murano_scenario import EXAMPLE, FQN, props, table, web_server_app, zip_dir  # noqa: E402
+from murano_scenario import EXAMPLE, FQN, Failed, props, table, web_server_app, zip_dir  # noqa: E402
+from murano_scenario import Scenario as ClientScenario  # noqa: E402
 
 DEPLOY_TIMEOUT = 300
 CACHE_TTL = 2  # seconds: --keystone-cache-ttl of this run
 
 
-class Failed(Exception):
-    pass
+class Scenario(ClientScenario):
+    """The client scenario's checks, logs and server handling, on Keystone."""
 
-
-class Scenario:
     def __init__(self, a, work):
-        self.vetro, self.murano_bin, self.work, self.verbose = a.vetro, a.murano, work, a.verbose
+        super().__init__(a.vetro, None, work, a.verbose)
+        self.murano_bin = a.murano
         self.ks = KeystoneFixture(a.clouds)
         self.admin_auth, self.user_auth = self.ks.admin_auth, self.ks.user_auth
-        self.passed = self.failed = 0
-        self.server = None
-
-    def check(self, cond, what, detail=""):
-        if cond:
-            self.passed += 1
-            print(f"ok   {what}")
-        else:
-            self.failed += 1
-            print(f"FAIL {what}" + (f"\n     {detail}" if detail else ""))
-            raise Failed(what)
 
     # -- the service ----------------------------------------------------
 
@@ -85,22 +74,8 @@ class Scenario:
                                        env=env)
         line = self.server.stdout.readline()
         m = re.search(r"listening on (http://\S+) .*Keystone at", line)
-        self.check(m is not None, "vetro serve --auth keystone starts", line + self.log_tail())
+        self.check(m is not None, "vetro serve --auth keystone starts", line + self.server_log_tail())
         self.url = m.group(1)
-
-    def stop_server(self):
-        if self.server and self.server.poll() is None:
-            self.server.terminate()
-            try:
-                self.server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.server.kill()
-                self.server.wait()
-
-    def log_tail(self):
-        self.log.flush()
-        with open(os.path.join(self.work, "serve.log")) as f:
-            return f.read()[-3000:]
 
     def api(self, method, path, token):
         req = urllib.request.Request(self.url + path, method=method)
@@ -115,7 +90,7 @@ class Scenario:
 
     # -- the client -----------------------------------------------------
 
-    def murano(self, *args, auth=None, expect_ok=True):
+    def client(self, *args, auth=None, expect_ok=True):
         auth = auth or self.user_auth
         cmd = [self.murano_bin, "--os-auth-url", self.ks.url, "--os-username", auth["username"],
                "--os-password", auth["password"], "--os-project-name", auth["project_name"],
@@ -140,36 +115,36 @@ class Scenario:
     def catalog_and_environment(self):
         archive = os.path.join(self.work, "webserver.zip")
         zip_dir(os.path.join(EXAMPLE, "webserver"), archive)
-        rows = table(self.murano("package-import", "--exists-action", "s", archive).stdout)
+        rows = table(self.client("package-import", "--exists-action", "s", archive).stdout)
         _, token_body = self.ks.user_token()
         self.project_id = token_body["project"]["id"]
         self.user_id = token_body["user"]["id"]
         self.check(len(rows) == 1 and rows[0]["FQN"] == FQN,
                    "package-import through the catalog's application-catalog endpoint", rows)
-        d = props(self.murano("package-show", rows[0]["ID"]).stdout)
+        d = props(self.client("package-show", rows[0]["ID"]).stdout)
         self.check(d.get("owner_id") == self.project_id,
                    "the package belongs to the user's Keystone project", d)
-        rows = table(self.murano("environment-create", "ks-env").stdout)
+        rows = table(self.client("environment-create", "ks-env").stdout)
         self.check(len(rows) == 1 and rows[0]["Status"] == "ready", "environment-create", rows)
         self.env_id = rows[0]["ID"]
-        d = props(self.murano("environment-show", self.env_id).stdout)
+        d = props(self.client("environment-show", self.env_id).stdout)
         self.check(d.get("tenant_id") == self.project_id,
                    "environment-show: the environment is in the user's project", d)
 
     def deploy(self):
-        d = props(self.murano("environment-session-create", self.env_id).stdout)
+        d = props(self.client("environment-session-create", self.env_id).stdout)
         sid = d["id"]
         patch = os.path.join(self.work, "add.json")
         self.app_id = uuid.uuid4().hex
         with open(patch, "w") as f:
             json.dump([{"op": "add", "path": "/-", "value": web_server_app(self.app_id)}], f)
-        self.murano("environment-apps-edit", "--session-id", sid, self.env_id, patch)
-        self.murano("environment-deploy", self.env_id, "--session-id", sid)
+        self.client("environment-apps-edit", "--session-id", sid, self.env_id, patch)
+        self.client("environment-deploy", self.env_id, "--session-id", sid)
         d = self.wait_status("ready")
         self.check(d.get("status") == "ready", "the deployment ends ready", d.get("status"))
-        rows = table(self.murano("deployment-list", self.env_id).stdout)
+        rows = table(self.client("deployment-list", self.env_id).stdout)
         self.check(len(rows) == 1 and rows[0]["State"] == "success", "deployment-list", rows)
-        rows = table(self.murano("environment-list").stdout)
+        rows = table(self.client("environment-list").stdout)
         self.check([(r["ID"], r["Status"]) for r in rows] == [(self.env_id, "ready")],
                    "environment-list", rows)
 
@@ -191,13 +166,13 @@ class Scenario:
                    scoped.get("project"))
 
     def admin_role(self):
-        rows = table(self.murano("environment-list", auth=self.admin_auth).stdout)
+        rows = table(self.client("environment-list", auth=self.admin_auth).stdout)
         self.check(self.env_id not in [r["ID"] for r in rows],
                    "another project's admin does not see the environment in its own listing")
-        rows = table(self.murano("environment-list", "--all-tenants", auth=self.admin_auth).stdout)
+        rows = table(self.client("environment-list", "--all-tenants", auth=self.admin_auth).stdout)
         self.check(self.env_id in [r["ID"] for r in rows],
                    "Keystone's admin role: --all-tenants lists every project's environments")
-        res = self.murano("environment-list", "--all-tenants", expect_ok=False)
+        res = self.client("environment-list", "--all-tenants", expect_ok=False)
         self.check(res.returncode != 0 and "403" in res.stdout + res.stderr,
                    "a member's --all-tenants: 403", res.stderr[-300:])
 
@@ -221,11 +196,11 @@ class Scenario:
                    status)
 
     def delete(self):
-        self.murano("environment-delete", self.env_id)
+        self.client("environment-delete", self.env_id)
         deadline = time.time() + DEPLOY_TIMEOUT
         rows = []
         while time.time() < deadline:
-            rows = table(self.murano("environment-list").stdout)
+            rows = table(self.client("environment-list").stdout)
             if self.env_id not in [r["ID"] for r in rows]:
                 break
             time.sleep(0.5)
@@ -240,12 +215,12 @@ class Scenario:
         deadline = time.time() + DEPLOY_TIMEOUT
         d = {}
         while time.time() < deadline:
-            d = props(self.murano("environment-show", self.env_id).stdout)
+            d = props(self.client("environment-show", self.env_id).stdout)
             if d.get("status") == want or d.get("status", "").endswith("failure"):
                 break
             time.sleep(0.5)
         if d.get("status") != want:
-            print(self.log_tail())
+            print(self.server_log_tail())
         return d
 
 
@@ -275,7 +250,7 @@ def main():
         s.delete()
     except Failed:
         if s.server:
-            print("server log (end):\n" + s.log_tail())
+            print("server log (end):\n" + s.server_log_tail())
     except Exception:
         traceback.print_exc()
         s.failed += 1

@@ -100,13 +100,7 @@ class Scenario:
             return repr(e)
 
     def stop_server(self):
-        if self.server and self.server.poll() is None:
-            self.server.terminate()
-            try:
-                self.server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.server.kill()
-                self.server.wait()
+        stop(self.server)
 
     def server_log_tail(self):
         self.log.flush()
@@ -379,6 +373,17 @@ class Scenario:
             print(rows)
             print(self.server_log_tail())
         return d
+
+
+def stop(proc):
+    """Ends `proc` (if it runs): SIGTERM, then SIGKILL after 10 s."""
+    if proc and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def web_server_app(app_id):
