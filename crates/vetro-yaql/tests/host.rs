@@ -4,8 +4,8 @@ use std::any::Any;
 use std::rc::Rc;
 use std::sync::Arc;
 use vetro_yaql::{
-    Context, Engine, EngineOptions, Error, ErrorKind, Form, FunctionDef, HostObject, Lambda,
-    Options, Result, Session, Value,
+    yaql_fn, Context, Engine, EngineOptions, Error, ErrorKind, Form, FunctionDef, HostObject,
+    Lambda, Options, Result, Session, Value,
 };
 
 /// The host's own error type, which must come back unchanged.
@@ -257,8 +257,9 @@ fn typed_overloads_named_parameters_and_contexts() {
     engine.register_fn("kind", Form::Function, |_: i64| "int");
     engine.register_fn("kind", Form::Function, |_: String| "string");
     engine.register(
-        FunctionDef::typed("sub", Form::Function, |a: i64, b: i64| a - b)
-            .param_names(&["minuend", "subtrahend"]),
+        yaql_fn!(Function "sub", |_c| (minuend: i64, subtrahend: i64) {
+            Ok(minuend - subtrahend)
+        }),
     );
     let ok = |src: &str| engine.eval_str(src, Value::Null).unwrap();
     assert_eq!(ok("kind(1)"), Value::from("int"));

@@ -554,9 +554,9 @@ impl std::fmt::Debug for SharedDef {
 }
 
 impl FunctionDef {
-    /// Build from a signature (see [`Signature::parse`] for its syntax);
-    /// [`FunctionDef::typed`] derives the signature from a Rust closure
-    /// instead.
+    /// Build from a signature (see [`Signature::parse`] for its syntax),
+    /// for signatures known only at run time; [`crate::yaql_fn!`] derives
+    /// the signature from typed Rust parameters instead.
     ///
     /// # Panics
     /// On a signature naming an unknown type or with an unreadable default

@@ -21,7 +21,6 @@ use super::params::{param, Slot};
 use super::{Form, FunctionDef, SharedDef};
 use crate::error::Result;
 use crate::value::Value;
-use std::sync::Arc;
 
 /// What a typed host function returns: a value convertible into a
 /// [`Value`] (`()` and `None` are null), or a `Result` of one (an `Err` is
@@ -51,8 +50,8 @@ impl<T: Into<Value>> IntoResult for Result<T> {
 /// apart).
 pub trait HostFn<Params>: 'static {
     /// The function definition: parameters `arg1`, `arg2`... typed after
-    /// the closure's parameters (rename them with
-    /// [`FunctionDef::param_names`]).
+    /// the closure's parameters (a function whose parameters have names
+    /// is written with [`crate::yaql_fn!`]).
     fn into_def(self, name: &str, form: Form) -> FunctionDef;
 }
 
@@ -99,30 +98,3 @@ host_fn!(A 0);
 host_fn!(A 0, B 1);
 host_fn!(A 0, B 1, C 2);
 host_fn!(A 0, B 1, C 2, D 3);
-
-impl FunctionDef {
-    /// A host function typed by its Rust closure (see [`HostFn`]):
-    /// `FunctionDef::typed("double", Form::Both, |x: i64| x * 2)`.
-    pub fn typed<P>(name: &str, form: Form, f: impl HostFn<P>) -> FunctionDef {
-        f.into_def(name, form)
-    }
-
-    /// Rename the positional parameters (the names keyword arguments use).
-    ///
-    /// # Panics
-    /// When `names` does not have one name per positional parameter.
-    pub fn param_names(mut self, names: &[&str]) -> FunctionDef {
-        assert_eq!(
-            names.len(),
-            self.params.len(),
-            "{}: {} parameter names given for {} parameters",
-            self.name,
-            names.len(),
-            self.params.len()
-        );
-        for (p, n) in self.params.iter_mut().zip(names) {
-            p.name = Arc::from(*n);
-        }
-        self
-    }
-}
