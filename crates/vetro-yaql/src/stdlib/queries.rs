@@ -572,66 +572,47 @@ fn grouping_and_searching(r: &Reg, opts: &EngineOptions) {
             }
             Ok(Value::list(out))
         }));
-    r.add_def(
-        yaql_fn!(Method "indexOf", |c| (collection: Iterable, item: &Value) {
-            let mut it = c.iter(collection.0)?;
-            let mut i = 0;
-            while let Some(v) = it.next()? {
-                if &v == item {
-                    return Ok(Value::Int(i));
-                }
-                i += 1;
-            }
-            Ok(Value::Int(-1))
-        }),
-    );
-    r.add_def(
-        yaql_fn!(Method "lastIndexOf", |c| (collection: Iterable, item: &Value) {
-            let mut it = c.iter(collection.0)?;
-            let (mut i, mut found) = (0, -1);
-            while let Some(v) = it.next()? {
-                if &v == item {
-                    found = i;
-                }
-                i += 1;
-            }
-            Ok(Value::Int(found))
-        }),
-    );
-    r.add_def(
-        yaql_fn!(Method "indexWhere", |c| (collection: Iterable, predicate: &Lambda) {
-            let mut it = c.iter(collection.0)?;
-            let p = predicate;
-            let mut i = 0;
-            while let Some(v) = it.next()? {
-                if p.call1(v)?.truthy() {
-                    return Ok(Value::Int(i));
-                }
-                i += 1;
-            }
-            Ok(Value::Int(-1))
-        }),
-    );
-    r.add_def(
-        yaql_fn!(Method "lastIndexWhere", |c| (collection: Iterable, predicate: &Lambda) {
-            let mut it = c.iter(collection.0)?;
-            let p = predicate;
-            let (mut i, mut found) = (0, -1);
-            while let Some(v) = it.next()? {
-                if p.call1(v)?.truthy() {
-                    found = i;
-                }
-                i += 1;
-            }
-            Ok(Value::Int(found))
-        }),
-    );
+    for (name, last) in [("indexOf", false), ("lastIndexOf", true)] {
+        r.add_def(
+            yaql_fn!(Method name, |c| (collection: Iterable, item: &Value) {
+                position(c, &collection, last, |v| Ok(&v == item))
+            }),
+        );
+    }
+    for (name, last) in [("indexWhere", false), ("lastIndexWhere", true)] {
+        r.add_def(
+            yaql_fn!(Method name, |c| (collection: Iterable, predicate: &Lambda) {
+                position(c, &collection, last, |v| Ok(predicate.call1(v)?.truthy()))
+            }),
+        );
+    }
     r.add_def(yaql_fn!(Function "isIterable", |_c| (value: &Value) {
         Ok(Value::Bool(matches!(
             value,
             Value::List(_) | Value::Set(_) | Value::Iter(_)
         )))
     }));
+}
+
+/// The index of the first (or `last`) item for which `hit` holds, or -1.
+fn position(
+    c: &Call,
+    collection: &Value,
+    last: bool,
+    mut hit: impl FnMut(Value) -> Result<bool>,
+) -> Result<i64> {
+    let mut it = c.iter(collection)?;
+    let (mut i, mut found) = (0, -1);
+    while let Some(v) = it.next()? {
+        if hit(v)? {
+            found = i;
+            if !last {
+                break;
+            }
+        }
+        i += 1;
+    }
+    Ok(found)
 }
 
 /// `join`, `len` of iterators, `take`/`skip` and their `While` forms.
