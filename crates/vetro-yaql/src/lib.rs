@@ -106,6 +106,7 @@ pub mod iter;
 pub mod limits;
 pub mod list_marks;
 mod parse_cache;
+pub mod regex_cache;
 mod runtime;
 mod stdlib;
 pub mod value;
@@ -170,6 +171,8 @@ pub struct Engine {
     operators: Option<operators::OperatorTable>,
     library: Arc<Library>,
     cache: Mutex<parse_cache::ParseCache>,
+    /// Compiled regular expressions, shared by every evaluation.
+    regexes: Arc<regex_cache::RegexCache>,
 }
 
 /// Builds an [`Engine`]: the options, the host's functions (bodies any
@@ -256,6 +259,7 @@ impl EngineBuilder {
             operators: self.operators.take(),
             library: Arc::new(Library::new(layers)),
             cache: Mutex::new(parse_cache::ParseCache::new(CACHE_LIMIT)),
+            regexes: Arc::default(),
         }
     }
 }
@@ -327,6 +331,12 @@ impl Engine {
         )?)
     }
 
+    /// The regular expressions the engine's evaluations compiled, kept for
+    /// all of them.
+    pub fn regex_cache(&self) -> &regex_cache::RegexCache {
+        &self.regexes
+    }
+
     /// The engine's library (its layers, innermost first).
     pub fn library(&self) -> &Arc<Library> {
         &self.library
@@ -357,9 +367,9 @@ impl Engine {
 
     /// Evaluate in a host context (its `$` and variables as set there).
     pub fn evaluate_in(&self, expr: &Expression, ctx: &Rc<Context>) -> Result<Value> {
-        let rt = self.runtime_in(ctx);
+        let scope = self.enter();
+        let rt = self.runtime_in(ctx, &scope);
         let ectx = ctx.child_with_runtime(rt.clone());
-        let _scope = limits::enter(&self.opts.yaql.limits, rt.memory_quota());
         self.evaluate_inner(expr, &ectx, &rt)
     }
 
@@ -371,18 +381,25 @@ impl Engine {
         expr: &Expression,
         ctx: &Rc<Context>,
     ) -> Result<(Value, Option<Rc<RefCell<list_marks::ListMarks>>>)> {
-        let rt = self.runtime_in(ctx);
+        let scope = self.enter();
+        let rt = self.runtime_in(ctx, &scope);
         let ectx = ctx.child_with_runtime(rt.clone());
-        let _scope = limits::enter(&self.opts.yaql.limits, rt.memory_quota());
         let v = self.evaluate_inner(expr, &ectx, &rt)?;
         Ok((v, rt.list_marks()))
     }
 
-    /// The runtime of one evaluation in `ctx`: its own state, and the output
-    /// memo of the host scope `ctx` belongs to.
-    fn runtime_in(&self, ctx: &Context) -> Rc<Runtime> {
+    /// Start an evaluation's run (its limits) on this thread.
+    fn enter(&self) -> limits::Scope {
+        let quota = self.opts.yaql.memory_quota_bytes();
+        limits::enter(&self.opts.yaql.limits, quota, &self.regexes)
+    }
+
+    /// The runtime of one evaluation in `ctx`: its own state and run, and
+    /// the output memo of the host scope `ctx` belongs to.
+    fn runtime_in(&self, ctx: &Context, scope: &limits::Scope) -> Rc<Runtime> {
         let memo = ctx.root_runtime().output_memo().clone();
-        Rc::new(Runtime::with_output_memo(self.opts.yaql.clone(), memo))
+        let run = scope.run().clone();
+        Rc::new(Runtime::for_run(self.opts.yaql.clone(), memo, run))
     }
 
     fn evaluate_inner(&self, expr: &Expression, ectx: &Rc<Context>, rt: &Runtime) -> Result<Value> {

@@ -3,14 +3,16 @@
 //! hook, and the size of collections built from lazy sequences.
 //!
 //! Every function call the evaluator makes and every item pulled from a lazy
-//! sequence counts as one operation ([`tick`]); every [`CHECK_EVERY`]
-//! operations the limits of the evaluation running on this thread are
-//! checked. Collection builders that drain a sequence call [`check_built`]
+//! sequence counts as one operation of the evaluation's [`Run`] (its
+//! counter and meter, held by the evaluation's runtime); every
+//! [`CHECK_EVERY`] operations its limits are checked. Collection builders that drain a sequence call [`check_built`]
 //! so that `range(10**12).toList()` stops at the limit while it grows.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::regex_cache::RegexCache;
 use std::cell::{Cell, RefCell};
 use std::fmt;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -70,6 +72,7 @@ pub struct Limits {
     pub interrupt: Option<Interrupt>,
 }
 
+/// The limits of one run, fixed when it starts.
 struct Meter {
     limits: Limits,
     /// `yaql.memoryQuota` in approximate bytes: also bounds collections
@@ -78,96 +81,86 @@ struct Meter {
     started: Instant,
     deadline: Option<Instant>,
     memory_base: usize,
-    ops_base: u64,
+    /// The operations this run may do: its own budget, or what is left of
+    /// the budget of the run it is nested in if that is smaller.
+    max_operations: Option<u64>,
 }
 
-thread_local! {
-    static OPS: Cell<u64> = const { Cell::new(0) };
-    static METER: RefCell<Option<Meter>> = const { RefCell::new(None) };
+/// The state of one evaluation's limits: its operation counter and meter.
+/// The evaluator ticks the run of the evaluation it serves (held by its
+/// [`crate::Runtime`]); a lazy sequence ticks the run it was made in.
+/// Nothing here is shared between threads.
+pub struct Run {
+    ops: Cell<u64>,
+    meter: Option<Meter>,
+    /// The run this one is nested in: its operations are added to that
+    /// run's when this one ends.
+    outer: Option<Rc<Run>>,
+    /// Between the start and the end of the evaluation (a lazy sequence may
+    /// outlive it: it then counts against the run current at the time).
+    active: Cell<bool>,
+    /// State of `random()` (xorshift), seeded from the clock on first use.
+    seed: Cell<u64>,
+    /// The engine's compiled patterns.
+    regexes: Option<Arc<RegexCache>>,
 }
 
-/// Restores the limits of the enclosing evaluation when dropped.
-pub(crate) struct Scope {
-    prev: Option<Option<Meter>>,
-}
-
-impl Drop for Scope {
-    fn drop(&mut self) {
-        if let Some(prev) = self.prev.take() {
-            METER.with(|m| *m.borrow_mut() = prev);
+impl Run {
+    fn new(meter: Option<Meter>, outer: Option<Rc<Run>>, active: bool) -> Run {
+        Run {
+            ops: Cell::new(0),
+            meter,
+            outer,
+            active: Cell::new(active),
+            seed: Cell::new(0),
+            regexes: None,
         }
     }
-}
 
-/// Apply `limits` to the evaluation starting on this thread. An evaluation
-/// without limits nested in one that has some runs under the outer ones.
-pub(crate) fn enter(limits: &Limits, memory_quota: Option<usize>) -> Scope {
-    let none = limits.timeout.is_none()
-        && limits.max_operations.is_none()
-        && limits.max_allocated.is_none()
-        && memory_quota.is_none()
-        && limits.interrupt.is_none();
-    if none {
-        return Scope { prev: None };
+    /// A run that is not started: it counts against the current one.
+    pub(crate) fn idle() -> Rc<Run> {
+        Rc::new(Run::new(None, None, false))
     }
-    let now = Instant::now();
-    let mut deadline = limits.timeout.and_then(|t| now.checked_add(t));
-    let outer = METER.with(|m| m.borrow().as_ref().and_then(|o| o.deadline));
-    if let Some(o) = outer {
-        deadline = Some(deadline.map_or(o, |d| d.min(o)));
-    }
-    let meter = Meter {
-        limits: limits.clone(),
-        memory_quota,
-        started: now,
-        deadline,
-        memory_base: limits
-            .memory_base
-            .or_else(|| limits.memory_probe.map(|p| p()))
-            .unwrap_or(0),
-        ops_base: OPS.with(Cell::get),
-    };
-    let prev = METER.with(|m| m.borrow_mut().replace(meter));
-    Scope { prev: Some(prev) }
-}
 
-/// Count one operation; every [`CHECK_EVERY`] operations check the limits.
-#[inline]
-pub fn tick() -> Result<()> {
-    let n = OPS.with(|c| {
-        let n = c.get().wrapping_add(1);
-        c.set(n);
-        n
-    });
-    if n & (CHECK_EVERY - 1) == 0 {
-        check(n)
-    } else {
-        Ok(())
+    /// The engine's cache of compiled patterns (none outside an engine).
+    pub fn regex_cache(&self) -> Option<&RegexCache> {
+        self.regexes.as_deref()
     }
-}
 
-/// Count `n` operations at once, for one step that does the work of many
-/// (an operation on big integers), and check the limits now when they pass
-/// a multiple of [`CHECK_EVERY`]: the periodic check must not wait another
-/// [`CHECK_EVERY`] such steps.
-pub fn charge(n: u64) -> Result<()> {
-    let (before, after) = OPS.with(|c| {
-        let before = c.get();
+    /// Operations counted so far.
+    pub fn operations(&self) -> u64 {
+        self.ops.get()
+    }
+
+    /// Count one operation; every [`CHECK_EVERY`] operations check the limits.
+    #[inline]
+    pub fn tick(&self) -> Result<()> {
+        if !self.active.get() {
+            return tick();
+        }
+        let n = self.ops.get().wrapping_add(1);
+        self.ops.set(n);
+        if n & (CHECK_EVERY - 1) == 0 {
+            self.check()
+        } else {
+            Ok(())
+        }
+    }
+
+    fn charge(&self, n: u64) -> Result<()> {
+        let before = self.ops.get();
         let after = before.wrapping_add(n);
-        c.set(after);
-        (before, after)
-    });
-    if before / CHECK_EVERY != after / CHECK_EVERY {
-        check(after)
-    } else {
-        Ok(())
+        self.ops.set(after);
+        if before / CHECK_EVERY != after / CHECK_EVERY {
+            self.check()
+        } else {
+            Ok(())
+        }
     }
-}
 
-fn check(ops: u64) -> Result<()> {
-    METER.with(|m| {
-        let m = m.borrow();
-        let Some(m) = m.as_ref() else {
+    #[cold]
+    fn check(&self) -> Result<()> {
+        let Some(m) = &self.meter else {
             return Ok(());
         };
         let l = &m.limits;
@@ -175,14 +168,11 @@ fn check(ops: u64) -> Result<()> {
         if m.deadline.is_some_and(|d| now > d) {
             return Err(timeout());
         }
-        let done = ops.wrapping_sub(m.ops_base);
-        if l.max_operations.is_some_and(|max| done > max) {
+        let done = self.ops.get();
+        if let Some(max) = m.max_operations.filter(|max| done > *max) {
             return Err(Error::new(
                 ErrorKind::OperationLimit,
-                format!(
-                    "evaluation exceeded its budget of {} operations",
-                    l.max_operations.unwrap_or(0)
-                ),
+                format!("evaluation exceeded its budget of {max} operations"),
             ));
         }
         if let Some(hook) = &l.interrupt {
@@ -205,7 +195,184 @@ fn check(ops: u64) -> Result<()> {
             }
         }
         Ok(())
+    }
+
+    fn budget(&self) -> Budget {
+        let mut b = Budget {
+            left: MAX_BUILD_BYTES,
+            host: false,
+        };
+        let Some(m) = &self.meter else {
+            return b;
+        };
+        if let Some(q) = m.memory_quota {
+            b.left = b.left.min(q);
+        }
+        if let (Some(max), Some(probe)) = (m.limits.max_allocated, m.limits.memory_probe) {
+            let left = max.saturating_sub(probe().saturating_sub(m.memory_base));
+            if left < b.left {
+                b = Budget { left, host: true };
+            }
+        }
+        b
+    }
+
+    /// A pseudo-random float in [0, 1) (xorshift; not for cryptography).
+    pub fn random_f64(&self) -> f64 {
+        let mut x = self.seed.get();
+        if x == 0 {
+            x = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0x1234_5678)
+                | 1;
+        }
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.seed.set(x);
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+thread_local! {
+    /// The run of the evaluation in progress on this thread, for what has
+    /// no runtime at hand: a lazy sequence being made, a builder checking
+    /// its size against the memory limits, and a run that ended. The
+    /// evaluator itself ticks its runtime's run.
+    static CURRENT: RefCell<Option<Rc<Run>>> = const { RefCell::new(None) };
+}
+
+fn current() -> Option<Rc<Run>> {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
+/// The run of the evaluation in progress on this thread, if any (what a
+/// lazy sequence made now counts its items against).
+pub(crate) fn current_run() -> Option<Rc<Run>> {
+    current()
+}
+
+/// One evaluation's run, made current on this thread until dropped.
+pub(crate) struct Scope {
+    run: Rc<Run>,
+    prev: Option<Option<Rc<Run>>>,
+    /// This scope started the run (and ends it).
+    owns: bool,
+}
+
+impl Scope {
+    pub fn run(&self) -> &Rc<Run> {
+        &self.run
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        if self.owns {
+            self.run.active.set(false);
+            if let Some(outer) = &self.run.outer {
+                outer
+                    .ops
+                    .set(outer.ops.get().wrapping_add(self.run.ops.get()));
+            }
+        }
+        if let Some(prev) = self.prev.take() {
+            CURRENT.with(|c| *c.borrow_mut() = prev);
+        }
+    }
+}
+
+/// Start the run of an evaluation with `limits` on this thread, with the
+/// engine's cache of compiled patterns. An evaluation without limits nested
+/// in one that has some runs under the outer ones (in the same run); one
+/// with limits also stops at the outer deadline and operation budget.
+pub(crate) fn enter(
+    limits: &Limits,
+    memory_quota: Option<usize>,
+    regexes: &Arc<RegexCache>,
+) -> Scope {
+    let none = limits.timeout.is_none()
+        && limits.max_operations.is_none()
+        && limits.max_allocated.is_none()
+        && memory_quota.is_none()
+        && limits.interrupt.is_none();
+    let outer = current().filter(|r| r.active.get());
+    if let (true, Some(run)) = (none, &outer) {
+        return Scope {
+            run: run.clone(),
+            prev: None,
+            owns: false,
+        };
+    }
+    let meter = (!none).then(|| {
+        let now = Instant::now();
+        let mut deadline = limits.timeout.and_then(|t| now.checked_add(t));
+        let mut max_operations = limits.max_operations;
+        if let Some(o) = outer
+            .as_ref()
+            .and_then(|o| o.meter.as_ref().map(|m| (o, m)))
+        {
+            let (run, m) = o;
+            if let Some(d) = m.deadline {
+                deadline = Some(deadline.map_or(d, |x| x.min(d)));
+            }
+            if let Some(max) = m.max_operations {
+                let left = max.saturating_sub(run.ops.get());
+                max_operations = Some(max_operations.map_or(left, |x| x.min(left)));
+            }
+        }
+        Meter {
+            limits: limits.clone(),
+            memory_quota,
+            started: now,
+            deadline,
+            memory_base: limits
+                .memory_base
+                .or_else(|| limits.memory_probe.map(|p| p()))
+                .unwrap_or(0),
+            max_operations,
+        }
+    });
+    let mut run = Run::new(meter, outer, true);
+    run.regexes = Some(regexes.clone());
+    let run = Rc::new(run);
+    let prev = CURRENT.with(|c| c.borrow_mut().replace(run.clone()));
+    Scope {
+        run,
+        prev: Some(prev),
+        owns: true,
+    }
+}
+
+/// Count one operation against the evaluation in progress on this thread
+/// (code without its runtime at hand); every [`CHECK_EVERY`] operations
+/// check its limits.
+pub fn tick() -> Result<()> {
+    CURRENT.with(|c| match c.borrow().as_ref() {
+        Some(run) if run.active.get() => run.tick(),
+        _ => Ok(()),
     })
+}
+
+/// Count `n` operations at once, for one step that does the work of many
+/// (an operation on big integers), and check the limits now when they pass
+/// a multiple of [`CHECK_EVERY`]: the periodic check must not wait another
+/// [`CHECK_EVERY`] such steps.
+pub fn charge(n: u64) -> Result<()> {
+    match current() {
+        Some(run) if run.active.get() => run.charge(n),
+        _ => Ok(()),
+    }
+}
+
+/// A pseudo-random float in [0, 1) from the state of the evaluation in
+/// progress (xorshift; not for cryptography).
+pub fn random_f64() -> f64 {
+    match current() {
+        Some(run) => run.random_f64(),
+        None => Run::new(None, None, false).random_f64(),
+    }
 }
 
 /// The error of a passed deadline.
@@ -261,26 +428,13 @@ impl Budget {
 }
 
 pub(crate) fn budget() -> Budget {
-    METER.with(|m| {
-        let m = m.borrow();
-        let mut b = Budget {
+    match current() {
+        Some(run) if run.active.get() => run.budget(),
+        _ => Budget {
             left: MAX_BUILD_BYTES,
             host: false,
-        };
-        let Some(m) = m.as_ref() else {
-            return b;
-        };
-        if let Some(q) = m.memory_quota {
-            b.left = b.left.min(q);
-        }
-        if let (Some(max), Some(probe)) = (m.limits.max_allocated, m.limits.memory_probe) {
-            let left = max.saturating_sub(probe().saturating_sub(m.memory_base));
-            if left < b.left {
-                b = Budget { left, host: true };
-            }
-        }
-        b
-    })
+        },
+    }
 }
 
 /// How many bytes a collection or string built now may take: the smallest of

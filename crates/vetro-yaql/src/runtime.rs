@@ -3,7 +3,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::iter::{limited, too_large};
-use crate::limits::Limits;
+use crate::limits::{Limits, Run};
 use crate::list_marks::ListMarks;
 use crate::value::Value;
 use std::cell::{Cell, RefCell};
@@ -26,6 +26,13 @@ pub struct Options {
     pub max_depth: usize,
     /// Time, operation, memory and cancellation limits of one evaluation.
     pub limits: Limits,
+}
+
+impl Options {
+    /// `memory_quota` in bytes, if set.
+    pub fn memory_quota_bytes(&self) -> Option<usize> {
+        usize::try_from(self.memory_quota).ok().filter(|q| *q > 0)
+    }
 }
 
 impl Default for Options {
@@ -58,11 +65,13 @@ pub struct OutputMemo {
 /// A list's address and the options of its output form.
 pub(crate) type OutputKey = (usize, bool, bool, i64);
 
-/// Per-evaluation state: options, the depth counter and the output memo
-/// (the other limits are kept per thread by [`crate::limits`]).
+/// Per-evaluation state: options, the depth counter, the run (operation
+/// counter, limits, random state; see [`crate::limits::Run`]) and the
+/// output memo.
 pub struct Runtime {
     pub opts: Options,
     depth: Cell<usize>,
+    run: Rc<Run>,
     /// The sequences built as lists, kept when tuples are kept
     /// (`convert_tuples_to_lists` off).
     lists: Option<Rc<RefCell<ListMarks>>>,
@@ -77,13 +86,24 @@ impl Runtime {
     /// A runtime whose output conversion shares `memo` with other
     /// evaluations (those of one host scope).
     pub fn with_output_memo(opts: Options, memo: Rc<OutputMemo>) -> Runtime {
+        Runtime::for_run(opts, memo, Run::idle())
+    }
+
+    /// The runtime of an evaluation that counts against `run`.
+    pub(crate) fn for_run(opts: Options, memo: Rc<OutputMemo>, run: Rc<Run>) -> Runtime {
         let lists = (!opts.convert_tuples_to_lists).then(Rc::default);
         Runtime {
             opts,
             depth: Cell::new(0),
+            run,
             lists,
             output_memo: memo,
         }
+    }
+
+    /// The evaluation's run: its operation counter and limits.
+    pub fn run(&self) -> &Rc<Run> {
+        &self.run
     }
 
     /// The memo of lists known to be in output form.
@@ -115,9 +135,7 @@ impl Runtime {
 
     /// The memory quota in bytes, if any.
     pub fn memory_quota(&self) -> Option<usize> {
-        usize::try_from(self.opts.memory_quota)
-            .ok()
-            .filter(|q| *q > 0)
+        self.opts.memory_quota_bytes()
     }
 
     /// The `limitIterators` check on a value passed as an iterable.
@@ -148,7 +166,7 @@ impl Runtime {
                 "maximum recursion depth exceeded",
             ));
         }
-        crate::limits::tick()?;
+        self.run.tick()?;
         self.depth.set(d);
         Ok(())
     }

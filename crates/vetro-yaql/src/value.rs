@@ -50,7 +50,8 @@ pub trait HostObject {
 pub struct RegexValue {
     pub pattern: String,
     pub flags: u32,
-    pub re: fancy_regex::Regex,
+    /// Compiled once and shared (an engine keeps the patterns it met).
+    pub re: std::sync::Arc<fancy_regex::Regex>,
 }
 
 /// A callable value: made by `lambda(...)` (delegates), or handed over by

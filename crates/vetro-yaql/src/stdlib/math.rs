@@ -10,7 +10,6 @@ use crate::yaql_fn;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
-use std::cell::Cell;
 use vetro_pycompat::int::MAX_INT_DIGITS;
 
 fn big(v: &Value) -> BigInt {
@@ -454,26 +453,10 @@ fn bitop(
     }
 }
 
-thread_local! {
-    static SEED: Cell<u64> = Cell::new({
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0x1234_5678);
-        t | 1
-    });
-}
-
-/// A pseudo-random float in [0, 1) (xorshift; not for cryptography).
+/// A pseudo-random float in [0, 1) (xorshift over the evaluation's own
+/// state; not for cryptography).
 pub fn random_f64() -> f64 {
-    SEED.with(|s| {
-        let mut x = s.get();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        s.set(x);
-        (x >> 11) as f64 / (1u64 << 53) as f64
-    })
+    crate::limits::random_f64()
 }
 
 pub fn register(r: &Reg) {

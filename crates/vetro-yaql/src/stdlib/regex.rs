@@ -9,26 +9,14 @@ use crate::func::params::PyInt;
 use crate::iter::LazyIter;
 use crate::value::{Dict, RegexValue, Render, Value};
 use crate::yaql_fn;
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 const IGNORECASE: u32 = 2;
 const MULTILINE: u32 = 8;
 const DOTALL: u32 = 16;
 
-thread_local! {
-    /// Compiled patterns kept for reuse (Python's `re` keeps some too).
-    static CACHE: RefCell<HashMap<(String, u32), Rc<RegexValue>>> = RefCell::new(HashMap::new());
-}
-
-/// At most this many patterns are kept, and only those that compile within
-/// [`CACHED_SIZE`]: one compiled pattern can take megabytes (`(a|b){20000}`
-/// about 8 MB), and a cache of a thousand such held gigabytes between
-/// evaluations, outside every evaluation's memory limit.
-const CACHE_ENTRIES: usize = 64;
-
-/// The compiled size (the regex engine's size limit) of a pattern kept.
+/// Only patterns that compile within this size (the regex engine's size
+/// limit) are kept in the engine's cache ([`crate::regex_cache`]).
 const CACHED_SIZE: usize = 1 << 20;
 
 /// Translate Python-only syntax to fancy-regex syntax.
@@ -54,8 +42,17 @@ fn translate(p: &str) -> String {
 
 /// Compile (cached) a pattern with Python flags.
 pub fn compile(pattern: &str, flags: u32) -> Result<Rc<RegexValue>> {
-    if let Some(r) = CACHE.with(|c| c.borrow().get(&(pattern.to_string(), flags)).cloned()) {
-        return Ok(r);
+    let run = crate::limits::current_run();
+    let cache = run.as_ref().and_then(|r| r.regex_cache());
+    let value = |re| {
+        Rc::new(RegexValue {
+            pattern: pattern.to_string(),
+            flags,
+            re,
+        })
+    };
+    if let Some(re) = cache.and_then(|c| c.get(pattern, flags)) {
+        return Ok(value(re));
     }
     let mut prefix = String::new();
     if flags & IGNORECASE != 0 {
@@ -86,21 +83,11 @@ pub fn compile(pattern: &str, flags: u32) -> Result<Rc<RegexValue>> {
             false,
         ),
     };
-    let v = Rc::new(RegexValue {
-        pattern: pattern.to_string(),
-        flags,
-        re,
-    });
-    if kept {
-        CACHE.with(|c| {
-            let mut c = c.borrow_mut();
-            if c.len() >= CACHE_ENTRIES {
-                c.clear();
-            }
-            c.insert((pattern.to_string(), flags), v.clone());
-        });
+    let re = std::sync::Arc::new(re);
+    if let (true, Some(cache)) = (kept, cache) {
+        cache.insert(pattern, flags, re.clone());
     }
-    Ok(v)
+    Ok(value(re))
 }
 
 fn re_err(e: fancy_regex::Error) -> Error {

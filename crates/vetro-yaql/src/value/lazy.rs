@@ -3,6 +3,7 @@
 //! evaluation's limits.
 
 use crate::error::{Error, Result};
+use crate::limits::Run;
 use crate::value::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,6 +18,9 @@ pub struct LazyIter {
     /// False for a sequence the reference models as an iterable that is not
     /// an iterator (`orderBy` results): `Iterator` parameters refuse it.
     pub iterator: bool,
+    /// The run of the evaluation that made it, whose operations its items
+    /// count as (while that evaluation lasts).
+    run: Option<Rc<Run>>,
 }
 
 impl LazyIter {
@@ -26,6 +30,7 @@ impl LazyIter {
             next: RefCell::new(Some(Box::new(f))),
             meta: None,
             iterator: true,
+            run: crate::limits::current_run(),
         })
     }
 
@@ -38,6 +43,7 @@ impl LazyIter {
             next: RefCell::new(Some(Box::new(f))),
             meta: Some(meta),
             iterator: true,
+            run: crate::limits::current_run(),
         })
     }
 
@@ -50,12 +56,16 @@ impl LazyIter {
             next: RefCell::new(Some(Box::new(f))),
             meta: Some(meta),
             iterator: false,
+            run: crate::limits::current_run(),
         })
     }
 
     /// Pull the next item. An exhausted iterator keeps returning `None`.
     pub fn next(&self) -> Result<Option<Value>> {
-        crate::limits::tick()?;
+        match &self.run {
+            Some(run) => run.tick()?,
+            None => crate::limits::tick()?,
+        }
         let mut slot = self
             .next
             .try_borrow_mut()
