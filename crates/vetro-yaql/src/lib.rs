@@ -155,11 +155,44 @@ pub struct EngineOptions {
     pub yaql: Options,
 }
 
-/// A parsed expression, reusable across evaluations and threads.
-#[derive(Clone, Debug)]
+/// A parsed expression, reusable across evaluations and threads, with its
+/// compiled form when an engine parsed it.
+#[derive(Clone)]
 pub struct Expression {
     pub source: Arc<str>,
     pub ast: Arc<Expr>,
+    /// The call sites resolved against the library of the engine that
+    /// parsed it (see [`eval::Compiled`]); other engines walk the tree.
+    pub compiled: Option<Arc<eval::Compiled>>,
+}
+
+impl Expression {
+    /// An expression from a syntax tree, without a compiled form.
+    pub fn from_tree(source: Arc<str>, ast: Arc<Expr>) -> Expression {
+        Expression {
+            source,
+            ast,
+            compiled: None,
+        }
+    }
+
+    /// Calls of functions the library of the engine that parsed it does
+    /// not define ([`eval::Compiled::undefined`]): errors of kind
+    /// `no_function` or `no_method` with the call's position. They are
+    /// certain failures only where that library is the whole function set
+    /// (no context or session functions, no host objects).
+    pub fn undefined_functions(&self) -> Vec<Error> {
+        self.compiled.as_ref().map_or(Vec::new(), |c| c.undefined())
+    }
+}
+
+impl std::fmt::Debug for Expression {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Expression")
+            .field("source", &self.source)
+            .field("ast", &self.ast)
+            .finish()
+    }
 }
 
 /// A YAQL engine: parser settings, the function library and a parse cache.
@@ -170,7 +203,7 @@ pub struct Engine {
     /// A host's operator table, in place of the built-in operators.
     operators: Option<operators::OperatorTable>,
     library: Arc<Library>,
-    cache: Mutex<parse_cache::ParseCache>,
+    cache: Mutex<parse_cache::ParseCache<Arc<eval::Compiled>>>,
     /// Compiled regular expressions, shared by every evaluation.
     regexes: Arc<regex_cache::RegexCache>,
 }
@@ -297,24 +330,39 @@ impl Engine {
         }
     }
 
-    fn cache(&self) -> std::sync::MutexGuard<'_, parse_cache::ParseCache> {
+    fn cache(&self) -> std::sync::MutexGuard<'_, parse_cache::ParseCache<Arc<eval::Compiled>>> {
         // The cache holds finished entries only: one left by a panicking
         // thread is still sound.
         self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Parse (through a bounded LRU cache keyed by the text).
+    /// Parse and compile (through a bounded LRU cache keyed by the text):
+    /// lex, parse, then resolve the call sites against the engine's library
+    /// ([`eval::Compiled`]).
     pub fn parse(&self, src: &str) -> Result<Expression> {
         let hit = self.cache().get(src);
-        if let Some((source, ast)) = hit {
-            return Ok(Expression { source, ast });
+        if let Some((source, compiled)) = hit {
+            return Ok(Expression {
+                source,
+                ast: compiled.tree().clone(),
+                compiled: Some(compiled),
+            });
         }
         let ast = Arc::new(match &self.operators {
             Some(table) => parser::parse_with_operators(src, self.parser_options(), table)?,
             None => parser::parse(src, self.parser_options())?,
         });
-        let source = self.cache().insert(src, ast.clone());
-        Ok(Expression { source, ast })
+        let compiled = Arc::new(eval::Compiled::new(
+            ast.clone(),
+            self.library.clone(),
+            &self.opts.yaql,
+        ));
+        let source = self.cache().insert(src, compiled.clone());
+        Ok(Expression {
+            source,
+            ast,
+            compiled: Some(compiled),
+        })
     }
 
     /// Check that `src` parses, with the errors of [`Engine::parse`], without
@@ -368,7 +416,7 @@ impl Engine {
     /// Evaluate in a host context (its `$` and variables as set there).
     pub fn evaluate_in(&self, expr: &Expression, ctx: &Rc<Context>) -> Result<Value> {
         let scope = self.enter();
-        let rt = self.runtime_in(ctx, &scope);
+        let rt = self.runtime_in(expr, ctx, &scope);
         let ectx = ctx.child_with_runtime(rt.clone());
         self.evaluate_inner(expr, &ectx, &rt)
     }
@@ -382,7 +430,7 @@ impl Engine {
         ctx: &Rc<Context>,
     ) -> Result<(Value, Option<Rc<RefCell<list_marks::ListMarks>>>)> {
         let scope = self.enter();
-        let rt = self.runtime_in(ctx, &scope);
+        let rt = self.runtime_in(expr, ctx, &scope);
         let ectx = ctx.child_with_runtime(rt.clone());
         let v = self.evaluate_inner(expr, &ectx, &rt)?;
         Ok((v, rt.list_marks()))
@@ -394,12 +442,15 @@ impl Engine {
         limits::enter(&self.opts.yaql.limits, quota, &self.regexes)
     }
 
-    /// The runtime of one evaluation in `ctx`: its own state and run, and
-    /// the output memo of the host scope `ctx` belongs to.
-    fn runtime_in(&self, ctx: &Context, scope: &limits::Scope) -> Rc<Runtime> {
+    /// The runtime of one evaluation of `expr` in `ctx`: its own state and
+    /// run, the compiled form of `expr` if it is for this engine, and the
+    /// output memo of the host scope `ctx` belongs to.
+    fn runtime_in(&self, expr: &Expression, ctx: &Context, scope: &limits::Scope) -> Rc<Runtime> {
         let memo = ctx.root_runtime().output_memo().clone();
         let run = scope.run().clone();
-        Rc::new(Runtime::for_run(self.opts.yaql.clone(), memo, run))
+        let compiled = expr.compiled.clone().filter(|c| c.is_for(&self.library));
+        let rt = Runtime::for_run(self.opts.yaql.clone(), memo, run).with_compiled(compiled);
+        Rc::new(rt)
     }
 
     fn evaluate_inner(&self, expr: &Expression, ectx: &Rc<Context>, rt: &Runtime) -> Result<Value> {

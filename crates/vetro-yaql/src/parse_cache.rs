@@ -1,7 +1,7 @@
-//! A bounded least-recently-used cache of parsed expressions, keyed by
-//! source text: parsing the same text again costs one hash lookup.
+//! A bounded least-recently-used cache of parsed (and compiled)
+//! expressions, keyed by source text: parsing the same text again costs one
+//! hash lookup.
 
-use crate::parser::Expr;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -11,15 +11,15 @@ use std::sync::Arc;
 /// `(text, stamp)`; eviction pops queue entries until one still carries its
 /// entry's current stamp. The queue is compacted when it grows past a few
 /// times the capacity, so memory stays proportional to `capacity`.
-pub struct ParseCache {
+pub struct ParseCache<T> {
     capacity: usize,
     tick: u64,
-    map: ahash::AHashMap<Arc<str>, (Arc<str>, Arc<Expr>, u64)>,
+    map: ahash::AHashMap<Arc<str>, (Arc<str>, T, u64)>,
     order: VecDeque<(Arc<str>, u64)>,
 }
 
-impl ParseCache {
-    pub fn new(capacity: usize) -> ParseCache {
+impl<T: Clone> ParseCache<T> {
+    pub fn new(capacity: usize) -> ParseCache<T> {
         ParseCache {
             capacity: capacity.max(1),
             tick: 0,
@@ -35,7 +35,7 @@ impl ParseCache {
 
     /// The cached tree for `src` and the shared text, marking it most
     /// recently used.
-    pub fn get(&mut self, src: &str) -> Option<(Arc<str>, Arc<Expr>)> {
+    pub fn get(&mut self, src: &str) -> Option<(Arc<str>, T)> {
         self.tick += 1;
         let tick = self.tick;
         let entry = self.map.get_mut(src)?;
@@ -53,7 +53,7 @@ impl ParseCache {
 
     /// Remember `ast` for `src`, evicting the least recently used entry when
     /// full; returns the shared text.
-    pub fn insert(&mut self, src: &str, ast: Arc<Expr>) -> Arc<str> {
+    pub fn insert(&mut self, src: &str, ast: T) -> Arc<str> {
         self.tick += 1;
         let key: Arc<str> = Arc::from(src);
         if self
@@ -93,13 +93,13 @@ impl ParseCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parser::{ExprKind, Literal};
+    use crate::parser::{Expr, ExprKind, Literal};
 
     fn ast(i: i64) -> Arc<Expr> {
         Arc::new(Expr::detached(ExprKind::Const(Literal::Int(i))))
     }
 
-    fn val(c: &mut ParseCache, src: &str) -> Option<i64> {
+    fn val(c: &mut ParseCache<Arc<Expr>>, src: &str) -> Option<i64> {
         c.get(src).map(|(_, e)| match &e.kind {
             ExprKind::Const(Literal::Int(i)) => *i,
             _ => -1,

@@ -2,6 +2,7 @@
 //! counter, the memory quota checks and the approximate size of values.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::eval::Compiled;
 use crate::iter::{limited, too_large};
 use crate::limits::{Limits, Run};
 use crate::list_marks::ListMarks;
@@ -9,6 +10,7 @@ use crate::value::Value;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
+use std::sync::Arc;
 
 /// Engine options (the reference's `yaql.*` options plus vetro's limits).
 #[derive(Clone, Debug)]
@@ -72,6 +74,9 @@ pub struct Runtime {
     pub opts: Options,
     depth: Cell<usize>,
     run: Rc<Run>,
+    /// The compiled form of the expression evaluated, for the engine's
+    /// library (its call sites resolved once).
+    compiled: Option<Arc<Compiled>>,
     /// The sequences built as lists, kept when tuples are kept
     /// (`convert_tuples_to_lists` off).
     lists: Option<Rc<RefCell<ListMarks>>>,
@@ -96,9 +101,22 @@ impl Runtime {
             opts,
             depth: Cell::new(0),
             run,
+            compiled: None,
             lists,
             output_memo: memo,
         }
+    }
+
+    /// Evaluate with `compiled`'s resolved call sites.
+    pub(crate) fn with_compiled(mut self, compiled: Option<Arc<Compiled>>) -> Runtime {
+        self.compiled = compiled;
+        self
+    }
+
+    /// The compiled form of the expression being evaluated, if any.
+    #[inline]
+    pub(crate) fn compiled(&self) -> Option<&Compiled> {
+        self.compiled.as_deref()
     }
 
     /// The evaluation's run: its operation counter and limits.

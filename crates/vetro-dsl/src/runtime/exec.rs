@@ -462,10 +462,7 @@ impl Rt {
             .program
             .yaql()
             .evaluate_in(
-                &vetro_yaql::Expression {
-                    source: Arc::from(target),
-                    ast: Arc::new(node.clone()),
-                },
+                &vetro_yaql::Expression::from_tree(Arc::from(target), Arc::new(node.clone())),
                 ctx,
             )
             .map_err(|e| self.unsmuggle(e))?;

@@ -41,10 +41,10 @@ pub const PARSER: vetro_yaql::ParserOptions = vetro_yaql::ParserOptions {
 /// Parse YAQL text as MuranoPL does.
 pub fn parse_yaql(text: &str) -> Result<vetro_yaql::Expression, vetro_yaql::Error> {
     let ast = vetro_yaql::parser::parse(text, PARSER)?;
-    Ok(vetro_yaql::Expression {
-        source: text.into(),
-        ast: Arc::new(ast),
-    })
+    Ok(vetro_yaql::Expression::from_tree(
+        text.into(),
+        Arc::new(ast),
+    ))
 }
 
 impl Expr {

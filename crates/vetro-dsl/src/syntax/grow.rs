@@ -68,10 +68,7 @@ pub fn growth(target: &Expr, value: &Expr) -> Option<Growth> {
         operands.push(Expr {
             text: value.text.clone(),
             span: value.span,
-            parsed: vetro_yaql::Expression {
-                source: value.parsed.source.clone(),
-                ast: node.clone(),
-            },
+            parsed: vetro_yaql::Expression::from_tree(value.parsed.source.clone(), node.clone()),
         });
         let hole = Ast::new(ExprKind::Var(operand_var(i).into()), node.span);
         replaced.push(Arg::Pos(Arc::new(hole)));
@@ -95,10 +92,10 @@ pub fn growth(target: &Expr, value: &Expr) -> Option<Growth> {
         var,
         kind,
         operands,
-        general: vetro_yaql::Expression {
-            source: value.parsed.source.clone(),
-            ast: Arc::new(Ast::new(general_kind, ast.span)),
-        },
+        general: vetro_yaql::Expression::from_tree(
+            value.parsed.source.clone(),
+            Arc::new(Ast::new(general_kind, ast.span)),
+        ),
     })
 }
 

@@ -2,12 +2,14 @@
 //! `resolve.rs`, lambdas in `lambda.rs`, options and per-evaluation state in
 //! the crate's `runtime.rs`, output conversion in `output.rs`.
 
+mod compile;
 mod lambda;
 mod output;
 mod resolve;
 
 pub use crate::func::{CallArg, Lambda};
 pub use crate::runtime::{approx_size, Options, OutputMemo, Runtime};
+pub use compile::Compiled;
 pub use output::finalize;
 
 use crate::error::{Error, Result};
@@ -15,7 +17,7 @@ use crate::func::context::Context;
 use crate::iter::LazyIter;
 use crate::parser::{Expr, ExprKind};
 use crate::value::Value;
-use resolve::call_args;
+use resolve::{call_args, site_call};
 use smallvec::SmallVec;
 use std::rc::Rc;
 
@@ -57,7 +59,10 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
     match &e.kind {
         ExprKind::Call { name, args, .. } => {
             let cargs: ArgVec = args.iter().map(CallArg::from_arg).collect();
-            call_args(ctx, name, cargs, false)
+            match compiled_site(ctx, e, name) {
+                Some(site) => site_call(ctx, name, site, cargs, false),
+                None => call_args(ctx, name, cargs, false),
+            }
         }
         ExprKind::Method {
             recv,
@@ -89,7 +94,10 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
             let mut cargs = ArgVec::new();
             cargs.push(CallArg::Val(r));
             cargs.extend(args.iter().map(CallArg::from_arg));
-            call_args(ctx, name, cargs, true)
+            match compiled_site(ctx, e, name) {
+                Some(site) => site_call(ctx, name, site, cargs, true),
+                None => call_args(ctx, name, cargs, true),
+            }
         }
         ExprKind::Dot {
             recv, rhs, safe, ..
@@ -101,11 +109,24 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
             let mut cargs = ArgVec::new();
             cargs.push(CallArg::Val(r));
             cargs.push(CallArg::Expr(rhs));
-            call_args(ctx, "#operator_.", cargs, false)
+            match compiled_site(ctx, e, "#operator_.") {
+                Some(site) => site_call(ctx, "#operator_.", site, cargs, false),
+                None => call_args(ctx, "#operator_.", cargs, false),
+            }
         }
         ExprKind::Wrap(inner) => eval(inner, ctx),
         _ => eval(e, ctx),
     }
+}
+
+/// The compiled call site of `e`, when the evaluation has its expression's
+/// compiled form and no context layer redefines `name`.
+#[inline]
+fn compiled_site<'a>(ctx: &'a Context, e: &Expr, name: &str) -> Option<&'a compile::Site> {
+    let compiled = ctx.rt.compiled()?;
+    let site = compiled.site(e)?;
+    ctx.sees_library_for(name, compiled.library())
+        .then_some(site)
 }
 
 /// A callable value naming a function, looked up in a context when called

@@ -2,6 +2,7 @@
 //! named arguments, parameter types, layers, laziness), as the reference
 //! resolves it, and the call itself.
 
+use super::compile::Site;
 use super::{eval, ArgVec, CallArg, Lambda, Runtime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::func::context::Context;
@@ -582,7 +583,7 @@ fn ambiguous_call(method: bool, name: &str) -> Error {
     Error::new(kind, format!("Ambiguous {what} \"{name}\""))
 }
 
-fn param_for(f: &Signature, i: usize) -> Option<&Param> {
+pub(super) fn param_for(f: &Signature, i: usize) -> Option<&Param> {
     f.params.get(i).or(f.varargs.as_ref())
 }
 
@@ -596,6 +597,99 @@ fn arity_ok(f: &Signature, n: usize) -> bool {
         .all(|p| p.default.is_some())
 }
 
+/// The lazy argument positions of `f` (a bit each) if its arity and
+/// parameters fit the arguments known before the call (`None`: a value known
+/// only when the call runs), for the compile stage.
+pub(super) fn pre_filter(f: &Signature, pos: &[Option<&Arc<Expr>>], rt: &Runtime) -> Option<u64> {
+    if !arity_ok(f, pos.len()) {
+        return None;
+    }
+    let mut lz = 0u64;
+    for (i, a) in pos.iter().enumerate() {
+        let p = param_for(f, i)?;
+        if let Some(e) = a {
+            if !static_ok(p, &PosArg::Expr(e), rt) {
+                return None;
+            }
+        }
+        if p.ty.is_lazy() {
+            lz |= 1 << i;
+        }
+    }
+    Some(lz)
+}
+
+/// A call through its compiled site (see `compile.rs`): the site's
+/// overloads, those that take a receiver value filtered now, resolved as
+/// [`simple_call`] does. What the site cannot decide (no overload fits,
+/// laziness disagrees) goes the general way, which reports it.
+pub(super) fn site_call(
+    ctx: &Rc<Context>,
+    name: &str,
+    site: &Site,
+    args: ArgVec,
+    method: bool,
+) -> Result<Value> {
+    let pos: PosVec = args
+        .into_iter()
+        .map(|a| match a {
+            CallArg::Val(v) => PosArg::Val(v),
+            CallArg::Expr(e) => PosArg::Expr(e),
+            _ => PosArg::Omitted,
+        })
+        .collect();
+    let rt = &ctx.rt;
+    let mut lazy: Option<u64> = None;
+    let mut agree = true;
+    let mut alive: Alive = SmallVec::new();
+    for layer in &site.layers {
+        let mut l: SmallVec<[bool; 8]> = SmallVec::new();
+        for (f, lz) in layer {
+            let ok = site.fixed
+                || pos
+                    .iter()
+                    .enumerate()
+                    .all(|(i, a)| match (a, param_for(f, i)) {
+                        (PosArg::Val(_), Some(p)) => static_ok(p, a, rt),
+                        (PosArg::Omitted, _) => false,
+                        _ => true,
+                    });
+            if ok {
+                match lazy {
+                    None => lazy = Some(*lz),
+                    Some(z) => agree &= z == *lz,
+                }
+            }
+            l.push(ok);
+        }
+        alive.push(l);
+    }
+    let Some(lazy) = lazy.filter(|_| agree) else {
+        let args = pos
+            .into_iter()
+            .map(|a| match a {
+                PosArg::Val(v) => CallArg::Val(v),
+                PosArg::Expr(e) => CallArg::Expr(e),
+                _ => CallArg::Omitted,
+            })
+            .collect();
+        return call_args(ctx, name, args, method);
+    };
+    let layers: Layers = site
+        .layers
+        .iter()
+        .map(|l| l.iter().map(|(f, _)| Cand::Shared(f)).collect())
+        .collect();
+    // Errors list every overload in scope, as the general way does.
+    let none_fits = |vals: &[Option<Value>]| {
+        let all = ctx.candidates(name, method);
+        no_matching(name, method, &all, &describe_values(vals))
+    };
+    call_alive(ctx, name, &layers, &alive, lazy, &pos, method, &none_fits)
+}
+
+type Alive = SmallVec<[SmallVec<[bool; 8]>; 2]>;
+
 /// Resolution for calls with only positional arguments (the common case),
 /// without building general bindings.
 fn simple_call<'a>(
@@ -605,13 +699,27 @@ fn simple_call<'a>(
     pos: &[PosArg],
     method: bool,
 ) -> Result<Value> {
-    let rt = ctx.rt.clone();
+    let (alive, lazy) = static_filter(layers, pos, &ctx.rt, method, name)?;
+    let none_fits =
+        |vals: &[Option<Value>]| no_matching(name, method, layers, &describe_values(vals));
+    call_alive(ctx, name, layers, &alive, lazy, pos, method, &none_fits)
+}
+
+/// Which candidates can take the arguments before any is evaluated, and
+/// the positions they take lazily (all must agree).
+fn static_filter(
+    layers: &Layers,
+    pos: &[PosArg],
+    rt: &Runtime,
+    method: bool,
+    name: &str,
+) -> Result<(Alive, u64)> {
     let n = pos.len();
     let mut lazy: Option<u64> = None;
     let mut any = false;
     let ambiguous = || ambiguous_call(method, name);
     // static filter: bit set of surviving candidates per layer
-    let mut alive: SmallVec<[SmallVec<[bool; 8]>; 2]> = SmallVec::new();
+    let mut alive: Alive = SmallVec::new();
     for layer in layers {
         let mut l: SmallVec<[bool; 8]> = SmallVec::new();
         for f in layer {
@@ -623,7 +731,7 @@ fn simple_call<'a>(
                         ok = false;
                         break;
                     };
-                    if !static_ok(p, a, &rt) {
+                    if !static_ok(p, a, rt) {
                         ok = false;
                         break;
                     }
@@ -648,6 +756,25 @@ fn simple_call<'a>(
         let got = known_values(pos);
         return Err(no_matching(name, method, layers, &describe_values(&got)));
     };
+    Ok((alive, lazy))
+}
+
+/// Evaluate the arguments not taken lazily, pick the most specific
+/// candidate of the first layer with one that accepts them, and call it.
+#[allow(clippy::too_many_arguments)]
+fn call_alive<'a>(
+    ctx: &Rc<Context>,
+    name: &str,
+    layers: &Layers<'a>,
+    alive: &Alive,
+    lazy: u64,
+    pos: &[PosArg],
+    method: bool,
+    none_fits: &dyn Fn(&[Option<Value>]) -> Error,
+) -> Result<Value> {
+    let rt = &ctx.rt;
+    let n = pos.len();
+    let ambiguous = || ambiguous_call(method, name);
     let mut vals: SmallVec<[Option<Value>; 4]> = SmallVec::new();
     for (i, a) in pos.iter().enumerate() {
         vals.push(match a {
@@ -657,13 +784,13 @@ fn simple_call<'a>(
         });
     }
     let mut winner: Option<&Cand<'a>> = None;
-    for (layer, alive) in layers.iter().zip(&alive) {
+    for (layer, alive) in layers.iter().zip(alive.iter()) {
         for (f, ok) in layer.iter().zip(alive) {
             if !*ok {
                 continue;
             }
             let fits = (0..n).all(|i| match (&vals[i], param_for(f, i)) {
-                (Some(v), Some(p)) if !p.ty.is_lazy() => p.accepts(v, &rt),
+                (Some(v), Some(p)) if !p.ty.is_lazy() => p.accepts(v, rt),
                 _ => true,
             });
             if !fits {
@@ -693,7 +820,7 @@ fn simple_call<'a>(
         }
     }
     let Some(f) = winner else {
-        return Err(no_matching(name, method, layers, &describe_values(&vals)));
+        return Err(none_fits(&vals));
     };
     let mut out_pos = Vec::with_capacity(f.params.len());
     let mut rest = Vec::new();

@@ -293,7 +293,7 @@ impl Context {
                         let l: SmallVec<[Cand; 4]> = list
                             .iter()
                             .filter(|f| fits(&f.sig))
-                            .map(Cand::Shared)
+                            .map(|f| Cand::Shared(f))
                             .collect();
                         if !l.is_empty() {
                             layers.push(l);
@@ -307,6 +307,25 @@ impl Context {
             match &c.parent {
                 Some(p) => c = p,
                 None => return layers,
+            }
+        }
+    }
+
+    /// Whether a call of `name` from this context means what `library`
+    /// defines: no context layer up the chain defines or hides `name`, and
+    /// the chain's root holds that library (a compiled call site is then
+    /// valid).
+    pub(crate) fn sees_library_for(&self, name: &str, library: &Arc<Library>) -> bool {
+        let mut c = self;
+        loop {
+            if let Some(l) = c.layer.borrow().as_ref() {
+                if l.funcs.contains_key(name) || l.exclusive.contains(name) {
+                    return false;
+                }
+            }
+            match &c.parent {
+                Some(p) => c = p,
+                None => return c.library.as_ref().is_some_and(|l| Arc::ptr_eq(l, library)),
             }
         }
     }

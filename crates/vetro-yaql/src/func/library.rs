@@ -9,14 +9,17 @@ use std::sync::Arc;
 /// host's functions).
 #[derive(Clone, Default)]
 pub struct SharedLayer {
-    funcs: HashMap<Arc<str>, Vec<SharedDef>>,
+    funcs: HashMap<Arc<str>, Vec<Arc<SharedDef>>>,
     /// Names whose candidates in this layer hide all outer layers.
     exclusive: HashSet<Arc<str>>,
 }
 
 impl SharedLayer {
     pub fn register(&mut self, f: SharedDef) {
-        self.funcs.entry(f.name.clone()).or_default().push(f);
+        self.funcs
+            .entry(f.name.clone())
+            .or_default()
+            .push(Arc::new(f));
     }
 
     /// Make `name` exclusive: layers below are not consulted for it.
@@ -28,7 +31,7 @@ impl SharedLayer {
         self.funcs.is_empty() && self.exclusive.is_empty()
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<&[SharedDef]> {
+    pub(crate) fn get(&self, name: &str) -> Option<&[Arc<SharedDef>]> {
         self.funcs.get(name).map(Vec::as_slice)
     }
 

@@ -1,0 +1,220 @@
+//! The compile stage: each call site of a parsed expression resolved once
+//! against an engine's library, whose function set is fixed when the engine
+//! is built. A site keeps the library overloads that can take its
+//! arguments (arity, form, literal and keyword arguments, laziness), so an
+//! evaluation skips the lookup by name and the static filtering. Functions
+//! a host registers in a context may still shadow the library: a call
+//! whose name some context layer defines (or hides) is resolved as before,
+//! and so is every call the site cannot decide alone (named or omitted
+//! arguments, keyword-only parameters, an error to report).
+
+use super::resolve::{param_for, pre_filter};
+use crate::error::{Error, ErrorKind};
+use crate::func::library::Library;
+use crate::func::SharedDef;
+use crate::parser::{Arg, Expr, ExprKind};
+use crate::runtime::{Options, Runtime};
+use smallvec::SmallVec;
+use std::sync::Arc;
+
+/// An expression compiled for one engine's library.
+pub struct Compiled {
+    /// Keeps the nodes (whose addresses key `sites`) alive.
+    _root: Arc<Expr>,
+    library: Arc<Library>,
+    sites: ahash::AHashMap<usize, Site>,
+    /// Calls of functions the library does not define, in order: the
+    /// name, whether it is a method call, and its position.
+    undefined: Vec<(Arc<str>, bool, usize)>,
+}
+
+/// The library overloads one call site can mean, innermost layer first,
+/// each with the argument positions it takes lazily (a bit per position).
+pub(crate) struct Site {
+    pub layers: SmallVec<[SmallVec<[(Arc<SharedDef>, u64); 4]>; 2]>,
+    /// Every argument is an expression of the text (no receiver value):
+    /// the overloads kept are all that fit, and agree on laziness.
+    pub fixed: bool,
+}
+
+fn key(e: &Expr) -> usize {
+    e as *const Expr as usize
+}
+
+impl Compiled {
+    /// Compile `root` against `library` (with the engine's options).
+    pub fn new(root: Arc<Expr>, library: Arc<Library>, opts: &Options) -> Compiled {
+        let rt = Runtime::new(opts.clone());
+        let mut c = Compiled {
+            _root: root.clone(),
+            library,
+            sites: ahash::AHashMap::new(),
+            undefined: Vec::new(),
+        };
+        c.walk(&root, &rt);
+        c
+    }
+
+    /// The library it was compiled for.
+    pub(crate) fn library(&self) -> &Arc<Library> {
+        &self.library
+    }
+
+    /// The expression's syntax tree.
+    pub fn tree(&self) -> &Arc<Expr> {
+        &self._root
+    }
+
+    /// Whether this was compiled for `library`.
+    pub fn is_for(&self, library: &Arc<Library>) -> bool {
+        Arc::ptr_eq(&self.library, library)
+    }
+
+    pub(crate) fn site(&self, e: &Expr) -> Option<&Site> {
+        if self.sites.is_empty() {
+            return None;
+        }
+        self.sites.get(&key(e))
+    }
+
+    /// Calls whose name the library does not define in the form used
+    /// (`no_function` / `no_method` errors with the call's position): when
+    /// the engine's library is the whole function set (no context or
+    /// session functions, no host-object methods), these calls fail if
+    /// they are reached.
+    pub fn undefined(&self) -> Vec<Error> {
+        let error = |(name, method, at): &(Arc<str>, bool, usize)| {
+            let (kind, what) = match method {
+                true => (ErrorKind::NoMethod, "method"),
+                false => (ErrorKind::NoFunction, "function"),
+            };
+            let mut err = Error::new(kind, format!("Unknown {what} \"{name}\""));
+            err.position = Some(*at);
+            err
+        };
+        self.undefined.iter().map(error).collect()
+    }
+
+    fn walk(&mut self, e: &Expr, rt: &Runtime) {
+        match &e.kind {
+            ExprKind::Call { name, args, .. } => {
+                self.call_site(e, name, args, false, rt);
+                self.walk_args(args, rt);
+            }
+            ExprKind::Method {
+                recv, name, args, ..
+            } => {
+                self.walk(recv, rt);
+                self.call_site(e, name, args, true, rt);
+                self.walk_args(args, rt);
+            }
+            ExprKind::Dot { recv, rhs, .. } => {
+                self.walk(recv, rt);
+                self.site_for(e, "#operator_.", &[None, Some(rhs)], false, rt);
+                self.walk(rhs, rt);
+            }
+            ExprKind::Wrap(inner) => self.walk(inner, rt),
+            ExprKind::Const(_) | ExprKind::Keyword(_) | ExprKind::Var(_) => {}
+        }
+    }
+
+    fn walk_args(&mut self, args: &[Arg], rt: &Runtime) {
+        for a in args {
+            match a {
+                Arg::Pos(x) => self.walk(x, rt),
+                Arg::Named(k, v) => {
+                    self.walk(k, rt);
+                    self.walk(v, rt);
+                }
+                Arg::Omitted => {}
+            }
+        }
+    }
+
+    fn call_site(&mut self, e: &Expr, name: &str, args: &[Arg], method: bool, rt: &Runtime) {
+        let defined = self.library.layers().iter().any(|l| {
+            l.get(name).is_some_and(|d| {
+                d.iter().any(|f| {
+                    if method {
+                        f.form.method()
+                    } else {
+                        f.form.function()
+                    }
+                })
+            })
+        });
+        if !defined {
+            self.undefined.push((Arc::from(name), method, e.position()));
+            return;
+        }
+        // A receiver is a value known only when the call runs.
+        let mut pos: SmallVec<[Option<&Arc<Expr>>; 4]> = SmallVec::new();
+        if method {
+            pos.push(None);
+        }
+        for a in args {
+            match a {
+                Arg::Pos(x) => pos.push(Some(x)),
+                _ => return,
+            }
+        }
+        self.site_for(e, name, &pos, method, rt);
+    }
+
+    /// Keep the site's overloads: those of the library's layers (down to
+    /// the first that hides the rest) whose form, arity and parameters fit
+    /// the arguments known now (`None`: a value known when the call runs).
+    fn site_for(
+        &mut self,
+        e: &Expr,
+        name: &str,
+        pos: &[Option<&Arc<Expr>>],
+        method: bool,
+        rt: &Runtime,
+    ) {
+        if pos.len() > 64 {
+            return;
+        }
+        let mut layers: SmallVec<[SmallVec<[(Arc<SharedDef>, u64); 4]>; 2]> = SmallVec::new();
+        for layer in self.library.layers() {
+            let mut kept = SmallVec::new();
+            for f in layer.get(name).unwrap_or(&[]) {
+                let form_ok = if method {
+                    f.form.method()
+                } else {
+                    f.form.function()
+                };
+                if !form_ok {
+                    continue;
+                }
+                // Resolution by keyword or with keyword-only parameters is
+                // left to the general path.
+                if !f.kwonly.is_empty() || f.nokw {
+                    return;
+                }
+                if let Some(lazy) = pre_filter(f, pos, rt) {
+                    kept.push((f.clone(), lazy));
+                }
+            }
+            if !kept.is_empty() {
+                layers.push(kept);
+            }
+            if layer.hides_below(name) {
+                break;
+            }
+        }
+        let fixed = pos.iter().all(Option::is_some);
+        let lazies = layers.iter().flatten().map(|(_, lz)| *lz);
+        let agree = lazies.clone().all(|lz| Some(lz) == lazies.clone().next());
+        // An error (no overload fits, laziness disagrees) is left to the
+        // general path, which reports it.
+        if layers.is_empty() || (fixed && !agree) {
+            return;
+        }
+        debug_assert!(layers
+            .iter()
+            .flatten()
+            .all(|(f, _)| (0..pos.len()).all(|i| param_for(f, i).is_some())));
+        self.sites.insert(key(e), Site { layers, fixed });
+    }
+}

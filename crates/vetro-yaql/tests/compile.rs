@@ -1,0 +1,79 @@
+//! The compile stage: call sites resolved once against the engine's
+//! library, without changing what a call means.
+
+use std::sync::Arc;
+use vetro_yaql::{Engine, EngineOptions, ErrorKind, Form, Session, Value};
+
+#[test]
+fn undefined_functions_are_reported_before_evaluation() {
+    let engine = Engine::new(EngineOptions::default());
+    let e = engine.parse("len([1]) + nosuch(1) + 2.nomethod()").unwrap();
+    let found: Vec<_> = e
+        .undefined_functions()
+        .into_iter()
+        .map(|err| (err.kind, err.position))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (ErrorKind::NoFunction, Some(11)),
+            (ErrorKind::NoMethod, Some(25))
+        ]
+    );
+    assert!(engine
+        .parse("len([1, 2])")
+        .unwrap()
+        .undefined_functions()
+        .is_empty());
+    // Reached, the call fails as the report said.
+    let err = engine.evaluate(&e, Value::Null, &[]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::NoFunction);
+}
+
+#[test]
+fn a_session_function_shadows_a_compiled_library_call() {
+    let engine = Arc::new(Engine::new(EngineOptions::default()));
+    let e = engine.parse("[1, 2, 3].len() + len([1])").unwrap();
+    assert_eq!(
+        engine.evaluate(&e, Value::Null, &[]).unwrap(),
+        Value::Int(4)
+    );
+    let session = Session::new(engine.clone());
+    session.register_fn("len", Form::Both, |_: Value| 40i64);
+    assert_eq!(
+        session.evaluate(&e, Value::Null, &[]).unwrap(),
+        Value::Int(80)
+    );
+    // Hidden names too.
+    let hiding = Session::new(engine.clone());
+    hiding.hide_functions(&["len"]);
+    let err = hiding.evaluate(&e, Value::Null, &[]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::NoMethod);
+}
+
+#[test]
+fn an_expression_compiled_by_one_engine_runs_on_another() {
+    let plain = Engine::new(EngineOptions::default());
+    let e = plain.parse("double(len([1, 2]))").unwrap();
+    assert_eq!(e.undefined_functions().len(), 1);
+    let with_double = Engine::builder(EngineOptions::default())
+        .register_fn("double", Form::Function, |x: i64| x * 2)
+        .build();
+    assert_eq!(
+        with_double.evaluate(&e, Value::Null, &[]).unwrap(),
+        Value::Int(4)
+    );
+}
+
+#[test]
+fn receiver_types_still_choose_the_overload() {
+    let engine = Engine::new(EngineOptions::default());
+    let e = engine.parse("$.len()").unwrap();
+    for (data, n) in [(Value::str("abcd"), 4), (Value::list(vec![1.into()]), 1)] {
+        assert_eq!(engine.evaluate(&e, data, &[]).unwrap(), Value::Int(n));
+    }
+    let err = engine.evaluate(&e, Value::Int(3), &[]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::NoMatchingMethod);
+    // The error lists every overload, as without the compile stage.
+    assert!(err.message.contains("candidates"), "{}", err.message);
+}
