@@ -3,7 +3,7 @@
 //! `cargo bench -p vetro-yaql --bench eval`
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use vetro_yaql::{Engine, EngineOptions, Value};
+use vetro_yaql::{Engine, EngineOptions, Expression, Value};
 
 fn records(n: i64) -> Value {
     Value::list(
@@ -67,6 +67,28 @@ fn bench(c: &mut Criterion) {
     c.bench_function("stream 1M elements", |b| {
         b.iter(|| engine.evaluate(&stream, Value::Null, &[]).unwrap())
     });
+    // The compiled form against the tree walk alone, on the same tree.
+    for (name, text, data) in [
+        (
+            "range 100k where/select",
+            "range(100000).where($ mod 7 = 0).select($ * 2).len()",
+            Value::Null,
+        ),
+        (
+            "where/select over 10k records",
+            "$.where($.v > 50).select($.k).len()",
+            data.clone(),
+        ),
+    ] {
+        let compiled = engine.parse(text).unwrap();
+        let walked = Expression::from_tree(compiled.source.clone(), compiled.ast.clone());
+        c.bench_function(&format!("{name}, compiled"), |b| {
+            b.iter(|| engine.evaluate(&compiled, data.clone(), &[]).unwrap())
+        });
+        c.bench_function(&format!("{name}, tree walk"), |b| {
+            b.iter(|| engine.evaluate(&walked, data.clone(), &[]).unwrap())
+        });
+    }
 }
 
 criterion_group! {

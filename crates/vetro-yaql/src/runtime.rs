@@ -176,7 +176,9 @@ impl Runtime {
         Ok(v)
     }
 
-    pub(crate) fn enter(&self) -> Result<()> {
+    /// One level deeper (counted as an operation): the new depth.
+    #[inline]
+    pub(crate) fn enter(&self) -> Result<usize> {
         let d = self.depth.get() + 1;
         if d > self.opts.max_depth {
             return Err(Error::new(
@@ -186,9 +188,10 @@ impl Runtime {
         }
         self.run.tick()?;
         self.depth.set(d);
-        Ok(())
+        Ok(d)
     }
 
+    #[inline]
     pub(crate) fn leave(&self) {
         self.depth.set(self.depth.get().saturating_sub(1));
     }

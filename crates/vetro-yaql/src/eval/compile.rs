@@ -28,13 +28,22 @@ pub struct Compiled {
     undefined: Vec<(Arc<str>, bool, usize)>,
 }
 
-/// The library overloads one call site can mean, innermost layer first,
-/// each with the argument positions it takes lazily (a bit per position).
+/// The library overloads one call site can mean, innermost layer first.
 pub(crate) struct Site {
-    pub layers: SmallVec<[SmallVec<[(Arc<SharedDef>, u64); 4]>; 2]>,
+    pub layers: SmallVec<[SmallVec<[SiteCand; 4]>; 2]>,
     /// Every argument is an expression of the text (no receiver value):
     /// the overloads kept are all that fit, and agree on laziness.
     pub fixed: bool,
+}
+
+/// One overload of a call site.
+pub(crate) struct SiteCand {
+    pub def: Arc<SharedDef>,
+    /// The argument positions it takes lazily (a bit per position).
+    pub lazy: u64,
+    /// The value kinds its parameters take at each position (to rank
+    /// overloads).
+    pub masks: SmallVec<[u32; 4]>,
 }
 
 fn key(e: &Expr) -> usize {
@@ -175,7 +184,7 @@ impl Compiled {
         if pos.len() > 64 {
             return;
         }
-        let mut layers: SmallVec<[SmallVec<[(Arc<SharedDef>, u64); 4]>; 2]> = SmallVec::new();
+        let mut layers: SmallVec<[SmallVec<[SiteCand; 4]>; 2]> = SmallVec::new();
         for layer in self.library.layers() {
             let mut kept = SmallVec::new();
             for f in layer.get(name).unwrap_or(&[]) {
@@ -193,8 +202,19 @@ impl Compiled {
                     return;
                 }
                 if let Some(lazy) = pre_filter(f, pos, rt) {
-                    kept.push((f.clone(), lazy));
+                    let masks = (0..pos.len())
+                        .map(|i| param_for(f, i).map_or(0, |p| p.ty.mask(p.nullable)))
+                        .collect();
+                    kept.push(SiteCand {
+                        def: f.clone(),
+                        lazy,
+                        masks,
+                    });
                 }
+            }
+            // Overloads are kept as bits of a word.
+            if kept.len() > 64 {
+                return;
             }
             if !kept.is_empty() {
                 layers.push(kept);
@@ -204,17 +224,13 @@ impl Compiled {
             }
         }
         let fixed = pos.iter().all(Option::is_some);
-        let lazies = layers.iter().flatten().map(|(_, lz)| *lz);
+        let lazies = layers.iter().flatten().map(|c| c.lazy);
         let agree = lazies.clone().all(|lz| Some(lz) == lazies.clone().next());
         // An error (no overload fits, laziness disagrees) is left to the
         // general path, which reports it.
         if layers.is_empty() || (fixed && !agree) {
             return;
         }
-        debug_assert!(layers
-            .iter()
-            .flatten()
-            .all(|(f, _)| (0..pos.len()).all(|i| param_for(f, i).is_some())));
         self.sites.insert(key(e), Site { layers, fixed });
     }
 }

@@ -20,6 +20,7 @@ use crate::value::Value;
 use resolve::{call_args, site_call};
 use smallvec::SmallVec;
 use std::rc::Rc;
+use std::sync::Arc;
 
 type ArgVec<'a> = SmallVec<[CallArg<'a>; 4]>;
 
@@ -33,13 +34,20 @@ pub fn eval(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
         ExprKind::Keyword(k) => Ok(Value::str(k)),
         ExprKind::Var(name) => Ok(ctx.get(name).unwrap_or(Value::Null)),
         _ => {
-            let rt = ctx.rt.clone();
-            if let Err(err) = rt.enter() {
-                return Err(located(err, e));
-            }
+            let rt = &ctx.rt;
+            let depth = match rt.enter() {
+                Ok(depth) => depth,
+                Err(err) => return Err(located(err, e)),
+            };
             // Grow the stack on demand so deep expressions hit the recursion
             // limit instead of overflowing whatever thread the host uses.
-            let r = stacker::maybe_grow(256 * 1024, 8 * 1024 * 1024, || eval_call(e, ctx));
+            // Looked at every few levels: a level takes a few kilobytes at
+            // most, far less than the margin asked for.
+            let r = if depth % 4 == 0 {
+                stacker::maybe_grow(256 * 1024, 8 * 1024 * 1024, || eval_call(e, ctx))
+            } else {
+                eval_call(e, ctx)
+            };
             rt.leave();
             r.map_err(|err| located(err, e))
         }
@@ -57,13 +65,13 @@ fn located(mut err: Error, e: &Expr) -> Error {
 
 fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
     match &e.kind {
-        ExprKind::Call { name, args, .. } => {
-            let cargs: ArgVec = args.iter().map(CallArg::from_arg).collect();
-            match compiled_site(ctx, e, name) {
-                Some(site) => site_call(ctx, name, site, cargs, false),
-                None => call_args(ctx, name, cargs, false),
+        ExprKind::Call { name, args, .. } => match compiled_site(ctx, e, name) {
+            Some(site) => site_call(ctx, name, site, None, positional(args), false),
+            None => {
+                let cargs: ArgVec = args.iter().map(CallArg::from_arg).collect();
+                call_args(ctx, name, cargs, false)
             }
-        }
+        },
         ExprKind::Method {
             recv,
             name,
@@ -91,13 +99,13 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
                     return call_function(&c2, name, cargs, true);
                 }
             }
+            if let Some(site) = compiled_site(ctx, e, name) {
+                return site_call(ctx, name, site, Some(r), positional(args), true);
+            }
             let mut cargs = ArgVec::new();
             cargs.push(CallArg::Val(r));
             cargs.extend(args.iter().map(CallArg::from_arg));
-            match compiled_site(ctx, e, name) {
-                Some(site) => site_call(ctx, name, site, cargs, true),
-                None => call_args(ctx, name, cargs, true),
-            }
+            call_args(ctx, name, cargs, true)
         }
         ExprKind::Dot {
             recv, rhs, safe, ..
@@ -106,13 +114,14 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
             if *safe && r.is_null() {
                 return Ok(Value::Null);
             }
+            const DOT: &str = "#operator_.";
+            if let Some(site) = compiled_site(ctx, e, DOT) {
+                return site_call(ctx, DOT, site, Some(r), std::iter::once(rhs), false);
+            }
             let mut cargs = ArgVec::new();
             cargs.push(CallArg::Val(r));
             cargs.push(CallArg::Expr(rhs));
-            match compiled_site(ctx, e, "#operator_.") {
-                Some(site) => site_call(ctx, "#operator_.", site, cargs, false),
-                None => call_args(ctx, "#operator_.", cargs, false),
-            }
+            call_args(ctx, DOT, cargs, false)
         }
         ExprKind::Wrap(inner) => eval(inner, ctx),
         _ => eval(e, ctx),
@@ -127,6 +136,14 @@ fn compiled_site<'a>(ctx: &'a Context, e: &Expr, name: &str) -> Option<&'a compi
     let site = compiled.site(e)?;
     ctx.sees_library_for(name, compiled.library())
         .then_some(site)
+}
+
+/// The expressions of positional arguments (a compiled site has no other).
+fn positional(args: &[crate::parser::Arg]) -> impl Iterator<Item = &Arc<Expr>> {
+    args.iter().filter_map(|a| match a {
+        crate::parser::Arg::Pos(e) => Some(e),
+        _ => None,
+    })
 }
 
 /// A callable value naming a function, looked up in a context when called

@@ -2,12 +2,12 @@
 //! named arguments, parameter types, layers, laziness), as the reference
 //! resolves it, and the call itself.
 
-use super::compile::Site;
+use super::compile::{Site, SiteCand};
 use super::{eval, ArgVec, CallArg, Lambda, Runtime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::func::context::Context;
 use crate::func::context::{Cand, Layers};
-use crate::func::{ArgValue, Args, Call, DefaultValue, PType, Param, Signature};
+use crate::func::{ArgList, ArgValue, Args, Call, DefaultValue, PType, Param, Signature};
 use crate::parser::{Expr, ExprKind};
 use crate::value::Value;
 use smallvec::SmallVec;
@@ -536,7 +536,7 @@ fn bound_args(
         Some(DefaultValue::Value(v)) => ArgValue::Value(Value::from(v)),
         _ => ArgValue::Missing,
     };
-    let mut out_pos = Vec::with_capacity(b.slots.len());
+    let mut out_pos = ArgList::with_capacity(b.slots.len());
     for (j, s) in b.slots.iter().enumerate() {
         let p = param_at(f, j);
         out_pos.push(match s {
@@ -620,49 +620,45 @@ pub(super) fn pre_filter(f: &Signature, pos: &[Option<&Arc<Expr>>], rt: &Runtime
 }
 
 /// A call through its compiled site (see `compile.rs`): the site's
-/// overloads, those that take a receiver value filtered now, resolved as
-/// [`simple_call`] does. What the site cannot decide (no overload fits,
-/// laziness disagrees) goes the general way, which reports it.
-pub(super) fn site_call(
+/// overloads, those that take a value argument (a receiver) filtered now,
+/// resolved as [`simple_call`] does without collecting candidates again.
+/// What the site cannot decide (no overload fits, laziness disagrees) goes
+/// the general way, which reports it.
+pub(super) fn site_call<'a>(
     ctx: &Rc<Context>,
     name: &str,
     site: &Site,
-    args: ArgVec,
+    recv: Option<Value>,
+    exprs: impl Iterator<Item = &'a Arc<Expr>>,
     method: bool,
 ) -> Result<Value> {
-    let pos: PosVec = args
-        .into_iter()
-        .map(|a| match a {
-            CallArg::Val(v) => PosArg::Val(v),
-            CallArg::Expr(e) => PosArg::Expr(e),
-            _ => PosArg::Omitted,
-        })
-        .collect();
+    let mut pos = PosVec::new();
+    if let Some(r) = recv {
+        pos.push(PosArg::Val(r));
+    }
+    pos.extend(exprs.map(PosArg::Expr));
     let rt = &ctx.rt;
+    // Which overloads take the value arguments, as bits per layer.
+    let mut alive: SmallVec<[u64; 2]> = SmallVec::new();
     let mut lazy: Option<u64> = None;
     let mut agree = true;
-    let mut alive: Alive = SmallVec::new();
     for layer in &site.layers {
-        let mut l: SmallVec<[bool; 8]> = SmallVec::new();
-        for (f, lz) in layer {
+        let mut bits = 0u64;
+        for (j, c) in layer.iter().enumerate() {
             let ok = site.fixed
-                || pos
-                    .iter()
-                    .enumerate()
-                    .all(|(i, a)| match (a, param_for(f, i)) {
-                        (PosArg::Val(_), Some(p)) => static_ok(p, a, rt),
-                        (PosArg::Omitted, _) => false,
-                        _ => true,
-                    });
+                || pos.iter().enumerate().all(|(i, a)| match a {
+                    PosArg::Val(_) => param_for(&c.def, i).is_some_and(|p| static_ok(p, a, rt)),
+                    _ => true,
+                });
             if ok {
+                bits |= 1 << j;
                 match lazy {
-                    None => lazy = Some(*lz),
-                    Some(z) => agree &= z == *lz,
+                    None => lazy = Some(c.lazy),
+                    Some(z) => agree &= z == c.lazy,
                 }
             }
-            l.push(ok);
         }
-        alive.push(l);
+        alive.push(bits);
     }
     let Some(lazy) = lazy.filter(|_| agree) else {
         let args = pos
@@ -675,17 +671,59 @@ pub(super) fn site_call(
             .collect();
         return call_args(ctx, name, args, method);
     };
-    let layers: Layers = site
-        .layers
-        .iter()
-        .map(|l| l.iter().map(|(f, _)| Cand::Shared(f)).collect())
-        .collect();
-    // Errors list every overload in scope, as the general way does.
-    let none_fits = |vals: &[Option<Value>]| {
+    let mut vals = eval_positional(ctx, &pos, lazy)?;
+    let mut winner: Option<&SiteCand> = None;
+    for (layer, bits) in site.layers.iter().zip(&alive) {
+        for (j, c) in layer.iter().enumerate() {
+            if bits & (1 << j) == 0 || !fits_values(&c.def, &vals, rt) {
+                continue;
+            }
+            match winner {
+                None => winner = Some(c),
+                Some(w) if more_specific(&w.masks, &c.masks) => {}
+                Some(w) if more_specific(&c.masks, &w.masks) => winner = Some(c),
+                Some(_) => return Err(ambiguous_call(method, name)),
+            }
+        }
+        if winner.is_some() {
+            break;
+        }
+    }
+    let Some(c) = winner else {
+        // The error lists every overload in scope, as the general way does.
         let all = ctx.candidates(name, method);
-        no_matching(name, method, &all, &describe_values(vals))
+        return Err(no_matching(name, method, &all, &describe_values(&vals)));
     };
-    call_alive(ctx, name, &layers, &alive, lazy, &pos, method, &none_fits)
+    let args = positional_args(ctx, &c.def, &pos, &mut vals)?;
+    (c.def.body)(&Call { ctx, name }, args)
+}
+
+/// The values of positional arguments not taken lazily (`lazy`: a bit per
+/// position), evaluated left to right.
+fn eval_positional(
+    ctx: &Rc<Context>,
+    pos: &[PosArg],
+    lazy: u64,
+) -> Result<SmallVec<[Option<Value>; 4]>> {
+    let mut vals = SmallVec::new();
+    for (i, a) in pos.iter().enumerate() {
+        vals.push(match a {
+            PosArg::Val(v) => Some(v.clone()),
+            PosArg::Expr(e) if lazy & (1 << i) == 0 => Some(eval(e, ctx)?),
+            _ => None,
+        });
+    }
+    Ok(vals)
+}
+
+/// Does `f` accept the evaluated values (lazy parameters take anything)?
+fn fits_values(f: &Signature, vals: &[Option<Value>], rt: &Runtime) -> bool {
+    vals.iter()
+        .enumerate()
+        .all(|(i, v)| match (v, param_for(f, i)) {
+            (Some(v), Some(p)) if !p.ty.is_lazy() => p.accepts(v, rt),
+            _ => true,
+        })
 }
 
 type Alive = SmallVec<[SmallVec<[bool; 8]>; 2]>;
@@ -775,25 +813,14 @@ fn call_alive<'a>(
     let rt = &ctx.rt;
     let n = pos.len();
     let ambiguous = || ambiguous_call(method, name);
-    let mut vals: SmallVec<[Option<Value>; 4]> = SmallVec::new();
-    for (i, a) in pos.iter().enumerate() {
-        vals.push(match a {
-            PosArg::Val(v) => Some(v.clone()),
-            PosArg::Expr(e) if lazy & (1 << i) == 0 => Some(eval(e, ctx)?),
-            _ => None,
-        });
-    }
+    let mut vals = eval_positional(ctx, pos, lazy)?;
     let mut winner: Option<&Cand<'a>> = None;
     for (layer, alive) in layers.iter().zip(alive.iter()) {
         for (f, ok) in layer.iter().zip(alive) {
             if !*ok {
                 continue;
             }
-            let fits = (0..n).all(|i| match (&vals[i], param_for(f, i)) {
-                (Some(v), Some(p)) if !p.ty.is_lazy() => p.accepts(v, rt),
-                _ => true,
-            });
-            if !fits {
+            if !fits_values(f, &vals, rt) {
                 continue;
             }
             match winner {
@@ -822,7 +849,21 @@ fn call_alive<'a>(
     let Some(f) = winner else {
         return Err(none_fits(&vals));
     };
-    let mut out_pos = Vec::with_capacity(f.params.len());
+    let args = positional_args(ctx, f, pos, &mut vals)?;
+    f.call(&Call { ctx, name }, args)
+}
+
+/// The arguments of `f` for positional arguments `pos` whose values not
+/// taken lazily are `vals` (taken from there), with defaults for the rest.
+fn positional_args(
+    ctx: &Rc<Context>,
+    f: &Signature,
+    pos: &[PosArg],
+    vals: &mut [Option<Value>],
+) -> Result<Args> {
+    let rt = &ctx.rt;
+    let n = pos.len();
+    let mut out_pos = ArgList::new();
     let mut rest = Vec::new();
     for i in 0..n.max(f.params.len()) {
         let arg = if i < n {
@@ -861,13 +902,9 @@ fn call_alive<'a>(
             rest.push(arg);
         }
     }
-    let call = Call { ctx, name };
-    f.call(
-        &call,
-        Args {
-            pos: out_pos,
-            rest,
-            kw: Vec::new(),
-        },
-    )
+    Ok(Args {
+        pos: out_pos,
+        rest,
+        kw: Vec::new(),
+    })
 }

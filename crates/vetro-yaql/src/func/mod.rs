@@ -305,10 +305,14 @@ impl ArgValue {
     }
 }
 
+/// The arguments of one call's parameters (most functions have at most
+/// four: kept inline, without allocating).
+pub type ArgList = smallvec::SmallVec<[ArgValue; 4]>;
+
 /// Arguments bound to a function's parameters.
 pub struct Args {
     /// One entry per declared positional parameter, then keyword-only ones.
-    pub pos: Vec<ArgValue>,
+    pub pos: ArgList,
     /// `*args`.
     pub rest: Vec<ArgValue>,
     /// `**kwargs`.
