@@ -32,7 +32,8 @@ pub struct AuthArgs {
     #[arg(long, value_name = "URL")]
     keystone_url: Option<String>,
     /// keystone: seconds a checked token is trusted without asking Keystone
-    /// again; a revoked token is refused at most this long after its last check.
+    /// again; a revoked token is refused at most this long after Keystone
+    /// last vouched for it.
     #[arg(long, value_name = "SECONDS", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(0..=86_400))]
     keystone_cache_ttl: u64,
@@ -60,7 +61,8 @@ impl AuthArgs {
         let env = |k: &str| std::env::var(k).ok();
         let cwd = std::env::current_dir().unwrap_or_default();
         let mut creds = match &self.keystone_cloud {
-            Some(name) => vetro_openstack::clouds::from_clouds_yaml(name, &env, &cwd)?,
+            Some(name) => vetro_openstack::clouds::from_clouds_yaml(name, &env, &cwd)
+                .map_err(|e| format!("--keystone-cloud: {e}"))?,
             None => {
                 let url = self.keystone_url.clone();
                 let env_or_url = |k: &str| match (k, &url) {

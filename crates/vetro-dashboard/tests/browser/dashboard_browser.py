@@ -19,7 +19,8 @@ crates/vetro-openstack/tests/support/openstack-services.sh writes it), a
 second service runs with `--auth keystone`: a wrong password is refused at
 the sign-in form, the user signs in with user name, password and project,
 imports, adds and deploys the web server, and the deployment's task carries
-a Keystone trust from that user; then signs out.
+a Keystone trust from that user; signs out, and in again with a pasted
+Keystone token.
 
     dashboard_browser.py --vetro target/debug/vetro --screenshots /tmp/shots \
         [--keystone-clouds clouds.yaml]
@@ -399,6 +400,15 @@ class Run:
         self.check(t.get("trustor_user_id") == who["user"]["id"]
                    and t.get("project_id") == who["project"]["id"],
                    f"the trust is the signed-in user's, in their project: {t}")
+        self.find("form.signout button").click()
+        self.wait(lambda: self.path() == "/signin", "sign out")
+        self.step("Keystone: sign in with a pasted Keystone token")
+        token, _ = ks.user_token()
+        self.find("#token").send_keys(token)
+        self.submit("form[action='/signin']:has(#token)")
+        self.wait(lambda: self.path() == "/environments", "the environments page")
+        self.check("web-demo" in self.find("main").text, "the same project's environment")
+        self.check(token not in self.driver.current_url, "the token is not in the URL")
         self.find("form.signout button").click()
         self.wait(lambda: self.path() == "/signin", "sign out")
 
