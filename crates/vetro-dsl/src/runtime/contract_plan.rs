@@ -8,10 +8,12 @@ use super::types::*;
 use super::Rt;
 use std::rc::Rc;
 use std::sync::Arc;
+use vetro_yaql::parser::{Arg, Expr as Ast, ExprKind};
 use vetro_yaql::Value;
 
-/// Plans by contract text (`None`: the expression needs YAQL).
-pub type PlanCache = std::collections::HashMap<Arc<str>, Option<Rc<Vec<Step>>>>;
+/// Plans by contract expression (the address of its syntax tree, which the
+/// entry keeps alive; `None`: the expression needs YAQL).
+pub type PlanCache = std::collections::HashMap<usize, (Arc<Ast>, Option<Rc<Vec<Step>>>)>;
 
 /// One call of a contract chain.
 #[derive(Debug, PartialEq)]
@@ -24,33 +26,35 @@ pub enum Step {
     Class(String),
 }
 
-fn is_name(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 /// The steps of `$` followed by `.name()` / `.class(Name)` calls, or `None`
 /// for any other expression.
-pub fn parse(text: &str) -> Option<Vec<Step>> {
-    let mut rest = text.trim().strip_prefix('$')?;
-    let mut steps = Vec::new();
-    while !rest.is_empty() {
-        rest = rest.strip_prefix('.')?;
-        let open = rest.find('(')?;
-        let close = open + rest[open..].find(')')?;
-        let (name, arg) = (&rest[..open], rest[open + 1..close].trim());
-        steps.push(match (name, arg) {
-            ("int", "") => Step::Int,
-            ("string", "") => Step::Str,
-            ("bool", "") => Step::Bool,
-            ("notNull", "") => Step::NotNull,
-            ("class", n) if is_name(n) => Step::Class(n.to_string()),
-            _ => return None,
-        });
-        rest = &rest[close + 1..];
+pub fn plan_of(e: &Ast) -> Option<Vec<Step>> {
+    match &e.kind {
+        ExprKind::Var(v) if &**v == "1" => Some(Vec::new()),
+        ExprKind::Method {
+            recv,
+            name,
+            args,
+            safe: false,
+            ..
+        } => {
+            let step = match (&**name, args.as_slice()) {
+                ("int", []) => Step::Int,
+                ("string", []) => Step::Str,
+                ("bool", []) => Step::Bool,
+                ("notNull", []) => Step::NotNull,
+                ("class", [Arg::Pos(n)]) => match &n.kind {
+                    ExprKind::Keyword(n) => Step::Class(n.to_string()),
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let mut steps = plan_of(recv)?;
+            steps.push(step);
+            Some(steps)
+        }
+        _ => None,
     }
-    Some(steps)
 }
 
 impl Rt {
@@ -87,6 +91,11 @@ impl Rt {
 mod tests {
     use super::*;
 
+    fn parse(text: &str) -> Option<Vec<Step>> {
+        let e = crate::syntax::data::parse_yaql(text).ok()?;
+        plan_of(&e.ast)
+    }
+
     #[test]
     fn plain_chains_have_plans() {
         assert_eq!(parse("$"), Some(vec![]));
@@ -107,7 +116,8 @@ mod tests {
             "$.class(res:Instance)",
             "$.class(Member, Default)",
             "$.string() or null",
-            "$.int(",
+            "$.class('Member')",
+            "$?.int()",
             "len($)",
             "$x.int()",
             "$.int()x",

@@ -58,7 +58,7 @@ impl Rt {
             Data::Expr(e) => {
                 // Lazy values go through YAQL, which also materialises them.
                 if !matches!(value, Value::Iter(_)) {
-                    if let Some(plan) = self.program.contract_plan(&e.text) {
+                    if let Some(plan) = self.program.contract_plan(e) {
                         return self.run_plan(&plan, value, class, owner);
                     }
                 }

@@ -10,7 +10,7 @@ use super::contract_plan::{self, PlanCache, Step};
 use super::limits::Watch;
 use super::types::*;
 use super::{ClassSource, FrameInfo, FRAME_VAR};
-use crate::syntax::ClassDef;
+use crate::syntax::{ClassDef, Expr};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -288,15 +288,17 @@ impl Program {
         self.yaql.register(def);
     }
 
-    /// The native plan of a contract expression (cached by its text).
-    pub fn contract_plan(&self, text: &Arc<str>) -> Option<Rc<Vec<Step>>> {
-        if let Some(known) = self.contract_plans.borrow().get(&**text) {
+    /// The native plan of a contract expression (found once per tree).
+    pub fn contract_plan(&self, e: &Expr) -> Option<Rc<Vec<Step>>> {
+        let tree = &e.parsed.ast;
+        let key = Arc::as_ptr(tree) as usize;
+        if let Some((_, known)) = self.contract_plans.borrow().get(&key) {
             return known.clone();
         }
-        let plan = contract_plan::parse(text).map(Rc::new);
+        let plan = contract_plan::plan_of(tree).map(Rc::new);
         self.contract_plans
             .borrow_mut()
-            .insert(text.clone(), plan.clone());
+            .insert(key, (tree.clone(), plan.clone()));
         plan
     }
 }
