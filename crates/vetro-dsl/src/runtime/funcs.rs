@@ -409,15 +409,12 @@ fn register_type_functions(r: &Reg) {
         "require",
         Form::Both,
         "value:any",
-        Box::new(|_, _, a| {
-            if a.v(0).is_null() {
-                Err(Exc::engine(
-                    EngineExc::ValueError,
-                    "Required value is missing",
-                ))
-            } else {
-                Ok(a.v(0).clone())
-            }
+        Box::new(|_, _, a| match a.v(0) {
+            Value::Null => Err(Exc::engine(
+                EngineExc::ValueError,
+                "Required value is missing",
+            )),
+            v => Ok(v.clone()),
         }),
     );
     r.f(
