@@ -634,3 +634,63 @@ fn invalid_lhs(target: &str) -> Exc {
         format!("Invalid assignment target {target}"),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::ClassSource;
+    use crate::syntax::grow::growth;
+
+    /// Run `$target: value` as a growth over `start` in `$l` (and `$m` when
+    /// `shared`, holding the same list): the list `$l` holds after it.
+    fn grow_once(value: &str, start: Value, shared: bool) -> (Value, Value) {
+        let rt = Rt::new(ClassSource::default(), serde_json::Value::Null);
+        let target = Expr::parse("$l", Default::default()).expect("parses");
+        let value = Expr::parse(value, Default::default()).expect("parses");
+        let g = growth(&target, &value).expect("a growth");
+        let ctx = rt.program.yaql().context();
+        ctx.set("l", start.clone());
+        if shared {
+            ctx.set("m", start);
+        } else {
+            drop(start);
+        }
+        rt.grow(&g, &ctx).expect("grows");
+        (
+            ctx.get("l").expect("set"),
+            ctx.get("m").unwrap_or(Value::Null),
+        )
+    }
+
+    fn list_ptr(v: &Value) -> *const Vec<Value> {
+        match v {
+            Value::List(l) => Rc::as_ptr(l),
+            other => panic!("not a list: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unshared_list_grows_in_place() {
+        let start = Value::list(vec![Value::Int(1)]);
+        let before = list_ptr(&start);
+        let (after, _) = grow_once("$l + [2]", start, false);
+        assert_eq!(list_ptr(&after), before);
+        assert_eq!(after, Value::list(vec![Value::Int(1), Value::Int(2)]));
+        let start = Value::list(vec![]);
+        let before = list_ptr(&start);
+        let (after, _) = grow_once("$l.append(3, 4)", start, false);
+        assert_eq!(list_ptr(&after), before);
+        assert_eq!(after, Value::list(vec![Value::Int(3), Value::Int(4)]));
+    }
+
+    #[test]
+    fn a_shared_list_is_copied_and_its_other_holder_keeps_it() {
+        let start = Value::list(vec![Value::Int(1)]);
+        let before = list_ptr(&start);
+        let (after, other) = grow_once("$l + [2]", start, true);
+        assert_ne!(list_ptr(&after), before);
+        assert_eq!(list_ptr(&other), before);
+        assert_eq!(other, Value::list(vec![Value::Int(1)]));
+        assert_eq!(after, Value::list(vec![Value::Int(1), Value::Int(2)]));
+    }
+}
