@@ -63,10 +63,10 @@ where
         Err(e) => return Err(format!("the first line is not a task: {e}")),
     };
     // Before any thread starts: the confinement covers the threads started after it.
-    let confinement = sandbox::confine(&Sandbox {
-        readable: task.roots.clone(),
-        network: false,
-    });
+    let confinement = sandbox::confine(&Sandbox::for_task(
+        &task.roots,
+        task.backend.needs_network(),
+    ));
     let cancel = Arc::new(AtomicBool::new(false));
     {
         // A cancel line, or the worker closing the pipe, stops the engine.
@@ -144,6 +144,7 @@ mod tests {
             kind: TaskKind::Deploy,
             model: json!({"Objects": null}),
             cloud_state: None,
+            backend: Default::default(),
             project_id: Some("p".into()),
             policy: None,
             roots: Vec::new(),

@@ -1,13 +1,12 @@
 //! One engine session: load the model, call the deployment method, an
 //! action (with its arguments) or a static method, collect the garbage and
-//! serialize the model again, with a simulated cloud installed as backend.
+//! serialize the model again, with the task's cloud installed as backend.
 
 use serde_json::Value as Json;
-use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use vetro_dsl::cloud::{self, EventSink, SimulatedCloud};
+use vetro_dsl::cloud::{self, CloudBackend, EventSink};
 use vetro_dsl::host::Library;
 use vetro_dsl::runtime::types::{as_object, Exc};
 use vetro_dsl::runtime::Rt;
@@ -46,12 +45,12 @@ pub fn run(
     lib: &Library,
     model: &Json,
     call: &Call,
-    cloud: Rc<RefCell<SimulatedCloud>>,
+    cloud: Box<dyn CloudBackend>,
     sink: EventSink,
     cancel: Arc<AtomicBool>,
 ) -> Session {
     let rt = lib.session();
-    cloud::attach(&rt, lib.host(Box::new(cloud), Some(sink)));
+    cloud::attach(&rt, lib.host(cloud, Some(sink)));
     rt.limits.set_cancel_flag(cancel);
     let session = match call {
         Call::Static { .. } => Session {

@@ -7,6 +7,7 @@
 //! process of its own.
 
 pub mod archive;
+pub mod backend;
 pub mod child;
 pub mod engine;
 pub mod inspect;
@@ -21,6 +22,7 @@ pub mod task;
 pub(crate) mod testdata;
 
 pub use archive::ArchiveLimits;
+pub use backend::Backend;
 pub use inspect::{inspect_package, PackageInfo, Problem, Rejection};
 pub use policy::{check_rules, Violation};
 pub use report::{Level, Outcome, ReportSink, StatusReport};

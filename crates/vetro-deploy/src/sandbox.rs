@@ -7,8 +7,12 @@
 //!   packages); files it already holds open (its pipes) stay usable;
 //! - network: a seccomp filter makes every `socket(2)` call fail with
 //!   `EPERM` (no TCP, UDP or UNIX socket, so no database server either), and
-//!   Landlock denies TCP connects and binds and abstract UNIX sockets as a
-//!   second line where the kernel has those rules.
+//!   Landlock denies TCP connects and binds as a second line where the kernel
+//!   has those rules. A task whose cloud is reached over the network
+//!   ([`crate::Backend::needs_network`]) keeps Internet sockets (IPv4, IPv6)
+//!   and may read the files name resolution needs; every other socket family
+//!   (UNIX, netlink, raw packets) still fails. Abstract UNIX sockets and
+//!   signals to other processes are refused either way.
 //!
 //! What the kernel cannot enforce (an old kernel without Landlock, seccomp
 //! disabled) is left out and named in [`Confinement::missing`], for the
@@ -21,9 +25,35 @@ use std::path::PathBuf;
 pub struct Sandbox {
     /// Folders the process may read (the task's unpacked packages).
     pub readable: Vec<PathBuf>,
-    /// Whether the process may open sockets (a task whose cloud is reached
-    /// over the network); the simulated cloud needs none.
+    /// Whether the process may open Internet sockets (a task whose cloud is
+    /// reached over the network); the simulated cloud needs none.
     pub network: bool,
+}
+
+/// What name resolution reads (the resolver's configuration, the hosts
+/// file), readable by a process with the network.
+const NAME_RESOLUTION: &[&str] = &[
+    "/etc/hosts",
+    "/etc/resolv.conf",
+    "/etc/nsswitch.conf",
+    "/etc/host.conf",
+    "/etc/gai.conf",
+];
+
+impl Sandbox {
+    /// The confinement of a task reading `packages`, with the network or not.
+    pub fn for_task(packages: &[PathBuf], network: bool) -> Sandbox {
+        let mut readable = packages.to_vec();
+        if network {
+            readable.extend(
+                NAME_RESOLUTION
+                    .iter()
+                    .map(PathBuf::from)
+                    .filter(|p| p.exists()),
+            );
+        }
+        Sandbox { readable, network }
+    }
 }
 
 /// What [`confine`] could enforce.
@@ -42,10 +72,8 @@ pub fn confine(sandbox: &Sandbox) -> Confinement {
     if let Err(e) = landlock_rules(sandbox) {
         missing.push(e);
     }
-    if !sandbox.network {
-        if let Err(e) = deny_sockets() {
-            missing.push(format!("sockets are not blocked (seccomp: {e})"));
-        }
+    if let Err(e) = deny_sockets(sandbox.network) {
+        missing.push(format!("sockets are not blocked (seccomp: {e})"));
     }
     Confinement { missing }
 }
@@ -67,12 +95,12 @@ fn landlock_rules(sandbox: &Sandbox) -> Result<(), String> {
     let err = |e: landlock::RulesetError| format!("files are not confined (Landlock: {e})");
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))
+        .map_err(err)?
+        .scope(Scope::from_all(abi))
         .map_err(err)?;
     if !sandbox.network {
         ruleset = ruleset
             .handle_access(AccessNet::from_all(abi))
-            .map_err(err)?
-            .scope(Scope::from_all(abi))
             .map_err(err)?;
     }
     let status = ruleset
@@ -95,12 +123,31 @@ fn landlock_rules(sandbox: &Sandbox) -> Result<(), String> {
     }
 }
 
+/// Every `socket(2)` fails, or, with `internet`, every one but IPv4 and IPv6.
 #[cfg(target_os = "linux")]
-fn deny_sockets() -> Result<(), String> {
-    use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
+fn deny_sockets(internet: bool) -> Result<(), String> {
+    use seccompiler::{
+        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
+    };
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    // A rule matches (and the call fails) when all its conditions hold; no
+    // rule at all matches every call.
+    let rules = if internet {
+        let not = |family: i32| {
+            SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family as u64)
+        };
+        let other_family = SeccompRule::new(vec![
+            not(libc::AF_INET).map_err(|e| e.to_string())?,
+            not(libc::AF_INET6).map_err(|e| e.to_string())?,
+        ])
+        .map_err(|e| e.to_string())?;
+        vec![other_family]
+    } else {
+        Vec::new()
+    };
     let filter = SeccompFilter::new(
-        [(libc::SYS_socket, Vec::new())].into_iter().collect(),
+        [(libc::SYS_socket, rules)].into_iter().collect(),
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EPERM as u32),
         arch,
@@ -122,11 +169,8 @@ mod tests {
     const PROBE: &str = "VETRO_SANDBOX_PROBE";
 
     /// What a confined process can still do, one line each: `name ok` or `name denied`.
-    fn probe(readable: &std::path::Path, secret: &std::path::Path, port: u16) {
-        let c = confine(&Sandbox {
-            readable: vec![readable.to_path_buf()],
-            network: false,
-        });
+    fn probe(readable: &std::path::Path, secret: &std::path::Path, port: u16, network: bool) {
+        let c = confine(&Sandbox::for_task(&[readable.to_path_buf()], network));
         let line =
             |name: &str, ok: bool| println!("\nprobe {name} {}", if ok { "ok" } else { "denied" });
         for m in &c.missing {
@@ -137,6 +181,7 @@ mod tests {
             .and_then(|mut f| f.read_to_string(&mut s));
         line("read-own", own.is_ok());
         line("read-other", std::fs::read(secret).is_ok());
+        line("read-hosts", std::fs::read("/etc/hosts").is_ok());
         line(
             "write-own",
             std::fs::write(readable.join("new.txt"), b"x").is_ok(),
@@ -156,8 +201,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_confined_process_reads_its_packages_and_reaches_nothing_else() {
+    /// Runs test `name` again in a process of its own (confinement cannot be
+    /// undone), which probes; its output, and whether files were confined.
+    fn confined_probe(name: &str, network: bool) -> (String, bool) {
         if let Ok(args) = std::env::var(PROBE) {
             let mut parts = args.split('\n');
             let (dir, secret, port) = (
@@ -165,8 +211,8 @@ mod tests {
                 parts.next().unwrap(),
                 parts.next().unwrap().parse().unwrap(),
             );
-            probe(dir.as_ref(), secret.as_ref(), port);
-            return;
+            probe(dir.as_ref(), secret.as_ref(), port, network);
+            std::process::exit(0);
         }
         let own = tempfile::tempdir().unwrap();
         std::fs::write(own.path().join("package.txt"), "mine").unwrap();
@@ -176,11 +222,10 @@ mod tests {
         let _unix = std::os::unix::net::UnixListener::bind(secret.with_extension("sock")).unwrap();
         let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = tcp.local_addr().unwrap().port();
-        // The probe runs in a process of its own: confinement cannot be undone.
         let out = Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "sandbox::tests::a_confined_process_reads_its_packages_and_reaches_nothing_else",
+                &format!("sandbox::tests::{name}"),
                 "--nocapture",
                 "--test-threads",
                 "1",
@@ -191,20 +236,53 @@ mod tests {
             )
             .output()
             .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
         assert!(out.status.success(), "{text}");
-        let has = |l: &str| text.lines().any(|x| x == format!("probe {l}"));
+        let files = !text.lines().any(|l| l.starts_with("probe missing files"));
+        if !files {
+            eprintln!("skipping the file checks (no Landlock here): {text}");
+        }
+        (text, files)
+    }
+
+    fn has(text: &str, l: &str) -> bool {
+        text.lines().any(|x| x == format!("probe {l}"))
+    }
+
+    #[test]
+    fn a_confined_process_reads_its_packages_and_reaches_nothing_else() {
+        let (text, files) = confined_probe(
+            "a_confined_process_reads_its_packages_and_reaches_nothing_else",
+            false,
+        );
+        let has = |l: &str| has(&text, l);
         assert!(has("read-own ok"), "{text}");
         assert!(
             has("tcp denied") && has("udp denied") && has("unix denied"),
             "{text}"
         );
-        // Files are confined where the kernel has Landlock; else it says so.
-        if text.lines().any(|l| l.starts_with("probe missing files")) {
-            eprintln!("skipping the file checks: {text}");
-            return;
+        if files {
+            assert!(
+                has("read-other denied") && has("read-hosts denied"),
+                "{text}"
+            );
+            assert!(has("write-own denied") && has("write-tmp denied"), "{text}");
         }
-        assert!(has("read-other denied"), "{text}");
-        assert!(has("write-own denied") && has("write-tmp denied"), "{text}");
+    }
+
+    #[test]
+    fn a_process_with_the_network_gets_internet_sockets_only() {
+        let (text, files) = confined_probe(
+            "a_process_with_the_network_gets_internet_sockets_only",
+            true,
+        );
+        let has = |l: &str| has(&text, l);
+        assert!(has("read-own ok"), "{text}");
+        assert!(has("tcp ok") && has("udp ok"), "{text}");
+        assert!(has("unix denied"), "{text}");
+        if files {
+            assert!(has("read-hosts ok") && has("read-other denied"), "{text}");
+            assert!(has("write-own denied") && has("write-tmp denied"), "{text}");
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! policy gate before the engine and status reports as they happen.
 
 use crate::archive::ArchiveLimits;
+use crate::backend::{self, Backend};
 use crate::engine::{self, Call};
 use crate::model;
 use crate::policy::{self, Violation};
@@ -17,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 use vetro_diag::Severity;
-use vetro_dsl::cloud::{Event, SimulatedCloud};
+use vetro_dsl::cloud::Event;
 use vetro_dsl::host::Library;
 use vetro_dsl::runtime::limits::{is_cancelled, Limits};
 use vetro_dsl::runtime::types::Exc;
@@ -80,6 +81,8 @@ pub struct Task<'a> {
     pub model: Json,
     /// The simulated cloud as the previous task of the environment left it.
     pub cloud_state: Option<Json>,
+    /// The cloud the engine deploys to.
+    pub backend: Backend,
     /// Owner of the environment (for the policy's `murano:objects`).
     pub project_id: Option<String>,
     /// The project's policy (Congress rules), checked before the engine runs.
@@ -108,7 +111,8 @@ pub struct TaskOutput {
     /// environment's.
     pub model: Json,
     /// The simulated cloud after the task (what exists, success or not);
-    /// `None` for static actions, which run without an environment.
+    /// `None` for static actions, which run without an environment. With
+    /// another backend, the state the task was given, unchanged.
     pub cloud_state: Option<Json>,
     pub result: ActionResult,
     /// What the policy refused (the task then failed before the engine ran).
@@ -161,6 +165,10 @@ pub struct Prepared {
     pub kind: TaskKind,
     pub model: Json,
     pub cloud_state: Option<Json>,
+    /// Credentials included: the task's message to an engine process travels
+    /// on a pipe, never in arguments or the environment.
+    #[serde(default)]
+    pub backend: Backend,
     pub project_id: Option<String>,
     pub policy: Option<String>,
     /// The unpacked package folders, in load order.
@@ -229,6 +237,7 @@ pub fn prepare(task: &Task<'_>) -> Result<Prepared, TaskError> {
         kind: task.kind.clone(),
         model: task.model.clone(),
         cloud_state: task.cloud_state.clone(),
+        backend: task.backend.clone(),
         project_id: task.project_id.clone(),
         policy: task.policy.clone(),
         roots: resolved.roots,
@@ -389,22 +398,13 @@ fn execute(
     services: bool,
     cancel: Arc<AtomicBool>,
 ) {
-    let cloud = match &task.cloud_state {
-        Some(state) if !state.is_null() => match SimulatedCloud::restore(state) {
-            Ok(c) => c,
-            Err(e) => {
-                fail(
-                    reporter,
-                    out,
-                    format!("the stored cloud state does not load: {e}"),
-                    None,
-                );
-                return;
-            }
-        },
-        _ => SimulatedCloud::new(),
+    let opened = match backend::open(&task.backend, task.cloud_state.as_ref()) {
+        Ok(o) => o,
+        Err(e) => {
+            fail(reporter, out, e, None);
+            return;
+        }
     };
-    let cloud = Rc::new(RefCell::new(cloud));
     let events = reporter.clone();
     let sink = Box::new(move |e: &Event| events.borrow_mut().send_event(e));
     let call = match &task.kind {
@@ -429,8 +429,11 @@ fn execute(
             args: args.clone(),
         },
     };
-    let session = engine::run(lib, engine_model, &call, cloud.clone(), sink, cancel);
-    if !matches!(task.kind, TaskKind::StaticAction { .. }) {
+    let session = engine::run(lib, engine_model, &call, opened.backend, sink, cancel);
+    if let (Some(cloud), false) = (
+        opened.simulator,
+        matches!(task.kind, TaskKind::StaticAction { .. }),
+    ) {
         out.cloud_state = Some(cloud.borrow().save());
     }
     if let Some(m) = session.model {

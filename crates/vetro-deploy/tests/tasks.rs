@@ -68,6 +68,7 @@ impl Env {
             kind,
             model: model.clone(),
             cloud_state: cloud.cloned(),
+            backend: Default::default(),
             project_id: Some("p1".into()),
             policy: policy.map(str::to_string),
             resolver: &self.resolver,

@@ -2,11 +2,12 @@
 //! (`--os-cloud` / `OS_CLOUD`), found where openstacksdk looks for it, with
 //! its `secure.yaml` merged in; or the `OS_*` environment variables.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 use std::path::{Path, PathBuf};
 
-/// How to authenticate to Keystone v3.
-#[derive(Clone, Debug, PartialEq)]
+/// How to authenticate to Keystone v3. Its `Debug` form leaves the secrets out.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub enum Method {
     Password {
         user: Named,
@@ -21,8 +22,26 @@ pub enum Method {
     },
 }
 
+impl std::fmt::Debug for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Method::Password { user, .. } => f
+                .debug_struct("Password")
+                .field("user", user)
+                .finish_non_exhaustive(),
+            Method::Token(_) => f.write_str("Token(..)"),
+            Method::ApplicationCredential { id, name, user, .. } => f
+                .debug_struct("ApplicationCredential")
+                .field("id", id)
+                .field("name", name)
+                .field("user", user)
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
 /// Something Keystone knows by id, or by name within a domain.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct Named {
     pub id: Option<String>,
     pub name: Option<String>,
@@ -31,7 +50,7 @@ pub struct Named {
 }
 
 /// Everything needed to reach a cloud.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Credentials {
     /// Where the credentials came from (`clouds.yaml cloud NAME`, `OS_* variables`).
     pub source: String,
@@ -264,6 +283,12 @@ mod tests {
         )
         .unwrap();
         let c = from_clouds_yaml("lab", &|_| None, dir.path()).unwrap();
+        // Secrets stay out of the debug form (logs, panics).
+        let shown = format!("{c:?}");
+        assert!(
+            !shown.contains("pw") && shown.contains("Password"),
+            "{shown}"
+        );
         assert_eq!(c.region.as_deref(), Some("R2"));
         assert_eq!(c.interface, "public");
         let Method::Password { user, password } = &c.method else {

@@ -7,7 +7,7 @@ use serde_json::{Map, Value as Json};
 use std::path::Path;
 
 /// An environment and the files it needs, sent with every push.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HeatEnvironment {
     pub environment: Json,
     pub files: Map<String, Json>,

@@ -17,6 +17,9 @@ pub mod keystone;
 pub mod neutron;
 pub mod rest;
 
+#[cfg(test)]
+mod tests;
+
 use agents::AgentBus;
 use api::Api;
 use clouds::Credentials;
@@ -30,8 +33,9 @@ use std::collections::HashMap;
 use vetro_agent::amqp::Broker;
 use vetro_dsl::cloud::{AgentCall, CloudBackend};
 
-/// What selects and configures the OpenStack backend.
-#[derive(Clone, Debug, Default)]
+/// What selects and configures the OpenStack backend. Its `Debug` form
+/// leaves the broker's password and the signing key out.
+#[derive(Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     /// A cloud of `clouds.yaml` (`--os-cloud`, `OS_CLOUD`); else the `OS_*` variables.
     pub cloud: Option<String>,
@@ -54,6 +58,67 @@ pub struct Options {
     /// The external network the default router is created on when the
     /// project has none (name or id; default: the first external network).
     pub external_network: Option<String>,
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let broker = |u: &Option<String>| u.as_deref().map(redact_url);
+        f.debug_struct("Options")
+            .field("cloud", &self.cloud)
+            .field("heat_environment", &self.heat_environment.is_some())
+            .field("amqp_url", &broker(&self.amqp_url))
+            .field("agent_amqp_url", &broker(&self.agent_amqp_url))
+            .field("signing_key", &self.signing_key.is_some())
+            .field("stack_timeout", &self.stack_timeout)
+            .field("agent_timeout", &self.agent_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("external_network", &self.external_network)
+            .finish()
+    }
+}
+
+/// `url` without the password of its `user:password@` part.
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// A cloud ready to be connected to: the credentials found and the options,
+/// as plain data. A host that may read files and the environment resolves it
+/// ([`CloudConfig::resolve`]); a process that may read neither (the
+/// service's engine processes) connects with what it was handed. Its
+/// `Debug` form leaves every secret out.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CloudConfig {
+    pub credentials: Credentials,
+    pub options: Options,
+}
+
+impl CloudConfig {
+    /// The credentials `options` select (`clouds.yaml`, `OS_*`), read now.
+    pub fn resolve(
+        options: Options,
+        env: &dyn Fn(&str) -> Option<String>,
+        cwd: &std::path::Path,
+    ) -> Result<CloudConfig, String> {
+        Ok(CloudConfig {
+            credentials: credentials(&options, env, cwd)?,
+            options,
+        })
+    }
+
+    /// Authenticate and find Heat.
+    pub fn connect(&self) -> Result<OpenStackCloud, String> {
+        OpenStackCloud::connect(self.credentials.clone(), &self.options)
+    }
 }
 
 /// The `clouds.yaml` / `OS_*` credentials `opts` select.

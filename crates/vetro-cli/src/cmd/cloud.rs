@@ -1,15 +1,34 @@
 //! The cloud backend options: `--backend simulated` (the default) or
-//! `--backend openstack` with its credentials, Heat environment and broker.
+//! `--backend openstack` with its credentials, Heat environment and broker,
+//! shared by `vetro run`, `vetro test` and the service's workers.
 
 use std::path::PathBuf;
 use vetro_dsl::cloud::CloudBackend;
+
+/// The backends `--backend` names.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendKind {
+    /// The local simulator: nothing leaves this machine.
+    Simulated,
+    /// Keystone, Heat and the instances' agents over RabbitMQ.
+    Openstack,
+}
+
+impl BackendKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Simulated => "simulated",
+            BackendKind::Openstack => "openstack",
+        }
+    }
+}
 
 #[derive(clap::Args, Clone)]
 pub struct CloudArgs {
     /// Cloud backend: `simulated` (local, nothing leaves this machine) or
     /// `openstack` (Keystone, Heat and the instances' agents over RabbitMQ).
-    #[arg(long, default_value = "simulated")]
-    pub backend: String,
+    #[arg(long, value_enum, default_value_t = BackendKind::Simulated)]
+    pub backend: BackendKind,
     /// openstack: the cloud of clouds.yaml to use (default: OS_CLOUD; without
     /// either, the OS_* variables).
     #[arg(long, value_name = "NAME")]
@@ -40,7 +59,7 @@ pub struct CloudArgs {
     /// openstack: longest wait for one answer of Keystone, Heat or Neutron,
     /// in seconds; an unanswered request is tried again, a few times.
     #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
-    pub request_timeout: f64,
+    pub cloud_request_timeout: f64,
     /// openstack: the external network (name or id) the default router is
     /// created on when the project has none (default: the first one).
     #[arg(long, value_name = "NETWORK")]
@@ -54,16 +73,35 @@ fn seconds(s: f64) -> std::time::Duration {
 impl CloudArgs {
     /// The backend these options name, connected.
     pub fn backend(&self) -> Result<Box<dyn CloudBackend>, String> {
-        match self.backend.as_str() {
-            "openstack" => Ok(Box::new(self.openstack()?)),
-            other => vetro_dsl::host::backend_by_name(other).ok_or_else(|| {
-                format!("unknown backend {other:?} (available: simulated, openstack)")
-            }),
+        match self.task_backend()? {
+            vetro_deploy::Backend::Simulated => {
+                Ok(Box::new(vetro_dsl::cloud::SimulatedCloud::new()))
+            }
+            vetro_deploy::Backend::OpenStack { cloud } => Ok(Box::new(cloud.connect()?)),
         }
     }
 
-    fn openstack(&self) -> Result<vetro_openstack::OpenStackCloud, String> {
-        let env = |k: &str| std::env::var(k).ok();
+    /// The backend these options name, its credentials and files read now
+    /// (from clouds.yaml, the OS_* variables, --heat-environment and
+    /// --signing-key), not connected: what the service hands each task.
+    pub fn task_backend(&self) -> Result<vetro_deploy::Backend, String> {
+        match self.backend {
+            BackendKind::Simulated => Ok(vetro_deploy::Backend::Simulated),
+            BackendKind::Openstack => {
+                let env = |k: &str| std::env::var(k).ok();
+                let cwd = std::env::current_dir().unwrap_or_default();
+                let cloud = vetro_openstack::CloudConfig::resolve(self.options(&env)?, &env, &cwd)?;
+                Ok(vetro_deploy::Backend::OpenStack {
+                    cloud: Box::new(cloud),
+                })
+            }
+        }
+    }
+
+    fn options(
+        &self,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<vetro_openstack::Options, String> {
         let heat_environment = match &self.heat_environment {
             Some(p) => Some(vetro_openstack::load_environment(p)?),
             None => None,
@@ -75,7 +113,7 @@ impl CloudArgs {
             ),
             None => None,
         };
-        let opts = vetro_openstack::Options {
+        Ok(vetro_openstack::Options {
             cloud: self.os_cloud.clone(),
             heat_environment,
             amqp_url: self
@@ -86,19 +124,105 @@ impl CloudArgs {
             signing_key,
             stack_timeout: Some(std::time::Duration::from_secs(self.stack_timeout)),
             agent_timeout: self.agent_timeout.map(seconds),
-            request_timeout: Some(seconds(self.request_timeout)),
+            request_timeout: Some(seconds(self.cloud_request_timeout)),
             external_network: self.external_network.clone(),
-        };
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let creds = vetro_openstack::credentials(&opts, &env, &cwd)?;
-        vetro_openstack::OpenStackCloud::connect(creds, &opts)
+        })
     }
 
     /// How the run's banner names the backend.
     pub fn describe(&self) -> &'static str {
-        match self.backend.as_str() {
-            "openstack" => "OpenStack: stacks go to Heat, plans to the instances' agents",
-            _ => "local simulator: nothing leaves this machine",
+        match self.backend {
+            BackendKind::Openstack => {
+                "OpenStack: stacks go to Heat, plans to the instances' agents"
+            }
+            BackendKind::Simulated => "local simulator: nothing leaves this machine",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        cloud: CloudArgs,
+    }
+
+    fn parse(args: &[&str]) -> CloudArgs {
+        Cli::try_parse_from(std::iter::once("vetro").chain(args.iter().copied()))
+            .unwrap()
+            .cloud
+    }
+
+    #[test]
+    fn the_default_is_the_simulator_and_needs_nothing() {
+        let a = parse(&[]);
+        assert_eq!(a.backend, BackendKind::Simulated);
+        assert_eq!(a.task_backend().unwrap(), vetro_deploy::Backend::Simulated);
+        let e = Cli::try_parse_from(["vetro", "--backend", "nova"])
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string()
+                .contains("possible values: simulated, openstack"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn openstack_options_become_the_tasks_cloud_configuration() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = dir.path().join("env.yaml");
+        std::fs::write(
+            &env,
+            "resource_registry:\n  OS::Nova::Server: OS::Heat::None\n",
+        )
+        .unwrap();
+        let a = parse(&[
+            "--backend",
+            "openstack",
+            "--os-cloud",
+            "lab",
+            "--heat-environment",
+            env.to_str().unwrap(),
+            "--amqp-url",
+            "amqp://u:p@broker:5672/%2f",
+            "--agent-timeout",
+            "2.5",
+            "--cloud-request-timeout",
+            "7",
+            "--stack-timeout",
+            "60",
+        ]);
+        let o = a.options(&|_| None).unwrap();
+        assert_eq!(o.cloud.as_deref(), Some("lab"));
+        assert_eq!(o.amqp_url.as_deref(), Some("amqp://u:p@broker:5672/%2f"));
+        assert_eq!(
+            o.agent_timeout,
+            Some(std::time::Duration::from_millis(2500))
+        );
+        assert_eq!(o.request_timeout, Some(std::time::Duration::from_secs(7)));
+        assert_eq!(o.stack_timeout, Some(std::time::Duration::from_secs(60)));
+        let registry = &o.heat_environment.unwrap().environment["resource_registry"];
+        assert_eq!(registry["OS::Nova::Server"], "OS::Heat::None");
+        // The broker from the environment when the option is not given.
+        let b = parse(&["--backend", "openstack"]);
+        let vars = |k: &str| (k == "VETRO_AMQP_URL").then(|| "amqp://from-env/".to_string());
+        assert_eq!(
+            b.options(&vars).unwrap().amqp_url.as_deref(),
+            Some("amqp://from-env/")
+        );
+        // A file that cannot be read is named.
+        let c = parse(&[
+            "--backend",
+            "openstack",
+            "--signing-key",
+            "/nonexistent/key.pem",
+        ]);
+        let e = c.options(&|_| None).unwrap_err();
+        assert!(e.starts_with("--signing-key /nonexistent/key.pem: "), "{e}");
     }
 }

@@ -1,12 +1,17 @@
 //! `vetro murano test PACKAGE...`: run the packages' MuranoPL test classes
 //! (`io.murano.test.TestFixture` subclasses, every `test*` method, each with
-//! `setUp`/`tearDown`, against the local cloud simulator).
+//! `setUp`/`tearDown`, against the local cloud simulator (a fresh one per
+//! test) or, with `--backend openstack`, a real cloud).
 
 use crate::report::{print_diagnostics, Format};
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::rc::Rc;
+use vetro_deploy::Backend;
 use vetro_diag::Severity;
+use vetro_dsl::cloud::{CloudBackend, SimulatedCloud};
 use vetro_dsl::testing::{self, TestResult};
 
 /// `println!` that ignores a closed stdout (`vetro check --expressions | head`).
@@ -30,6 +35,8 @@ pub struct TestArgs {
     format: Format,
     #[command(flatten)]
     limits: super::limits::LimitArgs,
+    #[command(flatten)]
+    cloud: super::cloud::CloudArgs,
 }
 
 pub fn run(a: TestArgs) -> ExitCode {
@@ -53,8 +60,15 @@ pub fn run(a: TestArgs) -> ExitCode {
     // Text results are printed as each test ends, so a run that is killed
     // keeps what it printed.
     let text = a.format == Format::Text;
+    let mut backend = match test_backends(&a.cloud) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: --backend {}: {e}", a.cloud.backend.name());
+            return ExitCode::from(crate::report::USAGE);
+        }
+    };
     let mut results = Vec::new();
-    testing::run_each(&lib, a.filter.as_deref(), |r| {
+    testing::run_each_on(&lib, a.filter.as_deref(), &mut backend, |r| {
         if text {
             print_text(r);
         }
@@ -76,6 +90,20 @@ pub fn run(a: TestArgs) -> ExitCode {
         ExitCode::from(crate::report::INVALID)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// What gives each test its backend: a fresh simulator, or the one cloud
+/// connection (one token) every test shares.
+fn test_backends(
+    cloud: &super::cloud::CloudArgs,
+) -> Result<Box<dyn FnMut() -> Box<dyn CloudBackend>>, String> {
+    match cloud.task_backend()? {
+        Backend::Simulated => Ok(Box::new(|| Box::new(SimulatedCloud::new()))),
+        Backend::OpenStack { cloud } => {
+            let shared = Rc::new(RefCell::new(cloud.connect()?));
+            Ok(Box::new(move || Box::new(shared.clone())))
+        }
     }
 }
 

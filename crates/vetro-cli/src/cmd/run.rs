@@ -138,7 +138,7 @@ fn deploy(args: Args) -> ExitCode {
         },
         None => (Target::Root, args.method.clone()),
     };
-    if args.cloud_state.is_some() && args.cloud.backend != "simulated" {
+    if args.cloud_state.is_some() && args.cloud.backend != super::cloud::BackendKind::Simulated {
         return usage(
             "--cloud-state keeps the simulator's state: it needs --backend simulated",
             args.format,
@@ -174,7 +174,7 @@ fn deploy(args: Args) -> ExitCode {
         say!(
             "vetro run: {} package(s), backend {} ({})",
             args.packages.len(),
-            args.cloud.backend,
+            args.cloud.backend.name(),
             args.cloud.describe()
         );
     }

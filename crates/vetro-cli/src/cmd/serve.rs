@@ -81,9 +81,10 @@ pub fn run(a: Args) -> ExitCode {
             None => "API tokens".into(),
         };
         println!(
-            "vetro serve: listening on http://{addr} (database {}, {} worker(s), {auth})",
+            "vetro serve: listening on http://{addr} (database {}, {} worker(s), {auth}, backend {})",
             redact_url(&a.db),
-            a.workers
+            a.workers,
+            config.backend.name()
         );
         // The API and the workers stop together: the first signal ends the
         // server's accept loop and tells the workers to hand back their tasks.

@@ -57,6 +57,8 @@ pub struct WorkerArgs {
     pub static_workers: u64,
     #[command(flatten)]
     pub quotas: super::quota_args::QuotaArgs,
+    #[command(flatten)]
+    pub cloud: super::cloud::CloudArgs,
 }
 
 impl WorkerArgs {
@@ -81,6 +83,13 @@ impl WorkerArgs {
             (self.max_running_per_project > 0).then_some(self.max_running_per_project as i64);
         c.runner = engine_runner()?;
         c.default_policy = self.default_policy()?;
+        // Credentials are read once, now: a typo shows at startup, and engine
+        // processes (no environment, no files but their packages) get them
+        // with their task.
+        c.backend = self.cloud.task_backend().map_err(|e| {
+            eprintln!("error: --backend {}: {e}", self.cloud.backend.name());
+            ExitCode::from(USAGE)
+        })?;
         Ok(c)
     }
 
@@ -184,10 +193,11 @@ pub fn run(a: Args) -> ExitCode {
             Err(code) => return code,
         };
         println!(
-            "vetro worker: {} deployment and {} static action worker(s) on database {}",
+            "vetro worker: {} deployment and {} static action worker(s) on database {}, backend {}",
             a.concurrency,
             a.worker.static_workers,
-            redact_url(&a.db)
+            redact_url(&a.db),
+            config.backend.name()
         );
         run_workers(
             &store,

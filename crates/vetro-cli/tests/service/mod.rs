@@ -125,6 +125,21 @@ pub fn worker(db: &str, dir: &std::path::Path, name: &str, extra: &[&str]) -> Pr
     Proc(child)
 }
 
+/// A zip archive of `files` (name, content).
+pub fn zip_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut buf = std::io::Cursor::new(Vec::new());
+    {
+        let mut z = zip::ZipWriter::new(&mut buf);
+        for (name, data) in files {
+            z.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
+                .unwrap();
+            z.write_all(data).unwrap();
+        }
+        z.finish().unwrap();
+    }
+    buf.into_inner()
+}
+
 pub struct Api {
     pub url: String,
     pub token: String,
@@ -169,22 +184,40 @@ impl Api {
              Author: vetro\nClasses:\n  {fqn}: {name}.yaml\n"
         );
         let class_file = format!("Classes/{name}.yaml");
-        let mut buf = std::io::Cursor::new(Vec::new());
-        {
-            let mut z = zip::ZipWriter::new(&mut buf);
-            for (name, data) in [
-                ("manifest.yaml", manifest.as_str()),
-                (class_file.as_str(), class),
-            ] {
-                z.start_file(name, zip::write::SimpleFileOptions::default())
-                    .unwrap();
-                z.write_all(data.as_bytes()).unwrap();
+        let files = [
+            ("manifest.yaml".to_string(), manifest.into_bytes()),
+            (class_file, class.as_bytes().to_vec()),
+        ];
+        self.upload_archive(fqn, zip_of(&files));
+    }
+
+    /// Uploads the package folder `dir` (its files zipped) as `fqn`.
+    pub fn upload_dir(&self, fqn: &str, dir: &std::path::Path) {
+        let mut files = Vec::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    todo.push(path);
+                } else {
+                    let name = path
+                        .strip_prefix(dir)
+                        .unwrap()
+                        .to_string_lossy()
+                        .to_string();
+                    files.push((name, std::fs::read(&path).unwrap()));
+                }
             }
-            z.finish().unwrap();
         }
+        self.upload_archive(fqn, zip_of(&files));
+    }
+
+    /// Uploads a package archive as `fqn`.
+    pub fn upload_archive(&self, fqn: &str, zip: Vec<u8>) {
         let form = multipart::Form::new().part(
             fqn.to_string(),
-            multipart::Part::bytes(buf.into_inner()).file_name("package.zip"),
+            multipart::Part::bytes(zip).file_name("package.zip"),
         );
         let r = self
             .client

@@ -102,9 +102,23 @@ pub fn test_session(lib: &Library) -> Rc<crate::runtime::Rt> {
     crate::runtime::Rt::with_limits(source, serde_json::json!({}), lib.limits.clone())
 }
 
-/// Run one test method in a fresh session.
+/// Run one test method in a fresh session, against a fresh simulator.
 pub fn run_one(lib: &Library, class: &str, method: &str) -> TestResult {
-    let backend = Box::new(crate::cloud::SimulatedCloud::new());
+    run_one_on(
+        lib,
+        class,
+        method,
+        Box::new(crate::cloud::SimulatedCloud::new()),
+    )
+}
+
+/// Run one test method in a fresh session, against `backend`.
+pub fn run_one_on(
+    lib: &Library,
+    class: &str,
+    method: &str,
+    backend: Box<dyn crate::cloud::CloudBackend>,
+) -> TestResult {
     let rt = test_session(lib);
     crate::cloud::attach(&rt, lib.host(backend, None));
     let failure = (|| {
@@ -155,7 +169,19 @@ pub fn run_all(lib: &Library, filter: Option<&str>) -> Vec<TestResult> {
 
 /// [`run_all`], handing each result over as soon as it is known (a runner
 /// prints it before the next test starts).
-pub fn run_each(lib: &Library, filter: Option<&str>, mut report: impl FnMut(&TestResult)) {
+pub fn run_each(lib: &Library, filter: Option<&str>, report: impl FnMut(&TestResult)) {
+    let mut fresh =
+        || -> Box<dyn crate::cloud::CloudBackend> { Box::new(crate::cloud::SimulatedCloud::new()) };
+    run_each_on(lib, filter, &mut fresh, report)
+}
+
+/// [`run_each`], each test against the backend `backend` gives.
+pub fn run_each_on(
+    lib: &Library,
+    filter: Option<&str>,
+    backend: &mut dyn FnMut() -> Box<dyn crate::cloud::CloudBackend>,
+    mut report: impl FnMut(&TestResult),
+) {
     let (tests, broken) = discover(lib);
     for r in &broken {
         if filter.is_none_or(|f| r.class.contains(f)) {
@@ -168,7 +194,7 @@ pub fn run_each(lib: &Library, filter: Option<&str>, mut report: impl FnMut(&Tes
             if filter.is_some_and(|f| !full.contains(f)) {
                 continue;
             }
-            report(&run_one(lib, &class, &m));
+            report(&run_one_on(lib, &class, &m, backend()));
         }
     }
 }

@@ -5,8 +5,9 @@
 //! It speaks [`vetro_deploy::child`]'s JSON Lines over its standard input and
 //! output, runs under operating-system limits taken from the task's limits
 //! (address space, CPU time, open files, no core files), gets an empty
-//! environment (no database URL, no credentials), confines itself to its
-//! task's packages with no sockets ([`vetro_deploy::sandbox`]), and is
+//! environment (no database URL; a cloud's credentials come with the task
+//! on its standard input), confines itself to its task's packages, with
+//! Internet sockets only when its cloud needs them ([`vetro_deploy::sandbox`]), and is
 //! killed when it is dropped. However it ends (a crash, an abort, a limit's signal), only its
 //! own task fails, with a report saying how.
 
@@ -269,12 +270,42 @@ fn command(program: &PathBuf, args: &[OsString], limits: OsLimits) -> tokio::pro
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     #[cfg(unix)]
-    // SAFETY: the closure runs in the forked child before exec and only
-    // calls setrlimit, which is async-signal-safe; it allocates nothing.
-    unsafe {
-        cmd.pre_exec(move || apply(&limits));
+    {
+        let worker = std::process::id();
+        // SAFETY: the closure runs in the forked child before exec and only
+        // makes system calls that are async-signal-safe (setrlimit, prctl,
+        // getppid); it allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || {
+                apply(&limits)?;
+                die_with(worker)
+            });
+        }
     }
     cmd
+}
+
+/// The engine process is killed when its worker dies: a worker's task is
+/// taken over by another worker, and the dead one's engine must not go on
+/// deploying beside the new one (pushing stacks, sending plans).
+#[cfg(target_os = "linux")]
+fn die_with(worker: u32) -> std::io::Result<()> {
+    // SAFETY: plain system calls with integer arguments.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // The worker died before the line above: nothing would signal us.
+        if libc::getppid() as u32 != worker {
+            return Err(std::io::Error::other("the worker is gone"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn die_with(_worker: u32) -> std::io::Result<()> {
+    Ok(())
 }
 
 #[cfg(unix)]

@@ -52,6 +52,10 @@ pub struct WorkerConfig {
     pub limits: TaskLimits,
     /// Where engines run (an engine process per task in the service).
     pub runner: Runner,
+    /// The cloud every task deploys to (the simulator by default). An
+    /// OpenStack cloud's credentials are resolved once, when the worker
+    /// starts, and handed to each engine process with its task.
+    pub backend: vetro_deploy::Backend,
     /// Longest a task may take from its claim to its result, whatever it
     /// does; past it the engine is stopped and the task fails.
     pub wall_clock: Duration,
@@ -79,6 +83,7 @@ impl Default for WorkerConfig {
             default_policy: None,
             limits: TaskLimits::default(),
             runner: Runner::InProcess,
+            backend: vetro_deploy::Backend::Simulated,
             wall_clock: DEFAULT_WALL_CLOCK,
             max_running_per_project: Some(DEFAULT_MAX_RUNNING_PER_PROJECT),
             quotas: vetro_store::quotas::Quotas::default(),

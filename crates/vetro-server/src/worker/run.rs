@@ -143,6 +143,8 @@ async fn prepare(w: &Worker, task: &Task, inputs: Inputs) -> Result<Prepared, St
             kind: inputs.kind,
             model: inputs.model,
             cloud_state: inputs.cloud_state,
+            // Every project's tasks act with the service's cloud credentials.
+            backend: config.backend.clone(),
             project_id: Some(project_id),
             policy: inputs.policy,
             resolver: &inputs.resolver,
