@@ -176,10 +176,25 @@ fn the_service_deploys_to_heat_and_deletes_the_stack_with_the_environment() {
 /// `vetro worker --backend openstack` on `db`, its lease two seconds.
 fn openstack_worker(e: &Env, db: &str, dir: &Path, name: &str) -> Proc {
     let child = Command::new(VETRO)
-        .args(["worker", "--db", db, "--lease-seconds", "2", "--concurrency", "1"])
+        .args([
+            "worker",
+            "--db",
+            db,
+            "--lease-seconds",
+            "2",
+            "--concurrency",
+            "1",
+        ])
         .arg("--packages-dir")
         .arg(dir.join(name))
-        .args(["--backend", "openstack", "--os-cloud", CLOUD, "--amqp-url", e.amqp()])
+        .args([
+            "--backend",
+            "openstack",
+            "--os-cloud",
+            CLOUD,
+            "--amqp-url",
+            e.amqp(),
+        ])
         .args(["--agent-timeout", "60", "--heat-environment"])
         .arg(heat_environment(dir))
         .env("OS_CLIENT_CONFIG_FILE", &e.clouds)
@@ -224,9 +239,12 @@ fn a_killed_worker_s_deployment_is_taken_over_on_the_same_stack() {
     let engines: Vec<u32> = children(first.0.id()).into_iter().map(|c| c.0).collect();
     assert!(!engines.is_empty(), "no engine process of the first worker");
     drop(first); // SIGKILL
-    // Its engine dies with it.
+                 // Its engine dies with it.
     let end = Instant::now() + Duration::from_secs(5);
-    while engines.iter().any(|p| Path::new(&format!("/proc/{p}")).exists()) {
+    while engines
+        .iter()
+        .any(|p| Path::new(&format!("/proc/{p}")).exists())
+    {
         assert!(Instant::now() < end, "the engine outlived its worker");
         std::thread::sleep(Duration::from_millis(50));
     }
