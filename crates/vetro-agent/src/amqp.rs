@@ -92,19 +92,29 @@ pub async fn declare_queue(ch: &Channel, queue: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot declare queue {queue}: {e}"))
 }
 
-/// Publish a JSON body with its message id and, when given, a signature header.
+/// How a message is published.
+#[derive(Clone, Debug, Default)]
+pub struct Publish {
+    /// The `signature` header, when plans are signed.
+    pub signature: Option<Vec<u8>>,
+    /// Fail when no queue takes the message (on a channel in confirm mode),
+    /// instead of the broker dropping it.
+    pub mandatory: bool,
+}
+
+/// Publish a JSON body with its message id, as `how` says.
 pub async fn publish(
     ch: &Channel,
     exchange: &str,
     routing_key: &str,
     body: &[u8],
     message_id: &str,
-    signature: Option<Vec<u8>>,
+    how: Publish,
 ) -> Result<(), String> {
     let mut props = BasicProperties::default()
         .with_message_id(ShortString::from(message_id))
         .with_content_type("application/json".into());
-    if let Some(sig) = signature {
+    if let Some(sig) = how.signature {
         let mut headers = FieldTable::default();
         headers.insert(
             "signature".into(),
@@ -112,17 +122,24 @@ pub async fn publish(
         );
         props = props.with_headers(headers);
     }
-    ch.basic_publish(
-        exchange.into(),
-        routing_key.into(),
-        BasicPublishOptions::default(),
-        body,
-        props,
-    )
-    .await
-    .map_err(|e| format!("cannot publish to {routing_key}: {e}"))?
-    .await
-    .map_err(|e| format!("publishing to {routing_key} was not confirmed: {e}"))?;
+    let confirmation = ch
+        .basic_publish(
+            exchange.into(),
+            routing_key.into(),
+            BasicPublishOptions {
+                mandatory: how.mandatory,
+                ..BasicPublishOptions::default()
+            },
+            body,
+            props,
+        )
+        .await
+        .map_err(|e| format!("cannot publish to {routing_key}: {e}"))?
+        .await
+        .map_err(|e| format!("publishing to {routing_key} was not confirmed: {e}"))?;
+    if confirmation.take_message().is_some() {
+        return Err(format!("no queue {routing_key} took the message"));
+    }
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 //! disk before acknowledging it, run it, keep its result, send the result to
 //! the result exchange, and reconnect with backoff when the broker goes away.
 
-use crate::amqp::{declare_queue, publish, signature_of, Broker};
+use crate::amqp::{declare_queue, publish, signature_of, Broker, Publish};
 use crate::config::AgentConfig;
 use crate::queue::{PlanQueue, Stored};
 use crate::runner::{result_message, run_plan};
@@ -180,13 +180,20 @@ impl Agent {
             .get("SourceID")
             .map(crate::body::py_str)
             .unwrap_or_default();
+        // Mandatory: a broker that restarted has lost the (not durable)
+        // result queue until the engine declares it again, and would drop
+        // the result unrouted; returned instead, it stays stored and is sent
+        // again on the next connection.
         publish(
             ch,
             &r.result_exchange,
             &key,
             result.to_string().as_bytes(),
             &id,
-            None,
+            Publish {
+                signature: None,
+                mandatory: true,
+            },
         )
         .await
     }

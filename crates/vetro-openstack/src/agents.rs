@@ -12,7 +12,7 @@ use rsa::RsaPrivateKey;
 use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::time::Duration;
-use vetro_agent::amqp::{declare_queue, publish, Broker};
+use vetro_agent::amqp::{declare_queue, publish, Broker, Publish};
 use vetro_dsl::cloud::AgentCall;
 
 pub struct AgentBus {
@@ -159,7 +159,11 @@ impl AgentBus {
             Some(k) => Some(vetro_agent::sign::sign(k, call.queue, body.as_bytes())?),
             None => None,
         };
-        publish(&ch, "", call.queue, body.as_bytes(), &id, signature).await?;
+        let how = Publish {
+            signature,
+            mandatory: false,
+        };
+        publish(&ch, "", call.queue, body.as_bytes(), &id, how).await?;
         Ok(id)
     }
 

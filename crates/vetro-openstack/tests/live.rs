@@ -384,3 +384,58 @@ fn heat_answering_503_or_slowly_is_tried_again_then_fails_clearly() {
     proxy.delay(Duration::ZERO);
     cloud.delete_stack(&name).unwrap();
 }
+
+#[path = "support/own_rabbitmq.rs"]
+mod own_rabbitmq;
+
+#[test]
+fn a_restarted_broker_loses_no_result() {
+    let Some(clouds) = clouds() else { return };
+    let node = match own_rabbitmq::Node::start() {
+        Ok(n) => n,
+        Err(why) => {
+            eprintln!("skipped: no RabbitMQ node of the test's own: {why}");
+            return;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let queue = unique("e-restart-h");
+    let results = unique("-execution-results-restart");
+    let (stop_tx, agent) = spawn_agent(agent_config(dir.path(), &node.url(), &queue, &results));
+    let mut cloud = connect(
+        &clouds,
+        Options {
+            amqp_url: Some(node.url()),
+            ..Options::default()
+        },
+    );
+    let call = AgentCall {
+        host: "test vm",
+        queue: &queue,
+        result_queue: &results,
+        timeout: Some(Duration::from_secs(45)),
+    };
+    // The broker restarts while the script runs; its queues (not durable,
+    // as Murano declared them) are gone when it is back, and both sides
+    // declare them again.
+    let node = std::sync::Arc::new(node);
+    let restarter = {
+        let node = node.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(700));
+            node.restart()
+        })
+    };
+    let r = cloud.agent_call(
+        &call,
+        &plan("across", "#!/bin/sh\nsleep 2\necho finished\n"),
+    );
+    let away = restarter.join().unwrap();
+    let _ = stop_tx.send(());
+    agent.join().unwrap().unwrap();
+    eprintln!("the broker was away {away:?}");
+    assert_eq!(
+        r.unwrap(),
+        json!({"exitCode": 0, "stdout": "finished", "stderr": null})
+    );
+}
