@@ -27,20 +27,10 @@ use openstack::*;
 fn vetro_run(e: &Env, dir: &Path, model: &Path, extra: &[&str]) -> Command {
     let mut c = Command::new(VETRO);
     c.args(["run", "examples/murano/webserver", "--model"])
-        .arg(model)
-        .args([
-            "--backend",
-            "openstack",
-            "--os-cloud",
-            CLOUD,
-            "--amqp-url",
-            e.amqp(),
-            "--heat-environment",
-        ])
-        .arg(heat_environment(dir))
+        .arg(model);
+    on_cloud(&mut c, e, Some(dir))
         .args(extra)
         .current_dir(repo())
-        .env("OS_CLIENT_CONFIG_FILE", &e.clouds)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     c
@@ -251,22 +241,17 @@ fn a_failing_resource_fails_the_deployment_with_heats_reason() {
     let dir = tempfile::tempdir().unwrap();
     let id = fresh_id();
     let (pkg, model) = failing_package(dir.path(), &id);
-    let run = Command::new(VETRO)
-        .arg("run")
-        .arg(&pkg)
-        .arg("--model")
-        .arg(&model)
-        .args(["--backend", "openstack", "--os-cloud", CLOUD])
-        .env("OS_CLIENT_CONFIG_FILE", &e.clouds)
-        .output()
-        .unwrap();
-    let out = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let (ok, out) = output_of(on_cloud(
+        Command::new(VETRO)
+            .arg("run")
+            .arg(&pkg)
+            .arg("--model")
+            .arg(&model),
+        &e,
+        None,
+    ));
     delete_stack(&heat_api(&e), &format!("murano-{id}"));
-    assert!(!run.status.success(), "{out}");
+    assert!(!ok, "{out}");
     assert!(
         out.contains(&format!("stack murano-{id} is CREATE_FAILED")),
         "{out}"
@@ -301,22 +286,15 @@ fn vetro_test_runs_a_packages_tests_against_heat() {
         ),
     )
     .unwrap();
-    let run = Command::new(VETRO)
-        .arg("test")
-        .arg(&pkg)
-        .args(["--backend", "openstack", "--os-cloud", CLOUD])
-        .env("OS_CLIENT_CONFIG_FILE", &e.clouds)
-        .output()
-        .unwrap();
-    let out = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let (ok, out) = output_of(on_cloud(
+        Command::new(VETRO).arg("test").arg(&pkg),
+        &e,
+        None,
+    ));
     let api = heat_api(&e);
     let gone = stack_gone(&api, &stack);
     delete_stack(&api, &stack);
-    assert!(run.status.success(), "{out}");
+    assert!(ok, "{out}");
     assert!(
         out.contains("PASS io.vetro.tests.StackTests.testStackRoundTrip"),
         "{out}"

@@ -282,3 +282,26 @@ pub fn delete_stack(api: &HeatApi, stack: &str) {
 
 /// The package manager's stand-in makes the directories nginx's package would.
 pub const APT_INSTALLS: &str = "case \"$*\" in *nginx*) mkdir -p /etc/nginx/sites-enabled ;; esac";
+
+/// `c` pointed at the test cloud: `--backend openstack --os-cloud`, its
+/// clouds.yaml; with `dir`, also the broker and the Heat environment.
+pub fn on_cloud<'c>(c: &'c mut Command, e: &Env, dir: Option<&Path>) -> &'c mut Command {
+    c.args(["--backend", "openstack", "--os-cloud", CLOUD])
+        .env("OS_CLIENT_CONFIG_FILE", &e.clouds);
+    if let Some(dir) = dir {
+        c.args(["--amqp-url", e.amqp(), "--heat-environment"])
+            .arg(heat_environment(dir));
+    }
+    c
+}
+
+/// Runs `c`; whether it succeeded, and its standard output then error.
+pub fn output_of(c: &mut Command) -> (bool, String) {
+    let run = c.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    (run.status.success(), text)
+}
