@@ -110,6 +110,7 @@ mod tests {
                     auth_url,
                     method: Method::Token("t".into()),
                     project: None,
+                    trust_id: None,
                     region: None,
                     interface: "public".into(),
                     endpoint_overrides: Default::default(),

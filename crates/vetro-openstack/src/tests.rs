@@ -17,6 +17,7 @@ fn config() -> CloudConfig {
                 password: "keystone-secret".into(),
             },
             project: None,
+            trust_id: None,
             region: Some("RegionOne".into()),
             interface: "public".into(),
             endpoint_overrides: Default::default(),

@@ -73,11 +73,13 @@ impl Node {
              RABBITMQ_ENABLED_PLUGINS_FILE={d}/enabled_plugins exec {SERVER}",
             self.name, self.port, self.dist
         );
-        as_rabbitmq(&script)
+        // `su` ends when the node does (at `stop`); a thread waits for it.
+        let mut su = as_rabbitmq(&script)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        std::thread::spawn(move || su.wait());
         let start = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
             assert!(
