@@ -7,7 +7,6 @@
 //! `openstack/mod.rs`).
 
 use serde_json::Value as Json;
-use std::io::BufRead;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -49,14 +48,8 @@ fn serve_openstack(e: &Env, db: &str, dir: &Path, log: &Path) -> (Proc, String) 
         .spawn()
         .unwrap();
     let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
+    let (url, line) = service::banner(&mut out);
     assert!(line.contains("backend openstack"), "{line}");
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_string();
     (Proc(child), url)
 }
 
@@ -84,6 +77,27 @@ fn children(parent: u32) -> Vec<(u32, String, String)> {
         }
     }
     out
+}
+
+/// Plays the `servers` with agents until deployment `dep` finishes; its
+/// state and reports.
+fn finish_with_agents(
+    api: &service::Api,
+    env_id: &str,
+    dep: &str,
+    dir: &Path,
+    servers: &[(String, String)],
+) -> (String, Vec<String>) {
+    let mut agents: Vec<_> = servers
+        .iter()
+        .filter_map(|(n, c)| start_agent(dir, n, c, APT_INSTALLS))
+        .collect();
+    let state = api.finished(env_id, dep, 90);
+    for a in agents.iter_mut() {
+        let _ = a.kill();
+        let _ = a.wait();
+    }
+    (state, api.reports(env_id, dep))
 }
 
 /// The webserver example's application, as the API takes it.
@@ -130,16 +144,7 @@ fn the_service_deploys_to_heat_and_deletes_the_stack_with_the_environment() {
             "engine process {pid}: {cmd} / {environ}"
         );
     }
-    let mut agents: Vec<_> = servers
-        .iter()
-        .filter_map(|(n, c)| start_agent(dir.path(), n, c, APT_INSTALLS))
-        .collect();
-    let state = api.finished(&env_id, &dep, 90);
-    for a in agents.iter_mut() {
-        let _ = a.kill();
-        let _ = a.wait();
-    }
-    let reports = api.reports(&env_id, &dep);
+    let (state, reports) = finish_with_agents(&api, &env_id, &dep, dir.path(), &servers);
     if state != "success" {
         delete_stack(&heat, &stack);
         panic!(
@@ -235,16 +240,7 @@ fn a_killed_worker_s_deployment_is_taken_over_on_the_same_stack() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let _second = openstack_worker(&e, &db, dir.path(), "w2");
-    let mut agents: Vec<_> = servers
-        .iter()
-        .filter_map(|(n, c)| start_agent(dir.path(), n, c, APT_INSTALLS))
-        .collect();
-    let state = api.finished(&env_id, &dep, 90);
-    for a in agents.iter_mut() {
-        let _ = a.kill();
-        let _ = a.wait();
-    }
-    let reports = api.reports(&env_id, &dep);
+    let (state, reports) = finish_with_agents(&api, &env_id, &dep, dir.path(), &servers);
     let now = stack_id(&heat, &stack);
     api.call("DELETE", &format!("/v1/environments/{env_id}"), None, None);
     let end = Instant::now() + Duration::from_secs(60);

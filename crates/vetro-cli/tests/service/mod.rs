@@ -92,6 +92,12 @@ pub fn serve_with(
     ];
     args.extend_from_slice(extra);
     let (p, mut out) = spawn(&args);
+    let (url, _) = banner(&mut out);
+    (p, url)
+}
+
+/// The base URL in the first line `vetro serve` prints, and that line.
+pub fn banner(out: &mut impl BufRead) -> (String, String) {
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
     let url = line
@@ -99,7 +105,7 @@ pub fn serve_with(
         .find(|w| w.starts_with("http://"))
         .unwrap_or_else(|| panic!("no URL in {line:?}"))
         .to_string();
-    (p, url)
+    (url, line)
 }
 
 pub fn worker(db: &str, dir: &std::path::Path, name: &str, extra: &[&str]) -> Proc {
