@@ -79,7 +79,42 @@ both!(
     pinned_packages_keep_the_first_pin,
     claims_leases_and_results,
     expired_leases_are_requeued_then_failed,
+    tasks_keep_the_trust_they_act_through,
 );
+
+/// The Keystone trust a task was submitted with reaches the worker that
+/// claims it; tasks submitted without one have none.
+async fn tasks_keep_the_trust_they_act_through(s: Store) {
+    let e = env(&s, "t").await;
+    let sess = s.open_session(&e.id, "alice").await.unwrap();
+    let id = s
+        .deploy_session(&sess.id, "p1", Some("trust-1"))
+        .await
+        .unwrap();
+    assert_eq!(
+        s.get_task(&id).await.unwrap().trust_id.as_deref(),
+        Some("trust-1")
+    );
+    let lease = std::time::Duration::from_secs(30);
+    let t = s.claim_task("w1", lease).await.unwrap().expect("a task");
+    assert_eq!(
+        (t.id.as_str(), t.trust_id.as_deref()),
+        (id.as_str(), Some("trust-1"))
+    );
+    let other = env(&s, "u").await;
+    let (_, action) = s
+        .submit_in_new_session(
+            &other.id,
+            "alice",
+            "p1",
+            TaskKind::Action,
+            json!({"object_id": "x", "method": "m", "args": {}}),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(s.get_task(&action).await.unwrap().trust_id, None);
+}
 
 fn alice() -> Principal {
     Principal {
