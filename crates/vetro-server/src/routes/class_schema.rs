@@ -77,64 +77,77 @@ async fn schema(
     };
     // The catalog lookups block on the runtime's handle.
     let job = move || {
+        let found = find(&resolver, &class, package.as_deref(), &range)?;
         build(
             &resolver,
             &limits,
+            &std::env::temp_dir(),
+            &found,
             &class,
             &methods,
-            package.as_deref(),
-            &range,
         )
     };
     tokio::task::spawn_blocking(job)
         .await
-        .map_err(|e| {
-            ApiError::new(
-                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                "InternalError",
-                e.to_string(),
-            )
-        })?
+        .map_err(internal)?
         .map(Json)
 }
 
-fn build(
-    resolver: &CatalogResolver,
-    limits: &ArchiveLimits,
+fn internal(e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+        "InternalError",
+        e.to_string(),
+    )
+}
+
+/// The package that answers for `class`: the one named `package`, or the
+/// one defining the class, in `range`.
+fn find(
+    resolver: &dyn PackageResolver,
     class: &str,
-    methods: &[String],
     package: Option<&str>,
     range: &VersionSpec,
-) -> Result<Value, ApiError> {
-    let internal = |e: String| {
-        ApiError::new(
-            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            "InternalError",
-            e,
-        )
-    };
-    let found = match package {
+) -> Result<vetro_deploy::PackageArchive, ApiError> {
+    match package {
         Some(p) => resolver
             .by_name(p, range)
             .map_err(internal)?
             .ok_or_else(|| {
                 ApiError::not_found(format!("Package with name {p} ({range}) is not found"))
                     .with_kind("NoPackageFound")
-            })?,
+            }),
         None => resolver
             .by_class(class, range)
             .map_err(internal)?
             .ok_or_else(|| {
                 ApiError::not_found(format!("Package for class {class} ({range}) is not found"))
                     .with_kind("NoPackageForClassFound")
-            })?,
-    };
+            }),
+    }
+}
+
+/// The schemas of `class` (and of `methods`) from the package `found` and
+/// what it requires, unpacked into a new folder under `scratch` that is
+/// removed before this returns.
+fn build(
+    resolver: &dyn PackageResolver,
+    limits: &ArchiveLimits,
+    scratch: &std::path::Path,
+    found: &vetro_deploy::PackageArchive,
+    class: &str,
+    methods: &[String],
+) -> Result<Value, ApiError> {
     let exact = Version::coerce(&found.version).map_err(internal)?;
     let wanted = Wanted {
         classes: Vec::new(),
         packages: vec![(found.fqn.clone(), VersionSpec::exactly(&exact))],
     };
-    let cache = PackageCache::new(std::env::temp_dir().join("vetro-packages"));
+    let dir = tempfile::Builder::new()
+        .prefix("vetro-schema-")
+        .tempdir_in(scratch)
+        .map_err(|e| internal(format!("a folder for the packages: {e}")))?;
+    let cache = PackageCache::new(dir.path());
     let resolved = resolve::resolve(resolver, &cache, limits, &wanted)
         .map_err(|e| ApiError::not_found(e).with_kind("NoPackageFound"))?;
     let library = vetro_dsl::host::Library::load(&resolved.roots);
@@ -152,4 +165,71 @@ fn build(
     let classes = vetro_dsl::schema::Classes::new(&library.source);
     vetro_dsl::schema::generate(&classes, class, methods)
         .map_err(|e| ApiError::not_found(e.to_string()).with_kind("NoClassFound"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vetro_deploy::resolve::MemoryResolver;
+
+    /// A package archive of one class `t.Shop` with one property.
+    fn shop() -> Vec<u8> {
+        use std::io::Write;
+        let files = [
+            (
+                "manifest.yaml",
+                "Format: 1.4\nType: Application\nFullName: t.Shop\nVersion: 0.1\n\
+                 Classes:\n  t.Shop: Shop.yaml\n",
+            ),
+            (
+                "Classes/Shop.yaml",
+                "Namespaces:\n  =: t\nName: Shop\nProperties:\n  size:\n    Contract: $.int()\n",
+            ),
+        ];
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for (name, text) in files {
+            w.start_file(name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            w.write_all(text.as_bytes()).unwrap();
+        }
+        w.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn concurrent_schemas_unpack_apart_and_leave_nothing() {
+        let mut resolver = MemoryResolver::default();
+        resolver.add(shop()).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let limits = ArchiveLimits::default();
+        let range = VersionSpec::parse(None).unwrap();
+        let found = find(&resolver, "t.Shop", None, &range).unwrap();
+        let start = std::sync::Barrier::new(2);
+        let answers: Vec<Value> = std::thread::scope(|s| {
+            let one = || {
+                start.wait();
+                build(&resolver, &limits, scratch.path(), &found, "t.Shop", &[]).unwrap()
+            };
+            let a = s.spawn(one);
+            let b = s.spawn(one);
+            vec![a.join().unwrap(), b.join().unwrap()]
+        });
+        for a in &answers {
+            assert_eq!(
+                a[""]["properties"]["size"]["type"],
+                serde_json::json!(["integer", "null"]),
+                "{a}"
+            );
+        }
+        let left: Vec<_> = std::fs::read_dir(scratch.path()).unwrap().collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
+    }
+
+    #[test]
+    fn a_missing_package_is_named() {
+        let resolver = MemoryResolver::default();
+        let range = VersionSpec::parse(None).unwrap();
+        let e = find(&resolver, "t.Nothing", Some("t.Pkg"), &range).unwrap_err();
+        assert_eq!(e.status, axum::http::StatusCode::NOT_FOUND);
+        assert!(e.message.contains("t.Pkg"), "{}", e.message);
+    }
 }
