@@ -56,7 +56,8 @@ pub struct Category {
     pub updated: String,
 }
 
-const META_COLUMNS: &str = "id, owner_id, fully_qualified_name, name, type, version, author, \
+pub(crate) const META_COLUMNS: &str =
+    "id, owner_id, fully_qualified_name, name, type, version, author, \
     supplier, description, enabled, is_public, tags, class_definitions, created, updated";
 
 fn strings(v: Value) -> Vec<String> {
@@ -69,7 +70,7 @@ fn strings(v: Value) -> Vec<String> {
     }
 }
 
-fn meta_from_row(r: &AnyRow) -> Result<Package> {
+pub(crate) fn meta_from_row(r: &AnyRow) -> Result<Package> {
     Ok(Package {
         id: row::text(r, "id")?,
         owner_id: row::text(r, "owner_id")?,

@@ -13,8 +13,8 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
-use std::cmp::Ordering;
 use vetro_store::catalog::{NewPackage, Package, PackageFile};
+use vetro_store::search::{PackageOrder, PackageQuery};
 
 /// Values of a repeatable filter; `in:a,b` lists several in one.
 fn multi(q: &QueryPairs, key: &str) -> Vec<String> {
@@ -25,35 +25,6 @@ fn multi(q: &QueryPairs, key: &str) -> Vec<String> {
             None => vec![v.to_string()],
         })
         .collect()
-}
-
-/// The rank of a package for `search` words: the first matching field's
-/// position (name, fqn, description, categories, tags, classes, author), or
-/// `None` when no word matches.
-fn search_rank(p: &Package, words: &[String]) -> Option<usize> {
-    let fields: [Vec<&str>; 7] = [
-        vec![&p.name],
-        vec![&p.fully_qualified_name],
-        vec![&p.description],
-        p.categories.iter().map(String::as_str).collect(),
-        p.tags.iter().map(String::as_str).collect(),
-        p.class_definitions.iter().map(String::as_str).collect(),
-        vec![&p.author],
-    ];
-    fields.iter().position(|values| {
-        values.iter().any(|v| {
-            let v = v.to_lowercase();
-            words.iter().any(|w| v.contains(w.as_str()))
-        })
-    })
-}
-
-fn order_key(p: &Package, by: &str) -> String {
-    match by {
-        "fqn" => p.fully_qualified_name.clone(),
-        "created" => p.created.clone(),
-        _ => p.name.clone(),
-    }
 }
 
 #[utoipa::path(get, path = "/v1/catalog/packages", tag = "catalog",
@@ -72,24 +43,28 @@ pub async fn search(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiR
     // Every caller sees its own and public packages, which is all that
     // `catalog=true` (what the caller can deploy) asks for; the flag is checked only.
     q.flag("catalog")?;
-    let include_disabled = q.flag("include_disabled")?;
-    let owned = q.flag("owned")?;
     let page = crate::paging::PACKAGES.request(&q)?;
-    let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
-    let order_by: Vec<String> = multi(&q, "order_by");
-    for o in &order_by {
-        if !["fqn", "name", "created"].contains(&o.as_str()) {
-            return Err(ApiError::bad_request(format!(
-                "cannot order by '{o}': use fqn, name or created"
-            )));
-        }
-    }
-    let order_by = if order_by.is_empty() {
-        vec!["name".to_string()]
-    } else {
-        order_by
-    };
-    let desc = match q.get("sort_dir") {
+    let query = package_query(&q, ctx.project())?;
+    let found = st.store.search_packages(&query, &page).await?;
+    Ok(Json(crate::paging::body(
+        "packages",
+        &found,
+        views::package,
+        |p| p.id.as_str(),
+    )))
+}
+
+/// The search a request's parameters ask for, as Murano's catalog read them.
+fn package_query(q: &QueryPairs, project: &str) -> ApiResult<PackageQuery> {
+    let order_by = multi(q, "order_by")
+        .iter()
+        .map(|o| {
+            PackageOrder::parse(o).ok_or_else(|| {
+                ApiError::bad_request(format!("cannot order by '{o}': use fqn, name or created"))
+            })
+        })
+        .collect::<ApiResult<Vec<_>>>()?;
+    let descending = match q.get("sort_dir") {
         None | Some("asc") => false,
         Some("desc") => true,
         Some(o) => {
@@ -98,10 +73,7 @@ pub async fn search(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiR
             )))
         }
     };
-    let mut all = st.store.list_packages(Some(ctx.project())).await?;
-    let ids = multi(&q, "id");
-    let cats = multi(&q, "category");
-    let tags = multi(&q, "tag");
+    // Murano's `type.title()`: `application` and `APPLICATION` mean `Application`.
     let kind = q.get("type").map(|t| {
         let mut c = t.to_lowercase();
         if let Some(f) = c.get_mut(0..1) {
@@ -109,19 +81,7 @@ pub async fn search(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiR
         }
         c
     });
-    all.retain(|p| {
-        (include_disabled || p.enabled)
-            && (!owned || p.owner_id == ctx.project())
-            && kind.as_ref().is_none_or(|k| &p.kind == k)
-            && (ids.is_empty() || ids.contains(&p.id))
-            && (cats.is_empty() || p.categories.iter().any(|c| cats.contains(c)))
-            && (tags.is_empty() || p.tags.iter().any(|t| tags.contains(t)))
-            && q.get("class_name")
-                .is_none_or(|c| p.class_definitions.iter().any(|d| d == c))
-            && q.get("fqn").is_none_or(|f| p.fully_qualified_name == f)
-            && q.get("name").is_none_or(|n| p.name == n)
-    });
-    let words: Vec<String> = q
+    let words = q
         .get("search")
         .map(|s| {
             s.split([',', ';'])
@@ -130,51 +90,22 @@ pub async fn search(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiR
                 .collect()
         })
         .unwrap_or_default();
-    let mut ranked: Vec<(usize, Package)> = all
-        .into_iter()
-        .filter_map(|p| {
-            if words.is_empty() {
-                Some((0, p))
-            } else {
-                search_rank(&p, &words).map(|r| (r, p))
-            }
-        })
-        .collect();
-    ranked.sort_by(|(ra, a), (rb, b)| {
-        let keys = || {
-            order_by
-                .iter()
-                .map(|o| order_key(a, o).cmp(&order_key(b, o)))
-                .fold(Ordering::Equal, Ordering::then)
-        };
-        let by_keys = keys().then(a.id.cmp(&b.id));
-        ra.cmp(rb)
-            .then(if desc { by_keys.reverse() } else { by_keys })
-    });
-    let start = match page.marker.as_deref() {
-        None => 0,
-        Some(m) => ranked
-            .iter()
-            .position(|(_, p)| p.id == m)
-            .map(|i| i + 1)
-            .ok_or_else(|| {
-                ApiError::bad_request(format!("marker '{m}' is not a package of this listing"))
-            })?,
-    };
-    let page: Vec<&Package> = ranked
-        .iter()
-        .skip(start)
-        .take(limit)
-        .map(|(_, p)| p)
-        .collect();
-    let mut body =
-        json!({ "packages": page.iter().map(|p| views::package(p)).collect::<Vec<_>>() });
-    if start + page.len() < ranked.len() {
-        if let Some(last) = page.last() {
-            body["next_marker"] = json!(last.id);
-        }
-    }
-    Ok(Json(body))
+    let text = |key: &str| q.get(key).map(str::to_string);
+    Ok(PackageQuery {
+        project_id: project.to_string(),
+        include_disabled: q.flag("include_disabled")?,
+        owned: q.flag("owned")?,
+        kind,
+        ids: multi(q, "id"),
+        categories: multi(q, "category"),
+        tags: multi(q, "tag"),
+        class_name: text("class_name"),
+        fqn: text("fqn"),
+        name: text("name"),
+        words,
+        order_by,
+        descending,
+    })
 }
 
 /// The upload's parts: the archive and the optional `__metadata__` JSON.
