@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Load test of `vetro serve` from a second process on loopback, bounded in time:
 #
-#   1. `GET /v1/environments` (20 environments in the project) with wrk, on
-#      SQLite and on PostgreSQL: requests per second and latency percentiles;
+#   1. the list endpoints (`GET /v1/environments`, `/v1/deployments`,
+#      `/v1/templates`, `/v1/catalog/packages`, each at its default page) of a
+#      project filled by scripts/bench_seed.py (BENCH_LIST_ENVS environments,
+#      a quarter of them with a queued deployment), with wrk, on SQLite and on
+#      PostgreSQL: requests per second and latency percentiles;
 #   2. deployments of the bundled example (scripts/bench_deploy.py) through the
 #      API with in-process workers (SQLite and PostgreSQL) and with separate
 #      `vetro worker` processes (PostgreSQL), when this vetro has workers.
@@ -10,6 +13,9 @@
 #   scripts/bench_server.sh [VETRO]        # default target/release/vetro
 #
 # Environment: BENCH_SECONDS (wrk duration per run, default 10),
+# BENCH_LIST_ENVS (environments of the list runs, default 1000),
+# BENCH_LISTS (which lists, default "environments deployments templates
+# catalog/packages"), BENCH_SKIP_DEPLOYS=1 (list runs only),
 # BENCH_CONNECTIONS (default 32), BENCH_PG_URL (an existing PostgreSQL
 # database to use; otherwise a throw-away cluster is started on port 55499 when
 # Debian's postgresql is installed), BENCH_DEPLOYS (default 200),
@@ -23,6 +29,8 @@ SECONDS_PER_RUN=${BENCH_SECONDS:-10}
 CONNECTIONS=${BENCH_CONNECTIONS:-32}
 DEPLOYS=${BENCH_DEPLOYS:-200}
 ENVS=${BENCH_ENVS:-20}
+LIST_ENVS=${BENCH_LIST_ENVS:-1000}
+LISTS=${BENCH_LISTS:-environments deployments templates catalog/packages}
 command -v wrk >/dev/null || { echo "bench: wrk is needed (apt-get install wrk)"; exit 2; }
 
 work=$(mktemp -d)
@@ -58,22 +66,30 @@ stop_servers() {
     pids=()
 }
 
+# Fills the project, then loads each list in turn.
 list_bench() {
-    local label=$1
-    for i in $(seq "$ENVS"); do
-        curl -sf -o /dev/null -H "X-Auth-Token: $TOKEN" -H 'Content-Type: application/json' \
-            -d "{\"name\": \"env-$i-$RANDOM\"}" "$URL/v1/environments"
+    local backend=$1 list
+    python3 scripts/bench_seed.py --url "$URL" --token "$TOKEN" --envs "$LIST_ENVS" \
+        --templates 200 --packages 200 >/dev/null
+    for list in $LISTS; do
+        one_list "GET /v1/$list, $backend" "$URL/v1/$list"
     done
+    # Later runs on the same database must not find the queued deployments.
+    python3 scripts/bench_seed.py --url "$URL" --token "$TOKEN" --remove
+}
+
+one_list() {
+    local label=$1 url=$2
     # Warm up, then measure.
-    wrk -t1 -c"$CONNECTIONS" -d2s -H "X-Auth-Token: $TOKEN" "$URL/v1/environments" >/dev/null
+    wrk -t1 -c"$CONNECTIONS" -d2s -H "X-Auth-Token: $TOKEN" "$url" >/dev/null
     wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" --latency -H "X-Auth-Token: $TOKEN" \
-        "$URL/v1/environments" >"$work/wrk.txt"
+        "$url" >"$work/wrk.txt"
     local rps p50 p99 errors
     rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk.txt")
     p50=$(awk '$1 == "50%" {print $2}' "$work/wrk.txt")
     p99=$(awk '$1 == "99%" {print $2}' "$work/wrk.txt")
     errors=$(grep -E "Non-2xx|Socket errors" "$work/wrk.txt" || true)
-    printf '%-34s %10s req/s   p50 %8s   p99 %8s   %s\n' "$label" "$rps" "$p50" "$p99" "${errors:-no errors}"
+    printf '%-44s %10s req/s   p50 %8s   p99 %8s   %s\n' "$label" "$rps" "$p50" "$p99" "${errors:-no errors}"
 }
 
 pg_as() { if [ "$(id -u)" = 0 ]; then runuser -u "$PG_USER" -- "$@"; else "$@"; fi; }
@@ -97,19 +113,24 @@ start_pg() {
 echo "bench: $VETRO on $(nproc) cores; wrk 1 thread, $CONNECTIONS connections, ${SECONDS_PER_RUN}s per run"
 echo "bench: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-serve "sqlite://$work/list.db" sqlite-list
-list_bench "GET /v1/environments, SQLite"
+# No workers: a quarter of the environments keep a queued deployment.
+LIST_FLAGS=(--workers 0 --max-active-tasks 100000)
+serve "sqlite://$work/list.db" sqlite-list "${LIST_FLAGS[@]}"
+list_bench SQLite
 stop_servers
 
 PG_URL=${BENCH_PG_URL:-}
 if [ -z "$PG_URL" ] && ! start_pg; then
     echo "bench: PostgreSQL skipped (no BENCH_PG_URL and no Debian postgresql)"
 else
-    serve "$PG_URL" pg-list
-    list_bench "GET /v1/environments, PostgreSQL"
+    serve "$PG_URL" pg-list "${LIST_FLAGS[@]}"
+    list_bench PostgreSQL
     stop_servers
 fi
 
+if [ -n "${BENCH_SKIP_DEPLOYS:-}" ]; then
+    exit 0
+fi
 if ! "$VETRO" serve --help | grep -q -- "--workers"; then
     echo "bench: deployments skipped (this vetro serve runs no engine workers)"
     exit 0

@@ -5,7 +5,10 @@
 
 use crate::error::ApiError;
 use crate::extract::QueryPairs;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
+use vetro_store::json_page::JsonPage;
 use vetro_store::page::{Page, PageRequest};
 
 /// The page sizes of one listing.
@@ -25,6 +28,12 @@ pub const PACKAGES: Paging = Paging {
 
 /// `GET /v1/environments`.
 pub const ENVIRONMENTS: Paging = Paging {
+    default: 100,
+    max: 1000,
+};
+
+/// `GET /v1/templates`.
+pub const TEMPLATES: Paging = Paging {
     default: 100,
     max: 1000,
 };
@@ -76,4 +85,39 @@ pub fn body<T>(
         body["next_marker"] = json!(id(last));
     }
     body
+}
+
+/// `{key: [items...], "next_marker"?}` for a page the database wrote as
+/// JSON: the items go out as they came (checked once to be JSON, never
+/// turned into values).
+pub struct JsonList {
+    key: &'static str,
+    items: Box<RawValue>,
+    next_marker: Option<String>,
+}
+
+impl JsonList {
+    pub fn new(key: &'static str, page: JsonPage) -> Result<JsonList, ApiError> {
+        let items = RawValue::from_string(page.items).map_err(|e| {
+            ApiError::unavailable(format!(
+                "the database answered a listing that is not JSON: {e}"
+            ))
+        })?;
+        Ok(JsonList {
+            key,
+            items,
+            next_marker: page.next_marker,
+        })
+    }
+}
+
+impl Serialize for JsonList {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry(self.key, &self.items)?;
+        if let Some(next) = &self.next_marker {
+            m.serialize_entry("next_marker", next)?;
+        }
+        m.end()
+    }
 }

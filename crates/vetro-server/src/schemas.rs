@@ -227,6 +227,8 @@ pub struct TemplateView {
 #[derive(ToSchema)]
 pub struct TemplateList {
     templates: Vec<TemplateView>,
+    /// The id of this page's last template, when more follow.
+    next_marker: Option<String>,
 }
 
 #[derive(ToSchema)]

@@ -1,10 +1,9 @@
 //! Murano's JSON shapes for stored rows.
 
-use serde::Serialize;
 use serde_json::{json, Value};
 use vetro_store::catalog::{Category, Package};
-use vetro_store::environments::{Environment, EnvironmentSummary};
-use vetro_store::page::Page;
+use vetro_store::environments::Environment;
+use vetro_store::json_page::Field;
 use vetro_store::queue::{Deployment, Report};
 use vetro_store::sessions::Session;
 use vetro_store::templates::Template;
@@ -22,55 +21,18 @@ pub fn environment(e: &Environment, status: &str) -> Value {
     })
 }
 
-/// `{"environments": [...]}`, each in the shape of [`environment`],
-/// serialized straight from the list rows (no intermediate JSON values: this
-/// is the busiest answer of the API).
-#[derive(Serialize)]
-pub struct EnvironmentList {
-    environments: Vec<EnvironmentItem>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    next_marker: Option<String>,
-}
-
-#[derive(Serialize)]
-struct EnvironmentItem {
-    id: String,
-    name: String,
-    tenant_id: String,
-    version: i64,
-    description_text: String,
-    created: String,
-    updated: String,
-    status: String,
-}
-
-impl From<Page<EnvironmentSummary>> for EnvironmentList {
-    fn from(page: Page<EnvironmentSummary>) -> EnvironmentList {
-        let next_marker = page
-            .items
-            .last()
-            .filter(|_| page.more)
-            .map(|e| e.id.clone());
-        let environments = page
-            .items
-            .into_iter()
-            .map(|e| EnvironmentItem {
-                id: e.id,
-                name: e.name,
-                tenant_id: e.project_id,
-                version: e.version,
-                description_text: e.description_text,
-                created: e.created,
-                updated: e.updated,
-                status: e.status,
-            })
-            .collect();
-        EnvironmentList {
-            environments,
-            next_marker,
-        }
-    }
-}
+/// An environment of `GET /v1/environments`, in the shape of
+/// [`environment`], as the database writes it (over the row's columns).
+pub const ENVIRONMENT_FIELDS: &[Field] = &[
+    Field::plain("id", "p.id"),
+    Field::plain("name", "p.name"),
+    Field::plain("tenant_id", "p.project_id"),
+    Field::plain("version", "p.version"),
+    Field::plain("description_text", "p.description_text"),
+    Field::plain("created", "p.created"),
+    Field::plain("updated", "p.updated"),
+    Field::plain("status", "p.status"),
+];
 
 pub fn session(s: &Session) -> Value {
     json!({
@@ -162,6 +124,19 @@ pub fn category(c: &Category) -> Value {
         "updated": c.updated,
     })
 }
+
+/// A template of `GET /v1/templates`, in the shape of [`template`] without
+/// its services, as the database writes it.
+pub const TEMPLATE_FIELDS: &[Field] = &[
+    Field::plain("id", "p.id"),
+    Field::plain("name", "p.name"),
+    Field::plain("tenant_id", "p.project_id"),
+    Field::plain("version", "p.version"),
+    Field::plain("description_text", "p.description_text"),
+    Field::flag("is_public", "p.is_public"),
+    Field::plain("created", "p.created"),
+    Field::plain("updated", "p.updated"),
+];
 
 pub fn template(t: &Template, with_services: bool) -> Value {
     let mut v = json!({

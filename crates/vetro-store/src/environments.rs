@@ -1,6 +1,7 @@
 //! Environments: a project's named object model, its version and the
 //! simulated cloud's state.
 
+use crate::json_page::{Field, JsonPage, Listing};
 use crate::page::{Page, PageRequest};
 use crate::{new_id, row, time, Result, Store, StoreError, Tx};
 use serde_json::Value;
@@ -51,7 +52,7 @@ pub struct EnvironmentSummary {
     pub version: i64,
     pub created: String,
     pub updated: String,
-    /// [`status_of`] its sessions.
+    /// [`status_of`] its sessions, as stored with it.
     pub status: String,
 }
 
@@ -166,57 +167,72 @@ impl Store {
     }
 
     /// One page of the environments of `project_id` (of every project when
-    /// `None`) with their status, oldest first, in one query. The status
-    /// needs two sessions per environment (the newest that decides it and
-    /// the newest opened one), each found through an index, so a page costs
-    /// the same however many environments and sessions there are.
+    /// `None`) with their status, oldest first, in one query through the
+    /// page index. The status is kept in the environment's row (triggers on
+    /// `sessions` apply [`status_of`]'s rule as sessions change), so a page
+    /// reads no sessions and costs the same however many there are.
     pub async fn list_environment_summaries(
         &self,
         project_id: Option<&str>,
         page: &PageRequest,
     ) -> Result<Page<EnvironmentSummary>> {
-        let newest = |states: &str| {
-            format!(
-                "(SELECT s.id FROM sessions s WHERE s.environment_id = e.id AND s.state IN ({states}) \
-                 ORDER BY s.version DESC, s.updated DESC LIMIT 1)"
-            )
-        };
-        // The page is chosen first (through the page index), and only its
-        // environments look up their two sessions.
-        let mut sql = format!(
-            "SELECT e.id, e.project_id, e.name, e.description_text, e.version, e.created, e.updated, \
-             {} AS d_key, {} AS o_key FROM environments e WHERE 1 = 1",
-            newest("'deploying', 'deleting', 'deploy failure', 'delete failure', 'deployed'"),
-            newest("'opened'")
+        let listing = self.environment_listing(project_id, page).await?;
+        let sql = format!(
+            "SELECT t.id, t.project_id, t.name, t.description_text, t.version, t.created, \
+             t.updated, t.status FROM environments t WHERE {} ORDER BY {} LIMIT {}",
+            listing.filter,
+            listing.order,
+            page.fetch()
         );
+        let mut q = sqlx::query(&sql);
+        for b in &listing.binds {
+            q = q.bind(b);
+        }
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows.iter().map(summary_from_row).collect::<Result<_>>()?;
+        Ok(Page::from_fetched(items, page))
+    }
+
+    /// [`Store::list_environment_summaries`] as JSON, each environment an
+    /// object of `fields` (over its row, with `status`).
+    pub async fn environment_page_json(
+        &self,
+        project_id: Option<&str>,
+        page: &PageRequest,
+        fields: &[Field],
+    ) -> Result<JsonPage> {
+        let listing = self.environment_listing(project_id, page).await?;
+        self.json_page(&listing, fields, page).await
+    }
+
+    /// The rows of a page of environments.
+    async fn environment_listing(
+        &self,
+        project_id: Option<&str>,
+        page: &PageRequest,
+    ) -> Result<Listing<'static>> {
+        let mut filter = String::from("1 = 1");
         let mut binds: Vec<String> = Vec::new();
         if let Some(p) = project_id {
             binds.push(p.to_string());
-            sql.push_str(&format!(" AND e.project_id = ${}", binds.len()));
+            filter.push_str(&format!(" AND t.project_id = ${}", binds.len()));
         }
         if let Some(m) = &page.marker {
             let created = self.environment_marker(m, project_id).await?;
             binds.push(created);
             binds.push(m.clone());
             let (c, i) = (binds.len() - 1, binds.len());
-            sql.push_str(&format!(
-                " AND (e.created > ${c} OR (e.created = ${c} AND e.id > ${i}))"
+            filter.push_str(&format!(
+                " AND (t.created > ${c} OR (t.created = ${c} AND t.id > ${i}))"
             ));
         }
-        sql.push_str(&format!(" ORDER BY e.created, e.id LIMIT {}", page.fetch()));
-        let sql = format!(
-            "SELECT p.*, d.id AS d_id, d.state AS d_state, d.version AS d_version, d.updated AS d_updated, \
-             o.id AS o_id, o.state AS o_state, o.version AS o_version, o.updated AS o_updated \
-             FROM ({sql}) p LEFT JOIN sessions d ON d.id = p.d_key \
-             LEFT JOIN sessions o ON o.id = p.o_key ORDER BY p.created, p.id"
-        );
-        let mut q = sqlx::query(&sql);
-        for b in &binds {
-            q = q.bind(b);
-        }
-        let rows = q.fetch_all(self.reader()).await?;
-        let items = rows.iter().map(summary_from_row).collect::<Result<_>>()?;
-        Ok(Page::from_fetched(items, page))
+        Ok(Listing {
+            from: "environments",
+            filter,
+            binds,
+            order: "created, id".into(),
+            id: "id",
+        })
     }
 
     /// The creation time of the environment `id` that a page starts after,
@@ -316,20 +332,8 @@ impl Store {
     }
 }
 
-/// An environment of [`Store::list_environment_summaries`] with its status
-/// from the two sessions joined in.
+/// An environment of [`Store::list_environment_summaries`].
 fn summary_from_row(r: &AnyRow) -> Result<EnvironmentSummary> {
-    let mut marks = Vec::new();
-    for p in ["d", "o"] {
-        if let Some(id) = row::opt_text(r, &format!("{p}_id"))? {
-            marks.push(SessionMark {
-                id,
-                state: row::text(r, &format!("{p}_state"))?,
-                version: row::int(r, &format!("{p}_version"))?,
-                updated: row::text(r, &format!("{p}_updated"))?,
-            });
-        }
-    }
     Ok(EnvironmentSummary {
         id: row::text(r, "id")?,
         project_id: row::text(r, "project_id")?,
@@ -338,7 +342,7 @@ fn summary_from_row(r: &AnyRow) -> Result<EnvironmentSummary> {
         version: row::int(r, "version")?,
         created: row::text(r, "created")?,
         updated: row::text(r, "updated")?,
-        status: status_of(&marks),
+        status: row::text(r, "status")?,
     })
 }
 

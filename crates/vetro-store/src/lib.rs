@@ -9,9 +9,11 @@
 //! Modules, one table family each: [`tokens`], [`environments`], [`sessions`],
 //! [`queue`] (enqueueing tasks and reading deployments, reports and results),
 //! [`tasks`] (the worker's side: claims, leases, results, the reaper),
-//! [`catalog`] (packages and categories), [`templates`], [`policies`],
+//! [`catalog`] (packages and categories), [`search`] (the catalog's search
+//! and pages), [`templates`], [`policies`],
 //! [`quotas`] (per-project limits and the counts they need), [`web_sessions`]
-//! (the web dashboard's sign-ins), [`page`] (pages of the listings).
+//! (the web dashboard's sign-ins), [`page`] (pages of the listings),
+//! [`json_page`] (pages written as JSON by the database).
 //! Every function that writes more than one row takes a transaction, so a
 //! failing request leaves nothing half-written.
 
@@ -19,12 +21,14 @@ pub mod catalog;
 pub mod changes;
 pub mod environments;
 mod error;
+pub mod json_page;
 pub mod page;
 pub mod policies;
 pub mod queue;
 pub mod quotas;
 mod retry;
 mod row;
+pub mod search;
 pub mod sessions;
 pub mod tasks;
 pub mod templates;

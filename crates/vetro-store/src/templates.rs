@@ -1,6 +1,8 @@
 //! Environment templates: a project's reusable list of application
 //! components, optionally public.
 
+use crate::json_page::{Field, JsonPage, Listing};
+use crate::page::PageRequest;
 use crate::{new_id, row, time, Result, Store, StoreError};
 use serde_json::Value;
 use sqlx::any::AnyRow;
@@ -95,6 +97,56 @@ impl Store {
             }
         };
         rows.iter().map(from_row).collect()
+    }
+
+    /// One page of the templates `project_id` sees (its own and public
+    /// ones; only public ones with `public = Some(true)`, only its own
+    /// private ones with `Some(false)`), oldest first, each an object of
+    /// `fields` over its row.
+    pub async fn template_page_json(
+        &self,
+        project_id: &str,
+        public: Option<bool>,
+        page: &PageRequest,
+        fields: &[Field],
+    ) -> Result<JsonPage> {
+        let mut binds: Vec<String> = Vec::new();
+        let mut filter = match public {
+            None => {
+                binds.push(project_id.to_string());
+                "(t.project_id = $1 OR t.is_public = 1)".to_string()
+            }
+            Some(true) => "t.is_public = 1".to_string(),
+            Some(false) => {
+                binds.push(project_id.to_string());
+                "t.project_id = $1 AND t.is_public = 0".to_string()
+            }
+        };
+        if let Some(m) = &page.marker {
+            let id = binds.len() + 1;
+            let sql = format!("SELECT t.created FROM templates t WHERE {filter} AND t.id = ${id}");
+            let mut q = sqlx::query(&sql);
+            for b in binds.iter().chain([m]) {
+                q = q.bind(b);
+            }
+            let r = q.fetch_optional(self.reader()).await?.ok_or_else(|| {
+                StoreError::Invalid(format!("marker '{m}' is not a template of this listing"))
+            })?;
+            binds.push(row::text(&r, "created")?);
+            binds.push(m.clone());
+            let (c, i) = (binds.len() - 1, binds.len());
+            filter.push_str(&format!(
+                " AND (t.created > ${c} OR (t.created = ${c} AND t.id > ${i}))"
+            ));
+        }
+        let listing = Listing {
+            from: "templates",
+            filter,
+            binds,
+            order: "created, id".into(),
+            id: "id",
+        };
+        self.json_page(&listing, fields, page).await
     }
 
     pub async fn get_template(&self, id: &str) -> Result<Template> {

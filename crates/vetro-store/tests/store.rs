@@ -66,6 +66,7 @@ both!(
     tokens_are_hashed_and_resolve,
     environments_are_unique_per_project,
     environment_list_carries_each_status,
+    stored_status_follows_every_session_change,
     listings_come_in_pages,
     reads_see_every_committed_write,
     migrate_twice_is_a_no_op,
@@ -73,6 +74,7 @@ both!(
     session_opened_before_a_deploy_is_invalid,
     reports_are_keyed_by_task,
     packages_conflict_and_categories,
+    catalog_search_ranks_filters_and_pages,
     templates_and_environment_from_template,
     policies_set_and_clear,
     deleting_an_environment_removes_its_rows,
@@ -245,6 +247,50 @@ async fn environment_list_carries_each_status(s: Store) {
         .unwrap()
         .items
         .is_empty());
+}
+
+/// The status kept in the environment's row (what the list shows) equals
+/// [`environments::status_of`] over its sessions after every kind of change.
+async fn stored_status_follows_every_session_change(s: Store) {
+    let e = env(&s, "e").await;
+    let listed = || async {
+        let list = s.list_environment_summaries(Some("p1"), &all()).await;
+        let status = list.unwrap().items[0].status.clone();
+        let marks = s.session_marks(&e.id).await.unwrap();
+        assert_eq!(status, environments::status_of(&marks), "{marks:?}");
+        status
+    };
+    let set_state = |id: String, state: &'static str| {
+        let s = s.clone();
+        async move {
+            let mut tx = s.begin().await.unwrap();
+            vetro_store::sessions::set_state(&mut tx, &id, state)
+                .await
+                .unwrap();
+            tx.commit().await.unwrap();
+        }
+    };
+    assert_eq!(listed().await, "ready");
+    let a = s.open_session(&e.id, "alice").await.unwrap();
+    assert_eq!(listed().await, "pending");
+    s.update_session_model(&a.id, &json!({"Objects": {"x": 1}}))
+        .await
+        .unwrap();
+    assert_eq!(listed().await, "pending");
+    s.deploy_session(&a.id, "p1").await.unwrap();
+    assert_eq!(listed().await, "deploying");
+    set_state(a.id.clone(), "deployed").await;
+    assert_eq!(listed().await, "ready");
+    let b = s.open_session(&e.id, "alice").await.unwrap();
+    assert_eq!(listed().await, "pending");
+    s.delete_session(&b.id).await.unwrap();
+    assert_eq!(listed().await, "ready");
+    set_state(a.id.clone(), "deploy failure").await;
+    assert_eq!(listed().await, "deploy failure");
+    s.open_session(&e.id, "alice").await.unwrap();
+    assert_eq!(listed().await, "deploy failure");
+    set_state(a.id.clone(), "deleting").await;
+    assert_eq!(listed().await, "deleting");
 }
 
 /// Every page of every listing, following `marker` as a client does.
@@ -547,6 +593,117 @@ fn pkg(owner: &str, fqn: &str, classes: &[&str], public: bool) -> NewPackage {
         supplier_logo: None,
         ui_definition: Some("Version: 2".into()),
     }
+}
+
+/// Murano's catalog search: visibility, filters, words ranked by the first
+/// field they match, the order keys and pages that follow it.
+async fn catalog_search_ranks_filters_and_pages(s: Store) {
+    use vetro_store::search::{PackageOrder, PackageQuery};
+    s.add_category("SQL stores").await.unwrap();
+    let add = |owner: &str, fqn: &str, edit: &dyn Fn(&mut Package)| {
+        let mut p = pkg(owner, fqn, &[fqn], false);
+        edit(&mut p.meta);
+        let s = s.clone();
+        async move { s.insert_package(&p).await.unwrap().id }
+    };
+    // "sql" in the name, the FQN, the description, a category, a tag, a class, the author.
+    let by_name = add("p1", "z.Name", &|p| p.name = "MySQL".into()).await;
+    let by_fqn = add("p1", "y.SqlServer", &|p| p.name = "b".into()).await;
+    let by_desc = add("p1", "x.Desc", &|p| {
+        p.name = "a".into();
+        p.description = "runs a SQL database".into()
+    })
+    .await;
+    let by_cat = add("p1", "w.Cat", &|p| p.categories = vec!["SQL stores".into()]).await;
+    let by_tag = add("p1", "v.Tag", &|p| p.tags = vec!["nosql".into()]).await;
+    let by_class = add("p1", "u.Class", &|p| {
+        p.class_definitions = vec!["u.Class".into(), "u.PgSql".into()]
+    })
+    .await;
+    let by_author = add("p1", "t.Author", &|p| p.author = "SQLite team".into()).await;
+    let unrelated = add("p1", "s.Other", &|_| {}).await;
+    let theirs = add("p2", "r.Sql", &|_| {}).await;
+    let disabled = add("p1", "q.SqlOff", &|p| p.enabled = false).await;
+    let query = |edit: &dyn Fn(&mut PackageQuery)| {
+        let mut q = PackageQuery {
+            project_id: "p1".into(),
+            ..PackageQuery::default()
+        };
+        edit(&mut q);
+        q
+    };
+    let ids = |q: PackageQuery, page: PageRequest| {
+        let s = s.clone();
+        async move {
+            let p = s.search_packages(&q, &page).await.unwrap();
+            (p.items.into_iter().map(|p| p.id).collect::<Vec<_>>(), p.more)
+        }
+    };
+    let sql = query(&|q| q.words = vec!["sql".into()]);
+    let ranked = vec![
+        by_name.clone(),
+        by_fqn.clone(),
+        by_desc.clone(),
+        by_cat.clone(),
+        by_tag.clone(),
+        by_class.clone(),
+        by_author.clone(),
+    ];
+    assert_eq!(ids(sql.clone(), all()).await, (ranked.clone(), false));
+    // Pages of two follow the ranked order, across ranks.
+    let mut seen = Vec::new();
+    let mut page = PageRequest::first(2);
+    loop {
+        let p = s.search_packages(&sql, &page).await.unwrap();
+        seen.extend(p.items.iter().map(|p| p.id.clone()));
+        if !p.more {
+            break;
+        }
+        page.marker = Some(p.items.last().unwrap().id.clone());
+    }
+    assert_eq!(seen, ranked);
+    // A package outside this search is no marker of it.
+    let foreign = PageRequest {
+        limit: 2,
+        marker: Some(unrelated.clone()),
+    };
+    assert!(matches!(
+        s.search_packages(&sql, &foreign).await,
+        Err(StoreError::Invalid(_))
+    ));
+    // Without words: every visible enabled package, by name then id; descending reverses.
+    let by_fqn_desc = query(&|q| {
+        q.order_by = vec![PackageOrder::Fqn];
+        q.descending = true
+    });
+    let (got, _) = ids(by_fqn_desc, all()).await;
+    assert_eq!(got.first(), Some(&by_name));
+    assert_eq!(got.last(), Some(&unrelated));
+    assert_eq!(got.len(), 8);
+    assert!(!got.contains(&theirs) && !got.contains(&disabled));
+    let with_disabled = query(&|q| q.include_disabled = true);
+    assert_eq!(ids(with_disabled, all()).await.0.len(), 9);
+    // Filters.
+    let tag = query(&|q| q.tags = vec!["nosql".into(), "none".into()]);
+    assert_eq!(ids(tag, all()).await.0, vec![by_tag.clone()]);
+    let class = query(&|q| q.class_name = Some("u.PgSql".into()));
+    assert_eq!(ids(class, all()).await.0, vec![by_class.clone()]);
+    let cat = query(&|q| q.categories = vec!["SQL stores".into()]);
+    assert_eq!(ids(cat, all()).await.0, vec![by_cat.clone()]);
+    let id = query(&|q| q.ids = vec![by_fqn.clone(), theirs.clone()]);
+    assert_eq!(ids(id, all()).await.0, vec![by_fqn.clone()]);
+    let library = query(&|q| q.kind = Some("Library".into()));
+    assert!(ids(library, all()).await.0.is_empty());
+    // A word is matched as text, never as a pattern.
+    let pattern = query(&|q| q.words = vec!["%".into(), "_".into()]);
+    assert!(ids(pattern, all()).await.0.is_empty());
+    // Another project sees its own and none of p1's private packages.
+    let other = PackageQuery {
+        project_id: "p2".into(),
+        owned: true,
+        ..PackageQuery::default()
+    };
+    assert_eq!(ids(other, all()).await.0, vec![theirs]);
 }
 
 async fn packages_conflict_and_categories(s: Store) {

@@ -23,7 +23,7 @@ pub async fn list(
     State(st): State<AppState>,
     ctx: Ctx,
     q: QueryPairs,
-) -> ApiResult<Json<views::EnvironmentList>> {
+) -> ApiResult<Json<crate::paging::JsonList>> {
     let all = q.flag("all_tenants")?;
     let tenant = q.get("tenant").map(str::to_string);
     if all || tenant.is_some() {
@@ -35,8 +35,11 @@ pub async fn list(
         (None, false) => Some(ctx.project()),
     };
     let page = crate::paging::ENVIRONMENTS.request(&q)?;
-    let envs = st.store.list_environment_summaries(project, &page).await?;
-    Ok(Json(envs.into()))
+    let envs = st
+        .store
+        .environment_page_json(project, &page, views::ENVIRONMENT_FIELDS)
+        .await?;
+    Ok(Json(crate::paging::JsonList::new("environments", envs)?))
 }
 
 #[utoipa::path(post, path = "/v1/environments", tag = "environments",

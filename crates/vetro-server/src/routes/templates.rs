@@ -13,16 +13,25 @@ use serde_json::{json, Value};
 use vetro_store::environments::initial_model;
 
 #[utoipa::path(get, path = "/v1/templates", tag = "templates",
-    params(("is_public" = Option<bool>, Query, description = "Only public (true) or only the project's private (false) templates")),
-    responses((status = 200, description = "`{\"templates\": [...]}`", body = crate::schemas::TemplateList)))]
-pub async fn list(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiResult<Json<Value>> {
-    let mut all = st.store.list_templates(Some(ctx.project())).await?;
-    if q.get("is_public").is_some() {
-        let public = q.flag("is_public")?;
-        all.retain(|t| t.is_public == public && (public || t.project_id == ctx.project()));
-    }
-    let list: Vec<Value> = all.iter().map(|t| views::template(t, false)).collect();
-    Ok(Json(json!({ "templates": list })))
+    params(("is_public" = Option<bool>, Query, description = "Only public (true) or only the project's private (false) templates"),
+           ("marker" = Option<String>, Query, description = "The last template of the previous page"),
+           ("limit" = Option<u32>, Query, description = "1..1000, default 100")),
+    responses((status = 200, description = "`{\"templates\": [...], \"next_marker\"?}`, oldest first", body = crate::schemas::TemplateList)))]
+pub async fn list(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    q: QueryPairs,
+) -> ApiResult<Json<crate::paging::JsonList>> {
+    let public = match q.get("is_public") {
+        Some(_) => Some(q.flag("is_public")?),
+        None => None,
+    };
+    let page = crate::paging::TEMPLATES.request(&q)?;
+    let found = st
+        .store
+        .template_page_json(ctx.project(), public, &page, views::TEMPLATE_FIELDS)
+        .await?;
+    Ok(Json(crate::paging::JsonList::new("templates", found)?))
 }
 
 fn services_of(body: &Value) -> ApiResult<Value> {
