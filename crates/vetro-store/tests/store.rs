@@ -277,7 +277,7 @@ async fn stored_status_follows_every_session_change(s: Store) {
         .await
         .unwrap();
     assert_eq!(listed().await, "pending");
-    s.deploy_session(&a.id, "p1").await.unwrap();
+    s.deploy_session(&a.id, "p1", None).await.unwrap();
     assert_eq!(listed().await, "deploying");
     set_state(a.id.clone(), "deployed").await;
     assert_eq!(listed().await, "ready");
@@ -636,7 +636,10 @@ async fn catalog_search_ranks_filters_and_pages(s: Store) {
         let s = s.clone();
         async move {
             let p = s.search_packages(&q, &page).await.unwrap();
-            (p.items.into_iter().map(|p| p.id).collect::<Vec<_>>(), p.more)
+            (
+                p.items.into_iter().map(|p| p.id).collect::<Vec<_>>(),
+                p.more,
+            )
         }
     };
     let sql = query(&|q| q.words = vec!["sql".into()]);
