@@ -449,6 +449,7 @@ impl Engine {
         let memo = ctx.root_runtime().output_memo().clone();
         let run = scope.run().clone();
         let compiled = expr.compiled.clone().filter(|c| c.is_for(&self.library));
+        let compiled = compiled.map(|c| c as Arc<dyn std::any::Any + Send + Sync>);
         let rt = Runtime::for_run(self.opts.yaql.clone(), memo, run).with_compiled(compiled);
         Rc::new(rt)
     }

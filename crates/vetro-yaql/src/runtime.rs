@@ -2,11 +2,11 @@
 //! counter, the memory quota checks and the approximate size of values.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::eval::Compiled;
 use crate::iter::{limited, too_large};
 use crate::limits::{Limits, Run};
 use crate::list_marks::ListMarks;
 use crate::value::Value;
+use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
@@ -75,8 +75,10 @@ pub struct Runtime {
     depth: Cell<usize>,
     run: Rc<Run>,
     /// The compiled form of the expression evaluated, for the engine's
-    /// library (its call sites resolved once).
-    compiled: Option<Arc<Compiled>>,
+    /// library (its call sites resolved once). Held without its type: the
+    /// runtime sits below the evaluator that defines it, and only the
+    /// evaluator reads it back (`eval::compiled_site`).
+    compiled: Option<Arc<dyn Any + Send + Sync>>,
     /// The sequences built as lists, kept when tuples are kept
     /// (`convert_tuples_to_lists` off).
     lists: Option<Rc<RefCell<ListMarks>>>,
@@ -108,14 +110,14 @@ impl Runtime {
     }
 
     /// Evaluate with `compiled`'s resolved call sites.
-    pub(crate) fn with_compiled(mut self, compiled: Option<Arc<Compiled>>) -> Runtime {
+    pub(crate) fn with_compiled(mut self, compiled: Option<Arc<dyn Any + Send + Sync>>) -> Runtime {
         self.compiled = compiled;
         self
     }
 
     /// The compiled form of the expression being evaluated, if any.
     #[inline]
-    pub(crate) fn compiled(&self) -> Option<&Compiled> {
+    pub(crate) fn compiled(&self) -> Option<&(dyn Any + Send + Sync)> {
         self.compiled.as_deref()
     }
 

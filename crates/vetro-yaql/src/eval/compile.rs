@@ -9,9 +9,9 @@
 //! arguments, keyword-only parameters, an error to report).
 
 use super::resolve::{param_for, pre_filter};
+use super::site::{Site, SiteCand};
 use crate::error::{Error, ErrorKind};
 use crate::func::library::Library;
-use crate::func::SharedDef;
 use crate::parser::{Arg, Expr, ExprKind};
 use crate::runtime::{Options, Runtime};
 use smallvec::SmallVec;
@@ -26,24 +26,6 @@ pub struct Compiled {
     /// Calls of functions the library does not define, in order: the
     /// name, whether it is a method call, and its position.
     undefined: Vec<(Arc<str>, bool, usize)>,
-}
-
-/// The library overloads one call site can mean, innermost layer first.
-pub(crate) struct Site {
-    pub layers: SmallVec<[SmallVec<[SiteCand; 4]>; 2]>,
-    /// Every argument is an expression of the text (no receiver value):
-    /// the overloads kept are all that fit, and agree on laziness.
-    pub fixed: bool,
-}
-
-/// One overload of a call site.
-pub(crate) struct SiteCand {
-    pub def: Arc<SharedDef>,
-    /// The argument positions it takes lazily (a bit per position).
-    pub lazy: u64,
-    /// The value kinds its parameters take at each position (to rank
-    /// overloads).
-    pub masks: SmallVec<[u32; 4]>,
 }
 
 fn key(e: &Expr) -> usize {

@@ -6,6 +6,7 @@ mod compile;
 mod lambda;
 mod output;
 mod resolve;
+mod site;
 
 pub use crate::func::{CallArg, Lambda};
 pub use crate::runtime::{approx_size, Options, OutputMemo, Runtime};
@@ -131,8 +132,8 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
 /// The compiled call site of `e`, when the evaluation has its expression's
 /// compiled form and no context layer redefines `name`.
 #[inline]
-fn compiled_site<'a>(ctx: &'a Context, e: &Expr, name: &str) -> Option<&'a compile::Site> {
-    let compiled = ctx.rt.compiled()?;
+fn compiled_site<'a>(ctx: &'a Context, e: &Expr, name: &str) -> Option<&'a site::Site> {
+    let compiled = ctx.rt.compiled()?.downcast_ref::<compile::Compiled>()?;
     let site = compiled.site(e)?;
     ctx.sees_library_for(name, compiled.library())
         .then_some(site)

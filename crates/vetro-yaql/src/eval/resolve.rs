@@ -2,7 +2,7 @@
 //! named arguments, parameter types, layers, laziness), as the reference
 //! resolves it, and the call itself.
 
-use super::compile::{Site, SiteCand};
+use super::site::{Site, SiteCand};
 use super::{eval, ArgVec, CallArg, Lambda, Runtime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::func::context::Context;
