@@ -24,6 +24,8 @@ import urllib.parse
 import uuid
 import zipfile
 
+from bench_deploy import web_server
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 EXAMPLE = os.path.join(ROOT, "examples", "murano")
 
@@ -71,14 +73,6 @@ def upload(api, n):
     body = head + package_zip(n) + f"\r\n--{boundary}--\r\n".encode()
     return api.call("POST", "/v1/catalog/packages", raw=body,
                     ctype=f"multipart/form-data; boundary={boundary}")["id"]
-
-
-def web_server():
-    with open(os.path.join(EXAMPLE, "environment.json")) as f:
-        app = json.load(f)["Objects"]["applications"][0]
-    app["?"]["id"] = uuid.uuid4().hex
-    app["instance"]["?"]["id"] = uuid.uuid4().hex
-    return app
 
 
 def main():
