@@ -84,40 +84,49 @@ pub fn from_node(n: &Node) -> Value {
 fn fast_json(text: &str) -> Option<Value> {
     use serde::de::DeserializeSeed;
     let mut de = serde_json::Deserializer::from_str(text);
-    let keys = RefCell::new(Keys::default());
-    let v = PlainSeed(&keys).deserialize(&mut de).ok()?;
+    let state = RefCell::new(Loader::default());
+    let v = PlainSeed(&state).deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(v)
 }
 
-/// The dictionary keys met so far in one document: records repeat their
-/// keys, and each is held once instead of once per record.
+/// What one document's loading keeps between values: the short strings met
+/// so far, and the items of the lists and dictionaries being read.
 #[derive(Default)]
-struct Keys(ahash::AHashMap<Box<str>, Value>);
+struct Loader {
+    /// Records repeat their keys and many of their short values (a city, a
+    /// tag): each is held once instead of once per record.
+    strings: ahash::AHashMap<Box<str>, Value>,
+    /// The items of the lists being read, innermost last: each list is
+    /// allocated once, at its final size, when it ends.
+    items: Vec<Value>,
+    /// The same for dictionaries.
+    entries: Vec<(Value, Value)>,
+}
 
-impl Keys {
-    /// Keys this long or more, and keys past this many distinct ones, are
-    /// not shared (they are rarely repeated).
-    const MAX_LEN: usize = 64;
-    const MAX_KEYS: usize = 4096;
+impl Loader {
+    /// Strings this long or more, and strings past this many distinct ones,
+    /// are not shared (they are rarely repeated).
+    const MAX_LEN: usize = 24;
+    const MAX_STRINGS: usize = 16384;
 
-    fn get(&mut self, k: &str) -> Value {
+    fn string(&mut self, k: &str) -> Value {
         if k.len() >= Self::MAX_LEN {
             return Value::from(k);
         }
-        if let Some(v) = self.0.get(k) {
+        if let Some(v) = self.strings.get(k) {
             return v.clone();
         }
         let v = Value::from(k);
-        if self.0.len() < Self::MAX_KEYS {
-            self.0.insert(k.into(), v.clone());
+        if self.strings.len() < Self::MAX_STRINGS {
+            self.strings.insert(k.into(), v.clone());
         }
         v
     }
 }
 
 #[derive(Clone, Copy)]
-struct PlainSeed<'k>(&'k RefCell<Keys>);
+struct PlainSeed<'k>(&'k RefCell<Loader>);
 
 impl<'de> serde::de::DeserializeSeed<'de> for PlainSeed<'_> {
     type Value = Value;
@@ -126,7 +135,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for PlainSeed<'_> {
     }
 }
 
-struct PlainVisitor<'k>(&'k RefCell<Keys>);
+struct PlainVisitor<'k>(&'k RefCell<Loader>);
 
 impl<'de> serde::de::Visitor<'de> for PlainVisitor<'_> {
     type Value = Value;
@@ -157,22 +166,32 @@ impl<'de> serde::de::Visitor<'de> for PlainVisitor<'_> {
         Ok(Value::Float(f))
     }
     fn visit_str<E>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::from(s))
+        Ok(self.0.borrow_mut().string(s))
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
-        let mut v = Vec::with_capacity(a.size_hint().unwrap_or(0).min(4096));
+        let start = self.0.borrow().items.len();
+        // On an error the document is dropped whole: what this list pushed
+        // is left for the loader's drop.
         while let Some(x) = a.next_element_seed(PlainSeed(self.0))? {
-            v.push(x);
+            self.0.borrow_mut().items.push(x);
         }
-        Ok(Value::list(v))
+        let items: Vec<Value> = self.0.borrow_mut().items.drain(start..).collect();
+        Ok(Value::list(items))
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
         use serde::de::Error as _;
-        let mut d = Dict::new();
+        let start = self.0.borrow().entries.len();
         while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
             let v = a.next_value_seed(PlainSeed(self.0))?;
-            let key = self.0.borrow_mut().get(&k);
-            if d.insert(key, v).is_some() {
+            let mut state = self.0.borrow_mut();
+            let key = state.string(&k);
+            state.entries.push((key, v));
+        }
+        let mut state = self.0.borrow_mut();
+        let entries = state.entries.drain(start..);
+        let mut d = Dict::with_capacity(entries.len());
+        for (k, v) in entries {
+            if d.insert(k, v).is_some() {
                 return Err(A::Error::custom("duplicate key"));
             }
         }

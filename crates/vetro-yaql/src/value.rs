@@ -1,15 +1,17 @@
 //! The YAQL value model: Python-compatible equality, hashing, ordering and
 //! `str()`/`repr()` rendering.
 
+mod dict;
 mod lazy;
 mod render;
 
+pub use dict::Dict;
 pub use lazy::LazyIter;
 pub use render::Render;
 
 use crate::datetime::DateTime;
 use crate::error::{Error, Result};
-use indexmap::{IndexMap, IndexSet};
+use indexmap::IndexSet;
 use num_bigint::BigInt;
 use num_traits::{ToPrimitive, Zero};
 use std::any::Any;
@@ -18,7 +20,6 @@ use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 use vetro_pycompat::int::{decimal_digits, parse_decimal, MAX_INT_DIGITS};
 
-pub type Dict = IndexMap<Value, Value>;
 pub type Set = IndexSet<Value>;
 
 /// An object owned by the host application (for example a MuranoPL object).

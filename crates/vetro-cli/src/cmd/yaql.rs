@@ -69,6 +69,9 @@ pub fn run(args: Args) -> ExitCode {
         let value = data::load_json_str(text).unwrap_or_else(|| Value::from(text));
         vars.push((name.to_string(), value));
     }
+    // The process ends after the answer: the document is left to the
+    // system rather than released value by value.
+    std::mem::forget(data.clone());
     match &args.expr {
         Some(expr) => evaluate(&engine, expr, data, &vars, format),
         None if std::io::stdin().is_terminal() => shell(&engine, data, &vars, format),
@@ -162,6 +165,9 @@ fn load_data(path: &str) -> Result<Value, DataProblem> {
     let name = if path == "-" { "<stdin>" } else { path };
     let text = vetro_yaml::decode_strict(&bytes)
         .map_err(|e| DataProblem::Invalid(format!("{name}: {e}")))?;
+    // The text is all the loader needs: the file's bytes are not held
+    // beside the values it makes.
+    drop(bytes);
     data::load_str(name, &text).map_err(|e| DataProblem::Invalid(e.message))
 }
 
