@@ -5,13 +5,15 @@ the same data, side by side in one run.
     cargo build --release -p vetro-cli
     cargo install jaq --locked --root /tmp/jaq        # or any jaq 3.x on PATH
     crates/vetro-yaql/bench/vs_jaq.py --jaq /tmp/jaq/bin/jaq [--records 200000] [--repeat 3]
+        [--before OTHER_VETRO_BINARY]
 
 Each query runs as a whole process (start-up, reading and parsing the
 JSON file, evaluation, writing the result) for both tools, alternating,
 best of `--repeat` by wall time; the answers are compared. CPU time is
 user + system time of that run; peak memory is its maximum resident set in
 MB (10^6 bytes), next to the JSON file's size printed first. The data is
-generated into a temporary folder, deleted after.
+generated into a temporary folder, deleted after. `--before` runs another
+vetro binary (an earlier build) in the same rotation and adds its columns.
 """
 
 import argparse
@@ -109,6 +111,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vetro", default=os.path.join(ROOT, "target/release/vetro"))
     ap.add_argument("--jaq", default=shutil.which("jaq") or "jaq")
+    ap.add_argument("--before", help="an earlier vetro binary to run beside it")
     ap.add_argument("--records", type=int, default=200_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--filter", default="", help="only the queries whose name contains this")
@@ -121,30 +124,42 @@ def main():
         print(f"data: {args.records} records, {size / 1e6:.1f} MB of JSON; best of {args.repeat}, alternating")
         print(f"load average at start: {os.getloadavg()[0]:.1f}")
         print()
-        print("| query | vetro s | jaq s | jaq/vetro | vetro CPU s | jaq CPU s | jaq/vetro CPU | vetro MB | jaq MB |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        cols = ["vetro s", "jaq s", "jaq/vetro", "vetro CPU s", "jaq CPU s", "jaq/vetro CPU", "vetro MB", "jaq MB"]
+        if args.before:
+            cols = ["before s"] + cols[:3] + ["before CPU s"] + cols[3:6] + ["before MB"] + cols[6:]
+        print("| query | " + " | ".join(cols) + " |")
+        print("|---|" + "---:|" * len(cols))
+        tools = [("v", args.vetro), ("j", None)] + ([("b", args.before)] if args.before else [])
         for name, yaql, jq, reads in QUERIES:
             if args.filter not in name:
                 continue
-            v_cmd = [args.vetro, "yaql", "--timeout", "0", "--max-memory", "0", yaql]
-            j_cmd = [args.jaq, "-c", jq]
-            if reads:
-                v_cmd += ["--data", data]
-                j_cmd += [data]
-            else:
-                j_cmd.insert(1, "-n")
-            best = {"v": None, "j": None}
+            cmds = {}
+            for key, binary in tools:
+                if key == "j":
+                    cmd = [args.jaq, "-c", jq] + ([data] if reads else [])
+                    if not reads:
+                        cmd.insert(1, "-n")
+                else:
+                    cmd = [binary, "yaql", "--timeout", "0", "--max-memory", "0", yaql]
+                    cmd += ["--data", data] if reads else []
+                cmds[key] = cmd
+            best = {key: None for key in cmds}
             outs = {}
             for _ in range(args.repeat):
-                for key, cmd in (("v", v_cmd), ("j", j_cmd)):
+                for key, cmd in cmds.items():
                     r = run(cmd)
                     outs[key] = r[3]
                     if best[key] is None or r[0] < best[key][0]:
                         best[key] = r
-            ok = "" if same(outs["v"], outs["j"]) else " (answers differ!)"
+            ok = "" if all(same(outs["v"], o) for o in outs.values()) else " (answers differ!)"
             (vw, vc, vm, _), (jw, jc, jm, _) = best["v"], best["j"]
-            print(f"| {name}{ok} | {vw:.3f} | {jw:.3f} | {jw / vw:.2f}x | {vc:.3f} | {jc:.3f} | {jc / vc:.2f}x "
-                  f"| {vm * 1024 / 1e6:.0f} | {jm * 1024 / 1e6:.0f} |")
+            mb = lambda kib: f"{kib * 1024 / 1e6:.0f}"
+            cells = [f"{vw:.3f}", f"{jw:.3f}", f"{jw / vw:.2f}x", f"{vc:.3f}", f"{jc:.3f}", f"{jc / vc:.2f}x",
+                     mb(vm), mb(jm)]
+            if args.before:
+                bw, bc, bm, _ = best["b"]
+                cells = [f"{bw:.3f}"] + cells[:3] + [f"{bc:.3f}"] + cells[3:6] + [mb(bm)] + cells[6:]
+            print(f"| {name}{ok} | " + " | ".join(cells) + " |")
         print()
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
     finally:

@@ -8,8 +8,8 @@
 //! and so is every call the site cannot decide alone (named or omitted
 //! arguments, keyword-only parameters, an error to report).
 
-use super::resolve::{param_for, pre_filter};
-use super::site::{Site, SiteCand};
+use super::resolve::{more_specific, param_for, pre_filter};
+use super::site::{DirectSite, Site, SiteCand};
 use crate::error::{Error, ErrorKind};
 use crate::func::library::Library;
 use crate::parser::{Arg, Expr, ExprKind};
@@ -213,6 +213,53 @@ impl Compiled {
         if layers.is_empty() || (fixed && !agree) {
             return;
         }
-        self.sites.insert(key(e), Site { layers, fixed });
+        let direct = if fixed && agree {
+            direct_site(&layers)
+        } else {
+            None
+        };
+        self.sites.insert(
+            key(e),
+            Site {
+                layers,
+                fixed,
+                direct,
+            },
+        );
     }
+}
+
+/// The direct overload of a site of two argument expressions all of whose
+/// overloads take values (none lazily): the first with a [`Direct`] body,
+/// for the kinds of values that no overload in its layer or before could
+/// also take unless less specific (the resolver would pick it).
+fn direct_site(layers: &[SmallVec<[SiteCand; 4]>]) -> Option<DirectSite> {
+    let all = layers.iter().flatten();
+    if all.clone().any(|c| c.lazy != 0 || c.masks.len() != 2) {
+        return None;
+    }
+    let (at, best) = layers.iter().enumerate().find_map(|(i, layer)| {
+        layer
+            .iter()
+            .find(|c| c.def.direct.is_some() && c.def.params.len() == 2)
+            .map(|c| (i, c))
+    })?;
+    let mut kinds = [
+        best.masks[0] & DirectSite::KINDS,
+        best.masks[1] & DirectSite::KINDS,
+    ];
+    for (i, layer) in layers[..=at].iter().enumerate() {
+        for c in layer {
+            let loses = i == at && more_specific(&best.masks, &c.masks);
+            if std::ptr::eq(c, best) || loses {
+                continue;
+            }
+            kinds[0] &= !c.masks[0];
+            kinds[1] &= !c.masks[1];
+        }
+    }
+    Some(DirectSite {
+        f: best.def.direct?,
+        kinds,
+    })
 }

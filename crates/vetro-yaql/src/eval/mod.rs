@@ -16,9 +16,9 @@ pub use output::finalize;
 use crate::error::{Error, Result};
 use crate::func::context::Context;
 use crate::iter::LazyIter;
-use crate::parser::{Expr, ExprKind};
+use crate::parser::{Arg, Expr, ExprKind};
 use crate::value::Value;
-use resolve::{call_args, site_call};
+use resolve::{call_args, direct_call, site_call};
 use smallvec::SmallVec;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -67,7 +67,10 @@ fn located(mut err: Error, e: &Expr) -> Error {
 fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
     match &e.kind {
         ExprKind::Call { name, args, .. } => match compiled_site(ctx, e, name) {
-            Some(site) => site_call(ctx, name, site, None, positional(args), false),
+            Some(site) => match (&site.direct, &args[..]) {
+                (Some(d), [Arg::Pos(a), Arg::Pos(b)]) => direct_call(ctx, name, site, d, a, b),
+                _ => site_call(ctx, name, site, None, positional(args), false),
+            },
             None => {
                 let cargs: ArgVec = args.iter().map(CallArg::from_arg).collect();
                 call_args(ctx, name, cargs, false)

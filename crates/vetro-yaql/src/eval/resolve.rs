@@ -2,7 +2,7 @@
 //! named arguments, parameter types, layers, laziness), as the reference
 //! resolves it, and the call itself.
 
-use super::site::{Site, SiteCand};
+use super::site::{DirectSite, Site, SiteCand};
 use super::{eval, ArgVec, CallArg, Lambda, Runtime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::func::context::Context;
@@ -234,7 +234,7 @@ fn masks(f: &Signature, b: &Binding, npos: usize, nkw: usize) -> SmallVec<[u32; 
 }
 
 /// Is `a` a specialization of `b` (every argument type narrower or equal, one strictly)?
-fn more_specific(a: &[u32], b: &[u32]) -> bool {
+pub(super) fn more_specific(a: &[u32], b: &[u32]) -> bool {
     let mut strict = false;
     for (x, y) in a.iter().zip(b) {
         if x & !y != 0 {
@@ -637,6 +637,36 @@ pub(super) fn site_call<'a>(
         pos.push(PosArg::Val(r));
     }
     pos.extend(exprs.map(PosArg::Expr));
+    resolve_site(ctx, name, site, pos, method)
+}
+
+/// A compiled function call of two argument expressions with a direct
+/// overload: both are evaluated, and the direct body runs when their kinds
+/// pick it; other values are resolved among the site's overloads.
+pub(super) fn direct_call(
+    ctx: &Rc<Context>,
+    name: &str,
+    site: &Site,
+    direct: &DirectSite,
+    a: &Expr,
+    b: &Expr,
+) -> Result<Value> {
+    let x = eval(a, ctx)?;
+    let y = eval(b, ctx)?;
+    if direct.takes(&x, &y) {
+        return (direct.f)(&x, &y);
+    }
+    let pos = [PosArg::Val(x), PosArg::Val(y)].into_iter().collect();
+    resolve_site(ctx, name, site, pos, false)
+}
+
+fn resolve_site(
+    ctx: &Rc<Context>,
+    name: &str,
+    site: &Site,
+    pos: PosVec,
+    method: bool,
+) -> Result<Value> {
     let rt = &ctx.rt;
     // Which overloads take the value arguments, as bits per layer.
     let mut alive: SmallVec<[u64; 2]> = SmallVec::new();

@@ -2,7 +2,8 @@
 //! mean, found once by the compile stage (`compile.rs`) and read by the
 //! resolver (`resolve.rs`) at each evaluation.
 
-use crate::func::SharedDef;
+use crate::func::{mask, Direct, SharedDef};
+use crate::value::Value;
 use smallvec::SmallVec;
 use std::sync::Arc;
 
@@ -12,6 +13,40 @@ pub(crate) struct Site {
     /// Every argument is an expression of the text (no receiver value):
     /// the overloads kept are all that fit, and agree on laziness.
     pub fixed: bool,
+    /// A call of two argument expressions whose overload, for some kinds
+    /// of values, is known to be one with a [`Direct`] body.
+    pub direct: Option<DirectSite>,
+}
+
+/// The overload a call site picks for some kinds of its two values.
+pub(crate) struct DirectSite {
+    pub f: Direct,
+    /// The value kinds ([`mask`]) at each position for which no other
+    /// overload can be picked: strings and plain numbers only.
+    pub kinds: [u32; 2],
+}
+
+impl DirectSite {
+    /// The value kinds a direct call is made for: those whose kind alone
+    /// decides which overloads accept them.
+    pub const KINDS: u32 = mask::INT | mask::FLOAT | mask::STR;
+
+    /// The kind of `v`, when it is one of [`DirectSite::KINDS`].
+    #[inline]
+    pub fn kind(v: &Value) -> u32 {
+        match v {
+            Value::Int(_) => mask::INT,
+            Value::Float(_) => mask::FLOAT,
+            Value::Str(_) => mask::STR,
+            _ => 0,
+        }
+    }
+
+    /// Whether the direct body is the overload picked for `a` and `b`.
+    #[inline]
+    pub fn takes(&self, a: &Value, b: &Value) -> bool {
+        self.kinds[0] & Self::kind(a) != 0 && self.kinds[1] & Self::kind(b) != 0
+    }
 }
 
 /// One overload of a call site.

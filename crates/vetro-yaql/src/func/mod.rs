@@ -517,7 +517,14 @@ pub struct FunctionDef {
 pub struct SharedDef {
     pub sig: Signature,
     pub body: Arc<SharedBody>,
+    /// The body as a plain function of its two evaluated arguments, for a
+    /// function of two value parameters: a compiled call site where this
+    /// overload is the one its argument kinds pick calls it directly.
+    pub direct: Option<Direct>,
 }
+
+/// What a function of two evaluated values computes ([`SharedDef::direct`]).
+pub type Direct = fn(&Value, &Value) -> Result<Value>;
 
 impl Deref for FunctionDef {
     type Target = Signature;
@@ -605,6 +612,14 @@ impl FunctionDef {
 }
 
 impl SharedDef {
+    /// The same function, called as `direct` by compiled call sites that
+    /// pick it for their argument kinds (see [`SharedDef::direct`]); `direct`
+    /// must compute what the body does for any two values it accepts.
+    pub fn with_direct(mut self, direct: Direct) -> SharedDef {
+        self.direct = Some(direct);
+        self
+    }
+
     /// A function with the given positional parameters and nothing else.
     pub fn with_params(
         name: &str,
@@ -615,6 +630,7 @@ impl SharedDef {
         SharedDef {
             sig: Signature::with_params(name, form, params),
             body: Arc::new(body),
+            direct: None,
         }
     }
 

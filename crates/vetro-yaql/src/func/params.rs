@@ -496,6 +496,7 @@ impl<F: Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static> From<FnDef<F>>
         SharedDef {
             sig: def.sig,
             body: Arc::new(def.body),
+            direct: None,
         }
     }
 }

@@ -1,21 +1,30 @@
 //! `common`: equality and null ordering.
 
 use super::Reg;
+use crate::error::Result;
 use crate::func::params::Object;
+use crate::func::SharedDef;
 use crate::value::Value;
 use crate::yaql_fn;
 
+fn equal(a: &Value, b: &Value) -> Result<Value> {
+    Ok(Value::Bool(a == b))
+}
+
+fn not_equal(a: &Value, b: &Value) -> Result<Value> {
+    Ok(Value::Bool(a != b))
+}
+
 pub fn register(r: &Reg) {
-    r.add_def(
-        yaql_fn!(Function "*equal", |_c| (left: &Value, right: &Value) {
-            Ok(left == right)
-        }),
-    );
-    r.add_def(
-        yaql_fn!(Function "*not_equal", |_c| (left: &Value, right: &Value) {
-            Ok(left != right)
-        }),
-    );
+    let def: SharedDef =
+        yaql_fn!(Function "*equal", |_c| (left: &Value, right: &Value) { equal(left, right) })
+            .into();
+    r.add_def(def.with_direct(equal));
+    let def: SharedDef = yaql_fn!(Function "*not_equal", |_c| (left: &Value, right: &Value) {
+        not_equal(left, right)
+    })
+    .into();
+    r.add_def(def.with_direct(not_equal));
     // null is smaller than anything; null vs null is equal.
     for (name, both, left_null, right_null) in [
         ("#operator_<", false, true, false),

@@ -5,6 +5,7 @@ use super::int_work::{self, words};
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::func::params::{Number, PyInt};
+use crate::func::{Direct, SharedDef};
 use crate::value::Value;
 use crate::yaql_fn;
 use num_bigint::BigInt;
@@ -466,6 +467,33 @@ pub fn register(r: &Reg) {
 }
 
 /// Operators, comparisons, `abs`, `pow`, `round`, `sign`.
+/// A comparison of two numbers: `want` says which of less, equal and
+/// greater make it true (numbers that do not compare make it false).
+fn number_order(a: &Value, b: &Value, want: [bool; 3]) -> Result<Value> {
+    Ok(Value::Bool(match crate::value::compare(a, b) {
+        Some(std::cmp::Ordering::Less) => want[0],
+        Some(std::cmp::Ordering::Equal) => want[1],
+        Some(std::cmp::Ordering::Greater) => want[2],
+        None => false,
+    }))
+}
+
+fn less(a: &Value, b: &Value) -> Result<Value> {
+    number_order(a, b, [true, false, false])
+}
+
+fn less_or_equal(a: &Value, b: &Value) -> Result<Value> {
+    number_order(a, b, [true, true, false])
+}
+
+fn greater(a: &Value, b: &Value) -> Result<Value> {
+    number_order(a, b, [false, false, true])
+}
+
+fn greater_or_equal(a: &Value, b: &Value) -> Result<Value> {
+    number_order(a, b, [false, true, true])
+}
+
 fn arithmetic(r: &Reg) {
     for (name, op) in [
         ("#operator_+", add as fn(&Value, &Value) -> Result<Value>),
@@ -474,26 +502,23 @@ fn arithmetic(r: &Reg) {
         ("#operator_/", div),
         ("#operator_mod", modulo),
     ] {
-        r.add_def(
-            yaql_fn!(Function name, |_c| (left: Number, right: Number) { op(&left, &right) }),
-        );
+        let def: SharedDef =
+            yaql_fn!(Function name, |_c| (left: Number, right: Number) { op(&left, &right) })
+                .into();
+        r.add_def(def.with_direct(op));
     }
     r.add_def(yaql_fn!(Function "#unary_operator_+", |_c| (op: Number) { Ok(op.0.clone()) }));
     r.add_def(yaql_fn!(Function "#unary_operator_-", |_c| (op: Number) { neg(&op) }));
-    for (name, want) in [
-        ("#operator_<", [true, false, false]),
-        ("#operator_<=", [true, true, false]),
-        ("#operator_>", [false, false, true]),
-        ("#operator_>=", [false, true, true]),
+    for (name, cmp) in [
+        ("#operator_<", less as Direct),
+        ("#operator_<=", less_or_equal),
+        ("#operator_>", greater),
+        ("#operator_>=", greater_or_equal),
     ] {
-        r.add_def(yaql_fn!(Function name, |_c| (left: Number, right: Number) {
-            Ok(match crate::value::compare(&left, &right) {
-                Some(std::cmp::Ordering::Less) => want[0],
-                Some(std::cmp::Ordering::Equal) => want[1],
-                Some(std::cmp::Ordering::Greater) => want[2],
-                None => false,
-            })
-        }));
+        let def: SharedDef =
+            yaql_fn!(Function name, |_c| (left: Number, right: Number) { cmp(&left, &right) })
+                .into();
+        r.add_def(def.with_direct(cmp));
     }
     r.add_def(yaql_fn!(Function "abs", |_c| (op: Number) {
         Ok(match op.0 {
