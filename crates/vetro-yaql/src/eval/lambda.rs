@@ -15,18 +15,36 @@ impl Lambda {
         if args.is_empty() {
             return eval(&self.expr, &self.ctx);
         }
-        let ctx = self.ctx.child();
+        let ctx = self.scope();
         for (i, a) in args.iter().enumerate() {
             ctx.set_arg(i + 1, a.clone());
         }
-        eval(&self.expr, &ctx)
+        let r = eval(&self.expr, &ctx);
+        self.recycle(ctx);
+        r
     }
 
     /// Call with one argument (the common case).
     pub fn call1(&self, arg: Value) -> Result<Value> {
-        let ctx = self.ctx.child();
+        let ctx = self.scope();
         ctx.set_arg(1, arg);
-        eval(&self.expr, &ctx)
+        let r = eval(&self.expr, &ctx);
+        self.recycle(ctx);
+        r
+    }
+
+    /// A fresh child scope of the lambda's context for one call: the last
+    /// call's when it could be kept.
+    fn scope(&self) -> Rc<Context> {
+        self.spare.0.take().unwrap_or_else(|| self.ctx.child())
+    }
+
+    /// Keep a call's scope for the next call when nothing made during the
+    /// call holds it (a lazy sequence, a returned context).
+    fn recycle(&self, ctx: Rc<Context>) {
+        if Rc::strong_count(&ctx) == 1 && Rc::weak_count(&ctx) == 0 && ctx.clear_for_reuse() {
+            self.spare.0.set(Some(ctx));
+        }
     }
 
     /// Call with positional and named arguments.
@@ -57,10 +75,7 @@ impl Lambda {
         const NAME: &str = "\u{0}value";
         let c = ctx.child();
         c.set(NAME, v);
-        Lambda {
-            expr: Arc::new(Expr::detached(ExprKind::Var(Arc::from(NAME)))),
-            ctx: c,
-        }
+        Lambda::new(Arc::new(Expr::detached(ExprKind::Var(Arc::from(NAME)))), c)
     }
 }
 

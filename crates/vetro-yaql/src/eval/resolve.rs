@@ -487,10 +487,7 @@ fn general_call(
 
 /// One argument in the form its parameter asks for.
 fn arg_value(ctx: &Rc<Context>, p: &Param, a: &PosArg, v: &Option<Value>) -> Result<ArgValue> {
-    let lambda = |e: &Arc<Expr>| Lambda {
-        expr: e.clone(),
-        ctx: ctx.clone(),
-    };
+    let lambda = |e: &Arc<Expr>| Lambda::new(e.clone(), ctx.clone());
     Ok(match (p.ty, a) {
         (PType::Lambda | PType::Expr | PType::Rule, PosArg::Rule(k, v)) => {
             ArgValue::Rule(lambda(k), lambda(v))
@@ -900,10 +897,7 @@ fn positional_args(
             let p = param_for(f, i).ok_or_else(|| Error::type_err("argument"))?;
             match p.ty {
                 PType::Lambda | PType::Expr => match &pos[i] {
-                    PosArg::Expr(e) => ArgValue::Lazy(Lambda {
-                        expr: Arc::clone(e),
-                        ctx: ctx.clone(),
-                    }),
+                    PosArg::Expr(e) => ArgValue::Lazy(Lambda::new(Arc::clone(e), ctx.clone())),
                     PosArg::Val(v) => ArgValue::Lazy(Lambda::constant(v.clone(), ctx)),
                     _ => ArgValue::Missing,
                 },

@@ -154,6 +154,17 @@ impl Context {
         Context::make(Some(self.clone()), self.rt.clone())
     }
 
+    /// Make this scope, held by nothing else, empty again for another call
+    /// of the same lambda: its variables are released. False (and left as
+    /// is) when the call gave it functions of its own.
+    pub(crate) fn clear_for_reuse(&self) -> bool {
+        if self.layer.borrow().is_some() {
+            return false;
+        }
+        self.vars.borrow_mut().clear();
+        true
+    }
+
     /// A child scope with a different runtime (one evaluation's limits).
     pub fn child_with_runtime(self: &Rc<Self>, rt: Rc<Runtime>) -> Rc<Context> {
         Context::make(Some(self.clone()), rt)

@@ -393,6 +393,30 @@ pub type SharedBody = dyn Fn(&Call, Args) -> Result<Value> + Send + Sync;
 pub struct Lambda {
     pub expr: Arc<Expr>,
     pub ctx: Rc<Context>,
+    /// The scope of its last call, kept for the next one when nothing
+    /// else held it after the call (a lambda is called once per item).
+    pub(crate) spare: SpareScope,
+}
+
+impl Lambda {
+    /// `expr` to be evaluated in `ctx`.
+    pub fn new(expr: Arc<Expr>, ctx: Rc<Context>) -> Lambda {
+        Lambda {
+            expr,
+            ctx,
+            spare: SpareScope::default(),
+        }
+    }
+}
+
+/// A lambda's spare call scope; a copy of the lambda starts without one.
+#[derive(Default)]
+pub(crate) struct SpareScope(pub std::cell::Cell<Option<Rc<Context>>>);
+
+impl Clone for SpareScope {
+    fn clone(&self) -> SpareScope {
+        SpareScope::default()
+    }
 }
 
 /// An argument of a call before resolution. Unevaluated arguments are

@@ -125,10 +125,7 @@ fn def(c: &Call, name: &str, func: &Lambda) -> Value {
         let ctx = home
             .upgrade()
             .ok_or_else(|| Error::type_err("def() function called after its context ended"))?;
-        let body = Lambda {
-            expr: expr.clone(),
-            ctx,
-        };
+        let body = Lambda::new(expr.clone(), ctx);
         body.call_kw(&args.0, &kw_values(kwargs.0))
     });
     ctx.register(f);
