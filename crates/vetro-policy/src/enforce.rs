@@ -67,7 +67,7 @@ fn errors_query() -> Literal {
             .map(|v| Term::Var(v.to_string()))
             .collect(),
         named: Vec::new(),
-        pos: Default::default(),
+        span: Default::default(),
     }
 }
 

@@ -38,7 +38,7 @@ fn error_atom(v: &Violation) -> Literal {
             .map(|s| Term::Str(s.to_string()))
             .collect(),
         named: Vec::new(),
-        pos: Default::default(),
+        span: Default::default(),
     }
 }
 

@@ -47,8 +47,8 @@ fn compile_error_json() {
                 "case": label,
                 "class": e.class.as_str(),
                 "message": e.message,
-                "line": e.pos.map(|p| p.line),
-                "column": e.pos.map(|p| p.col),
+                "line": e.span.map(|p| p.line),
+                "column": e.span.map(|p| p.col),
             })
         })
         .collect();

@@ -33,7 +33,16 @@ fn canonical_text_of_statements() {
 fn syntax_errors_have_positions() {
     let e = parse("p(x) :- q(x").unwrap_err();
     assert_eq!(e.class, ErrorClass::Syntax);
-    assert_eq!(e.pos.map(|p| p.line), Some(1));
+    assert_eq!(e.span.map(|p| p.line), Some(1));
+}
+
+#[test]
+fn error_spans_hold_the_byte_offset_line_and_column() {
+    let text = "p(x) :- q(x)\nt(\"\u{e9}\", x) :- q(x), )";
+    let e = parse(text).unwrap_err();
+    let span = e.span.expect("a syntax error has a place");
+    assert_eq!((span.line, span.col), (2, 20));
+    assert_eq!(&text[span.range()], ")");
 }
 
 #[test]

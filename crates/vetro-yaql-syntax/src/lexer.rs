@@ -1,7 +1,7 @@
 //! Tokenizer following the reference's token rules: each token with the byte
 //! range of its text.
 
-use crate::ast::Span;
+use crate::ast::{offset, Span};
 use crate::error::{Result, SyntaxError};
 use crate::operators::OperatorTable;
 use std::borrow::Cow;
@@ -150,6 +150,11 @@ pub(crate) struct Lexer<'a, 't> {
     colon: bool,
     is_op: bool,
     table: Option<&'t OperatorTable>,
+    /// The 1-based line and column of byte `mark`, the start of the token
+    /// read last (tokens come in order, so each character is counted once).
+    mark: usize,
+    line: u32,
+    col: u32,
     /// The token read last: [`Tok::Eof`] at the end of the text (and
     /// before the first [`Lexer::advance`]).
     pub(crate) token: Token<'a>,
@@ -171,6 +176,9 @@ impl<'a, 't> Lexer<'a, 't> {
             colon,
             is_op,
             table,
+            mark: 0,
+            line: 1,
+            col: 1,
             token: Token {
                 tok: Tok::Eof,
                 span: Span::default(),
@@ -207,10 +215,33 @@ impl<'a, 't> Lexer<'a, 't> {
     #[inline]
     fn set(&mut self, tok: Tok<'a>, start: usize, end: usize) {
         self.i = end;
+        self.locate(start);
         self.token = Token {
             tok,
-            span: Span::new(start, end),
+            span: Span {
+                file: Default::default(),
+                start: offset(start),
+                end: offset(end),
+                line: self.line,
+                col: self.col,
+            },
         };
+    }
+
+    /// Move the line and column count forward to byte `to`.
+    fn locate(&mut self, to: usize) {
+        let Some(skipped) = self.cur.src.get(self.mark..to) else {
+            return;
+        };
+        for c in skipped.chars() {
+            if c == '\n' {
+                self.line += 1;
+                self.col = 1;
+            } else {
+                self.col += 1;
+            }
+        }
+        self.mark = to;
     }
 
     /// Read the token starting with character `c` at byte `i`.

@@ -199,26 +199,13 @@ impl Failure {
     }
 }
 
-/// A policy error as a diagnostic at its position in `file` (already in `sources`).
+/// A policy error as a diagnostic at its place in `file` (already in `sources`).
 fn policy_diag(sources: &SourceMap, file: vetro_diag::FileId, e: &PolicyError) -> Diagnostic {
     let d = Diagnostic::error(e.class.as_str(), e.message.clone());
-    let Some(pos) = e.pos else {
-        return d.with_path(sources.name(file).to_string());
-    };
-    let starts: Vec<usize> = std::iter::once(0)
-        .chain(sources.text(file).match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
-    let line_start = starts.get(pos.line as usize - 1).copied().unwrap_or(0);
-    let text = sources.text(file);
-    let start = text[line_start..]
-        .char_indices()
-        .nth(pos.col.saturating_sub(1) as usize)
-        .map_or(text.len(), |(i, _)| line_start + i);
-    let end = text[start..]
-        .chars()
-        .next()
-        .map_or(start, |c| start + c.len_utf8());
-    d.with_span(sources.span(file, start, end))
+    match e.span {
+        Some(span) => d.with_span(vetro_diag::Span { file, ..span }),
+        None => d.with_path(sources.name(file).to_string()),
+    }
 }
 
 /// Prints a policy error: in text as `error: CLASS: FILE:LINE:COL: message`
@@ -230,7 +217,7 @@ fn policy_failure(
     format: Format,
 ) -> Failure {
     if format == Format::Text {
-        let at = match e.pos {
+        let at = match e.span {
             Some(p) => format!("{}:{}:{}", sources.name(file), p.line, p.col),
             None => sources.name(file).to_string(),
         };

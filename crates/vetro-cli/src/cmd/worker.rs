@@ -119,7 +119,7 @@ impl WorkerArgs {
         let text = sources.text(id);
         let mut engine = Engine::new();
         if let Err(e) = load_rules(&mut engine, text, PolicyKind::Nonrecursive) {
-            let at = match e.pos {
+            let at = match e.span {
                 Some(pos) => format!("{}:{}:{}", p.display(), pos.line, pos.col),
                 None => p.display().to_string(),
             };

@@ -30,12 +30,10 @@ impl fmt::Display for ColRef {
     }
 }
 
-/// A source position (1-based).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Pos {
-    pub line: u32,
-    pub col: u32,
-}
+/// Where a literal or an error is in the policy text: the workspace's span,
+/// counted from the text's start (its file is [`vetro_diag::FileId`]'s
+/// default until the caller that read the file sets it).
+pub use vetro_diag::Span;
 
 /// A possibly negated, possibly modal atom `not execute[nova:p+(x, 1)]`.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,7 +46,7 @@ pub struct Literal {
     pub table: String,
     pub args: Vec<Term>,
     pub named: Vec<(ColRef, Term)>,
-    pub pos: Pos,
+    pub span: Span,
 }
 
 impl Literal {

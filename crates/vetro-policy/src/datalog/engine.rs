@@ -230,7 +230,7 @@ impl Engine {
                         ErrorClass::ModuleReference,
                         format!("fact {lit} should not reference any policy: {m}"),
                     )
-                    .at(lit.pos));
+                    .at(lit.span));
                 }
                 let head = head_key(&p.name, lit);
                 let mut resolved = lit.clone();
@@ -249,7 +249,7 @@ impl Engine {
                                 lit.args.len()
                             ),
                         )
-                        .at(lit.pos));
+                        .at(lit.span));
                     }
                 }
                 if !lit.is_ground() {
@@ -257,7 +257,7 @@ impl Engine {
                         ErrorClass::Unsafe,
                         format!("fact not ground: {lit}"),
                     )
-                    .at(lit.pos));
+                    .at(lit.span));
                 }
                 self.record_arity(&p.name, &head, lit);
                 let t = self.tuple_of(lit);
@@ -312,7 +312,7 @@ impl Engine {
                     ErrorClass::Syntax,
                     format!("negated head in {rule}"),
                 )
-                .at(h.pos));
+                .at(h.span));
             }
             if let Some(m) = &h.modal {
                 if m != "execute" && p.kind != PolicyKind::Action {
@@ -320,14 +320,14 @@ impl Engine {
                         ErrorClass::Modal,
                         format!("modal {m} is not allowed in the head of {rule}"),
                     )
-                    .at(h.pos));
+                    .at(h.span));
                 }
             } else if h.module.is_some() && !(p.kind == PolicyKind::Action && h.is_update()) {
                 return Err(PolicyError::new(
                     ErrorClass::ModuleReference,
                     format!("non-modal rule head {h} should not reference any policy: {rule}"),
                 )
-                .at(h.pos));
+                .at(h.span));
             }
         }
         let mut rule = rule.clone();
@@ -357,7 +357,7 @@ impl Engine {
                             h.tablename()
                         ),
                     )
-                    .at(h.pos));
+                    .at(h.span));
                 }
             }
         }
@@ -382,7 +382,7 @@ impl Engine {
                     ErrorClass::UnknownBuiltin,
                     format!("unknown builtin {lit}"),
                 )
-                .at(lit.pos));
+                .at(lit.span));
             }
         }
         // Safety.
@@ -399,7 +399,7 @@ impl Engine {
                         ErrorClass::Unsafe,
                         format!("variable {v} found in head but not in body, rule {rule}"),
                     )
-                    .at(h.pos));
+                    .at(h.span));
                 }
             }
         }
@@ -416,7 +416,7 @@ impl Engine {
                     vars.join(", ")
                 ),
             )
-            .at(rule.body[bad[0]].pos));
+            .at(rule.body[bad[0]].span));
         }
         // Record the columns of every table used.
         for h in &rule.heads {
@@ -451,7 +451,7 @@ impl Engine {
                     lit.tablename()
                 ),
             )
-            .at(lit.pos));
+            .at(lit.span));
         };
         let mut args = lit.args.clone();
         let mut by_pos: Vec<Option<Term>> = vec![None; n.saturating_sub(args.len())];
@@ -463,14 +463,14 @@ impl Engine {
                         ErrorClass::ColumnReference,
                         format!("in atom {lit} column number {i} is out of range: {} has {n} columns", lit.tablename()),
                     )
-                    .at(lit.pos))
+                    .at(lit.span))
                 }
                 super::ast::ColRef::Name(name) => {
                     return Err(PolicyError::new(
                         ErrorClass::ColumnReference,
                         format!("in atom {lit} column name {name} is unknown: no schema names the columns of {}", lit.tablename()),
                     )
-                    .at(lit.pos))
+                    .at(lit.span))
                 }
             }
         }
@@ -488,10 +488,10 @@ impl Engine {
     fn record_arity(&mut self, policy: &str, key: &PredKey, lit: &Literal) {
         if !self.schema.contains_key(key) {
             self.schema.insert(key.clone(), lit.args.len());
-            let at = if lit.pos.line > 0 {
+            let at = if lit.span.line > 0 {
                 format!(
                     " (policy {policy}, line {}, column {})",
-                    lit.pos.line, lit.pos.col
+                    lit.span.line, lit.span.col
                 )
             } else {
                 format!(" (policy {policy})")
@@ -513,7 +513,7 @@ impl Engine {
                 lit.args.len()
             ),
         )
-        .at(lit.pos)
+        .at(lit.span)
     }
 
     /// Rejects cycles in the dependency graph of all policies' rules, except
@@ -861,7 +861,7 @@ impl Engine {
             table: Q.to_string(),
             args: vars.iter().map(|v| Term::Var(v.clone())).collect(),
             named: Vec::new(),
-            pos: Default::default(),
+            span: Default::default(),
         };
         let probe = Rule {
             heads: vec![head],
@@ -980,7 +980,7 @@ impl Engine {
             table,
             args: row.iter().map(|v| value_term(&self.syms, *v)).collect(),
             named: Vec::new(),
-            pos: Default::default(),
+            span: Default::default(),
         })
     }
 

@@ -1,6 +1,6 @@
 //! Errors of the policy language, each with the error class FORMAT.md names.
 
-use super::ast::Pos;
+use super::ast::Span;
 use std::fmt;
 
 /// The class of a policy error, as reported to users and the harness.
@@ -36,12 +36,12 @@ impl ErrorClass {
     }
 }
 
-/// A policy error with an optional position in the policy text.
+/// A policy error with an optional place in the policy text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolicyError {
     pub class: ErrorClass,
     pub message: String,
-    pub pos: Option<Pos>,
+    pub span: Option<Span>,
 }
 
 impl PolicyError {
@@ -49,13 +49,14 @@ impl PolicyError {
         PolicyError {
             class,
             message: message.into(),
-            pos: None,
+            span: None,
         }
     }
 
-    pub fn at(mut self, pos: Pos) -> Self {
-        if pos.line > 0 {
-            self.pos = Some(pos);
+    /// The error at `span` (a span of no text, line 0, is no place).
+    pub fn at(mut self, span: Span) -> Self {
+        if span.line > 0 {
+            self.span = Some(span);
         }
         self
     }
@@ -63,7 +64,7 @@ impl PolicyError {
 
 impl fmt::Display for PolicyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.pos {
+        match self.span {
             Some(p) => write!(f, "line {}, column {}: {}", p.line, p.col, self.message),
             None => f.write_str(&self.message),
         }

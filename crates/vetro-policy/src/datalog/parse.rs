@@ -1,7 +1,7 @@
 //! Lexer and recursive-descent parser for Congress's policy language
 //! (the grammar of Congress.g: facts, rules, modals, events, column references).
 
-use super::ast::{ColRef, Literal, Pos, Rule, Statement, Term};
+use super::ast::{ColRef, Literal, Rule, Span, Statement, Term};
 use super::error::{ErrorClass, PolicyError};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -55,7 +55,7 @@ impl Tok {
     }
 }
 
-fn syntax(msg: impl Into<String>, pos: Pos) -> PolicyError {
+fn syntax(msg: impl Into<String>, pos: Span) -> PolicyError {
     PolicyError::new(ErrorClass::Syntax, msg).at(pos)
 }
 
@@ -102,8 +102,13 @@ impl<'a> Lexer<'a> {
         Some(c)
     }
 
-    fn pos(&self) -> Pos {
-        Pos {
+    /// The span of no text at the current character.
+    fn pos(&self) -> Span {
+        let at = vetro_diag::offset(self.i);
+        Span {
+            file: Default::default(),
+            start: at,
+            end: at,
             line: self.line,
             col: self.col,
         }
@@ -153,7 +158,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token (`Eof` at the end, and again after it).
-    fn token(&mut self) -> Result<(Tok, Pos), PolicyError> {
+    fn token(&mut self) -> Result<(Tok, Span), PolicyError> {
         self.skip_trivia()?;
         let pos = self.pos();
         let Some(c) = self.peek(0) else {
@@ -206,7 +211,8 @@ impl<'a> Lexer<'a> {
             }
             other => return Err(syntax(format!("unexpected character `{other}`"), pos)),
         };
-        Ok((tok, pos))
+        let end = vetro_diag::offset(self.i);
+        Ok((tok, Span { end, ..pos }))
     }
 
     fn single(&mut self, t: Tok) -> Tok {
@@ -214,7 +220,7 @@ impl<'a> Lexer<'a> {
         t
     }
 
-    fn string(&mut self, pos: Pos) -> Result<Tok, PolicyError> {
+    fn string(&mut self, pos: Span) -> Result<Tok, PolicyError> {
         let q = self.bump().unwrap_or('"');
         let triple = self.peek(0) == Some(q) && self.peek(1) == Some(q);
         if triple {
@@ -253,7 +259,7 @@ impl<'a> Lexer<'a> {
         Ok(Tok::Str(s))
     }
 
-    fn number(&mut self, pos: Pos) -> Result<Tok, PolicyError> {
+    fn number(&mut self, pos: Span) -> Result<Tok, PolicyError> {
         let start = self.i;
         if self.peek(0) == Some('0')
             && matches!(self.peek(1), Some('x' | 'X' | 'o' | 'O' | 'b' | 'B'))
@@ -333,7 +339,7 @@ struct Parser<'a> {
     /// The tokens read so far (the parser goes back to an earlier one when
     /// an `insert[...]` turns out to be an atom); ends with `Eof` once the
     /// text is read.
-    toks: Vec<(Tok, Pos)>,
+    toks: Vec<(Tok, Span)>,
     i: usize,
 }
 
@@ -402,7 +408,7 @@ impl Parser<'_> {
         &self.toks[(self.i + k).min(self.toks.len() - 1)].0
     }
 
-    fn pos(&self) -> Pos {
+    fn pos(&self) -> Span {
         self.toks[self.i.min(self.toks.len() - 1)].1
     }
 
@@ -483,7 +489,7 @@ impl Parser<'_> {
             .next()
             .ok_or_else(|| syntax("empty statement", start))?;
         if lit.negated {
-            return Err(syntax("a fact cannot be negated", lit.pos));
+            return Err(syntax("a fact cannot be negated", lit.span));
         }
         Ok(Statement::Fact(lit))
     }
@@ -567,7 +573,7 @@ impl Parser<'_> {
             table,
             args: Vec::new(),
             named: Vec::new(),
-            pos,
+            span: pos,
         };
         if *self.peek() == Tok::LParen {
             self.next();
@@ -655,7 +661,7 @@ fn check_column_refs(st: &Statement) -> Result<(), PolicyError> {
                     ErrorClass::ColumnReference,
                     format!("in atom {lit} multiple values for {what} were provided"),
                 )
-                .at(lit.pos));
+                .at(lit.span));
             }
             if let ColRef::Num(n) = c {
                 if *n < lit.args.len() {
@@ -663,7 +669,7 @@ fn check_column_refs(st: &Statement) -> Result<(), PolicyError> {
                         ErrorClass::ColumnReference,
                         format!("in atom {lit} column number {n} is already provided by position arguments"),
                     )
-                    .at(lit.pos));
+                    .at(lit.span));
                 }
             }
             seen.push(c);

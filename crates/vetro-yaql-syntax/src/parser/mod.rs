@@ -4,7 +4,6 @@
 
 mod build;
 
-use crate::ast::offset;
 pub use crate::ast::{Arg, Expr, ExprKind, Literal, Span};
 use crate::error::{Result, SyntaxError};
 use crate::lexer::{Lexer, Tok};
@@ -187,11 +186,16 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         self.lexer.token.span.start as usize
     }
 
+    /// The current token's span.
+    fn here(&self) -> Span {
+        self.lexer.token.span
+    }
+
     /// The span from `start` to the end of the last token moved past.
-    fn span_from(&self, start: usize) -> Span {
+    fn span_from(&self, start: Span) -> Span {
         Span {
-            start: offset(start),
             end: self.prev_end,
+            ..start
         }
     }
 
@@ -245,7 +249,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         lhs: B::Node,
         close: Tok<'a>,
         name: &'static str,
-        start: usize,
+        start: Span,
     ) -> Result<B::Node> {
         let at = self.pos();
         self.next()?;
@@ -261,7 +265,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     }
 
     fn expr_inner(&mut self, min_bp: u16) -> Result<B::Node> {
-        let start = self.pos();
+        let start = self.here();
         let mut lhs = self.nud()?;
         let postfix_bp = self.postfix_bp();
         let mut first = true;
@@ -348,7 +352,7 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
         recv: B::Node,
         bp: u16,
         safe: bool,
-        start: usize,
+        start: Span,
         at: usize,
     ) -> Result<B::Node> {
         if let Tok::Func(fname) = *self.peek() {
@@ -370,11 +374,16 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     }
 
     /// The operand of a prefix operator written at `start`.
-    fn unary(&mut self, name: Name<'a>, bp: u16, start: usize) -> Result<B::Node> {
+    fn unary(&mut self, name: Name<'a>, bp: u16, start: Span) -> Result<B::Node> {
         let e = self.expr(bp)?;
         let mut args = B::args(1);
         B::pos(&mut args, e);
-        Ok(B::call(name, args, self.span_from(start), start))
+        Ok(B::call(
+            name,
+            args,
+            self.span_from(start),
+            start.start as usize,
+        ))
     }
 
     /// The binding power of `[...]` indexing and `(...)` delegate calls.
@@ -392,7 +401,8 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
     }
 
     fn nud(&mut self) -> Result<B::Node> {
-        let start = self.pos();
+        let here = self.here();
+        let start = here.start as usize;
         if matches!(
             self.peek(),
             Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::Word(_) | Tok::Dollar(_)
@@ -421,34 +431,34 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
             Tok::Func(name) => {
                 let mut args = B::Args::default();
                 self.args_into(Tok::RParen, &mut args)?;
-                B::call(Name::Source(name), args, self.span_from(start), start)
+                B::call(Name::Source(name), args, self.span_from(here), start)
             }
             Tok::LParen => {
                 let e = self.expr(0)?;
                 self.expect(Tok::RParen)?;
-                B::parenthesized(e, self.span_from(start))
+                B::parenthesized(e, self.span_from(here))
             }
             Tok::LBracket => {
                 let mut args = B::Args::default();
                 self.args_into(Tok::RBracket, &mut args)?;
-                B::call(Name::Builtin("#list"), args, self.span_from(start), start)
+                B::call(Name::Builtin("#list"), args, self.span_from(here), start)
             }
             Tok::LBrace => {
                 let mut args = B::Args::default();
                 self.args_into(Tok::RBrace, &mut args)?;
-                B::call(Name::Builtin("#map"), args, self.span_from(start), start)
+                B::call(Name::Builtin("#map"), args, self.span_from(here), start)
             }
             Tok::Op(op) if self.table.is_some() => {
                 let Some(def) = self.table.and_then(|t| t.prefix(op)) else {
                     return Err(unexpected(&Tok::Op(op), start, "a value"));
                 };
-                self.unary(Name::Table(&def.function), def.bp, start)?
+                self.unary(Name::Table(&def.function), def.bp, here)?
             }
-            Tok::Op("-") => self.unary(Name::Builtin("#unary_operator_-"), UNARY_BP, start)?,
-            Tok::Op("+") => self.unary(Name::Builtin("#unary_operator_+"), UNARY_BP, start)?,
+            Tok::Op("-") => self.unary(Name::Builtin("#unary_operator_-"), UNARY_BP, here)?,
+            Tok::Op("+") => self.unary(Name::Builtin("#unary_operator_+"), UNARY_BP, here)?,
             // prefix `:Name` binds tighter than a following `.`
-            Tok::Op(":") => self.unary(Name::Builtin("#unary_operator_:"), 110, start)?,
-            Tok::Op("not") => self.unary(Name::Builtin("#unary_operator_not"), NOT_BP, start)?,
+            Tok::Op(":") => self.unary(Name::Builtin("#unary_operator_:"), 110, here)?,
+            Tok::Op("not") => self.unary(Name::Builtin("#unary_operator_not"), NOT_BP, here)?,
             other => return Err(unexpected(&other, start, "a value")),
         })
     }
