@@ -19,7 +19,7 @@ pub fn compile_error(text: &str) -> Option<(usize, usize, String)> {
     let mut engine = Engine::new();
     let e = vetro_policy::enforce::load_rules(&mut engine, text, PolicyKind::Nonrecursive).err()?;
     let (line, col) = e
-        .pos
+        .span
         .map(|p| (p.line as usize, p.col as usize))
         .unwrap_or((0, 0));
     Some((line, col, e.message))
