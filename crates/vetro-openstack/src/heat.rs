@@ -59,14 +59,21 @@ impl Stack {
     }
 }
 
-/// How long to wait and how often to look.
+/// How long to wait and how often to look. Heat has no way to tell a
+/// client that it finished, so the stack is looked at: first soon after
+/// Heat accepted the request, then at intervals that grow with the time
+/// already waited, so the delay between Heat finishing and the engine
+/// noticing stays a small share of Heat's own time while a long operation
+/// costs Heat few requests.
 #[derive(Clone, Debug)]
 pub struct Waiting {
     /// Longest wait for one stack operation.
     pub timeout: Duration,
-    /// First look after this; each next one waits `factor` times longer, up to `max`.
+    /// First look this long after Heat accepted the request.
     pub first: Duration,
-    pub factor: f64,
+    /// Each next look `share` times the time waited so far, within `min`..`max`.
+    pub share: f64,
+    pub min: Duration,
     pub max: Duration,
     /// Tries of a request Heat answers 5xx or does not answer.
     pub retry: Retry,
@@ -76,10 +83,41 @@ impl Default for Waiting {
     fn default() -> Waiting {
         Waiting {
             timeout: Duration::from_secs(3600),
-            first: Duration::from_millis(100),
-            factor: 1.5,
+            first: Duration::from_millis(200),
+            share: 0.1,
+            min: Duration::from_millis(100),
             max: Duration::from_secs(2),
             retry: Retry::default(),
+        }
+    }
+}
+
+impl Waiting {
+    /// The pause before the next look, `waited` after Heat accepted the request.
+    pub fn pause(&self, waited: Duration) -> Duration {
+        if waited.is_zero() {
+            return self.first;
+        }
+        waited.mul_f64(self.share).clamp(self.min, self.max)
+    }
+}
+
+/// How a push went on the wire, for measurements: the requests sent to
+/// Heat, how many of them looked at the stack while Heat worked, and when
+/// the last look (the one that saw the operation end) was sent.
+#[derive(Clone, Copy, Debug)]
+pub struct PushTiming {
+    pub requests: u32,
+    pub looks: u32,
+    pub last_look: std::time::SystemTime,
+}
+
+impl Default for PushTiming {
+    fn default() -> PushTiming {
+        PushTiming {
+            requests: 0,
+            looks: 0,
+            last_look: std::time::UNIX_EPOCH,
         }
     }
 }
@@ -90,6 +128,8 @@ pub struct Heat<'a> {
     pub waiting: &'a Waiting,
     /// Heat's endpoint (from the catalog, or given).
     pub endpoint: &'a str,
+    /// The requests of the current push.
+    pub timing: PushTiming,
 }
 
 impl Heat<'_> {
@@ -100,6 +140,7 @@ impl Heat<'_> {
         path: &str,
         body: Option<&Json>,
     ) -> Result<Option<Json>, String> {
+        self.timing.requests += 1;
         Api {
             session: self.session,
             http: self.http,
@@ -168,12 +209,14 @@ impl Heat<'_> {
                 }
             }
             Some(stack) => {
-                if stack.status.ends_with("_IN_PROGRESS") {
+                let before = if stack.status.ends_with("_IN_PROGRESS") {
                     // An earlier, interrupted run's operation: let it finish first.
                     let action = stack.status.trim_end_matches("_IN_PROGRESS").to_string();
                     let _ = self.wait(&stack, &action, None).await;
-                }
-                let before = self.get(&stack).await?.unwrap_or(stack);
+                    self.get(&stack).await?.unwrap_or(stack)
+                } else {
+                    stack
+                };
                 self.call(
                     Method::PUT,
                     &format!("/stacks/{}/{}", before.name, before.id),
@@ -194,9 +237,10 @@ impl Heat<'_> {
         before: Option<&Stack>,
     ) -> Result<Stack, String> {
         let start = Instant::now();
-        let mut delay = self.waiting.first;
         loop {
-            tokio::time::sleep(delay).await;
+            tokio::time::sleep(self.waiting.pause(start.elapsed())).await;
+            self.timing.looks += 1;
+            self.timing.last_look = std::time::SystemTime::now();
             let Some(now) = self.get(stack).await? else {
                 return Err(format!(
                     "stack {} disappeared while Heat worked on it",
@@ -221,7 +265,6 @@ impl Heat<'_> {
                     now.status
                 ));
             }
-            delay = delay.mul_f64(self.waiting.factor).min(self.waiting.max);
         }
     }
 
@@ -285,9 +328,8 @@ impl Heat<'_> {
         )
         .await?;
         let start = Instant::now();
-        let mut delay = self.waiting.first;
         loop {
-            tokio::time::sleep(delay).await;
+            tokio::time::sleep(self.waiting.pause(start.elapsed())).await;
             match self.get(&s).await? {
                 None => return Ok(()),
                 Some(now) if now.status == "DELETE_COMPLETE" => return Ok(()),
@@ -301,7 +343,31 @@ impl Heat<'_> {
                 }
                 Some(_) => {}
             }
-            delay = delay.mul_f64(self.waiting.factor).min(self.waiting.max);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn looks_start_soon_and_grow_with_the_time_waited() {
+        let w = Waiting::default();
+        let ms = |n| Duration::from_millis(n);
+        assert_eq!(w.pause(Duration::ZERO), ms(200));
+        assert!(w.first <= ms(500), "the first look within half a second");
+        // Never closer than 100 ms (no busy polling), never further than 2 s.
+        assert_eq!(w.pause(ms(200)), ms(100));
+        assert_eq!(w.pause(ms(3000)), ms(300));
+        assert_eq!(w.pause(Duration::from_secs(600)), ms(2000));
+        // The looks of a 3 s operation: few, and the last within 10% of it.
+        let (mut t, mut looks) = (Duration::ZERO, 0);
+        while t < ms(3000) {
+            t += w.pause(t);
+            looks += 1;
+        }
+        assert!(looks <= 25, "{looks}");
+        assert!(t - ms(3000) <= ms(300), "{t:?}");
     }
 }

@@ -16,6 +16,7 @@ pub mod heat;
 pub mod keystone;
 pub mod neutron;
 pub mod rest;
+pub mod stop;
 
 #[cfg(test)]
 mod tests;
@@ -24,14 +25,15 @@ use agents::AgentBus;
 use api::Api;
 use clouds::Credentials;
 pub use environment::{load as load_environment, HeatEnvironment};
-use heat::{Heat, Waiting};
+use heat::{Heat, PushTiming, Waiting};
 use keystone::Session;
 use rest::Retry;
 use serde_json::{json, Value as Json};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use stop::unless_interrupted;
 use vetro_agent::amqp::Broker;
-use vetro_dsl::cloud::{AgentCall, CloudBackend};
+use vetro_dsl::cloud::{AgentCall, CloudBackend, Interrupt};
 
 /// What selects and configures the OpenStack backend. Its `Debug` form
 /// leaves the broker's password and the signing key out.
@@ -157,6 +159,10 @@ pub struct OpenStackCloud {
     agent_timeout: Option<std::time::Duration>,
     templates: HashMap<String, Json>,
     outputs: HashMap<String, Json>,
+    /// What ends a wait for Heat or an agent early (the session's limits).
+    interrupt: Interrupt,
+    /// The requests of the last call to Heat.
+    timing: Cell<PushTiming>,
 }
 
 pub(crate) fn http_client(timeout: std::time::Duration) -> Result<reqwest::Client, String> {
@@ -232,6 +238,8 @@ impl OpenStackCloud {
             agent_timeout: opts.agent_timeout,
             templates: HashMap::new(),
             outputs: HashMap::new(),
+            interrupt: Interrupt::default(),
+            timing: Cell::default(),
         })
     }
 
@@ -247,8 +255,28 @@ impl OpenStackCloud {
             http: &self.http,
             waiting: &self.waiting,
             endpoint: &self.heat_endpoint,
+            timing: PushTiming::default(),
         };
-        self.rt.block_on(f(&mut h))
+        let r = self.rt.block_on(f(&mut h));
+        self.timing.set(h.timing);
+        r
+    }
+
+    /// A call to Heat that waits for it: ended early, with an error naming
+    /// `stack`, when the session is cancelled or runs out of time (Heat
+    /// goes on with the operation; the next push of the stack waits for it).
+    fn heat_wait<T>(
+        &self,
+        stack: &str,
+        f: impl AsyncFnOnce(&mut Heat<'_>) -> Result<T, String>,
+    ) -> Result<T, String> {
+        let what = format!("stack {stack}");
+        self.heat(async |h| unless_interrupted(&self.interrupt, &what, f(h)).await)
+    }
+
+    /// How the last call to Heat went on the wire (for measurements).
+    pub fn last_heat_timing(&self) -> PushTiming {
+        self.timing.get()
     }
 
     /// A call to Neutron, found in the catalog on first use.
@@ -291,7 +319,9 @@ impl CloudBackend for OpenStackCloud {
         parameters: &Json,
     ) -> Result<Json, String> {
         let env = self.environment.clone();
-        let pushed = self.heat(async |h| h.push(stack, template, parameters, &env).await)?;
+        let pushed = self.heat_wait(stack, async |h| {
+            h.push(stack, template, parameters, &env).await
+        })?;
         self.templates.insert(stack.to_string(), template.clone());
         self.outputs
             .insert(stack.to_string(), pushed.outputs.clone());
@@ -299,7 +329,7 @@ impl CloudBackend for OpenStackCloud {
     }
 
     fn delete_stack(&mut self, stack: &str) -> Result<(), String> {
-        self.heat(async |h| h.delete(stack).await)?;
+        self.heat_wait(stack, async |h| h.delete(stack).await)?;
         self.templates.remove(stack);
         self.outputs.remove(stack);
         Ok(())
@@ -316,10 +346,16 @@ impl CloudBackend for OpenStackCloud {
         if let (Some(limit), Some(t)) = (self.agent_timeout, call.timeout) {
             call.timeout = Some(t.min(limit));
         }
-        match self.rt.block_on(bus.call(&call, plan))? {
+        let what = format!("the agent of {}", call.host);
+        let waited = unless_interrupted(&self.interrupt, &what, bus.call(&call, plan));
+        match self.rt.block_on(waited)? {
             Some(result) => agents::interpret(call.host, &result),
             None => Ok(Json::Null),
         }
+    }
+
+    fn set_interrupt(&mut self, interrupt: Interrupt) {
+        self.interrupt = interrupt;
     }
 
     fn agent_queue(&self, env_id: &str, host_id: &str) -> String {

@@ -5,7 +5,8 @@
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use vetro_dsl::cloud::{AgentCall, CloudBackend};
+use vetro_dsl::cloud::{AgentCall, CloudBackend, Interrupt};
+use vetro_dsl::runtime::limits::{Budget, CancelFlag, Limits, Watch};
 use vetro_openstack::{credentials, OpenStackCloud, Options};
 
 #[path = "support/heat_turn.rs"]
@@ -438,4 +439,79 @@ fn a_restarted_broker_loses_no_result() {
         r.unwrap(),
         json!({"exitCode": 0, "stdout": "finished", "stderr": null})
     );
+}
+
+/// An interrupt that fires `after` from now, as a deployment cancelled
+/// then would; and when it fired.
+fn cancel_after(after: Duration) -> (Interrupt, std::thread::JoinHandle<Instant>) {
+    let flag = CancelFlag::new();
+    let limits = Limits {
+        cancel: Some(flag.clone()),
+        ..Limits::default()
+    };
+    let interrupt = Interrupt::of(&Watch::new(&limits, &Budget::start()));
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(after);
+        flag.cancel();
+        Instant::now()
+    });
+    (interrupt, canceller)
+}
+
+#[test]
+fn a_cancelled_deployment_stops_waiting_for_heat() {
+    let Some(clouds) = clouds() else { return };
+    let _turn = heat_turn();
+    let mut cloud = connect(&clouds, Options::default());
+    let name = unique("vetro-test-cancel");
+    // Heat works on this resource for 30 s.
+    let t = json!({"heat_template_version": "2013-05-23",
+        "resources": {"slow": {"type": "OS::Heat::TestResource",
+                               "properties": {"value": "v", "action_wait_secs": {"create": 30}}}}});
+    let (interrupt, canceller) = cancel_after(Duration::from_secs(1));
+    cloud.set_interrupt(interrupt);
+    let e = cloud.push_stack(&name, &t, &json!({})).unwrap_err();
+    let late = canceller.join().unwrap().elapsed();
+    assert_eq!(
+        e,
+        format!("stack {name}: stopped waiting: the session was cancelled")
+    );
+    assert!(late < Duration::from_millis(250), "noticed {late:?} late");
+    // Heat goes on; the stack is still there to delete.
+    cloud.set_interrupt(Interrupt::default());
+    cloud.delete_stack(&name).unwrap();
+}
+
+#[test]
+fn a_cancelled_deployment_stops_waiting_for_an_agent() {
+    let (Some(clouds), Some(amqp)) = (clouds(), amqp()) else {
+        return;
+    };
+    let mut cloud = connect(
+        &clouds,
+        Options {
+            amqp_url: Some(amqp),
+            ..Options::default()
+        },
+    );
+    // Nobody reads this queue; the call would wait a minute.
+    let queue = unique("e-cancel-h");
+    let results = unique("-execution-results-cancel");
+    let call = AgentCall {
+        host: "test vm",
+        queue: &queue,
+        result_queue: &results,
+        timeout: Some(Duration::from_secs(60)),
+    };
+    let (interrupt, canceller) = cancel_after(Duration::from_millis(500));
+    cloud.set_interrupt(interrupt);
+    let e = cloud
+        .agent_call(&call, &plan("c1", "#!/bin/sh\ntrue\n"))
+        .unwrap_err();
+    let late = canceller.join().unwrap().elapsed();
+    assert_eq!(
+        e,
+        "the agent of test vm: stopped waiting: the session was cancelled"
+    );
+    assert!(late < Duration::from_millis(250), "noticed {late:?} late");
 }

@@ -10,6 +10,7 @@
 
 mod agent_plan;
 pub mod catalog;
+mod interrupt;
 mod natives;
 mod objects;
 mod services;
@@ -17,6 +18,7 @@ pub mod simulator;
 
 pub use agent_plan::build as build_agent_plan;
 pub use catalog::CloudCatalog;
+pub use interrupt::Interrupt;
 pub use simulator::SimulatedCloud;
 
 use serde_json::Value as Json;
@@ -70,6 +72,11 @@ pub trait CloudBackend {
     /// Send an execution plan to an instance's agent; returns its result
     /// (null when the call does not wait).
     fn agent_call(&mut self, call: &AgentCall<'_>, plan: &Json) -> Result<Json, String>;
+    /// What ends the backend's waits early (the session cancelled or out of
+    /// time), given when the backend is attached to a session. A backend
+    /// that waits for the cloud returns an error soon after it fires; one
+    /// that never waits ignores it.
+    fn set_interrupt(&mut self, _interrupt: Interrupt) {}
     /// The queue the agent of instance `host_id` of environment `env_id` reads.
     fn agent_queue(&self, _env_id: &str, host_id: &str) -> String {
         format!("simulated-agent-{host_id}")
@@ -132,6 +139,9 @@ impl<B: CloudBackend> CloudBackend for std::rc::Rc<RefCell<B>> {
     }
     fn agent_call(&mut self, call: &AgentCall<'_>, plan: &Json) -> Result<Json, String> {
         self.borrow_mut().agent_call(call, plan)
+    }
+    fn set_interrupt(&mut self, interrupt: Interrupt) {
+        self.borrow_mut().set_interrupt(interrupt)
     }
     fn agent_queue(&self, env_id: &str, host_id: &str) -> String {
         self.borrow().agent_queue(env_id, host_id)
@@ -205,8 +215,10 @@ impl Host {
 }
 
 /// Attach `host` to the session `rt` (replacing any earlier one): the cloud
-/// natives of that session talk to its backend and report to its sink.
-pub fn attach(rt: &Rt, host: Host) {
+/// natives of that session talk to its backend and report to its sink; the
+/// backend's waits end when the session is cancelled or out of time.
+pub fn attach(rt: &Rt, mut host: Host) {
+    host.backend.set_interrupt(Interrupt::of(rt.limits.watch()));
     *rt.embedder.borrow_mut() = Some(Box::new(host));
 }
 

@@ -1,7 +1,7 @@
 //! Native methods of the cloud-facing core classes, answered only while a
 //! host is installed (see [`super::install`]).
 
-use super::objects::{cloud_error, describe, prop, this_object};
+use super::objects::{backend_error, cloud_error, describe, prop, this_object};
 use super::{active, agent_plan, services, with_host, AgentCall, CloudBackend};
 use crate::runtime::types::*;
 use crate::runtime::walk::Walk;
@@ -316,7 +316,7 @@ fn heat(
                 r
             })
             .unwrap_or_else(|| Err("no cloud backend".into()));
-            let outputs = r.map_err(cloud_error)?;
+            let outputs = r.map_err(|e| backend_error(rt, e))?;
             with_host(rt, |h| {
                 if !h.pushed_stacks.contains(&name) {
                     h.pushed_stacks.push(name.clone());
@@ -337,7 +337,7 @@ fn heat(
                 r
             })
             .unwrap_or(Ok(()))
-            .map_err(cloud_error)?;
+            .map_err(|e| backend_error(rt, e))?;
             set_prop(&o, "heatTemplate", Value::Null);
             set_prop(&o, "heatOutputs", Value::Null);
             Ok(Value::Null)
@@ -407,9 +407,11 @@ fn agent(
                 result_queue: &result_queue,
                 timeout: Some(seconds(&a(0, "timeout"), 100.0)),
             };
-            Ok(Value::Bool(
-                with_host(rt, |h| h.backend.agent_call(&call, &plan).is_ok()).unwrap_or(false),
-            ))
+            let ready = with_host(rt, |h| h.backend.agent_call(&call, &plan));
+            match ready {
+                Some(Err(e)) if rt.limits.watch().passed().is_some() => Err(backend_error(rt, e)),
+                r => Ok(Value::Bool(matches!(r, Some(Ok(_))))),
+            }
         }
         "isReady" => Ok(Value::Bool(true)),
         "call" | "send" | "callRaw" | "sendRaw" => {
@@ -442,7 +444,7 @@ fn agent(
                 r
             })
             .unwrap_or(Ok(Json::Null))
-            .map_err(cloud_error)?;
+            .map_err(|e| backend_error(rt, e))?;
             Ok(if timeout.is_none() {
                 Value::Null
             } else {

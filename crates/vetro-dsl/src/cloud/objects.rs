@@ -2,11 +2,22 @@
 //! object, its properties, and how an object is named in progress lines.
 
 use crate::runtime::types::*;
+use crate::runtime::Rt;
 use std::rc::Rc;
 use vetro_yaql::Value;
 
 pub(super) fn cloud_error(message: impl Into<String>) -> Exc {
     Exc::native("vetro.cloud", "CloudError", message)
+}
+
+/// The error of a backend call: the session's own limit error when the
+/// backend gave up because the session was cancelled or ran out of time
+/// (MuranoPL `Try` cannot catch it), else a cloud error.
+pub(super) fn backend_error(rt: &Rt, message: impl Into<String>) -> Exc {
+    match rt.limits.watch().passed() {
+        Some(_) => rt.limits.interrupted(),
+        None => cloud_error(message),
+    }
 }
 
 pub(super) fn this_object(this: &Value) -> Result<Rc<Object>, Exc> {
