@@ -80,13 +80,19 @@ impl Broker {
     }
 }
 
-/// Declare `queue` as Murano declared agent and result queues: not durable,
-/// expiring after a day unused, with the (RabbitMQ 2.x) mirroring argument.
+/// Declare `queue` as Murano's engine declared agent and result queues:
+/// durable, expiring after a day unused, with the (RabbitMQ 2.x) mirroring
+/// argument. The broker refuses a second declaration that differs in any of
+/// these, so an agent whose queue Murano declared must declare it the same.
 pub async fn declare_queue(ch: &Channel, queue: &str) -> Result<(), String> {
     let mut args = FieldTable::default();
     args.insert("x-ha-policy".into(), AMQPValue::LongString("all".into()));
     args.insert("x-expires".into(), AMQPValue::LongInt(86_400_000));
-    ch.queue_declare(queue.into(), QueueDeclareOptions::default(), args)
+    let options = QueueDeclareOptions {
+        durable: true,
+        ..QueueDeclareOptions::default()
+    };
+    ch.queue_declare(queue.into(), options, args)
         .await
         .map(|_| ())
         .map_err(|e| format!("cannot declare queue {queue}: {e}"))

@@ -180,10 +180,10 @@ impl Agent {
             .get("SourceID")
             .map(crate::body::py_str)
             .unwrap_or_default();
-        // Mandatory: a broker that restarted has lost the (not durable)
-        // result queue until the engine declares it again, and would drop
-        // the result unrouted; returned instead, it stays stored and is sent
-        // again on the next connection.
+        // Mandatory: a result queue may not exist (a broker that lost its
+        // queues, a queue expired unused) until the engine declares it
+        // again, and the broker would drop the result unrouted; returned
+        // instead, it stays stored and is sent again on the next connection.
         publish(
             ch,
             &r.result_exchange,

@@ -416,9 +416,8 @@ fn a_restarted_broker_loses_no_result() {
         result_queue: &results,
         timeout: Some(Duration::from_secs(45)),
     };
-    // The broker restarts while the script runs; its queues (not durable,
-    // as Murano declared them) are gone when it is back, and both sides
-    // declare them again.
+    // The broker restarts while the script runs; both sides connect again
+    // and declare their queues again.
     let node = std::sync::Arc::new(node);
     let restarter = {
         let node = node.clone();

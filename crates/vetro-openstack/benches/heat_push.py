@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The engine's overhead per Heat push, against a real Heat.
+
+Runs the `heat_push` example (release build) and reads Heat's own record of
+each operation from Heat's database: the stack's `<ACTION> IN_PROGRESS` and
+`<ACTION> COMPLETE` events, stored with microseconds (the API shows whole
+seconds only). For each push it prints:
+
+  wall     the engine's push_stack call, start to return
+  heat     Heat's own time: IN_PROGRESS to COMPLETE as Heat recorded them
+  overhead wall - heat: the requests before Heat starts (find, create or
+           update), the wait between COMPLETE and the engine's look that
+           saw it, that look's answer, and the engine's own work
+  notice   COMPLETE recorded -> the look that saw it sent (polling's share)
+  cpu      CPU time of the engine's process during the push (every thread)
+  looks    GETs of the stack while Heat worked
+
+usage: heat_push.py [ROUNDS] [--heat-db URL]
+The cloud: VETRO_TEST_CLOUDS_YAML (cloud `vetro-test`) or OS_CLOUD / OS_*.
+Heat's database: --heat-db, VETRO_BENCH_HEAT_DB, else the `[database]
+connection` of $VETRO_OS_DIR/heat/heat.conf (as .ci/setup.d/05-openstack.sh
+starts Heat). Skips with a message when Heat or its database is not there.
+"""
+import json
+import os
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+
+def heat_db(argv):
+    if "--heat-db" in argv:
+        return argv[argv.index("--heat-db") + 1]
+    if os.environ.get("VETRO_BENCH_HEAT_DB"):
+        return os.environ["VETRO_BENCH_HEAT_DB"]
+    conf = os.path.join(os.environ.get("VETRO_OS_DIR", "/tmp/vetro-ci-openstack"), "heat", "heat.conf")
+    if os.path.exists(conf):
+        m = re.search(r"^connection\s*=\s*(\S+)", open(conf).read(), re.M)
+        if m:
+            return m.group(1).replace("+psycopg2", "")
+    return None
+
+
+def events(db, stack, action):
+    """(IN_PROGRESS, COMPLETE) of the stack's last `action`, Unix microseconds."""
+    sql = ("SELECT e.resource_status, e.created_at FROM event e JOIN stack s ON s.id = e.stack_id "
+           "WHERE s.name = '%s' AND e.resource_name = s.name AND e.resource_action = '%s' "
+           "ORDER BY e.id" % (stack, action))
+    if db.startswith("sqlite:"):
+        rows = sqlite3.connect(db.split("sqlite:///", 1)[1]).execute(sql).fetchall()
+    else:
+        out = subprocess.run(["psql", db, "-At", "-F", "|", "-c", sql], check=True,
+                             capture_output=True, text=True).stdout
+        rows = [line.split("|") for line in out.splitlines() if line]
+    times = {}
+    for status, at in rows:
+        t = datetime.fromisoformat(str(at)).replace(tzinfo=timezone.utc).timestamp()
+        times[status] = int(round(t * 1e6))
+    return times.get("IN_PROGRESS"), times.get("COMPLETE")
+
+
+def main():
+    argv = sys.argv[1:]
+    rounds = next((a for a in argv if a.isdigit()), "5")
+    db = heat_db(argv)
+    if not (os.environ.get("VETRO_TEST_CLOUDS_YAML") or os.environ.get("OS_CLOUD") or os.environ.get("OS_AUTH_URL")):
+        print("skipped: no cloud (VETRO_TEST_CLOUDS_YAML, OS_CLOUD or OS_AUTH_URL)")
+        return
+    if not db:
+        print("skipped: Heat's database is unknown (--heat-db or VETRO_BENCH_HEAT_DB)")
+        return
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    run = subprocess.run(["cargo", "run", "-q", "--release", "-p", "vetro-openstack",
+                          "--example", "heat_push", "--", rounds],
+                         cwd=root, capture_output=True, text=True)
+    if run.returncode != 0:
+        print(run.stderr[-2000:])
+        sys.exit(run.returncode)
+    rows = []
+    print("%-8s %9s %9s %9s %9s %7s %6s" % ("push", "wall ms", "heat ms", "overhead", "notice", "cpu ms", "looks"))
+    for line in run.stdout.splitlines():
+        p = json.loads(line)
+        begun, done = events(db, p["stack"], p["action"])
+        if begun is None or done is None:
+            print("no events of %s %s in Heat's database" % (p["stack"], p["action"]))
+            continue
+        r = {"wall": (p["end_us"] - p["start_us"]) / 1e3, "heat": (done - begun) / 1e3,
+             "notice": (p["last_look_us"] - done) / 1e3, "cpu": p["cpu_us"] / 1e3, "looks": p["looks"]}
+        r["overhead"] = r["wall"] - r["heat"]
+        rows.append(r)
+        print("%-8s %9.1f %9.1f %9.1f %9.1f %7.2f %6d" % (p["action"].lower(), r["wall"], r["heat"],
+                                                          r["overhead"], r["notice"], r["cpu"], r["looks"]))
+    for key in ("wall", "heat", "overhead", "notice", "cpu"):
+        values = [r[key] for r in rows]
+        if values:
+            print("%-8s median %.1f ms, min %.1f, max %.1f (%d pushes)" % (
+                key, statistics.median(values), min(values), max(values), len(values)))
+
+
+main()
