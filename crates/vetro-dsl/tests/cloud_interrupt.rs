@@ -61,8 +61,11 @@ impl CloudBackend for NeverDone {
     }
 }
 
-fn package() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("vetro-cloud-interrupt-{}", std::process::id()));
+fn package(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "vetro-cloud-interrupt-{}-{test}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("Classes")).unwrap();
     std::fs::write(dir.join("Classes/Pusher.yaml"), PUSHER).unwrap();
@@ -74,8 +77,8 @@ fn package() -> PathBuf {
     dir
 }
 
-fn deploy(limits: Limits) -> (host::RunOutcome, Duration) {
-    let mut lib = Library::load(&[package()]);
+fn deploy(test: &str, limits: Limits) -> (host::RunOutcome, Duration) {
+    let mut lib = Library::load(&[package(test)]);
     assert!(lib.problems().is_empty(), "{:?}", lib.problems());
     lib.limits = limits;
     let model = json!({"?": {"id": "p1", "type": "demo.Pusher"}});
@@ -95,10 +98,13 @@ fn cancelling_a_session_ends_a_stack_wait_uncaught() {
             flag.cancel();
         })
     };
-    let (out, took) = deploy(Limits {
-        cancel: Some(flag),
-        ..Limits::default()
-    });
+    let (out, took) = deploy(
+        "cancel",
+        Limits {
+            cancel: Some(flag),
+            ..Limits::default()
+        },
+    );
     canceller.join().unwrap();
     let e = out.result.unwrap_err();
     assert!(is_cancelled(&e), "{}", e.message());
@@ -113,10 +119,13 @@ fn cancelling_a_session_ends_a_stack_wait_uncaught() {
 
 #[test]
 fn the_session_time_limit_ends_a_stack_wait() {
-    let (out, took) = deploy(Limits {
-        max_time: Some(Duration::from_millis(400)),
-        ..Limits::default()
-    });
+    let (out, took) = deploy(
+        "time",
+        Limits {
+            max_time: Some(Duration::from_millis(400)),
+            ..Limits::default()
+        },
+    );
     let e = out.result.unwrap_err();
     assert!(
         e.message().contains("ran longer than 0.4 s"),
