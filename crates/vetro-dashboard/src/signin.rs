@@ -1,5 +1,5 @@
 //! Signing in (an API token; with Keystone, a user name, password and
-//! project, or a Keystone token) and out. The sign-in form is protected
+//! project, each in its domain, or a Keystone token) and out. The sign-in form is protected
 //! against cross-site posts by a one-time value in both a cookie and the form.
 
 use crate::page::{self, PageError};
@@ -10,7 +10,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{html, Markup};
 use std::time::Duration;
-use vetro_server::keystone::Identity;
+use vetro_server::keystone::{in_domain, Identity, DEFAULT_DOMAIN};
 
 const SIGNIN_COOKIE: &str = "vetro_signin";
 const SIGNIN_LIFETIME: Duration = Duration::from_secs(1800);
@@ -32,10 +32,14 @@ fn signin_page(dash: &Dashboard, nonce: &str, error: Option<&str>) -> Markup {
                 input type="hidden" name="_signin" value=(nonce);
                 label for="username" { "User name" }
                 input #username type="text" name="username" autocomplete="username" required;
+                label for="user_domain" { "User domain" }
+                input #user_domain type="text" name="user_domain" value=(DEFAULT_DOMAIN) autocomplete="off";
                 label for="password" { "Password" }
                 input #password type="password" name="password" autocomplete="current-password" required;
                 label for="project" { "Project" }
                 input #project type="text" name="project" autocomplete="off" required;
+                label for="project_domain" { "Project domain" }
+                input #project_domain type="text" name="project_domain" value=(DEFAULT_DOMAIN) autocomplete="off";
                 p { button type="submit" { "Sign in" } }
             }
             h2 { "Or with a Keystone token" }
@@ -96,7 +100,10 @@ async fn check(dash: &Dashboard, f: &Fields) -> Result<Credential, String> {
     if user.is_empty() || project.is_empty() {
         return Err("Enter your user name, password and project.".into());
     }
-    match ks.validator.sign_in(user, password, project).await {
+    // Names in their domains, as OpenStack clients take them (Default unless given).
+    let user = in_domain(user, f.text("user_domain"));
+    let project = in_domain(project, f.text("project_domain"));
+    match ks.validator.sign_in(&user, password, &project).await {
         Ok(Ok(s)) => {
             let principal = ks.principal(&s.identity);
             Ok(keystone_credential(&s.token, principal, &s.identity))

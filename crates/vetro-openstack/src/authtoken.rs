@@ -13,7 +13,8 @@
 //! trust a deployment acts through ([`Validator::create_trust`]).
 
 use crate::clouds::Credentials;
-use crate::keystone::{identity_root, issued_token, Session};
+use crate::clouds::Named;
+use crate::keystone::{identity_root, issued_token, named, Session};
 use crate::rest::{error_text, exchange, Retry};
 use reqwest::StatusCode;
 use serde_json::{json, Value as Json};
@@ -113,6 +114,28 @@ pub enum Verdict {
     Valid(Arc<Identity>),
     /// Unknown, expired, revoked or unscoped: the reason, for the 401.
     Refused(String),
+}
+
+/// The domain OpenStack clients assume when none is given.
+pub const DEFAULT_DOMAIN: &str = "Default";
+
+/// A user or project by `name` in the domain named `domain` (the
+/// [`DEFAULT_DOMAIN`] when empty), as `--os-user-domain-name` and
+/// `--os-project-domain-name` name them.
+pub fn in_domain(name: &str, domain: &str) -> Named {
+    let domain = domain.trim();
+    Named {
+        name: Some(name.to_string()),
+        domain_name: Some(
+            if domain.is_empty() {
+                DEFAULT_DOMAIN
+            } else {
+                domain
+            }
+            .to_string(),
+        ),
+        ..Named::default()
+    }
 }
 
 /// A signed-in user: their new token and who it speaks for.
@@ -232,19 +255,21 @@ impl Validator {
         }
     }
 
-    /// Signs `user` in with `password`, scoped to `project` (names in the
-    /// `Default` domain). `Ok(Err(message))` when Keystone refuses them.
+    /// Signs `user` in with `password`, scoped to `project`, each named in
+    /// its domain (see [`in_domain`]). `Ok(Err(message))` when Keystone
+    /// refuses them.
     pub async fn sign_in(
         &self,
-        user: &str,
+        user: &Named,
         password: &str,
-        project: &str,
+        project: &Named,
     ) -> Result<Result<SignedIn, String>, String> {
         let url = format!("{}/auth/tokens", self.root);
+        let mut who = named(user);
+        who["password"] = json!(password);
         let body = json!({"auth": {
-            "identity": {"methods": ["password"], "password": {"user": {
-                "name": user, "domain": {"id": "default"}, "password": password}}},
-            "scope": {"project": {"name": project, "domain": {"id": "default"}}}}});
+            "identity": {"methods": ["password"], "password": {"user": who}},
+            "scope": {"project": named(project)}}});
         let build = || self.http.post(&url).json(&body);
         let reply = exchange(&build, &self.retry, "Keystone", &url).await?;
         if !reply.status.is_success() {
@@ -264,8 +289,8 @@ impl Validator {
 
     /// Creates a trust from the caller (`user_token`, who is `who`) to the
     /// service user, in the caller's project with the caller's roles,
-    /// impersonating the caller (as Murano's engine did) and expiring after
-    /// `lifetime`. Returns the trust's id.
+    /// impersonating the caller (as Murano's engine did), which Heat may
+    /// redelegate once, and expiring after `lifetime`. Returns the trust's id.
     pub async fn create_trust(
         &self,
         user_token: &str,
@@ -284,6 +309,11 @@ impl Validator {
             "project_id": who.project_id,
             "roles": roles,
             "impersonation": true,
+            // Heat makes a trust of its own for each stack from the token it
+            // is given (its default deferred_auth_method); from a
+            // trust-scoped token that is a redelegation, one hop.
+            "allow_redelegation": true,
+            "redelegation_count": 1,
             "expires_at": expires,
         }});
         let url = format!("{}/OS-TRUST/trusts", self.root);

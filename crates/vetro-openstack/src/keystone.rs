@@ -3,6 +3,7 @@
 
 use crate::clouds::{Credentials, Method, Named};
 use crate::rest::{error_text, exchange, Retry};
+use reqwest::StatusCode;
 use serde_json::{json, Value as Json};
 use std::time::Duration;
 
@@ -25,7 +26,8 @@ struct Token {
 /// Re-authenticate this long before the token expires.
 const EXPIRY_MARGIN: Duration = Duration::from_secs(60);
 
-fn named(n: &Named) -> Json {
+/// How Keystone's v3 API names `n` (by id, or by name in its domain).
+pub(crate) fn named(n: &Named) -> Json {
     let mut m = serde_json::Map::new();
     if let Some(id) = &n.id {
         m.insert("id".into(), json!(id));
@@ -255,6 +257,47 @@ pub async fn trust_token(
     Session::new(trust_credentials(trustee, trust_id), http.clone())
         .token()
         .await
+}
+
+/// Deletes trust `trust_id` with a token scoped to it, obtained with the
+/// trustee's credentials `trustee`: a trust that impersonates its trustor
+/// may end itself (Keystone lets the trustor delete a trust, and such a token
+/// acts as the trustor), as Murano's engine ended each deployment's trust.
+/// A trust Keystone no longer knows is already gone, and counts as deleted.
+pub async fn delete_trust(
+    http: &reqwest::Client,
+    trustee: &Credentials,
+    trust_id: &str,
+) -> Result<(), String> {
+    let retry = Retry::default();
+    let root = identity_root(&trustee.auth_url);
+    let tokens = format!("{root}/auth/tokens");
+    let body = auth_body(&trust_credentials(trustee, trust_id));
+    let build = || http.post(&tokens).json(&body);
+    let reply = exchange(&build, &retry, "Keystone", &tokens).await?;
+    match reply.status {
+        s if s.is_success() => {}
+        // Keystone scopes no token to a trust it no longer has (deleted or
+        // expired); the trustee's own credentials worked for the task.
+        StatusCode::UNAUTHORIZED | StatusCode::NOT_FOUND => return Ok(()),
+        s => {
+            return Err(format!(
+                "Keystone refused a token for trust {trust_id}: {}",
+                error_text(s, &reply.text)
+            ))
+        }
+    }
+    let (token, _) = issued_token(&reply)?;
+    let url = format!("{root}/OS-TRUST/trusts/{trust_id}");
+    let build = || http.delete(&url).header("X-Auth-Token", &token);
+    let reply = exchange(&build, &retry, "Keystone", &url).await?;
+    match reply.status {
+        s if s.is_success() || s == StatusCode::NOT_FOUND => Ok(()),
+        s => Err(format!(
+            "Keystone refused to delete trust {trust_id}: {}",
+            error_text(s, &reply.text)
+        )),
+    }
 }
 
 /// Pick an endpoint from a v3 catalog.

@@ -165,7 +165,8 @@ pub struct OpenStackCloud {
     timing: Cell<PushTiming>,
 }
 
-pub(crate) fn http_client(timeout: std::time::Duration) -> Result<reqwest::Client, String> {
+/// An HTTP client for OpenStack's APIs: each answer awaited at most `timeout`.
+pub fn http_client(timeout: std::time::Duration) -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
         .connect_timeout(std::time::Duration::from_secs(10).min(timeout))
         .timeout(timeout)

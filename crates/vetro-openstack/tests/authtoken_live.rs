@@ -6,9 +6,9 @@
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use vetro_openstack::authtoken::{Settings, Validator, Verdict};
+use vetro_openstack::authtoken::{in_domain, Settings, Validator, Verdict};
 use vetro_openstack::clouds::{from_clouds_yaml, Credentials, Method, Named};
-use vetro_openstack::keystone::{identity_root, trust_token, Session};
+use vetro_openstack::keystone::{delete_trust, identity_root, trust_token, Session};
 
 fn clouds() -> Option<PathBuf> {
     let c = std::env::var_os("VETRO_TEST_CLOUDS_YAML").map(PathBuf::from);
@@ -139,9 +139,10 @@ async fn tokens_are_checked_cached_within_the_bound_and_trusts_act_for_the_user(
     let Method::Password { password, .. } = &user.method else {
         panic!("vetro-test has a password")
     };
-    let signed = v.sign_in("demo", password, "demo").await.unwrap().unwrap();
+    let (demo, project) = (in_domain("demo", ""), in_domain("demo", "Default"));
+    let signed = v.sign_in(&demo, password, &project).await.unwrap().unwrap();
     assert_eq!(signed.identity.user_id, who.user_id);
-    assert!(v.sign_in("demo", "wrong", "demo").await.unwrap().is_err());
+    assert!(v.sign_in(&demo, "wrong", &project).await.unwrap().is_err());
 
     // A trust from the user to the service: the service's token acts as the
     // user, in the user's project.
@@ -157,6 +158,30 @@ async fn tokens_are_checked_cached_within_the_bound_and_trusts_act_for_the_user(
         (acting.project_id.as_str(), acting.user_id.as_str()),
         (who.project_id.as_str(), who.user_id.as_str())
     );
+    // As Keystone keeps it: impersonating, expiring, Heat may redelegate it once.
+    let admin = Session::new(admin_creds.clone(), http.clone())
+        .token()
+        .await
+        .unwrap();
+    let root = identity_root(&admin_creds.auth_url);
+    let path = format!("/OS-TRUST/trusts/{trust}");
+    let (status, t) = call(&http, &root, reqwest::Method::GET, &path, &admin, None).await;
+    assert_eq!(status, 200, "{t}");
+    let t = &t["trust"];
+    assert_eq!(t["trustor_user_id"], json!(who.user_id));
+    assert_eq!(t["trustee_user_id"], json!(service_id));
+    assert_eq!(t["project_id"], json!(who.project_id));
+    assert_eq!(
+        (&t["impersonation"], &t["redelegation_count"]),
+        (&json!(true), &json!(1))
+    );
+    assert!(t["expires_at"].is_string(), "{t}");
+    // Deleted through itself once its task is done; deleting it again is no error.
+    delete_trust(&http, &service, &trust).await.unwrap();
+    let (status, _) = call(&http, &root, reqwest::Method::GET, &path, &admin, None).await;
+    assert_eq!(status, 404);
+    assert!(trust_token(&http, &service, &trust).await.is_err());
+    delete_trust(&http, &service, &trust).await.unwrap();
 
     // Revoked: still accepted from the cache, refused once the entry lapses.
     // (A new token, so that its cache entry starts now.)
@@ -197,4 +222,90 @@ async fn tokens_are_checked_cached_within_the_bound_and_trusts_act_for_the_user(
     let root = identity_root(&admin_creds.auth_url);
     let path = format!("/users/{service_id}");
     call(&http, &root, reqwest::Method::DELETE, &path, &admin, None).await;
+}
+
+/// POSTs `body` to Keystone's `/{kind}s` as `admin`; the new object's id.
+async fn create(http: &reqwest::Client, root: &str, admin: &str, kind: &str, body: Json) -> String {
+    let (status, j) = call(
+        http,
+        root,
+        reqwest::Method::POST,
+        &format!("/{kind}s"),
+        admin,
+        Some(json!({kind: body})),
+    )
+    .await;
+    assert_eq!(status, 201, "{kind}: {j}");
+    j[kind]["id"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn a_password_sign_in_names_the_user_s_and_the_project_s_domains() {
+    let Some(clouds) = clouds() else { return };
+    let http = reqwest::Client::new();
+    let admin_creds = cloud(&clouds, "vetro-admin");
+    let root = identity_root(&admin_creds.auth_url);
+    let admin = Session::new(admin_creds.clone(), http.clone())
+        .token()
+        .await
+        .unwrap();
+    // A domain of the test's own with a user and a project of the same
+    // names as the Default domain's demo user and project.
+    let domain_name = format!("vetro-e2e-dom-{}", std::process::id());
+    let domain = create(&http, &root, &admin, "domain", json!({"name": domain_name})).await;
+    let password = format!("pw-{domain}");
+    let user = create(
+        &http,
+        &root,
+        &admin,
+        "user",
+        json!({"name": "demo", "domain_id": domain, "password": password}),
+    )
+    .await;
+    let project = create(
+        &http,
+        &root,
+        &admin,
+        "project",
+        json!({"name": "demo", "domain_id": domain}),
+    )
+    .await;
+    let member = id_of(&http, &root, &admin, "role", "member").await;
+    let grant = format!("/projects/{project}/users/{user}/roles/{member}");
+    call(&http, &root, reqwest::Method::PUT, &grant, &admin, None).await;
+
+    let v = Validator::new(admin_creds.clone(), &Settings::default()).unwrap();
+    let (name, in_dom) = (
+        in_domain("demo", &domain_name),
+        in_domain("demo", &domain_name),
+    );
+    let signed = v.sign_in(&name, &password, &in_dom).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            signed.identity.user_id.as_str(),
+            signed.identity.project_id.as_str()
+        ),
+        (user.as_str(), project.as_str())
+    );
+    // The same names without the domains are the Default domain's, where
+    // this password is not demo's.
+    assert!(v
+        .sign_in(&in_domain("demo", ""), &password, &in_domain("demo", ""))
+        .await
+        .unwrap()
+        .is_err());
+
+    // A domain is deleted once disabled; its user and project go with it.
+    let path = format!("/domains/{domain}");
+    call(
+        &http,
+        &root,
+        reqwest::Method::PATCH,
+        &path,
+        &admin,
+        Some(json!({"domain": {"enabled": false}})),
+    )
+    .await;
+    let (status, _) = call(&http, &root, reqwest::Method::DELETE, &path, &admin, None).await;
+    assert_eq!(status, 204);
 }

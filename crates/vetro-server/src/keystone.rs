@@ -11,7 +11,7 @@
 use crate::error::ApiError;
 use std::sync::Arc;
 use std::time::Duration;
-pub use vetro_openstack::authtoken::{Identity, Validator, Verdict};
+pub use vetro_openstack::authtoken::{in_domain, Identity, Validator, Verdict, DEFAULT_DOMAIN};
 use vetro_store::tokens::Principal;
 
 /// The Keystone configuration of a service.

@@ -34,7 +34,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> ExitCode {
     init_tracing();
-    let config = match a.worker.config() {
+    let mut config = match a.worker.config() {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -50,6 +50,10 @@ pub fn run(a: Args) -> ExitCode {
                 return ExitCode::from(USAGE);
             }
         };
+        if let Some(k) = &keystone {
+            // The trustee of every task's trust: it deletes each when its task ends.
+            config.trustee = Some(k.validator.service_credentials().await);
+        }
         let store = match super::db::open(&a.db).await {
             Ok(s) => s,
             Err(code) => return code,

@@ -21,6 +21,7 @@
 mod engine;
 pub(crate) mod resolver;
 mod run;
+mod trust;
 
 pub use engine::{OsLimits, Runner, ENGINE_OPEN_FILES};
 pub use resolver::CatalogResolver;
@@ -65,6 +66,10 @@ pub struct WorkerConfig {
     /// What one task may store: its status reports (count and bytes), its
     /// model and its result. Past one, the task fails naming the quota.
     pub quotas: vetro_store::quotas::Quotas,
+    /// The service user every task's Keystone trust names as trustee, when
+    /// it is not the OpenStack backend's: a finished task's trust is deleted
+    /// with these credentials (or the backend's).
+    pub trustee: Option<vetro_openstack::clouds::Credentials>,
 }
 
 /// The default wall-clock limit of a task: 30 minutes.
@@ -87,6 +92,7 @@ impl Default for WorkerConfig {
             wall_clock: DEFAULT_WALL_CLOCK,
             max_running_per_project: Some(DEFAULT_MAX_RUNNING_PER_PROJECT),
             quotas: vetro_store::quotas::Quotas::default(),
+            trustee: None,
         }
     }
 }

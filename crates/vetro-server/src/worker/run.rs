@@ -59,7 +59,10 @@ pub(super) async fn execute(w: &Worker, task: Task, shutdown: &mut watch::Receiv
     };
     let Some(c) = completion else { return };
     match w.store.complete_task(&task, &w.id, &c).await {
-        Ok(true) => tracing::info!(task = %task.id, finish = ?c.finish, "task finished"),
+        Ok(true) => {
+            tracing::info!(task = %task.id, finish = ?c.finish, "task finished");
+            super::trust::end(w, &task).await;
+        }
         Ok(false) => {
             tracing::warn!(task = %task.id, "lease lost before the commit; result discarded")
         }
@@ -137,7 +140,7 @@ async fn inputs(w: &Worker, task: &Task) -> Result<Inputs, String> {
 async fn prepare(w: &Worker, task: &Task, inputs: Inputs) -> Result<Prepared, String> {
     let config = w.config.clone();
     let project_id = task.project_id.clone();
-    let backend = acting_for(&config.backend, task.trust_id.as_deref());
+    let backend = super::trust::acting_for(&config.backend, task.trust_id.as_deref());
     let job = tokio::task::spawn_blocking(move || {
         let cache = PackageCache::new(&config.packages_dir);
         let engine_task = vetro_deploy::Task {
@@ -157,22 +160,6 @@ async fn prepare(w: &Worker, task: &Task, inputs: Inputs) -> Result<Prepared, St
     match job.await {
         Ok(r) => r,
         Err(e) => Err(format!("the package lookup stopped unexpectedly: {e}")),
-    }
-}
-
-/// The cloud a task acts on: on OpenStack, a task submitted with a Keystone
-/// trust (`--auth keystone`) acts through it, with the service's credentials
-/// (the trust's trustee) scoped to the trust, so in the caller's project with
-/// the caller's roles; otherwise with the service's credentials as they are.
-fn acting_for(backend: &vetro_deploy::Backend, trust: Option<&str>) -> vetro_deploy::Backend {
-    match (backend, trust) {
-        (vetro_deploy::Backend::OpenStack { cloud }, Some(trust)) => {
-            let mut cloud = cloud.clone();
-            cloud.credentials =
-                vetro_openstack::keystone::trust_credentials(&cloud.credentials, trust);
-            vetro_deploy::Backend::OpenStack { cloud }
-        }
-        _ => backend.clone(),
     }
 }
 
@@ -369,39 +356,5 @@ async fn report(w: &Worker, task: &Task, level: &str, text: &str) {
     };
     if let Err(e) = w.store.report_as(&task.id, &w.id, &r).await {
         tracing::warn!(task = %task.id, "cannot store a status report: {e}");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use vetro_deploy::Backend;
-
-    #[test]
-    fn a_trusted_task_acts_through_its_trust_on_openstack() {
-        let creds = vetro_openstack::clouds::from_cloud_entry(
-            &json!({"auth": {"auth_url": "http://k/v3", "username": "svc",
-                "password": "pw", "project_name": "service"}}),
-            "test".into(),
-        )
-        .unwrap();
-        let cloud = vetro_openstack::CloudConfig {
-            credentials: creds.clone(),
-            options: Default::default(),
-        };
-        let os = Backend::OpenStack {
-            cloud: Box::new(cloud),
-        };
-        let Backend::OpenStack { cloud } = acting_for(&os, Some("t1")) else {
-            panic!("still OpenStack")
-        };
-        assert_eq!(cloud.credentials.trust_id.as_deref(), Some("t1"));
-        assert_eq!(cloud.credentials.project, None);
-        assert_eq!(cloud.credentials.method, creds.method);
-        assert_eq!(acting_for(&os, None), os);
-        assert_eq!(
-            acting_for(&Backend::Simulated, Some("t1")),
-            Backend::Simulated
-        );
     }
 }
