@@ -5,7 +5,8 @@ part of the Neutron API reference that vetro's network explorer uses, with
 Neutron's request and response shapes, against the real Keystone:
 
 - every request under /v2.0 needs an X-Auth-Token that Keystone validates
-  (the token validates itself, as a token subject may); the token's project
+  for the stand-in's own admin token, as keystonemiddleware validates with a
+  service token (a trust-scoped token may not validate itself); the token's project
   owns what it creates and sees only its own resources, shared and external
   networks and their subnets (admins see everything);
 - GET /v2.0/{networks,subnets,ports,routers} with Neutron's query filters
@@ -19,7 +20,7 @@ The state lives in memory and starts with one external network, `public`,
 with the subnet 172.24.4.0/24.
 
 Usage:
-  python neutron_standin.py serve --bind 127.0.0.1:PORT --keystone URL/v3
+  python neutron_standin.py serve --bind 127.0.0.1:PORT --keystone URL/v3 --password ADMIN_PW
   python neutron_standin.py register --keystone URL/v3 --password ADMIN_PW --url http://127.0.0.1:PORT
 """
 import argparse
@@ -152,25 +153,37 @@ def matches(item, filters):
 class Tokens:
     """Tokens validated by Keystone, remembered for a short while."""
 
-    def __init__(self, keystone):
+    def __init__(self, keystone, password):
         self.keystone = keystone.rstrip("/")
+        self.password = password
+        self.service = None  # the stand-in's own token
         self.cache = {}
         self.lock = threading.Lock()
+
+    def service_token(self, renew=False):
+        with self.lock:
+            if self.service is None or renew:
+                self.service = admin_token(self.keystone, self.password)
+            return self.service
 
     def identity(self, token):
         with self.lock:
             hit = self.cache.get(token)
         if hit and hit[0] > time.time():
             return hit[1]
-        req = urllib.request.Request(self.keystone + "/auth/tokens",
-                                     headers={"X-Auth-Token": token, "X-Subject-Token": token})
-        try:
-            with urllib.request.urlopen(req, timeout=30) as r:
-                body = json.loads(r.read())["token"]
-        except urllib.error.HTTPError as e:
-            if e.code in (401, 403, 404):
-                return None
-            raise
+        for renew in (False, True):
+            req = urllib.request.Request(self.keystone + "/auth/tokens", headers={
+                "X-Auth-Token": self.service_token(renew), "X-Subject-Token": token})
+            try:
+                with urllib.request.urlopen(req, timeout=30) as r:
+                    body = json.loads(r.read())["token"]
+                break
+            except urllib.error.HTTPError as e:
+                if e.code == 401 and not renew:
+                    continue  # the stand-in's own token lapsed
+                if e.code in (401, 403, 404):
+                    return None
+                raise
         who = {"project": body.get("project", {}).get("id"),
                "admin": any(r["name"] == "admin" for r in body.get("roles", []))}
         with self.lock:
@@ -280,14 +293,18 @@ def keystone_call(url, method, body=None, token=None):
         return r.headers, json.loads(r.read() or b"null")
 
 
-def register(keystone, password, url):
-    """The `network` service and its endpoints in Keystone's catalog, once."""
-    keystone = keystone.rstrip("/")
+def admin_token(keystone, password):
     h, _ = keystone_call(keystone + "/auth/tokens", "POST", {"auth": {
         "identity": {"methods": ["password"], "password": {"user": {
             "name": "admin", "domain": {"id": "default"}, "password": password}}},
         "scope": {"project": {"name": "admin", "domain": {"id": "default"}}}}})
-    tok = h["X-Subject-Token"]
+    return h["X-Subject-Token"]
+
+
+def register(keystone, password, url):
+    """The `network` service and its endpoints in Keystone's catalog, once."""
+    keystone = keystone.rstrip("/")
+    tok = admin_token(keystone, password)
     services = keystone_call(keystone + "/services?type=network", "GET", token=tok)[1]["services"]
     if services:
         return
@@ -303,7 +320,7 @@ def main():
     parser.add_argument("command", choices=["serve", "register"])
     parser.add_argument("--keystone", required=True)
     parser.add_argument("--bind", default="127.0.0.1:9696")
-    parser.add_argument("--password")
+    parser.add_argument("--password", required=True, help="Keystone's admin password")
     parser.add_argument("--url")
     opts = parser.parse_args()
     if opts.command == "register":
@@ -311,7 +328,7 @@ def main():
         return 0
     host, port = opts.bind.rsplit(":", 1)
     Handler.state = State()
-    Handler.tokens = Tokens(opts.keystone)
+    Handler.tokens = Tokens(opts.keystone, opts.password)
     server = ThreadingHTTPServer((host, int(port)), Handler)
     server.daemon_threads = True
     print("neutron stand-in listening on %s" % opts.bind, flush=True)

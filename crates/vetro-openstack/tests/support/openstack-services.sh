@@ -187,7 +187,7 @@ took "heat answering on http://127.0.0.1:$HEAT_PORT"
 
 # --- The Neutron stand-in (Python's standard library only).
 setsid "$HEAT_VENV/bin/python" "$HERE/neutron_standin.py" serve --keystone "$KS_URL" \
-    --bind "127.0.0.1:$NEUTRON_PORT" > "$DIR/neutron.log" 2>&1 < /dev/null &
+    --password "$ADMIN_PW" --bind "127.0.0.1:$NEUTRON_PORT" > "$DIR/neutron.log" 2>&1 < /dev/null &
 echo $! > "$DIR/neutron.pid"
 wait_http "http://127.0.0.1:$NEUTRON_PORT/" 30
 "$HEAT_VENV/bin/python" "$HERE/neutron_standin.py" register --keystone "$KS_URL" \
