@@ -6,9 +6,9 @@
 //! stand-in, and the test plays each instance with `vetro agent` (see
 //! `openstack/mod.rs`).
 
-use serde_json::Value as Json;
+use serde_json::{json, Value as Json};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 mod openstack;
@@ -22,35 +22,14 @@ const PASSWORD: &str = "vetro-demo-secret";
 /// `vetro serve --backend openstack` on a free port, one worker; its base
 /// URL. Its log goes to `log`.
 fn serve_openstack(e: &Env, db: &str, dir: &Path, log: &Path) -> (Proc, String) {
-    let pkgs = dir.join("packages");
-    let mut cmd = Command::new(VETRO);
-    cmd.args([
-        "serve",
-        "--db",
-        db,
-        "--listen",
-        "127.0.0.1:0",
-        "--workers",
-        "1",
-    ])
-    .args([
-        "--lease-seconds",
-        "5",
-        "--agent-timeout",
-        "60",
-        "--packages-dir",
-    ])
-    .arg(&pkgs);
-    let mut child = on_cloud(&mut cmd, e, Some(dir))
+    let mut cmd = service::serve_command(db, "1", dir, "5");
+    cmd.args(["--agent-timeout", "60"]);
+    on_cloud(&mut cmd, e, Some(dir))
         .env("VETRO_LOG", "debug")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(std::fs::File::create(log).unwrap()))
-        .spawn()
-        .unwrap();
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let (url, line) = service::banner(&mut out);
+        .stderr(Stdio::from(std::fs::File::create(log).unwrap()));
+    let (p, url, line) = service::start_serve(&mut cmd);
     assert!(line.contains("backend openstack"), "{line}");
-    (Proc(child), url)
+    (p, url)
 }
 
 /// The processes `parent` started, with their command lines and environments.
@@ -98,6 +77,22 @@ fn finish_with_agents(
         let _ = a.wait();
     }
     (state, api.reports(env_id, dep))
+}
+
+/// Deletes environment `env_id` through the API and waits (up to a minute)
+/// for its stack to go; whether it went (if not, the test deletes it).
+fn delete_environment(api: &service::Api, heat: &HeatApi, env_id: &str) -> bool {
+    let stack = format!("murano-{env_id}");
+    api.call("DELETE", &format!("/v1/environments/{env_id}"), None, None);
+    let end = Instant::now() + Duration::from_secs(60);
+    while !stack_gone(heat, &stack) && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let gone = stack_gone(heat, &stack);
+    if !gone {
+        delete_stack(heat, &stack);
+    }
+    gone
 }
 
 /// The webserver example's application, as the API takes it.
@@ -160,15 +155,10 @@ fn the_service_deploys_to_heat_and_deletes_the_stack_with_the_environment() {
     );
     assert!(!stack_gone(&heat, &stack), "the stack {stack} is missing");
     // Deleting the environment deletes its stack.
-    api.call("DELETE", &format!("/v1/environments/{env_id}"), None, None);
-    let end = Instant::now() + Duration::from_secs(60);
-    while !stack_gone(&heat, &stack) {
-        if Instant::now() > end {
-            delete_stack(&heat, &stack);
-            panic!("stack {stack} still there a minute after the environment's deletion");
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    assert!(
+        delete_environment(&api, &heat, &env_id),
+        "stack {stack} still there a minute after the environment's deletion"
+    );
     drop(serve);
     let logged = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(!logged.contains(PASSWORD), "the password is in the log");
@@ -176,25 +166,10 @@ fn the_service_deploys_to_heat_and_deletes_the_stack_with_the_environment() {
 
 /// `vetro worker --backend openstack` on `db`, its lease two seconds.
 fn openstack_worker(e: &Env, db: &str, dir: &Path, name: &str) -> Proc {
-    let mut cmd = Command::new(VETRO);
-    cmd.args([
-        "worker",
-        "--db",
-        db,
-        "--lease-seconds",
-        "2",
-        "--concurrency",
-        "1",
-    ])
-    .args(["--agent-timeout", "60", "--packages-dir"])
-    .arg(dir.join(name));
-    let child = on_cloud(&mut cmd, e, Some(dir))
-        .env("VETRO_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    Proc(child)
+    let mut cmd = service::worker_command(db, dir, name);
+    cmd.args(["--concurrency", "1", "--agent-timeout", "60"]);
+    on_cloud(&mut cmd, e, Some(dir)).env("VETRO_LOG", "warn");
+    Proc(cmd.spawn().unwrap())
 }
 
 /// The id Heat gave stack `stack`.
@@ -242,15 +217,7 @@ fn a_killed_worker_s_deployment_is_taken_over_on_the_same_stack() {
     let _second = openstack_worker(&e, &db, dir.path(), "w2");
     let (state, reports) = finish_with_agents(&api, &env_id, &dep, dir.path(), &servers);
     let now = stack_id(&heat, &stack);
-    api.call("DELETE", &format!("/v1/environments/{env_id}"), None, None);
-    let end = Instant::now() + Duration::from_secs(60);
-    while !stack_gone(&heat, &stack) && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    let gone = stack_gone(&heat, &stack);
-    if !gone {
-        delete_stack(&heat, &stack);
-    }
+    let gone = delete_environment(&api, &heat, &env_id);
     // The takeover's warning is the only thing that went wrong.
     assert_eq!(
         state,
@@ -271,4 +238,83 @@ fn a_killed_worker_s_deployment_is_taken_over_on_the_same_stack() {
     // The takeover updated the stack the first worker created.
     assert_eq!(now.as_deref(), Some(id.as_str()));
     assert!(gone, "stack {stack} outlived its environment");
+}
+
+/// An application whose deployment creates the environment's stack with a
+/// resource Heat makes and, after it, one that fails.
+const FAILING_STACK: &str = r#"Namespaces:
+  =: t
+  std: io.murano
+Name: FailingStack
+Extends: std:Application
+Methods:
+  deploy:
+    Body:
+      - $env: $this.find(std:Environment)
+      - $template:
+          resources:
+            made:
+              type: 'OS::Heat::RandomString'
+            broken:
+              type: 'OS::Heat::TestResource'
+              depends_on: made
+              properties:
+                fail: true
+      - $env.stack.updateTemplate($template)
+      - $env.stack.push()
+"#;
+
+#[test]
+fn deleting_an_environment_whose_first_deployment_failed_deletes_its_stack() {
+    let Some(e) = env() else { return };
+    let _turn = heat_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(dir.path(), false).unwrap();
+    let log = dir.path().join("serve.log");
+    let (_serve, url) = serve_openstack(&e, &db, dir.path(), &log);
+    let api = setup(&db, &url);
+    api.upload_class("t.FailingStack", FAILING_STACK);
+    // No default network: the application's push creates the stack.
+    let body = json!({"name": "failing", "defaultNetworks": {"environment": null, "flat": null}});
+    let created = api.call("POST", "/v1/environments", None, Some(body));
+    let env_id = created["id"].as_str().unwrap().to_string();
+    let app = json!({"?": {"id": fresh_id(), "type": "t.FailingStack"}, "name": "failing"});
+    let dep = api.redeploy(&env_id, Some(app));
+    let state = api.finished(&env_id, &dep, 90);
+    let reports = api.reports(&env_id, &dep);
+    let stack = format!("murano-{env_id}");
+    let heat = heat_api(&e);
+    let status = get(&heat, &format!("/stacks/{stack}"))
+        .map(|s| s["stack"]["stack_status"].clone())
+        .unwrap_or_default();
+    let made = get(&heat, &format!("/stacks/{stack}/resources"))
+        .map(|r| r["resources"].to_string())
+        .unwrap_or_default();
+    let gone = delete_environment(&api, &heat, &env_id);
+    assert_ne!(state, "success", "{reports:#?}");
+    assert_eq!(status, "CREATE_FAILED", "{reports:#?}");
+    assert!(
+        reports
+            .iter()
+            .any(|r| r.starts_with("error: ") && r.contains("CREATE_FAILED")),
+        "Heat's reason is not reported: {reports:#?}"
+    );
+    assert!(made.contains("CREATE_COMPLETE"), "nothing was made: {made}");
+    assert!(gone, "stack {stack} outlived its environment");
+    // The deletion task commits just after Heat is done.
+    let end = Instant::now() + Duration::from_secs(10);
+    let shown = || {
+        let r = api.client.get(format!("{url}/v1/environments/{env_id}"));
+        r.header("X-Auth-Token", &api.token)
+            .send()
+            .unwrap()
+            .status()
+    };
+    while shown() != 404 {
+        assert!(
+            Instant::now() < end,
+            "the environment outlived its deletion"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }

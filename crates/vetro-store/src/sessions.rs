@@ -271,7 +271,13 @@ impl Store {
         let description = s.model.get("Objects").cloned();
         let state = if kind == TaskKind::Delete {
             if let Some(o) = s.model.as_object_mut() {
-                o.insert("Objects".into(), Value::Null);
+                // The engine destroys what the last deployment left
+                // (ObjectsCopy); when none succeeded, the environment as
+                // created, whose destruction releases its stack all the same.
+                let objects = o.insert("Objects".into(), Value::Null);
+                if o.get("ObjectsCopy").is_none_or(Value::is_null) {
+                    o.insert("ObjectsCopy".into(), objects.unwrap_or(Value::Null));
+                }
             }
             sqlx::query("UPDATE sessions SET model = $1 WHERE id = $2")
                 .bind(s.model.to_string())

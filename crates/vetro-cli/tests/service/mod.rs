@@ -52,18 +52,6 @@ pub fn vetro(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-pub fn spawn(args: &[&str]) -> (Proc, BufReader<std::process::ChildStdout>) {
-    let mut child = Command::new(VETRO)
-        .args(args)
-        .env("VETRO_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let out = BufReader::new(child.stdout.take().unwrap());
-    (Proc(child), out)
-}
-
 /// Starts `vetro serve` on a free port; returns it and its base URL.
 pub fn serve(db: &str, workers: &str, dir: &std::path::Path) -> (Proc, String) {
     serve_with(db, workers, dir, &[])
@@ -76,24 +64,37 @@ pub fn serve_with(
     dir: &std::path::Path,
     extra: &[&str],
 ) -> (Proc, String) {
-    let pkgs = dir.join("packages-serve");
-    let mut args = vec![
-        "serve",
-        "--db",
-        db,
-        "--listen",
-        "127.0.0.1:0",
-        "--workers",
-        workers,
-        "--lease-seconds",
-        "2",
-        "--packages-dir",
-        pkgs.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    let (p, mut out) = spawn(&args);
-    let (url, _) = banner(&mut out);
+    let mut cmd = serve_command(db, workers, dir, "2");
+    cmd.args(extra)
+        .env("VETRO_LOG", "warn")
+        .stderr(Stdio::null());
+    let (p, url, _) = start_serve(&mut cmd);
     (p, url)
+}
+
+/// `vetro serve` on `db` on a free port with `workers`, a lease of `lease`
+/// seconds and its packages under `dir`; more options may follow.
+pub fn serve_command(db: &str, workers: &str, dir: &std::path::Path, lease: &str) -> Command {
+    let mut cmd = Command::new(VETRO);
+    cmd.args(["serve", "--db", db, "--listen", "127.0.0.1:0"])
+        .args([
+            "--workers",
+            workers,
+            "--lease-seconds",
+            lease,
+            "--packages-dir",
+        ])
+        .arg(dir.join("packages-serve"));
+    cmd
+}
+
+/// Starts `cmd`, a [`serve_command`]: the process, the base URL its banner
+/// names, and the banner.
+pub fn start_serve(cmd: &mut Command) -> (Proc, String, String) {
+    let mut child = cmd.stdout(Stdio::piped()).spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let (url, line) = banner(&mut out);
+    (Proc(child), url, line)
 }
 
 /// The base URL in the first line `vetro serve` prints, and that line.
@@ -109,26 +110,28 @@ pub fn banner(out: &mut impl BufRead) -> (String, String) {
 }
 
 pub fn worker(db: &str, dir: &std::path::Path, name: &str, extra: &[&str]) -> Proc {
-    let pkgs = dir.join(name);
-    let mut args = vec![
+    let mut cmd = worker_command(db, dir, name);
+    cmd.args(extra).env("VETRO_LOG", "warn");
+    Proc(cmd.spawn().unwrap())
+}
+
+/// `vetro worker` on `db` with a lease of two seconds, its packages in
+/// `dir/name`, its output discarded (a closed pipe would fail its first
+/// print); more options may follow.
+pub fn worker_command(db: &str, dir: &std::path::Path, name: &str) -> Command {
+    let mut cmd = Command::new(VETRO);
+    cmd.args([
         "worker",
         "--db",
         db,
         "--lease-seconds",
         "2",
         "--packages-dir",
-        pkgs.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    // Its stdout is not read: a closed pipe would fail its first print.
-    let child = Command::new(VETRO)
-        .args(&args)
-        .env("VETRO_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    Proc(child)
+    ])
+    .arg(dir.join(name))
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    cmd
 }
 
 /// A zip archive of `files` (name, content).

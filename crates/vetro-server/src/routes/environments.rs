@@ -12,6 +12,7 @@ use axum::Json;
 use serde_json::{json, Value};
 use vetro_store::environments::{acquired_by, initial_model, status_of};
 use vetro_store::queue::TaskKind;
+use vetro_store::sessions::OPENED;
 
 #[utoipa::path(get, path = "/v1/environments", tag = "environments",
     params(("all_tenants" = Option<bool>, Query, description = "List every project's environments (admin only)"),
@@ -124,15 +125,17 @@ pub async fn delete(
         st.store.delete_environment(&env.id).await?;
         return Ok(Json(Value::Null));
     }
-    let status = status_of(&st.store.session_marks(&env.id).await?);
+    let marks = st.store.session_marks(&env.id).await?;
+    let status = status_of(&marks);
     if status == "deploying" || status == "deleting" {
         return Err(ApiError::forbidden(format!(
             "environment {} is {status}; wait for it or delete it with ?abandon=true",
             env.id
         )));
     }
-    if env.version == 0 && st.store.cloud_state(&env.id).await?.is_none() {
-        // Never deployed: nothing in the cloud to release.
+    if env.version == 0 && marks.iter().all(|m| m.state == OPENED) {
+        // Never deployed: nothing in the cloud to release. (A first
+        // deployment that failed may have left a stack: a task deletes it.)
         st.store.delete_environment(&env.id).await?;
         return Ok(Json(Value::Null));
     }
