@@ -95,11 +95,14 @@ fn delete_environment(api: &service::Api, heat: &HeatApi, env_id: &str) -> bool 
     gone
 }
 
-/// The webserver example's application, as the API takes it.
-fn webserver_app() -> Json {
+/// The webserver example uploaded and deployed in a new environment
+/// `name`: the environment's and the deployment's ids.
+fn deploy_example(api: &service::Api, name: &str) -> (String, String) {
+    let package = repo().join("examples/murano/webserver");
+    api.upload_dir("io.vetro.examples.WebServer", &package);
     let text = std::fs::read_to_string(repo().join("examples/murano/environment.json")).unwrap();
     let m: Json = serde_json::from_str(&text).unwrap();
-    m["Objects"]["applications"][0].clone()
+    api.deploy_app(name, m["Objects"]["applications"][0].clone())
 }
 
 #[test]
@@ -113,11 +116,7 @@ fn the_service_deploys_to_heat_and_deletes_the_stack_with_the_environment() {
     let log = dir.path().join("serve.log");
     let (serve, url) = serve_openstack(&e, &db, dir.path(), &log);
     let api = setup(&db, &url);
-    api.upload_dir(
-        "io.vetro.examples.WebServer",
-        &repo().join("examples/murano/webserver"),
-    );
-    let (env_id, dep) = api.deploy_app("openstack-e2e", webserver_app());
+    let (env_id, dep) = deploy_example(&api, "openstack-e2e");
     let stack = format!("murano-{env_id}");
     let heat = heat_api(&e);
     let servers = server_configs(&heat, &stack, Duration::from_secs(60), &mut || true);
@@ -190,12 +189,8 @@ fn a_killed_worker_s_deployment_is_taken_over_on_the_same_stack() {
     // The API alone; the workers are processes of their own.
     let (_serve, url) = service::serve(&db, "0", dir.path());
     let api = setup(&db, &url);
-    api.upload_dir(
-        "io.vetro.examples.WebServer",
-        &repo().join("examples/murano/webserver"),
-    );
     let first = openstack_worker(&e, &db, dir.path(), "w1");
-    let (env_id, dep) = api.deploy_app("takeover", webserver_app());
+    let (env_id, dep) = deploy_example(&api, "takeover");
     let stack = format!("murano-{env_id}");
     let heat = heat_api(&e);
     // The first worker's engine pushed the stack and waits for the agents.
