@@ -51,6 +51,10 @@ pub fn run(a: Args) -> ExitCode {
             }
         };
         if let Some(k) = &keystone {
+            if let Err(e) = super::serve_auth::check_trustee(k, &config.backend).await {
+                eprintln!("error: {e}");
+                return ExitCode::from(USAGE);
+            }
             // The trustee of every task's trust: it deletes each when its task ends.
             config.trustee = Some(k.validator.service_credentials().await);
         }

@@ -91,3 +91,29 @@ impl AuthArgs {
         Ok(Some(Arc::new(ks)))
     }
 }
+
+/// With `--backend openstack`, the workers act through each task's trust
+/// with the backend's credentials: they must be the trustee's, the service
+/// user Keystone checks tokens as. Both are authenticated once, now, so that
+/// a mismatch shows at start and not as every task's failure.
+pub async fn check_trustee(ks: &Keystone, backend: &vetro_deploy::Backend) -> Result<(), String> {
+    let vetro_deploy::Backend::OpenStack { cloud } = backend else {
+        return Ok(());
+    };
+    let service = ks.validator.check_service().await?;
+    let http = vetro_openstack::http_client(Duration::from_secs(30))?;
+    let mut session = vetro_openstack::keystone::Session::new(cloud.credentials.clone(), http);
+    let acting = session
+        .user_id()
+        .await
+        .map_err(|e| format!("--backend openstack: {e}"))?;
+    if acting != service {
+        return Err(format!(
+            "--auth keystone with --backend openstack: the backend's credentials ({}) are user {acting}, \
+             but every task's trust names the service user {service} (--keystone-cloud): \
+             give the backend the service user's credentials",
+            cloud.credentials.source
+        ));
+    }
+    Ok(())
+}

@@ -134,6 +134,12 @@ class Scenario(KeystoneScenario):
                 "--amqp-url", self.amqp, "--heat-environment", heat_env,
                 "--agent-timeout", "60", "--stack-timeout", "120"]
         env = dict(os.environ, OS_CLIENT_CONFIG_FILE=self.service_clouds, VETRO_LOG="info")
+        # The backend must act as the trusts' trustee: another user is refused at start.
+        other = [a if a != "vetro-service" or args[i - 1] != "--os-cloud" else "vetro-test"
+                 for i, a in enumerate(args)]
+        res = subprocess.run(other, env=env, capture_output=True, text=True, timeout=60)
+        self.check(res.returncode != 0 and "the service user" in res.stderr,
+                   "serve refuses a backend that is not the trusts' trustee", res.stderr[-500:])
         self.log = open(os.path.join(self.work, "serve.log"), "w")
         self.server = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, text=True,
                                        env=env)
@@ -157,6 +163,7 @@ class Scenario(KeystoneScenario):
         with open(self.service_clouds) as f:
             clouds = yaml.safe_load(f)
         clouds["clouds"]["vetro-service"]["network_endpoint_override"] = f"http://127.0.0.1:{port}"
+        clouds["clouds"]["vetro-test"] = {"auth": self.user_auth}  # not the trustee
         with open(self.service_clouds, "w") as f:
             yaml.safe_dump(clouds, f)
 
