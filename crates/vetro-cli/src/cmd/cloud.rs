@@ -3,7 +3,7 @@
 //! shared by `vetro run`, `vetro test` and the service's workers.
 
 use std::path::PathBuf;
-use vetro_dsl::cloud::CloudBackend;
+use vetro_dsl::cloud::{AgentResults, CloudBackend};
 
 /// The backends `--backend` names.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +29,12 @@ pub struct CloudArgs {
     /// `openstack` (Keystone, Heat and the instances' agents over RabbitMQ).
     #[arg(long, value_enum, default_value_t = BackendKind::Simulated)]
     pub backend: BackendKind,
+    /// simulated: what the instances' scripts would answer, a YAML or JSON
+    /// list of rules `{plan: NAME, script: NAME, result: VALUE}` (or `error:
+    /// TEXT`), the first matching a plan answering it; without one an agent
+    /// call answers the plan's `Result`, else null.
+    #[arg(long, value_name = "FILE")]
+    pub agent_results: Option<PathBuf>,
     /// openstack: the cloud of clouds.yaml to use (default: OS_CLOUD; without
     /// either, the OS_* variables).
     #[arg(long, value_name = "NAME")]
@@ -74,10 +80,23 @@ impl CloudArgs {
     /// The backend these options name, connected.
     pub fn backend(&self) -> Result<Box<dyn CloudBackend>, String> {
         match self.task_backend()? {
-            vetro_deploy::Backend::Simulated => {
-                Ok(Box::new(vetro_dsl::cloud::SimulatedCloud::new()))
-            }
+            vetro_deploy::Backend::Simulated => Ok(Box::new(self.simulator()?)),
             vetro_deploy::Backend::OpenStack { cloud } => Ok(Box::new(cloud.connect()?)),
+        }
+    }
+
+    /// A new simulator answering agent calls from `--agent-results`.
+    pub fn simulator(&self) -> Result<vetro_dsl::cloud::SimulatedCloud, String> {
+        let mut cloud = vetro_dsl::cloud::SimulatedCloud::new();
+        cloud.set_agent_results(self.agent_results()?);
+        Ok(cloud)
+    }
+
+    /// The rules of `--agent-results` (none without it).
+    pub fn agent_results(&self) -> Result<AgentResults, String> {
+        match &self.agent_results {
+            Some(path) => AgentResults::load(path).map_err(|e| format!("--agent-results {e}")),
+            None => Ok(AgentResults::default()),
         }
     }
 
@@ -87,6 +106,10 @@ impl CloudArgs {
     pub fn task_backend(&self) -> Result<vetro_deploy::Backend, String> {
         match self.backend {
             BackendKind::Simulated => Ok(vetro_deploy::Backend::Simulated),
+            BackendKind::Openstack if self.agent_results.is_some() => Err(
+                "--agent-results answers the simulator's agents: it needs --backend simulated"
+                    .into(),
+            ),
             BackendKind::Openstack => {
                 let env = |k: &str| std::env::var(k).ok();
                 let cwd = std::env::current_dir().unwrap_or_default();

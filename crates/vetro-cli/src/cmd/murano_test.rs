@@ -99,7 +99,14 @@ fn test_backends(
     cloud: &super::cloud::CloudArgs,
 ) -> Result<Box<dyn FnMut() -> Box<dyn CloudBackend>>, String> {
     match cloud.task_backend()? {
-        Backend::Simulated => Ok(Box::new(|| Box::new(SimulatedCloud::new()))),
+        Backend::Simulated => {
+            let results = cloud.agent_results()?;
+            Ok(Box::new(move || {
+                let mut sim = SimulatedCloud::new();
+                sim.set_agent_results(results.clone());
+                Box::new(sim)
+            }))
+        }
         Backend::OpenStack { cloud } => {
             let shared = Rc::new(RefCell::new(cloud.connect()?));
             Ok(Box::new(move || Box::new(shared.clone())))

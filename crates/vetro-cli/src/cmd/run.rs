@@ -144,19 +144,26 @@ fn deploy(args: Args) -> ExitCode {
             args.format,
         );
     }
-    let mut backend = match args.cloud.backend() {
-        Ok(b) => b,
-        Err(e) => return usage(&e, args.format),
-    };
-    let saved_cloud = match &args.cloud_state {
-        Some(path) => match load_cloud_state(path) {
-            Ok(cloud) => {
-                backend = Box::new(cloud.clone());
-                Some(cloud)
+    let simulated = args.cloud.backend == super::cloud::BackendKind::Simulated;
+    // The simulator is kept to save its state and name unused agent results.
+    let (backend, simulator): (Box<dyn vetro_dsl::cloud::CloudBackend>, _) = if simulated {
+        let cloud = match &args.cloud_state {
+            Some(path) => load_cloud_state(path),
+            None => Ok(Rc::new(RefCell::new(SimulatedCloud::new()))),
+        };
+        let results = cloud.and_then(|c| Ok((c, args.cloud.agent_results()?)));
+        match results {
+            Ok((cloud, results)) => {
+                cloud.borrow_mut().set_agent_results(results);
+                (Box::new(cloud.clone()), Some(cloud))
             }
             Err(e) => return usage(&e, args.format),
-        },
-        None => None,
+        }
+    } else {
+        match args.cloud.backend() {
+            Ok(b) => (b, None),
+            Err(e) => return usage(&e, args.format),
+        }
     };
     let model = match host::read_model(model_path) {
         Ok(m) => m,
@@ -201,7 +208,12 @@ fn deploy(args: Args) -> ExitCode {
             return ExitCode::from(crate::report::INVALID);
         }
     };
-    if let (Some(path), Some(cloud)) = (&args.cloud_state, &saved_cloud) {
+    if let Some(cloud) = &simulator {
+        for rule in cloud.borrow().unused_agent_results() {
+            eprintln!("vetro run: warning: --agent-results rule {rule} matched no agent call");
+        }
+    }
+    if let (Some(path), Some(cloud)) = (&args.cloud_state, &simulator) {
         let state = serde_json::to_string_pretty(&cloud.borrow().save()).unwrap_or_default();
         if let Err(e) = write_atomically(path, &(state + "\n")) {
             return usage(&format!("{}: {e}", path.display()), args.format);

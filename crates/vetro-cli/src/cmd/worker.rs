@@ -86,6 +86,10 @@ impl WorkerArgs {
         // Credentials are read once, now: a typo shows at startup, and engine
         // processes (no environment, no files but their packages) get them
         // with their task.
+        if self.cloud.agent_results.is_some() {
+            eprintln!("error: --agent-results is for `vetro run` and `vetro test`: the service's simulator does not take it");
+            return Err(ExitCode::from(USAGE));
+        }
         c.backend = self.cloud.task_backend().map_err(|e| {
             eprintln!("error: --backend {}: {e}", self.cloud.backend.name());
             ExitCode::from(USAGE)

@@ -9,6 +9,7 @@
 //! answer and the core library behaves as before.
 
 mod agent_plan;
+pub mod agent_results;
 pub mod catalog;
 mod interrupt;
 mod natives;
@@ -17,6 +18,7 @@ mod services;
 pub mod simulator;
 
 pub use agent_plan::build as build_agent_plan;
+pub use agent_results::AgentResults;
 pub use catalog::CloudCatalog;
 pub use interrupt::Interrupt;
 pub use simulator::SimulatedCloud;

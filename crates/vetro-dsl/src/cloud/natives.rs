@@ -458,27 +458,50 @@ fn agent(
     }
 }
 
+/// `text`, or its first 120 characters and an ellipsis.
+fn short(text: &str) -> String {
+    match text.char_indices().nth(120) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 /// The progress line of an agent call.
 fn agent_event(host: &str, plan: &Json, real: bool, r: &Result<Json, String>) -> String {
-    let scripts: Vec<String> = plan
-        .get("Scripts")
-        .and_then(Json::as_object)
-        .map(|m| m.keys().cloned().collect())
-        .unwrap_or_default();
+    // Format 2 plans name their scripts, format 1 plans their commands.
+    let (label, names): (&str, Vec<String>) = match plan.get("Scripts") {
+        Some(Json::Object(m)) => ("scripts", m.keys().cloned().collect()),
+        _ => (
+            "commands",
+            plan.get("Commands")
+                .and_then(Json::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|c| Some(c.get("Name")?.as_str()?.to_string()))
+                .collect(),
+        ),
+    };
     let title = plan
         .get("Name")
         .and_then(Json::as_str)
         .map(|n| format!(" {n:?}"))
         .unwrap_or_default();
-    let what = if scripts.is_empty() {
+    let what = if names.is_empty() {
         String::new()
     } else {
-        format!(" (scripts: {})", scripts.join(", "))
+        format!(" ({label}: {})", names.join(", "))
     };
     match (real, r) {
-        (false, _) => {
+        (false, Ok(Json::Null)) => {
             format!("agent on {host}: execution plan{title}{what} not executed (simulated)")
         }
+        (false, Ok(v)) => format!(
+            "agent on {host}: execution plan{title}{what} not executed (simulated), answered {}",
+            short(&v.to_string())
+        ),
+        (false, Err(e)) => format!(
+            "agent on {host}: execution plan{title}{what} not executed (simulated), failed: {e}"
+        ),
         (true, Ok(_)) => format!("agent on {host}: execution plan{title}{what} done"),
         (true, Err(e)) => format!("agent on {host}: execution plan{title}{what} failed: {e}"),
     }

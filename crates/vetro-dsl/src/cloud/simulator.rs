@@ -3,7 +3,9 @@
 //! simulated physical id and attributes (ports and servers get addresses from
 //! per-subnet pools, floating IPs from a public pool); outputs are resolved
 //! from those attributes. Agent calls execute nothing: the result is what the
-//! execution plan declares under `Result` (null otherwise).
+//! agent results given with [`SimulatedCloud::set_agent_results`] say the
+//! instance's scripts would answer, else what the execution plan declares
+//! under `Result` (null otherwise).
 //!
 //! Besides the stacks, the simulated project has a small fixed inventory that
 //! the network explorer sees: an external network `public` (172.24.4.0/24, the
@@ -17,6 +19,7 @@
 //! and `nova-2`, the tenant network `private` with its subnet, security
 //! group `default`, one volume and one snapshot, DNS zone `example.org.`.
 
+use super::agent_results::{AgentResults, Answer};
 use super::CloudBackend;
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
@@ -90,6 +93,8 @@ pub struct SimulatedCloud {
     pools: HashMap<String, Pool>,
     /// CIDRs handed out by the network explorer, by the key they were asked for.
     cidrs: Vec<(String, String)>,
+    /// What the agents answer (configuration, not state: never saved).
+    agent_results: AgentResults,
 }
 
 fn short_hash(s: &str) -> String {
@@ -268,6 +273,16 @@ fn resource_ref(v: &Json) -> Option<&str> {
 impl SimulatedCloud {
     pub fn new() -> SimulatedCloud {
         SimulatedCloud::default()
+    }
+
+    /// Answer agent calls from `results` (see [`AgentResults`]).
+    pub fn set_agent_results(&mut self, results: AgentResults) {
+        self.agent_results = results;
+    }
+
+    /// The agent result rules no call has matched yet.
+    pub fn unused_agent_results(&self) -> Vec<String> {
+        self.agent_results.unused()
     }
 
     /// Everything the simulator holds (stacks with their resources, address
@@ -743,7 +758,11 @@ impl CloudBackend for SimulatedCloud {
     }
 
     fn agent_call(&mut self, _call: &super::AgentCall<'_>, plan: &Json) -> Result<Json, String> {
-        Ok(plan.get("Result").cloned().unwrap_or(Json::Null))
+        match self.agent_results.answer(plan) {
+            Some(Answer::Result(v)) => Ok(v),
+            Some(Answer::Error(e)) => Err(e),
+            None => Ok(plan.get("Result").cloned().unwrap_or(Json::Null)),
+        }
     }
 
     fn stack_template(&self, name: &str) -> Option<Json> {
@@ -898,6 +917,31 @@ mod tests {
             "sub": {"type": "OS::Neutron::Subnet", "properties": {"cidr": "nope"}},
             "p": {"type": "OS::Neutron::Port", "properties": {"fixed_ips": [{"subnet": {"get_resource": "sub"}}]}}}});
         assert!(c.push_stack("s", &t, &json!({})).is_err());
+    }
+
+    #[test]
+    fn agent_results_answer_before_the_plan_s_own_result() {
+        let call = crate::cloud::AgentCall {
+            host: "vm",
+            queue: "q",
+            result_queue: "r",
+            timeout: None,
+        };
+        let mut c = SimulatedCloud::new();
+        let plan = json!({"Name": "A", "Result": 1});
+        assert_eq!(c.agent_call(&call, &plan), Ok(json!(1)));
+        assert_eq!(c.agent_call(&call, &json!({"Name": "B"})), Ok(Json::Null));
+        let rules = "- plan: A\n  result: 2\n- plan: B\n  error: broken\n";
+        c.set_agent_results(AgentResults::parse("r.yaml", rules).unwrap());
+        assert_eq!(c.agent_call(&call, &plan), Ok(json!(2)));
+        assert_eq!(
+            c.agent_call(&call, &json!({"Name": "B"})),
+            Err("broken".into())
+        );
+        assert!(c.unused_agent_results().is_empty());
+        // Configuration, not state: a restored simulator has no rules.
+        let mut r = SimulatedCloud::restore(&c.save()).unwrap();
+        assert_eq!(r.agent_call(&call, &plan), Ok(json!(1)));
     }
 
     #[test]
