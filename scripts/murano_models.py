@@ -8,7 +8,9 @@ application of the field's class for application fields, recursively), merge
 the answers of scripts/murano_models/answers.yaml for that package's FullName
 (what a person would choose where any valid value is not enough), build the
 model with `vetro murano model`, then deploy it with `vetro run` on the
-simulator. Prints one line per package and the counts.
+simulator, whose agents answer from scripts/murano_models/agent_results/
+FULLNAME.yaml where the package reads what its scripts print
+(`--agent-results`). Prints one line per package and the counts.
 
 usage: murano_models.py VETRO PACKAGES_ROOT [--min-deployed N] [--timeout S]
 """
@@ -179,6 +181,9 @@ def main():
                 f.write(out.stdout)
             if catalog_run:
                 cmd = [a.vetro, "run", pkg, "--packages", a.root, "--model", model]
+                results = os.path.join(here, "murano_models", "agent_results", name + ".yaml")
+                if os.path.exists(results) and "--agent-results" in run_help:
+                    cmd += ["--agent-results", results]
             else:
                 folders = closure(catalog, pkg)
                 for obj_type in set(re.findall(r'"type": "([^"]+)"', out.stdout)):
