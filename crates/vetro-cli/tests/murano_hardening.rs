@@ -399,3 +399,19 @@ fn cloud_state_that_is_not_vetro_state_is_refused_and_kept() {
     assert_eq!(state["format"], "vetro-simulated-cloud");
     assert_eq!(state["version"], 1);
 }
+
+#[test]
+fn a_class_file_naming_another_class_points_at_its_name() {
+    let text = "Namespaces:\n  =: demo.Main\nName: Main\nMethods:\n  deploy:\n    Body:\n      - Return: 1\n";
+    let dir = package(&[("demo.Main", "Main.yaml", text)]);
+    let out = vetro(&["check", "."], dir.path(), None);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    let all = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        all.contains(
+            "the manifest maps demo.Main to Classes/Main.yaml, which defines demo.Main.Main"
+        ),
+        "{all}"
+    );
+    assert!(all.contains("Main.yaml:3:1"), "{all}");
+}

@@ -216,7 +216,12 @@ fn is_inside(file: &str) -> bool {
 
 /// What a class file the manifest maps classes to must hold: a class, and
 /// the classes the manifest names.
-fn mapped_file_problems(manifest: &Manifest, under: &str, report: &FileReport) -> Vec<Diagnostic> {
+fn mapped_file_problems(
+    manifest: &Manifest,
+    under: &str,
+    report: &FileReport,
+    name_at: Option<vetro_diag::Span>,
+) -> Vec<Diagnostic> {
     let mapped: Vec<&String> = manifest
         .classes
         .iter()
@@ -239,14 +244,18 @@ fn mapped_file_problems(manifest: &Manifest, under: &str, report: &FileReport) -
         .into_iter()
         .filter(|name| !report.class_names.contains(name))
         .map(|name| {
-            Diagnostic::error(
+            let d = Diagnostic::error(
                 "class-name",
                 format!(
                     "the manifest maps {name} to {}, which defines {}",
                     report.file,
                     report.class_names.join(", ")
                 ),
-            )
+            );
+            match name_at {
+                Some(span) => d.with_span(span),
+                None => d,
+            }
         })
         .collect()
 }
@@ -382,11 +391,16 @@ impl Package {
                 .iter()
                 .find(|(_, file)| file.as_str() == under)
                 .map(|(n, _)| n.clone());
+            // Where the file names its class, for a name the manifest does not expect.
+            let name_at = loaded.as_ref().ok().and_then(|(_, docs)| {
+                docs.iter()
+                    .find_map(|d| d.as_map()?.entry("Name").map(|(k, _)| k.span))
+            });
             let (classes, report, problems) =
                 read_class_docs(loaded, &rel, default_name.as_deref(), false);
             if problems.is_empty() {
                 self.problems
-                    .extend(mapped_file_problems(manifest, &under, &report));
+                    .extend(mapped_file_problems(manifest, &under, &report, name_at));
             }
             self.add_classes(classes);
             self.files.push(report);
