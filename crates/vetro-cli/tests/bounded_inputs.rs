@@ -351,3 +351,62 @@ fn type_chain(n: usize) -> tempfile::TempDir {
     std::fs::write(dir.path().join("chain.yaml"), text).unwrap();
     dir
 }
+
+#[test]
+fn thousands_of_catalog_packages_are_indexed_in_bounded_time_and_memory() {
+    let shelf = tempfile::tempdir().unwrap();
+    // 3,000 packages, a Require chain through all of them, and a pair that
+    // require each other.
+    for i in 0..3000 {
+        let dir = shelf.path().join(format!("p{i}"));
+        std::fs::create_dir_all(dir.join("Classes")).unwrap();
+        std::fs::write(dir.join("Classes/c.yaml"), format!("Name: org.p{i}.C\n")).unwrap();
+        let req = if i > 0 {
+            format!("Require:\n  org.p{}:\n", i - 1)
+        } else {
+            String::new()
+        };
+        std::fs::write(
+            dir.join("manifest.yaml"),
+            format!("FullName: org.p{i}\n{req}Classes:\n  org.p{i}.C: c.yaml\n"),
+        )
+        .unwrap();
+    }
+    for (me, other) in [("a", "b"), ("b", "a")] {
+        let dir = shelf.path().join(format!("cycle-{me}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("manifest.yaml"),
+            format!("FullName: org.cycle.{me}\nRequire:\n  org.cycle.{other}:\n"),
+        )
+        .unwrap();
+    }
+    let app = tempfile::tempdir().unwrap();
+    package(app.path());
+    let main = "Name: demo.Main\nMethods:\n  deploy:\n    Body:\n      - Return: 1\n";
+    std::fs::write(app.path().join("Classes/Main.yaml"), main).unwrap();
+    let manifest = app.path().join("manifest.yaml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let shelf_arg = shelf.path().to_str().unwrap();
+    for (require, want) in [
+        ("org.p2999", None),
+        ("org.nothere", Some("org.nothere")),
+        ("org.cycle.a", Some("cycl")),
+    ] {
+        std::fs::write(&manifest, format!("{text}Require:\n  {require}:\n")).unwrap();
+        let out = vetro_within(400, &["check", ".", "--packages", shelf_arg], app.path());
+        assert!(
+            out.took < Duration::from_secs(30),
+            "{require}: {:?}",
+            out.took
+        );
+        match want {
+            None => assert_eq!(out.code, Some(0), "{require}: {}", out.text),
+            Some(word) => {
+                assert_eq!(out.code, Some(1), "{require}: {}", out.text);
+                assert!(out.text.contains(word), "{require}: {}", out.text);
+                assert!(!out.text.contains("panicked"), "{}", out.text);
+            }
+        }
+    }
+}

@@ -131,6 +131,23 @@ fn a_looping_validator_stops_at_a_limit() {
 }
 
 #[test]
+fn an_allocating_validator_stops_at_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    // Doubles a string forty times: a terabyte if nothing stopped it.
+    let ui = "Version: 2.2\nApplication:\n  ?: {type: io.test.App}\n  size: $.f.size\nForms:\n  - f:\n      fields:\n        - name: size\n          type: integer\n          initial: 3\n          validators:\n            - expr: len(range(40).aggregate($1 + $1, 'ab')) > 0\n              message: never\n";
+    let pkg = package(dir.path(), ui);
+    let started = Instant::now();
+    let (code, _, err) = model(&pkg, "{}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("f.size (validators[0]): the validator could not run")
+            && err.contains("memory"),
+        "{err}"
+    );
+}
+
+#[test]
 fn check_reports_a_broken_ui_definition_with_positions() {
     let dir = tempfile::tempdir().unwrap();
     let ui = "Version: 2.2\nApplication:\n  ?: {type: io.test.App}\n  size: $.f.sise\n  other: $.g.x\nForms:\n  - f:\n      fields:\n        - name: size\n          type: integr\n        - name: n\n          type: string\n          initial: !yaql '$.('\n";

@@ -26,7 +26,7 @@ enum Command {
     /// Static checks of packages: manifest, YAML, expressions, method bodies, classes.
     Check(CheckArgs),
     /// Run the packages' MuranoPL tests (io.murano.test.TestFixture subclasses).
-    Test(super::murano_test::TestArgs),
+    Test(Box<super::murano_test::TestArgs>),
     /// An application's object model from its forms (UI/ui.yaml) and answers.
     Model(super::murano_model::ModelArgs),
 }
@@ -48,7 +48,7 @@ pub struct CheckArgs {
 pub fn run(args: Args) -> ExitCode {
     match args.command {
         Command::Check(a) => run_check(a),
-        Command::Test(a) => super::murano_test::run(a),
+        Command::Test(a) => super::murano_test::run(*a),
         Command::Model(a) => super::murano_model::run(a),
     }
 }
