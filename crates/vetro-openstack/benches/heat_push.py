@@ -11,11 +11,16 @@ seconds only). For each push it prints:
   overhead wall - heat: the requests before Heat starts (find, create or
            update), the wait between COMPLETE and the engine's look that
            saw it, that look's answer, and the engine's own work
+  before   push started -> Heat's IN_PROGRESS: the engine's find and create or
+           update requests and Heat's API work on them (template checks, the
+           stack stored, a Keystone trust made), before Heat's own time starts
+  after    Heat's COMPLETE -> push returned: notice + that look's answer
   notice   COMPLETE recorded -> the look that saw it sent (polling's share)
   cpu      CPU time of the engine's process during the push (every thread)
   looks    GETs of the stack while Heat worked
 
-usage: heat_push.py [ROUNDS] [--heat-db URL]
+usage: heat_push.py [ROUNDS] [--heat-db URL] [--input FILE]
+(--input: the example's output saved earlier, instead of running it)
 The cloud: VETRO_TEST_CLOUDS_YAML (cloud `vetro-test`) or OS_CLOUD / OS_*.
 Heat's database: --heat-db, VETRO_BENCH_HEAT_DB, else the `[database]
 connection` of $VETRO_OS_DIR/heat/heat.conf (as .ci/setup.d/05-openstack.sh
@@ -72,16 +77,21 @@ def main():
     if not db:
         print("skipped: Heat's database is unknown (--heat-db or VETRO_BENCH_HEAT_DB)")
         return
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    run = subprocess.run(["cargo", "run", "-q", "--release", "-p", "vetro-openstack",
-                          "--example", "heat_push", "--", rounds],
-                         cwd=root, capture_output=True, text=True)
-    if run.returncode != 0:
-        print(run.stderr[-2000:])
-        sys.exit(run.returncode)
+    if "--input" in argv:
+        output = open(argv[argv.index("--input") + 1]).read()
+    else:
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        run = subprocess.run(["cargo", "run", "-q", "--release", "-p", "vetro-openstack",
+                              "--example", "heat_push", "--", rounds],
+                             cwd=root, capture_output=True, text=True)
+        if run.returncode != 0:
+            print(run.stderr[-2000:])
+            sys.exit(run.returncode)
+        output = run.stdout
     rows = []
-    print("%-8s %9s %9s %9s %9s %7s %6s" % ("push", "wall ms", "heat ms", "overhead", "notice", "cpu ms", "looks"))
-    for line in run.stdout.splitlines():
+    print("%-8s %9s %9s %9s %9s %9s %9s %7s %6s" % ("push", "wall ms", "heat ms", "overhead", "before",
+                                                  "after", "notice", "cpu ms", "looks"))
+    for line in output.splitlines():
         p = json.loads(line)
         begun, done = events(db, p["stack"], p["action"])
         if begun is None or done is None:
@@ -90,10 +100,13 @@ def main():
         r = {"wall": (p["end_us"] - p["start_us"]) / 1e3, "heat": (done - begun) / 1e3,
              "notice": (p["last_look_us"] - done) / 1e3, "cpu": p["cpu_us"] / 1e3, "looks": p["looks"]}
         r["overhead"] = r["wall"] - r["heat"]
+        r["before"] = (begun - p["start_us"]) / 1e3
+        r["after"] = (p["end_us"] - done) / 1e3
         rows.append(r)
-        print("%-8s %9.1f %9.1f %9.1f %9.1f %7.2f %6d" % (p["action"].lower(), r["wall"], r["heat"],
-                                                          r["overhead"], r["notice"], r["cpu"], r["looks"]))
-    for key in ("wall", "heat", "overhead", "notice", "cpu"):
+        print("%-8s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7.2f %6d" % (
+            p["action"].lower(), r["wall"], r["heat"], r["overhead"], r["before"], r["after"],
+            r["notice"], r["cpu"], r["looks"]))
+    for key in ("wall", "heat", "overhead", "before", "after", "notice", "cpu"):
         values = [r[key] for r in rows]
         if values:
             print("%-8s median %.1f ms, min %.1f, max %.1f (%d pushes)" % (

@@ -2,7 +2,10 @@
 //! agent` process over a real RabbitMQ, and the same script run directly, to
 //! tell the agent path's own time from the script's.
 //!
-//! usage: agent_round_trip VETRO_BINARY [ROUNDS]   (the broker: VETRO_TEST_AMQP_URL)
+//! usage: agent_round_trip [ROUNDS] [VETRO_BINARY]   (the broker: VETRO_TEST_AMQP_URL)
+//!
+//! With VETRO_BINARY, the agent is that binary's `vetro agent`; without, the
+//! same agent (crate `vetro-agent`) runs in a thread of this process.
 //!
 //! Each round trip is timed from the engine's publish to its reading of the
 //! result (queues declared and the result consumer running, as for every
@@ -18,6 +21,48 @@ use vetro_openstack::agents::AgentBus;
 
 const SCRIPT: &str = "#!/bin/sh\ntrue\n";
 
+enum Agent {
+    Process(std::process::Child),
+    Thread(
+        tokio::sync::oneshot::Sender<()>,
+        std::thread::JoinHandle<()>,
+    ),
+}
+
+impl Agent {
+    /// `vetro agent`'s code in a thread of this process.
+    fn thread(conf: &std::path::Path) -> Result<Agent, String> {
+        let text = std::fs::read_to_string(conf).map_err(|e| e.to_string())?;
+        let config =
+            vetro_agent::AgentConfig::parse(&text, "agent.conf").map_err(|e| format!("{e:?}"))?;
+        let agent = vetro_agent::Agent::new(config).map_err(|e| format!("{e:?}"))?;
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            let _ = rt.block_on(agent.serve(async {
+                let _ = stopped.await;
+            }));
+        });
+        Ok(Agent::Thread(stop, thread))
+    }
+
+    fn stop(self) {
+        match self {
+            Agent::Process(mut child) => {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            Agent::Thread(stop, thread) => {
+                let _ = stop.send(());
+                let _ = thread.join();
+            }
+        }
+    }
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -29,12 +74,10 @@ fn ms(d: Duration) -> String {
 
 fn main() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
-    let vetro = args
-        .next()
-        .ok_or("usage: agent_round_trip VETRO_BINARY [ROUNDS]")?;
     let rounds: usize = args
         .next()
-        .map_or(Ok(20), |a| a.parse().map_err(|e| format!("{e}")))?;
+        .map_or(Ok(20), |a| a.parse().map_err(|e| format!("ROUNDS: {e}")))?;
+    let vetro = args.next();
     let Ok(url) = std::env::var("VETRO_TEST_AMQP_URL") else {
         println!("skipped: VETRO_TEST_AMQP_URL is not set");
         return Ok(());
@@ -56,13 +99,18 @@ fn main() -> Result<(), String> {
         ),
     )
     .map_err(|e| e.to_string())?;
-    let mut agent = Command::new(&vetro)
-        .args(["agent", "--config-file"])
-        .arg(&conf)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("{vetro}: {e}"))?;
+    let agent = match &vetro {
+        Some(bin) => Agent::Process(
+            Command::new(bin)
+                .args(["agent", "--config-file"])
+                .arg(&conf)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|e| format!("{bin}: {e}"))?,
+        ),
+        None => Agent::thread(&conf)?,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -109,8 +157,7 @@ fn main() -> Result<(), String> {
             direct.push(own);
         }
     }
-    let _ = agent.kill();
-    let _ = agent.wait();
+    agent.stop();
     let (trip, own) = (median(trips.clone()), median(direct));
     trips.sort();
     println!(
