@@ -48,11 +48,7 @@ mod tests {
     #[test]
     fn a_cancelled_session_stops_a_wait_that_never_ends() {
         let flag = CancelFlag::new();
-        let limits = Limits {
-            cancel: Some(flag.clone()),
-            ..Limits::default()
-        };
-        let interrupt = Interrupt::of(&Watch::new(&limits, &Budget::start()));
+        let interrupt = Interrupt::on_cancel(&flag);
         let canceller = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(200));
             flag.cancel();

@@ -6,7 +6,7 @@ use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use vetro_dsl::cloud::{AgentCall, CloudBackend, Interrupt};
-use vetro_dsl::runtime::limits::{Budget, CancelFlag, Limits, Watch};
+use vetro_dsl::runtime::limits::CancelFlag;
 use vetro_openstack::{credentials, OpenStackCloud, Options};
 
 #[path = "support/heat_turn.rs"]
@@ -444,11 +444,7 @@ fn a_restarted_broker_loses_no_result() {
 /// then would; and when it fired.
 fn cancel_after(after: Duration) -> (Interrupt, std::thread::JoinHandle<Instant>) {
     let flag = CancelFlag::new();
-    let limits = Limits {
-        cancel: Some(flag.clone()),
-        ..Limits::default()
-    };
-    let interrupt = Interrupt::of(&Watch::new(&limits, &Budget::start()));
+    let interrupt = Interrupt::on_cancel(&flag);
     let canceller = std::thread::spawn(move || {
         std::thread::sleep(after);
         flag.cancel();

@@ -3,7 +3,7 @@
 //! stack, an agent's answer) looks at it while it waits, so that a cancelled
 //! deployment or a task's timeout does not wait for the cloud first.
 
-use crate::runtime::limits::Watch;
+use crate::runtime::limits::{Budget, CancelFlag, Limits, Watch};
 use crate::runtime::types::EngineExc;
 
 /// The session's limits as a waiting backend sees them. `Send + Sync`: a
@@ -15,6 +15,18 @@ impl Interrupt {
     /// The interrupt of the session whose limits `watch` are.
     pub fn of(watch: &Watch) -> Interrupt {
         Interrupt(Some(watch.clone()))
+    }
+
+    /// An interrupt that fires when `flag` is set, and for nothing else
+    /// (a backend driven without a session: tools, tests).
+    pub fn on_cancel(flag: &CancelFlag) -> Interrupt {
+        let limits = Limits {
+            cancel: Some(flag.clone()),
+            max_time: None,
+            max_memory: None,
+            ..Limits::default()
+        };
+        Interrupt(Some(Watch::new(&limits, &Budget::start())))
     }
 
     /// Why the session must stop now, if it must.
