@@ -202,6 +202,13 @@ class Scenario(KeystoneScenario):
                     out[name] = conf
         return out
 
+    def delete_leftover_stack(self):
+        """Deletes the stack a failed run left in Heat (by its id: Heat
+        deletes no stack by name alone)."""
+        status, s = self.heat("GET", f"/stacks/{self.stack}")
+        if status == 200 and s["stack"]["stack_status"] != "DELETE_COMPLETE":
+            self.heat("DELETE", f"/stacks/{self.stack}/{s['stack']['id']}")
+
     def stack_status(self):
         status, s = self.heat("GET", f"/stacks/{self.stack}")
         if status == 404:
@@ -440,8 +447,8 @@ def main():
         s.failed += 1
     finally:
         s.stop_agents()
-        if getattr(s, "stack", None) and s.stack_status() not in (None, "DELETE_COMPLETE"):
-            s.heat("DELETE", f"/stacks/{s.stack}")
+        if getattr(s, "stack", None):
+            s.delete_leftover_stack()
         s.stop_server()
         s.ks.clean_up()
         if s.failed == 0:
