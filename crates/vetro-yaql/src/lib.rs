@@ -365,6 +365,34 @@ impl Engine {
         })
     }
 
+    /// `expr` compiled for this engine: its call sites resolved once
+    /// against the engine's library (a tree parsed elsewhere, or by another
+    /// engine, as [`Expression::from_tree`] gives it). Evaluations by this
+    /// engine then skip the lookups by name; the result also lists the
+    /// calls the library does not define ([`Expression::undefined_functions`]).
+    pub fn compile(&self, expr: &Expression) -> Expression {
+        if expr
+            .compiled
+            .as_ref()
+            .is_some_and(|c| c.is_for(&self.library))
+        {
+            return expr.clone();
+        }
+        let compiled = eval::Compiled::new(expr.ast.clone(), self.library.clone(), &self.opts.yaql);
+        Expression {
+            source: expr.source.clone(),
+            ast: expr.ast.clone(),
+            compiled: Some(Arc::new(compiled)),
+        }
+    }
+
+    /// Whether `expr` holds a compiled form for this engine.
+    pub fn compiled_for(&self, expr: &Expression) -> bool {
+        expr.compiled
+            .as_ref()
+            .is_some_and(|c| c.is_for(&self.library))
+    }
+
     /// Check that `src` parses, with the errors of [`Engine::parse`], without
     /// building its tree (a text in the parse cache is known to parse). For
     /// hosts that validate a text now and evaluate it later, if at all.
@@ -415,7 +443,19 @@ impl Engine {
 
     /// Evaluate in a host context (its `$` and variables as set there).
     pub fn evaluate_in(&self, expr: &Expression, ctx: &Rc<Context>) -> Result<Value> {
-        let scope = self.enter();
+        self.evaluate_limited(expr, ctx, &self.opts.yaql.limits)
+    }
+
+    /// [`Engine::evaluate_in`] under `limits` instead of the engine's own
+    /// (a host whose scopes over one shared engine each have their limits).
+    pub fn evaluate_limited(
+        &self,
+        expr: &Expression,
+        ctx: &Rc<Context>,
+        limits: &Limits,
+    ) -> Result<Value> {
+        let quota = self.opts.yaql.memory_quota_bytes();
+        let scope = limits::enter(limits, quota, &self.regexes);
         let rt = self.runtime_in(expr, ctx, &scope);
         let ectx = ctx.child_with_runtime(rt.clone());
         self.evaluate_inner(expr, &ectx, &rt)
@@ -487,6 +527,8 @@ fn bind_data(ctx: &Context, data: Value, vars: &[(&str, Value)]) {
 pub struct Session {
     engine: Arc<Engine>,
     host: Rc<Context>,
+    /// The session's limits, in place of the engine's.
+    limits: Option<Limits>,
 }
 
 impl std::ops::Deref for Session {
@@ -499,7 +541,30 @@ impl std::ops::Deref for Session {
 impl Session {
     pub fn new(engine: Arc<Engine>) -> Session {
         let host = engine.context();
-        Session { engine, host }
+        Session {
+            engine,
+            host,
+            limits: None,
+        }
+    }
+
+    /// A session whose evaluations run under `limits` instead of the
+    /// engine's (each session over one shared engine with its own time,
+    /// memory and cancel hook).
+    pub fn with_limits(engine: Arc<Engine>, limits: Limits) -> Session {
+        let mut s = Session::new(engine);
+        s.limits = Some(limits);
+        s
+    }
+
+    /// Evaluate in `ctx` (a context of this session) under the session's
+    /// limits.
+    pub fn evaluate_in(&self, expr: &Expression, ctx: &Rc<Context>) -> Result<Value> {
+        let limits = self
+            .limits
+            .as_ref()
+            .unwrap_or(&self.engine.opts.yaql.limits);
+        self.engine.evaluate_limited(expr, ctx, limits)
     }
 
     /// The shared engine.
@@ -547,7 +612,7 @@ impl Session {
     ) -> Result<Value> {
         let ctx = self.context();
         bind_data(&ctx, data, vars);
-        self.engine.evaluate_in(expr, &ctx)
+        self.evaluate_in(expr, &ctx)
     }
 
     /// Parse and evaluate in one step.

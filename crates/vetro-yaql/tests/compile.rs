@@ -77,3 +77,52 @@ fn receiver_types_still_choose_the_overload() {
     // The error lists every overload, as without the compile stage.
     assert!(err.message.contains("candidates"), "{}", err.message);
 }
+
+#[test]
+fn a_tree_parsed_without_an_engine_is_compiled_for_one() {
+    let opts = vetro_yaql::ParserOptions::default();
+    let ast = vetro_yaql::parser::parse("double(3) + nosuch()", opts).unwrap();
+    let tree = vetro_yaql::Expression::from_tree("double(3) + nosuch()".into(), Arc::new(ast));
+    assert!(tree.undefined_functions().is_empty());
+    let engine = Engine::builder(EngineOptions::default())
+        .register_fn("double", Form::Function, |x: i64| x * 2)
+        .build();
+    assert!(!engine.compiled_for(&tree));
+    let compiled = engine.compile(&tree);
+    assert!(engine.compiled_for(&compiled));
+    let missing: Vec<_> = compiled
+        .undefined_functions()
+        .into_iter()
+        .map(|e| (e.kind, e.position))
+        .collect();
+    assert_eq!(missing, vec![(ErrorKind::NoFunction, Some(12))]);
+    // Compiling again keeps the form; another engine makes its own.
+    assert!(Arc::ptr_eq(
+        engine.compile(&compiled).compiled.as_ref().unwrap(),
+        compiled.compiled.as_ref().unwrap()
+    ));
+    assert!(!Engine::new(EngineOptions::default()).compiled_for(&compiled));
+    let ok = engine.compile(&engine.parse("double(4) + 1").unwrap());
+    assert_eq!(
+        engine.evaluate(&ok, Value::Null, &[]).unwrap(),
+        Value::Int(9)
+    );
+}
+
+#[test]
+fn sessions_over_one_engine_have_their_own_limits() {
+    use vetro_yaql::Limits;
+    let engine = Arc::new(Engine::new(EngineOptions::default()));
+    let e = engine.parse("range(100000).where($ < 0).len()").unwrap();
+    let tight = Session::with_limits(
+        engine.clone(),
+        Limits {
+            max_operations: Some(1_000),
+            ..Limits::default()
+        },
+    );
+    let err = tight.evaluate(&e, Value::Null, &[]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::OperationLimit);
+    let free = Session::new(engine.clone());
+    assert_eq!(free.evaluate(&e, Value::Null, &[]).unwrap(), Value::Int(0));
+}
