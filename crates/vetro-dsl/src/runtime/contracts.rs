@@ -7,7 +7,7 @@ use super::walk::Walk;
 use super::{FrameInfo, Rt, FRAME_VAR};
 use crate::syntax::data::Data;
 use std::rc::Rc;
-use vetro_yaql::{Args, Call, Form, FunctionDef, Value};
+use vetro_yaql::{Args, Call, Context, Form, FunctionDef, Value};
 
 const OWNER_VAR: &str = "#cowner";
 
@@ -213,9 +213,7 @@ fn owner_of(c: &Call) -> Option<Rc<Object>> {
 }
 
 /// Register the contract functions on the contract layer.
-pub fn register_contract_functions(rt: &Rc<Rt>) {
-    let layer = rt.program.contract_layer().clone();
-    let w = Rc::downgrade(rt);
+pub fn register_contract_functions(layer: &Context, w: &std::rc::Weak<Rt>) {
     let reg = |name: &str, sig: &str, f: Box<ContractFn>| {
         let w = w.clone();
         layer.register(FunctionDef::new(name, Form::Method, sig, move |c, a| {

@@ -406,9 +406,7 @@ impl Rt {
                 for (i, v) in operands.into_iter().enumerate() {
                     scope.set(&operand_var(i), v);
                 }
-                engine
-                    .evaluate_in(&g.general, &scope)
-                    .map_err(|e| self.unsmuggle(e))?
+                self.eval_expr(&g.general, &scope)?
             }
         };
         ctx.set(&g.var, grown);

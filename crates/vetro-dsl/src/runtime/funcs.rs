@@ -3,8 +3,9 @@
 //! [`Rt::define_function`] for an embedder's own functions.
 
 use super::call::CallKind;
+use super::engines::Reg;
 use super::types::*;
-use super::{str_arg, Rt};
+use super::{str_arg, ClassSource, Rt};
 use crate::syntax::MethodUsage;
 use std::collections::BTreeSet;
 use std::rc::{Rc, Weak};
@@ -13,9 +14,14 @@ use vetro_yaql::{Args, Call, Form, FunctionDef, Value};
 
 pub(super) type Body = dyn Fn(&Rt, &Call, Args) -> Result<Value, Exc>;
 
-/// A YAQL function whose body runs against the session (held weakly: the
-/// engines that hold the function belong to the session); an `Exc` the body
-/// returns crosses YAQL smuggled and comes out as the same exception.
+/// The body of an engine function, shared by every session of a class set
+/// (see `engines.rs`).
+pub(super) type SharedBody = dyn Fn(&Rt, &Call, Args) -> Result<Value, Exc> + Send + Sync;
+
+/// A YAQL function of one session, whose body runs against it (held
+/// weakly: the contexts that hold the function belong to the session); an
+/// `Exc` the body returns crosses YAQL smuggled and comes out as the same
+/// exception.
 pub(super) fn host_def(
     w: &Weak<Rt>,
     name: &str,
@@ -32,18 +38,6 @@ pub(super) fn host_def(
     })
 }
 
-struct Reg {
-    rt: Weak<Rt>,
-}
-
-impl Reg {
-    fn f(&self, name: &str, form: Form, sig: &str, body: Box<Body>) {
-        let rt = self.rt.upgrade().expect("runtime alive");
-        rt.program
-            .register_host(host_def(&self.rt, name, form, sig, body));
-    }
-}
-
 impl Rt {
     /// Register a YAQL function for this session (an embedder's or a test
     /// harness's own functions; a session hook is the place to call it).
@@ -56,10 +50,8 @@ impl Rt {
         sig: &str,
         body: impl Fn(&Rt, &Call, Args) -> Result<Value, Exc> + 'static,
     ) {
-        Reg {
-            rt: self.me.clone(),
-        }
-        .f(name, form, sig, Box::new(body));
+        self.program
+            .register_host(host_def(&self.me, name, form, sig, Box::new(body)));
     }
 }
 
@@ -134,21 +126,19 @@ fn call_extension(
     .map(Some)
 }
 
-pub fn register_all(rt: &Rc<Rt>) {
-    let r = Reg {
-        rt: Rc::downgrade(rt),
-    };
-    register_dispatchers(rt, &r);
-    register_object_functions(&r);
-    register_type_functions(&r);
+/// Register the engine functions of a class set.
+pub(super) fn register_all(r: &mut Reg, source: &ClassSource) {
+    register_dispatchers(r, source);
+    register_object_functions(r);
+    register_type_functions(r);
 }
 
 /// YAQL method dispatchers for every method name the classes define.
-fn register_dispatchers(rt: &Rc<Rt>, r: &Reg) {
+fn register_dispatchers(r: &mut Reg, source: &ClassSource) {
     // Method dispatchers for every method name a loaded class defines.
     let mut names = BTreeSet::new();
     let mut ext_names = BTreeSet::new();
-    for (def, _) in rt.program.source().defs.values() {
+    for (def, _) in source.defs.values() {
         for (n, m) in &def.methods {
             names.insert(n.clone());
             if m.usage == MethodUsage::Extension {
@@ -156,18 +146,18 @@ fn register_dispatchers(rt: &Rc<Rt>, r: &Reg) {
             }
         }
     }
-    for n in rt.program.source().natives.undeclared_methods() {
+    for n in source.natives.undeclared_methods() {
         names.insert(n.to_string());
     }
     for n in ["getValue", "setValue", "invoke", "ancestors"] {
         names.insert(n.to_string());
     }
-    for n in rt.program.source().natives.extension_names() {
+    for n in source.natives.extension_names() {
         ext_names.insert(n.to_string());
     }
-    let host = rt.program.yaql().host_context().clone();
+    let library = r.legacy_library();
     for name in &names {
-        let lazy_clash = host
+        let lazy_clash = library
             .candidates(name, true)
             .iter()
             .flatten()
@@ -200,29 +190,6 @@ fn register_dispatchers(rt: &Rc<Rt>, r: &Reg) {
                 }
             }),
         );
-        if !host.has_function(name) {
-            let n = name.clone();
-            r.f(
-                name,
-                Form::Function,
-                "*args:any, **kwargs:any",
-                Box::new(move |rt, c, a| {
-                    let Some((_, this)) = Rt::frame_of(c.ctx) else {
-                        return Err(Exc::engine(
-                            EngineExc::NoFunctionRegisteredException,
-                            format!("Unknown function \"{n}\""),
-                        ));
-                    };
-                    rt.call_method(
-                        &this,
-                        &n,
-                        a.rest_values(),
-                        kwargs_of(&a),
-                        CallKind::Expression,
-                    )
-                }),
-            );
-        }
     }
     for name in &ext_names {
         let n = name.clone();
@@ -255,7 +222,7 @@ fn register_dispatchers(rt: &Rc<Rt>, r: &Reg) {
 }
 
 /// `new()`, `id()`, `type()`, the `:` operator and the other object functions.
-fn register_object_functions(r: &Reg) {
+fn register_object_functions(r: &mut Reg) {
     r.f(
         "#operator_.",
         Form::Function,
@@ -366,7 +333,7 @@ fn register_object_functions(r: &Reg) {
 }
 
 /// `super()`, casts, reflection and the remaining engine functions.
-fn register_type_functions(r: &Reg) {
+fn register_type_functions(r: &mut Reg) {
     // Without an expression: the casts, as a list. With one: a lazy map of
     // the expression over them (as the reference's `map`), so `list()`
     // flattens it like any other iterator.

@@ -33,6 +33,7 @@
 pub mod call;
 pub mod contract_plan;
 pub mod contracts;
+pub mod engines;
 pub mod exec;
 pub mod frames;
 pub mod funcs;
@@ -74,6 +75,9 @@ pub struct ClassSource {
     pub defs: HashMap<String, (Arc<ClassDef>, Arc<PkgInfo>)>,
     pub natives: Arc<natives::Natives>,
     pub session_hooks: Vec<SessionHook>,
+    /// The YAQL engines of these classes, built for the first session and
+    /// shared by the next ones (rebuilt if the classes change).
+    pub engines: engines::EngineCache,
 }
 
 /// Run on every new session before it is used (to register functions).
@@ -165,10 +169,9 @@ impl Rt {
         limits: limits::Limits,
     ) -> Rc<Rt> {
         let limits = limits::SessionLimits::start(limits);
-        let program = program::Program::new(source, config, limits.watch());
         let rt = Rc::new_cyclic(|me| Rt {
             me: me.clone(),
-            program,
+            program: program::Program::new(source, config, limits.watch(), me),
             objects: objects::ObjectStore::default(),
             frames: frames::CallStack::default(),
             limits,
@@ -177,9 +180,6 @@ impl Rt {
             mocks: mocks::Mocks::default(),
             embedder: RefCell::new(None),
         });
-        funcs::register_all(&rt);
-        sysfuncs::register(&rt);
-        contracts::register_contract_functions(&rt);
         for hook in &rt.program.source().session_hooks {
             hook(&rt);
         }
@@ -230,9 +230,10 @@ impl Rt {
     // ----- expressions -----
 
     pub fn eval_expr(&self, e: &Expr, ctx: &Rc<Context>) -> Result<Value, Exc> {
-        self.program
-            .engine_of(ctx)
-            .evaluate_in(&e.parsed, ctx)
+        let session = self.program.engine_of(ctx);
+        let form = self.program.compiled(e, session);
+        session
+            .evaluate_in(&form, ctx)
             .map_err(|err| self.unsmuggle(err))
     }
     /// Evaluate template data: expressions inside lists and maps too.

@@ -1,24 +1,28 @@
 //! The program of a session: what it runs, set up once and not changed by
-//! running code. The YAQL engines (their functions registered when the
-//! session starts), the class source with its natives, the configuration,
-//! and caches derived from the code alone: classes built from their
-//! definitions on first use and native plans of contract expressions.
-//! (Static property values are the session's, in its object store: see
+//! running code. The YAQL engines (shared by every session of the class
+//! set, see `engines.rs`; the session only puts its handle and limits over
+//! them), the class source with its natives, the configuration, and caches
+//! derived from the code alone: classes built from their definitions on
+//! first use and native plans of contract expressions. (Static property
+//! values are the session's, in its object store: see
 //! [`ObjectStore::static_value`](super::objects::ObjectStore::static_value).)
 
 use super::contract_plan::{self, PlanCache, Step};
+use super::engines::{RtHandle, RT_VAR};
 use super::limits::Watch;
 use super::types::*;
-use super::{ClassSource, FrameInfo, FRAME_VAR};
+use super::{ClassSource, FrameInfo, Rt, FRAME_VAR};
 use crate::syntax::{ClassDef, Expr};
-use std::cell::RefCell;
+use std::borrow::Cow;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::sync::Arc;
-use vetro_yaql::{Context, Engine, EngineOptions, FunctionDef, Session, Value};
+use vetro_yaql::{Context, Engine, Expression, FunctionDef, Session, Value};
 
 /// What a session runs.
 pub struct Program {
+    me: Weak<Rt>,
     /// The YAQL engine of format 1.0/1.1 classes: the standard library with
     /// the legacy layer, dicts iterable (Murano's `ENGINE_10`).
     yaql: Session,
@@ -28,52 +32,52 @@ pub struct Program {
     source: ClassSource,
     /// Property values by class name for `Usage: Config` properties.
     config: serde_json::Value,
-    /// The context contract expressions are evaluated in.
-    contract_layer: Rc<Context>,
+    /// The context contract expressions are evaluated in (made when the
+    /// first one is).
+    contract_layer: OnceCell<Rc<Context>>,
     /// Native plans of contract expressions, by text (`None`: use YAQL).
     contract_plans: RefCell<PlanCache>,
     /// Classes built so far, by name.
     classes: RefCell<HashMap<String, Rc<Class>>>,
+    /// Expressions compiled for this session's engines when their kept
+    /// form is another engine's (definitions shared by class sets), by
+    /// tree and engine.
+    recompiled: RefCell<HashMap<(usize, usize), Expression>>,
     /// The session's limits, for the text of values in errors.
     watch: Watch,
 }
 
 impl Program {
-    /// The program over `source`; its YAQL evaluations stop when `watch`
-    /// says a limit passed.
-    pub fn new(source: ClassSource, config: serde_json::Value, watch: &Watch) -> Program {
-        let mut opts = EngineOptions {
-            legacy: false,
-            legacy_context: false,
-            allow_delegates: true,
-            delegates: true,
-            format: true,
-            colon: true,
-            is_operator: true,
-            ..Default::default()
-        };
-        opts.yaql.convert_sets_to_lists = true;
-        opts.yaql.convert_tuples_to_lists = true;
-        opts.yaql.convert_output_data = true;
-        opts.yaql.limit_iterators = 10000;
+    /// The program of session `me` over `source`; its YAQL evaluations stop
+    /// when `watch` says a limit passed.
+    pub fn new(
+        source: ClassSource,
+        config: serde_json::Value,
+        watch: &Watch,
+        me: &Weak<Rt>,
+    ) -> Program {
+        let engines = source.engines.get(&source);
+        let mut limits = vetro_yaql::Limits::default();
         let yaql_watch = watch.clone();
-        opts.yaql.limits.interrupt =
-            Some(vetro_yaql::Interrupt::new(move |_| yaql_watch.keep_going()));
-        watch.yaql_memory(&mut opts.yaql.limits);
-        let yaql_std = Session::new(Arc::new(Engine::new(opts.clone())));
-        opts.legacy_context = true;
-        opts.yaql.iterable_dicts = true;
-        let yaql = Session::new(Arc::new(Engine::new(opts)));
-        let contract_layer = yaql.context();
+        limits.interrupt = Some(vetro_yaql::Interrupt::new(move |_| yaql_watch.keep_going()));
+        watch.yaql_memory(&mut limits);
+        let session = |engine: &Arc<Engine>| {
+            let s = Session::with_limits(engine.clone(), limits.clone());
+            let handle = Value::Object(Rc::new(RtHandle(me.clone())));
+            s.host_context().set(RT_VAR, handle);
+            s
+        };
         Program {
-            yaql,
-            yaql_std,
+            me: me.clone(),
+            yaql: session(&engines.legacy),
+            yaql_std: session(&engines.std),
             source,
             config,
             watch: watch.clone(),
-            contract_layer,
+            contract_layer: OnceCell::new(),
             contract_plans: RefCell::new(HashMap::new()),
             classes: RefCell::new(HashMap::new()),
+            recompiled: RefCell::default(),
         }
     }
 
@@ -95,7 +99,11 @@ impl Program {
 
     /// The context contract expressions are evaluated in.
     pub fn contract_layer(&self) -> &Rc<Context> {
-        &self.contract_layer
+        self.contract_layer.get_or_init(|| {
+            let layer = self.yaql.context();
+            super::contracts::register_contract_functions(&layer, &self.me);
+            layer
+        })
     }
 
     // ----- classes -----
@@ -282,7 +290,26 @@ impl Program {
         }
     }
 
-    /// Register a host function in both engines.
+    /// `e` compiled for `engine`: its kept form, or (when another engine's
+    /// form is kept) one compiled for this session.
+    pub fn compiled<'a>(&self, e: &'a Expr, engine: &Engine) -> Cow<'a, Expression> {
+        if let Some(form) = e.compiled.for_engine(engine, &e.parsed) {
+            return Cow::Borrowed(form);
+        }
+        let key = (
+            Arc::as_ptr(&e.parsed.ast) as usize,
+            engine as *const Engine as usize,
+        );
+        let mut forms = self.recompiled.borrow_mut();
+        Cow::Owned(
+            forms
+                .entry(key)
+                .or_insert_with(|| engine.compile(&e.parsed))
+                .clone(),
+        )
+    }
+
+    /// Register a session function in both engines' session layers.
     pub fn register_host(&self, def: FunctionDef) {
         self.yaql_std.register(def.clone());
         self.yaql.register(def);

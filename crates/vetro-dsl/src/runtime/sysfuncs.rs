@@ -3,18 +3,13 @@
 
 use super::limits::SessionLimits;
 use super::model::container_id;
+use super::str_arg;
 use super::types::Exc;
-use super::{str_arg, Rt};
 use std::collections::HashMap;
-use std::rc::{Rc, Weak};
 use vetro_yaql::value::Dict;
 use vetro_yaql::{Form, Value};
 
-use super::funcs::{host_def, Body};
-
-fn reg(w: &Weak<Rt>, rt: &Rt, name: &str, form: Form, sig: &str, body: Box<Body>) {
-    rt.program.register_host(host_def(w, name, form, sig, body));
-}
+use super::engines::Reg;
 
 /// Green threads one `pselect` runs at once (the pool size of Murano's `pselect`).
 const PSELECT_POOL: usize = 1000;
@@ -243,25 +238,20 @@ fn field(d: &Value, k: &str) -> Value {
     }
 }
 
-pub fn register(rt: &Rc<Rt>) {
-    let w = Rc::downgrade(rt);
-    register_data_functions(&w, rt);
-    register_flow_functions(&w, rt);
+pub(super) fn register(r: &mut Reg) {
+    register_data_functions(r);
+    register_flow_functions(r);
 }
 
 /// Encoding, templates and data helpers.
-fn register_data_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
-    reg(
-        w,
-        rt,
+fn register_data_functions(r: &mut Reg) {
+    r.f(
         "base64encode",
         Form::Both,
         "value:String",
         Box::new(|_, _, a| Ok(Value::str(&base64_encode(str_arg(&a, 0)?.as_bytes())))),
     );
-    reg(
-        w,
-        rt,
+    r.f(
         "base64decode",
         Form::Both,
         "value:String",
@@ -271,9 +261,7 @@ fn register_data_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
             Ok(Value::str(&String::from_utf8_lossy(&bytes)))
         }),
     );
-    reg(
-        w,
-        rt,
+    r.f(
         "bind",
         Form::Both,
         "obj:any, mappings:Mapping",
@@ -287,10 +275,8 @@ fn register_data_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
 }
 
 /// The remaining system functions.
-fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
-    reg(
-        w,
-        rt,
+fn register_flow_functions(r: &mut Reg) {
+    r.f(
         "patch",
         Form::Both,
         "obj:any, patch:any",
@@ -327,9 +313,7 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
             Ok(doc)
         }),
     );
-    reg(
-        w,
-        rt,
+    r.f(
         "pselect",
         Form::Both,
         "collection:any, expr:Lambda",
@@ -358,9 +342,7 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
             Ok(Value::list(out?))
         }),
     );
-    reg(
-        w,
-        rt,
+    r.f(
         "substr",
         Form::Both,
         "str:String, start:int, length:int=-1",
@@ -377,9 +359,7 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
             Ok(Value::str(&chars[start..end].iter().collect::<String>()))
         }),
     );
-    reg(
-        w,
-        rt,
+    r.f(
         "firstOrDefault",
         Form::Both,
         "collection:any, default:any=null",
@@ -393,6 +373,7 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
     );
     // Legacy (1.0/1.1) function forms of string methods, f(x, ...) = x.f(...),
     // in the legacy engine only (as the reference registers them).
+    let library = r.legacy_library();
     for name in [
         "toLower",
         "toUpper",
@@ -405,16 +386,9 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
         "replace",
         "flatten",
     ] {
-        if rt
-            .program
-            .yaql()
-            .host_context()
-            .candidates(name, false)
-            .is_empty()
-        {
+        if library.candidates(name, false).is_empty() {
             let n = name.to_string();
-            rt.program.yaql().register(host_def(
-                w,
+            r.legacy_only(
                 name,
                 Form::Function,
                 "*args:any",
@@ -422,7 +396,7 @@ fn register_flow_functions(w: &Weak<Rt>, rt: &Rc<Rt>) {
                     vetro_yaql::eval::call_values(c.ctx, &n, a.rest_values(), true)
                         .map_err(|e| rt.unsmuggle(e))
                 }),
-            ));
+            );
         }
     }
 }

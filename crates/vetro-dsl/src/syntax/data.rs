@@ -20,13 +20,43 @@ pub enum PathSeg {
 
 pub type DocPath = Vec<PathSeg>;
 
-/// A YAQL expression found in a class file, with its source position and
-/// its syntax tree (`parsed.source` is `text`).
+/// A YAQL expression found in a class file, with its source position, its
+/// syntax tree (`parsed.source` is `text`) and its compiled form for the
+/// engine that runs it (made on its first evaluation, then kept).
 #[derive(Clone, Debug)]
 pub struct Expr {
     pub text: Arc<str>,
     pub span: Span,
     pub parsed: vetro_yaql::Expression,
+    pub compiled: Compiled,
+}
+
+/// The compiled form of an expression for the first engine that ran it
+/// (shared by the expression's clones).
+#[derive(Clone, Default)]
+pub struct Compiled(Arc<OnceLock<vetro_yaql::Expression>>);
+
+impl Compiled {
+    /// The form compiled for `engine`: the one kept, or made now and kept
+    /// if none is; `None` when another engine's form is kept.
+    pub fn for_engine(
+        &self,
+        engine: &vetro_yaql::Engine,
+        parsed: &vetro_yaql::Expression,
+    ) -> Option<&vetro_yaql::Expression> {
+        let form = self.0.get_or_init(|| engine.compile(parsed));
+        engine.compiled_for(form).then_some(form)
+    }
+}
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "Compiled"
+        } else {
+            "NotCompiled"
+        })
+    }
 }
 
 /// How MuranoPL parses YAQL (both of its engines share this parser): named
@@ -58,6 +88,7 @@ impl Expr {
             text: parsed.source.clone(),
             span,
             parsed,
+            compiled: Compiled::default(),
         }
     }
 }

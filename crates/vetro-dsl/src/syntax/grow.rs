@@ -29,7 +29,7 @@ pub struct Growth {
     /// The whole operation with each operand replaced by the variable
     /// `#operand<i>`: what runs when the values are not a list or dict the
     /// executor extends itself (an object's `append` method, a string...).
-    pub general: vetro_yaql::Expression,
+    pub general: Expr,
 }
 
 /// Name of the variable that holds operand `i` for [`Growth::general`] (no
@@ -69,6 +69,7 @@ pub fn growth(target: &Expr, value: &Expr) -> Option<Growth> {
             text: value.text.clone(),
             span: value.span,
             parsed: vetro_yaql::Expression::from_tree(value.parsed.source.clone(), node.clone()),
+            compiled: Default::default(),
         });
         let hole = Ast::new(ExprKind::Var(operand_var(i).into()), node.span);
         replaced.push(Arg::Pos(Arc::new(hole)));
@@ -92,10 +93,15 @@ pub fn growth(target: &Expr, value: &Expr) -> Option<Growth> {
         var,
         kind,
         operands,
-        general: vetro_yaql::Expression::from_tree(
-            value.parsed.source.clone(),
-            Arc::new(Ast::new(general_kind, ast.span)),
-        ),
+        general: Expr {
+            text: value.text.clone(),
+            span: value.span,
+            parsed: vetro_yaql::Expression::from_tree(
+                value.parsed.source.clone(),
+                Arc::new(Ast::new(general_kind, ast.span)),
+            ),
+            compiled: Default::default(),
+        },
     })
 }
 
@@ -126,7 +132,9 @@ mod tests {
         );
         let g = grows("$l", "$l.append($x, 2)").expect("an append");
         assert_eq!((g.kind, g.operands.len()), (GrowKind::Append, 2));
-        assert!(matches!(&g.general.ast.kind, ExprKind::Method { args, .. } if args.len() == 2));
+        assert!(
+            matches!(&g.general.parsed.ast.kind, ExprKind::Method { args, .. } if args.len() == 2)
+        );
     }
 
     #[test]
