@@ -6,7 +6,8 @@
 //! each session only puts its handle and its limits over them.
 
 use super::funcs::SharedBody;
-use super::{ClassSource, Rt};
+use super::natives::Natives;
+use super::{ClassDefs, ClassSource, Rt};
 use std::rc::{Rc, Weak};
 use std::sync::{Arc, Mutex};
 use vetro_yaql::func::Signature;
@@ -106,35 +107,34 @@ impl Engines {
 /// The engines of a class source, built on its first session and kept
 /// while its classes and natives stay the same ones.
 #[derive(Clone, Default)]
-pub struct EngineCache(Arc<Mutex<Option<(u64, Arc<Engines>)>>>);
+pub struct EngineCache(Arc<Mutex<Option<Cached>>>);
+
+/// Engines with the classes and natives they were built for (held, so
+/// that their addresses name them while they are cached).
+struct Cached {
+    defs: Arc<ClassDefs>,
+    natives: Arc<Natives>,
+    engines: Arc<Engines>,
+}
 
 impl EngineCache {
     /// The engines for `source` (built now if its classes or natives are
     /// not those the cached engines were built for).
     pub fn get(&self, source: &ClassSource) -> Arc<Engines> {
-        let mark = fingerprint(source);
         let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((m, engines)) = slot.as_ref() {
-            if *m == mark {
-                return engines.clone();
+        if let Some(c) = slot.as_ref() {
+            if Arc::ptr_eq(&c.defs, &source.defs) && Arc::ptr_eq(&c.natives, &source.natives) {
+                return c.engines.clone();
             }
         }
         let engines = Arc::new(Engines::build(source));
-        *slot = Some((mark, engines.clone()));
+        *slot = Some(Cached {
+            defs: source.defs.clone(),
+            natives: source.natives.clone(),
+            engines: engines.clone(),
+        });
         engines
     }
-}
-
-/// Which class definitions and natives a source holds (the engine
-/// functions are derived from them): their addresses, mixed.
-fn fingerprint(source: &ClassSource) -> u64 {
-    let mut mark =
-        (source.defs.len() as u64) ^ (Arc::as_ptr(&source.natives) as u64).rotate_left(17);
-    for (def, _) in source.defs.values() {
-        // Order-independent: the map's order is not fixed.
-        mark = mark.wrapping_add((Arc::as_ptr(def) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    }
-    mark
 }
 
 /// The variable of a session's root contexts that holds its handle.
@@ -162,5 +162,59 @@ pub fn rt_of(ctx: &Context) -> vetro_yaql::Result<Rc<Rt>> {
             .and_then(|h| h.0.upgrade())
             .ok_or_else(gone),
         _ => Err(gone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::data::parse_yaql;
+
+    fn core_source() -> ClassSource {
+        let mut sources = vetro_diag::SourceMap::new();
+        let mut source = ClassSource::default();
+        source.add_package(&crate::core::core_package(&mut sources));
+        source
+    }
+
+    #[test]
+    fn sessions_of_one_class_set_share_its_engines() {
+        let source = core_source();
+        let a = Rt::new(source.clone(), serde_json::Value::Null);
+        let b = Rt::new(source.clone(), serde_json::Value::Null);
+        let (ea, eb) = (a.program.yaql().engine(), b.program.yaql().engine());
+        assert!(Arc::ptr_eq(ea, eb));
+        // Another class set gets engines of its own.
+        let mut other = source.clone();
+        let mut sources = vetro_diag::SourceMap::new();
+        other.add_package(&crate::core::core_package(&mut sources));
+        let c = Rt::new(other, serde_json::Value::Null);
+        assert!(!Arc::ptr_eq(ea, c.program.yaql().engine()));
+    }
+
+    #[test]
+    fn an_engine_function_runs_for_the_session_evaluating() {
+        let source = core_source();
+        let (a, b) = (
+            Rt::new(source.clone(), serde_json::Value::Null),
+            Rt::new(source, serde_json::Value::Null),
+        );
+        let e = crate::syntax::Expr {
+            text: "randomName()".into(),
+            span: Default::default(),
+            parsed: parse_yaql("randomName()").unwrap(),
+            compiled: Default::default(),
+        };
+        for rt in [&a, &b] {
+            let ctx = rt.program.yaql().context();
+            let v = rt.eval_expr(&e, &ctx).unwrap();
+            assert!(matches!(v, Value::Str(ref s) if s.len() == 12), "{v:?}");
+        }
+        // Compiled once, for the engine both sessions share.
+        assert!(a.program.yaql().compiled_for(e.compiled.for_engine(a.program.yaql(), &e.parsed).unwrap()));
+        // A context of no session cannot run it.
+        let bare = a.program.yaql().engine().context();
+        let err = a.program.yaql().engine().evaluate_in(&e.parsed, &bare).unwrap_err();
+        assert_eq!(err.message, "engine gone");
     }
 }

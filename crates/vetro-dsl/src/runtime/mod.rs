@@ -72,13 +72,18 @@ pub use loading::LoadScope;
 /// are shared between threads while each session stays on its own thread.
 #[derive(Default, Clone)]
 pub struct ClassSource {
-    pub defs: HashMap<String, (Arc<ClassDef>, Arc<PkgInfo>)>,
+    /// Class definitions by name with their packages (shared by the
+    /// source's clones until one adds a package).
+    pub defs: Arc<ClassDefs>,
     pub natives: Arc<natives::Natives>,
     pub session_hooks: Vec<SessionHook>,
     /// The YAQL engines of these classes, built for the first session and
     /// shared by the next ones (rebuilt if the classes change).
     pub engines: engines::EngineCache,
 }
+
+/// Class definitions by name, each with its package.
+pub type ClassDefs = HashMap<String, (Arc<ClassDef>, Arc<PkgInfo>)>;
 
 /// Run on every new session before it is used (to register functions).
 pub type SessionHook = Arc<dyn Fn(&Rc<Rt>) + Send + Sync>;
@@ -90,9 +95,9 @@ impl ClassSource {
             version: pkg.version.clone(),
             format: pkg.format.clone(),
         });
+        let defs = Arc::make_mut(&mut self.defs);
         for (name, def) in &pkg.classes {
-            self.defs
-                .entry(name.clone())
+            defs.entry(name.clone())
                 .or_insert_with(|| (def.clone(), info.clone()));
         }
     }
