@@ -85,6 +85,7 @@ fn shared_def(name: &str, form: Form, sig: &str, body: Arc<SharedBody>) -> Share
             let rt = rt_of(c.ctx)?;
             body(&rt, c, a).map_err(|e| rt.smuggle(e))
         }),
+        direct: None,
     }
 }
 
@@ -211,10 +212,18 @@ mod tests {
             assert!(matches!(v, Value::Str(ref s) if s.len() == 12), "{v:?}");
         }
         // Compiled once, for the engine both sessions share.
-        assert!(a.program.yaql().compiled_for(e.compiled.for_engine(a.program.yaql(), &e.parsed).unwrap()));
+        assert!(a
+            .program
+            .yaql()
+            .compiled_for(e.compiled.for_engine(a.program.yaql(), &e.parsed).unwrap()));
         // A context of no session cannot run it.
         let bare = a.program.yaql().engine().context();
-        let err = a.program.yaql().engine().evaluate_in(&e.parsed, &bare).unwrap_err();
+        let err = a
+            .program
+            .yaql()
+            .engine()
+            .evaluate_in(&e.parsed, &bare)
+            .unwrap_err();
         assert_eq!(err.message, "engine gone");
     }
 }
