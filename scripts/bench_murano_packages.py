@@ -23,7 +23,6 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import murano_models as mm  # noqa: E402
-import yaml  # noqa: E402
 
 
 def timed(cmd):
@@ -45,11 +44,7 @@ def main():
     ap.add_argument("root")
     ap.add_argument("--rounds", type=int, default=5)
     a = ap.parse_args()
-    here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "murano_models", "answers.yaml")) as f:
-        overrides = yaml.safe_load(f) or {}
-    apps = os.path.join(a.root, "murano-apps")
-    catalog = mm.manifests(a.root)
+    here, overrides, apps, catalog = mm.setup(a.root)
     packages = sorted(set(os.path.dirname(os.path.dirname(os.path.join(d, f)))
                           for d, _, fs in os.walk(apps) for f in fs if f == "ui.yaml"))
     worst_model = (0.0, "")

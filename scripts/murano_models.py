@@ -134,6 +134,14 @@ def closure(catalog, pkg_folder):
     return seen
 
 
+def setup(root):
+    """This folder, the answers of answers.yaml, murano-apps and the catalog."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "murano_models", "answers.yaml")) as f:
+        overrides = yaml.safe_load(f) or {}
+    return here, overrides, os.path.join(root, "murano-apps"), manifests(root)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("vetro")
@@ -141,11 +149,7 @@ def main():
     ap.add_argument("--min-deployed", type=int, default=0)
     ap.add_argument("--timeout", type=int, default=120)
     a = ap.parse_args()
-    here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "murano_models", "answers.yaml")) as f:
-        overrides = yaml.safe_load(f) or {}
-    apps = os.path.join(a.root, "murano-apps")
-    catalog = manifests(a.root)
+    here, overrides, apps, catalog = setup(a.root)
     run_help = subprocess.run([a.vetro, "run", "--help"], capture_output=True, text=True).stdout
     catalog_run = "--packages" in run_help
     modeled = deployed = 0
