@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every murano-apps package with a UI/ui.yaml: its forms answered, its object
 # model built with `vetro murano model`, deployed with `vetro run` on the
-# simulator; fails when fewer than 20 deploy (VETRO_MURANO_MIN_DEPLOYED). Needs
+# simulator; fails when fewer than 26 deploy (VETRO_MURANO_MIN_DEPLOYED). Needs
 # ../shared/murano-packages (or VETRO_MURANO_PACKAGES).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,5 +12,5 @@ if [ ! -d "$root/murano-apps" ]; then
 fi
 start=$(date +%s)
 cargo build --release -q -p vetro-cli
-timeout 900 python3 scripts/murano_models.py target/release/vetro "$root" --min-deployed "${VETRO_MURANO_MIN_DEPLOYED:-20}" --timeout 60
+timeout 900 python3 scripts/murano_models.py target/release/vetro "$root" --min-deployed "${VETRO_MURANO_MIN_DEPLOYED:-26}" --timeout 60
 echo "murano-models: $(( $(date +%s) - start ))s"
