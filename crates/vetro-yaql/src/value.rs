@@ -556,6 +556,13 @@ fn value_hasher() -> ahash::AHasher {
     STATE.get_or_init(ahash::RandomState::new).build_hasher()
 }
 
+/// The hash of a string value, from its text.
+pub(crate) fn str_hash(s: &str) -> u64 {
+    let mut h = value_hasher();
+    s.hash(&mut h);
+    h.finish()
+}
+
 fn hash_i64(i: i64) -> u64 {
     // Python-like: equal numbers hash equal across int/float/bool.
     let mut h = value_hasher();
@@ -612,11 +619,7 @@ fn hash_item(v: &Value, memo: &mut HashMemo) -> u64 {
                 h.finish()
             }
         }
-        Str(s) => {
-            let mut h = value_hasher();
-            s.hash(&mut h);
-            h.finish()
-        }
+        Str(s) => str_hash(s),
         List(l) => {
             let mut h = value_hasher();
             h.write_usize(l.len());

@@ -218,8 +218,9 @@ fn operators_and_membership(r: &Reg) {
     );
     r.add_def(
         yaql_fn!(Function "#operator_.", |_c| (dict: &Rc<Dict>, key: Keyword) {
-            let k = Value::str(key.0);
-            dict.get(&k).cloned().ok_or_else(|| key_error(&k))
+            dict.get_str(key.0)
+                .cloned()
+                .ok_or_else(|| key_error(&Value::str(key.0)))
         }),
     );
     set_cmp(r, "#operator_<", |a, b| a.len() < b.len() && subset(a, b));

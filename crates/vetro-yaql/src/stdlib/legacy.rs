@@ -84,7 +84,7 @@ fn indexing_and_literals(r: &Reg) {
     }
     r.add_def(
         yaql_fn!(Function "#operator_.", |_c| (dict: &Rc<Dict>, key: Keyword) {
-            Ok(dict.get(&Value::str(key.0)).cloned().unwrap_or(Value::Null))
+            Ok(dict.get_str(key.0).cloned().unwrap_or(Value::Null))
         }),
     );
     r.add_def(

@@ -77,6 +77,18 @@ impl Dict {
         }
     }
 
+    /// The value of the string key `k`, found without making a value of it.
+    pub fn get_str(&self, k: &str) -> Option<&Value> {
+        let is_k = |x: &Value| matches!(x, Value::Str(s) if **s == *k);
+        let i = match &self.index {
+            None => self.entries.iter().position(|(x, _)| is_k(x)),
+            Some(t) => t
+                .find(super::str_hash(k), |&i| is_k(&self.entries[i as usize].0))
+                .map(|&i| i as usize),
+        };
+        i.map(|i| &self.entries[i].1)
+    }
+
     pub fn get(&self, k: &Value) -> Option<&Value> {
         self.get_index_of(k).map(|i| &self.entries[i].1)
     }
@@ -350,6 +362,17 @@ mod tests {
             for i in 2..n {
                 assert_eq!(d.get_index_of(&s(&format!("k{i}"))), Some(i - 1));
             }
+        }
+    }
+
+    #[test]
+    fn string_keys_are_found_by_text() {
+        for n in [3usize, 30] {
+            let d: Dict = (0..n)
+                .map(|i| (s(&format!("k{i}")), Value::Int(i as i64)))
+                .collect();
+            assert_eq!(d.get_str("k2"), Some(&Value::Int(2)));
+            assert_eq!(d.get_str("k"), None);
         }
     }
 
