@@ -45,6 +45,26 @@ fn yaml_data_files_are_plain_too() {
 }
 
 #[test]
+fn data_files_with_a_byte_order_mark_are_read_and_binary_ones_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "bom.json", b"\xEF\xBB\xBF{\"a\": 1}");
+    vetro()
+        .args(["yaql", "--data", &file, "$.a"])
+        .assert()
+        .success()
+        .stdout("1\n");
+    let file = write(dir.path(), "nul.json", b"{\"a\": 1}\0");
+    let out = vetro()
+        .args(["yaql", "--data", &file, "$.a"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("binary file"), "{err}");
+}
+
+#[test]
 fn integers_beyond_64_bits_stay_exact() {
     let dir = tempfile::tempdir().unwrap();
     let file = write(

@@ -163,11 +163,14 @@ fn load_data(path: &str) -> Result<Value, DataProblem> {
     let bytes = vetro_yaml::read_bytes(std::path::Path::new(path), vetro_yaml::DEFAULT_MAX_INPUT)
         .map_err(|d| DataProblem::Io(d.message))?;
     let name = if path == "-" { "<stdin>" } else { path };
-    let text = vetro_yaml::decode_strict(&bytes)
-        .map_err(|e| DataProblem::Invalid(format!("{name}: {e}")))?;
-    // The text is all the loader needs: the file's bytes are not held
-    // beside the values it makes.
-    drop(bytes);
+    // UTF-8 text without a byte-order mark or NUL is the bytes themselves
+    // (not copied); anything else is decoded or refused by the decoder.
+    let text = match String::from_utf8(bytes) {
+        Ok(t) if !t.starts_with('\u{feff}') && !t.contains('\0') => Ok(t),
+        Ok(t) => vetro_yaml::decode_strict(t.as_bytes()),
+        Err(e) => vetro_yaml::decode_strict(e.as_bytes()),
+    }
+    .map_err(|e| DataProblem::Invalid(format!("{name}: {e}")))?;
     data::load_str(name, &text).map_err(|e| DataProblem::Invalid(e.message))
 }
 
