@@ -768,9 +768,6 @@ fn release_nested(v: &mut Value) {
 /// `v` itself is held by nothing else; so `v` drops without recursing. Dict keys and set members stay (they cannot
 /// change in place).
 fn detach_nested(v: &mut Value, out: &mut Vec<Value>) {
-    thread_local! {
-        static EMPTY_LIST: Rc<Vec<Value>> = Rc::new(Vec::new());
-    }
     // Shared ones too: `[$l, $l]` holds one list twice, and the second
     // release of it would otherwise recurse into it.
     fn take(x: &mut Value, out: &mut Vec<Value>) {
@@ -782,9 +779,9 @@ fn detach_nested(v: &mut Value, out: &mut Vec<Value>) {
         Value::List(l) if Rc::strong_count(l) == 1 => match Rc::get_mut(l) {
             Some(items) => items.iter_mut().for_each(|x| take(x, out)),
             // Only a `Weak` (the output memo's) still points here: take the
-            // items out, leaving a shared empty list.
+            // items out, leaving an empty list (a rare case: it allocates).
             None => {
-                let sole = std::mem::replace(l, EMPTY_LIST.with(Rc::clone));
+                let sole = std::mem::replace(l, Rc::new(Vec::new()));
                 if let Ok(mut items) = Rc::try_unwrap(sole) {
                     items.iter_mut().for_each(|x| take(x, out));
                 }

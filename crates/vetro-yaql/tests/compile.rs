@@ -125,4 +125,47 @@ fn sessions_over_one_engine_have_their_own_limits() {
     assert_eq!(err.kind, ErrorKind::OperationLimit);
     let free = Session::new(engine.clone());
     assert_eq!(free.evaluate(&e, Value::Null, &[]).unwrap(), Value::Int(0));
+
+fn direct_calls_agree_with_resolution_and_yield_to_other_overloads() {
+    let engine = Engine::new(EngineOptions::default());
+    let e = engine
+        .parse("[$ * 2, $ mod 7 = 1, $ < 9, $.x, 'a' + 'b', $ = 'z', [1] + [2]]")
+        .unwrap();
+    let data = |v: Value| {
+        let mut d = vetro_yaql::value::Dict::new();
+        d.insert(Value::str("x"), v);
+        d
+    };
+    // A dictionary has `x`; other values take the general path (`$.x` on a
+    // list maps it, a string has no `*` with a number here).
+    let got = engine
+        .evaluate(&e, Value::dict(data(Value::Int(8))), &[])
+        .unwrap_err();
+    assert_eq!(got.kind, ErrorKind::NoMatchingFunction, "{}", got.message);
+    let e = engine
+        .parse("[$.x * 2, $.x mod 7 = 1, $.x < 9, 'a' + 'b', 9223372036854775807 + 1]")
+        .unwrap();
+    let got = engine
+        .evaluate(&e, Value::dict(data(Value::Int(8))), &[])
+        .unwrap();
+    assert_eq!(
+        vetro_yaql::data::to_json_string(&got, false),
+        "[16,true,true,\"ab\",9223372036854775808]"
+    );
+    let e = engine.parse("$.x").unwrap();
+    let err = engine
+        .evaluate(&e, Value::dict(vetro_yaql::value::Dict::new()), &[])
+        .unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Key, "{}", err.message);
+    // A library overload of the engine that is as specific as the
+    // standard one is not bypassed: the call is ambiguous, as before.
+    let engine = Engine::builder(EngineOptions::default())
+        .register_fn("#operator_*", Form::Function, |a: i64, b: i64| a - b)
+        .build();
+    let e = engine.parse("3 * 2").unwrap();
+    let r = engine.evaluate(&e, Value::Null, &[]);
+    let plain = Engine::new(EngineOptions::default());
+    let before = plain.evaluate(&plain.parse("3 * 2").unwrap(), Value::Null, &[]);
+    assert_eq!(before.unwrap(), Value::Int(6));
+    assert_ne!(r.ok(), Some(Value::Int(6)));
 }

@@ -86,6 +86,7 @@ fn shared_def(name: &str, form: Form, sig: &str, body: Arc<SharedBody>) -> Share
             body(&rt, c, a).map_err(|e| rt.smuggle(e))
         }),
         direct: None,
+        direct_key: None,
     }
 }
 

@@ -9,9 +9,10 @@
 //! arguments, keyword-only parameters, an error to report).
 
 use super::resolve::{more_specific, param_for, pre_filter};
-use super::site::{DirectSite, Site, SiteCand};
+use super::site::{DirectKeySite, DirectSite, Site, SiteCand};
 use crate::error::{Error, ErrorKind};
 use crate::func::library::Library;
+use crate::func::{mask, PType};
 use crate::parser::{Arg, Expr, ExprKind};
 use crate::runtime::{Options, Runtime};
 use smallvec::SmallVec;
@@ -218,15 +219,76 @@ impl Compiled {
         } else {
             None
         };
+        let direct_key = match pos {
+            [None, Some(rhs)] if matches!(rhs.kind, ExprKind::Keyword(_)) => {
+                direct_key_site(&layers)
+            }
+            _ => None,
+        };
         self.sites.insert(
             key(e),
             Site {
                 layers,
                 fixed,
                 direct,
+                direct_key,
             },
         );
     }
+}
+
+/// The kinds of values at each of two positions for which `best` (in layer
+/// `at`) is the overload picked: those it takes that no overload of an
+/// earlier layer takes, nor one of its layer that is not less specific.
+fn winning_kinds(
+    layers: &[SmallVec<[SiteCand; 4]>],
+    at: usize,
+    best: &SiteCand,
+    of: [u32; 2],
+) -> [u32; 2] {
+    let mut kinds = [best.masks[0] & of[0], best.masks[1] & of[1]];
+    for (i, layer) in layers[..=at].iter().enumerate() {
+        for c in layer {
+            let loses = i == at && more_specific(&best.masks, &c.masks);
+            if std::ptr::eq(c, best) || loses {
+                continue;
+            }
+            kinds[0] &= !c.masks[0];
+            kinds[1] &= !c.masks[1];
+        }
+    }
+    kinds
+}
+
+/// The first overload (layer and candidate) for which `has` holds.
+fn first_with(
+    layers: &[SmallVec<[SiteCand; 4]>],
+    has: impl Fn(&SiteCand) -> bool,
+) -> Option<(usize, &SiteCand)> {
+    layers
+        .iter()
+        .enumerate()
+        .find_map(|(i, layer)| layer.iter().find(|c| has(c)).map(|c| (i, c)))
+}
+
+/// The direct overload of a `value.name` site all of whose overloads take a
+/// value and a bare word: the first with a [`DirectKey`] body, for the
+/// kinds of receiver no other overload it could lose to takes.
+fn direct_key_site(layers: &[SmallVec<[SiteCand; 4]>]) -> Option<DirectKeySite> {
+    let all = layers.iter().flatten();
+    if all.clone().any(|c| c.lazy != 0b10 || c.masks.len() != 2) {
+        return None;
+    }
+    let (at, best) = first_with(layers, |c| c.def.direct_key.is_some())?;
+    let keyword = param_for(&best.def, 1).is_some_and(|p| p.ty == PType::Keyword);
+    if !keyword || best.def.params.len() != 2 {
+        return None;
+    }
+    let kinds = winning_kinds(layers, at, best, [DirectKeySite::KINDS, mask::ALL]);
+    Some(DirectKeySite {
+        f: best.def.direct_key?,
+        kinds: kinds[0],
+    })
 }
 
 /// The direct overload of a site of two argument expressions all of whose
@@ -238,26 +300,10 @@ fn direct_site(layers: &[SmallVec<[SiteCand; 4]>]) -> Option<DirectSite> {
     if all.clone().any(|c| c.lazy != 0 || c.masks.len() != 2) {
         return None;
     }
-    let (at, best) = layers.iter().enumerate().find_map(|(i, layer)| {
-        layer
-            .iter()
-            .find(|c| c.def.direct.is_some() && c.def.params.len() == 2)
-            .map(|c| (i, c))
+    let (at, best) = first_with(layers, |c| {
+        c.def.direct.is_some() && c.def.params.len() == 2
     })?;
-    let mut kinds = [
-        best.masks[0] & DirectSite::KINDS,
-        best.masks[1] & DirectSite::KINDS,
-    ];
-    for (i, layer) in layers[..=at].iter().enumerate() {
-        for c in layer {
-            let loses = i == at && more_specific(&best.masks, &c.masks);
-            if std::ptr::eq(c, best) || loses {
-                continue;
-            }
-            kinds[0] &= !c.masks[0];
-            kinds[1] &= !c.masks[1];
-        }
-    }
+    let kinds = winning_kinds(layers, at, best, [DirectSite::KINDS; 2]);
     Some(DirectSite {
         f: best.def.direct?,
         kinds,

@@ -120,6 +120,11 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
             }
             const DOT: &str = "#operator_.";
             if let Some(site) = compiled_site(ctx, e, DOT) {
+                if let (Some(d), ExprKind::Keyword(k)) = (&site.direct_key, &rhs.kind) {
+                    if d.takes(&r) {
+                        return (d.f)(&r, k);
+                    }
+                }
                 return site_call(ctx, DOT, site, Some(r), std::iter::once(rhs), false);
             }
             let mut cargs = ArgVec::new();

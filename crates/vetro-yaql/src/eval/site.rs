@@ -2,7 +2,7 @@
 //! mean, found once by the compile stage (`compile.rs`) and read by the
 //! resolver (`resolve.rs`) at each evaluation.
 
-use crate::func::{mask, Direct, SharedDef};
+use crate::func::{mask, Direct, DirectKey, SharedDef};
 use crate::value::Value;
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -16,6 +16,27 @@ pub(crate) struct Site {
     /// A call of two argument expressions whose overload, for some kinds
     /// of values, is known to be one with a [`Direct`] body.
     pub direct: Option<DirectSite>,
+    /// A `value.name` whose overload, for some kinds of values, is known
+    /// to be one with a [`DirectKey`] body.
+    pub direct_key: Option<DirectKeySite>,
+}
+
+/// The overload a `value.name` site picks for some kinds of its value.
+pub(crate) struct DirectKeySite {
+    pub f: DirectKey,
+    /// The value kinds ([`mask`]) for which no other overload can be
+    /// picked: dictionaries only.
+    pub kinds: u32,
+}
+
+impl DirectKeySite {
+    pub const KINDS: u32 = mask::DICT;
+
+    /// Whether the direct body is the overload picked for `v`.
+    #[inline]
+    pub fn takes(&self, v: &Value) -> bool {
+        self.kinds & DirectSite::kind(v) != 0
+    }
 }
 
 /// The overload a call site picks for some kinds of its two values.
@@ -28,16 +49,19 @@ pub(crate) struct DirectSite {
 
 impl DirectSite {
     /// The value kinds a direct call is made for: those whose kind alone
-    /// decides which overloads accept them.
+    /// decides which overloads accept them (and dictionaries, for
+    /// [`DirectKeySite`]).
     pub const KINDS: u32 = mask::INT | mask::FLOAT | mask::STR;
 
-    /// The kind of `v`, when it is one of [`DirectSite::KINDS`].
+    /// The kind of `v`, when it is one of [`DirectSite::KINDS`] or a
+    /// dictionary.
     #[inline]
     pub fn kind(v: &Value) -> u32 {
         match v {
             Value::Int(_) => mask::INT,
             Value::Float(_) => mask::FLOAT,
             Value::Str(_) => mask::STR,
+            Value::Dict(_) => mask::DICT,
             _ => 0,
         }
     }

@@ -545,10 +545,16 @@ pub struct SharedDef {
     /// function of two value parameters: a compiled call site where this
     /// overload is the one its argument kinds pick calls it directly.
     pub direct: Option<Direct>,
+    /// The same for a function of a value and a bare word (`$.name`).
+    pub direct_key: Option<DirectKey>,
 }
 
 /// What a function of two evaluated values computes ([`SharedDef::direct`]).
 pub type Direct = fn(&Value, &Value) -> Result<Value>;
+
+/// What a function of a value and a bare word computes
+/// ([`SharedDef::direct_key`]).
+pub type DirectKey = fn(&Value, &str) -> Result<Value>;
 
 impl Deref for FunctionDef {
     type Target = Signature;
@@ -644,6 +650,12 @@ impl SharedDef {
         self
     }
 
+    /// [`SharedDef::with_direct`] for a function of a value and a bare word.
+    pub fn with_direct_key(mut self, direct: DirectKey) -> SharedDef {
+        self.direct_key = Some(direct);
+        self
+    }
+
     /// A function with the given positional parameters and nothing else.
     pub fn with_params(
         name: &str,
@@ -655,6 +667,7 @@ impl SharedDef {
             sig: Signature::with_params(name, form, params),
             body: Arc::new(body),
             direct: None,
+            direct_key: None,
         }
     }
 

@@ -497,6 +497,7 @@ impl<F: Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static> From<FnDef<F>>
             sig: def.sig,
             body: Arc::new(def.body),
             direct: None,
+            direct_key: None,
         }
     }
 }

@@ -4,7 +4,7 @@ use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Lambda;
 use crate::func::params::{Iterable, Keyword, PyInt, Rest, Rule};
-use crate::func::Call;
+use crate::func::{Call, SharedDef};
 use crate::iter::{iterate, LazyIter, ValueIter};
 use crate::value::{Dict, Set, Value};
 use crate::yaql_fn;
@@ -96,6 +96,13 @@ fn sift(a: &Set, b: &Set, in_b: bool) -> Set {
 
 fn subset(a: &Set, b: &Set) -> bool {
     a.iter().all(|x| b.contains(x))
+}
+
+/// `$.key` on a dictionary: its value, or a key error.
+fn dict_key(dict: &Dict, key: &str) -> Result<Value> {
+    dict.get_str(key)
+        .cloned()
+        .ok_or_else(|| key_error(&Value::str(key)))
 }
 
 pub fn register(r: &Reg, opts: &EngineOptions) {
@@ -216,13 +223,14 @@ fn operators_and_membership(r: &Reg) {
             Ok(Value::set(sift(left, right, false)))
         }),
     );
-    r.add_def(
-        yaql_fn!(Function "#operator_.", |_c| (dict: &Rc<Dict>, key: Keyword) {
-            dict.get_str(key.0)
-                .cloned()
-                .ok_or_else(|| key_error(&Value::str(key.0)))
-        }),
-    );
+    let def: SharedDef = yaql_fn!(Function "#operator_.", |_c| (dict: &Rc<Dict>, key: Keyword) {
+        dict_key(dict, key.0)
+    })
+    .into();
+    r.add_def(def.with_direct_key(|v, key| match v {
+        Value::Dict(d) => dict_key(d, key),
+        _ => Err(Error::type_err("not a dictionary")),
+    }));
     set_cmp(r, "#operator_<", |a, b| a.len() < b.len() && subset(a, b));
     set_cmp(r, "#operator_<=", subset);
     set_cmp(r, "#operator_>", |a, b| a.len() > b.len() && subset(b, a));
