@@ -125,7 +125,9 @@ fn sessions_over_one_engine_have_their_own_limits() {
     assert_eq!(err.kind, ErrorKind::OperationLimit);
     let free = Session::new(engine.clone());
     assert_eq!(free.evaluate(&e, Value::Null, &[]).unwrap(), Value::Int(0));
+}
 
+#[test]
 fn direct_calls_agree_with_resolution_and_yield_to_other_overloads() {
     let engine = Engine::new(EngineOptions::default());
     let e = engine
