@@ -163,6 +163,32 @@ class Scenario:
         self.check(d.get("packages") == "Example web server",
                    "category-show lists the package in its category", d)
 
+    def package_ui(self):
+        # The murano command has no verb for a package's form; the dashboard
+        # reads it through the client library, so the check does too (in the
+        # client's own interpreter, which also has PyYAML for the comparison).
+        python = os.path.join(os.path.dirname(self.murano), "python")
+        code = (
+            "import json, sys, yaml\n"
+            "from muranoclient import client\n"
+            "c = client.Client('1', endpoint=sys.argv[1], token=sys.argv[2])\n"
+            "print(json.dumps(c.packages.get_ui(sys.argv[3])))\n"
+            "print(json.dumps(yaml.safe_load(open(sys.argv[5]))))\n"
+            "try:\n"
+            "    c.packages.get_ui(sys.argv[4])\n"
+            "    print('found')\n"
+            "except Exception as e:\n"
+            "    print(type(e).__name__)\n"
+        )
+        res = subprocess.run([python, "-c", code, self.url, self.token, self.package_id,
+                              uuid.uuid4().hex, os.path.join(EXAMPLE, "webserver", "UI", "ui.yaml")],
+                             capture_output=True, text=True, timeout=60)
+        self.check(res.returncode == 0, "packages.get_ui runs", res.stderr[-2000:])
+        served, uploaded, unknown = res.stdout.strip().splitlines()
+        self.check(json.loads(served) == json.loads(uploaded),
+                   "packages.get_ui: the package's UI/ui.yaml as uploaded", served[:500])
+        self.check(unknown == "HTTPNotFound", "packages.get_ui of an unknown package: 404", unknown)
+
     def class_schema(self):
         out = self.murano_cmd("class-schema", FQN).stdout
         schema = json_out(out)
@@ -456,6 +482,7 @@ def main():
         s.package_import()
         s.package_list_show_download()
         s.class_schema()
+        s.package_ui()
         s.environment_basics()
         s.session_and_apps()
         s.deploy()
