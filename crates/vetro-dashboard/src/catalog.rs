@@ -107,6 +107,7 @@ pub async fn list(
     )
     .await?
     .0;
+    let found = serde_json::to_value(found).unwrap_or(Value::Null);
     let categories = category_names(&dash, &user).await?;
     let packages = found["packages"].as_array().cloned().unwrap_or_default();
     let next = found["next_marker"].as_str().map(|m| {

@@ -70,6 +70,7 @@ pub async fn choose(
     )
     .await?
     .0;
+    let found = serde_json::to_value(found).unwrap_or(Value::Null);
     let packages = found["packages"].as_array().cloned().unwrap_or_default();
     let body = html! {
         p { "Choose the application to add to " strong { (text(&e, "name")) } "." }

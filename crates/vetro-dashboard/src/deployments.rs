@@ -130,6 +130,7 @@ pub async fn show(
     )
     .await?
     .0;
+    let list = serde_json::to_value(list).unwrap_or(Value::Null);
     let d = list["deployments"]
         .as_array()
         .and_then(|l| l.iter().find(|d| text(d, "id") == dep))

@@ -98,7 +98,8 @@ async fn gather(dash: &Dashboard, user: &User, id: &str) -> ApiResult<EnvPage> {
         .0;
     let history = api_deployments::list(state(dash), ctx(), P(id.to_string()), query(&[]))
         .await?
-        .0["deployments"]
+        .0;
+    let history = serde_json::to_value(history).unwrap_or(Value::Null)["deployments"]
         .as_array()
         .cloned()
         .unwrap_or_default();

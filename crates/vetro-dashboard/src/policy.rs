@@ -31,7 +31,7 @@ async fn last_blocked(dash: &Dashboard, user: &User) -> Option<Value> {
         .await
         .ok()?
         .0;
-    all["deployments"]
+    serde_json::to_value(all).ok()?["deployments"]
         .as_array()?
         .iter()
         .find(|d| {

@@ -3,8 +3,7 @@
 use serde_json::{json, Value};
 use vetro_store::catalog::{Category, Package};
 use vetro_store::environments::Environment;
-use vetro_store::json_page::Field;
-use vetro_store::queue::{Deployment, Report};
+use vetro_store::queue::Report;
 use vetro_store::sessions::Session;
 use vetro_store::templates::Template;
 
@@ -21,19 +20,6 @@ pub fn environment(e: &Environment, status: &str) -> Value {
     })
 }
 
-/// An environment of `GET /v1/environments`, in the shape of
-/// [`environment`], as the database writes it (over the row's columns).
-pub const ENVIRONMENT_FIELDS: &[Field] = &[
-    Field::plain("id", "p.id"),
-    Field::plain("name", "p.name"),
-    Field::plain("tenant_id", "p.project_id"),
-    Field::plain("version", "p.version"),
-    Field::plain("description_text", "p.description_text"),
-    Field::plain("created", "p.created"),
-    Field::plain("updated", "p.updated"),
-    Field::plain("status", "p.status"),
-];
-
 pub fn session(s: &Session) -> Value {
     json!({
         "id": s.id,
@@ -44,39 +30,6 @@ pub fn session(s: &Session) -> Value {
         "created": s.created,
         "updated": s.updated,
     })
-}
-
-/// A deployment: Murano's task shape plus vetro's `kind` and `task_state`.
-pub fn deployment(d: &Deployment) -> Value {
-    let t = &d.task;
-    let action = match t.kind {
-        vetro_store::queue::TaskKind::Delete => Value::Null,
-        _ => t.payload.clone(),
-    };
-    json!({
-        "id": t.id,
-        "environment_id": t.environment_id,
-        "started": t.started.as_ref().unwrap_or(&t.created),
-        "finished": t.finished,
-        "description": services_named(t.description.clone().unwrap_or(Value::Null)),
-        "action": action,
-        "result": t.result.clone().unwrap_or_else(|| json!({})),
-        "state": d.state(),
-        "created": t.created,
-        "updated": t.updated,
-        "kind": t.kind.as_str(),
-        "task_state": t.state,
-    })
-}
-
-/// The model as Murano shows it in task descriptions (`services`, not `applications`).
-fn services_named(mut objects: Value) -> Value {
-    if let Some(o) = objects.as_object_mut() {
-        if let Some(apps) = o.shift_remove("applications") {
-            o.insert("services".into(), apps);
-        }
-    }
-    objects
 }
 
 pub fn report(r: &Report) -> Value {
@@ -124,19 +77,6 @@ pub fn category(c: &Category) -> Value {
         "updated": c.updated,
     })
 }
-
-/// A template of `GET /v1/templates`, in the shape of [`template`] without
-/// its services, as the database writes it.
-pub const TEMPLATE_FIELDS: &[Field] = &[
-    Field::plain("id", "p.id"),
-    Field::plain("name", "p.name"),
-    Field::plain("tenant_id", "p.project_id"),
-    Field::plain("version", "p.version"),
-    Field::plain("description_text", "p.description_text"),
-    Field::flag("is_public", "p.is_public"),
-    Field::plain("created", "p.created"),
-    Field::plain("updated", "p.updated"),
-];
 
 pub fn template(t: &Template, with_services: bool) -> Value {
     let mut v = json!({

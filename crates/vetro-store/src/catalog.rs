@@ -218,6 +218,7 @@ impl Store {
             });
         }
         set_categories(&mut tx, &meta.id, &meta.categories).await?;
+        crate::lookup::index_classes(&mut tx, &meta.id, &meta.class_definitions).await?;
         tx.commit().await?;
         Ok(meta)
     }
@@ -338,10 +339,12 @@ impl Store {
 
     pub async fn delete_package(&self, id: &str) -> Result<()> {
         let mut tx = self.begin().await?;
-        sqlx::query("DELETE FROM package_categories WHERE package_id = $1")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        for table in ["package_categories", "package_classes"] {
+            sqlx::query(&format!("DELETE FROM {table} WHERE package_id = $1"))
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
         let res = sqlx::query("DELETE FROM packages WHERE id = $1")
             .bind(id)
             .execute(&mut *tx)
@@ -351,20 +354,6 @@ impl Store {
         }
         tx.commit().await?;
         Ok(())
-    }
-
-    /// The package a project deploys for a class or package name, as Murano's
-    /// loader picks it: enabled or not, own packages first, then public ones.
-    pub async fn resolve_package(&self, project_id: &str, name: &str) -> Result<Option<Package>> {
-        let visible = self.list_packages(Some(project_id)).await?;
-        let matches = |p: &&Package| {
-            p.fully_qualified_name == name || p.class_definitions.iter().any(|c| c == name)
-        };
-        let own = visible
-            .iter()
-            .filter(|p| p.owner_id == project_id)
-            .find(matches);
-        Ok(own.or_else(|| visible.iter().find(matches)).cloned())
     }
 
     pub async fn list_categories(&self) -> Result<Vec<Category>> {

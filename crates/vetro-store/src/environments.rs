@@ -1,7 +1,7 @@
 //! Environments: a project's named object model, its version and the
 //! simulated cloud's state.
 
-use crate::json_page::{Field, JsonPage, Listing};
+use crate::json_page::{JsonPage, Listing};
 use crate::page::{Page, PageRequest};
 use crate::{new_id, row, time, Result, Store, StoreError, Tx};
 use serde_json::Value;
@@ -193,16 +193,16 @@ impl Store {
         Ok(Page::from_fetched(items, page))
     }
 
-    /// [`Store::list_environment_summaries`] as JSON, each environment an
-    /// object of `fields` (over its row, with `status`).
+    /// [`Store::list_environment_summaries`] as JSON: each environment as
+    /// its row keeps it (`list_item`: `id`, `name`, `tenant_id`, `version`,
+    /// `description_text`, `created`, `updated`, `status`).
     pub async fn environment_page_json(
         &self,
         project_id: Option<&str>,
         page: &PageRequest,
-        fields: &[Field],
     ) -> Result<JsonPage> {
         let listing = self.environment_listing(project_id, page).await?;
-        self.json_page(&listing, fields, page).await
+        self.json_page(&listing, page).await
     }
 
     /// The rows of a page of environments.
@@ -228,6 +228,8 @@ impl Store {
         }
         Ok(Listing {
             from: "environments",
+            columns: "list_item, created, id",
+            item: "p.list_item",
             filter,
             binds,
             order: "created, id".into(),

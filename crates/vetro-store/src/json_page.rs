@@ -2,56 +2,16 @@
 //! answers one row holding the page's items as a JSON array, whether more
 //! items follow, and the id of the page's last item. The busiest answers of
 //! the API are passed on as they come, without a row, a value or an
-//! allocation per item on the way (SQLite's `json_object` /
-//! `json_group_array`, PostgreSQL's `json_build_object` / `json_agg`).
+//! allocation per item on the way.
+//!
+//! Each item is JSON text the rows already hold (kept current by triggers,
+//! see the migration `0010_list_items.sql`, or written once with the row)
+//! or joins from a few such pieces: the page is the items joined with commas
+//! (SQLite's `group_concat`, PostgreSQL's `string_agg`), so the database
+//! neither builds nor parses JSON per item while it answers.
 
 use crate::page::PageRequest;
 use crate::{row, Backend, Result, Store};
-
-/// How a column becomes a JSON value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// Text as a string, integers as numbers, `NULL` as `null`.
-    Plain,
-    /// Text holding JSON, inserted as that JSON.
-    Json,
-    /// An integer flag (0 or 1) as `false` or `true`.
-    Flag,
-}
-
-/// One member of every item: its JSON key and the SQL expression of its
-/// value, over the listing's row (named `p`, with every column of the
-/// listing's table).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Field {
-    pub key: &'static str,
-    pub expr: &'static str,
-    pub kind: Kind,
-}
-
-impl Field {
-    pub const fn plain(key: &'static str, expr: &'static str) -> Field {
-        Field {
-            key,
-            expr,
-            kind: Kind::Plain,
-        }
-    }
-    pub const fn json(key: &'static str, expr: &'static str) -> Field {
-        Field {
-            key,
-            expr,
-            kind: Kind::Json,
-        }
-    }
-    pub const fn flag(key: &'static str, expr: &'static str) -> Field {
-        Field {
-            key,
-            expr,
-            kind: Kind::Flag,
-        }
-    }
-}
 
 /// A page as JSON text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,11 +22,15 @@ pub struct JsonPage {
     pub next_marker: Option<String>,
 }
 
-/// What one listing reads: `SELECT ... FROM {from} t WHERE {filter} ORDER BY
-/// {order}`, its bound values in `$1...` order, and its id column. `order`
-/// names bare columns of `from` (it also orders the page's items).
+/// What one listing reads: `SELECT {columns} FROM {from} t WHERE {filter}
+/// ORDER BY {order}`, its bound values in `$1...` order, its id column, and
+/// the SQL expression of one item's JSON text over such a row (named `p`).
+/// `order` names bare columns of `from` (it also orders the page's items),
+/// which `columns` must include.
 pub(crate) struct Listing<'a> {
     pub from: &'a str,
+    pub columns: &'a str,
+    pub item: &'a str,
     pub filter: String,
     pub binds: Vec<String>,
     /// `created, id` or `created DESC, id DESC`: the page's order.
@@ -75,15 +39,13 @@ pub(crate) struct Listing<'a> {
 }
 
 impl Store {
-    /// The page `page` of `listing`, each item an object of `fields`.
+    /// The page `page` of `listing`.
     pub(crate) async fn json_page(
         &self,
         listing: &Listing<'_>,
-        fields: &[Field],
         page: &PageRequest,
     ) -> Result<JsonPage> {
         let limit = page.fetch() - 1;
-        let object = self.json_object(fields);
         let order = &listing.order;
         let rows = |what: &str, tail: &str| {
             format!(
@@ -91,16 +53,18 @@ impl Store {
                 listing.from, listing.filter
             )
         };
-        let items = match self.backend() {
-            Backend::Sqlite => format!("json_group_array({object} ORDER BY {order})"),
-            Backend::Postgres => {
-                format!("COALESCE(json_agg({object} ORDER BY {order}), '[]'::json)::text")
-            }
+        let join = match self.backend() {
+            Backend::Sqlite => "group_concat",
+            Backend::Postgres => "string_agg",
         };
+        let items = format!(
+            "'[' || COALESCE({join}({}, ',' ORDER BY {order}), '') || ']'",
+            listing.item
+        );
         // Three index walks: the page, its last id, and whether one more follows.
         let sql = format!(
             "SELECT (SELECT {items} FROM ({}) p) AS items, ({}) AS last_id, ({}) AS after_last",
-            rows("*", &format!("LIMIT {limit}")),
+            rows(listing.columns, &format!("LIMIT {limit}")),
             rows(listing.id, &format!("LIMIT 1 OFFSET {}", limit - 1)),
             rows(listing.id, &format!("LIMIT 1 OFFSET {limit}")),
         );
@@ -118,30 +82,5 @@ impl Store {
                 None
             },
         })
-    }
-
-    /// The JSON object of one item.
-    fn json_object(&self, fields: &[Field]) -> String {
-        let members: Vec<String> = fields
-            .iter()
-            .map(|f| {
-                let v = f.expr;
-                let value = match (self.backend(), f.kind) {
-                    (_, Kind::Plain) => v.to_string(),
-                    (Backend::Sqlite, Kind::Json) => format!("json({v})"),
-                    (Backend::Postgres, Kind::Json) => format!("({v})::json"),
-                    (Backend::Sqlite, Kind::Flag) => {
-                        format!("CASE WHEN {v} <> 0 THEN json('true') ELSE json('false') END")
-                    }
-                    (Backend::Postgres, Kind::Flag) => format!("({v} <> 0)"),
-                };
-                format!("'{}', {value}", f.key)
-            })
-            .collect();
-        let function = match self.backend() {
-            Backend::Sqlite => "json_object",
-            Backend::Postgres => "json_build_object",
-        };
-        format!("{function}({})", members.join(", "))
     }
 }

@@ -7,9 +7,11 @@
 //! PostgreSQL's notify triggers (see [`changes`]).
 //!
 //! Modules, one table family each: [`tokens`], [`environments`], [`sessions`],
-//! [`queue`] (enqueueing tasks and reading deployments, reports and results),
+//! [`queue`] (enqueueing tasks and reading reports and results),
+//! [`deployments`] (pages of deployments),
 //! [`tasks`] (the worker's side: claims, leases, results, the reaper),
-//! [`catalog`] (packages and categories), [`search`] (the catalog's search
+//! [`catalog`] (packages and categories), [`lookup`] (packages by name or
+//! class, through indexes), [`search`] (the catalog's search
 //! and pages), [`templates`], [`policies`],
 //! [`quotas`] (per-project limits and the counts they need), [`web_sessions`]
 //! (the web dashboard's sign-ins), [`page`] (pages of the listings),
@@ -19,9 +21,11 @@
 
 pub mod catalog;
 pub mod changes;
+pub mod deployments;
 pub mod environments;
 mod error;
 pub mod json_page;
+pub mod lookup;
 pub mod page;
 pub mod policies;
 pub mod queue;

@@ -146,8 +146,8 @@ pub async fn enqueue_task(tx: &mut Tx<'_>, t: &NewTask) -> Result<String> {
     let now = time::now();
     let res = sqlx::query(
         "INSERT INTO tasks (id, project_id, environment_id, session_id, user_id, kind, state, \
-         payload, description, created, updated, trust_id) \
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $9, $10)",
+         payload, description, created, updated, trust_id, list_body) \
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $9, $10, $11)",
     )
     .bind(&id)
     .bind(&t.project_id)
@@ -159,6 +159,7 @@ pub async fn enqueue_task(tx: &mut Tx<'_>, t: &NewTask) -> Result<String> {
     .bind(t.description.as_ref().map(Value::to_string))
     .bind(&now)
     .bind(t.trust_id.clone())
+    .bind(crate::deployments::list_body(&id, t, &now))
     .execute(&mut **tx)
     .await
     .map_err(StoreError::from);
@@ -334,91 +335,6 @@ impl Store {
             .await?;
         self.notify_queued();
         Ok(id)
-    }
-
-    /// One page of the deployments (every task but static actions) of one
-    /// environment, or of every environment of a project, newest first.
-    pub async fn list_deployments(
-        &self,
-        environment_id: Option<&str>,
-        project_id: &str,
-        page: &PageRequest,
-    ) -> Result<Page<Deployment>> {
-        let counts = "(SELECT COUNT(*) FROM status_reports s WHERE s.task_id = t.id AND s.level = 'error') AS n_errors, \
-                      (SELECT COUNT(*) FROM status_reports s WHERE s.task_id = t.id AND s.level = 'warning') AS n_warnings";
-        let cols = TASK_COLUMNS
-            .split(", ")
-            .map(|c| format!("t.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let mut sql = format!(
-            "SELECT {cols}, {counts} FROM tasks t WHERE t.kind <> 'static_action' AND t.project_id = $1"
-        );
-        let mut binds = vec![project_id.to_string()];
-        if let Some(e) = environment_id {
-            binds.push(e.to_string());
-            sql.push_str(&format!(" AND t.environment_id = ${}", binds.len()));
-        }
-        if let Some(m) = &page.marker {
-            let created = self
-                .deployment_marker(m, environment_id, project_id)
-                .await?;
-            binds.push(created);
-            binds.push(m.clone());
-            let (c, i) = (binds.len() - 1, binds.len());
-            sql.push_str(&format!(
-                " AND (t.created < ${c} OR (t.created = ${c} AND t.id < ${i}))"
-            ));
-        }
-        sql.push_str(&format!(
-            " ORDER BY t.created DESC, t.id DESC LIMIT {}",
-            page.fetch()
-        ));
-        let mut q = sqlx::query(&sql);
-        for b in &binds {
-            q = q.bind(b);
-        }
-        let rows = q.fetch_all(self.reader()).await?;
-        let items = rows
-            .iter()
-            .map(|r| {
-                Ok(Deployment {
-                    task: task_from_row(r)?,
-                    errors: row::int(r, "n_errors")?,
-                    warnings: row::int(r, "n_warnings")?,
-                })
-            })
-            .collect::<Result<_>>()?;
-        Ok(Page::from_fetched(items, page))
-    }
-
-    /// The creation time of the deployment `id` that a page starts after,
-    /// when it belongs to the listing.
-    async fn deployment_marker(
-        &self,
-        id: &str,
-        environment_id: Option<&str>,
-        project_id: &str,
-    ) -> Result<String> {
-        let r = sqlx::query(
-            "SELECT project_id, environment_id, created FROM tasks \
-             WHERE id = $1 AND kind <> 'static_action'",
-        )
-        .bind(id)
-        .fetch_optional(self.reader())
-        .await?;
-        let fits = |r: &AnyRow| -> Result<bool> {
-            Ok(row::text(r, "project_id")? == project_id
-                && environment_id.is_none_or(|e| {
-                    row::opt_text(r, "environment_id").is_ok_and(|x| x.as_deref() == Some(e))
-                }))
-        };
-        match r {
-            Some(r) if fits(&r)? => row::text(&r, "created"),
-            _ => Err(StoreError::Invalid(format!(
-                "marker '{id}' is not a deployment of this listing"
-            ))),
-        }
     }
 
     /// One page of the status reports of one task, oldest first; with

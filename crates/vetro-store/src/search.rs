@@ -4,6 +4,7 @@
 //! its own packages whatever the size of the catalog.
 
 use crate::catalog::{meta_from_row, Package};
+use crate::json_page::{JsonPage, Listing};
 use crate::page::{Page, PageRequest};
 use crate::{row, Backend, Result, Store, StoreError};
 use std::collections::HashMap;
@@ -251,28 +252,12 @@ impl Store {
         q: &PackageQuery,
         page: &PageRequest,
     ) -> Result<Page<Package>> {
-        let mut q = q.clone();
-        if q.order_by.is_empty() {
-            q.order_by.push(PackageOrder::Name);
-        }
-        let mut sql = Sql::default();
-        let matching = self.matching(&q, &mut sql);
-        let mut text = format!("SELECT m.id FROM ({matching}) m WHERE m.search_rank IS NOT NULL");
-        if let Some(marker) = &page.marker {
-            let after = self.after_marker(&q, marker, &mut sql).await?;
-            text.push_str(&format!(" AND {after}"));
-        }
-        let dir = if q.descending { "DESC" } else { "ASC" };
-        let mut order = vec!["m.search_rank ASC".to_string()];
-        for k in q.order_by.iter().map(|k| k.column()).chain(["id"]) {
-            order.push(format!("{} {dir}", self.binary(&format!("m.{k}"))));
-        }
-        text.push_str(&format!(
-            " ORDER BY {} LIMIT {}",
-            order.join(", "),
+        let (mut sql, order) = self.search_rows(q, page).await?;
+        sql.text = format!(
+            "SELECT m.id FROM ({}) m ORDER BY {order} LIMIT {}",
+            sql.text,
             page.fetch()
-        ));
-        sql.text = text;
+        );
         let ids: Vec<String> = sql
             .query()
             .fetch_all(self.reader())
@@ -282,6 +267,53 @@ impl Store {
             .collect::<Result<_>>()?;
         let items = self.packages_by_ids(&ids).await?;
         Ok(Page::from_fetched(items, page))
+    }
+
+    /// [`Store::search_packages`] as the API's JSON: each package as its row
+    /// keeps it (`list_item`, categories included).
+    pub async fn search_packages_json(
+        &self,
+        q: &PackageQuery,
+        page: &PageRequest,
+    ) -> Result<JsonPage> {
+        let (sql, order) = self.search_rows(q, page).await?;
+        let from = format!(
+            "(SELECT m.*, pk.list_item FROM ({}) m JOIN packages pk ON pk.id = m.id)",
+            sql.text
+        );
+        let listing = Listing {
+            from: &from,
+            columns: "*",
+            item: "p.list_item",
+            filter: "1 = 1".into(),
+            binds: sql.binds,
+            order: order.into(),
+            id: "id",
+        };
+        self.json_page(&listing, page).await
+    }
+
+    /// The rows of a search after its marker (`id`, `search_rank` and the
+    /// sort keys), and their order over those bare columns.
+    async fn search_rows(&self, q: &PackageQuery, page: &PageRequest) -> Result<(Sql, String)> {
+        let mut q = q.clone();
+        if q.order_by.is_empty() {
+            q.order_by.push(PackageOrder::Name);
+        }
+        let mut sql = Sql::default();
+        let matching = self.matching(&q, &mut sql);
+        let mut text = format!("SELECT * FROM ({matching}) m WHERE m.search_rank IS NOT NULL");
+        if let Some(marker) = &page.marker {
+            let after = self.after_marker(&q, marker, &mut sql).await?;
+            text.push_str(&format!(" AND {after}"));
+        }
+        let dir = if q.descending { "DESC" } else { "ASC" };
+        let mut order = vec!["search_rank ASC".to_string()];
+        for k in q.order_by.iter().map(|k| k.column()).chain(["id"]) {
+            order.push(format!("{} {dir}", self.binary(k)));
+        }
+        sql.text = text;
+        Ok((sql, order.join(", ")))
     }
 
     /// The condition "after the package `marker`" in the search's order,

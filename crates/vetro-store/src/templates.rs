@@ -1,7 +1,7 @@
 //! Environment templates: a project's reusable list of application
 //! components, optionally public.
 
-use crate::json_page::{Field, JsonPage, Listing};
+use crate::json_page::{JsonPage, Listing};
 use crate::page::PageRequest;
 use crate::{new_id, row, time, Result, Store, StoreError};
 use serde_json::Value;
@@ -101,14 +101,14 @@ impl Store {
 
     /// One page of the templates `project_id` sees (its own and public
     /// ones; only public ones with `public = Some(true)`, only its own
-    /// private ones with `Some(false)`), oldest first, each an object of
-    /// `fields` over its row.
+    /// private ones with `Some(false)`), oldest first, each as its row keeps
+    /// it (`list_item`: `id`, `name`, `tenant_id`, `version`,
+    /// `description_text`, `is_public`, `created`, `updated`).
     pub async fn template_page_json(
         &self,
         project_id: &str,
         public: Option<bool>,
         page: &PageRequest,
-        fields: &[Field],
     ) -> Result<JsonPage> {
         let mut binds: Vec<String> = Vec::new();
         let mut filter = match public {
@@ -141,12 +141,14 @@ impl Store {
         }
         let listing = Listing {
             from: "templates",
+            columns: "list_item, created, id",
+            item: "p.list_item",
             filter,
             binds,
             order: "created, id".into(),
             id: "id",
         };
-        self.json_page(&listing, fields, page).await
+        self.json_page(&listing, page).await
     }
 
     pub async fn get_template(&self, id: &str) -> Result<Template> {

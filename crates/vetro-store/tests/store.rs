@@ -64,6 +64,8 @@ macro_rules! both {
 
 both!(
     tokens_are_hashed_and_resolve,
+    json_pages_agree_with_the_rows,
+    packages_are_found_by_class_and_name_through_the_index,
     environments_are_unique_per_project,
     environment_list_carries_each_status,
     stored_status_follows_every_session_change,
@@ -566,6 +568,316 @@ async fn reports_are_keyed_by_task(s: Store) {
     assert!(s.newest_report(&e.id, &["other"]).await.unwrap().is_none());
     let deps = s.list_deployments(None, "p1", &all()).await.unwrap().items;
     assert_eq!(deps[0].state(), "running_w_warnings");
+}
+
+/// The API's pages that the database writes from stored JSON say what the
+/// typed rows say, after every kind of change that shows in them.
+async fn json_pages_agree_with_the_rows(s: Store) {
+    use serde_json::Value;
+    use std::time::Duration;
+    let parse = |text: &str| serde_json::from_str::<Value>(text).expect("a page is JSON");
+    let mut envs = Vec::new();
+    for i in 0..4 {
+        envs.push(env(&s, &format!("e{i}")).await.id);
+    }
+    s.open_session(&envs[1], "alice").await.unwrap();
+    let session = s.open_session(&envs[2], "alice").await.unwrap();
+    let queued = s.deploy_session(&session.id, "p1", None).await.unwrap();
+    s.rename_environment(&envs[3], "renamed \"quoted\"")
+        .await
+        .unwrap();
+    let session = s.open_session(&envs[0], "alice").await.unwrap();
+    let done = s.deploy_session(&session.id, "p1", None).await.unwrap();
+
+    // Environments: every member of every item, and the marker of a short page.
+    let rows = s
+        .list_environment_summaries(Some("p1"), &PageRequest::first(10))
+        .await
+        .unwrap()
+        .items;
+    let page = s
+        .environment_page_json(Some("p1"), &PageRequest::first(10))
+        .await
+        .unwrap();
+    let expected: Vec<Value> = rows
+        .iter()
+        .map(|e| {
+            json!({"id": e.id, "name": e.name, "tenant_id": e.project_id, "version": e.version,
+                   "description_text": e.description_text, "created": e.created,
+                   "updated": e.updated, "status": e.status})
+        })
+        .collect();
+    assert_eq!(parse(&page.items), Value::from(expected));
+    assert_eq!(page.next_marker, None);
+    let statuses: Vec<&str> = rows.iter().map(|e| e.status.as_str()).collect();
+    assert_eq!(statuses, ["deploying", "pending", "deploying", "ready"]);
+    let short = s
+        .environment_page_json(Some("p1"), &PageRequest::first(3))
+        .await
+        .unwrap();
+    assert_eq!(short.next_marker.as_deref(), Some(envs[2].as_str()));
+    assert_eq!(parse(&short.items).as_array().unwrap().len(), 3);
+
+    // Templates, public and private, one of them changed.
+    let model = json!({"name": "t", "services": []});
+    let t1 = s
+        .create_template("p1", "t1", "first", &model, false)
+        .await
+        .unwrap();
+    let mut t2 = s
+        .create_template("p2", "t2", "", &model, true)
+        .await
+        .unwrap();
+    t2.description_text = "now described".into();
+    let t2 = s.update_template(&t2).await.unwrap();
+    let page = s
+        .template_page_json("p1", None, &PageRequest::first(10))
+        .await
+        .unwrap();
+    let expected: Vec<Value> = [&t1, &t2]
+        .iter()
+        .map(|t| {
+            json!({"id": t.id, "name": t.name, "tenant_id": t.project_id, "version": t.version,
+                   "description_text": t.description_text, "is_public": t.is_public,
+                   "created": t.created, "updated": t.updated})
+        })
+        .collect();
+    assert_eq!(parse(&page.items), Value::from(expected));
+
+    // Deployments: one queued, one finished with a warning, one running with an error.
+    let claimed = s
+        .claim_task("w", Duration::from_secs(60))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(claimed.id, queued, "the oldest first");
+    let report = |level: &str| NewReport {
+        entity_id: "x".into(),
+        entity: "environment".into(),
+        text: format!("a {level}"),
+        level: level.into(),
+        details: None,
+    };
+    s.report_as(&queued, "w", &report("warning")).await.unwrap();
+    let completion = Completion {
+        finish: Finish::Succeeded,
+        result: json!({"result": null, "isException": false}),
+        is_exception: false,
+        model: Some(json!({"Objects": null})),
+        cloud_state: None,
+    };
+    assert!(s.complete_task(&claimed, "w", &completion).await.unwrap());
+    let running = s
+        .claim_task("w", Duration::from_secs(60))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(running.id, done);
+    s.report_as(&done, "w", &report("error")).await.unwrap();
+    let rows = s.list_deployments(None, "p1", &all()).await.unwrap().items;
+    let page = s
+        .deployment_page_json(None, "p1", &PageRequest::first(10))
+        .await
+        .unwrap();
+    let expected: Vec<Value> = rows
+        .iter()
+        .map(|d| {
+            let t = &d.task;
+            let mut description = t.description.clone().unwrap_or(Value::Null);
+            if let Some(o) = description.as_object_mut() {
+                if let Some(apps) = o.shift_remove("applications") {
+                    o.insert("services".into(), apps);
+                }
+            }
+            json!({"id": t.id, "environment_id": t.environment_id,
+                   "started": t.started.as_ref().unwrap_or(&t.created), "finished": t.finished,
+                   "description": description, "action": t.payload,
+                   "result": t.result.clone().unwrap_or_else(|| json!({})),
+                   "state": d.state(), "created": t.created, "updated": t.updated,
+                   "kind": t.kind.as_str(), "task_state": t.state})
+        })
+        .collect();
+    assert_eq!(parse(&page.items), Value::from(expected));
+    let states: Vec<&str> = rows.iter().map(|d| d.state()).collect();
+    assert_eq!(states, ["running_w_errors", "completed_w_warnings"]);
+
+    // Packages, with their categories before and after a change.
+    s.add_category("Web").await.unwrap();
+    s.add_category("Databases").await.unwrap();
+    let mut web = pkg("p1", "org.web", &["org.web.Server"], false);
+    web.meta.categories = vec!["Web".into()];
+    let web = s.insert_package(&web).await.unwrap();
+    s.insert_package(&pkg("p2", "org.db", &["org.db.Sql"], true))
+        .await
+        .unwrap();
+    let mut changed = s.get_package(&web.id).await.unwrap();
+    changed.categories = vec!["Web".into(), "Databases".into()];
+    changed.is_public = true;
+    s.update_package(&changed).await.unwrap();
+    let query = vetro_store::search::PackageQuery {
+        project_id: "p1".into(),
+        ..Default::default()
+    };
+    let typed = s
+        .search_packages(&query, &PageRequest::first(1))
+        .await
+        .unwrap();
+    let page = s
+        .search_packages_json(&query, &PageRequest::first(1))
+        .await
+        .unwrap();
+    let expected: Vec<Value> = typed
+        .items
+        .iter()
+        .map(|p| {
+            json!({"id": p.id, "fully_qualified_name": p.fully_qualified_name, "name": p.name,
+                   "type": p.kind, "version": p.version, "author": p.author,
+                   "supplier": p.supplier, "description": p.description, "enabled": p.enabled,
+                   "is_public": p.is_public, "owner_id": p.owner_id, "tags": p.tags,
+                   "categories": p.categories, "class_definitions": p.class_definitions,
+                   "created": p.created, "updated": p.updated})
+        })
+        .collect();
+    assert_eq!(parse(&page.items), Value::from(expected));
+    assert_eq!(parse(&page.items)[0]["name"], json!("org.db"), "by name");
+    assert_eq!(page.next_marker, Some(typed.items[0].id.clone()));
+    let rest = PageRequest {
+        limit: 5,
+        marker: page.next_marker.clone(),
+    };
+    let second = parse(&s.search_packages_json(&query, &rest).await.unwrap().items);
+    assert_eq!(second[0]["categories"], json!(["Databases", "Web"]));
+    assert_eq!(second[0]["is_public"], json!(true));
+    let one_env = s
+        .deployment_page_json(Some(&envs[2]), "p1", &PageRequest::first(10))
+        .await
+        .unwrap();
+    assert_eq!(parse(&one_env.items)[0]["id"], json!(queued));
+    assert!(matches!(
+        s.deployment_page_json(
+            Some(&envs[1]),
+            "p1",
+            &PageRequest {
+                limit: 1,
+                marker: Some(queued.clone()),
+            }
+        )
+        .await,
+        Err(StoreError::Invalid(_))
+    ));
+}
+
+/// The indexed lookup answers exactly the visible packages that define a
+/// class or have a name, and forgets a deleted package's classes.
+async fn packages_are_found_by_class_and_name_through_the_index(s: Store) {
+    use vetro_store::lookup::PackageKey::{Class, Name};
+    let fqns = |v: Vec<Package>| {
+        v.into_iter()
+            .map(|p| format!("{}/{}", p.owner_id, p.fully_qualified_name))
+            .collect::<Vec<_>>()
+    };
+    s.add_category("Web").await.unwrap();
+    // A catalog of unrelated packages that a lookup must not read.
+    for n in 0..30 {
+        let class = format!("noise{n}.C");
+        s.insert_package(&pkg("p9", &format!("noise{n}"), &[&class], n % 2 == 0))
+            .await
+            .unwrap();
+    }
+    let mut web = pkg(
+        "p1",
+        "org.web",
+        &["org.web.Server", "org.web.Site", "org.web.Server"],
+        false,
+    );
+    web.meta.categories = vec!["Web".into()];
+    let web = s.insert_package(&web).await.unwrap();
+    s.insert_package(&pkg("p2", "org.web", &["org.web.Server"], false))
+        .await
+        .unwrap();
+    let lib = s
+        .insert_package(&pkg("p3", "org.lib", &["org.lib.Util"], true))
+        .await
+        .unwrap();
+
+    let found = s
+        .visible_packages_with("p1", Class("org.web.Server"))
+        .await
+        .unwrap();
+    assert_eq!(
+        fqns(found.clone()),
+        vec!["p1/org.web"],
+        "p2's private copy is not p1's"
+    );
+    assert_eq!(found[0].categories, vec!["Web".to_string()]);
+    assert_eq!(found[0].class_definitions.len(), 3, "metadata as stored");
+    assert_eq!(
+        fqns(
+            s.visible_packages_with("p2", Name("org.web"))
+                .await
+                .unwrap()
+        ),
+        vec!["p2/org.web"]
+    );
+    // A public package is visible to every project, by class and by name.
+    for project in ["p1", "p2", "p7"] {
+        let by_class = s
+            .visible_packages_with(project, Class("org.lib.Util"))
+            .await;
+        assert_eq!(fqns(by_class.unwrap()), vec!["p3/org.lib"]);
+        let by_name = s.visible_packages_with(project, Name("org.lib")).await;
+        assert_eq!(fqns(by_name.unwrap()), vec!["p3/org.lib"]);
+    }
+    // A name is not a class and a class is not a name.
+    assert!(s
+        .visible_packages_with("p1", Class("org.web"))
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(s
+        .visible_packages_with("p1", Name("org.web.Site"))
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(s
+        .visible_packages_with("p1", Class("noise1.C"))
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        fqns(
+            s.visible_packages_with("p1", Class("noise2.C"))
+                .await
+                .unwrap()
+        ),
+        vec!["p9/noise2"]
+    );
+    assert_eq!(
+        s.resolve_package("p1", "org.web.Site")
+            .await
+            .unwrap()
+            .map(|p| p.id),
+        Some(web.id.clone())
+    );
+
+    s.delete_package(&lib.id).await.unwrap();
+    assert!(s
+        .visible_packages_with("p1", Class("org.lib.Util"))
+        .await
+        .unwrap()
+        .is_empty());
+    // The class is free again: another project may publish it.
+    s.insert_package(&pkg("p4", "org.lib2", &["org.lib.Util"], true))
+        .await
+        .unwrap();
+    assert_eq!(
+        fqns(
+            s.visible_packages_with("p1", Class("org.lib.Util"))
+                .await
+                .unwrap()
+        ),
+        vec!["p4/org.lib2"]
+    );
 }
 
 fn pkg(owner: &str, fqn: &str, classes: &[&str], public: bool) -> NewPackage {

@@ -39,19 +39,18 @@ fn multi(q: &QueryPairs, key: &str) -> Vec<String> {
         ("sort_dir" = Option<String>, Query, description = "asc or desc"),
         ("marker" = Option<String>, Query), ("limit" = Option<u32>, Query, description = "1..100, default 20")),
     responses((status = 200, description = "`{\"packages\": [...], \"next_marker\"?}`", body = crate::schemas::PackageList)))]
-pub async fn search(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiResult<Json<Value>> {
+pub async fn search(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    q: QueryPairs,
+) -> ApiResult<Json<crate::paging::JsonList>> {
     // Every caller sees its own and public packages, which is all that
     // `catalog=true` (what the caller can deploy) asks for; the flag is checked only.
     q.flag("catalog")?;
     let page = crate::paging::PACKAGES.request(&q)?;
     let query = package_query(&q, ctx.project())?;
-    let found = st.store.search_packages(&query, &page).await?;
-    Ok(Json(crate::paging::body(
-        "packages",
-        &found,
-        views::package,
-        |p| p.id.as_str(),
-    )))
+    let found = st.store.search_packages_json(&query, &page).await?;
+    Ok(Json(crate::paging::JsonList::new("packages", found)?))
 }
 
 /// The search a request's parameters ask for, as Murano's catalog read them.

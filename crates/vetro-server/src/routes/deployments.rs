@@ -3,6 +3,7 @@
 use crate::auth::Ctx;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{QueryPairs, P};
+use crate::paging::JsonList;
 use crate::routes::environments::collect_ids;
 use crate::state::AppState;
 use crate::{paging, scope, views};
@@ -11,7 +12,7 @@ use axum::Json;
 use serde_json::Value;
 use std::collections::HashSet;
 use vetro_store::page::Page;
-use vetro_store::queue::{Deployment, Report, Task};
+use vetro_store::queue::{Report, Task};
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/deployments", tag = "deployments",
     params(("environment_id" = String, Path),
@@ -23,14 +24,14 @@ pub async fn list(
     ctx: Ctx,
     P(id): P<String>,
     q: QueryPairs,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<JsonList>> {
     let env = scope::environment_ref(&st, &ctx, &id).await?;
     let page = paging::DEPLOYMENTS.request(&q)?;
     let deps = st
         .store
-        .list_deployments(Some(&env.id), &env.project_id, &page)
+        .deployment_page_json(Some(&env.id), &env.project_id, &page)
         .await?;
-    Ok(Json(deployment_page(&deps)))
+    Ok(Json(JsonList::new("deployments", deps)?))
 }
 
 #[utoipa::path(get, path = "/v1/deployments", tag = "deployments",
@@ -41,19 +42,13 @@ pub async fn list_all(
     State(st): State<AppState>,
     ctx: Ctx,
     q: QueryPairs,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<JsonList>> {
     let page = paging::DEPLOYMENTS.request(&q)?;
     let deps = st
         .store
-        .list_deployments(None, ctx.project(), &page)
+        .deployment_page_json(None, ctx.project(), &page)
         .await?;
-    Ok(Json(deployment_page(&deps)))
-}
-
-fn deployment_page(deps: &Page<Deployment>) -> Value {
-    paging::body("deployments", deps, views::deployment, |d| {
-        d.task.id.as_str()
-    })
+    Ok(Json(JsonList::new("deployments", deps)?))
 }
 
 /// A task of an environment the caller may see.

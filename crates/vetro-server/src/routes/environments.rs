@@ -36,10 +36,7 @@ pub async fn list(
         (None, false) => Some(ctx.project()),
     };
     let page = crate::paging::ENVIRONMENTS.request(&q)?;
-    let envs = st
-        .store
-        .environment_page_json(project, &page, views::ENVIRONMENT_FIELDS)
-        .await?;
+    let envs = st.store.environment_page_json(project, &page).await?;
     Ok(Json(crate::paging::JsonList::new("environments", envs)?))
 }
 

@@ -29,7 +29,7 @@ pub async fn list(
     let page = crate::paging::TEMPLATES.request(&q)?;
     let found = st
         .store
-        .template_page_json(ctx.project(), public, &page, views::TEMPLATE_FIELDS)
+        .template_page_json(ctx.project(), public, &page)
         .await?;
     Ok(Json(crate::paging::JsonList::new("templates", found)?))
 }

@@ -1,4 +1,5 @@
-//! Packages for a running task, from the catalog: the highest version in
+//! Packages for a running task, from the catalog (only the packages that
+//! have the name or define the class, found by index): the highest version in
 //! range, the project's own package first, then a public one (Murano's
 //! lookup, [`vetro_deploy::resolve::choose`]), each pinned to the task on
 //! first use so that a retry or a takeover runs the same versions. Without
@@ -10,6 +11,7 @@ use tokio::runtime::Handle;
 use vetro_deploy::{PackageArchive, PackageResolver};
 use vetro_dsl::package::VersionSpec;
 use vetro_store::catalog::PackageFile;
+use vetro_store::lookup::PackageKey;
 use vetro_store::queue::PinnedPackage;
 use vetro_store::Store;
 
@@ -45,7 +47,7 @@ impl CatalogResolver {
         }
     }
 
-    fn find(&self, want: Want, spec: &VersionSpec) -> Result<Option<PackageArchive>, String> {
+    fn find(&self, want: PackageKey, spec: &VersionSpec) -> Result<Option<PackageArchive>, String> {
         self.handle
             .block_on(self.find_async(want, spec))
             .map_err(|e| e.to_string())
@@ -53,14 +55,13 @@ impl CatalogResolver {
 
     async fn find_async(
         &self,
-        want: Want<'_>,
+        want: PackageKey<'_>,
         spec: &VersionSpec,
     ) -> vetro_store::Result<Option<PackageArchive>> {
-        let visible = self.store.list_packages(Some(&self.project_id)).await?;
-        let matching = visible.into_iter().filter(|p| match want {
-            Want::Name(n) => p.fully_qualified_name == n,
-            Want::Class(c) => p.class_definitions.iter().any(|d| d == c),
-        });
+        let matching = self
+            .store
+            .visible_packages_with(&self.project_id, want)
+            .await?;
         let own = |p: &vetro_store::catalog::Package| p.owner_id == self.project_id;
         let Some(found) = vetro_deploy::resolve::choose(matching, |p| &p.version, own, spec) else {
             return Ok(None);
@@ -113,19 +114,12 @@ impl CatalogResolver {
     }
 }
 
-/// What a lookup matches packages by.
-#[derive(Clone, Copy)]
-enum Want<'a> {
-    Name(&'a str),
-    Class(&'a str),
-}
-
 impl PackageResolver for CatalogResolver {
     fn by_class(&self, class: &str, spec: &VersionSpec) -> Result<Option<PackageArchive>, String> {
-        self.find(Want::Class(class), spec)
+        self.find(PackageKey::Class(class), spec)
     }
 
     fn by_name(&self, fqn: &str, spec: &VersionSpec) -> Result<Option<PackageArchive>, String> {
-        self.find(Want::Name(fqn), spec)
+        self.find(PackageKey::Name(fqn), spec)
     }
 }
