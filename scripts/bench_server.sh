@@ -19,7 +19,8 @@
 # BENCH_CONNECTIONS (default 32), BENCH_PG_URL (an existing PostgreSQL
 # database to use; otherwise a throw-away cluster is started on port 55499 when
 # Debian's postgresql is installed), BENCH_DEPLOYS (default 200),
-# BENCH_ENVS (default 20). Needs wrk (Debian package `wrk`), curl, python3.
+# BENCH_ENVS (default 20). Needs wrk (Debian package `wrk`), curl, python3;
+# psql, when found, refreshes PostgreSQL's statistics after the seeding.
 # Results are in crates/vetro-server/BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,6 +72,12 @@ list_bench() {
     local backend=$1 list
     python3 scripts/bench_seed.py --url "$URL" --token "$TOKEN" --envs "$LIST_ENVS" \
         --templates 200 --packages 200 >/dev/null
+    # PostgreSQL plans from table statistics, which autovacuum refreshes a
+    # while after a bulk load; without them a page of 100 out of 1,000 rows
+    # sorts the whole project. Refresh them now, as autovacuum would.
+    if [ "$backend" = PostgreSQL ] && [ -n "${PSQL:-}" ]; then
+        "$PSQL" -q "$PG_URL" -c ANALYZE
+    fi
     for list in $LISTS; do
         one_list "GET /v1/$list, $backend" "$URL/v1/$list"
     done
@@ -108,6 +115,7 @@ start_pg() {
     pg_stop="pg_as $bin/pg_ctl -D $work/pg/data -m fast stop"
     pg_as "$bin/createdb" -h 127.0.0.1 -p "$port" -U vetro bench
     PG_URL="postgres://vetro@127.0.0.1:$port/bench"
+    PSQL=$bin/psql
 }
 
 echo "bench: $VETRO on $(nproc) cores; wrk 1 thread, $CONNECTIONS connections, ${SECONDS_PER_RUN}s per run"
@@ -120,6 +128,7 @@ list_bench SQLite
 stop_servers
 
 PG_URL=${BENCH_PG_URL:-}
+PSQL=$(command -v psql || true)
 if [ -z "$PG_URL" ] && ! start_pg; then
     echo "bench: PostgreSQL skipped (no BENCH_PG_URL and no Debian postgresql)"
 else

@@ -308,7 +308,12 @@ impl Store {
             text.push_str(&format!(" AND {after}"));
         }
         let dir = if q.descending { "DESC" } else { "ASC" };
-        let mut order = vec!["search_rank ASC".to_string()];
+        // Without search words every rank is 0: the page is then an index
+        // walk in key order (the indexes of `0010_list_items.sql`).
+        let mut order = Vec::new();
+        if !q.words.is_empty() {
+            order.push("search_rank ASC".to_string());
+        }
         for k in q.order_by.iter().map(|k| k.column()).chain(["id"]) {
             order.push(format!("{} {dir}", self.binary(k)));
         }

@@ -127,3 +127,10 @@ CREATE TRIGGER package_categories_list_item AFTER INSERT OR DELETE
     ON package_categories FOR EACH ROW EXECUTE FUNCTION vetro_package_list_item_update();
 
 UPDATE packages SET list_item = vetro_package_list_item(id);
+
+-- The catalog's orders (by code point, as the search sorts), so that a page
+-- without search words walks an index instead of sorting every visible
+-- package.
+CREATE INDEX packages_name_order ON packages (name COLLATE "C", id COLLATE "C");
+CREATE INDEX packages_fqn_order ON packages (fully_qualified_name COLLATE "C", id COLLATE "C");
+CREATE INDEX packages_created_order ON packages (created COLLATE "C", id COLLATE "C");
