@@ -134,3 +134,6 @@ UPDATE packages SET list_item = vetro_package_list_item(id);
 CREATE INDEX packages_name_order ON packages (name COLLATE "C", id COLLATE "C");
 CREATE INDEX packages_fqn_order ON packages (fully_qualified_name COLLATE "C", id COLLATE "C");
 CREATE INDEX packages_created_order ON packages (created COLLATE "C", id COLLATE "C");
+
+-- Templates in page order: a project's own and public ones are one walk.
+CREATE INDEX templates_page ON templates (created, id);

@@ -122,3 +122,6 @@ UPDATE tasks SET list_body = json_object(
 CREATE INDEX packages_name_order ON packages (name, id);
 CREATE INDEX packages_fqn_order ON packages (fully_qualified_name, id);
 CREATE INDEX packages_created_order ON packages (created, id);
+
+-- Templates in page order: a project's own and public ones are one walk.
+CREATE INDEX templates_page ON templates (created, id);
