@@ -6,7 +6,7 @@
 use crate::session::User;
 use crate::Dashboard;
 use vetro_diag::SourceMap;
-use vetro_dsl::package::{ArchiveLimits, Package};
+use vetro_dsl::package::Package;
 use vetro_dsl::syntax::class::ArgDef;
 use vetro_store::catalog::PackageFile;
 
@@ -23,8 +23,9 @@ pub async fn parsed(dash: &Dashboard, id: &str) -> Option<Package> {
         .package_file(id, PackageFile::Archive)
         .await
         .ok()??;
-    // The archive passed the import's checks; these bounds still hold.
-    let pkg = Package::load_zip(id, &bytes, &ArchiveLimits::default(), &mut SourceMap::new());
+    // The archive passed the import's checks; the service's bounds still hold.
+    let limits = dash.app.limits.archive();
+    let pkg = Package::load_zip(id, &bytes, &limits, &mut SourceMap::new());
     (!pkg.name.is_empty()).then_some(pkg)
 }
 

@@ -103,12 +103,13 @@ fn packages_load_from_zip_archives() {
 #[test]
 fn bad_archives_are_refused() {
     let limits = ArchiveLimits {
-        max_bytes: 1 << 20,
+        max_unpacked_bytes: 1 << 20,
         max_entries: 100,
+        ..ArchiveLimits::default()
     };
     let big = vec![0u8; 2 << 20];
     let cases: Vec<(Vec<u8>, &str)> = vec![
-        (b"not a zip".to_vec(), "not a zip"),
+        (b"not a zip".to_vec(), "not a valid zip"),
         (
             zip_of(&[
                 ("manifest.yaml", MANIFEST.as_bytes()),

@@ -6,16 +6,11 @@
 use crate::error::ApiError;
 use crate::state::Limits;
 use serde_json::{json, Value};
-use vetro_deploy::{ArchiveLimits, PackageInfo, Rejection};
+use vetro_deploy::{PackageInfo, Rejection};
 
 /// Unpacks and checks an archive within `limits`.
 pub fn inspect(bytes: &[u8], limits: &Limits) -> Result<PackageInfo, ApiError> {
-    let archive_limits = ArchiveLimits {
-        max_archive_bytes: limits.package_upload as u64,
-        max_unpacked_bytes: limits.package_unpacked,
-        max_entries: limits.package_files,
-    };
-    let info = vetro_deploy::inspect_package(bytes, &archive_limits).map_err(|r| refused(&r))?;
+    let info = vetro_deploy::inspect_package(bytes, &limits.archive()).map_err(|r| refused(&r))?;
     check_full_name(&info.fqn)?;
     Ok(info)
 }

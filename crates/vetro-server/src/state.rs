@@ -52,6 +52,17 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// The bounds on one package archive these limits set.
+    pub fn archive(&self) -> vetro_deploy::ArchiveLimits {
+        vetro_deploy::ArchiveLimits {
+            max_archive_bytes: self.package_upload as u64,
+            max_unpacked_bytes: self.package_unpacked,
+            max_entries: self.package_files,
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct AppState {
     pub store: Store,

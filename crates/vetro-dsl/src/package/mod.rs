@@ -7,7 +7,7 @@ pub mod catalog;
 mod manifest;
 pub mod version;
 
-pub use archive::ArchiveLimits;
+pub use archive::{read_zip, ArchiveError, ArchiveLimits};
 pub use catalog::{Catalog, CatalogError, ClassRef, Resolved, Resolver, BUNDLED_PACKAGE};
 pub use manifest::Manifest;
 pub use version::{Version, VersionSpec};
@@ -363,9 +363,9 @@ impl Package {
     ) -> Package {
         match archive::read_zip(bytes, limits) {
             Ok(files) => Package::load_files(label, files, sources),
-            Err(message) => Package {
+            Err(e) => Package {
                 root: PathBuf::from(label),
-                problems: vec![Diagnostic::error("archive", format!("{label}: {message}"))],
+                problems: vec![Diagnostic::error("archive", format!("{label}: {e}"))],
                 ..Default::default()
             },
         }

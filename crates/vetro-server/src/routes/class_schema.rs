@@ -70,11 +70,7 @@ async fn schema(
         None,
         &[],
     );
-    let limits = ArchiveLimits {
-        max_archive_bytes: st.limits.package_upload as u64,
-        max_unpacked_bytes: st.limits.package_unpacked,
-        max_entries: st.limits.package_files,
-    };
+    let limits = st.limits.archive();
     // The catalog lookups block on the runtime's handle.
     let job = move || {
         let found = find(&resolver, &class, package.as_deref(), &range)?;
