@@ -57,11 +57,12 @@ pub fn additional_args(text: &str) -> Vec<String> {
 }
 
 impl PlaybookRun {
-    /// The run of `resolved`: inventory from the `inventory` control option
-    /// (when that file exists), verbosity from `verbose`, extra arguments from
-    /// every `AdditionalArgs` option.
+    /// The run of `resolved` by `program` (an `ansible-playbook`): inventory
+    /// from the `inventory` control option (when that file exists), verbosity
+    /// from `verbose`, extra arguments from every `AdditionalArgs` option.
     pub fn plan(
         resolved: &Resolved,
+        program: String,
         playbook: PathBuf,
         settings_file: PathBuf,
         cwd: &Path,
@@ -82,7 +83,7 @@ impl PlaybookRun {
             args.extend(additional_args(text));
         }
         PlaybookRun {
-            program: ansible_playbook_program(),
+            program,
             playbook,
             settings_file,
             inventory,
@@ -109,15 +110,6 @@ impl PlaybookRun {
     pub fn run(&self) -> Result<i32> {
         run_program(&self.program, &self.argv(), &[])
     }
-}
-
-/// The ansible-playbook program: `$VETRO_ANSIBLE_PLAYBOOK`, else
-/// `ansible-playbook` from `PATH`.
-pub fn ansible_playbook_program() -> String {
-    std::env::var("VETRO_ANSIBLE_PLAYBOOK")
-        .ok()
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| "ansible-playbook".to_string())
 }
 
 /// Run `program argv...` with extra environment variables, output streaming

@@ -51,8 +51,8 @@ fn example_runs_the_real_playbook() {
     ));
     std::fs::write(&settings_file, yaml).expect("write settings");
     let playbook = find_playbook(&req.settings_root, &example, "hello").expect("playbook");
-    let mut run = PlaybookRun::plan(&resolved, playbook, settings_file, &example);
-    run.program = program.display().to_string();
+    let program = program.display().to_string();
+    let run = PlaybookRun::plan(&resolved, program, playbook, settings_file, &example);
     let code = run.run().expect("ansible-playbook starts");
     assert_eq!(code, 0, "ansible-playbook failed: {:?}", run.argv());
     let written = std::fs::read_to_string(&out_file).expect("playbook wrote the file");

@@ -139,7 +139,8 @@ fn finish(
         let err = SpecError::new(ErrorClass::Io, format!("{}: {e}", settings_file.display()));
         return fail(sources, &err, args.format);
     }
-    let run = PlaybookRun::plan(resolved, playbook, settings_file.clone(), cwd);
+    let program = ansible_playbook_program();
+    let run = PlaybookRun::plan(resolved, program, playbook, settings_file.clone(), cwd);
     let result = run.run();
     if temporary {
         let _ = std::fs::remove_file(&settings_file);
@@ -166,4 +167,13 @@ fn fail(sources: &SourceMap, e: &SpecError, format: Format) -> ExitCode {
     } else {
         report::INVALID
     })
+}
+
+/// The ansible-playbook program: `$VETRO_ANSIBLE_PLAYBOOK`, else
+/// `ansible-playbook` from `PATH`.
+pub(crate) fn ansible_playbook_program() -> String {
+    std::env::var("VETRO_ANSIBLE_PLAYBOOK")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "ansible-playbook".to_string())
 }

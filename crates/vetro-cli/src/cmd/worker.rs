@@ -68,6 +68,7 @@ impl WorkerArgs {
             lease: Duration::from_secs(self.lease_seconds),
             max_attempts: self.max_attempts,
             quotas: self.quotas.quotas(),
+            host: std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into()),
             ..WorkerConfig::default()
         };
         if let Some(dir) = &self.packages_dir {

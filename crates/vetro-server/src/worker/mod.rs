@@ -70,6 +70,9 @@ pub struct WorkerConfig {
     /// it is not the OpenStack backend's: a finished task's trust is deleted
     /// with these credentials (or the backend's).
     pub trustee: Option<vetro_openstack::clouds::Credentials>,
+    /// The machine's name, which starts each worker's name in its task
+    /// leases (the CLI passes `$HOSTNAME`).
+    pub host: String,
 }
 
 /// The default wall-clock limit of a task: 30 minutes.
@@ -93,6 +96,7 @@ impl Default for WorkerConfig {
             max_running_per_project: Some(DEFAULT_MAX_RUNNING_PER_PROJECT),
             quotas: vetro_store::quotas::Quotas::default(),
             trustee: None,
+            host: "localhost".into(),
         }
     }
 }
@@ -125,8 +129,7 @@ impl Worker {
     }
 
     /// A process-unique worker name: host, process id, index, random tail.
-    pub fn unique_name(index: usize) -> String {
-        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into());
+    pub fn unique_name(host: &str, index: usize) -> String {
         let tail = &vetro_store::new_id()[..8];
         format!("{host}:{}:{index}:{tail}", std::process::id())
     }
@@ -212,7 +215,7 @@ pub fn spawn_workers(
         .enumerate()
         .map(|(i, lane)| {
             let w =
-                Worker::new(store.clone(), Worker::unique_name(i), config.clone()).in_lane(lane);
+                Worker::new(store.clone(), Worker::unique_name(&config.host, i), config.clone()).in_lane(lane);
             tokio::spawn(w.run(shutdown.clone()))
         })
         .collect()
