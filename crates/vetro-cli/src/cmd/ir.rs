@@ -1,12 +1,12 @@
 //! `vetro ir NAME [options]`: run an InfraRed plugin. The options after NAME
 //! come from the plugin's `plugin.spec` (`vetro ir NAME --help` lists them).
 
+use super::spec::ansible_playbook_program;
 use crate::report::{self, Format};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use vetro_diag::{Diagnostic, Severity, SourceMap};
-use super::spec::ansible_playbook_program;
 use vetro_spec::playbook::run_program;
 use vetro_spec::plugin::invoke::{invoke, playbook_argv, IrOutcome, IrRequest, IrVars};
 use vetro_spec::plugin::registry::Registry;

@@ -214,8 +214,12 @@ pub fn spawn_workers(
     lanes
         .enumerate()
         .map(|(i, lane)| {
-            let w =
-                Worker::new(store.clone(), Worker::unique_name(&config.host, i), config.clone()).in_lane(lane);
+            let w = Worker::new(
+                store.clone(),
+                Worker::unique_name(&config.host, i),
+                config.clone(),
+            )
+            .in_lane(lane);
             tokio::spawn(w.run(shutdown.clone()))
         })
         .collect()
