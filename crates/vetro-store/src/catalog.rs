@@ -4,7 +4,7 @@
 use crate::{new_id, row, time, Result, Store, StoreError, Tx};
 use serde_json::Value;
 use sqlx::any::AnyRow;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Package {
@@ -218,7 +218,7 @@ impl Store {
             });
         }
         set_categories(&mut tx, &meta.id, &meta.categories).await?;
-        crate::lookup::index_classes(&mut tx, &meta.id, &meta.class_definitions).await?;
+        index_classes(&mut tx, &meta.id, &meta.class_definitions).await?;
         tx.commit().await?;
         Ok(meta)
     }
@@ -450,4 +450,21 @@ fn category_from_row(r: &AnyRow) -> Result<Category> {
         created: row::text(r, "created")?,
         updated: row::text(r, "updated")?,
     })
+}
+
+/// Writes the class rows of a new package (its `class_definitions`, each once).
+pub(crate) async fn index_classes(
+    tx: &mut Tx<'_>,
+    package_id: &str,
+    classes: &[String],
+) -> Result<()> {
+    let classes: BTreeSet<&str> = classes.iter().map(String::as_str).collect();
+    for class in classes {
+        sqlx::query("INSERT INTO package_classes (class_name, package_id) VALUES ($1, $2)")
+            .bind(class)
+            .bind(package_id)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
 }

@@ -6,46 +6,15 @@
 //! A deployment's item carries the model it deployed, which can be large.
 //! The parts of an item that never change (id, environment, the model as
 //! Murano shows it, the action, creation time, kind) are written once as
-//! JSON with the task (`list_body`); a page joins each body with the few
+//! JSON with the task ([`crate::queue::list_body`]); a page joins each body with the few
 //! parts that do change (state, times, result) as text, so the model is
 //! never parsed or written again after its task was queued.
 
 use crate::json_page::{JsonPage, Listing};
 use crate::page::{Page, PageRequest};
-use crate::queue::{task_from_row, Deployment, NewTask, TaskKind, TASK_COLUMNS};
+use crate::queue::{task_from_row, Deployment, TASK_COLUMNS};
 use crate::{row, Backend, Result, Store, StoreError};
-use serde_json::{json, Value};
 use sqlx::any::AnyRow;
-
-/// The parts of a deployment's item that never change, as JSON text:
-/// `id`, `environment_id`, `description` (the model's `Objects` with
-/// `applications` named `services`, as Murano showed it), `action` (null
-/// for a deletion), `created`, `kind`.
-pub(crate) fn list_body(id: &str, t: &NewTask, created: &str) -> String {
-    let action = match t.kind {
-        TaskKind::Delete => Value::Null,
-        _ => t.payload.clone(),
-    };
-    json!({
-        "id": id,
-        "environment_id": t.environment_id,
-        "description": services_named(t.description.clone().unwrap_or(Value::Null)),
-        "action": action,
-        "created": created,
-        "kind": t.kind.as_str(),
-    })
-    .to_string()
-}
-
-/// The model as Murano shows it in task descriptions (`services`, not `applications`).
-fn services_named(mut objects: Value) -> Value {
-    if let Some(o) = objects.as_object_mut() {
-        if let Some(apps) = o.shift_remove("applications") {
-            o.insert("services".into(), apps);
-        }
-    }
-    objects
-}
 
 /// Murano's state of a deployment over a row with `state`, `is_exception`,
 /// `has_errors` and `has_warnings` (the same rule as [`Deployment::state`]).
@@ -108,7 +77,7 @@ impl Store {
 
     /// [`Store::list_deployments`] as the API's JSON: each deployment with
     /// `id`, `environment_id`, `description`, `action`, `created`, `kind`
-    /// (see [`list_body`]), `result` (`{}` before there is one), `started`
+    /// (see [`crate::queue::list_body`]), `result` (`{}` before there is one), `started`
     /// (its creation while queued), `finished`, `state` (Murano's:
     /// [`Deployment::state`]), `updated` and `task_state`.
     pub async fn deployment_page_json(

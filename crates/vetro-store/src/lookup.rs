@@ -5,8 +5,8 @@
 //! catalog's hot path during a deployment.
 
 use crate::catalog::{meta_from_row, Package, META_COLUMNS};
-use crate::{row, Result, Store, Tx};
-use std::collections::{BTreeSet, HashMap};
+use crate::{row, Result, Store};
+use std::collections::HashMap;
 
 /// What a lookup matches packages by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,23 +15,6 @@ pub enum PackageKey<'a> {
     Name(&'a str),
     /// A class the package defines.
     Class(&'a str),
-}
-
-/// Writes the class rows of a new package (its `class_definitions`, each once).
-pub(crate) async fn index_classes(
-    tx: &mut Tx<'_>,
-    package_id: &str,
-    classes: &[String],
-) -> Result<()> {
-    let classes: BTreeSet<&str> = classes.iter().map(String::as_str).collect();
-    for class in classes {
-        sqlx::query("INSERT INTO package_classes (class_name, package_id) VALUES ($1, $2)")
-            .bind(class)
-            .bind(package_id)
-            .execute(&mut **tx)
-            .await?;
-    }
-    Ok(())
 }
 
 impl Store {

@@ -15,7 +15,7 @@
 
 use crate::page::{Page, PageRequest};
 use crate::{new_id, row, time, Result, Store, StoreError, Tx};
-use serde_json::Value;
+use serde_json::{json, Value};
 use sqlx::any::AnyRow;
 use std::collections::HashSet;
 
@@ -159,7 +159,7 @@ pub async fn enqueue_task(tx: &mut Tx<'_>, t: &NewTask) -> Result<String> {
     .bind(t.description.as_ref().map(Value::to_string))
     .bind(&now)
     .bind(t.trust_id.clone())
-    .bind(crate::deployments::list_body(&id, t, &now))
+    .bind(list_body(&id, t, &now))
     .execute(&mut **tx)
     .await
     .map_err(StoreError::from);
@@ -541,4 +541,34 @@ pub struct PinnedPackage {
     pub fully_qualified_name: String,
     pub package_id: String,
     pub version: String,
+}
+
+/// The parts of a deployment's item that never change, as JSON text:
+/// `id`, `environment_id`, `description` (the model's `Objects` with
+/// `applications` named `services`, as Murano showed it), `action` (null
+/// for a deletion), `created`, `kind`.
+pub(crate) fn list_body(id: &str, t: &NewTask, created: &str) -> String {
+    let action = match t.kind {
+        TaskKind::Delete => Value::Null,
+        _ => t.payload.clone(),
+    };
+    json!({
+        "id": id,
+        "environment_id": t.environment_id,
+        "description": services_named(t.description.clone().unwrap_or(Value::Null)),
+        "action": action,
+        "created": created,
+        "kind": t.kind.as_str(),
+    })
+    .to_string()
+}
+
+/// The model as Murano shows it in task descriptions (`services`, not `applications`).
+fn services_named(mut objects: Value) -> Value {
+    if let Some(o) = objects.as_object_mut() {
+        if let Some(apps) = o.shift_remove("applications") {
+            o.insert("services".into(), apps);
+        }
+    }
+    objects
 }

@@ -138,32 +138,9 @@ fn deploy(args: Args) -> ExitCode {
         },
         None => (Target::Root, args.method.clone()),
     };
-    if args.cloud_state.is_some() && args.cloud.backend != super::cloud::BackendKind::Simulated {
-        return usage(
-            "--cloud-state keeps the simulator's state: it needs --backend simulated",
-            args.format,
-        );
-    }
-    let simulated = args.cloud.backend == super::cloud::BackendKind::Simulated;
-    // The simulator is kept to save its state and name unused agent results.
-    let (backend, simulator): (Box<dyn vetro_dsl::cloud::CloudBackend>, _) = if simulated {
-        let cloud = match &args.cloud_state {
-            Some(path) => load_cloud_state(path),
-            None => Ok(Rc::new(RefCell::new(SimulatedCloud::new()))),
-        };
-        let results = cloud.and_then(|c| Ok((c, args.cloud.agent_results()?)));
-        match results {
-            Ok((cloud, results)) => {
-                cloud.borrow_mut().set_agent_results(results);
-                (Box::new(cloud.clone()), Some(cloud))
-            }
-            Err(e) => return usage(&e, args.format),
-        }
-    } else {
-        match args.cloud.backend() {
-            Ok(b) => (b, None),
-            Err(e) => return usage(&e, args.format),
-        }
+    let (backend, simulator) = match choose_backend(&args) {
+        Ok(b) => b,
+        Err(e) => return usage(&e, args.format),
     };
     let model = match host::read_model(model_path) {
         Ok(m) => m,
@@ -276,6 +253,33 @@ fn deploy(args: Args) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+type ChosenBackend = (
+    Box<dyn vetro_dsl::cloud::CloudBackend>,
+    Option<Rc<RefCell<SimulatedCloud>>>,
+);
+
+/// The backend a run deploys to, and the simulator behind it when it is
+/// one (kept to save its state and to name unused agent results).
+fn choose_backend(args: &Args) -> Result<ChosenBackend, String> {
+    let simulated = args.cloud.backend == super::cloud::BackendKind::Simulated;
+    if args.cloud_state.is_some() && !simulated {
+        return Err(
+            "--cloud-state keeps the simulator's state: it needs --backend simulated".into(),
+        );
+    }
+    if !simulated {
+        return Ok((args.cloud.backend()?, None));
+    }
+    let cloud = match &args.cloud_state {
+        Some(path) => load_cloud_state(path)?,
+        None => Rc::new(RefCell::new(SimulatedCloud::new())),
+    };
+    cloud
+        .borrow_mut()
+        .set_agent_results(args.cloud.agent_results()?);
+    Ok((Box::new(cloud.clone()), Some(cloud)))
 }
 
 /// The simulated cloud of an earlier run, or a new one when `path` is absent.

@@ -5,15 +5,11 @@
 //! context ([`rt_of`]), so nothing in an engine belongs to one session;
 //! each session only puts its handle and its limits over them.
 
-use super::funcs::SharedBody;
 use super::natives::Natives;
-use super::{ClassDefs, ClassSource, Rt};
-use std::rc::{Rc, Weak};
+use super::reg::Reg;
+use super::{ClassDefs, ClassSource};
 use std::sync::{Arc, Mutex};
-use vetro_yaql::func::Signature;
-use vetro_yaql::{
-    Args, Call, Context, Engine, EngineBuilder, EngineOptions, Form, HostObject, SharedDef, Value,
-};
+use vetro_yaql::{Engine, EngineOptions};
 
 /// The engines of a class set (Murano's `ENGINE_10` and `ENGINE_12`).
 pub struct Engines {
@@ -44,64 +40,15 @@ fn options(legacy: bool) -> EngineOptions {
     opts
 }
 
-/// Registers engine functions into both engines being built.
-pub(super) struct Reg {
-    legacy: EngineBuilder,
-    std: EngineBuilder,
-    /// The legacy engine's standard library, to ask what it defines.
-    plain_legacy: Engine,
-}
-
-impl Reg {
-    /// A function of both engines.
-    pub fn f(&mut self, name: &str, form: Form, sig: &str, body: Box<SharedBody>) {
-        let def = shared_def(name, form, sig, Arc::from(body));
-        self.std.register(def.clone());
-        self.legacy.register(def);
-    }
-
-    /// A function of the legacy engine only.
-    pub fn legacy_only(&mut self, name: &str, form: Form, sig: &str, body: Box<SharedBody>) {
-        self.legacy
-            .register(shared_def(name, form, sig, Arc::from(body)));
-    }
-
-    /// The standard library of the legacy engine (without the functions
-    /// registered here), to ask which names it defines.
-    pub fn legacy_library(&self) -> Rc<Context> {
-        self.plain_legacy.context()
-    }
-}
-
-/// A YAQL function whose body runs against the session found in the
-/// calling context; an `Exc` the body returns crosses YAQL smuggled and
-/// comes out as the same exception.
-fn shared_def(name: &str, form: Form, sig: &str, body: Arc<SharedBody>) -> SharedDef {
-    let sig = Signature::parse(name, form, sig)
-        .unwrap_or_else(|e| panic!("engine function {name}: {}", e.message));
-    SharedDef {
-        sig,
-        body: Arc::new(move |c: &Call, a: Args| {
-            let rt = rt_of(c.ctx)?;
-            body(&rt, c, a).map_err(|e| rt.smuggle(e))
-        }),
-        direct: None,
-        direct_key: None,
-    }
-}
-
 impl Engines {
     fn build(source: &ClassSource) -> Engines {
-        let mut r = Reg {
-            legacy: Engine::builder(options(true)),
-            std: Engine::builder(options(false)),
-            plain_legacy: Engine::new(options(true)),
-        };
+        let mut r = Reg::new(options(true), options(false));
         super::funcs::register_all(&mut r, source);
         super::sysfuncs::register(&mut r);
+        let (legacy, std) = r.build();
         Engines {
-            legacy: Arc::new(r.legacy.build()),
-            std: Arc::new(r.std.build()),
+            legacy: Arc::new(legacy),
+            std: Arc::new(std),
         }
     }
 }
@@ -139,38 +86,12 @@ impl EngineCache {
     }
 }
 
-/// The variable of a session's root contexts that holds its handle.
-pub const RT_VAR: &str = "#session";
-
-/// A session's handle, bound in its root contexts for engine functions.
-pub struct RtHandle(pub Weak<Rt>);
-
-impl HostObject for RtHandle {
-    fn type_name(&self) -> &str {
-        "#session"
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-}
-
-/// The session a context belongs to.
-pub fn rt_of(ctx: &Context) -> vetro_yaql::Result<Rc<Rt>> {
-    let gone = || vetro_yaql::Error::value_err("engine gone");
-    match &ctx.get(RT_VAR) {
-        Some(Value::Object(h)) => h
-            .as_any()
-            .downcast_ref::<RtHandle>()
-            .and_then(|h| h.0.upgrade())
-            .ok_or_else(gone),
-        _ => Err(gone()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::Rt;
     use super::*;
     use crate::syntax::data::parse_yaql;
+    use vetro_yaql::Value;
 
     fn core_source() -> ClassSource {
         let mut sources = vetro_diag::SourceMap::new();

@@ -3,7 +3,7 @@
 //! [`Rt::define_function`] for an embedder's own functions.
 
 use super::call::CallKind;
-use super::engines::Reg;
+use super::reg::Reg;
 use super::types::*;
 use super::{str_arg, ClassSource, Rt};
 use crate::syntax::MethodUsage;
@@ -13,10 +13,6 @@ use vetro_yaql::value::Dict;
 use vetro_yaql::{Args, Call, Form, FunctionDef, Value};
 
 pub(super) type Body = dyn Fn(&Rt, &Call, Args) -> Result<Value, Exc>;
-
-/// The body of an engine function, shared by every session of a class set
-/// (see `engines.rs`).
-pub(super) type SharedBody = dyn Fn(&Rt, &Call, Args) -> Result<Value, Exc> + Send + Sync;
 
 /// A YAQL function of one session, whose body runs against it (held
 /// weakly: the contexts that hold the function belong to the session); an

@@ -48,6 +48,7 @@ pub mod objects;
 pub mod program;
 pub mod props;
 pub mod reflect;
+pub mod reg;
 pub mod scheduler;
 pub mod serialize;
 pub mod stack;

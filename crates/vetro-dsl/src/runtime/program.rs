@@ -8,8 +8,8 @@
 //! [`ObjectStore::static_value`](super::objects::ObjectStore::static_value).)
 
 use super::contract_plan::{self, PlanCache, Step};
-use super::engines::{RtHandle, RT_VAR};
 use super::limits::Watch;
+use super::reg::{RtHandle, RT_VAR};
 use super::types::*;
 use super::{ClassSource, FrameInfo, Rt, FRAME_VAR};
 use crate::syntax::{ClassDef, Expr};

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use vetro_yaql::value::Dict;
 use vetro_yaql::{Form, Value};
 
-use super::engines::Reg;
+use super::reg::Reg;
 
 /// Green threads one `pselect` runs at once (the pool size of Murano's `pselect`).
 const PSELECT_POOL: usize = 1000;
