@@ -69,8 +69,10 @@ CREATE VIEW package_list_item AS SELECT t.id, json_object(
         'is_public', json(CASE WHEN t.is_public <> 0 THEN 'true' ELSE 'false' END),
         'owner_id', t.owner_id,
         'tags', json(t.tags),
-        'categories', (SELECT json_group_array(c.name ORDER BY c.name) FROM package_categories pc
-            JOIN categories c ON c.id = pc.category_id WHERE pc.package_id = t.id),
+        -- Ordered in a subquery: an ORDER BY inside the aggregate needs SQLite
+        -- 3.44, and older sqlite3 tools could not read the database's schema.
+        'categories', (SELECT json_group_array(o.name) FROM (SELECT c.name FROM package_categories pc
+            JOIN categories c ON c.id = pc.category_id WHERE pc.package_id = t.id ORDER BY c.name) o),
         'class_definitions', json(t.class_definitions),
         'created', t.created,
         'updated', t.updated) AS item
