@@ -11,7 +11,7 @@ use serde_json::json;
 use std::alloc::{GlobalAlloc, Layout};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use vetro_diag::{Severity, SourceMap};
 use vetro_dsl::check;
@@ -93,8 +93,9 @@ fn library(package: &Package) -> Library {
     // The package's classes win over the bundled ones, as in a real library.
     let bundled = std::mem::take(&mut source.defs);
     source.add_package(package);
-    for (name, def) in bundled {
-        source.defs.entry(name).or_insert(def);
+    let defs = Arc::make_mut(&mut source.defs);
+    for (name, def) in bundled.iter() {
+        defs.entry(name.clone()).or_insert_with(|| def.clone());
     }
     let mut files = HashMap::new();
     if let Some(contents) = &package.contents {
