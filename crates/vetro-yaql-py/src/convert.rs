@@ -1,22 +1,22 @@
-//! Conversion between Python objects and YAQL values.
+//! Conversion of YAQL values into Python objects (the other way is
+//! [`crate::input`]).
 //!
 //! Values cross into Python in one of two shapes, as the reference does:
 //! the *internal* shape handed to Python callbacks (`FrozenDict`, `tuple`,
 //! `frozenset`, lazy iterators) and the *output* shape of a finished
 //! evaluation (`dict`, `list`, `set`).
 
+pub use crate::input::{lazy_from_python, to_value};
+use crate::outdict::Dicts;
 use crate::shim::Shim;
-use crate::wrappers::{PyCallable, PyHost, PyIterator, PyObjectHost, Yaqlized};
-use pyo3::exceptions::PyTypeError;
+use crate::wrappers::{PyCallable, PyHost, PyIterator, PyObjectHost};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
+use pyo3::types::{PyBool, PyFloat, PyFrozenSet, PyList, PySet, PyString, PyTuple};
 use std::cell::RefCell;
 use std::rc::Rc;
-use vetro_yaql::datetime::DateTime;
 use vetro_yaql::iter::LazyIter;
 use vetro_yaql::list_marks::ListMarks;
-use vetro_yaql::value::{Dict, Set};
-use vetro_yaql::{Error, ErrorKind, Value};
+use vetro_yaql::Value;
 
 /// Which Python shape a value takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,151 +74,6 @@ fn check_items(py: Python<'_>, items: usize, quota: i64) -> PyResult<()> {
     Ok(())
 }
 
-/// Python object → YAQL value (the reference's `convert_input_data`).
-pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    let py = obj.py();
-    if obj.is_none() {
-        return Ok(Value::Null);
-    }
-    if let Ok(b) = obj.cast::<PyBool>() {
-        return Ok(Value::Bool(b.is_true()));
-    }
-    if let Ok(i) = obj.cast::<PyInt>() {
-        return Ok(match i.extract::<i64>() {
-            Ok(v) => Value::Int(v),
-            Err(_) => big_int(i)?,
-        });
-    }
-    if let Ok(f) = obj.cast::<PyFloat>() {
-        return Ok(Value::Float(f.value()));
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::Str(Rc::from(s.to_str()?)));
-    }
-    if let Ok(d) = obj.cast::<PyDict>() {
-        return dict_value(d);
-    }
-    if let Ok(l) = obj.cast::<PyList>() {
-        return l
-            .iter()
-            .map(|x| to_value(&x))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Value::from);
-    }
-    if let Ok(t) = obj.cast::<PyTuple>() {
-        return t
-            .iter()
-            .map(|x| to_value(&x))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Value::from);
-    }
-    if let Ok(s) = obj.cast::<PyFrozenSet>() {
-        return set_value(s.iter());
-    }
-    if let Ok(s) = obj.cast::<PySet>() {
-        return set_value(s.iter());
-    }
-    if let Ok(h) = obj.cast::<PyHost>() {
-        return Ok(h.borrow().value.clone());
-    }
-    if let Ok(it) = obj.cast::<PyIterator>() {
-        return Ok(Value::Iter(it.borrow().iter.clone()));
-    }
-    if let Ok(c) = obj.cast::<PyCallable>() {
-        return Ok(c.borrow().value.clone());
-    }
-    let shim = Shim::get(py)?;
-    if obj.is_instance(shim.frozen_dict_cls.bind(py))? {
-        let d = obj.getattr("_d")?;
-        if let Ok(d) = d.cast::<PyDict>() {
-            return dict_value(d);
-        }
-    }
-    classified(obj, &shim.classify(obj)?)
-}
-
-/// Convert an object as `yaql._support.classify` describes it.
-fn classified(obj: &Bound<'_, PyAny>, r: &Bound<'_, PyAny>) -> PyResult<Value> {
-    let t = r.cast::<PyTuple>()?;
-    let tag: String = t.get_item(0)?.extract()?;
-    let payload = t.get_item(1)?;
-    match tag.as_str() {
-        "map" => dict_value(payload.cast::<PyDict>()?),
-        "seq" => to_value(&payload),
-        "set" => set_value(
-            payload
-                .try_iter()?
-                .collect::<PyResult<Vec<_>>>()?
-                .into_iter(),
-        ),
-        "iter" => Ok(lazy_from_python(payload)),
-        "dt" => {
-            let fields = payload.extract()?;
-            let offset: Option<i32> = t.get_item(2)?.extract()?;
-            datetime_value(fields, offset)
-                .map(Value::DateTime)
-                .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.message))
-        }
-        "td" => Ok(Value::TimeDelta(payload.extract()?)),
-        "tz" => Ok(Value::Tz(payload.extract()?)),
-        _ => {
-            let ops = match t.get_item(2) {
-                Ok(o) if !o.is_none() => {
-                    let (attributes, methods, indexer) = o.extract()?;
-                    Some(Yaqlized {
-                        attributes,
-                        methods,
-                        indexer,
-                    })
-                }
-                _ => None,
-            };
-            Ok(Value::Object(Rc::new(PyObjectHost::new(obj.clone(), ops))))
-        }
-    }
-}
-
-fn big_int(i: &Bound<'_, PyInt>) -> PyResult<Value> {
-    let text = i.str()?.to_string();
-    let b: num_bigint::BigInt = text
-        .parse()
-        .map_err(|_| PyTypeError::new_err("integer out of range"))?;
-    Ok(Value::from_bigint(b))
-}
-
-pub fn dict_value(d: &Bound<'_, PyDict>) -> PyResult<Value> {
-    let mut out = Dict::with_capacity(d.len());
-    for (k, v) in d.iter() {
-        out.insert(to_value(&k)?, to_value(&v)?);
-    }
-    Ok(Value::dict(out))
-}
-
-pub fn set_value<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>) -> PyResult<Value> {
-    let mut out = Set::new();
-    for x in items {
-        out.insert(to_value(&x)?);
-    }
-    Ok(Value::set(out))
-}
-
-/// A Python iterator as a lazy single-pass YAQL sequence.
-pub fn lazy_from_python(it: Bound<'_, PyAny>) -> Value {
-    let it: Py<PyAny> = it.unbind();
-    Value::Iter(LazyIter::from_fn(move || {
-        Python::attach(|py| {
-            let b = it.bind(py);
-            match b.call_method0("__next__") {
-                Ok(x) => to_value(&x)
-                    .map(Some)
-                    .map_err(|e| crate::errors::stash(py, e)),
-                Err(e) if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) => Ok(None),
-                Err(e) => Err(crate::errors::stash(py, e)),
-            }
-        })
-    }))
-}
-
 thread_local! {
     /// The sequences of the result being converted that the evaluation built
     /// as lists (kept tuples only; see `vetro_yaql::list_marks`).
@@ -263,7 +118,9 @@ pub fn to_py<'py>(py: Python<'py>, v: &Value, shape: Shape) -> PyResult<Bound<'p
 #[derive(Default)]
 struct Conversion {
     /// Python objects of the shared containers converted in the internal shape.
-    shared: std::collections::HashMap<usize, Py<PyAny>>,
+    shared: crate::input::AddrMap<usize, Py<PyAny>>,
+    /// The dicts made so far (keys and key sets).
+    dicts: Dicts,
     /// Items of the containers converted so far.
     items: usize,
 }
@@ -287,6 +144,14 @@ impl Conversion {
             self.shared.insert(k, out.clone().unbind());
         }
         Ok(out)
+    }
+
+    /// A dictionary key: a string key is made once per conversion.
+    fn key<'py>(&mut self, py: Python<'py>, k: &Value) -> PyResult<Bound<'py, PyAny>> {
+        match self.dicts.key(py, k) {
+            Some(s) => Ok(s.into_any()),
+            None => self.value(py, k, Shape::Internal),
+        }
     }
 
     /// Count `len` more items, refused past the limits (see [`Conversion`]).
@@ -325,12 +190,13 @@ impl Conversion {
             }
             Value::Dict(d) => {
                 self.count(py, shape, d.len())?;
-                let out = PyDict::new(py);
-                for (k, x) in d.iter() {
-                    out.set_item(
-                        self.value(py, k, Shape::Internal)?,
-                        self.value(py, x, shape)?,
-                    )?;
+                let (out, keys) = self.dicts.start(py, d)?;
+                for (i, (k, x)) in d.iter().enumerate() {
+                    let key = match &keys {
+                        Some(keys) => keys[i].bind(py).clone().into_any(),
+                        None => self.key(py, k)?,
+                    };
+                    out.set_item(key, self.value(py, x, shape)?)?;
                 }
                 match shape {
                     Shape::Internal => Shim::get(py)?.frozen_dict(py, out)?,
@@ -399,25 +265,4 @@ impl Conversion {
             }
         }
     }
-}
-
-/// A datetime from Python's fields.
-pub fn datetime_value(
-    fields: (i64, i64, i64, i64, i64, i64, i64),
-    offset: Option<i32>,
-) -> Result<DateTime, Error> {
-    let (year, month, day, hour, minute, second, micro) = fields;
-    DateTime::from_parts(
-        vetro_yaql::datetime::Parts {
-            year,
-            month,
-            day,
-            hour,
-            minute,
-            second,
-            micro,
-        },
-        offset,
-    )
-    .map_err(|e| Error::new(ErrorKind::Value, e.0))
 }

@@ -250,14 +250,18 @@ impl Core {
         // The evaluation runs without the GIL, so that other Python threads
         // evaluate (or run Python) meanwhile; whatever in it reaches Python
         // (callbacks, yaqlized objects, Python iterators) takes the GIL back.
-        let job = OnThisThread((&*engine, &parsed, &ctx));
+        // The context goes in whole: dropping it (and the data converted
+        // into it) is work that needs no GIL either.
+        let job = OnThisThread((&*engine, &parsed, ctx));
         let result = py
             .detach(move || {
                 // Take the wrapper whole (a closure would otherwise capture
                 // its fields one by one).
                 let job = job;
                 let (engine, parsed, ctx) = job.0;
-                OnThisThread(engine.evaluate_in_with_lists(parsed, ctx))
+                let result = engine.evaluate_in_with_lists(parsed, &ctx);
+                drop(ctx);
+                OnThisThread(result)
             })
             .0;
         match result {

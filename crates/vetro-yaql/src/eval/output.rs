@@ -39,24 +39,23 @@ impl Settled {
 
 /// Rebuild `items` only from the first one that changes: `None` when none does.
 fn settle_items<'a>(
-    items: impl ExactSizeIterator<Item = &'a Value>,
+    items: impl ExactSizeIterator<Item = &'a Value> + Clone,
     rt: &Runtime,
     memo: &mut Settled,
 ) -> Result<Option<Vec<Value>>> {
     let mut out: Option<Vec<Value>> = None;
     let n = items.len();
-    let mut seen: Vec<&Value> = Vec::new();
-    for x in items {
+    for (i, x) in items.clone().enumerate() {
         match (settle(x, rt, memo)?, &mut out) {
             (Some(new), Some(out)) => out.push(new),
             (Some(new), None) => {
                 let mut v = Vec::with_capacity(n);
-                v.extend(seen.drain(..).cloned());
+                v.extend(items.clone().take(i).cloned());
                 v.push(new);
                 out = Some(v);
             }
             (None, Some(out)) => out.push(x.clone()),
-            (None, None) => seen.push(x),
+            (None, None) => {}
         }
     }
     Ok(out)
@@ -109,9 +108,19 @@ fn remember_final(l: &Rc<Vec<Value>>, rt: &Runtime) {
     m.insert(final_key(l, rt), Rc::downgrade(l));
 }
 
+/// A dictionary entry's settled key and value (`None`: unchanged).
+type SettledEntry = (Option<Value>, Option<Value>);
+
 /// The output form of a value, or `None` when it already is one (so a large
 /// value that is already final is walked, not copied).
 fn settle(v: &Value, rt: &Runtime, memo: &mut Settled) -> Result<Option<Value>> {
+    // Most values of a large result are scalars, final as they are.
+    if !matches!(
+        v,
+        Value::List(_) | Value::Dict(_) | Value::Set(_) | Value::Iter(_)
+    ) {
+        return Ok(None);
+    }
     let key = Settled::shared_key(v);
     if let Some((_, done)) = key.and_then(|k| memo.0.get(&k)) {
         return Ok(done.clone());
@@ -158,27 +167,32 @@ fn settle_new(v: &Value, rt: &Runtime, memo: &mut Settled) -> Result<Option<Valu
         }
         Value::Dict(d) => {
             check(d.len())?;
-            let mut changed = false;
-            let mut entries = Vec::with_capacity(d.len());
-            for (k, x) in d.iter() {
+            // The settled entries from the first that changes, if any does
+            // (a final dictionary is walked without allocating).
+            let mut changed: Option<(usize, Vec<SettledEntry>)> = None;
+            for (i, (k, x)) in d.iter().enumerate() {
                 let k2 = settle(k, rt, memo)?;
                 unhashable_check(k2.as_ref().unwrap_or(k), k, rt)?;
                 let x2 = settle(x, rt, memo)?;
-                changed |= k2.is_some() || x2.is_some();
-                entries.push((k2, x2));
+                match &mut changed {
+                    Some((_, tail)) => tail.push((k2, x2)),
+                    None if k2.is_some() || x2.is_some() => {
+                        let mut tail = Vec::with_capacity(d.len() - i);
+                        tail.push((k2, x2));
+                        changed = Some((i, tail));
+                    }
+                    None => {}
+                }
             }
-            changed.then(|| {
-                let out: crate::value::Dict = d
-                    .iter()
-                    .zip(entries)
-                    .map(|((k, x), (k2, x2))| {
-                        (
-                            k2.unwrap_or_else(|| k.clone()),
-                            x2.unwrap_or_else(|| x.clone()),
-                        )
-                    })
-                    .collect();
-                Value::dict(out)
+            changed.map(|(start, tail)| {
+                let head = d.iter().take(start).map(|(k, x)| (k.clone(), x.clone()));
+                let rest = d.iter().skip(start).zip(tail).map(|((k, x), (k2, x2))| {
+                    (
+                        k2.unwrap_or_else(|| k.clone()),
+                        x2.unwrap_or_else(|| x.clone()),
+                    )
+                });
+                Value::dict(head.chain(rest).collect())
             })
         }
         Value::Set(s) => {

@@ -1,0 +1,257 @@
+//! Python data → YAQL values (the reference's `convert_input_data`), built
+//! directly from the Python objects.
+//!
+//! One [`Input`] converts one piece of data. The built-in types are told by
+//! their exact type first (a pointer comparison); subclasses and other
+//! objects take the general path. The string keys of dictionaries are
+//! converted once per conversion: records share their key objects (Python
+//! interns the literal keys of a program), so each distinct key object
+//! becomes one shared string, which later compares by address.
+
+use crate::shim::Shim;
+use crate::wrappers::{PyCallable, PyHost, PyIterator, PyObjectHost, Yaqlized};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
+use std::hash::BuildHasherDefault;
+use std::rc::Rc;
+use vetro_yaql::datetime::DateTime;
+use vetro_yaql::iter::LazyIter;
+use vetro_yaql::value::{Dict, Set};
+use vetro_yaql::{Error, ErrorKind, Value};
+
+/// A map keyed by the addresses of objects a conversion holds: hashed with
+/// fixed keys (addresses are not chosen by the data), and made without
+/// allocating, so a conversion that needs none costs nothing.
+pub type AddrMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<ahash::AHasher>>;
+
+/// Python object → YAQL value.
+pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    Input::new(obj.py()).value(obj)
+}
+
+/// One conversion of Python data into a value.
+pub struct Input<'py> {
+    py: Python<'py>,
+    /// The string keys converted so far, by the address of their Python
+    /// object; the object is held so that its address is not reused while
+    /// the conversion runs (a generator's items may be freed on the way).
+    keys: AddrMap<usize, (Bound<'py, PyAny>, Value)>,
+}
+
+impl<'py> Input<'py> {
+    pub fn new(py: Python<'py>) -> Input<'py> {
+        Input {
+            py,
+            keys: AddrMap::default(),
+        }
+    }
+
+    /// Convert `obj`.
+    pub fn value(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<Value> {
+        if let Ok(s) = obj.cast_exact::<PyString>() {
+            return Ok(Value::str(s.to_str()?));
+        }
+        if let Ok(i) = obj.cast_exact::<PyInt>() {
+            return int_value(i);
+        }
+        if let Ok(d) = obj.cast_exact::<PyDict>() {
+            return self.dict(d);
+        }
+        if let Ok(l) = obj.cast_exact::<PyList>() {
+            return self.list(l.iter(), l.len());
+        }
+        if let Ok(f) = obj.cast_exact::<PyFloat>() {
+            return Ok(Value::Float(f.value()));
+        }
+        self.general(obj)
+    }
+
+    /// Everything but the exact built-in types of [`Input::value`]'s fast
+    /// path (which give the same values here).
+    fn general(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<Value> {
+        if obj.is_none() {
+            return Ok(Value::Null);
+        }
+        if let Ok(b) = obj.cast::<PyBool>() {
+            return Ok(Value::Bool(b.is_true()));
+        }
+        if let Ok(i) = obj.cast::<PyInt>() {
+            return int_value(i);
+        }
+        if let Ok(f) = obj.cast::<PyFloat>() {
+            return Ok(Value::Float(f.value()));
+        }
+        if let Ok(s) = obj.cast::<PyString>() {
+            return Ok(Value::str(s.to_str()?));
+        }
+        if let Ok(d) = obj.cast::<PyDict>() {
+            return self.dict(d);
+        }
+        if let Ok(l) = obj.cast::<PyList>() {
+            return self.list(l.iter(), l.len());
+        }
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            return self.list(t.iter(), t.len());
+        }
+        if let Ok(s) = obj.cast::<PyFrozenSet>() {
+            return self.set(s.iter());
+        }
+        if let Ok(s) = obj.cast::<PySet>() {
+            return self.set(s.iter());
+        }
+        if let Ok(h) = obj.cast::<PyHost>() {
+            return Ok(h.borrow().value.clone());
+        }
+        if let Ok(it) = obj.cast::<PyIterator>() {
+            return Ok(Value::Iter(it.borrow().iter.clone()));
+        }
+        if let Ok(c) = obj.cast::<PyCallable>() {
+            return Ok(c.borrow().value.clone());
+        }
+        let shim = Shim::get(self.py)?;
+        if obj.is_instance(shim.frozen_dict_cls.bind(self.py))? {
+            let d = obj.getattr("_d")?;
+            if let Ok(d) = d.cast::<PyDict>() {
+                return self.dict(d);
+            }
+        }
+        self.classified(obj, &shim.classify(obj)?)
+    }
+
+    /// A dictionary key: string keys are converted once per key object.
+    fn key(&mut self, k: Bound<'py, PyAny>) -> PyResult<Value> {
+        if !k.is_exact_instance_of::<PyString>() {
+            return self.value(&k);
+        }
+        let addr = k.as_ptr() as usize;
+        if let Some((_, v)) = self.keys.get(&addr) {
+            return Ok(v.clone());
+        }
+        let v = self.value(&k)?;
+        self.keys.insert(addr, (k, v.clone()));
+        Ok(v)
+    }
+
+    pub fn dict(&mut self, d: &Bound<'py, PyDict>) -> PyResult<Value> {
+        let mut out = Dict::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            out.insert(self.key(k)?, self.value(&v)?);
+        }
+        Ok(Value::dict(out))
+    }
+
+    fn list(
+        &mut self,
+        items: impl Iterator<Item = Bound<'py, PyAny>>,
+        len: usize,
+    ) -> PyResult<Value> {
+        let mut out = Vec::with_capacity(len);
+        for x in items {
+            out.push(self.value(&x)?);
+        }
+        Ok(Value::list(out))
+    }
+
+    pub fn set(&mut self, items: impl Iterator<Item = Bound<'py, PyAny>>) -> PyResult<Value> {
+        let mut out = Set::new();
+        for x in items {
+            out.insert(self.value(&x)?);
+        }
+        Ok(Value::set(out))
+    }
+
+    /// Convert an object as `yaql._support.classify` describes it.
+    fn classified(&mut self, obj: &Bound<'py, PyAny>, r: &Bound<'py, PyAny>) -> PyResult<Value> {
+        let t = r.cast::<PyTuple>()?;
+        let tag: String = t.get_item(0)?.extract()?;
+        let payload = t.get_item(1)?;
+        match tag.as_str() {
+            "map" => self.dict(payload.cast::<PyDict>()?),
+            "seq" => self.value(&payload),
+            "set" => self.set(
+                payload
+                    .try_iter()?
+                    .collect::<PyResult<Vec<_>>>()?
+                    .into_iter(),
+            ),
+            "iter" => Ok(lazy_from_python(payload)),
+            "dt" => {
+                let fields = payload.extract()?;
+                let offset: Option<i32> = t.get_item(2)?.extract()?;
+                datetime_value(fields, offset)
+                    .map(Value::DateTime)
+                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.message))
+            }
+            "td" => Ok(Value::TimeDelta(payload.extract()?)),
+            "tz" => Ok(Value::Tz(payload.extract()?)),
+            _ => {
+                let ops = match t.get_item(2) {
+                    Ok(o) if !o.is_none() => {
+                        let (attributes, methods, indexer) = o.extract()?;
+                        Some(Yaqlized {
+                            attributes,
+                            methods,
+                            indexer,
+                        })
+                    }
+                    _ => None,
+                };
+                Ok(Value::Object(Rc::new(PyObjectHost::new(obj.clone(), ops))))
+            }
+        }
+    }
+}
+
+fn int_value(i: &Bound<'_, PyInt>) -> PyResult<Value> {
+    match i.extract::<i64>() {
+        Ok(v) => Ok(Value::Int(v)),
+        Err(_) => big_int(i),
+    }
+}
+
+fn big_int(i: &Bound<'_, PyInt>) -> PyResult<Value> {
+    let text = i.str()?.to_string();
+    let b: num_bigint::BigInt = text
+        .parse()
+        .map_err(|_| PyTypeError::new_err("integer out of range"))?;
+    Ok(Value::from_bigint(b))
+}
+
+/// A Python iterator as a lazy single-pass YAQL sequence.
+pub fn lazy_from_python(it: Bound<'_, PyAny>) -> Value {
+    let it: Py<PyAny> = it.unbind();
+    Value::Iter(LazyIter::from_fn(move || {
+        Python::attach(|py| {
+            let b = it.bind(py);
+            match b.call_method0("__next__") {
+                Ok(x) => to_value(&x)
+                    .map(Some)
+                    .map_err(|e| crate::errors::stash(py, e)),
+                Err(e) if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) => Ok(None),
+                Err(e) => Err(crate::errors::stash(py, e)),
+            }
+        })
+    }))
+}
+
+/// A datetime from Python's fields.
+pub fn datetime_value(
+    fields: (i64, i64, i64, i64, i64, i64, i64),
+    offset: Option<i32>,
+) -> Result<DateTime, Error> {
+    let (year, month, day, hour, minute, second, micro) = fields;
+    DateTime::from_parts(
+        vetro_yaql::datetime::Parts {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            micro,
+        },
+        offset,
+    )
+    .map_err(|e| Error::new(ErrorKind::Value, e.0))
+}
