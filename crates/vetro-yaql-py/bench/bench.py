@@ -13,7 +13,11 @@ data in and out, over 10k-item data.
 The fast phases (everything but the evaluations over generated data) take
 the best of N runs, as `timeit` does: a run of a few milliseconds on a
 loaded machine is often preempted, and the median then measures the
-scheduler. The evaluations take the median.
+scheduler. The evaluations take the median, of wall time and of CPU time.
+
+`--rounds N` runs the two packages alternately N times and reports the
+median over the rounds with the lowest and highest ratio of one round;
+`--only where/select,identity` runs only those evaluations.
 """
 
 import argparse
@@ -58,6 +62,33 @@ EVAL_WORKLOADS = [
     ("groupBy/sum", "$.groupBy($.g, $.v, [$[0], $[1].sum()]).orderBy($[0])",
      0.1),
 ]
+
+
+def timed_cpu(fn, repeat):
+    """Median wall time and median CPU time (this process) of `fn`."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        c0, t0 = time.process_time(), time.perf_counter()
+        fn()
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def evaluations(out, engine, items, repeat, only=None):
+    """The evaluations over generated records (those whose names start
+    with one of `only`, when given): wall time, and CPU time as `cpu ...`."""
+    import yaql
+    context = yaql.create_context()
+    for name, expr, share in EVAL_WORKLOADS:
+        if only and not any(name.startswith(o) for o in only):
+            continue
+        n = int(items * share)
+        data = records(n)
+        stmt = engine(expr)
+        key = f"evaluate {name}, {n} items"
+        out[key], out["cpu " + key] = timed_cpu(
+            lambda: stmt.evaluate(data=data, context=context), repeat)
 
 
 def timed(fn, repeat, pick=statistics.median):
@@ -127,13 +158,7 @@ def measure(repeat, items):
     out["parse (same text again), per expression"] = timed(
         parse_again, repeat, min) / 1000
 
-    context = yaql.create_context()
-    for name, expr, share in EVAL_WORKLOADS:
-        n = int(items * share)
-        data = records(n)
-        stmt = engine(expr)
-        out[f"evaluate {name}, {n} items"] = timed(
-            lambda: stmt.evaluate(data=data, context=context), eval_repeat)
+    evaluations(out, engine, items, eval_repeat)
     threads(out, engine, items, eval_repeat)
     return out
 
@@ -190,6 +215,54 @@ def threads_only(repeat, items):
     return out
 
 
+def evaluations_only(repeat, items, only):
+    import yaql
+    from yaql.language import factory
+    out = {"version": getattr(yaql, "__version__", "?")}
+    evaluations(out, factory.YaqlFactory().create(), items, repeat, only)
+    return out
+
+
+def report(vs, rs, rounds, repeat):
+    """The table: per phase the median over the rounds of each side's time,
+    the ratio of those, the lowest and highest ratio of one round, and the
+    ratio of CPU times where measured."""
+    v0, r0 = vs[0], rs[0]
+    print(f"drop-in yaql {v0['version']} vs reference yaql "
+          f"{r0['version']}; {rounds} round(s), the two alternating; in each, "
+          f"best of {max(repeat, 5)} runs (evaluate over generated data: "
+          f"median of {repeat})\n")
+    print("| phase | reference | drop-in | speed-up | rounds | speed-up, CPU time |")
+    print("|---|---:|---:|---:|---:|---:|")
+
+    def med(results, key):
+        return statistics.median(x[key] for x in results)
+    for key in v0:
+        if key == "version" or key.startswith(("cpu/wall ", "cpu ")):
+            continue
+        v, r = med(vs, key), med(rs, key)
+        per_round = [b[key] / a[key] for a, b in zip(vs, rs)]
+        spread = (f"{min(per_round):,.0f}x to {max(per_round):,.0f}x"
+                  if rounds > 1 else "")
+        cpu = ""
+        if "cpu " + key in v0:
+            cpu = f"{med(rs, 'cpu ' + key) / med(vs, 'cpu ' + key):,.0f}x"
+        print(f"| {key} | {fmt(r)} | {fmt(v)} | {r / v:,.0f}x | {spread} | {cpu} |")
+    one = [k for k in v0 if "x4, one thread" in k]
+    four = [k for k in v0 if "x4, four threads" in k]
+    print()
+    for a_key, b_key in zip(one, four):
+        label = a_key.removeprefix("evaluate ").removesuffix(" x4, one thread")
+        ratios = {name: [x[a_key] / x[b_key] for x in res]
+                  for name, res in (("v", vs), ("r", rs))}
+        print(f"four threads against one (throughput), {label}: drop-in "
+              f"{statistics.median(ratios['v']):.2f}x, reference "
+              f"{statistics.median(ratios['r']):.2f}x; CPU time over wall "
+              f"time with four threads: drop-in "
+              f"{med(vs, 'cpu/wall ' + label):.2f}, reference "
+              f"{med(rs, 'cpu/wall ' + label):.2f}")
+
+
 def fmt(seconds):
     if seconds >= 1:
         return f"{seconds:.2f} s"
@@ -211,43 +284,36 @@ def main():
                     help="time the `yaql` this interpreter imports; print JSON")
     ap.add_argument("--threads-only", action="store_true",
                     help="only the phases that compare four threads with one")
+    ap.add_argument("--only", metavar="NAME,...",
+                    help="only the evaluations over generated records whose "
+                         "names start so (e.g. where/select,identity)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="run the two packages alternately this many times")
     a = ap.parse_args()
+    only = a.only.split(",") if a.only else None
     if a.measure:
-        run = threads_only if a.threads_only else measure
-        print(json.dumps(run(a.repeat, a.items)))
+        if a.threads_only:
+            out = threads_only(a.repeat, a.items)
+        elif only:
+            out = evaluations_only(a.repeat, a.items, only)
+        else:
+            out = measure(a.repeat, a.items)
+        print(json.dumps(out))
         return
     if not (a.vetro_python and a.reference_python):
         ap.error("--vetro-python and --reference-python are required")
-    results = {}
-    for label, py in (("vetro", a.vetro_python),
-                      ("reference", a.reference_python)):
-        proc = subprocess.run(
-            [py, __file__, "--measure", "--repeat", str(a.repeat),
-             "--items", str(a.items)]
-            + (["--threads-only"] if a.threads_only else []),
-            check=True, capture_output=True, text=True)
-        results[label] = json.loads(proc.stdout.strip().splitlines()[-1])
-    v, r = results["vetro"], results["reference"]
-    print(f"drop-in yaql {v.pop('version')} vs reference yaql "
-          f"{r.pop('version')}; best of {max(a.repeat, 5)} runs "
-          f"(evaluate over generated data: median of {a.repeat})\n")
-    print("| phase | reference | drop-in | speed-up |")
-    print("|---|---:|---:|---:|")
-    for key in v:
-        if key.startswith("cpu/wall "):
-            continue
-        ratio = r[key] / v[key] if v[key] else float("inf")
-        print(f"| {key} | {fmt(r[key])} | {fmt(v[key])} | {ratio:,.0f}x |")
-    one = [k for k in v if "x4, one thread" in k]
-    four = [k for k in v if "x4, four threads" in k]
-    print()
-    for a_key, b_key in zip(one, four):
-        label = a_key.removeprefix("evaluate ").removesuffix(" x4, one thread")
-        print(f"four threads against one (throughput), {label}: drop-in "
-              f"{v[a_key] / v[b_key]:.2f}x, reference "
-              f"{r[a_key] / r[b_key]:.2f}x; CPU time over wall time with "
-              f"four threads: drop-in {v['cpu/wall ' + label]:.2f}, "
-              f"reference {r['cpu/wall ' + label]:.2f}")
+    args = ["--measure", "--repeat", str(a.repeat), "--items", str(a.items)]
+    args += ["--threads-only"] if a.threads_only else []
+    args += ["--only", a.only] if a.only else []
+    results = {"vetro": [], "reference": []}
+    for _ in range(a.rounds):
+        for label, py in (("vetro", a.vetro_python),
+                          ("reference", a.reference_python)):
+            proc = subprocess.run([py, __file__] + args, check=True,
+                                  capture_output=True, text=True)
+            results[label].append(
+                json.loads(proc.stdout.strip().splitlines()[-1]))
+    report(results["vetro"], results["reference"], a.rounds, a.repeat)
 
 
 if __name__ == "__main__":
