@@ -16,6 +16,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use vetro_yaql::iter::LazyIter;
 use vetro_yaql::list_marks::ListMarks;
+use vetro_yaql::value::{Address, List};
 use vetro_yaql::Value;
 
 /// Which Python shape a value takes.
@@ -96,7 +97,7 @@ pub fn result_to_py<'py>(
     out
 }
 
-fn marked_list(items: &Rc<Vec<Value>>) -> bool {
+fn marked_list(items: &List) -> bool {
     LISTS.with(|l| {
         l.borrow()
             .as_ref()
@@ -118,7 +119,7 @@ pub fn to_py<'py>(py: Python<'py>, v: &Value, shape: Shape) -> PyResult<Bound<'p
 #[derive(Default)]
 struct Conversion {
     /// Python objects of the shared containers converted in the internal shape.
-    shared: crate::input::AddrMap<usize, Py<PyAny>>,
+    shared: crate::input::AddrMap<Address, Py<PyAny>>,
     /// The dicts made so far (keys and key sets).
     dicts: Dicts,
     /// Items of the containers converted so far.

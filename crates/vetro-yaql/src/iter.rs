@@ -2,7 +2,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 pub use crate::value::LazyIter;
-use crate::value::{Dict, Set, Value};
+use crate::value::{Dict, List, Set, Value};
 use std::rc::Rc;
 
 impl LazyIter {
@@ -14,9 +14,9 @@ impl LazyIter {
 
 /// An iteration cursor over any iterable value.
 pub enum ValueIter {
-    List(Rc<Vec<Value>>, usize),
+    List(List, usize),
     Set(Rc<Set>, usize),
-    Keys(Rc<Dict>, usize),
+    Keys(Dict, usize),
     Lazy(Rc<LazyIter>),
     Chars(Rc<str>, usize),
     Empty,

@@ -10,32 +10,31 @@
 //! unchanged (a variable, a dictionary value) stays marked; one built from
 //! it is a new tuple, as in the reference.
 
-use crate::value::Value;
+use crate::value::{Address, List, Value, WeakList};
 use std::collections::HashSet;
-use std::rc::{Rc, Weak};
 
 /// The sequences marked as lists during one evaluation.
 #[derive(Default)]
 pub struct ListMarks {
-    addresses: HashSet<usize>,
+    addresses: HashSet<Address>,
     /// Keep each marked allocation from being freed and its address
     /// reused by another sequence while the marks are alive.
-    pins: Vec<Weak<Vec<Value>>>,
+    pins: Vec<WeakList>,
 }
 
 impl ListMarks {
     /// Mark `v` (a sequence) as a list.
     pub fn mark(&mut self, v: &Value) {
         if let Value::List(items) = v {
-            if self.addresses.insert(Rc::as_ptr(items) as usize) {
-                self.pins.push(Rc::downgrade(items));
+            if self.addresses.insert(items.address()) {
+                self.pins.push(items.downgrade());
             }
         }
     }
 
     /// Whether `items` was marked as a list.
-    pub fn is_list(&self, items: &Rc<Vec<Value>>) -> bool {
-        self.addresses.contains(&(Rc::as_ptr(items) as usize))
+    pub fn is_list(&self, items: &List) -> bool {
+        self.addresses.contains(&items.address())
     }
 }
 

@@ -5,11 +5,11 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::iter::{limited, too_large};
 use crate::limits::{Limits, Run};
 use crate::list_marks::ListMarks;
-use crate::value::Value;
+use crate::value::{Address, Value, WeakList};
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// Engine options (the reference's `yaql.*` options plus vetro's limits).
@@ -61,11 +61,11 @@ impl Default for Options {
 /// context's runtime holds it).
 #[derive(Default)]
 pub struct OutputMemo {
-    pub(crate) lists: RefCell<HashMap<OutputKey, Weak<Vec<Value>>>>,
+    pub(crate) lists: RefCell<HashMap<OutputKey, WeakList>>,
 }
 
 /// A list's address and the options of its output form.
-pub(crate) type OutputKey = (usize, bool, bool, i64);
+pub(crate) type OutputKey = (Address, bool, bool, i64);
 
 /// Per-evaluation state: options, the depth counter, the run (operation
 /// counter, limits, random state; see [`crate::limits::Run`]) and the

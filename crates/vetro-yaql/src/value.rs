@@ -3,11 +3,15 @@
 
 mod dict;
 mod lazy;
+mod list;
 mod render;
+mod shared;
 
 pub use dict::Dict;
 pub use lazy::LazyIter;
+pub use list::{List, WeakList};
 pub use render::Render;
+pub use shared::Address;
 
 use crate::datetime::DateTime;
 use crate::error::{Error, Result};
@@ -72,8 +76,8 @@ pub enum Value {
     Float(f64),
     Str(Rc<str>),
     /// Lists and tuples (the reference stores every list as a tuple).
-    List(Rc<Vec<Value>>),
-    Dict(Rc<Dict>),
+    List(List),
+    Dict(Dict),
     Set(Rc<Set>),
     DateTime(DateTime),
     /// A timespan in microseconds.
@@ -149,7 +153,7 @@ impl From<()> for Value {
 }
 impl From<Vec<Value>> for Value {
     fn from(v: Vec<Value>) -> Value {
-        Value::List(Rc::new(v))
+        Value::List(List::from(v))
     }
 }
 
@@ -159,11 +163,11 @@ impl Value {
     }
 
     pub fn list(v: Vec<Value>) -> Value {
-        Value::List(Rc::new(v))
+        Value::List(List::from(v))
     }
 
     pub fn dict(d: Dict) -> Value {
-        Value::Dict(Rc::new(d))
+        Value::Dict(d)
     }
 
     pub fn set(s: Set) -> Value {
@@ -403,10 +407,10 @@ impl Value {
     /// but 2^60 paths), so walks that compare, hash or convert it remember
     /// each shared container and take time in the number of containers, not
     /// of paths. A container held once is reached by one path only.
-    pub fn shared_address(&self) -> Option<usize> {
+    pub fn shared_address(&self) -> Option<Address> {
         let holders = match self {
-            Value::List(l) => Rc::strong_count(l),
-            Value::Dict(d) => Rc::strong_count(d),
+            Value::List(l) => l.holders(),
+            Value::Dict(d) => d.holders(),
             Value::Set(s) => Rc::strong_count(s),
             _ => return None,
         };
@@ -462,19 +466,19 @@ fn num_eq(a: &Value, b: &Value) -> Option<bool> {
     })
 }
 
-/// The address of a list, dict or set (0 for other values); unique among the
-/// containers of values alive together.
-fn container_address(v: &Value) -> usize {
+/// The address of a list, dict or set (the same for other values); unique
+/// among the containers of values alive together.
+fn container_address(v: &Value) -> Address {
     match v {
-        Value::List(l) => Rc::as_ptr(l) as *const u8 as usize,
-        Value::Dict(d) => Rc::as_ptr(d) as *const u8 as usize,
-        Value::Set(s) => Rc::as_ptr(s) as *const u8 as usize,
-        _ => 0,
+        Value::List(l) => l.address(),
+        Value::Dict(d) => d.address(),
+        Value::Set(s) => Address::of(Rc::as_ptr(s)),
+        _ => Address::of(std::ptr::null::<u8>()),
     }
 }
 
 /// Pairs of shared containers found equal during one comparison.
-type EqMemo = Option<std::collections::HashSet<(usize, usize)>>;
+type EqMemo = Option<std::collections::HashSet<(Address, Address)>>;
 
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
@@ -491,14 +495,14 @@ fn eq_in(a: &Value, b: &Value, memo: &mut EqMemo) -> bool {
         (Null, Null) => true,
         (Str(x), Str(y)) => x == y,
         (List(x), List(y)) => {
-            Rc::ptr_eq(x, y)
+            self::List::ptr_eq(x, y)
                 || (x.len() == y.len()
                     && containers_eq(a, b, memo, |memo| {
                         x.iter().zip(y.iter()).all(|(p, q)| eq_in(p, q, memo))
                     }))
         }
         (Dict(x), Dict(y)) => {
-            Rc::ptr_eq(x, y)
+            self::Dict::ptr_eq(x, y)
                 || (x.len() == y.len()
                     && containers_eq(a, b, memo, |memo| {
                         x.iter()
@@ -571,7 +575,7 @@ fn hash_i64(i: i64) -> u64 {
 }
 
 /// Hashes of the shared containers met in one hash (see [`Value::shared_address`]).
-type HashMemo = Option<std::collections::HashMap<usize, u64>>;
+type HashMemo = Option<std::collections::HashMap<Address, u64>>;
 
 fn value_hash(v: &Value) -> u64 {
     hash_in(v, &mut None)
@@ -745,8 +749,8 @@ impl Drop for Value {
     #[inline]
     fn drop(&mut self) {
         let sole = match self {
-            Value::List(l) => Rc::strong_count(l) == 1,
-            Value::Dict(d) => Rc::strong_count(d) == 1,
+            Value::List(l) => l.holders() == 1,
+            Value::Dict(d) => d.holders() == 1,
             _ => false,
         };
         if sole {
@@ -776,20 +780,14 @@ fn detach_nested(v: &mut Value, out: &mut Vec<Value>) {
         }
     }
     match v {
-        Value::List(l) if Rc::strong_count(l) == 1 => match Rc::get_mut(l) {
-            Some(items) => items.iter_mut().for_each(|x| take(x, out)),
-            // Only a `Weak` (the output memo's) still points here: take the
-            // items out, leaving an empty list (a rare case: it allocates).
-            None => {
-                let sole = std::mem::replace(l, Rc::new(Vec::new()));
-                if let Ok(mut items) = Rc::try_unwrap(sole) {
-                    items.iter_mut().for_each(|x| take(x, out));
-                }
+        Value::List(l) => {
+            if let Some(items) = l.sole_items() {
+                items.iter_mut().for_each(|x| take(x, out));
             }
-        },
+        }
         Value::Dict(d) => {
-            if let Some(d) = Rc::get_mut(d) {
-                d.values_mut().for_each(|x| take(x, out));
+            if let Some(values) = d.sole_values() {
+                values.for_each(|x| take(x, out));
             }
         }
         _ => {}

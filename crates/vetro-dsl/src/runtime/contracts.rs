@@ -153,7 +153,7 @@ impl Rt {
     ) -> Result<Value, Exc> {
         let dict = match &value {
             Value::Null => vetro_yaql::value::Dict::new(),
-            Value::Dict(d) => (**d).clone(),
+            Value::Dict(d) => d.clone(),
             other => {
                 return Err(Exc::contract(format!(
                     "Value {} is not of a dictionary type",

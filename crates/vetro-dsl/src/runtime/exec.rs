@@ -340,7 +340,7 @@ impl Rt {
     pub fn items(&self, v: &Value) -> Result<Vec<Value>, Exc> {
         Ok(match v {
             Value::Null => Vec::new(),
-            Value::List(l) => (**l).clone(),
+            Value::List(l) => l.to_vec(),
             Value::Dict(d) => d.keys().cloned().collect(),
             Value::Set(s) => s.iter().cloned().collect(),
             other => match vetro_yaql::iter::iterate(other, true) {
@@ -382,14 +382,14 @@ impl Rt {
                 if fits(l.len() + extra.len()) =>
             {
                 ctx.set(&g.var, Value::Null); // the variable lets go of it
-                Rc::make_mut(&mut l).extend(extra.iter().cloned());
+                l.extend(extra.iter());
                 Value::List(l)
             }
             (GrowKind::Concat, _, Some(mut d), [Value::Dict(extra)])
                 if fits(d.len() + extra.len()) =>
             {
                 ctx.set(&g.var, Value::Null);
-                let m = Rc::make_mut(&mut d);
+                let m = &mut d;
                 for (k, v) in extra.iter() {
                     m.insert(k.clone(), v.clone());
                 }
@@ -398,7 +398,7 @@ impl Rt {
             (GrowKind::Append, Some(mut l), _, extra) if fits(l.len() + extra.len()) => {
                 ctx.set(&g.var, Value::Null);
                 let extra = extra.iter_mut().map(|v| std::mem::replace(v, Value::Null));
-                Rc::make_mut(&mut l).extend(extra);
+                l.extend(extra);
                 Value::List(l)
             }
             _ => {
@@ -519,7 +519,7 @@ impl Rt {
         let key = self.seg_key(first, s)?;
         match &base {
             Value::List(l) if key.as_i64().is_some() => {
-                let mut items = (**l).clone();
+                let mut items = l.to_vec();
                 let i = key.as_i64().unwrap_or(0);
                 let len = items.len() as i64;
                 let idx = if i < 0 { i + len } else { i };
@@ -534,7 +534,7 @@ impl Rt {
                 Ok(Value::list(items))
             }
             Value::Dict(d) => {
-                let mut m = (**d).clone();
+                let mut m = d.clone();
                 let cur = m
                     .get(&key)
                     .cloned()
@@ -660,9 +660,9 @@ mod tests {
         )
     }
 
-    fn list_ptr(v: &Value) -> *const Vec<Value> {
+    fn list_ptr(v: &Value) -> usize {
         match v {
-            Value::List(l) => Rc::as_ptr(l),
+            Value::List(l) => l.buffer_address(),
             other => panic!("not a list: {other:?}"),
         }
     }
@@ -682,7 +682,8 @@ mod tests {
     }
 
     #[test]
-    fn a_shared_list_is_copied_and_its_other_holder_keeps_it() {
+    fn a_shared_list_grows_and_its_other_holder_keeps_it() {
+        // No room left in the buffer: the items are copied once, with room.
         let start = Value::list(vec![Value::Int(1)]);
         let before = list_ptr(&start);
         let (after, other) = grow_once("$l + [2]", start, true);
@@ -690,5 +691,15 @@ mod tests {
         assert_eq!(list_ptr(&other), before);
         assert_eq!(other, Value::list(vec![Value::Int(1)]));
         assert_eq!(after, Value::list(vec![Value::Int(1), Value::Int(2)]));
+        // Room left: the new item goes into the shared buffer, and the
+        // other holder still sees its own items only.
+        let mut items = Vec::with_capacity(4);
+        items.push(Value::Int(1));
+        let start = Value::list(items);
+        let before = list_ptr(&start);
+        let (after, other) = grow_once("$l.append(2, 3)", start, true);
+        assert_eq!(list_ptr(&after), before);
+        assert_eq!(other, Value::list(vec![Value::Int(1)]));
+        assert_eq!(after, Value::list((1..=3).map(Value::Int).collect()));
     }
 }

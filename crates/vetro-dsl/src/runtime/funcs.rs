@@ -497,7 +497,7 @@ fn new_fn(rt: &Rt, c: &Call, a: Args) -> Result<Value, Exc> {
     };
     if let Value::Dict(d) = first {
         // new(model, owner)
-        let model = (**d).clone();
+        let model = d.clone();
         let owner = match kwargs.iter().find(|(k, _)| k == "owner") {
             Some((_, v)) if !v.is_null() => Some(object_arg(rt, v)?),
             _ => owner_at(1)?,
@@ -509,7 +509,7 @@ fn new_fn(rt: &Rt, c: &Call, a: Args) -> Result<Value, Exc> {
     let class = rt.program.type_arg(&sc, first)?;
     let mut props = Dict::new();
     let (owner, name) = if let Some(Value::Dict(p)) = args.get(1) {
-        props = (**p).clone();
+        props = p.clone();
         (owner_at(2)?, args.get(3).cloned().unwrap_or(Value::Null))
     } else {
         (owner_at(1)?, args.get(2).cloned().unwrap_or(Value::Null))

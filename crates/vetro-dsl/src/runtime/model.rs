@@ -8,7 +8,7 @@ use crate::syntax::PropUsage;
 use serde_json::{json, Map, Value as Json};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
-use vetro_yaql::value::Dict;
+use vetro_yaql::value::{Address, Dict};
 use vetro_yaql::Value;
 
 fn header_type(s: &str) -> &str {
@@ -28,8 +28,8 @@ fn is_object_model(d: &Dict) -> bool {
 /// The owner key of an object model without an id, so that objects inside it
 /// loaded on demand still find it as their owner. Model values live in the
 /// pending index for the whole load, so their addresses stay unique.
-fn anonymous_model_key(d: &Rc<Dict>) -> String {
-    format!("\0model@{:p}", Rc::as_ptr(d))
+fn anonymous_model_key(d: &Dict) -> String {
+    format!("\0model@{:?}", d.address())
 }
 
 impl Rt {
@@ -44,7 +44,7 @@ impl Rt {
         owner: Option<&str>,
         out: &mut HashMap<String, (Value, Option<String>)>,
     ) {
-        let mut seen: HashSet<usize> = HashSet::new();
+        let mut seen: HashSet<Address> = HashSet::new();
         let mut todo: Vec<(&Value, Option<Rc<str>>)> = vec![(v, owner.map(Rc::from))];
         while let Some((v, owner)) = todo.pop() {
             let Some(id) = container_id(v) else { continue };
@@ -202,7 +202,7 @@ impl Rt {
             _ if !d.keys().any(|k| as_type(k).is_some()) => {
                 // No header and no type key: every entry is a property of
                 // an object of the default type (`id` and `name` included).
-                props = (**d).clone();
+                props = d.clone();
                 (None, None, Value::Null, Value::Null)
             }
             _ => {
@@ -215,7 +215,7 @@ impl Rt {
                     if let (Some(c), Value::Dict(p)) = (as_type(k), v) {
                         if tclass.is_none() {
                             tclass = Some(c);
-                            props = (**p).clone();
+                            props = p.clone();
                             continue;
                         }
                     }
@@ -800,11 +800,11 @@ fn model_ids(v: &Value, out: &mut Vec<String>) {
 }
 
 /// The address of a list, set or dict (to visit a shared one once).
-pub(super) fn container_id(v: &Value) -> Option<usize> {
+pub(super) fn container_id(v: &Value) -> Option<Address> {
     Some(match v {
-        Value::List(l) => Rc::as_ptr(l) as *const () as usize,
-        Value::Set(s) => Rc::as_ptr(s) as *const () as usize,
-        Value::Dict(d) => Rc::as_ptr(d) as *const () as usize,
+        Value::List(l) => l.address(),
+        Value::Set(s) => Address::of(Rc::as_ptr(s)),
+        Value::Dict(d) => d.address(),
         _ => return None,
     })
 }
@@ -815,7 +815,7 @@ pub(super) fn container_id(v: &Value) -> Option<usize> {
 /// parts (`$l: [$l, $l]` in a loop doubles its written size at each step
 /// but not its distinct containers) or nest very deep.
 pub fn collect_objects(v: &Value, out: &mut Vec<Rc<Object>>) {
-    let mut seen: HashSet<usize> = HashSet::new();
+    let mut seen: HashSet<Address> = HashSet::new();
     let mut todo: Vec<&Value> = vec![v];
     while let Some(v) = todo.pop() {
         if let Some((o, _)) = as_object(v) {

@@ -311,7 +311,7 @@ impl Rt {
                 let mc = self.program.resolve_type(class, &name)?;
                 let ctx = self.program.frame_context(class, &class.type_value());
                 let values = match &self.eval_data(&props, &ctx)? {
-                    Value::Dict(d) => (**d).clone(),
+                    Value::Dict(d) => d.clone(),
                     _ => Default::default(),
                 };
                 out.push(self.new_object(&mc, None, Value::Null, &values)?);

@@ -89,7 +89,7 @@ fn format_fields(s: &str, args: &Dict, limits: &SessionLimits) -> Result<String,
 fn bind(
     v: &Value,
     args: &Dict,
-    done: &mut HashMap<usize, Value>,
+    done: &mut HashMap<vetro_yaql::value::Address, Value>,
     limits: &SessionLimits,
 ) -> Result<Value, Exc> {
     let id = container_id(v);
@@ -144,12 +144,12 @@ fn child(doc: &Value, seg: &str) -> Option<Value> {
 fn with_child(doc: &Value, seg: &str, item: Value) -> Value {
     match doc {
         Value::Dict(d) => {
-            let mut m = (**d).clone();
+            let mut m = d.clone();
             m.insert(Value::str(seg), item);
             Value::dict(m)
         }
         Value::List(l) => {
-            let mut items = (**l).clone();
+            let mut items = l.to_vec();
             if let Some(slot) = seg.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
                 *slot = item;
             }
@@ -185,7 +185,7 @@ fn patch_at(doc: &Value, path: &[String], op: &str, value: &Value) -> Result<Val
     let target = chain.pop().ok_or_else(bad)?;
     let mut out = match &target {
         Value::Dict(d) => {
-            let mut m = (**d).clone();
+            let mut m = d.clone();
             let key = Value::str(last);
             match op {
                 "add" | "replace" => {
@@ -199,7 +199,7 @@ fn patch_at(doc: &Value, path: &[String], op: &str, value: &Value) -> Result<Val
             Value::dict(m)
         }
         Value::List(l) => {
-            let mut items = (**l).clone();
+            let mut items = l.to_vec();
             let idx = if last == "-" {
                 items.len()
             } else {

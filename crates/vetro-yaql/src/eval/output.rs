@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::iter::too_large;
 use crate::runtime::OutputKey;
 use crate::value::Value;
-use std::rc::{Rc, Weak};
+use crate::value::{Address, List};
 
 /// The output form of a value: lazy sequences materialised (under the
 /// `limitIterators` check) and sets converted as configured.
@@ -21,17 +21,13 @@ pub fn finalize(v: Value, rt: &Runtime) -> Result<Value> {
 /// is walked once per distinct list, not once per path to it. Each entry
 /// keeps its list or dict alive, so an address is not reused during the walk.
 #[derive(Default)]
-struct Settled(ahash::AHashMap<usize, (Value, Option<Value>)>);
+struct Settled(ahash::AHashMap<Address, (Value, Option<Value>)>);
 
 impl Settled {
-    fn shared_key(v: &Value) -> Option<usize> {
+    fn shared_key(v: &Value) -> Option<Address> {
         match v {
-            Value::List(l) if Rc::strong_count(l) > 1 && !l.is_empty() => {
-                Some(Rc::as_ptr(l) as *const u8 as usize)
-            }
-            Value::Dict(d) if Rc::strong_count(d) > 1 && !d.is_empty() => {
-                Some(Rc::as_ptr(d) as *const u8 as usize)
-            }
+            Value::List(l) if l.holders() > 1 && !l.is_empty() => Some(l.address()),
+            Value::Dict(d) if d.holders() > 1 && !d.is_empty() => Some(d.address()),
             _ => None,
         }
     }
@@ -64,10 +60,10 @@ fn settle_items<'a>(
 const FINAL_MIN_LEN: usize = 64;
 const FINAL_CAPACITY: usize = 1 << 16;
 
-fn final_key(l: &Rc<Vec<Value>>, rt: &Runtime) -> OutputKey {
+fn final_key(l: &List, rt: &Runtime) -> OutputKey {
     let o = &rt.opts;
     (
-        Rc::as_ptr(l) as usize,
+        l.address(),
         o.convert_sets_to_lists,
         o.convert_tuples_to_lists,
         o.limit_iterators,
@@ -83,29 +79,29 @@ fn worth_remembering(l: &[Value]) -> bool {
             .any(|x| matches!(x, Value::List(_) | Value::Dict(_)))
 }
 
-fn known_final(l: &Rc<Vec<Value>>, rt: &Runtime) -> bool {
+fn known_final(l: &List, rt: &Runtime) -> bool {
     worth_remembering(l)
         && rt
             .output_memo()
             .lists
             .borrow()
             .get(&final_key(l, rt))
-            .and_then(Weak::upgrade)
-            .is_some_and(|known| Rc::ptr_eq(&known, l))
+            .and_then(|w| w.upgrade())
+            .is_some_and(|known| List::ptr_eq(&known, l))
 }
 
-fn remember_final(l: &Rc<Vec<Value>>, rt: &Runtime) {
+fn remember_final(l: &List, rt: &Runtime) {
     if !worth_remembering(l) {
         return;
     }
     let mut m = rt.output_memo().lists.borrow_mut();
     if m.len() >= FINAL_CAPACITY {
-        m.retain(|_, w| w.strong_count() > 0);
+        m.retain(|_, w| !w.is_dead());
         if m.len() >= FINAL_CAPACITY {
             m.clear();
         }
     }
-    m.insert(final_key(l, rt), Rc::downgrade(l));
+    m.insert(final_key(l, rt), l.downgrade());
 }
 
 /// A dictionary entry's settled key and value (`None`: unchanged).
@@ -250,7 +246,7 @@ mod tests {
         let Value::List(l) = &list else {
             unreachable!()
         };
-        let scope = Rc::new(crate::runtime::OutputMemo::default());
+        let scope = std::rc::Rc::new(crate::runtime::OutputMemo::default());
         let first = Runtime::with_output_memo(Options::default(), scope.clone());
         assert!(!known_final(l, &first));
         finalize(list.clone(), &first).unwrap();

@@ -374,7 +374,7 @@ impl Call<'_> {
     /// Materialise an iterable.
     pub fn collect(&self, v: &Value) -> Result<Vec<Value>> {
         match v {
-            Value::List(l) => Ok((**l).clone()),
+            Value::List(l) => Ok(l.to_vec()),
             _ => self.iter(v)?.collect_vec(),
         }
     }

@@ -25,7 +25,7 @@ use super::{
 use crate::error::{Error, ErrorKind, Result};
 use crate::iter::ValueIter;
 use crate::parser::Literal;
-use crate::value::{Dict, RegexValue, Set, Value};
+use crate::value::{Dict, List, RegexValue, Set, Value};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -311,11 +311,11 @@ variant_slot!(
 );
 variant_slot!(
     /// A list or tuple (`Sequence`).
-    &'a Rc<Vec<Value>>, Sequence, "sequence", Value::List(l) => l
+    &'a List, Sequence, "sequence", Value::List(l) => l
 );
 variant_slot!(
     /// A dictionary (`Mapping`).
-    &'a Rc<Dict>, Mapping, "mapping", Value::Dict(d) => d
+    &'a Dict, Mapping, "mapping", Value::Dict(d) => d
 );
 variant_slot!(
     /// A set (`Set`).

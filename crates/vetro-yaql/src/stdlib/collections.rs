@@ -6,7 +6,7 @@ use crate::eval::Lambda;
 use crate::func::params::{Iterable, Keyword, PyInt, Rest, Rule};
 use crate::func::{Call, SharedDef};
 use crate::iter::{iterate, LazyIter, ValueIter};
-use crate::value::{Dict, Set, Value};
+use crate::value::{Dict, List, Set, Value};
 use crate::yaql_fn;
 use crate::EngineOptions;
 use std::rc::Rc;
@@ -136,9 +136,11 @@ fn join_iterables(c: &Call, left: &Value, right: &Value) -> Result<Value> {
             crate::limits::check_join(
                 (x.len() + y.len()).saturating_mul(crate::limits::ITEM_BYTES),
             )?;
-            let mut out = (**x).clone();
-            out.extend(y.iter().cloned());
-            let out = Value::list(out);
+            // Appended to `x`'s buffer when `x` is its longest view: a
+            // loop growing a list it keeps elsewhere does not copy it.
+            let mut out = x.clone();
+            out.extend(y.iter());
+            let out = Value::List(out);
             // The reference joins two tuples into a tuple and anything
             // else lazily, which its output makes a list.
             if c.rt().is_list(left) || c.rt().is_list(right) {
@@ -173,17 +175,17 @@ fn join_iterables(c: &Call, left: &Value, right: &Value) -> Result<Value> {
 /// Operators on collections (`#indexer`, `+`, `-`, `*`, `in`, `.`), literals, `contains*`.
 fn operators_and_membership(r: &Reg) {
     r.add_def(
-        yaql_fn!(Function "#indexer", |_c| (dict: &Rc<Dict>, key: &Value) {
+        yaql_fn!(Function "#indexer", |_c| (dict: &Dict, key: &Value) {
             dict.get(key).cloned().ok_or_else(|| key_error(key))
         }),
     );
     r.add_def(
-        yaql_fn!(Function "#indexer", |_c| (dict: &Rc<Dict>, key: &Value, default: &Value) {
+        yaql_fn!(Function "#indexer", |_c| (dict: &Dict, key: &Value, default: &Value) {
             Ok(dict.get(key).cloned().unwrap_or_else(|| default.clone()))
         }),
     );
     r.add_def(
-        yaql_fn!(Function "#indexer", |_c| (list: &Rc<Vec<Value>>, index: PyInt) {
+        yaql_fn!(Function "#indexer", |_c| (list: &List, index: PyInt) {
             index_list(list, &index)
         }),
     );
@@ -193,12 +195,12 @@ fn operators_and_membership(r: &Reg) {
             .nokw(),
     );
     r.add_def(
-        yaql_fn!(Function "#operator_*", |c| (left: &Rc<Vec<Value>>, right: PyInt) {
+        yaql_fn!(Function "#operator_*", |c| (left: &List, right: PyInt) {
             repeat(c, left, right.index()?)
         }),
     );
     r.add_def(
-        yaql_fn!(Function "#operator_*", |c| (left: PyInt, right: &Rc<Vec<Value>>) {
+        yaql_fn!(Function "#operator_*", |c| (left: PyInt, right: &List) {
             repeat(c, right, left.index()?)
         }),
     );
@@ -208,10 +210,10 @@ fn operators_and_membership(r: &Reg) {
         }),
     );
     r.add_def(
-        yaql_fn!(Function "#operator_+", |_c| (left: &Rc<Dict>, right: &Rc<Dict>) {
+        yaql_fn!(Function "#operator_+", |_c| (left: &Dict, right: &Dict) {
             let items = left.len() + right.len();
             crate::limits::check_join(items.saturating_mul(2 * crate::limits::ITEM_BYTES))?;
-            let mut d = (**left).clone();
+            let mut d = left.clone();
             for (k, v) in right.iter() {
                 d.insert(k.clone(), v.clone());
             }
@@ -223,7 +225,7 @@ fn operators_and_membership(r: &Reg) {
             Ok(Value::set(sift(left, right, false)))
         }),
     );
-    let def: SharedDef = yaql_fn!(Function "#operator_.", |_c| (dict: &Rc<Dict>, key: Keyword) {
+    let def: SharedDef = yaql_fn!(Function "#operator_.", |_c| (dict: &Dict, key: Keyword) {
         dict_key(dict, key.0)
     })
     .into();
@@ -246,12 +248,12 @@ fn operators_and_membership(r: &Reg) {
         }),
     );
     r.add_def(
-        yaql_fn!(Method "containsKey", |_c| (dict: &Rc<Dict>, key: &Value) {
+        yaql_fn!(Method "containsKey", |_c| (dict: &Dict, key: &Value) {
             Ok(dict.contains_key(key))
         }),
     );
     r.add_def(
-        yaql_fn!(Method "containsValue", |_c| (dict: &Rc<Dict>, value: &Value) {
+        yaql_fn!(Method "containsValue", |_c| (dict: &Dict, value: &Value) {
             Ok(dict.values().any(|v| v == value))
         }),
     );
@@ -291,8 +293,8 @@ fn building_and_deleting(r: &Reg) {
         }),
     );
     r.add_def(
-        yaql_fn!(Method "delete", |_c| (dict: &Rc<Dict>, keys: Rest<&Value>) {
-            let mut d = (**dict).clone();
+        yaql_fn!(Method "delete", |_c| (dict: &Dict, keys: Rest<&Value>) {
+            let mut d = dict.clone();
             for k in keys.0 {
                 d.shift_remove(k);
             }
@@ -300,8 +302,8 @@ fn building_and_deleting(r: &Reg) {
         }),
     );
     r.add_def(
-        yaql_fn!(Method "deleteAll", |c| (dict: &Rc<Dict>, keys: Iterable) {
-            let mut d = (**dict).clone();
+        yaql_fn!(Method "deleteAll", |c| (dict: &Dict, keys: Iterable) {
+            let mut d = dict.clone();
             for k in keys.collect(c)? {
                 d.shift_remove(&k);
             }
@@ -336,7 +338,7 @@ fn building_and_deleting(r: &Reg) {
         })))
     }));
     r.add_def(
-        yaql_fn!(Method "get", |_c| (dict: &Rc<Dict>, key: &Value, default: &Value = Null) {
+        yaql_fn!(Method "get", |_c| (dict: &Dict, key: &Value, default: &Value = Null) {
             Ok(dict.get(key).cloned().unwrap_or_else(|| default.clone()))
         }),
     );
@@ -373,16 +375,18 @@ fn building_and_deleting(r: &Reg) {
 
 /// `insertMany`, type tests, `keys`/`values`/`items`, `len`, `list`, `replace`.
 fn inserting_and_inspecting(r: &Reg) {
-    r.add_def(yaql_fn!(Method "insert", |_c| (collection: &Rc<Vec<Value>>, position: PyInt, value: &Value) {
-        let mut out = (**collection).clone();
-        let n = out.len() as i64;
-        let mut p = position.index()?;
-        if p < 0 {
-            p = (p + n).max(0);
-        }
-        out.insert(p.min(n) as usize, value.clone());
-        Ok(Value::list(out))
-    }));
+    r.add_def(
+        yaql_fn!(Method "insert", |_c| (collection: &List, position: PyInt, value: &Value) {
+            let mut out = collection.to_vec();
+            let n = out.len() as i64;
+            let mut p = position.index()?;
+            if p < 0 {
+                p = (p + n).max(0);
+            }
+            out.insert(p.min(n) as usize, value.clone());
+            Ok(Value::list(out))
+        }),
+    );
     r.add_def(yaql_fn!(Method "insertMany", |c| (collection: Iterable, position: PyInt, values: Iterable) {
         let mut it = collection.iter(c)?;
         let pos = position.index()?.max(0);
@@ -422,19 +426,19 @@ fn inserting_and_inspecting(r: &Reg) {
         yaql_fn!(Function "isList", |_c| (arg: &Value) { Ok(matches!(arg, Value::List(_))) }),
     );
     r.add_def(yaql_fn!(Function "isSet", |_c| (arg: &Value) { Ok(matches!(arg, Value::Set(_))) }));
-    r.add_def(yaql_fn!(Method "items", |_c| (dict: &Rc<Dict>) {
+    r.add_def(yaql_fn!(Method "items", |_c| (dict: &Dict) {
         Ok(Value::set(
             dict.iter()
                 .map(|(k, v)| Value::list(vec![k.clone(), v.clone()]))
                 .collect(),
         ))
     }));
-    r.add_def(yaql_fn!(Method "keys", |_c| (dict: &Rc<Dict>) { Ok(Value::set(dict.keys().cloned().collect())) }));
-    r.add_def(yaql_fn!(Method "values", |_c| (dict: &Rc<Dict>) {
+    r.add_def(yaql_fn!(Method "keys", |_c| (dict: &Dict) { Ok(Value::set(dict.keys().cloned().collect())) }));
+    r.add_def(yaql_fn!(Method "values", |_c| (dict: &Dict) {
         Ok(Value::list(dict.values().cloned().collect()))
     }));
-    r.add_def(yaql_fn!(Both "len", |_c| (dict: &Rc<Dict>) { Ok(dict.len() as i64) }));
-    r.add_def(yaql_fn!(Both "len", |_c| (sequence: &Rc<Vec<Value>>) { Ok(sequence.len() as i64) }));
+    r.add_def(yaql_fn!(Both "len", |_c| (dict: &Dict) { Ok(dict.len() as i64) }));
+    r.add_def(yaql_fn!(Both "len", |_c| (sequence: &List) { Ok(sequence.len() as i64) }));
     r.add_def(yaql_fn!(Both "len", |_c| (set: &Rc<Set>) { Ok(set.len() as i64) }));
     r.add_def(yaql_fn!(Function "list", |c| (args: Rest<&Value>) { Ok(Value::list(gather(&args.0, c.rt())?)) }));
     r.add_def(yaql_fn!(Method "replace", |c| (collection: Iterable, position: PyInt, value: &Value, count: PyInt = 1) {
@@ -469,22 +473,22 @@ fn replacing_and_converting(r: &Reg) {
         })
     }));
     r.add_def(
-        yaql_fn!(Method "set", |_c| (dict: &Rc<Dict>, args: Rest<Rule>) {
-            dict_of_rules((**dict).clone(), args.0)
+        yaql_fn!(Method "set", |_c| (dict: &Dict, args: Rest<Rule>) {
+            dict_of_rules(dict.clone(), args.0)
         })
         .nokw(),
     );
     r.add_def(
-        yaql_fn!(Method "set", |_c| (dict: &Rc<Dict>, key: &Value, value: &Value) {
-            let mut d = (**dict).clone();
+        yaql_fn!(Method "set", |_c| (dict: &Dict, key: &Value, value: &Value) {
+            let mut d = dict.clone();
             d.insert(key.clone(), value.clone());
             Ok(Value::dict(d))
         })
         .nokw(),
     );
     r.add_def(
-        yaql_fn!(Method "set", |_c| (dict: &Rc<Dict>, replacements: &Rc<Dict>) {
-            let mut d = (**dict).clone();
+        yaql_fn!(Method "set", |_c| (dict: &Dict, replacements: &Dict) {
+            let mut d = dict.clone();
             for (k, v) in replacements.iter() {
                 d.insert(k.clone(), v.clone());
             }

@@ -7,10 +7,9 @@ use crate::eval::{CallArg, Lambda};
 use crate::func::params::{ExprArg, Iterable, Keyword, LazyArg, Optional, PyInt, Rest};
 use crate::func::Call;
 use crate::parser::ExprKind;
-use crate::value::{Dict, Value};
+use crate::value::{Dict, List, Value};
 use crate::yaql_fn;
 use crate::EngineOptions;
-use std::rc::Rc;
 
 /// Name of the marker function telling the evaluator that method calls on a
 /// context value (`x.as(...).select(...)`) run inside that context.
@@ -23,7 +22,7 @@ fn pair(v: &Value) -> Result<(Value, Value)> {
     }
 }
 
-fn tuples_dict(tuples: &[&Rc<Vec<Value>>]) -> Result<Value> {
+fn tuples_dict(tuples: &[&List]) -> Result<Value> {
     let mut d = Dict::new();
     for t in tuples {
         let (k, v) = pair(&Value::List((*t).clone()))?;
@@ -78,12 +77,11 @@ fn indexing_and_literals(r: &Reg) {
     r.set_exclusive("#indexer");
     for name in ["#map", "dict"] {
         r.add_def(
-            yaql_fn!(Both name, |_c| (tuples: Rest<&Rc<Vec<Value>>>) { tuples_dict(&tuples.0) })
-                .nokw(),
+            yaql_fn!(Both name, |_c| (tuples: Rest<&List>) { tuples_dict(&tuples.0) }).nokw(),
         );
     }
     r.add_def(
-        yaql_fn!(Function "#operator_.", |_c| (dict: &Rc<Dict>, key: Keyword) {
+        yaql_fn!(Function "#operator_.", |_c| (dict: &Dict, key: Keyword) {
             Ok(dict.get_str(key.0).cloned().unwrap_or(Value::Null))
         }),
     );
@@ -94,9 +92,9 @@ fn indexing_and_literals(r: &Reg) {
             let chained =
                 matches!(&lam.expr.kind, ExprKind::Call { name, .. } if &**name == "#operator_=>");
             if let (true, Value::List(l)) = (chained, &left) {
-                let mut v = (**l).clone();
+                let mut v = l.clone();
                 v.push(right.clone());
-                return Ok(Value::list(v));
+                return Ok(Value::List(v));
             }
             Ok(Value::list(vec![left, right.clone()]))
         }),
@@ -123,7 +121,7 @@ fn conversions_and_branching(r: &Reg) {
     );
     r.add_def(yaql_fn!(Both "int", |_c| (value: &Value) { crate::stdlib::math::to_int(value) }));
     r.add_def(
-        yaql_fn!(Both "get", |_c| (dict: &Rc<Dict>, key: &Value, default: &Value = Null) {
+        yaql_fn!(Both "get", |_c| (dict: &Dict, key: &Value, default: &Value = Null) {
             Ok(dict.get(key).cloned().unwrap_or_else(|| default.clone()))
         }),
     );

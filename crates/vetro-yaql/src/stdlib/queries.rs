@@ -748,7 +748,7 @@ fn ordering_and_generation(r: &Reg) {
         v => Ok(v.clone()),
     } }),
     );
-    r.add_def(yaql_fn!(Method "mergeWith", |c| (dict: &Rc<Dict>, another: &Rc<Dict>, listMerger: Option<&Lambda> = Null, itemMerger: Option<&Lambda> = Null, maxLevels: PyInt = 0) {
+    r.add_def(yaql_fn!(Method "mergeWith", |c| (dict: &Dict, another: &Dict, listMerger: Option<&Lambda> = Null, itemMerger: Option<&Lambda> = Null, maxLevels: PyInt = 0) {
             let (d1, d2) = (dict, another);
             let lm = listMerger.cloned();
             let im = itemMerger.cloned();

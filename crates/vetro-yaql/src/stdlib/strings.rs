@@ -5,7 +5,6 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::func::params::{Iterable, Number, PyInt, Rest};
 use crate::value::{Dict, Render, Value};
 use crate::yaql_fn;
-use std::rc::Rc;
 
 pub fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
@@ -491,7 +490,7 @@ fn transforming(r: &Reg) {
         }),
     );
     r.add_def(
-        yaql_fn!(Method "replace", |_c| (string: &str, replacements: &Rc<Dict>, count: PyInt = -1) {
+        yaql_fn!(Method "replace", |_c| (string: &str, replacements: &Dict, count: PyInt = -1) {
             let mut s = string.to_string();
             for (k, v) in replacements.iter() {
                 let (old, new) = (k.try_to_yaql_string()?, v.try_to_yaql_string()?);

@@ -9,7 +9,7 @@ use crate::func::params::{
     Callable as CallableArg, ContextArg, HostObjectArg, Iterable, Keyword, KwArgs, Optional, Rest,
 };
 use crate::func::{ArgValue, Call};
-use crate::value::{Callable, Dict, Value};
+use crate::value::{Callable, Dict, List, Value};
 use crate::yaql_fn;
 use crate::EngineOptions;
 use std::rc::Rc;
@@ -137,8 +137,8 @@ fn def(c: &Call, name: &str, func: &Lambda) -> Value {
 fn calls_and_lambdas(r: &Reg, opts: &EngineOptions) {
     r.add_def(yaql_fn!(Function "call", |c| (
         name: &str,
-        args: &Rc<Vec<Value>>,
-        kwargs: &Rc<Dict>,
+        args: &List,
+        kwargs: &Dict,
         receiver: Optional<&Value> = NoValue,
     ) {
         let mut cargs = Vec::new();

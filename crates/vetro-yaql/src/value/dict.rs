@@ -1,8 +1,11 @@
 //! The dictionary of the value model: entries in insertion order in one
-//! vector, found by a scan while the dictionary is small and through a
-//! table of positions once it grows. Most dictionaries of JSON records have
-//! a handful of keys: they then take two words per entry and nothing else.
+//! buffer that dictionaries made by adding keys to one another share (see
+//! [`super::shared`]), found by a scan while the dictionary is small and
+//! through a table of positions once it grows. Most dictionaries of JSON
+//! records have a handful of keys: they then take two values per entry and
+//! nothing else.
 
+use super::shared::{Address, Room, Shared};
 use super::Value;
 use hashbrown::HashTable;
 use std::hash::{Hash, Hasher};
@@ -11,14 +14,17 @@ use std::hash::{Hash, Hasher};
 /// keys (shared strings compare by address first) is as fast as hashing.
 const SCAN_MAX: usize = 8;
 
+/// The table of positions a dictionary past [`SCAN_MAX`] entries keeps
+/// beside them, for every entry of its buffer (a view ignores positions
+/// past its own).
+type Index = Option<Box<HashTable<u32>>>;
+
 /// An insertion-ordered map from values to values (Python's `dict`).
+/// Cloning shares it; adding a key to a dictionary that is its buffer's
+/// longest view does not copy it (see [`super::shared`]), and any other
+/// change copies it first when shared.
 #[derive(Clone, Default)]
-pub struct Dict {
-    entries: Vec<(Value, Value)>,
-    /// Positions in `entries`, by the hash of their keys; only past
-    /// [`SCAN_MAX`] entries.
-    index: Option<Box<HashTable<u32>>>,
-}
+pub struct Dict(Shared<(Value, Value), Index>);
 
 fn hash_of(k: &Value) -> u64 {
     let mut h = NoHash(0);
@@ -43,65 +49,79 @@ impl Hasher for NoHash {
     }
 }
 
+/// A table of the positions of `entries`, or none when they are few.
+fn index_of(entries: &[(Value, Value)]) -> Index {
+    if entries.len() <= SCAN_MAX {
+        return None;
+    }
+    let mut t = HashTable::with_capacity(entries.len());
+    for (i, (k, _)) in entries.iter().enumerate() {
+        t.insert_unique(hash_of(k), i as u32, |&j| hash_of(&entries[j as usize].0));
+    }
+    Some(Box::new(t))
+}
+
 impl Dict {
     pub fn new() -> Dict {
         Dict::default()
     }
 
     pub fn with_capacity(n: usize) -> Dict {
-        let mut d = Dict {
-            entries: Vec::with_capacity(n),
-            index: None,
-        };
-        if n > SCAN_MAX {
-            d.index = Some(Box::new(HashTable::with_capacity(n)));
-        }
-        d
+        Dict(Shared::from_vec(Vec::with_capacity(n)))
+    }
+
+    fn entries(&self) -> &[(Value, Value)] {
+        self.0.as_slice()
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.0.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.0.len() == 0
+    }
+
+    /// The position of the key `is_k` finds, whose hash is `hash`.
+    fn position(&self, hash: impl FnOnce() -> u64, is_k: impl Fn(&Value) -> bool) -> Option<usize> {
+        let entries = self.entries();
+        match self.0.extra() {
+            Some(t) if entries.len() > SCAN_MAX => t
+                .find(hash(), |&i| {
+                    entries.get(i as usize).is_some_and(|(x, _)| is_k(x))
+                })
+                .map(|&i| i as usize),
+            _ => entries.iter().position(|(x, _)| is_k(x)),
+        }
     }
 
     /// The position of `k`.
     pub fn get_index_of(&self, k: &Value) -> Option<usize> {
-        match &self.index {
-            None => self.entries.iter().position(|(x, _)| x == k),
-            Some(t) => t
-                .find(hash_of(k), |&i| self.entries[i as usize].0 == *k)
-                .map(|&i| i as usize),
-        }
+        self.position(|| hash_of(k), |x| x == k)
     }
 
     /// The value of the string key `k`, found without making a value of it.
     pub fn get_str(&self, k: &str) -> Option<&Value> {
-        let is_k = |x: &Value| matches!(x, Value::Str(s) if **s == *k);
-        let i = match &self.index {
-            None => self.entries.iter().position(|(x, _)| is_k(x)),
-            Some(t) => t
-                .find(super::str_hash(k), |&i| is_k(&self.entries[i as usize].0))
-                .map(|&i| i as usize),
-        };
-        i.map(|i| &self.entries[i].1)
+        let i = self.position(
+            || super::str_hash(k),
+            |x| matches!(x, Value::Str(s) if **s == *k),
+        )?;
+        Some(&self.entries()[i].1)
     }
 
     pub fn get(&self, k: &Value) -> Option<&Value> {
-        self.get_index_of(k).map(|i| &self.entries[i].1)
+        self.get_index_of(k).map(|i| &self.entries()[i].1)
     }
 
     pub fn get_mut(&mut self, k: &Value) -> Option<&mut Value> {
         let i = self.get_index_of(k)?;
-        Some(&mut self.entries[i].1)
+        Some(&mut self.entries_mut()[i].1)
     }
 
     /// The key and value of `k`, with its position.
     pub fn get_full(&self, k: &Value) -> Option<(usize, &Value, &Value)> {
         self.get_index_of(k).map(|i| {
-            let (k, v) = &self.entries[i];
+            let (k, v) = &self.entries()[i];
             (i, k, v)
         })
     }
@@ -117,7 +137,7 @@ impl Dict {
 
     /// The entry at position `i`.
     pub fn get_index(&self, i: usize) -> Option<(&Value, &Value)> {
-        self.entries.get(i).map(|(k, v)| (k, v))
+        self.entries().get(i).map(|(k, v)| (k, v))
     }
 
     pub fn first(&self) -> Option<(&Value, &Value)> {
@@ -125,7 +145,7 @@ impl Dict {
     }
 
     pub fn last(&self) -> Option<(&Value, &Value)> {
-        self.entries.last().map(|(k, v)| (k, v))
+        self.entries().last().map(|(k, v)| (k, v))
     }
 
     /// Set `k` to `v`: a new key goes last, a present one keeps its place
@@ -137,71 +157,72 @@ impl Dict {
     /// [`Dict::insert`], with the position of the entry.
     pub fn insert_full(&mut self, k: Value, v: Value) -> (usize, Option<Value>) {
         if let Some(i) = self.get_index_of(&k) {
-            return (i, Some(std::mem::replace(&mut self.entries[i].1, v)));
+            return (i, Some(std::mem::replace(&mut self.entries_mut()[i].1, v)));
         }
-        let i = self.entries.len();
-        match &mut self.index {
+        self.reserve(1);
+        let hash = hash_of(&k);
+        let (entries, index) = self.0.end_mut();
+        let i = entries.len();
+        entries.push((k, v));
+        match index {
             Some(t) => {
-                let entries = &self.entries;
-                t.insert_unique(hash_of(&k), i as u32, |&j| hash_of(&entries[j as usize].0));
+                t.insert_unique(hash, i as u32, |&j| hash_of(&entries[j as usize].0));
             }
-            None if i == SCAN_MAX => {
-                self.entries.push((k, v));
-                self.reindex();
-                return (i, None);
-            }
+            None if entries.len() > SCAN_MAX => *index = index_of(entries),
             None => {}
         }
-        self.entries.push((k, v));
+        self.0.sync_len();
         (i, None)
     }
 
-    /// Rebuild the table of positions (or drop it when small enough).
+    /// The entries to change in place (copied first when shared).
+    fn entries_mut(&mut self) -> &mut Vec<(Value, Value)> {
+        if self.0.unshare() != (Room::Same { cut: false }) {
+            self.reindex();
+        }
+        self.0.get_mut().expect("an unshared dictionary").0
+    }
+
+    /// Rebuild the table of positions of a dictionary at the end of its
+    /// buffer's entries.
     fn reindex(&mut self) {
-        if self.entries.len() <= SCAN_MAX {
-            self.index = None;
-            return;
-        }
-        let mut t = HashTable::with_capacity(self.entries.len());
-        for (i, (k, _)) in self.entries.iter().enumerate() {
-            let entries = &self.entries;
-            t.insert_unique(hash_of(k), i as u32, |&j| hash_of(&entries[j as usize].0));
-        }
-        self.index = Some(Box::new(t));
+        let (entries, index) = self.0.end_mut();
+        *index = index_of(entries);
+    }
+
+    /// Change the entries in place with `f` (which may move or remove
+    /// them), then index them again.
+    fn rearrange<R>(&mut self, f: impl FnOnce(&mut Vec<(Value, Value)>) -> R) -> R {
+        let out = f(self.entries_mut());
+        self.0.sync_len();
+        self.reindex();
+        out
     }
 
     /// Remove `k`, keeping the order of the others.
     pub fn shift_remove(&mut self, k: &Value) -> Option<Value> {
         let i = self.get_index_of(k)?;
-        let (_, v) = self.entries.remove(i);
-        self.reindex();
-        Some(v)
+        Some(self.rearrange(|e| e.remove(i)).1)
     }
 
     /// Remove `k`, moving the last entry into its place.
     pub fn swap_remove(&mut self, k: &Value) -> Option<Value> {
         let i = self.get_index_of(k)?;
-        let (_, v) = self.entries.swap_remove(i);
-        self.reindex();
-        Some(v)
+        Some(self.rearrange(|e| e.swap_remove(i)).1)
     }
 
     /// Remove and return the last entry.
     pub fn pop(&mut self) -> Option<(Value, Value)> {
-        let e = self.entries.pop();
-        self.reindex();
-        e
+        self.rearrange(|e| e.pop())
     }
 
     pub fn clear(&mut self) {
-        self.entries.clear();
-        self.index = None;
+        *self = Dict::new();
     }
 
     /// Keep the entries for which `keep` is true.
     pub fn retain(&mut self, mut keep: impl FnMut(&Value, &mut Value) -> bool) {
-        self.entries.retain_mut(|(k, v)| keep(k, v));
-        self.reindex();
+        self.rearrange(|e| e.retain_mut(|(k, v)| keep(k, v)));
     }
 
     /// Sort the entries with `cmp` (keys, then values).
@@ -209,48 +230,75 @@ impl Dict {
         &mut self,
         mut cmp: impl FnMut(&Value, &Value, &Value, &Value) -> std::cmp::Ordering,
     ) {
-        self.entries
-            .sort_by(|(k1, v1), (k2, v2)| cmp(k1, v1, k2, v2));
-        self.reindex();
+        self.rearrange(|e| e.sort_by(|(k1, v1), (k2, v2)| cmp(k1, v1, k2, v2)));
     }
 
     pub fn iter(&self) -> Iter<'_> {
-        Iter(self.entries.iter())
+        Iter(self.entries().iter())
     }
 
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (&Value, &mut Value)> {
-        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+        self.entries_mut().iter_mut().map(|(k, v)| (&*k, v))
     }
 
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
-        self.entries.iter().map(|(k, _)| k)
+        self.entries().iter().map(|(k, _)| k)
     }
 
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
-        self.entries.iter().map(|(_, v)| v)
+        self.entries().iter().map(|(_, v)| v)
     }
 
     pub fn values_mut(&mut self) -> impl ExactSizeIterator<Item = &mut Value> {
-        self.entries.iter_mut().map(|(_, v)| v)
+        self.entries_mut().iter_mut().map(|(_, v)| v)
     }
 
     pub fn into_keys(self) -> impl ExactSizeIterator<Item = Value> {
-        self.entries.into_iter().map(|(k, _)| k)
+        self.0.into_vec().into_iter().map(|(k, _)| k)
     }
 
     pub fn into_values(self) -> impl ExactSizeIterator<Item = Value> {
-        self.entries.into_iter().map(|(_, v)| v)
+        self.0.into_vec().into_iter().map(|(_, v)| v)
     }
 
-    /// Room for `n` more entries.
+    /// Room for `n` more entries at the end of this dictionary.
     pub fn reserve(&mut self, n: usize) {
-        self.entries.reserve(n);
+        if self.0.reserve(n) != (Room::Same { cut: false }) {
+            self.reindex();
+        }
+    }
+
+    /// Whether `a` and `b` are the same dictionary.
+    pub fn ptr_eq(a: &Dict, b: &Dict) -> bool {
+        Shared::ptr_eq(&a.0, &b.0)
+    }
+
+    /// This dictionary's identity (see [`Address`]).
+    pub fn address(&self) -> Address {
+        self.0.address()
+    }
+
+    /// The address of the buffer this dictionary views: a dictionary and
+    /// those made by adding keys to it share one.
+    pub fn buffer_address(&self) -> usize {
+        self.0.buffer_address()
+    }
+
+    /// How many dictionaries hold this one's buffer (this one included).
+    pub fn holders(&self) -> usize {
+        self.0.holders()
+    }
+
+    /// Every value of the buffer when nothing else holds it (for releasing).
+    pub(super) fn sole_values(&mut self) -> Option<impl Iterator<Item = &mut Value>> {
+        Some(self.0.sole_items()?.iter_mut().map(|(_, v)| v))
     }
 
     /// The entries' memory, in bytes (for size estimates).
     pub fn heap_bytes(&self) -> usize {
-        self.entries.capacity() * std::mem::size_of::<(Value, Value)>()
-            + self.index.as_ref().map_or(0, |t| t.capacity() * 5)
+        self.0.capacity() * std::mem::size_of::<(Value, Value)>()
+            + self.0.extra().as_ref().map_or(0, |t| t.capacity() * 5)
+            + 48
     }
 }
 
@@ -289,7 +337,7 @@ impl IntoIterator for Dict {
     type Item = (Value, Value);
     type IntoIter = std::vec::IntoIter<(Value, Value)>;
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.into_iter()
+        self.0.into_vec().into_iter()
     }
 }
 
