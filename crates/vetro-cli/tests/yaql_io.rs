@@ -194,3 +194,40 @@ fn a_batch_line_that_is_not_utf8_is_answered_and_the_batch_goes_on() {
         .contains("UTF-8"));
     assert_eq!(answers[2]["value"], 4);
 }
+
+#[test]
+fn calls_of_undefined_functions_are_reported_with_their_position() {
+    // Not reached: the answer, and a warning where the call is.
+    vetro()
+        .args(["yaql", "false and nosuch(1)"])
+        .assert()
+        .success()
+        .stdout("false\n")
+        .stderr(
+            "warning: no_function: Unknown function \"nosuch\"\n  false and nosuch(1)\n            ^\n",
+        );
+    // Reached: the error alone, then the other undefined calls.
+    let out = vetro()
+        .args(["yaql", "--format", "json", "nosuch() + 2.other()"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("\"no_function\"") && stdout.contains("\"position\":0"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        stderr.trim(),
+        r#"{"warning":{"kind":"no_method","message":"Unknown method \"other\"","position":13}}"#
+    );
+    // A function the expression defines when it runs is no warning.
+    vetro()
+        .args(["yaql", "def(twice, $ * 2) -> twice(4)"])
+        .assert()
+        .success()
+        .stdout("8\n")
+        .stderr("");
+}

@@ -9,9 +9,11 @@ the same data, side by side in one run.
 
 Each query runs as a whole process (start-up, reading and parsing the
 JSON file, evaluation, writing the result) for both tools, alternating,
-best of `--repeat` by wall time; the answers are compared. CPU time is
-user + system time of that run; peak memory is its maximum resident set in
-MB (10^6 bytes), next to the JSON file's size printed first. The data is
+`--repeat` times; the answers are compared. Times are medians of the runs
+with their spread (fastest-slowest) beside; the ratio is of the medians.
+CPU time is user + system time; peak memory is the largest maximum
+resident set of the runs in MB (10^6 bytes), next to the JSON file's size
+printed first. The data is
 generated into a temporary folder, deleted after. `--before` runs another
 vetro binary (an earlier build) in the same rotation and adds its columns.
 """
@@ -21,6 +23,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -100,6 +103,15 @@ def run(argv):
         return wall, usage.ru_utime + usage.ru_stime, peak, out.read()
 
 
+def summary(runs):
+    """Median wall and CPU time with their spreads, and the largest peak."""
+    walls = sorted(r[0] for r in runs)
+    cpus = sorted(r[1] for r in runs)
+    spread = lambda xs: f"{xs[0]:.3f}-{xs[-1]:.3f}"
+    return (statistics.median(walls), spread(walls), statistics.median(cpus), spread(cpus),
+            max(r[2] for r in runs))
+
+
 def same(a, b):
     try:
         return json.loads(a) == json.loads(b)
@@ -113,7 +125,7 @@ def main():
     ap.add_argument("--jaq", default=shutil.which("jaq") or "jaq")
     ap.add_argument("--before", help="an earlier vetro binary to run beside it")
     ap.add_argument("--records", type=int, default=200_000)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--filter", default="", help="only the queries whose name contains this")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="vetro-vs-jaq-")
@@ -121,7 +133,7 @@ def main():
         data = os.path.join(tmp, "records.json")
         make_records(args.records, data)
         size = os.path.getsize(data)
-        print(f"data: {args.records} records, {size / 1e6:.1f} MB of JSON; best of {args.repeat}, alternating")
+        print(f"data: {args.records} records, {size / 1e6:.1f} MB of JSON; median of {args.repeat}, alternating")
         print(f"load average at start: {os.getloadavg()[0]:.1f}")
         print()
         cols = ["vetro s", "jaq s", "jaq/vetro", "vetro CPU s", "jaq CPU s", "jaq/vetro CPU", "vetro MB", "jaq MB"]
@@ -143,22 +155,22 @@ def main():
                     cmd = [binary, "yaql", "--timeout", "0", "--max-memory", "0", yaql]
                     cmd += ["--data", data] if reads else []
                 cmds[key] = cmd
-            best = {key: None for key in cmds}
+            runs = {key: [] for key in cmds}
             outs = {}
             for _ in range(args.repeat):
                 for key, cmd in cmds.items():
                     r = run(cmd)
                     outs[key] = r[3]
-                    if best[key] is None or r[0] < best[key][0]:
-                        best[key] = r
+                    runs[key].append(r)
             ok = "" if all(same(outs["v"], o) for o in outs.values()) else " (answers differ!)"
-            (vw, vc, vm, _), (jw, jc, jm, _) = best["v"], best["j"]
+            med = {key: summary(rs) for key, rs in runs.items()}
+            (vw, vws, vc, vcs, vm), (jw, jws, jc, jcs, jm) = med["v"], med["j"]
             mb = lambda kib: f"{kib * 1024 / 1e6:.0f}"
-            cells = [f"{vw:.3f}", f"{jw:.3f}", f"{jw / vw:.2f}x", f"{vc:.3f}", f"{jc:.3f}", f"{jc / vc:.2f}x",
-                     mb(vm), mb(jm)]
+            cells = [f"{vw:.3f} ({vws})", f"{jw:.3f} ({jws})", f"{jw / vw:.2f}x",
+                     f"{vc:.3f} ({vcs})", f"{jc:.3f} ({jcs})", f"{jc / vc:.2f}x", mb(vm), mb(jm)]
             if args.before:
-                bw, bc, bm, _ = best["b"]
-                cells = [f"{bw:.3f}"] + cells[:3] + [f"{bc:.3f}"] + cells[3:6] + [mb(bm)] + cells[6:]
+                bw, bws, bc, bcs, bm = med["b"]
+                cells = [f"{bw:.3f} ({bws})"] + cells[:3] + [f"{bc:.3f} ({bcs})"] + cells[3:6] + [mb(bm)] + cells[6:]
             print(f"| {name}{ok} | " + " | ".join(cells) + " |")
         print()
         print(f"load average at end: {os.getloadavg()[0]:.1f}")

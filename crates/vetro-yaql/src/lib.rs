@@ -495,7 +495,7 @@ impl Engine {
     }
 
     fn evaluate_inner(&self, expr: &Expression, ectx: &Rc<Context>, rt: &Runtime) -> Result<Value> {
-        let v = eval::eval(&expr.ast, ectx)?;
+        let v = eval::eval_root(&expr.ast, ectx)?;
         if self.opts.yaql.convert_output_data {
             let v = eval::finalize(v, rt)?;
             rt.check_memory(&v)?;

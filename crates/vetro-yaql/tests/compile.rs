@@ -171,3 +171,70 @@ fn direct_calls_agree_with_resolution_and_yield_to_other_overloads() {
     assert_eq!(before.unwrap(), Value::Int(6));
     assert_ne!(r.ok(), Some(Value::Int(6)));
 }
+
+#[test]
+fn functions_the_text_defines_are_not_undefined() {
+    let engine = Engine::new(EngineOptions::default());
+    let undefined = |text: &str| -> Vec<_> {
+        let e = engine.parse(text).unwrap();
+        e.undefined_functions()
+            .into_iter()
+            .map(|err| (err.kind, err.position))
+            .collect()
+    };
+    assert!(undefined("def(twice, $ * 2) -> twice(4)").is_empty());
+    assert!(undefined("def('twice', $ * 2) -> twice(4)").is_empty());
+    // Defined as a function, not as a method.
+    assert_eq!(
+        undefined("def(twice, $ * 2) -> 4.twice() + other()"),
+        vec![
+            (ErrorKind::NoMethod, Some(23)),
+            (ErrorKind::NoFunction, Some(33))
+        ]
+    );
+    // A name computed when the text runs: nothing can be said.
+    assert!(undefined("def(concat('f', 'g'), 1) -> fg() + nosuch()").is_empty());
+    let e = engine.parse("def(twice, $ * 2) -> twice(4)").unwrap();
+    assert_eq!(
+        engine.evaluate(&e, Value::Null, &[]).unwrap(),
+        Value::Int(8)
+    );
+}
+
+#[test]
+fn compiled_lambdas_see_their_scope_and_its_functions() {
+    let engine = Engine::new(EngineOptions::default());
+    let eval = |text: &str, data: Value| {
+        let e = engine.parse(text).unwrap();
+        let compiled = engine.evaluate(&e, data.clone(), &[]).unwrap();
+        // The tree walk of the same tree gives the same answer.
+        let tree = vetro_yaql::Expression::from_tree(e.source.clone(), e.ast.clone());
+        assert_eq!(
+            engine.evaluate(&tree, data, &[]).unwrap(),
+            compiled,
+            "{text}"
+        );
+        compiled
+    };
+    let list = Value::list(vec![1.into(), 2.into(), 3.into()]);
+    assert_eq!(
+        eval("$.select($ * 10).where($ > 10)", list.clone()),
+        Value::list(vec![20.into(), 30.into()])
+    );
+    // Nested lambdas: the inner `$` is the inner item, `$x` the outer one.
+    assert_eq!(
+        eval(
+            "$.select(let(x => $) -> [1, 2].select($ + $x)).len()",
+            list.clone()
+        ),
+        Value::Int(3)
+    );
+    // A function defined at run time shadows the library inside a lambda.
+    assert_eq!(
+        eval(
+            "def(len, 99) -> $.select(len($))",
+            Value::list(vec![Value::str("ab")])
+        ),
+        Value::list(vec![99.into()])
+    );
+}

@@ -215,20 +215,51 @@ fn evaluate(
     let vars: Vec<(&str, Value)> = vars.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
     // The result's text is held to the memory limit the evaluation ran under.
     let cap = engine.opts.yaql.limits.max_allocated.unwrap_or(usize::MAX);
-    match engine
-        .parse(expr)
-        .and_then(|e| engine.evaluate(&e, data, &vars))
-        .and_then(|v| value_text(&v, format, cap))
-    {
+    let parsed = match engine.parse(expr) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            print_error(expr, &e, format);
+            return ExitCode::from(1);
+        }
+    };
+    // The engine's library is the whole function set here: a call of a
+    // function it lacks fails if it is reached.
+    let undefined = parsed.undefined_functions();
+    let result = engine
+        .evaluate(&parsed, data, &vars)
+        .and_then(|v| value_text(&v, format, cap));
+    let (code, failed) = match result {
         Ok(text) => {
             print_out(&text);
-            ExitCode::SUCCESS
+            (ExitCode::SUCCESS, None)
         }
         Err(e) => {
             print_error(expr, &e, format);
-            ExitCode::from(1)
+            (ExitCode::from(1), Some(e))
         }
+    };
+    let same = |u: &&Error| {
+        failed
+            .as_ref()
+            .is_some_and(|f| f.kind == u.kind && f.position == u.position)
+    };
+    for u in undefined.iter().filter(|u| !same(u)) {
+        print_warning(expr, u, format);
     }
+    code
+}
+
+/// A call that fails if it is reached, on stderr: as text with a caret, or
+/// (`--format json`) as `{"warning": {"kind", "message", "position"}}`.
+fn print_warning(expr: &str, e: &Error, format: &str) {
+    let text = if format == "json" {
+        serde_json::json!({"warning": {
+            "kind": e.kind.as_str(), "message": e.message, "position": e.position}})
+        .to_string()
+    } else {
+        format!("warning: {}", e.render(expr))
+    };
+    let _ = writeln!(std::io::stderr(), "{text}");
 }
 
 /// The interactive shell: line editing and history (kept in

@@ -8,6 +8,7 @@
 //! and so is every call the site cannot decide alone (named or omitted
 //! arguments, keyword-only parameters, an error to report).
 
+use super::node::{CodeArgs, Node, NodeId, Op, VarRef};
 use super::resolve::{more_specific, param_for, pre_filter};
 use super::site::{DirectKeySite, DirectSite, Site, SiteCand};
 use crate::error::{Error, ErrorKind};
@@ -23,11 +24,26 @@ pub struct Compiled {
     /// Keeps the nodes (whose addresses key `sites`) alive.
     _root: Arc<Expr>,
     library: Arc<Library>,
-    sites: ahash::AHashMap<usize, Site>,
+    sites: Vec<Site>,
+    /// The site of each call node of the tree, by the node's address (for
+    /// the tree walk).
+    by_node: ahash::AHashMap<usize, u32>,
+    /// The tree as code (`code.rs`): nodes that name their site and their
+    /// arguments' nodes, evaluated without lookups.
+    code: Vec<Node>,
     /// Calls of functions the library does not define, in order: the
     /// name, whether it is a method call, and its position.
     undefined: Vec<(Arc<str>, bool, usize)>,
+    /// Functions the text defines when it runs (`def(name, ...)` with a
+    /// literal name): calls of them are not undefined.
+    defined: Vec<Arc<str>>,
+    /// The text defines a function whose name is known only when it runs:
+    /// no call can be said to be undefined.
+    defines_unknown: bool,
 }
+
+/// The library function that defines a function when it runs.
+const DEF: &str = "def";
 
 fn key(e: &Expr) -> usize {
     e as *const Expr as usize
@@ -40,10 +56,15 @@ impl Compiled {
         let mut c = Compiled {
             _root: root.clone(),
             library,
-            sites: ahash::AHashMap::new(),
+            sites: Vec::new(),
+            by_node: ahash::AHashMap::new(),
+            code: Vec::new(),
             undefined: Vec::new(),
+            defined: Vec::new(),
+            defines_unknown: false,
         };
         c.walk(&root, &rt);
+        c.code_for(&root, Some(&root));
         c
     }
 
@@ -66,7 +87,85 @@ impl Compiled {
         if self.sites.is_empty() {
             return None;
         }
-        self.sites.get(&key(e))
+        self.by_node.get(&key(e)).map(|i| &self.sites[*i as usize])
+    }
+
+    /// The site of a code node.
+    #[inline]
+    pub(crate) fn site_at(&self, i: u32) -> &Site {
+        &self.sites[i as usize]
+    }
+
+    /// Code node `i` (the root is the last one).
+    #[inline]
+    pub(crate) fn node(&self, i: NodeId) -> &Node {
+        &self.code[i as usize]
+    }
+
+    /// The root's code node.
+    pub(crate) fn root_node(&self) -> NodeId {
+        self.code.len() as NodeId - 1
+    }
+
+    /// The code of `e` and its subtrees, the node's index. `arc`: the
+    /// node's shared handle when it has one (an argument, the root).
+    fn code_for(&mut self, e: &Expr, arc: Option<&Arc<Expr>>) -> NodeId {
+        let op = match &e.kind {
+            ExprKind::Const(l) => Op::Const(l.clone()),
+            ExprKind::Keyword(k) => Op::Keyword(k.clone()),
+            ExprKind::Var(name) => Op::Var(VarRef::of(name)),
+            ExprKind::Wrap(inner) => return self.code_for(inner, arc),
+            ExprKind::Call { name, args, .. } => Op::Call {
+                name: name.clone(),
+                site: self.site_index(e),
+                args: self.code_args(args),
+            },
+            ExprKind::Method {
+                recv,
+                name,
+                args,
+                safe,
+                ..
+            } => Op::Method {
+                recv: self.code_for(recv, None),
+                name: name.clone(),
+                site: self.site_index(e),
+                args: self.code_args(args),
+                safe: *safe,
+            },
+            ExprKind::Dot {
+                recv, rhs, safe, ..
+            } => Op::Dot {
+                recv: self.code_for(recv, None),
+                rhs: self.code_for(rhs, Some(rhs)),
+                site: self.site_index(e),
+                safe: *safe,
+            },
+        };
+        self.code.push(Node {
+            at: e.position(),
+            arc: arc.cloned(),
+            op,
+        });
+        self.code.len() as NodeId - 1
+    }
+
+    fn site_index(&self, e: &Expr) -> Option<u32> {
+        self.by_node.get(&key(e)).copied()
+    }
+
+    fn code_args(&mut self, args: &[Arg]) -> CodeArgs {
+        let pos = args
+            .iter()
+            .map(|a| match a {
+                Arg::Pos(x) => Some(self.code_for(x, Some(x))),
+                _ => None,
+            })
+            .collect::<Option<SmallVec<_>>>();
+        CodeArgs {
+            pos,
+            tree: args.to_vec().into(),
+        }
     }
 
     /// Calls whose name the library does not define in the form used
@@ -74,7 +173,14 @@ impl Compiled {
     /// the engine's library is the whole function set (no context or
     /// session functions, no host-object methods), these calls fail if
     /// they are reached.
+    ///
+    /// A function the text itself defines (`def(name, body)`) is not
+    /// undefined; when the name `def` is given is computed, nothing is
+    /// reported.
     pub fn undefined(&self) -> Vec<Error> {
+        if self.defines_unknown {
+            return Vec::new();
+        }
         let error = |(name, method, at): &(Arc<str>, bool, usize)| {
             let (kind, what) = match method {
                 true => (ErrorKind::NoMethod, "method"),
@@ -84,7 +190,13 @@ impl Compiled {
             err.position = Some(*at);
             err
         };
-        self.undefined.iter().map(error).collect()
+        let defined =
+            |(name, method, _): &&(Arc<str>, bool, usize)| !*method && self.defined.contains(name);
+        self.undefined
+            .iter()
+            .filter(|u| !defined(u))
+            .map(error)
+            .collect()
     }
 
     fn walk(&mut self, e: &Expr, rt: &Runtime) {
@@ -124,6 +236,9 @@ impl Compiled {
     }
 
     fn call_site(&mut self, e: &Expr, name: &str, args: &[Arg], method: bool, rt: &Runtime) {
+        if name == DEF && !method {
+            self.note_definition(args);
+        }
         let defined = self.library.layers().iter().any(|l| {
             l.get(name).is_some_and(|d| {
                 d.iter().any(|f| {
@@ -151,6 +266,22 @@ impl Compiled {
             }
         }
         self.site_for(e, name, &pos, method, rt);
+    }
+
+    /// Record the name a `def(name, body)` call gives its function.
+    fn note_definition(&mut self, args: &[Arg]) {
+        let name = match args.first() {
+            Some(Arg::Pos(x)) => match &x.kind {
+                ExprKind::Keyword(k) => Some(k.clone()),
+                ExprKind::Const(l) => l.as_str().map(Arc::from),
+                _ => None,
+            },
+            _ => None,
+        };
+        match name {
+            Some(n) => self.defined.push(n),
+            None => self.defines_unknown = true,
+        }
     }
 
     /// Keep the site's overloads: those of the library's layers (down to
@@ -225,15 +356,13 @@ impl Compiled {
             }
             _ => None,
         };
-        self.sites.insert(
-            key(e),
-            Site {
-                layers,
-                fixed,
-                direct,
-                direct_key,
-            },
-        );
+        self.by_node.insert(key(e), self.sites.len() as u32);
+        self.sites.push(Site {
+            layers,
+            fixed,
+            direct,
+            direct_key,
+        });
     }
 }
 

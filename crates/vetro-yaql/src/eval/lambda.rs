@@ -13,13 +13,13 @@ impl Lambda {
     /// Evaluate with `$1..$n` bound to `args` (and `$` = `$1`) in a child context.
     pub fn call(&self, args: &[Value]) -> Result<Value> {
         if args.is_empty() {
-            return eval(&self.expr, &self.ctx);
+            return self.run(&self.ctx);
         }
         let ctx = self.scope();
         for (i, a) in args.iter().enumerate() {
             ctx.set_arg(i + 1, a.clone());
         }
-        let r = eval(&self.expr, &ctx);
+        let r = self.run(&ctx);
         self.recycle(ctx);
         r
     }
@@ -28,9 +28,19 @@ impl Lambda {
     pub fn call1(&self, arg: Value) -> Result<Value> {
         let ctx = self.scope();
         ctx.set_arg(1, arg);
-        let r = eval(&self.expr, &ctx);
+        let r = self.run(&ctx);
         self.recycle(ctx);
         r
+    }
+
+    /// Evaluate in `ctx`, its own context or a scope below it (same
+    /// runtime): through its compiled node when it has one.
+    #[inline]
+    fn run(&self, ctx: &Rc<Context>) -> Result<Value> {
+        if let (Some(id), Some(code)) = (self.node, super::compiled(ctx)) {
+            return super::code::run(code, id, ctx);
+        }
+        eval(&self.expr, ctx)
     }
 
     /// A fresh child scope of the lambda's context for one call: the last
@@ -56,16 +66,19 @@ impl Lambda {
         for (k, v) in kw {
             ctx.set(k, v.clone());
         }
-        eval(&self.expr, &ctx)
+        self.run(&ctx)
     }
 
     /// Evaluate as is, in its own context.
     pub fn eval(&self) -> Result<Value> {
-        eval(&self.expr, &self.ctx)
+        self.run(&self.ctx)
     }
 
     /// Evaluate in another context.
     pub fn eval_in(&self, ctx: &Rc<Context>) -> Result<Value> {
+        if Rc::ptr_eq(&ctx.rt, &self.ctx.rt) {
+            return self.run(ctx);
+        }
         eval(&self.expr, ctx)
     }
 

@@ -2,8 +2,10 @@
 //! `resolve.rs`, lambdas in `lambda.rs`, options and per-evaluation state in
 //! the crate's `runtime.rs`, output conversion in `output.rs`.
 
+mod code;
 mod compile;
 mod lambda;
+mod node;
 mod output;
 mod resolve;
 mod site;
@@ -55,11 +57,42 @@ pub fn eval(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
     }
 }
 
+/// Evaluate an expression's tree: with its compiled code when the
+/// evaluation's runtime holds the compiled form of that tree.
+pub fn eval_root(root: &Arc<Expr>, ctx: &Rc<Context>) -> Result<Value> {
+    match compiled(ctx) {
+        Some(c) if Arc::ptr_eq(c.tree(), root) => code::run(c, c.root_node(), ctx),
+        _ => eval(root, ctx),
+    }
+}
+
+/// Run node `id` of the compiled form `ctx`'s evaluation holds (the tree
+/// `e` without one).
+#[inline]
+fn run_node(e: &Expr, id: node::NodeId, ctx: &Rc<Context>) -> Result<Value> {
+    match compiled(ctx) {
+        Some(code) => code::run(code, id, ctx),
+        None => eval(e, ctx),
+    }
+}
+
+/// The compiled form of the expression `ctx`'s evaluation runs, if any.
+#[inline]
+pub(crate) fn compiled(ctx: &Context) -> Option<&compile::Compiled> {
+    ctx.rt.compiled()?.downcast_ref::<compile::Compiled>()
+}
+
 /// The error with the node's position, unless an inner node gave it one.
 #[cold]
-fn located(mut err: Error, e: &Expr) -> Error {
+fn located(err: Error, e: &Expr) -> Error {
+    located_at(err, e.position())
+}
+
+/// The error with position `at`, unless an inner node gave it one.
+#[cold]
+fn located_at(mut err: Error, at: usize) -> Error {
     if err.position.is_none() {
-        err.position = Some(e.position());
+        err.position = Some(at);
     }
     err
 }
@@ -141,7 +174,7 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
 /// compiled form and no context layer redefines `name`.
 #[inline]
 fn compiled_site<'a>(ctx: &'a Context, e: &Expr, name: &str) -> Option<&'a site::Site> {
-    let compiled = ctx.rt.compiled()?.downcast_ref::<compile::Compiled>()?;
+    let compiled = compiled(ctx)?;
     let site = compiled.site(e)?;
     ctx.sees_library_for(name, compiled.library())
         .then_some(site)

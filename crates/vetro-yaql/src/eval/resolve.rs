@@ -2,6 +2,7 @@
 //! named arguments, parameter types, layers, laziness), as the reference
 //! resolves it, and the call itself.
 
+use super::node::NodeId;
 use super::site::{DirectSite, Site, SiteCand};
 use super::{eval, ArgVec, CallArg, Lambda, Runtime};
 use crate::error::{Error, ErrorKind, Result};
@@ -16,9 +17,12 @@ use std::sync::Arc;
 
 /// Positional argument after keyword translation.
 #[derive(Clone)]
-enum PosArg<'a> {
+pub(super) enum PosArg<'a> {
     Val(Value),
     Expr(&'a Arc<Expr>),
+    /// An argument of compiled code: its tree and its node, run by the
+    /// evaluation's compiled form (see `code.rs`).
+    Code(&'a Arc<Expr>, NodeId),
     Omitted,
     Rule(&'a Arc<Expr>, &'a Arc<Expr>),
     /// A rule whose value is already known (`call()` with keyword values
@@ -56,6 +60,14 @@ fn param_at(f: &Signature, slot_index: usize) -> &Param {
 }
 
 fn static_ok(p: &Param, a: &PosArg, rt: &Runtime) -> bool {
+    let code;
+    let a = match a {
+        PosArg::Code(e, _) => {
+            code = PosArg::Expr(e);
+            &code
+        }
+        a => a,
+    };
     match a {
         PosArg::Rule(..) | PosArg::RuleValue(..) => matches!(p.ty, PType::Rule | PType::Lambda),
         PosArg::Omitted => false,
@@ -72,6 +84,7 @@ fn static_ok(p: &Param, a: &PosArg, rt: &Runtime) -> bool {
             None => true,
         },
         PosArg::Val(v) => p.accepts(v, rt),
+        PosArg::Code(..) => true,
     }
 }
 
@@ -309,7 +322,7 @@ pub(super) fn call_args(
     general_call(ctx, name, &layers, &pos, &kw, method)
 }
 
-type PosVec<'a> = SmallVec<[PosArg<'a>; 4]>;
+pub(super) type PosVec<'a> = SmallVec<[PosArg<'a>; 4]>;
 type KwVec<'a> = SmallVec<[(Rc<str>, PosArg<'a>); 2]>;
 
 /// No layer defines `name`: the host's method fallback for its objects,
@@ -514,7 +527,9 @@ fn arg_value(ctx: &Rc<Context>, p: &Param, a: &PosArg, v: &Option<Value>) -> Res
 /// The argument of a constant parameter: the literal's value.
 fn const_arg(a: &PosArg) -> ArgValue {
     match a {
-        PosArg::Expr(e) => ArgValue::Value(super::const_value(e).unwrap_or(Value::Null)),
+        PosArg::Expr(e) | PosArg::Code(e, _) => {
+            ArgValue::Value(super::const_value(e).unwrap_or(Value::Null))
+        }
         _ => ArgValue::Missing,
     }
 }
@@ -566,7 +581,7 @@ fn known_values(pos: &[PosArg]) -> Vec<Option<Value>> {
     pos.iter()
         .map(|a| match a {
             PosArg::Val(v) => Some(v.clone()),
-            PosArg::Expr(e) => super::const_value(e),
+            PosArg::Expr(e) | PosArg::Code(e, _) => super::const_value(e),
             _ => None,
         })
         .collect()
@@ -653,11 +668,24 @@ pub(super) fn direct_call(
     if direct.takes(&x, &y) {
         return (direct.f)(&x, &y);
     }
+    direct_call_values(ctx, name, site, x, y)
+}
+
+/// A call of two evaluated values that the site's direct overload does
+/// not take: resolved among the site's overloads.
+#[cold]
+pub(super) fn direct_call_values(
+    ctx: &Rc<Context>,
+    name: &str,
+    site: &Site,
+    x: Value,
+    y: Value,
+) -> Result<Value> {
     let pos = [PosArg::Val(x), PosArg::Val(y)].into_iter().collect();
     resolve_site(ctx, name, site, pos, false)
 }
 
-fn resolve_site(
+pub(super) fn resolve_site(
     ctx: &Rc<Context>,
     name: &str,
     site: &Site,
@@ -692,7 +720,7 @@ fn resolve_site(
             .into_iter()
             .map(|a| match a {
                 PosArg::Val(v) => CallArg::Val(v),
-                PosArg::Expr(e) => CallArg::Expr(e),
+                PosArg::Expr(e) | PosArg::Code(e, _) => CallArg::Expr(e),
                 _ => CallArg::Omitted,
             })
             .collect();
@@ -736,7 +764,9 @@ fn eval_positional(
     for (i, a) in pos.iter().enumerate() {
         vals.push(match a {
             PosArg::Val(v) => Some(v.clone()),
-            PosArg::Expr(e) if lazy & (1 << i) == 0 => Some(eval(e, ctx)?),
+            _ if lazy & (1 << i) != 0 => None,
+            PosArg::Expr(e) => Some(eval(e, ctx)?),
+            PosArg::Code(e, id) => Some(super::run_node(e, *id, ctx)?),
             _ => None,
         });
     }
@@ -898,11 +928,14 @@ fn positional_args(
             match p.ty {
                 PType::Lambda | PType::Expr => match &pos[i] {
                     PosArg::Expr(e) => ArgValue::Lazy(Lambda::new(Arc::clone(e), ctx.clone())),
+                    PosArg::Code(e, id) => {
+                        ArgValue::Lazy(Lambda::compiled(Arc::clone(e), ctx.clone(), *id))
+                    }
                     PosArg::Val(v) => ArgValue::Lazy(Lambda::constant(v.clone(), ctx)),
                     _ => ArgValue::Missing,
                 },
                 PType::Keyword => match &pos[i] {
-                    PosArg::Expr(e) => match &e.kind {
+                    PosArg::Expr(e) | PosArg::Code(e, _) => match &e.kind {
                         ExprKind::Keyword(k) => ArgValue::Keyword(k.clone()),
                         _ => ArgValue::Missing,
                     },

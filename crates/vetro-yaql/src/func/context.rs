@@ -199,6 +199,37 @@ impl Context {
         }
     }
 
+    /// The positional argument a variable's name (`$`, `$1`...) names, up
+    /// to `$16`: what [`Context::get_arg`] takes.
+    pub fn arg_index(name: &str) -> Option<u8> {
+        let name = normalize(name);
+        match VarName::of(name) {
+            VarName::Arg(i) if ARG_TEXT[i as usize] == name => Some(i),
+            _ => None,
+        }
+    }
+
+    /// Look positional argument `i` ([`Context::arg_index`]) up through
+    /// the chain.
+    #[inline]
+    pub fn get_arg(&self, i: u8) -> Option<Value> {
+        let mut c = self;
+        loop {
+            let vars = c.vars.borrow();
+            if let Some((_, v)) = vars
+                .iter()
+                .find(|(n, _)| matches!(n, VarName::Arg(j) if *j == i))
+            {
+                return Some(v.clone());
+            }
+            drop(vars);
+            match &c.parent {
+                Some(p) => c = p,
+                None => return None,
+            }
+        }
+    }
+
     /// Look a variable up through the chain.
     pub fn get(&self, name: &str) -> Option<Value> {
         let name = normalize(name);

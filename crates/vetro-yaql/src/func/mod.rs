@@ -396,6 +396,9 @@ pub struct Lambda {
     /// The scope of its last call, kept for the next one when nothing
     /// else held it after the call (a lambda is called once per item).
     pub(crate) spare: SpareScope,
+    /// `expr`'s node in the compiled form that `ctx`'s runtime holds, run
+    /// in its place (made by a compiled call site).
+    pub(crate) node: Option<u32>,
 }
 
 impl Lambda {
@@ -405,6 +408,16 @@ impl Lambda {
             expr,
             ctx,
             spare: SpareScope::default(),
+            node: None,
+        }
+    }
+
+    /// `expr`, which is node `node` of the compiled form `ctx`'s runtime
+    /// holds, to be run in `ctx`.
+    pub(crate) fn compiled(expr: Arc<Expr>, ctx: Rc<Context>, node: u32) -> Lambda {
+        Lambda {
+            node: Some(node),
+            ..Lambda::new(expr, ctx)
         }
     }
 }
