@@ -389,6 +389,30 @@ fn winning_kinds(
     kinds
 }
 
+/// The overload the resolver picks for two values of kinds `kinds` (a
+/// [`mask`] bit each): the most specific of the first layer with one that
+/// takes them; none when none does or two are as specific.
+fn picked(layers: &[SmallVec<[SiteCand; 4]>], kinds: [u32; 2]) -> Option<&SiteCand> {
+    for layer in layers {
+        let mut winner: Option<&SiteCand> = None;
+        for c in layer {
+            if c.masks[0] & kinds[0] == 0 || c.masks[1] & kinds[1] == 0 {
+                continue;
+            }
+            winner = match winner {
+                None => Some(c),
+                Some(w) if more_specific(&w.masks, &c.masks) => Some(w),
+                Some(w) if more_specific(&c.masks, &w.masks) => Some(c),
+                Some(_) => return None,
+            };
+        }
+        if winner.is_some() {
+            return winner;
+        }
+    }
+    None
+}
+
 /// The first overload (layer and candidate) for which `has` holds.
 fn first_with(
     layers: &[SmallVec<[SiteCand; 4]>],
@@ -422,19 +446,25 @@ fn direct_key_site(layers: &[SmallVec<[SiteCand; 4]>]) -> Option<DirectKeySite> 
 
 /// The direct overload of a site of two argument expressions all of whose
 /// overloads take values (none lazily): the first with a [`Direct`] body,
-/// for the kinds of values that no overload in its layer or before could
-/// also take unless less specific (the resolver would pick it).
+/// for the pairs of value kinds for which the resolver would pick it.
 fn direct_site(layers: &[SmallVec<[SiteCand; 4]>]) -> Option<DirectSite> {
     let all = layers.iter().flatten();
     if all.clone().any(|c| c.lazy != 0 || c.masks.len() != 2) {
         return None;
     }
-    let (at, best) = first_with(layers, |c| {
+    let (_, best) = first_with(layers, |c| {
         c.def.direct.is_some() && c.def.params.len() == 2
     })?;
-    let kinds = winning_kinds(layers, at, best, [DirectSite::KINDS; 2]);
-    Some(DirectSite {
+    let mut pairs = 0;
+    for (x, kx) in DirectSite::ORDER.iter().enumerate() {
+        for (y, ky) in DirectSite::ORDER.iter().enumerate() {
+            if picked(layers, [*kx, *ky]).is_some_and(|c| std::ptr::eq(c, best)) {
+                pairs |= DirectSite::pair(x, y);
+            }
+        }
+    }
+    (pairs != 0).then_some(DirectSite {
         f: best.def.direct?,
-        kinds,
+        pairs,
     })
 }

@@ -42,18 +42,14 @@ impl DirectKeySite {
 /// The overload a call site picks for some kinds of its two values.
 pub(crate) struct DirectSite {
     pub f: Direct,
-    /// The value kinds ([`mask`]) at each position for which no other
-    /// overload can be picked: strings and plain numbers only.
-    pub kinds: [u32; 2],
+    /// The pairs of value kinds (integer, float, string at each position)
+    /// for which the resolver would pick this overload: a bit per pair,
+    /// at [`DirectSite::pair`].
+    pub pairs: u16,
 }
 
 impl DirectSite {
-    /// The value kinds a direct call is made for: those whose kind alone
-    /// decides which overloads accept them (and dictionaries, for
-    /// [`DirectKeySite`]).
-    pub const KINDS: u32 = mask::INT | mask::FLOAT | mask::STR;
-
-    /// The kind of `v`, when it is one of [`DirectSite::KINDS`] or a
+    /// The kind of `v`, when it is an integer, a float, a string or a
     /// dictionary.
     #[inline]
     pub fn kind(v: &Value) -> u32 {
@@ -66,10 +62,33 @@ impl DirectSite {
         }
     }
 
+    /// The kinds a direct call is made for (those whose kind alone decides
+    /// which overloads accept them), in the order of [`DirectSite::pair`].
+    pub const ORDER: [u32; 3] = [mask::INT, mask::FLOAT, mask::STR];
+
+    /// The bit of a pair of kinds (indices into [`DirectSite::ORDER`]).
+    pub const fn pair(a: usize, b: usize) -> u16 {
+        1 << (a * 3 + b)
+    }
+
+    /// The index in [`DirectSite::ORDER`] of `v`'s kind.
+    #[inline]
+    fn index(v: &Value) -> Option<usize> {
+        match v {
+            Value::Int(_) => Some(0),
+            Value::Float(_) => Some(1),
+            Value::Str(_) => Some(2),
+            _ => None,
+        }
+    }
+
     /// Whether the direct body is the overload picked for `a` and `b`.
     #[inline]
     pub fn takes(&self, a: &Value, b: &Value) -> bool {
-        self.kinds[0] & Self::kind(a) != 0 && self.kinds[1] & Self::kind(b) != 0
+        match (Self::index(a), Self::index(b)) {
+            (Some(x), Some(y)) => self.pairs & Self::pair(x, y) != 0,
+            _ => false,
+        }
     }
 }
 

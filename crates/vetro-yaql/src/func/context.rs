@@ -102,6 +102,16 @@ impl VarName {
         }
     }
 
+    /// The same name (a positional argument is never held as a name).
+    #[inline]
+    fn same(&self, other: &VarName) -> bool {
+        match (self, other) {
+            (VarName::Arg(a), VarName::Arg(b)) => a == b,
+            (VarName::Named(a), VarName::Named(b)) => a == b,
+            _ => false,
+        }
+    }
+
     fn text(&self) -> &str {
         match self {
             VarName::Arg(i) => ARG_TEXT[*i as usize],
@@ -190,9 +200,13 @@ impl Context {
         self.bind(VarName::arg(i), value);
     }
 
+    #[inline]
     fn bind(&self, key: VarName, value: Value) {
         let mut vars = self.vars.borrow_mut();
-        if let Some(slot) = vars.iter_mut().find(|(n, _)| n.text() == key.text()) {
+        if vars.is_empty() {
+            // A fresh scope (a lambda's call).
+            vars.push((key, value));
+        } else if let Some(slot) = vars.iter_mut().find(|(n, _)| n.same(&key)) {
             slot.1 = value;
         } else {
             vars.push((key, value));
