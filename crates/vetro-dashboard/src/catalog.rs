@@ -105,8 +105,7 @@ pub async fn list(
             ),
         ]),
     )
-    .await?
-    .0;
+    .await?;
     let found = serde_json::to_value(found).unwrap_or(Value::Null);
     let categories = category_names(&dash, &user).await?;
     let packages = found["packages"].as_array().cloned().unwrap_or_default();
@@ -228,7 +227,7 @@ pub async fn show(
         query(&[("limit", "1000")]),
     )
     .await?;
-    let envs = serde_json::to_value(envs.0).unwrap_or(Value::Null);
+    let envs = serde_json::to_value(envs).unwrap_or(Value::Null);
     let body = html! {
         div.card {
             img src={"/catalog/" (id) "/logo"} alt="" width="56" height="56";

@@ -68,8 +68,7 @@ pub async fn choose(
             ("catalog", "true"),
         ]),
     )
-    .await?
-    .0;
+    .await?;
     let found = serde_json::to_value(found).unwrap_or(Value::Null);
     let packages = found["packages"].as_array().cloned().unwrap_or_default();
     let body = html! {

@@ -128,8 +128,7 @@ pub async fn show(
         P(env.clone()),
         crate::api::query(&[("limit", "500")]),
     )
-    .await?
-    .0;
+    .await?;
     let list = serde_json::to_value(list).unwrap_or(Value::Null);
     let d = list["deployments"]
         .as_array()

@@ -19,7 +19,7 @@ use vetro_server::routes::{
 
 pub async fn list(State(dash): State<Dashboard>, user: User) -> PageResult {
     let envs = api_envs::list(state(&dash), user.ctx.clone(), query(&[("limit", "1000")])).await?;
-    let envs = serde_json::to_value(envs.0).unwrap_or(Value::Null);
+    let envs = serde_json::to_value(envs).unwrap_or(Value::Null);
     let list = envs["environments"].as_array().cloned().unwrap_or_default();
     let body = html! {
         section aria-labelledby="create-title" {
@@ -96,9 +96,7 @@ async fn gather(dash: &Dashboard, user: &User, id: &str) -> ApiResult<EnvPage> {
     let deployed = model::get_root(state(dash), ctx(), P(id.to_string()), SessionHeader(None))
         .await?
         .0;
-    let history = api_deployments::list(state(dash), ctx(), P(id.to_string()), query(&[]))
-        .await?
-        .0;
+    let history = api_deployments::list(state(dash), ctx(), P(id.to_string()), query(&[])).await?;
     let history = serde_json::to_value(history).unwrap_or(Value::Null)["deployments"]
         .as_array()
         .cloned()

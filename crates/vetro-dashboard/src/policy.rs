@@ -29,8 +29,7 @@ pub fn compile_error(text: &str) -> Option<(usize, usize, String)> {
 async fn last_blocked(dash: &Dashboard, user: &User) -> Option<Value> {
     let all = api_deployments::list_all(state(dash), user.ctx.clone(), crate::api::query(&[]))
         .await
-        .ok()?
-        .0;
+        .ok()?;
     serde_json::to_value(all).ok()?["deployments"]
         .as_array()?
         .iter()

@@ -16,10 +16,10 @@ use vetro_server::routes::{environments as api_envs, templates as api_templates}
 pub async fn list(State(dash): State<Dashboard>, user: User) -> PageResult {
     let t =
         api_templates::list(state(&dash), user.ctx.clone(), query(&[("limit", "1000")])).await?;
-    let t = serde_json::to_value(t.0).unwrap_or(Value::Null);
+    let t = serde_json::to_value(t).unwrap_or(Value::Null);
     let templates = t["templates"].as_array().cloned().unwrap_or_default();
     let envs = api_envs::list(state(&dash), user.ctx.clone(), query(&[("limit", "1000")])).await?;
-    let envs = serde_json::to_value(envs.0).unwrap_or(Value::Null);
+    let envs = serde_json::to_value(envs).unwrap_or(Value::Null);
     let envs = envs["environments"].as_array().cloned().unwrap_or_default();
     let body = html! {
         @if templates.is_empty() { p { "No templates yet." } }

@@ -5,7 +5,9 @@
 
 use crate::error::ApiError;
 use crate::extract::QueryPairs;
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use serde::ser::{Error as _, Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use vetro_store::json_page::JsonPage;
@@ -88,36 +90,62 @@ pub fn body<T>(
 }
 
 /// `{key: [items...], "next_marker"?}` for a page the database wrote as
-/// JSON: the items go out as they came (checked once to be JSON, never
-/// turned into values).
+/// JSON: the items go out as the store wrote them (JSON text its triggers
+/// and queries build), copied once into the body, never parsed again.
 pub struct JsonList {
     key: &'static str,
-    items: Box<RawValue>,
-    next_marker: Option<String>,
+    page: JsonPage,
 }
 
 impl JsonList {
-    pub fn new(key: &'static str, page: JsonPage) -> Result<JsonList, ApiError> {
-        let items = RawValue::from_string(page.items).map_err(|e| {
-            ApiError::unavailable(format!(
-                "the database answered a listing that is not JSON: {e}"
-            ))
-        })?;
-        Ok(JsonList {
-            key,
-            items,
-            next_marker: page.next_marker,
-        })
+    pub fn new(key: &'static str, page: JsonPage) -> JsonList {
+        JsonList { key, page }
+    }
+
+    /// The body's bytes: what serde_json writes for such a map.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let marker = self
+            .page
+            .next_marker
+            .as_ref()
+            .map(|m| Value::from(m.as_str()).to_string());
+        let extra = marker.as_ref().map_or(0, |m| m.len() + 16);
+        let mut out = Vec::with_capacity(self.page.items.len() + self.key.len() + extra + 8);
+        out.extend_from_slice(b"{\"");
+        out.extend_from_slice(self.key.as_bytes());
+        out.extend_from_slice(b"\":");
+        out.extend_from_slice(self.page.items.as_bytes());
+        if let Some(m) = marker {
+            out.extend_from_slice(b",\"next_marker\":");
+            out.extend_from_slice(m.as_bytes());
+        }
+        out.push(b'}');
+        out
     }
 }
 
+/// For embedders that read a listing as a value (the web dashboard).
 impl Serialize for JsonList {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let items = RawValue::from_string(self.page.items.clone()).map_err(S::Error::custom)?;
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry(self.key, &self.items)?;
-        if let Some(next) = &self.next_marker {
+        m.serialize_entry(self.key, &items)?;
+        if let Some(next) = &self.page.next_marker {
             m.serialize_entry("next_marker", next)?;
         }
         m.end()
+    }
+}
+
+impl IntoResponse for JsonList {
+    fn into_response(self) -> Response {
+        (
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            self.to_bytes(),
+        )
+            .into_response()
     }
 }

@@ -96,9 +96,12 @@ impl Store {
         // The body without its closing brace, the result as stored, then
         // the changing members without their opening brace.
         let item = match self.backend() {
+            // Cut as bytes: on text, SQLite's `substr` and `length` count
+            // characters, reading the whole body twice.
             Backend::Sqlite => format!(
-                "substr(p.list_body, 1, length(p.list_body) - 1) || ',\"result\":' || \
-                 COALESCE(p.result, '{{}}') || ',' || substr(json_object({changing}), 2)"
+                "CAST(substr(CAST(p.list_body AS BLOB), 1, octet_length(p.list_body) - 1) AS TEXT) \
+                 || ',\"result\":' || COALESCE(p.result, '{{}}') || ',' || \
+                 substr(json_object({changing}), 2)"
             ),
             Backend::Postgres => format!(
                 "left(p.list_body, -1) || ',\"result\":' || COALESCE(p.result, '{{}}') || ',' || \

@@ -129,6 +129,17 @@ impl Store {
                 let pool = AnyPoolOptions::new()
                     .max_connections(16)
                     .acquire_timeout(Duration::from_secs(30))
+                    .test_before_acquire(false)
+                    .before_acquire(|conn, meta| {
+                        Box::pin(async move {
+                            // A connection in steady use is known to work; one
+                            // idle a while may have been closed by the server.
+                            if meta.idle_for >= PING_IDLE {
+                                conn.ping().await?;
+                            }
+                            Ok(true)
+                        })
+                    })
                     .connect_with(options)
                     .await?;
                 (pool.clone(), pool)
@@ -240,6 +251,12 @@ async fn check_connection(options: &AnyConnectOptions, backend: Backend) -> Resu
 /// Read connections of a SQLite file.
 const SQLITE_READERS: u32 = 4;
 
+/// A PostgreSQL connection idle this long is checked with a round trip
+/// before it is handed out. sqlx's default checks every connection at every
+/// checkout, which doubled the round trips of a listing; a SQLite connection
+/// lives in this process and is never checked.
+const PING_IDLE: Duration = Duration::from_secs(10);
+
 /// The SQLite writer: one connection, since SQLite has one writer and a
 /// single connection avoids upgrade deadlocks between concurrent write
 /// transactions. WAL lets the readers go on while it writes; with WAL,
@@ -249,6 +266,7 @@ async fn sqlite_writer(options: AnyConnectOptions) -> Result<AnyPool> {
     Ok(AnyPoolOptions::new()
         .max_connections(1)
         .acquire_timeout(Duration::from_secs(30))
+        .test_before_acquire(false)
         .after_connect(|conn, _| {
             Box::pin(async move {
                 conn.execute(SQLITE_WRITER_PRAGMAS).await?;
@@ -265,6 +283,7 @@ fn sqlite_readers(options: AnyConnectOptions) -> AnyPool {
     AnyPoolOptions::new()
         .max_connections(SQLITE_READERS)
         .acquire_timeout(Duration::from_secs(30))
+        .test_before_acquire(false)
         .after_connect(|conn, _| {
             Box::pin(async move {
                 conn.execute("PRAGMA busy_timeout = 10000; PRAGMA query_only = ON;")

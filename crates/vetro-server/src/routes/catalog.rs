@@ -43,14 +43,14 @@ pub async fn search(
     State(st): State<AppState>,
     ctx: Ctx,
     q: QueryPairs,
-) -> ApiResult<Json<crate::paging::JsonList>> {
+) -> ApiResult<crate::paging::JsonList> {
     // Every caller sees its own and public packages, which is all that
     // `catalog=true` (what the caller can deploy) asks for; the flag is checked only.
     q.flag("catalog")?;
     let page = crate::paging::PACKAGES.request(&q)?;
     let query = package_query(&q, ctx.project())?;
     let found = st.store.search_packages_json(&query, &page).await?;
-    Ok(Json(crate::paging::JsonList::new("packages", found)?))
+    Ok(crate::paging::JsonList::new("packages", found))
 }
 
 /// The search a request's parameters ask for, as Murano's catalog read them.

@@ -24,31 +24,27 @@ pub async fn list(
     ctx: Ctx,
     P(id): P<String>,
     q: QueryPairs,
-) -> ApiResult<Json<JsonList>> {
+) -> ApiResult<JsonList> {
     let env = scope::environment_ref(&st, &ctx, &id).await?;
     let page = paging::DEPLOYMENTS.request(&q)?;
     let deps = st
         .store
         .deployment_page_json(Some(&env.id), &env.project_id, &page)
         .await?;
-    Ok(Json(JsonList::new("deployments", deps)?))
+    Ok(JsonList::new("deployments", deps))
 }
 
 #[utoipa::path(get, path = "/v1/deployments", tag = "deployments",
     params(("marker" = Option<String>, Query, description = "The last deployment of the previous page"),
            ("limit" = Option<u32>, Query, description = "1..500, default 100")),
     responses((status = 200, description = "Every deployment of the project's environments, newest first, `next_marker` when more follow", body = crate::schemas::DeploymentList)))]
-pub async fn list_all(
-    State(st): State<AppState>,
-    ctx: Ctx,
-    q: QueryPairs,
-) -> ApiResult<Json<JsonList>> {
+pub async fn list_all(State(st): State<AppState>, ctx: Ctx, q: QueryPairs) -> ApiResult<JsonList> {
     let page = paging::DEPLOYMENTS.request(&q)?;
     let deps = st
         .store
         .deployment_page_json(None, ctx.project(), &page)
         .await?;
-    Ok(Json(JsonList::new("deployments", deps)?))
+    Ok(JsonList::new("deployments", deps))
 }
 
 /// A task of an environment the caller may see.

@@ -24,7 +24,7 @@ pub async fn list(
     State(st): State<AppState>,
     ctx: Ctx,
     q: QueryPairs,
-) -> ApiResult<Json<crate::paging::JsonList>> {
+) -> ApiResult<crate::paging::JsonList> {
     let all = q.flag("all_tenants")?;
     let tenant = q.get("tenant").map(str::to_string);
     if all || tenant.is_some() {
@@ -37,7 +37,7 @@ pub async fn list(
     };
     let page = crate::paging::ENVIRONMENTS.request(&q)?;
     let envs = st.store.environment_page_json(project, &page).await?;
-    Ok(Json(crate::paging::JsonList::new("environments", envs)?))
+    Ok(crate::paging::JsonList::new("environments", envs))
 }
 
 #[utoipa::path(post, path = "/v1/environments", tag = "environments",

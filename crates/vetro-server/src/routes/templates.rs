@@ -21,7 +21,7 @@ pub async fn list(
     State(st): State<AppState>,
     ctx: Ctx,
     q: QueryPairs,
-) -> ApiResult<Json<crate::paging::JsonList>> {
+) -> ApiResult<crate::paging::JsonList> {
     let public = match q.get("is_public") {
         Some(_) => Some(q.flag("is_public")?),
         None => None,
@@ -31,7 +31,7 @@ pub async fn list(
         .store
         .template_page_json(ctx.project(), public, &page)
         .await?;
-    Ok(Json(crate::paging::JsonList::new("templates", found)?))
+    Ok(crate::paging::JsonList::new("templates", found))
 }
 
 fn services_of(body: &Value) -> ApiResult<Value> {
