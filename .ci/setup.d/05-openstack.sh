@@ -2,8 +2,9 @@
 # tests. RabbitMQ (Debian, installed by 05-debian.sh) starts in the background; the
 # Keystone and Heat installs (PyPI, minutes) and their start run in the background
 # while the other setup scripts work. 90-openstack-ready.sh waits for them and
-# exports VETRO_TEST_AMQP_URL, VETRO_TEST_KEYSTONE_URL, VETRO_TEST_HEAT_URL and
-# VETRO_TEST_CLOUDS_YAML.
+# exports VETRO_TEST_AMQP_URL, VETRO_TEST_KEYSTONE_URL, VETRO_TEST_HEAT_URL,
+# VETRO_TEST_CLOUDS_YAML and, when Heat sends its notifications to RabbitMQ,
+# VETRO_TEST_HEAT_NOTIFICATIONS.
 VETRO_OS_DIR=${VETRO_OS_DIR:-${TMPDIR:-/tmp}/vetro-ci-openstack}
 VETRO_OS_T0=$(date +%s)
 export VETRO_OS_DIR VETRO_OS_T0

@@ -23,7 +23,8 @@ if [ -f "$VETRO_OS_DIR/services.pid" ]; then
     if [ -f "$VETRO_OS_DIR/env.sh" ]; then
         # shellcheck disable=SC1091
         source "$VETRO_OS_DIR/env.sh"
-        echo "Keystone ready: $VETRO_TEST_KEYSTONE_URL; Heat ready: $VETRO_TEST_HEAT_URL"
+        echo "Keystone ready: $VETRO_TEST_KEYSTONE_URL; Heat ready: $VETRO_TEST_HEAT_URL" \
+            "(notifications: ${VETRO_TEST_HEAT_NOTIFICATIONS:-none})"
     else
         echo "Keystone/Heat did not start: their tests will skip. Log:"
         tail -n 30 "$VETRO_OS_DIR/services.log" || true

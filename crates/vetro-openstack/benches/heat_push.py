@@ -15,9 +15,16 @@ seconds only). For each push it prints:
            update requests and Heat's API work on them (template checks, the
            stack stored, a Keystone trust made), before Heat's own time starts
   after    Heat's COMPLETE -> push returned: notice + that look's answer
-  notice   COMPLETE recorded -> the look that saw it sent (polling's share)
+  notice   COMPLETE recorded -> the look that confirmed it sent
+  wake     COMPLETE recorded -> Heat's notification received (notified
+           mode; negative: Heat sends it just before it records the event)
   cpu      CPU time of the engine's process during the push (every thread)
-  looks    GETs of the stack while Heat worked
+  looks    looks at the stack while Heat worked
+
+With Heat's notifications (VETRO_HEAT_NOTIFICATIONS or
+VETRO_TEST_HEAT_NOTIFICATIONS: the broker Heat's [oslo_messaging_notifications]
+publishes to), every round pushes in both modes side by side, `polling` and
+`notified`, and the summary gives each mode's median and 90th percentile.
 
 usage: heat_push.py [ROUNDS] [--heat-db URL] [--input FILE]
 (--input: the example's output saved earlier, instead of running it)
@@ -89,28 +96,38 @@ def main():
             sys.exit(run.returncode)
         output = run.stdout
     rows = []
-    print("%-8s %9s %9s %9s %9s %9s %9s %7s %6s" % ("push", "wall ms", "heat ms", "overhead", "before",
-                                                  "after", "notice", "cpu ms", "looks"))
+    print("%-9s %-7s %8s %8s %8s %8s %8s %8s %8s %7s %5s" % (
+        "mode", "push", "wall", "heat", "overhead", "before", "after", "notice", "wake",
+        "cpu", "looks"))
     for line in output.splitlines():
         p = json.loads(line)
+        if p.get("mode") == "warmup":
+            continue
         begun, done = events(db, p["stack"], p["action"])
         if begun is None or done is None:
             print("no events of %s %s in Heat's database" % (p["stack"], p["action"]))
             continue
-        r = {"wall": (p["end_us"] - p["start_us"]) / 1e3, "heat": (done - begun) / 1e3,
-             "notice": (p["last_look_us"] - done) / 1e3, "cpu": p["cpu_us"] / 1e3, "looks": p["looks"]}
+        woken = p.get("woken_us", 0)
+        r = {"mode": p.get("mode", "polling"), "wall": (p["end_us"] - p["start_us"]) / 1e3,
+             "heat": (done - begun) / 1e3, "notice": (p["last_look_us"] - done) / 1e3,
+             "wake": (woken - done) / 1e3 if woken else None,
+             "cpu": p["cpu_us"] / 1e3, "looks": p["looks"]}
         r["overhead"] = r["wall"] - r["heat"]
         r["before"] = (begun - p["start_us"]) / 1e3
         r["after"] = (p["end_us"] - done) / 1e3
         rows.append(r)
-        print("%-8s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7.2f %6d" % (
-            p["action"].lower(), r["wall"], r["heat"], r["overhead"], r["before"], r["after"],
-            r["notice"], r["cpu"], r["looks"]))
-    for key in ("wall", "heat", "overhead", "before", "after", "notice", "cpu"):
-        values = [r[key] for r in rows]
-        if values:
-            print("%-8s median %.1f ms, min %.1f, max %.1f (%d pushes)" % (
-                key, statistics.median(values), min(values), max(values), len(values)))
-
+        print("%-9s %-7s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8s %7.2f %5d" % (
+            r["mode"], p["action"].lower(), r["wall"], r["heat"], r["overhead"], r["before"],
+            r["after"], r["notice"], "-" if r["wake"] is None else "%.1f" % r["wake"],
+            r["cpu"], r["looks"]))
+    for mode in sorted({r["mode"] for r in rows}):
+        of_mode = [r for r in rows if r["mode"] == mode]
+        print("%s (%d pushes), ms:" % (mode, len(of_mode)))
+        for key in ("wall", "heat", "overhead", "before", "after", "notice", "wake", "cpu", "looks"):
+            values = sorted(r[key] for r in of_mode if r[key] is not None)
+            if values:
+                p90 = statistics.quantiles(values, n=10)[-1] if len(values) > 1 else values[0]
+                print("  %-8s median %8.1f  p90 %8.1f  min %8.1f  max %8.1f" % (
+                    key, statistics.median(values), p90, values[0], values[-1]))
 
 main()

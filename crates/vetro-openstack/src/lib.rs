@@ -15,6 +15,7 @@ pub mod environment;
 pub mod heat;
 pub mod keystone;
 pub mod neutron;
+pub mod notifications;
 pub mod rest;
 pub mod stop;
 
@@ -47,6 +48,10 @@ pub struct Options {
     pub amqp_url: Option<String>,
     /// The broker address instances are told (default: `amqp_url`'s).
     pub agent_amqp_url: Option<String>,
+    /// The broker Heat publishes its notifications to (`--heat-notifications`):
+    /// a stack operation's end is noticed when Heat announces it, not at the
+    /// next look (which stays the fallback). See [`notifications::Source`].
+    pub heat_notifications: Option<String>,
     /// PEM RSA private key: plans are signed and instances told the public key.
     pub signing_key: Option<String>,
     /// Longest wait for one Heat operation (default one hour).
@@ -70,6 +75,7 @@ impl std::fmt::Debug for Options {
             .field("heat_environment", &self.heat_environment.is_some())
             .field("amqp_url", &broker(&self.amqp_url))
             .field("agent_amqp_url", &broker(&self.agent_amqp_url))
+            .field("heat_notifications", &broker(&self.heat_notifications))
             .field("signing_key", &self.signing_key.is_some())
             .field("stack_timeout", &self.stack_timeout)
             .field("agent_timeout", &self.agent_timeout)
@@ -163,6 +169,8 @@ pub struct OpenStackCloud {
     interrupt: Interrupt,
     /// The requests of the last call to Heat.
     timing: Cell<PushTiming>,
+    /// Heat's notifications, when listened to.
+    notifications: Option<notifications::Listener>,
 }
 
 /// An HTTP client for OpenStack's APIs: each answer awaited at most `timeout`.
@@ -216,6 +224,13 @@ impl OpenStackCloud {
             waiting.timeout = t;
         }
         let retry = waiting.retry.clone();
+        let notifications = match &opts.heat_notifications {
+            Some(url) => Some(notifications::Listener::start(
+                &rt,
+                notifications::Source::from_url(url)?,
+            )),
+            None => None,
+        };
         Ok(OpenStackCloud {
             rt,
             http,
@@ -241,6 +256,7 @@ impl OpenStackCloud {
             outputs: HashMap::new(),
             interrupt: Interrupt::default(),
             timing: Cell::default(),
+            notifications,
         })
     }
 
@@ -257,6 +273,7 @@ impl OpenStackCloud {
             waiting: &self.waiting,
             endpoint: &self.heat_endpoint,
             timing: PushTiming::default(),
+            ended: self.notifications.as_ref().map(|n| n.subscribe()),
         };
         let r = self.rt.block_on(f(&mut h));
         self.timing.set(h.timing);
@@ -264,15 +281,40 @@ impl OpenStackCloud {
     }
 
     /// A call to Heat that waits for it: ended early, with an error naming
-    /// `stack`, when the session is cancelled or runs out of time (Heat
-    /// goes on with the operation; the next push of the stack waits for it).
+    /// `stack`, when the session is cancelled or runs out of time. On a
+    /// cancel, Heat is asked to cancel the stack's operation too
+    /// ([`Heat::cancel`]); otherwise Heat goes on with it, and the next push
+    /// of the stack waits for it.
     fn heat_wait<T>(
         &self,
         stack: &str,
         f: impl AsyncFnOnce(&mut Heat<'_>) -> Result<T, String>,
     ) -> Result<T, String> {
         let what = format!("stack {stack}");
-        self.heat(async |h| unless_interrupted(&self.interrupt, &what, f(h)).await)
+        let r = self.heat(async |h| unless_interrupted(&self.interrupt, &what, f(h)).await);
+        if r.is_err() && self.interrupt.cancelled() {
+            match self.heat(async |h| h.cancel(stack).await) {
+                Ok(Some(asked)) => tracing::info!("stack {stack}: asked Heat to {asked}"),
+                Ok(None) => {}
+                Err(e) => tracing::warn!("stack {stack}: cannot cancel Heat's operation: {e}"),
+            }
+        }
+        r
+    }
+
+    /// Whether Heat's notifications are being received (waits at most
+    /// `limit` for the listener to bind its queue; `false` without
+    /// `--heat-notifications`).
+    pub fn heat_notifications_ready(&self, limit: std::time::Duration) -> bool {
+        match &self.notifications {
+            Some(n) => self.rt.block_on(n.ready(limit)),
+            None => false,
+        }
+    }
+
+    /// The stack `name` as Heat lists it now (status and times; no outputs).
+    pub fn find_stack(&self, name: &str) -> Result<Option<heat::Stack>, String> {
+        self.heat(async |h| h.locate(name).await)
     }
 
     /// How the last call to Heat went on the wire (for measurements).

@@ -453,28 +453,181 @@ fn cancel_after(after: Duration) -> (Interrupt, std::thread::JoinHandle<Instant>
     (interrupt, canceller)
 }
 
+/// Heat's status of stack `name` once it is no longer in progress (at most
+/// `limit` later), looked at every 200 ms.
+fn settled(cloud: &OpenStackCloud, name: &str, limit: Duration) -> String {
+    let start = Instant::now();
+    loop {
+        let status = cloud.find_stack(name).unwrap().unwrap().status;
+        if !status.ends_with("_IN_PROGRESS") || start.elapsed() > limit {
+            return status;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 #[test]
-fn a_cancelled_deployment_stops_waiting_for_heat() {
+fn a_cancelled_deployment_stops_waiting_for_heat_and_heat_stops_too() {
     let Some(clouds) = clouds() else { return };
     let _turn = heat_turn();
     let mut cloud = connect(&clouds, Options::default());
     let name = unique("vetro-test-cancel");
-    // Heat works on this resource for 30 s.
-    let t = json!({"heat_template_version": "2013-05-23",
-        "resources": {"slow": {"type": "OS::Heat::TestResource",
-                               "properties": {"value": "v", "action_wait_secs": {"create": 30}}}}});
-    let (interrupt, canceller) = cancel_after(Duration::from_secs(1));
+    // `first` takes `create`/`update` seconds; `then`, which Heat starts
+    // after it, 30 s more. Heat lets a resource in progress finish when
+    // asked to cancel, and starts no other.
+    let chain = |value: &str, create: u32, update: u32, then: bool| {
+        let mut t = json!({"heat_template_version": "2013-05-23",
+            "resources": {"first": {"type": "OS::Heat::TestResource",
+                "properties": {"value": value, "action_wait_secs": {"create": create, "update": update}}}}});
+        if then {
+            t["resources"]["then"] = json!({"type": "OS::Heat::TestResource", "depends_on": "first",
+                "properties": {"value": "v", "action_wait_secs": {"create": 30}}});
+        }
+        t
+    };
+    // Heat takes about a second to accept a create (it makes a trust).
+    let (interrupt, canceller) = cancel_after(Duration::from_secs(2));
     cloud.set_interrupt(interrupt);
-    let e = cloud.push_stack(&name, &t, &json!({})).unwrap_err();
+    let e = cloud
+        .push_stack(&name, &chain("a", 3, 0, true), &json!({}))
+        .unwrap_err();
     let late = canceller.join().unwrap().elapsed();
+    let cancelled = Instant::now();
     assert_eq!(
         e,
         format!("stack {name}: stopped waiting: the session was cancelled")
     );
-    assert!(late < Duration::from_millis(250), "noticed {late:?} late");
-    // Heat goes on; the stack is still there to delete.
+    assert!(late < Duration::from_millis(400), "noticed {late:?} late");
+    // Heat was asked to stop the create: it fails once `first` is done,
+    // never creating `then`.
+    assert_eq!(
+        settled(&cloud, &name, Duration::from_secs(20)),
+        "CREATE_FAILED"
+    );
+    assert!(
+        cancelled.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        cancelled.elapsed()
+    );
+    // The next push updates the failed stack; an update cancelled is
+    // rolled back by Heat to what the stack was.
+    cloud.set_interrupt(Interrupt::default());
+    cloud
+        .push_stack(&name, &chain("a", 0, 0, false), &json!({}))
+        .unwrap();
+    let (interrupt, canceller) = cancel_after(Duration::from_secs(1));
+    cloud.set_interrupt(interrupt);
+    let e = cloud
+        .push_stack(&name, &chain("b", 0, 2, true), &json!({}))
+        .unwrap_err();
+    canceller.join().unwrap();
+    let cancelled = Instant::now();
+    assert!(
+        e.ends_with("stopped waiting: the session was cancelled"),
+        "{e}"
+    );
+    assert_eq!(
+        settled(&cloud, &name, Duration::from_secs(20)),
+        "ROLLBACK_COMPLETE"
+    );
+    assert!(
+        cancelled.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        cancelled.elapsed()
+    );
     cloud.set_interrupt(Interrupt::default());
     cloud.delete_stack(&name).unwrap();
+}
+
+#[test]
+fn updates_that_start_within_one_second_are_each_seen_to_end() {
+    let Some(clouds) = clouds() else { return };
+    let _turn = heat_turn();
+    // A missed end would wait this long, then fail.
+    let opts = Options {
+        stack_timeout: Some(Duration::from_secs(20)),
+        heat_notifications: std::env::var("VETRO_TEST_HEAT_NOTIFICATIONS").ok(),
+        ..Options::default()
+    };
+    let mut cloud = connect(&clouds, opts);
+    let name = unique("vetro-test-quick");
+    let t = |v: usize| {
+        json!({"heat_template_version": "2013-05-23",
+            "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": v.to_string()}}},
+            "outputs": {"v": {"value": {"get_attr": ["v", "value"]}}}})
+    };
+    cloud.push_stack(&name, &t(0), &json!({})).unwrap();
+    // Heat's updated_time has whole seconds: updates one after the other
+    // (at most six) until two started in the same second, each awaited to
+    // its end.
+    let mut last = None;
+    let mut same_second = false;
+    for v in 1..=6 {
+        let start = Instant::now();
+        let out = cloud.push_stack(&name, &t(v), &json!({})).unwrap();
+        assert_eq!(out["v"], v.to_string(), "update {v}");
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "update {v}: {:?}",
+            start.elapsed()
+        );
+        let updated = cloud.find_stack(&name).unwrap().unwrap().updated;
+        if updated.is_some() && updated == last {
+            same_second = true;
+            break;
+        }
+        last = updated;
+    }
+    cloud.delete_stack(&name).unwrap();
+    eprintln!("two updates started within one second: {same_second}");
+}
+
+#[test]
+fn heats_notifications_end_the_wait_and_polling_remains_without_them() {
+    let Some(clouds) = clouds() else { return };
+    let Ok(url) = std::env::var("VETRO_TEST_HEAT_NOTIFICATIONS") else {
+        eprintln!("skipped: VETRO_TEST_HEAT_NOTIFICATIONS is not set (the test Heat sends no notifications)");
+        return;
+    };
+    let _turn = heat_turn();
+    let notified = |url: String| {
+        connect(
+            &clouds,
+            Options {
+                heat_notifications: Some(url),
+                ..Options::default()
+            },
+        )
+    };
+    let mut cloud = notified(url.clone());
+    let name = unique("vetro-test-notified");
+    let t = |v: &str| {
+        json!({"heat_template_version": "2013-05-23",
+            "resources": {"v": {"type": "OS::Heat::TestResource",
+                "properties": {"value": v, "action_wait_secs": {"update": 1}}}},
+            "outputs": {"v": {"value": {"get_attr": ["v", "output"]}}}})
+    };
+    // Heat declares its exchange with its first notification, if this is it.
+    cloud.push_stack(&name, &t("a"), &json!({})).unwrap();
+    assert!(
+        cloud.heat_notifications_ready(Duration::from_secs(15)),
+        "no queue bound to Heat's notifications"
+    );
+    // Heat works 1 s or a little more: polling alone would look at about
+    // 0.1, 0.2, 0.3 ... 1.1, 1.3 s; the notification wakes the wait at once.
+    let out = cloud.push_stack(&name, &t("b"), &json!({})).unwrap();
+    assert_eq!(out["v"], "b");
+    let timing = cloud.last_heat_timing();
+    assert!(
+        timing.woken > std::time::UNIX_EPOCH,
+        "the wait was not woken by Heat's notification: {timing:?}"
+    );
+    // An exchange Heat does not publish to: nothing arrives, polling ends
+    // the wait as before.
+    let mut deaf = notified(format!("{url}?exchange=vetro-test-no-such-exchange"));
+    assert!(!deaf.heat_notifications_ready(Duration::from_millis(300)));
+    deaf.delete_stack(&name).unwrap();
+    assert_eq!(deaf.last_heat_timing().woken, std::time::UNIX_EPOCH);
 }
 
 #[test]

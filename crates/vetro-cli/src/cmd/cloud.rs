@@ -51,6 +51,13 @@ pub struct CloudArgs {
     /// from --amqp-url (e.g. an address on the instances' network).
     #[arg(long, value_name = "URL")]
     pub agent_amqp_url: Option<String>,
+    /// openstack: the RabbitMQ broker Heat sends its notifications to (Heat's
+    /// [oslo_messaging_notifications] transport_url, as rabbit://... or
+    /// amqp://USER:PASSWORD@HOST:PORT/VHOST, optionally ?exchange=heat&topic=notifications;
+    /// default: VETRO_HEAT_NOTIFICATIONS): the end of a stack operation is
+    /// noticed when Heat announces it instead of at the next look.
+    #[arg(long, value_name = "URL")]
+    pub heat_notifications: Option<String>,
     /// openstack: PEM RSA private key; execution plans are signed with it and
     /// instances are given its public key.
     #[arg(long, value_name = "FILE")]
@@ -136,6 +143,14 @@ impl CloudArgs {
             ),
             None => None,
         };
+        let heat_notifications = self
+            .heat_notifications
+            .clone()
+            .or_else(|| env("VETRO_HEAT_NOTIFICATIONS").filter(|u| !u.is_empty()));
+        if let Some(url) = &heat_notifications {
+            // A typo shows now, not at the first push.
+            vetro_openstack::notifications::Source::from_url(url)?;
+        }
         Ok(vetro_openstack::Options {
             cloud: self.os_cloud.clone(),
             heat_environment,
@@ -144,6 +159,7 @@ impl CloudArgs {
                 .clone()
                 .or_else(|| env("VETRO_AMQP_URL").filter(|u| !u.is_empty())),
             agent_amqp_url: self.agent_amqp_url.clone(),
+            heat_notifications,
             signing_key,
             stack_timeout: Some(std::time::Duration::from_secs(self.stack_timeout)),
             agent_timeout: self.agent_timeout.map(seconds),
@@ -219,8 +235,14 @@ mod tests {
             "7",
             "--stack-timeout",
             "60",
+            "--heat-notifications",
+            "rabbit://heat:p@control:5672/",
         ]);
         let o = a.options(&|_| None).unwrap();
+        assert_eq!(
+            o.heat_notifications.as_deref(),
+            Some("rabbit://heat:p@control:5672/")
+        );
         assert_eq!(o.cloud.as_deref(), Some("lab"));
         assert_eq!(o.amqp_url.as_deref(), Some("amqp://u:p@broker:5672/%2f"));
         assert_eq!(
@@ -238,6 +260,14 @@ mod tests {
             b.options(&vars).unwrap().amqp_url.as_deref(),
             Some("amqp://from-env/")
         );
+        let bad = parse(&[
+            "--backend",
+            "openstack",
+            "--heat-notifications",
+            "amqp://h/?queue=q",
+        ]);
+        let e = bad.options(&|_| None).unwrap_err();
+        assert!(e.contains("unknown parameter 'queue'"), "{e}");
         // A file that cannot be read is named.
         let c = parse(&[
             "--backend",

@@ -161,8 +161,31 @@ pub struct Args {
     /// Deployment tasks this process runs at once, each in an engine process of its own.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=256))]
     concurrency: u64,
+    /// The cloud of clouds.yaml holding the Keystone service user's
+    /// credentials (what `vetro serve --auth keystone --keystone-cloud`
+    /// names): every task's trust names that user as trustee, and this
+    /// process deletes each trust when its task ends. Default: the
+    /// --backend openstack credentials; without either, trusts are left to
+    /// expire.
+    #[arg(long, value_name = "NAME")]
+    keystone_cloud: Option<String>,
     #[command(flatten)]
     worker: WorkerArgs,
+}
+
+/// The trustee's credentials of `--keystone-cloud`, authenticated once so
+/// that a wrong one shows at start.
+async fn trustee(cloud: &str) -> Result<vetro_openstack::clouds::Credentials, String> {
+    let env = |k: &str| std::env::var(k).ok();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let creds = vetro_openstack::clouds::from_clouds_yaml(cloud, &env, &cwd)
+        .map_err(|e| format!("--keystone-cloud: {e}"))?;
+    let http = vetro_openstack::http_client(Duration::from_secs(30))?;
+    vetro_openstack::keystone::Session::new(creds.clone(), http)
+        .user_id()
+        .await
+        .map_err(|e| format!("--keystone-cloud {cloud}: {e}"))?;
+    Ok(creds)
 }
 
 /// Runs `n` workers on `store` until `stop` resolves, then lets each hand
@@ -184,7 +207,7 @@ pub async fn run_workers(
 
 pub fn run(a: Args) -> ExitCode {
     super::service_runtime::init_tracing();
-    let config = match a.worker.config() {
+    let mut config = match a.worker.config() {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -193,6 +216,15 @@ pub fn run(a: Args) -> ExitCode {
         Err(code) => return code,
     };
     rt.block_on(async move {
+        if let Some(cloud) = &a.keystone_cloud {
+            match trustee(cloud).await {
+                Ok(creds) => config.trustee = Some(creds),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(USAGE);
+                }
+            }
+        }
         let store = match super::db::open(&a.db).await {
             Ok(s) => s,
             Err(code) => return code,

@@ -29,6 +29,13 @@ impl Interrupt {
         Interrupt(Some(Watch::new(&limits, &Budget::start())))
     }
 
+    /// Whether the session was cancelled (not merely out of time).
+    pub fn cancelled(&self) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|w| matches!(w.passed(), Some(EngineExc::Cancelled)))
+    }
+
     /// Why the session must stop now, if it must.
     pub fn reason(&self) -> Option<&'static str> {
         let passed = self.0.as_ref()?.passed()?;

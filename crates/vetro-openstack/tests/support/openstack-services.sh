@@ -5,6 +5,9 @@
 # Neutron cannot run here: a small stand-in that follows the Neutron API
 # (neutron_standin.py, validating tokens with the real Keystone) is registered
 # in the catalog as the `network` service, for the network explorer.
+# When RabbitMQ answers (on VETRO_RABBITMQ_PORT, default 5672), Heat sends its
+# notifications there (oslo.messaging, messagingv2), as a cloud's Heat does
+# for the engine's --heat-notifications; env.sh then names that broker.
 # Every step prints its duration. Usage: openstack-services.sh DIR
 #
 # Afterwards DIR holds clouds.yaml (clouds `vetro-test`: the demo project;
@@ -145,6 +148,25 @@ then
     HEAT_DB=postgresql+psycopg2://vetro@127.0.0.1:$PG_PORT/vetro_heat_$HEAT_PORT
 fi
 took "heat database: ${HEAT_DB%%:*}"
+# Heat's notifier waits for its broker on every notification: configure it
+# only when RabbitMQ answers (it starts in the background meanwhile).
+MQ_PORT=${VETRO_RABBITMQ_PORT:-5672}
+NOTIFY_CONF=
+NOTIFY_ENV=
+for _ in $(seq 1 ${VETRO_HEAT_MQ_WAIT:-120}); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$MQ_PORT") 2>/dev/null && break
+    sleep 1
+done
+if (exec 3<>"/dev/tcp/127.0.0.1/$MQ_PORT") 2>/dev/null; then
+    NOTIFY_CONF="[oslo_messaging_notifications]
+driver = messagingv2
+transport_url = rabbit://guest:guest@127.0.0.1:$MQ_PORT/
+retry = 3"
+    NOTIFY_ENV="export VETRO_TEST_HEAT_NOTIFICATIONS=amqp://guest:guest@127.0.0.1:$MQ_PORT/%2f"
+    took "heat notifications: RabbitMQ on $MQ_PORT"
+else
+    took "heat notifications: none (RabbitMQ not answering on $MQ_PORT)"
+fi
 cat > "$HEAT/heat.conf" <<CONF
 [DEFAULT]
 transport_url = fake://
@@ -177,6 +199,7 @@ auth_uri = http://127.0.0.1:$KS_PORT
 [oslo_policy]
 enforce_scope = false
 enforce_new_defaults = false
+$NOTIFY_CONF
 CONF
 "$HEAT_VENV/bin/heat-manage" --config-file "$HEAT/heat.conf" db_sync > "$HEAT/db_sync.log" 2>&1
 setsid "$HEAT_VENV/bin/python" "$HERE/heat_one_process.py" --config-file "$HEAT/heat.conf" \
@@ -221,5 +244,6 @@ export VETRO_TEST_KEYSTONE_URL=$KS_URL
 export VETRO_TEST_HEAT_URL=http://127.0.0.1:$HEAT_PORT/v1
 export VETRO_TEST_NEUTRON_URL=http://127.0.0.1:$NEUTRON_PORT
 export VETRO_TEST_CLOUDS_YAML=$DIR/clouds.yaml
+$NOTIFY_ENV
 ENV
 took "ready"

@@ -185,7 +185,14 @@ impl Worker {
                             tracing::warn!(task = %id, "lease expired; task requeued")
                         }
                         Reaped::Failed(id) => {
-                            tracing::warn!(task = %id, "lease expired; task failed")
+                            tracing::warn!(task = %id, "lease expired; task failed");
+                            // It has ended: so has its trust.
+                            match self.store.get_task(&id).await {
+                                Ok(task) => trust::end(self, &task).await,
+                                Err(e) => {
+                                    tracing::warn!(task = %id, "cannot read the failed task: {e}")
+                                }
+                            }
                         }
                     }
                 }

@@ -39,7 +39,7 @@ fn trustee(w: &Worker) -> Option<&Credentials> {
 pub(super) async fn end(w: &Worker, task: &Task) {
     let Some(trust) = &task.trust_id else { return };
     let Some(creds) = trustee(w) else {
-        tracing::debug!(task = %task.id, "no trustee credentials: the task's trust stays until it expires");
+        tracing::warn!(task = %task.id, "the task's trust stays until it expires: this process has no trustee credentials (vetro worker --keystone-cloud)");
         return;
     };
     let http = match vetro_openstack::http_client(std::time::Duration::from_secs(30)) {
