@@ -108,6 +108,7 @@ pub mod list_marks;
 mod parse_cache;
 pub mod regex_cache;
 mod runtime;
+pub mod stack;
 mod stdlib;
 pub mod value;
 

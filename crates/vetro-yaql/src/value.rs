@@ -739,7 +739,7 @@ fn int_digits_error(digits: usize) -> Error {
 /// nest far deeper than the thread's stack allows one frame per level, so
 /// more stack is taken from the heap when little is left.
 pub(crate) fn deep<R>(f: impl FnOnce() -> R) -> R {
-    stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
+    crate::stack::maybe_grow(64 * 1024, 1024 * 1024, f)
 }
 
 /// Nested containers are released one level at a time: the derived drop

@@ -7,11 +7,11 @@
 //! a fresh heap-allocated segment (`stacker`, as the YAQL evaluator does), so
 //! the call depth limit (`call.rs`) is what ends recursion whatever the
 //! embedder's thread stack is. Green threads (`green.rs`) run on fixed
-//! coroutine stacks that `stacker` does not know: each records its stack's
-//! range, and a call on that stack below its floor ends with
-//! `RecursionError` (calls on a segment `stacker` made are `stacker`'s).
-
-use std::cell::Cell;
+//! coroutine stacks that `stacker` does not know: each declares its stack's
+//! range (to the YAQL evaluator too, whose walks then run on that stack
+//! instead of mapping a new segment at every evaluation), and a call on
+//! that stack below its floor ends with `RecursionError` (calls on a
+//! segment `stacker` made are `stacker`'s).
 
 /// Stack a method call wants left before it starts.
 const RED_ZONE: usize = 1 << 20;
@@ -19,38 +19,24 @@ const RED_ZONE: usize = 1 << 20;
 /// Size of each extra stack segment.
 const SEGMENT: usize = 32 << 20;
 
-/// The stack of a green thread: from `limit` (lowest address) to `top`.
-#[derive(Clone, Copy, Default)]
-pub struct Bounds {
-    pub limit: usize,
-    pub top: usize,
-}
+/// The stack of a green thread: from `limit` (lowest address) to `top`
+/// (declared to the YAQL evaluator, whose walks measure their headroom
+/// against it; see `vetro_yaql::stack`).
+pub use vetro_yaql::stack::Bounds;
 
 /// Room kept free at the bottom of a green thread's stack.
 const GREEN_RESERVE: usize = 512 << 10;
 
-thread_local! {
-    /// The stack of the running green thread (all zero: not in one).
-    static GREEN: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
-}
-
-/// The current stack address (approximately the stack pointer).
-#[inline(never)]
-fn here() -> usize {
-    let marker = 0u8;
-    std::hint::black_box(&marker) as *const u8 as usize
-}
+use vetro_yaql::stack::here;
 
 /// Set the bounds of the running flow; returns the previous ones.
 pub fn set_bounds(b: Bounds) -> Bounds {
-    let (limit, top) = GREEN.with(|g| g.replace((b.limit, b.top)));
-    Bounds { limit, top }
+    vetro_yaql::stack::set_bounds(b)
 }
 
 /// The bounds of the running flow (zero outside green threads).
 pub fn bounds() -> Bounds {
-    let (limit, top) = GREEN.with(Cell::get);
-    Bounds { limit, top }
+    vetro_yaql::stack::bounds()
 }
 
 /// Why [`with_room`] could not run a call.

@@ -104,12 +104,12 @@ fn bind(
                 None => Value::str(&format_fields(name, args, limits)?),
             }
         }
-        Value::List(l) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        Value::List(l) => vetro_yaql::stack::maybe_grow(64 * 1024, 1024 * 1024, || {
             let items: Result<Vec<Value>, Exc> =
                 l.iter().map(|x| bind(x, args, done, limits)).collect();
             items.map(Value::list)
         })?,
-        Value::Dict(d) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        Value::Dict(d) => vetro_yaql::stack::maybe_grow(64 * 1024, 1024 * 1024, || {
             let mut m = Dict::new();
             for (k, x) in d.iter() {
                 m.insert(bind(k, args, done, limits)?, bind(x, args, done, limits)?);

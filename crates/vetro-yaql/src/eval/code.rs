@@ -27,7 +27,7 @@ pub(crate) fn run(code: &Compiled, id: NodeId, ctx: &Rc<Context>) -> Result<Valu
             };
             // As the tree walk does: room on the stack every few levels.
             let r = if depth % 4 == 0 {
-                stacker::maybe_grow(256 * 1024, 8 * 1024 * 1024, || run_call(code, node, ctx))
+                crate::stack::maybe_grow(256 * 1024, 8 * 1024 * 1024, || run_call(code, node, ctx))
             } else {
                 run_call(code, node, ctx)
             };

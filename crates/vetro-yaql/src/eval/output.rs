@@ -122,7 +122,7 @@ fn settle(v: &Value, rt: &Runtime, memo: &mut Settled) -> Result<Option<Value>> 
         return Ok(done.clone());
     }
     // Deeply nested values recurse once per level: grow the stack on the heap.
-    let out = stacker::maybe_grow(64 * 1024, 1024 * 1024, || settle_new(v, rt, memo))?;
+    let out = crate::stack::maybe_grow(64 * 1024, 1024 * 1024, || settle_new(v, rt, memo))?;
     if let Some(k) = key {
         memo.0.insert(k, (v.clone(), out.clone()));
     }

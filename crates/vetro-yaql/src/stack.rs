@@ -1,0 +1,92 @@
+//! Stack headroom of the recursive walks (evaluation, output conversion,
+//! walks over nested values).
+//!
+//! Each walk asks for some stack left before it goes a level deeper and
+//! otherwise continues on a segment taken from the heap (`stacker`).
+//! `stacker` knows the stack of the thread and of the segments it made, not
+//! the stacks of coroutines a host switches between (MuranoPL's green
+//! threads): there it would see no room at all and map a new segment at
+//! every check. A host running code on such a stack declares its bounds
+//! with [`set_bounds`] while it runs there, and the checks measure against
+//! them.
+
+use std::cell::Cell;
+
+/// The bounds of a stack the host switched to: `limit` is its lowest
+/// address, `top` its highest (both zero: the thread's own stack).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bounds {
+    pub limit: usize,
+    pub top: usize,
+}
+
+thread_local! {
+    /// The stack the running flow is on, when the host declared one.
+    static CURRENT: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+}
+
+/// Declare the stack the running flow is on (zero bounds: the thread's own
+/// stack); returns the bounds declared before.
+pub fn set_bounds(b: Bounds) -> Bounds {
+    let (limit, top) = CURRENT.with(|c| c.replace((b.limit, b.top)));
+    Bounds { limit, top }
+}
+
+/// The bounds declared with [`set_bounds`] (zero outside a host's stack).
+pub fn bounds() -> Bounds {
+    let (limit, top) = CURRENT.with(Cell::get);
+    Bounds { limit, top }
+}
+
+/// The current stack address (approximately the stack pointer).
+#[inline(never)]
+pub fn here() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
+/// Run `f` with at least `red_zone` bytes of stack: on the spot when that
+/// much is left, else on a new segment of `size` bytes.
+#[inline]
+pub fn maybe_grow<R>(red_zone: usize, size: usize, f: impl FnOnce() -> R) -> R {
+    if room_on_declared(bounds(), here(), red_zone) {
+        return f();
+    }
+    stacker::maybe_grow(red_zone, size, f)
+}
+
+/// Whether `at` is on the declared stack `b` with `red_zone` bytes below it.
+fn room_on_declared(b: Bounds, at: usize, red_zone: usize) -> bool {
+    b.limit <= at && at <= b.top && at - b.limit >= red_zone
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn room_is_measured_against_the_declared_stack() {
+        let b = Bounds {
+            limit: 0x10_0000,
+            top: 0x90_0000,
+        };
+        assert!(room_on_declared(b, 0x80_0000, 0x1_0000));
+        // Too close to its end.
+        assert!(!room_on_declared(b, 0x10_8000, 0x1_0000));
+        // Not on it (a segment `stacker` made, or the thread's stack).
+        assert!(!room_on_declared(b, 0xa0_0000, 0x1_0000));
+        assert!(!room_on_declared(Bounds::default(), 0x80_0000, 0x1_0000));
+    }
+
+    #[test]
+    fn bounds_are_set_and_restored() {
+        let b = Bounds {
+            limit: 1 << 20,
+            top: 2 << 20,
+        };
+        let prev = set_bounds(b);
+        assert_eq!(bounds(), b);
+        assert_eq!(set_bounds(prev), b);
+        assert_eq!(bounds(), prev);
+    }
+}
