@@ -7,16 +7,13 @@
 # Bounded: every client call times out after 120 s, every wait after 300 s.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 
 if [ -z "${VETRO_MURANO_CLI:-}" ] || [ ! -x "$VETRO_MURANO_CLI" ]; then
-    echo "murano-client: skipped (VETRO_MURANO_CLI unset; see .ci/setup.d/21-muranoclient.sh)"
-    exit 0
+    skip "VETRO_MURANO_CLI unset; see .ci/setup.d/21-muranoclient.sh"
 fi
 
-cargo build -q -p vetro-cli
-VETRO="${CARGO_TARGET_DIR:-target}/debug/vetro"
-PY=python3
-[ -x "${VETRO_CI_VENV:-}/bin/python" ] && PY="$VETRO_CI_VENV/bin/python"
+vetro_build
 
 timeout 900 "$PY" crates/vetro-server/tests/client/murano_scenario.py \
     --vetro "$VETRO" --murano "$VETRO_MURANO_CLI"

@@ -10,18 +10,17 @@
 # least ST_MIN_CASES test cases.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 
 ST_EXAMPLES=${ST_EXAMPLES:-8}
 ST_MAX_TIME=${ST_MAX_TIME:-600}
 ST_MIN_CASES=${ST_MIN_CASES:-1000}
 
 if [ -z "${VETRO_SCHEMATHESIS:-}" ] || [ ! -x "$VETRO_SCHEMATHESIS" ]; then
-    echo "schemathesis: skipped (VETRO_SCHEMATHESIS unset; see .ci/setup.d/21-muranoclient.sh)"
-    exit 0
+    skip "VETRO_SCHEMATHESIS unset; see .ci/setup.d/21-muranoclient.sh"
 fi
 
-cargo build -q -p vetro-cli
-VETRO="$PWD/${CARGO_TARGET_DIR:-target}/debug/vetro"
+vetro_build
 
 work=$(mktemp -d)
 server=

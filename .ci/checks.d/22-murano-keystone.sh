@@ -9,22 +9,18 @@
 # (.ci/setup.d/21-muranoclient.sh) is missing. Bounded: 600 s.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 started=$SECONDS
 
 if [ -z "${VETRO_MURANO_CLI:-}" ] || [ ! -x "$VETRO_MURANO_CLI" ]; then
-    echo "murano-keystone: skipped (VETRO_MURANO_CLI unset; see .ci/setup.d/21-muranoclient.sh)"
-    exit 0
+    skip "VETRO_MURANO_CLI unset; see .ci/setup.d/21-muranoclient.sh"
 fi
 if [ -z "${VETRO_TEST_CLOUDS_YAML:-}" ] || [ ! -f "$VETRO_TEST_CLOUDS_YAML" ] \
     || ! curl -s -o /dev/null "${VETRO_TEST_KEYSTONE_URL:-http://127.0.0.1:1/}"; then
-    echo "murano-keystone: skipped (Keystone is not running; see .ci/setup.d/05-openstack.sh)"
-    exit 0
+    skip "Keystone is not running; see .ci/setup.d/05-openstack.sh"
 fi
 
-cargo build -q -p vetro-cli
-VETRO="${CARGO_TARGET_DIR:-target}/debug/vetro"
-PY=python3
-[ -x "${VETRO_CI_VENV:-}/bin/python" ] && PY="$VETRO_CI_VENV/bin/python"
+vetro_build
 
 timeout 600 "$PY" crates/vetro-server/tests/client/murano_keystone.py \
     --vetro "$VETRO" --murano "$VETRO_MURANO_CLI" --clouds "$VETRO_TEST_CLOUDS_YAML"

@@ -11,27 +11,22 @@
 # Bounded: 300 s.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 started=$SECONDS
 
 if [ -z "${VETRO_MURANO_CLI:-}" ] || [ ! -x "$VETRO_MURANO_CLI" ]; then
-    echo "murano-cloud: skipped (VETRO_MURANO_CLI unset; see .ci/setup.d/21-muranoclient.sh)"
-    exit 0
+    skip "VETRO_MURANO_CLI unset; see .ci/setup.d/21-muranoclient.sh"
 fi
 if [ -z "${VETRO_TEST_CLOUDS_YAML:-}" ] || [ ! -f "$VETRO_TEST_CLOUDS_YAML" ] \
     || [ -z "${VETRO_TEST_AMQP_URL:-}" ] \
     || ! curl -s -o /dev/null "${VETRO_TEST_HEAT_URL:-http://127.0.0.1:1/}"; then
-    echo "murano-cloud: skipped (Keystone, Heat or RabbitMQ is not running; see .ci/setup.d/05-openstack.sh)"
-    exit 0
+    skip "Keystone, Heat or RabbitMQ is not running; see .ci/setup.d/05-openstack.sh"
 fi
 if ! unshare --mount --propagation private true 2>/dev/null; then
-    echo "murano-cloud: skipped (playing the instances needs unshare --mount: run as root)"
-    exit 0
+    skip "playing the instances needs unshare --mount: run as root"
 fi
 
-cargo build -q -p vetro-cli
-VETRO="${CARGO_TARGET_DIR:-target}/debug/vetro"
-PY=python3
-[ -x "${VETRO_CI_VENV:-}/bin/python" ] && PY="$VETRO_CI_VENV/bin/python"
+vetro_build
 
 timeout 300 "$PY" crates/vetro-server/tests/client/murano_cloud.py --vetro "$VETRO" \
     --murano "$VETRO_MURANO_CLI" --clouds "$VETRO_TEST_CLOUDS_YAML" --amqp "$VETRO_TEST_AMQP_URL"

@@ -7,15 +7,14 @@
 # $VETRO_MURANO_PACKAGES) is absent. Bounded: 60 s per package.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 
 PKGS="${VETRO_MURANO_PACKAGES:-../shared/murano-packages}"
 if [ ! -d "$PKGS/murano-apps" ]; then
-    echo "murano-packages-check: skipped ($PKGS/murano-apps not found)"
-    exit 0
+    skip "$PKGS/murano-apps not found"
 fi
 started=$(date +%s)
-cargo build -q -p vetro-cli
-VETRO="${CARGO_TARGET_DIR:-target}/debug/vetro"
+vetro_build
 
 # Package folder (under murano-apps) -> a pattern its errors must match.
 declare -A broken=(

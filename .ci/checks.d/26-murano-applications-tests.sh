@@ -4,16 +4,15 @@
 # ../shared/murano-packages (or $VETRO_MURANO_PACKAGES) is absent.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 
 PKGS="${VETRO_MURANO_PACKAGES:-../shared/murano-packages}"
 LIB="$PKGS/meta/io.murano.applications"
 if [ ! -d "$LIB" ]; then
-    echo "murano-applications-tests: skipped ($LIB not found)"
-    exit 0
+    skip "$LIB not found"
 fi
 started=$(date +%s)
-cargo build -q -p vetro-cli
-VETRO="${CARGO_TARGET_DIR:-target}/debug/vetro"
+vetro_build
 set +e
 out=$(timeout 300 "$VETRO" test "$LIB" 2>&1)
 rc=$?

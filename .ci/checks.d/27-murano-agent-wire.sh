@@ -11,19 +11,18 @@
 # (.ci/setup.d/06-murano-agent.sh) is missing. Bounded: 300 s.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 started=$SECONDS
 
 if [ -z "${VETRO_TEST_AMQP_URL:-}" ]; then
-    echo "murano-agent-wire: skipped (RabbitMQ is not running; see .ci/setup.d/05-openstack.sh)"
-    exit 0
+    skip "RabbitMQ is not running; see .ci/setup.d/05-openstack.sh"
 fi
 if declare -F ci_wait >/dev/null; then
     ci_wait murano-agent 600 || true
 fi
 AGENT_SRC=/usr/lib/python3/dist-packages/muranoagent
 if [ ! -d "$AGENT_SRC" ] || ! /usr/bin/python3 -c 'import kombu, cryptography' 2>/dev/null; then
-    echo "murano-agent-wire: skipped (Debian's murano-agent is not installed; see .ci/setup.d/06-murano-agent.sh)"
-    exit 0
+    skip "Debian's murano-agent is not installed; see .ci/setup.d/06-murano-agent.sh"
 fi
 
 work=$(mktemp -d)
@@ -37,8 +36,7 @@ fi
 
 VETRO_TEST_MURANO_AGENT_PATH="$work" timeout 240 \
     cargo test -q -p vetro-openstack --test murano_agent -- --nocapture
-cargo build -q -p vetro-cli
-VETRO="${CARGO_TARGET_DIR:-target}/debug/vetro"
+vetro_build
 timeout 120 /usr/bin/python3 crates/vetro-agent/tests/support/murano_engine_wire.py \
     "$VETRO_TEST_AMQP_URL" "$VETRO" "$work/vetro-agent"
 echo "murano-agent-wire: passed in $((SECONDS - started))s"

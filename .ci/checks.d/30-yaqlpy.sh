@@ -4,6 +4,7 @@
 # embedding tests (Mistral, orquesta and Heat usage).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 
 # Tests of yaql's suite that must pass: all of them. A test that fails is
 # run once more on its own, because test_datetime.py::test_datetime_math
@@ -12,8 +13,7 @@ FLOOR=366
 
 py=${VETRO_YAQLPY_VENV:-}/bin/python
 if [ -z "${VETRO_YAQLPY_VENV:-}" ] || ! "$py" -c "import yaql._vetro_yaql" 2>/dev/null; then
-    echo "yaqlpy: skipped (VETRO_YAQLPY_VENV unset or the drop-in is not installed; see .ci/setup.d/30-yaqlpy.sh)"
-    exit 0
+    skip "VETRO_YAQLPY_VENV unset or the drop-in is not installed; see .ci/setup.d/30-yaqlpy.sh"
 fi
 
 work=$(mktemp -d)

@@ -11,17 +11,12 @@
 #      "Answers file" group; the two that do not must refuse the options).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 
 PLUGINS="virsh openstack tripleo-undercloud tripleo-overcloud tempest rally packstack beaker
 foreman collect-logs ospdui pytest-runner list-builds"
 
-cargo build --release -q -p vetro-cli
-VETRO="$PWD/target/release/vetro"
-
-PY=python3
-if [ -n "${VETRO_CI_VENV:-}" ] && [ -x "$VETRO_CI_VENV/bin/python" ]; then
-    PY="$VETRO_CI_VENV/bin/python"
-fi
+vetro_build --release
 "$PY" -c 'import yaml' 2>/dev/null || "$PY" -m pip install --quiet PyYAML
 
 work=$(mktemp -d)

@@ -7,5 +7,6 @@
 # (which conformance shares).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cargo build --release -q -p vetro-cli
-python3 scripts/probes.py --binary "${CARGO_TARGET_DIR:-target}/release/vetro" --jobs 2 --slowest 5
+source .ci/lib.sh
+vetro_build --release
+python3 scripts/probes.py --binary "$VETRO" --jobs 2 --slowest 5

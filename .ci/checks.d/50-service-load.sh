@@ -9,10 +9,10 @@
 # after 130 s (about a minute each on two shared cores).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 start=$SECONDS
 
-cargo build -q --release -p vetro-cli
-VETRO=$(realpath "${CARGO_TARGET_DIR:-target}/release/vetro")
+vetro_build --release
 work=$(mktemp -d)
 pids=()
 pg_db=

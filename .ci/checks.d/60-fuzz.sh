@@ -3,9 +3,9 @@
 # Bounded: one build, then VETRO_FUZZ_SECONDS (default 10) per target, one at a time.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 if [ -z "${VETRO_FUZZ:-}" ]; then
-    echo "fuzz: skipped (VETRO_FUZZ is unset: no nightly toolchain)"
-    exit 0
+    skip "VETRO_FUZZ is unset: no nightly toolchain"
 fi
 seconds=${VETRO_FUZZ_SECONDS:-10}
 started=$SECONDS

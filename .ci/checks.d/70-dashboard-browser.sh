@@ -10,6 +10,7 @@
 # Bounded: the scenario stops after 600 s.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 started=$SECONDS
 
 if command -v ci_wait >/dev/null 2>&1; then
@@ -19,16 +20,13 @@ CHROMIUM=$(command -v chromium || true)
 DRIVER=$(command -v chromedriver || true)
 PY=${VETRO_SELENIUM_PYTHON:-python3}
 if [ -z "$CHROMIUM" ] || [ -z "$DRIVER" ]; then
-    echo "dashboard-browser: skipped (chromium and chromium-driver are not installed)"
-    exit 0
+    skip "chromium and chromium-driver are not installed"
 fi
 if ! "$PY" -c 'import selenium' 2>/dev/null; then
-    echo "dashboard-browser: skipped (selenium is not installed; see .ci/setup.d/62-selenium.sh)"
-    exit 0
+    skip "selenium is not installed; see .ci/setup.d/62-selenium.sh"
 fi
 
-cargo build -q -p vetro-cli
-VETRO="${CARGO_TARGET_DIR:-target}/debug/vetro"
+vetro_build
 SHOTS=${VETRO_BROWSER_SHOTS:-$(mktemp -d)}
 KEYSTONE=()
 if [ -n "${VETRO_TEST_CLOUDS_YAML:-}" ] && [ -f "$VETRO_TEST_CLOUDS_YAML" ] \

@@ -5,12 +5,12 @@
 # ../shared/murano-packages (or VETRO_MURANO_PACKAGES).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib.sh
 root="${VETRO_MURANO_PACKAGES:-../shared/murano-packages}"
 if [ ! -d "$root/murano-apps" ]; then
-    echo "murano-models: skipped ($root/murano-apps not found)"
-    exit 0
+    skip "$root/murano-apps not found"
 fi
 start=$(date +%s)
-cargo build --release -q -p vetro-cli
-timeout 900 python3 scripts/murano_models.py target/release/vetro "$root" --min-deployed "${VETRO_MURANO_MIN_DEPLOYED:-26}" --timeout 60
+vetro_build --release
+timeout 900 python3 scripts/murano_models.py "$VETRO" "$root" --min-deployed "${VETRO_MURANO_MIN_DEPLOYED:-26}" --timeout 60
 echo "murano-models: $(( $(date +%s) - start ))s"

@@ -44,13 +44,8 @@ Methods:
 ";
 
 fn archive() -> Vec<u8> {
-    let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default();
-    for (name, text) in [("manifest.yaml", MANIFEST), ("Classes/Tool.yaml", CLASS)] {
-        z.start_file(name, opts).unwrap();
-        z.write_all(text.as_bytes()).unwrap();
-    }
-    z.finish().unwrap().into_inner()
+    vetro_dsl::package::write_zip([("manifest.yaml", MANIFEST), ("Classes/Tool.yaml", CLASS)])
+        .unwrap()
 }
 
 /// A signed-in person and an environment whose deployed model offers the

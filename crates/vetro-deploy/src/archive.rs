@@ -53,19 +53,10 @@ pub fn package_root(dir: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use std::io::Write;
-    use zip::write::SimpleFileOptions;
 
     /// A zip of (name, bytes) entries.
     pub fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        let opts =
-            SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-        for (name, data) in entries {
-            w.start_file(*name, opts).unwrap();
-            w.write_all(data).unwrap();
-        }
-        w.finish().unwrap().into_inner()
+        vetro_dsl::package::write_zip(entries.iter().copied()).unwrap()
     }
 
     #[test]

@@ -342,20 +342,15 @@ impl PackageResolver for MemoryResolver {
 
 /// Zip a package folder (tests and tools that start from a folder).
 pub fn zip_dir(dir: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Write;
     let mut files = Vec::new();
     collect_files(dir, dir, &mut files)?;
     files.sort();
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
+    let mut entries = Vec::with_capacity(files.len());
     for rel in files {
         let data = std::fs::read(dir.join(&rel))?;
-        w.start_file(rel.to_string_lossy().replace('\\', "/"), opts)
-            .map_err(std::io::Error::other)?;
-        w.write_all(&data)?;
+        entries.push((rel.to_string_lossy().replace('\\', "/"), data));
     }
-    Ok(w.finish().map_err(std::io::Error::other)?.into_inner())
+    vetro_dsl::package::write_zip(entries)
 }
 
 fn collect_files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {

@@ -44,14 +44,7 @@ fn files() -> PackageFiles {
 }
 
 fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, data) in entries {
-        out.start_file(*name, opts).unwrap();
-        out.write_all(data).unwrap();
-    }
-    out.finish().unwrap().into_inner()
+    vetro_dsl::package::write_zip(entries.iter().copied()).unwrap()
 }
 
 fn run(lib: &Library, method: &str) -> Result<serde_json::Value, vetro_dsl::runtime::types::Exc> {

@@ -115,17 +115,7 @@ fn err(r: Response, code: u16) -> Value {
 }
 
 fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut out = std::io::Cursor::new(Vec::new());
-    {
-        let mut z = zip::ZipWriter::new(&mut out);
-        for (name, data) in files {
-            z.start_file(*name, zip::write::SimpleFileOptions::default())
-                .unwrap();
-            z.write_all(data).unwrap();
-        }
-        z.finish().unwrap();
-    }
-    out.into_inner()
+    vetro_dsl::package::write_zip(files.iter().copied()).unwrap()
 }
 
 const MANIFEST: &str = "Format: MuranoPL/1.4\nType: Application\nFullName: t.App\nName: Test app\n\

@@ -223,17 +223,7 @@ fn ok(r: Response) -> Value {
 }
 
 fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut out = std::io::Cursor::new(Vec::new());
-    {
-        let mut z = zip::ZipWriter::new(&mut out);
-        for (name, data) in files {
-            z.start_file(*name, zip::write::SimpleFileOptions::default())
-                .unwrap();
-            z.write_all(data).unwrap();
-        }
-        z.finish().unwrap();
-    }
-    out.into_inner()
+    vetro_dsl::package::write_zip(files.iter().copied()).unwrap()
 }
 
 fn app(id: &str, class: &str) -> Value {

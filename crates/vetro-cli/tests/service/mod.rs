@@ -136,17 +136,7 @@ pub fn worker_command(db: &str, dir: &std::path::Path, name: &str) -> Command {
 
 /// A zip archive of `files` (name, content).
 pub fn zip_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
-    let mut buf = std::io::Cursor::new(Vec::new());
-    {
-        let mut z = zip::ZipWriter::new(&mut buf);
-        for (name, data) in files {
-            z.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
-                .unwrap();
-            z.write_all(data).unwrap();
-        }
-        z.finish().unwrap();
-    }
-    buf.into_inner()
+    vetro_dsl::package::write_zip(files.iter().map(|(n, d)| (n, d))).unwrap()
 }
 
 pub struct Api {

@@ -1,6 +1,6 @@
 //! Package zip archives (Murano's catalog format: `manifest.yaml`,
 //! `Classes/`, `Resources/`, `UI/`, a logo at the top). This is the
-//! workspace's one zip reader. Archives come from users, so every entry is
+//! workspace's one zip reader and its one zip writer. Archives come from users, so every entry is
 //! checked before anything is kept: names must stay inside the archive (no
 //! absolute paths, no `..`, no backslash or NUL), links are refused, an entry
 //! may not appear twice, and the archive's size, its number of entries and
@@ -8,7 +8,7 @@
 //! limit, whatever its headers claim).
 
 use super::PackageFiles;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Component, Path};
 
 /// Bounds on what one archive may hold.
@@ -155,22 +155,27 @@ pub fn read_zip(bytes: &[u8], limits: &ArchiveLimits) -> Result<PackageFiles, Ar
     Ok(files)
 }
 
+/// A zip archive (deflated) of `(name, bytes)` entries, in the given order.
+pub fn write_zip<N: AsRef<str>, D: AsRef<[u8]>>(
+    entries: impl IntoIterator<Item = (N, D)>,
+) -> std::io::Result<Vec<u8>> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, data) in entries {
+        w.start_file(name.as_ref(), opts)
+            .map_err(std::io::Error::other)?;
+        w.write_all(data.as_ref())?;
+    }
+    Ok(w.finish().map_err(std::io::Error::other)?.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
-    use zip::write::SimpleFileOptions;
 
-    /// A zip of (name, bytes) entries.
     fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        let opts =
-            SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-        for (name, data) in entries {
-            w.start_file(*name, opts).unwrap();
-            w.write_all(data).unwrap();
-        }
-        w.finish().unwrap().into_inner()
+        write_zip(entries.iter().copied()).unwrap()
     }
 
     #[test]
@@ -188,8 +193,12 @@ mod tests {
     #[test]
     fn symbolic_links_are_refused() {
         let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        w.add_symlink("link", "/etc/passwd", SimpleFileOptions::default())
-            .unwrap();
+        w.add_symlink(
+            "link",
+            "/etc/passwd",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
         let z = w.finish().unwrap().into_inner();
         let e = read_zip(&z, &ArchiveLimits::default()).unwrap_err();
         assert!(e.message.contains("symbolic link"), "{e}");

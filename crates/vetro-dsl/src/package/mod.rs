@@ -7,7 +7,7 @@ pub mod catalog;
 mod manifest;
 pub mod version;
 
-pub use archive::{read_zip, ArchiveError, ArchiveLimits};
+pub use archive::{read_zip, write_zip, ArchiveError, ArchiveLimits};
 pub use catalog::{Catalog, CatalogError, ClassRef, Resolved, Resolver, BUNDLED_PACKAGE};
 pub use manifest::Manifest;
 pub use version::{Version, VersionSpec};

@@ -170,7 +170,6 @@ mod tests {
 
     /// A package archive of one class `t.Shop` with one property.
     fn shop() -> Vec<u8> {
-        use std::io::Write;
         let files = [
             (
                 "manifest.yaml",
@@ -182,13 +181,7 @@ mod tests {
                 "Namespaces:\n  =: t\nName: Shop\nProperties:\n  size:\n    Contract: $.int()\n",
             ),
         ];
-        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        for (name, text) in files {
-            w.start_file(name, zip::write::SimpleFileOptions::default())
-                .unwrap();
-            w.write_all(text.as_bytes()).unwrap();
-        }
-        w.finish().unwrap().into_inner()
+        vetro_dsl::package::write_zip(files).unwrap()
     }
 
     #[test]
