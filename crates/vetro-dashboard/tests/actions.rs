@@ -5,7 +5,6 @@
 
 use axum::http::{header, StatusCode};
 use serde_json::json;
-use std::io::Write;
 
 mod support;
 use support::*;

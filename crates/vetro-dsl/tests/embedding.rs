@@ -2,7 +2,6 @@
 //! between threads, the embedder's event sink, cancelling a running session.
 
 use serde_json::json;
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use vetro_diag::SourceMap;

@@ -6,7 +6,6 @@
 
 use reqwest::blocking::{multipart, Client, RequestBuilder, Response};
 use serde_json::{json, Value};
-use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use vetro_server::worker::{spawn_workers, WorkerConfig, Workers};
