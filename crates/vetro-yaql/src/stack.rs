@@ -22,20 +22,18 @@ pub struct Bounds {
 
 thread_local! {
     /// The stack the running flow is on, when the host declared one.
-    static CURRENT: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    static CURRENT: Cell<Bounds> = const { Cell::new(Bounds { limit: 0, top: 0 }) };
 }
 
 /// Declare the stack the running flow is on (zero bounds: the thread's own
 /// stack); returns the bounds declared before.
 pub fn set_bounds(b: Bounds) -> Bounds {
-    let (limit, top) = CURRENT.with(|c| c.replace((b.limit, b.top)));
-    Bounds { limit, top }
+    CURRENT.with(|c| c.replace(b))
 }
 
 /// The bounds declared with [`set_bounds`] (zero outside a host's stack).
 pub fn bounds() -> Bounds {
-    let (limit, top) = CURRENT.with(Cell::get);
-    Bounds { limit, top }
+    CURRENT.with(Cell::get)
 }
 
 /// The current stack address (approximately the stack pointer).
