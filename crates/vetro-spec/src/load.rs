@@ -172,7 +172,8 @@ pub(crate) fn spec_err(node: &Node, msg: impl Into<String>) -> SpecError {
     SpecError::new(ErrorClass::SpecError, msg).with_span(node.span)
 }
 
-fn check_keys(map: &Mapping, allowed: &[&str], what: &str) -> Result<()> {
+/// Refuses a key of `map` that is not in `allowed`, naming `what` the map is.
+pub(crate) fn check_keys(map: &Mapping, allowed: &[&str], what: &str) -> Result<()> {
     for (k, _) in map.iter() {
         let key = k.scalar_text().unwrap_or_default();
         if !allowed.contains(&key.as_str()) {

@@ -7,7 +7,7 @@ use super::shared::builtin_groups;
 use super::Plugin;
 use crate::check::check_parser;
 use crate::error::{ErrorClass, Result, SpecError};
-use crate::load::{as_map, as_seq, parse_nargs, spec_err, text_of, truthy_node};
+use crate::load::{as_map, as_seq, check_keys, parse_nargs, spec_err, text_of, truthy_node};
 use crate::model::{Action, Group, OptionSpec, ParserSpec};
 use crate::when::WhenExpr;
 use crate::yamlfile::load_yaml_nodes;
@@ -74,22 +74,6 @@ const OPTION_KEYS: &[&str] = &[
     "minimum",
     "maximum",
 ];
-
-fn check_keys(map: &Mapping, allowed: &[&str], what: &str) -> Result<()> {
-    for (k, _) in map.iter() {
-        let key = k.scalar_text().unwrap_or_default();
-        if !allowed.contains(&key.as_str()) {
-            return Err(spec_err(
-                k,
-                format!(
-                    "unknown key '{key}' in {what} (expected one of: {})",
-                    allowed.join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
 
 fn scalar(map: &Mapping, key: &str, what: &str) -> Result<Option<String>> {
     map.get(key).map(|n| text_of(n, what)).transpose()
