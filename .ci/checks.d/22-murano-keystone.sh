@@ -3,7 +3,7 @@
 # `vetro serve --auth keystone` (crates/vetro-server/tests/client/murano_keystone.py):
 # the scenario makes its own service user, registers the service in Keystone's
 # catalog as application-catalog, imports the example package, deploys it on
-# the simulator, lists and deletes; checks the trust of each task, 401s, the
+# the simulator, lists, and deletes through a separate `vetro worker` process; checks the trust of each task, 401s, the
 # admin role and the revocation bound; removes what it made in Keystone.
 # Skips when Keystone (.ci/setup.d/05-openstack.sh) or the client
 # (.ci/setup.d/21-muranoclient.sh) is missing. Bounded: 600 s.

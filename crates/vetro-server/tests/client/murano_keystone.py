@@ -12,7 +12,9 @@ fresh SQLite database, registers that address in Keystone's catalog as the
 `application-catalog` service, and drives python-muranoclient's `murano`
 command with `--os-auth-url/--os-username/--os-password/--os-project-name`:
 import the example package, create an environment, a session, add the web
-server, deploy (simulator backend), list, delete. Along the way it checks
+server, deploy (simulator backend), list, then restart the service without
+workers and delete through a separate `vetro worker --keystone-cloud`
+process. Along the way it checks
 that each task carries a Keystone trust, deleted once the task ended, that a
 bad, missing or revoked token is refused with Murano's 401 body (a revoked one once the cache entry lapses, `--keystone-cache-ttl`), and
 that Keystone's admin role maps to the service's admin. Everything it
@@ -42,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "vetro-openstack", "tests", "support"))
 from keystone_fixture import KeystoneFixture  # noqa: E402
-from murano_scenario import EXAMPLE, FQN, Failed, props, table, web_server_app, zip_dir  # noqa: E402
+from murano_scenario import EXAMPLE, FQN, Failed, props, stop, table, web_server_app, zip_dir  # noqa: E402
 from murano_scenario import Scenario as ClientScenario  # noqa: E402
 
 DEPLOY_TIMEOUT = 300
@@ -60,20 +62,36 @@ class Scenario(ClientScenario):
 
     # -- the service ----------------------------------------------------
 
-    def start_server(self):
+    def start_server(self, workers=1, listen="127.0.0.1:0"):
         self.db = os.path.join(self.work, "vetro.db")
-        args = [self.vetro, "serve", "--db", "sqlite://" + self.db, "--listen", "127.0.0.1:0",
-                "--workers", "1", "--auth", "keystone", "--keystone-cloud", "vetro-service",
+        args = [self.vetro, "serve", "--db", "sqlite://" + self.db, "--listen", listen,
+                "--workers", str(workers), "--auth", "keystone", "--keystone-cloud", "vetro-service",
                 "--keystone-cache-ttl", str(CACHE_TTL)]
-        self.service_clouds = self.ks.make_service_user(self.work)
-        env = dict(os.environ, OS_CLIENT_CONFIG_FILE=self.service_clouds)
-        self.log = open(os.path.join(self.work, "serve.log"), "w")
+        if not hasattr(self, "service_clouds"):
+            self.service_clouds = self.ks.make_service_user(self.work)
+        self.log = open(os.path.join(self.work, "serve.log"), "a")
         self.server = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, text=True,
-                                       env=env)
+                                       env=self.service_env())
         line = self.server.stdout.readline()
         m = re.search(r"listening on (http://\S+) .*Keystone at", line)
         self.check(m is not None, "vetro serve --auth keystone starts", line + self.server_log_tail())
         self.url = m.group(1)
+
+    def service_env(self):
+        return dict(os.environ, OS_CLIENT_CONFIG_FILE=self.service_clouds)
+
+    def separate_worker(self):
+        """Restarts the service on the same address without workers and runs its
+        tasks in a `vetro worker` process, which deletes each task's trust itself."""
+        self.stop_server()
+        self.start_server(workers=0, listen=self.url.removeprefix("http://").rstrip("/"))
+        self.worker_log = open(os.path.join(self.work, "worker.log"), "w")
+        self.worker = subprocess.Popen(
+            [self.vetro, "worker", "--db", "sqlite://" + self.db, "--concurrency", "1",
+             "--keystone-cloud", "vetro-service"],
+            stdout=subprocess.PIPE, stderr=self.worker_log, text=True, env=self.service_env())
+        line = self.worker.stdout.readline()
+        self.check(line.startswith("vetro worker:"), "vetro worker --keystone-cloud starts", line)
 
     def api(self, method, path, token):
         req = urllib.request.Request(self.url + path, method=method)
@@ -200,7 +218,8 @@ class Scenario(ClientScenario):
             time.sleep(0.5)
         self.check(self.env_id not in [r["ID"] for r in rows],
                    "environment-delete: gone after its deletion task", rows)
-        # The deletion's trust went with its task too.
+        # The deletion ran in the separate worker process: its trust went with
+        # its task too.
         deadline = time.time() + 10
         while time.time() < deadline and self.ks.trusts_to_service():
             time.sleep(0.2)
@@ -243,6 +262,7 @@ def main():
         s.trust()
         s.admin_role()
         s.revocation()
+        s.separate_worker()
         s.delete()
     except Failed:
         if s.server:
@@ -252,6 +272,7 @@ def main():
         s.failed += 1
     finally:
         s.stop_server()
+        stop(getattr(s, "worker", None))
         s.ks.clean_up()
         shutil.rmtree(work, ignore_errors=True)
     print(f"murano-keystone: {s.passed} passed, {s.failed} failed")
