@@ -75,12 +75,6 @@ fn check_items(py: Python<'_>, items: usize, quota: i64) -> PyResult<()> {
     Ok(())
 }
 
-thread_local! {
-    /// The sequences of the result being converted that the evaluation built
-    /// as lists (kept tuples only; see `vetro_yaql::list_marks`).
-    static LISTS: RefCell<Option<Rc<RefCell<ListMarks>>>> = const { RefCell::new(None) };
-}
-
 /// A finished result → Python, with `lists` telling which of its sequences
 /// are lists (the others become tuples when tuples are kept).
 pub fn result_to_py<'py>(
@@ -89,20 +83,43 @@ pub fn result_to_py<'py>(
     shape: Shape,
     lists: Option<Rc<RefCell<ListMarks>>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    // Converting may run lazy parts of the result, and so Python callbacks
-    // that evaluate other expressions: restore the outer marks after.
-    let outer = LISTS.with(|l| l.replace(lists));
-    let out = to_py(py, v, shape);
-    LISTS.with(|l| *l.borrow_mut() = outer);
-    out
+    // Kept tuples drain lazy sequences here, which may run Python code for
+    // long: the collector stays on for it.
+    let _paused = (!matches!(shape, Shape::KeepTuples { .. })).then(GcPause::new);
+    Conversion {
+        lists,
+        ..Conversion::default()
+    }
+    .value(py, v, shape)
 }
 
-fn marked_list(items: &List) -> bool {
-    LISTS.with(|l| {
-        l.borrow()
-            .as_ref()
-            .is_some_and(|marks| marks.borrow().is_list(items))
-    })
+/// Python's cyclic garbage collector held off while a result is built: the
+/// objects made are all reachable from the result, so a collection could
+/// free none of them, yet every few hundred new containers start one that
+/// walks them (and, as they pile up, the older generations too). Collection
+/// resumes when the result is made, which the collector then counts as new
+/// objects as usual. (Only for results the engine has settled: converting
+/// them runs no Python code of the application.)
+struct GcPause {
+    was_enabled: bool,
+}
+
+impl GcPause {
+    fn new() -> GcPause {
+        // SAFETY: called with the GIL held (a conversion holds it).
+        GcPause {
+            was_enabled: unsafe { pyo3::ffi::PyGC_Disable() } == 1,
+        }
+    }
+}
+
+impl Drop for GcPause {
+    fn drop(&mut self) {
+        if self.was_enabled {
+            // SAFETY: as in `new`.
+            unsafe { pyo3::ffi::PyGC_Enable() };
+        }
+    }
 }
 
 /// YAQL value → Python object in the given shape.
@@ -124,9 +141,18 @@ struct Conversion {
     dicts: Dicts,
     /// Items of the containers converted so far.
     items: usize,
+    /// The sequences of the result that the evaluation built as lists
+    /// (kept tuples only; see `vetro_yaql::list_marks`).
+    lists: Option<Rc<RefCell<ListMarks>>>,
 }
 
 impl Conversion {
+    fn marked_list(&self, items: &List) -> bool {
+        self.lists
+            .as_ref()
+            .is_some_and(|marks| marks.borrow().is_list(items))
+    }
+
     fn value<'py>(
         &mut self,
         py: Python<'py>,
@@ -183,7 +209,7 @@ impl Conversion {
                     .collect::<PyResult<Vec<_>>>()?;
                 match shape {
                     Shape::Output { tuples: false } => PyList::new(py, conv)?.into_any(),
-                    Shape::KeepTuples { .. } if marked_list(items) => {
+                    Shape::KeepTuples { .. } if self.marked_list(items) => {
                         PyList::new(py, conv)?.into_any()
                     }
                     _ => PyTuple::new(py, conv)?.into_any(),

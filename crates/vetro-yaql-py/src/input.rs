@@ -10,7 +10,8 @@
 
 use crate::shim::Shim;
 use crate::wrappers::{PyCallable, PyHost, PyIterator, PyObjectHost, Yaqlized};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
 use std::hash::BuildHasherDefault;
@@ -37,6 +38,14 @@ pub struct Input<'py> {
     /// object; the object is held so that its address is not reused while
     /// the conversion runs (a generator's items may be freed on the way).
     keys: AddrMap<usize, (Bound<'py, PyAny>, Value)>,
+    /// The string keys of the last dict converted, by position (address
+    /// of the key object and its value; each is in `keys` too): records
+    /// hold the same keys in the same order, so most keys are found here
+    /// without hashing.
+    recent: Vec<(usize, Value)>,
+    /// Objects converted so far by the general path, which may run Python
+    /// code.
+    slow: usize,
 }
 
 impl<'py> Input<'py> {
@@ -44,26 +53,39 @@ impl<'py> Input<'py> {
         Input {
             py,
             keys: AddrMap::default(),
+            recent: Vec::new(),
+            slow: 0,
         }
     }
 
     /// Convert `obj`.
     pub fn value(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<Value> {
-        if let Ok(s) = obj.cast_exact::<PyString>() {
-            return Ok(Value::str(s.to_str()?));
+        match scalar(obj)? {
+            Some(v) => Ok(v),
+            None => self.container(obj),
         }
-        if let Ok(i) = obj.cast_exact::<PyInt>() {
-            return int_value(i);
+    }
+
+    /// An item of a container read without taking a reference to it: a
+    /// scalar is converted as it is (which runs no Python code, so nothing
+    /// can free it meanwhile); anything else is held first.
+    fn item(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Value> {
+        match scalar(&obj)? {
+            Some(v) => Ok(v),
+            None => self.container(&obj.to_owned()),
         }
+    }
+
+    /// Everything but the scalars of [`scalar`]: exact dicts and lists
+    /// first.
+    fn container(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<Value> {
         if let Ok(d) = obj.cast_exact::<PyDict>() {
             return self.dict(d);
         }
         if let Ok(l) = obj.cast_exact::<PyList>() {
-            return self.list(l.iter(), l.len());
+            return self.list(l);
         }
-        if let Ok(f) = obj.cast_exact::<PyFloat>() {
-            return Ok(Value::Float(f.value()));
-        }
+        self.slow += 1;
         self.general(obj)
     }
 
@@ -89,10 +111,10 @@ impl<'py> Input<'py> {
             return self.dict(d);
         }
         if let Ok(l) = obj.cast::<PyList>() {
-            return self.list(l.iter(), l.len());
+            return self.list(l);
         }
         if let Ok(t) = obj.cast::<PyTuple>() {
-            return self.list(t.iter(), t.len());
+            return self.items(t.iter(), t.len());
         }
         if let Ok(s) = obj.cast::<PyFrozenSet>() {
             return self.set(s.iter());
@@ -119,29 +141,83 @@ impl<'py> Input<'py> {
         self.classified(obj, &shim.classify(obj)?)
     }
 
-    /// A dictionary key: string keys are converted once per key object.
-    fn key(&mut self, k: Bound<'py, PyAny>) -> PyResult<Value> {
-        if !k.is_exact_instance_of::<PyString>() {
-            return self.value(&k);
-        }
+    /// The key at position `at` of a dictionary: string keys are converted
+    /// once per key object.
+    fn key(&mut self, at: usize, k: Borrowed<'_, 'py, PyAny>) -> PyResult<Value> {
+        let Ok(s) = k.cast_exact::<PyString>() else {
+            return self.item(k);
+        };
         let addr = k.as_ptr() as usize;
-        if let Some((_, v)) = self.keys.get(&addr) {
-            return Ok(v.clone());
+        match self.recent.get(at) {
+            Some((a, v)) if *a == addr => return Ok(v.clone()),
+            _ => {}
         }
-        let v = self.value(&k)?;
-        self.keys.insert(addr, (k, v.clone()));
+        let v = match self.keys.get(&addr) {
+            Some((_, v)) => v.clone(),
+            None => {
+                let v = Value::str(s.to_str()?);
+                self.keys.insert(addr, (k.to_owned(), v.clone()));
+                v
+            }
+        };
+        if at < self.recent.len() {
+            self.recent[at] = (addr, v.clone());
+        } else if at == self.recent.len() {
+            self.recent.push((addr, v.clone()));
+        }
         Ok(v)
     }
 
+    /// A dict's entries read in place. When its keys are all strings and
+    /// converting it ran no Python code (which could have changed it
+    /// meanwhile), its keys are distinct and the dictionary is made without
+    /// comparing them.
     pub fn dict(&mut self, d: &Bound<'py, PyDict>) -> PyResult<Value> {
-        let mut out = Dict::with_capacity(d.len());
-        for (k, v) in d.iter() {
-            out.insert(self.key(k)?, self.value(&v)?);
+        let (py, len) = (self.py, d.len());
+        let slow = self.slow;
+        let mut str_keys = true;
+        let mut entries = Vec::with_capacity(len);
+        let mut pos: ffi::Py_ssize_t = 0;
+        let (mut k, mut v) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: `d` is a dict and the GIL is held; the key and value are
+        // borrowed from it and used before the next step (held first when
+        // converting them may run Python code, see `item` and `key`).
+        while unsafe { ffi::PyDict_Next(d.as_ptr(), &mut pos, &mut k, &mut v) } != 0 {
+            let (k, v) = unsafe { (Borrowed::from_ptr(py, k), Borrowed::from_ptr(py, v)) };
+            str_keys &= k.is_exact_instance_of::<PyString>();
+            let key = self.key(entries.len(), k)?;
+            entries.push((key, self.item(v)?));
         }
-        Ok(Value::dict(out))
+        if d.len() != len {
+            return Err(PyRuntimeError::new_err(
+                "dictionary changed size during iteration",
+            ));
+        }
+        Ok(Value::dict(if str_keys && self.slow == slow {
+            Dict::from_distinct(entries)
+        } else {
+            entries.into_iter().collect()
+        }))
     }
 
-    fn list(
+    /// A list's items read in place.
+    fn list(&mut self, l: &Bound<'py, PyList>) -> PyResult<Value> {
+        let mut out = Vec::with_capacity(l.len());
+        // The length is read at each step: converting an item may run Python
+        // code that changes the list.
+        let mut i = 0;
+        while i < l.len() {
+            // SAFETY: `l` is a list, `i` within it, the GIL held; the item
+            // is borrowed as in `dict`.
+            let item = unsafe { ffi::PyList_GetItem(l.as_ptr(), i as ffi::Py_ssize_t) };
+            let item = unsafe { Borrowed::from_ptr_or_err(self.py, item)? };
+            out.push(self.item(item)?);
+            i += 1;
+        }
+        Ok(Value::list(out))
+    }
+
+    fn items(
         &mut self,
         items: impl Iterator<Item = Bound<'py, PyAny>>,
         len: usize,
@@ -201,6 +277,27 @@ impl<'py> Input<'py> {
             }
         }
     }
+}
+
+/// The exact built-in scalars (told by a pointer comparison of their
+/// type), whose conversion runs no Python code; `None` for anything else.
+fn scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
+    if let Ok(s) = obj.cast_exact::<PyString>() {
+        return Ok(Some(Value::str(s.to_str()?)));
+    }
+    if let Ok(i) = obj.cast_exact::<PyInt>() {
+        return int_value(i).map(Some);
+    }
+    if let Ok(f) = obj.cast_exact::<PyFloat>() {
+        return Ok(Some(Value::Float(f.value())));
+    }
+    if obj.is_none() {
+        return Ok(Some(Value::Null));
+    }
+    if let Ok(b) = obj.cast_exact::<PyBool>() {
+        return Ok(Some(Value::Bool(b.is_true())));
+    }
+    Ok(None)
 }
 
 fn int_value(i: &Bound<'_, PyInt>) -> PyResult<Value> {

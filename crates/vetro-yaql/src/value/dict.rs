@@ -70,6 +70,14 @@ impl Dict {
         Dict(Shared::from_vec(Vec::with_capacity(n)))
     }
 
+    /// A dictionary of `entries` whose keys are known to be distinct (a
+    /// Python dict's string keys, say): made without comparing them.
+    pub fn from_distinct(entries: Vec<(Value, Value)>) -> Dict {
+        let mut d = Dict(Shared::from_vec(entries));
+        d.reindex();
+        d
+    }
+
     fn entries(&self) -> &[(Value, Value)] {
         self.0.as_slice()
     }
@@ -410,6 +418,21 @@ mod tests {
             for i in 2..n {
                 assert_eq!(d.get_index_of(&s(&format!("k{i}"))), Some(i - 1));
             }
+        }
+    }
+
+    #[test]
+    fn made_from_distinct_keys_finds_them_and_grows() {
+        for n in [3usize, 8, 9, 40] {
+            let entries = (0..n).map(|i| (s(&format!("k{i}")), Value::Int(i as i64)));
+            let mut d = Dict::from_distinct(entries.collect());
+            assert_eq!(d.len(), n);
+            for i in 0..n {
+                assert_eq!(d.get_index_of(&s(&format!("k{i}"))), Some(i));
+            }
+            assert_eq!(d.insert(s("k0"), Value::Null), Some(Value::Int(0)));
+            assert_eq!(d.insert(s("new"), Value::Null), None);
+            assert_eq!(d.get_index_of(&s("new")), Some(n));
         }
     }
 

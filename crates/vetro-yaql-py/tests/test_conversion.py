@@ -1,0 +1,49 @@
+"""Data converted into the engine and results converted back: records
+round-trip whole and in order, keys of other types keep their own
+comparison, and the garbage collector is left as the application set it."""
+
+import gc
+
+import yaql
+from yaql.language import factory
+
+
+def evaluate(expr, data):
+    engine = factory.YaqlFactory().create()
+    return engine(expr).evaluate(data=data, context=yaql.create_context())
+
+
+def test_records_round_trip_in_order():
+    data = [{'k': 'key%d' % i, 'v': i, 'f': i / 2, 'n': None, 'b': i % 2 == 0,
+             'tags': ['a', 'b'][:i % 3]} for i in range(300)]
+    out = evaluate('$', data)
+    assert out == data
+    assert [list(r) for r in out] == [list(r) for r in data]
+    assert evaluate('$.where($.v > 296).select($.k)', data) == [
+        'key297', 'key298', 'key299']
+
+
+def test_keys_that_are_not_strings_keep_their_comparison():
+    # 1 and 1.0 are one key in Python and in YAQL; a string key is another.
+    data = {1: 'int', '1': 'str', (1, 2): 'tuple', None: 'none'}
+    assert evaluate('$.get(1.0)', data) == 'int'
+    assert evaluate('$.get("1")', data) == 'str'
+    assert evaluate('$.get([1, 2])', data) == 'tuple'
+    assert evaluate('$.len()', data) == 4
+    # Many keys (past the dictionary's small size) are all found.
+    wide = {'k%d' % i: i for i in range(40)}
+    assert evaluate('$.k39 + $.k0', wide) == 39
+    assert evaluate('$.set(k39 => 0).k39', wide) == 0
+
+
+def test_the_collector_is_left_as_it_was():
+    data = [{'a': [i]} for i in range(2000)]
+    assert gc.isenabled()
+    evaluate('$', data)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        evaluate('$', data)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
