@@ -24,15 +24,16 @@ use vetro_yaql::Value;
 pub enum Shape {
     /// What a callback receives (the reference's input conversion).
     Internal,
-    /// A finished result the engine has already settled (lazy sequences
-    /// materialised); `tuples` keeps sequences as tuples.
-    Output { tuples: bool },
-    /// A finished result that keeps tuples, converted straight from the
-    /// engine's value: a lazy sequence becomes a `list` and every other
-    /// sequence a `tuple`, as the reference's output conversion does with
-    /// `yaql.convertTuplesToLists` off. `limit` is `yaql.limitIterators`,
-    /// `quota` is `yaql.memoryQuota`.
-    KeepTuples {
+    /// A finished result, its lazy sequences drained (see
+    /// [`crate::lazies`]), in the reference's output conversion: sequences
+    /// become lists, or with `keep_tuples` (`yaql.convertTuplesToLists`
+    /// off) tuples, except those the evaluation built as lists and the lazy
+    /// ones; sets become sets, or lists with `sets_to_lists`; dict keys and
+    /// set members take the same shape (so a list is refused there, as
+    /// Python refuses it). `limit` is `yaql.limitIterators`, `quota` is
+    /// `yaql.memoryQuota`.
+    Output {
+        keep_tuples: bool,
         sets_to_lists: bool,
         limit: i64,
         quota: i64,
@@ -43,18 +44,29 @@ impl Shape {
     /// Refuse a collection longer than `yaql.limitIterators`.
     fn check_len(self, py: Python<'_>, len: usize) -> PyResult<()> {
         match self {
-            Shape::KeepTuples { limit, .. } if limit >= 0 && len as i64 > limit => Err(
+            Shape::Output { limit, .. } if limit >= 0 && len as i64 > limit => Err(
                 crate::errors::to_pyerr(py, vetro_yaql::iter::too_large(), None),
             ),
             _ => Ok(()),
         }
     }
 
-    /// The memory quota of a result that keeps tuples (`yaql.memoryQuota`).
+    /// The memory quota of a result (`yaql.memoryQuota`).
     fn quota(self) -> i64 {
         match self {
-            Shape::KeepTuples { quota, .. } => quota,
+            Shape::Output { quota, .. } => quota,
             _ => 0,
+        }
+    }
+
+    /// The shape of dict keys and set members: kept tuples keep them
+    /// hashable (tuples, frozen dicts); otherwise the output's own.
+    fn members(self) -> Shape {
+        match self {
+            Shape::Output {
+                keep_tuples: false, ..
+            } => self,
+            _ => Shape::Internal,
         }
     }
 }
@@ -83,9 +95,7 @@ pub fn result_to_py<'py>(
     shape: Shape,
     lists: Option<Rc<RefCell<ListMarks>>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    // Kept tuples drain lazy sequences here, which may run Python code for
-    // long: the collector stays on for it.
-    let _paused = (!matches!(shape, Shape::KeepTuples { .. })).then(GcPause::new);
+    let _paused = GcPause::new();
     Conversion {
         lists,
         ..Conversion::default()
@@ -98,8 +108,8 @@ pub fn result_to_py<'py>(
 /// free none of them, yet every few hundred new containers start one that
 /// walks them (and, as they pile up, the older generations too). Collection
 /// resumes when the result is made, which the collector then counts as new
-/// objects as usual. (Only for results the engine has settled: converting
-/// them runs no Python code of the application.)
+/// objects as usual. (A result's lazy sequences are drained before, so
+/// converting it runs no Python code of the application.)
 struct GcPause {
     was_enabled: bool,
 }
@@ -174,10 +184,15 @@ impl Conversion {
     }
 
     /// A dictionary key: a string key is made once per conversion.
-    fn key<'py>(&mut self, py: Python<'py>, k: &Value) -> PyResult<Bound<'py, PyAny>> {
+    fn key<'py>(
+        &mut self,
+        py: Python<'py>,
+        k: &Value,
+        shape: Shape,
+    ) -> PyResult<Bound<'py, PyAny>> {
         match self.dicts.key(py, k) {
             Some(s) => Ok(s.into_any()),
-            None => self.value(py, k, Shape::Internal),
+            None => self.value(py, k, shape.members()),
         }
     }
 
@@ -208,8 +223,10 @@ impl Conversion {
                     .map(|x| self.value(py, x, shape))
                     .collect::<PyResult<Vec<_>>>()?;
                 match shape {
-                    Shape::Output { tuples: false } => PyList::new(py, conv)?.into_any(),
-                    Shape::KeepTuples { .. } if self.marked_list(items) => {
+                    Shape::Output {
+                        keep_tuples: false, ..
+                    } => PyList::new(py, conv)?.into_any(),
+                    Shape::Output { .. } if self.marked_list(items) => {
                         PyList::new(py, conv)?.into_any()
                     }
                     _ => PyTuple::new(py, conv)?.into_any(),
@@ -221,7 +238,7 @@ impl Conversion {
                 for (i, (k, x)) in d.iter().enumerate() {
                     let key = match &keys {
                         Some(keys) => keys[i].bind(py).clone().into_any(),
-                        None => self.key(py, k)?,
+                        None => self.key(py, k, shape)?,
                     };
                     out.set_item(key, self.value(py, x, shape)?)?;
                 }
@@ -232,7 +249,7 @@ impl Conversion {
             }
             Value::Set(s) => {
                 self.count(py, shape, s.len())?;
-                if let Shape::KeepTuples {
+                if let Shape::Output {
                     sets_to_lists: true,
                     ..
                 } = shape
@@ -245,7 +262,7 @@ impl Conversion {
                 }
                 let conv = s
                     .iter()
-                    .map(|x| self.value(py, x, Shape::Internal))
+                    .map(|x| self.value(py, x, shape.members()))
                     .collect::<PyResult<Vec<_>>>()?;
                 match shape {
                     Shape::Internal => PyFrozenSet::new(py, &conv)?.into_any(),
@@ -257,7 +274,7 @@ impl Conversion {
             Value::Tz(secs) => Shim::get(py)?.timezone(py, *secs)?,
             Value::Regex(r) => Shim::get(py)?.regex(py, &r.pattern, r.flags)?,
             Value::Iter(it) => match shape {
-                Shape::KeepTuples { .. } => self.drain(py, it, shape)?,
+                Shape::Output { .. } => self.drain(py, it, shape)?,
                 _ => Bound::new(py, PyIterator { iter: it.clone() })?.into_any(),
             },
             Value::Func(_) => Bound::new(py, PyCallable { value: v.clone() })?.into_any(),
@@ -269,7 +286,8 @@ impl Conversion {
         })
     }
 
-    /// A lazy sequence of a finished result as a Python list.
+    /// A lazy sequence of a finished result as a Python list (one left
+    /// where [`crate::lazies`] does not look: a set member or a dict key).
     fn drain<'py>(
         &mut self,
         py: Python<'py>,

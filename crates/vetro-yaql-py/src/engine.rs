@@ -8,11 +8,13 @@ use crate::host::register_layer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
+use vetro_yaql::list_marks::ListMarks;
 use vetro_yaql::operators::{Fixity, OperatorSpec, OperatorTable};
-use vetro_yaql::{Engine, EngineOptions, Options, ParserOptions};
+use vetro_yaql::{Engine, EngineOptions, Options, ParserOptions, Value};
 
 /// The standard-library flavour a root context asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -82,9 +84,8 @@ impl Core {
             no_sets: lib.no_sets,
             group_by_agg_fallback: Some(lib.group_by_agg_fallback),
             yaql: Options {
-                // Kept tuples are converted straight to Python (see `output_shape`).
-                convert_output_data: self.options.convert_output_data
-                    && self.options.convert_tuples_to_lists,
+                // Results are converted straight to Python (see `output_shape`).
+                convert_output_data: false,
                 ..self.options.clone()
             },
             ..EngineOptions::default()
@@ -105,18 +106,16 @@ impl Core {
         builder.build()
     }
 
-    /// How results reach Python. With tuples kept, the engine's own output
-    /// conversion would turn lazy sequences into sequences like any other;
-    /// the reference makes them lists and keeps tuples, so the conversion
-    /// to Python does that step instead.
+    /// How results reach Python: their lazy sequences drained where they
+    /// are evaluated, then converted straight to Python objects, the
+    /// output conversion done on the way (see [`Shape::Output`]).
     fn output_shape(&self) -> Shape {
         let o = &self.options;
         if !o.convert_output_data {
             Shape::Internal
-        } else if o.convert_tuples_to_lists {
-            Shape::Output { tuples: false }
         } else {
-            Shape::KeepTuples {
+            Shape::Output {
+                keep_tuples: !o.convert_tuples_to_lists,
                 sets_to_lists: o.convert_sets_to_lists,
                 limit: o.limit_iterators,
                 quota: o.memory_quota,
@@ -252,6 +251,7 @@ impl Core {
         // (callbacks, yaqlized objects, Python iterators) takes the GIL back.
         // The context goes in whole: dropping it (and the data converted
         // into it) is work that needs no GIL either.
+        let shape = self.output_shape();
         let job = OnThisThread((&*engine, &parsed, ctx));
         let result = py
             .detach(move || {
@@ -259,13 +259,21 @@ impl Core {
                 // its fields one by one).
                 let job = job;
                 let (engine, parsed, ctx) = job.0;
-                let result = engine.evaluate_in_with_lists(parsed, &ctx);
+                let result = engine
+                    .evaluate_in_with_lists(parsed, &ctx)
+                    .and_then(|(v, lists)| Ok((drain_lazies(v, shape, lists.as_ref())?, lists)));
                 drop(ctx);
                 OnThisThread(result)
             })
             .0;
         match result {
-            Ok((v, lists)) => result_to_py(py, &v, self.output_shape(), lists).map(|b| b.unbind()),
+            Ok((v, lists)) => {
+                // The quota is checked after the conversion, which refuses
+                // what Python cannot hash first.
+                let out = result_to_py(py, &v, shape, lists)?;
+                check_quota(py, &v, shape, expr)?;
+                Ok(out.unbind())
+            }
             Err(e) => Err(to_pyerr(py, e, Some(expr))),
         }
     }
@@ -282,6 +290,40 @@ impl Core {
             o.convert_output_data,
         )
     }
+}
+
+/// A result's lazy sequences drained (when it is converted in an output
+/// shape; a callback's view keeps them lazy).
+fn drain_lazies(
+    v: Value,
+    shape: Shape,
+    lists: Option<&Rc<RefCell<ListMarks>>>,
+) -> vetro_yaql::Result<Value> {
+    match shape {
+        Shape::Output { limit, quota, .. } => crate::lazies::drain(v, (limit, quota), lists),
+        Shape::Internal => Ok(v),
+    }
+}
+
+/// Refuse a finished result larger than `yaql.memoryQuota` (the quota of a
+/// result that keeps tuples is checked per sequence, as it is drained).
+fn check_quota(py: Python<'_>, v: &Value, shape: Shape, expr: &str) -> PyResult<()> {
+    let Shape::Output {
+        quota,
+        keep_tuples: false,
+        ..
+    } = shape
+    else {
+        return Ok(());
+    };
+    if usize::try_from(quota).is_ok_and(|q| q > 0 && vetro_yaql::approx_size(v) > q) {
+        return Err(to_pyerr(
+            py,
+            vetro_yaql::limits::memory_exceeded(),
+            Some(expr),
+        ));
+    }
+    Ok(())
 }
 
 /// Values handed to [`Python::detach`], which asks for `Send` values because

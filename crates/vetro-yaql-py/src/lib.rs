@@ -11,6 +11,7 @@ pub mod errors;
 pub mod evalctx;
 pub mod host;
 pub mod input;
+pub mod lazies;
 pub mod outdict;
 pub mod pyobj;
 pub mod shim;

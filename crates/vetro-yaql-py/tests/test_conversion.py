@@ -47,3 +47,15 @@ def test_the_collector_is_left_as_it_was():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_lazy_sequences_anywhere_in_a_result_become_lists():
+    data = [{'v': 1, 'tags': ['a', 'b']}, {'v': 2, 'tags': []}]
+    assert evaluate('$.select($.tags.select($ + "!"))', data) == [
+        ['a!', 'b!'], []]
+    assert evaluate('{a => $.select($.v), b => [$.where($.v > 1).select($.v)]}',
+                    data) == {'a': [1, 2], 'b': [[2]]}
+    # A lazy sequence held twice is a single pass, as in the reference: its
+    # second sight finds it drained.
+    assert evaluate('let(x => $.select($.v)) -> [$x, $x]', data) == [
+        [1, 2], []]

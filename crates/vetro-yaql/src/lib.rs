@@ -123,6 +123,9 @@ pub use func::{
 };
 pub use limits::{Interrupt, Limits, Progress};
 pub use parser::{Expr, ParserOptions};
+/// The size `yaql.memoryQuota` measures a result by (for hosts that finish
+/// results themselves).
+pub use runtime::approx_size;
 pub use value::{HostObject, Value};
 
 use func::library::{Library, SharedLayer};
