@@ -154,7 +154,7 @@ impl Rt {
                 method: m.clone(),
                 line: Cell::new(m.span.line),
                 col: Cell::new(m.span.col),
-                instr: RefCell::new("".into()),
+                instr: RefCell::new(None),
             },
             obj.as_ref(),
             (ctx.clone(), decl.clone(), m.clone()),
@@ -225,41 +225,40 @@ impl Rt {
                 ),
             )
         };
-        let std_args: Vec<_> = m
-            .args
-            .iter()
-            .filter(|a| a.usage == ArgUsage::Standard)
-            .collect();
+        let is_std = |a: &&crate::syntax::ArgDef| a.usage == ArgUsage::Standard;
+        let std_count = m.args.iter().filter(is_std).count();
         let varargs = m.args.iter().find(|a| a.usage == ArgUsage::VarArgs);
         let kwarg = m.args.iter().find(|a| a.usage == ArgUsage::KwArgs);
-        let mut values: Vec<Option<Value>> = vec![None; std_args.len()];
-        let mut rest = Vec::new();
-        for (i, v) in args.into_iter().enumerate() {
-            if i < std_args.len() {
-                values[i] = Some(v);
-            } else if varargs.is_some() {
-                rest.push(v);
-            } else {
-                return Err(no_match());
-            }
+        if args.len() > std_count && varargs.is_none() {
+            return Err(no_match());
         }
-        let mut kw = vetro_yaql::value::Dict::new();
-        for (k, v) in kwargs {
-            match std_args.iter().position(|a| a.name == k) {
-                Some(i) if values[i].is_none() => values[i] = Some(v),
-                Some(_) => return Err(no_match()),
-                None if kwarg.is_some() => {
-                    kw.insert(Value::str(&k), v);
-                }
+        // A name given twice (by position and by name, or twice by name),
+        // or one no parameter takes, matches no method: refused before any
+        // default or contract runs.
+        for (i, (k, _)) in kwargs.iter().enumerate() {
+            let twice = kwargs[..i].iter().any(|(earlier, _)| earlier == k);
+            match m.args.iter().filter(is_std).position(|a| a.name == *k) {
+                Some(p) if p < args.len() || twice => return Err(no_match()),
+                Some(_) => {}
+                None if kwarg.is_some() => {}
                 None => return Err(no_match()),
             }
         }
+        let mut positional = args.into_iter();
+        let mut kwargs = kwargs;
         let label = |a: &str| format!("{}::{}({a})", decl.name, m.name);
-        for (i, a) in std_args.iter().enumerate() {
-            let v = match values[i].take() {
+        for a in m.args.iter().filter(is_std) {
+            let given = match positional.next() {
+                Some(v) => Some(v),
+                None => kwargs
+                    .iter()
+                    .position(|(k, _)| *k == a.name)
+                    .map(|i| kwargs.remove(i).1),
+            };
+            let v = match given {
                 Some(v) => v,
                 None => match &a.default {
-                    Some(d) => self.eval_data(d, ctx)?,
+                    Some(d) => self.eval_data(d, ctx, self.program.engine_for(decl))?,
                     // A missing argument is left to its contract.
                     None => Value::Null,
                 },
@@ -276,8 +275,8 @@ impl Rt {
             ctx.set(&a.name, v);
         }
         if let Some(va) = varargs {
-            let mut items = Vec::with_capacity(rest.len());
-            for v in rest {
+            let mut items = Vec::with_capacity(positional.len());
+            for v in positional {
                 items.push(match &va.contract {
                     Some(c) => self.check_contract(c, v, decl, obj, &|| label(&va.name))?,
                     None => v,
@@ -287,7 +286,9 @@ impl Rt {
         }
         if let Some(ka) = kwarg {
             let mut out = vetro_yaql::value::Dict::new();
-            for (k, v) in kw {
+            // What no parameter took, in the order given.
+            for (k, v) in kwargs {
+                let k = Value::str(&k);
                 let v = match &ka.contract {
                     Some(c) => self.check_contract(c, v, decl, obj, &|| label(&ka.name))?,
                     None => v,

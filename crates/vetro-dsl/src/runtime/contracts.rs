@@ -79,12 +79,13 @@ impl Rt {
                     ctx.set(OWNER_VAR, o.value());
                 }
                 ctx.set("this", this);
-                self.eval_expr(e, &ctx)
+                self.eval_expr(e, &ctx, self.program.engine_for(class))
             }
             Data::List(items, _) => self.list_contract(items, value, class, owner, walk),
             Data::Map(entries, _) => self.dict_contract(entries, value, class, owner, walk),
             literal => {
-                let want = self.eval_data(literal, self.program.contract_layer())?;
+                let want =
+                    self.eval_data(literal, self.program.contract_layer(), self.program.yaql())?;
                 if want == value {
                     Ok(value)
                 } else {
@@ -180,7 +181,7 @@ impl Rt {
             if k.as_expr().is_some() {
                 continue;
             }
-            let key = self.eval_data(k, self.program.contract_layer())?;
+            let key = self.eval_data(k, self.program.contract_layer(), self.program.yaql())?;
             let v = dict.get(&key).cloned().unwrap_or(Value::Null);
             walk.tick()?;
             let v = self.contract(spec, v, class, owner, walk)?;

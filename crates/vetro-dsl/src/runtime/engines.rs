@@ -130,7 +130,7 @@ mod tests {
         };
         for rt in [&a, &b] {
             let ctx = rt.program.yaql().context();
-            let v = rt.eval_expr(&e, &ctx).unwrap();
+            let v = rt.eval_expr(&e, &ctx, rt.program.yaql()).unwrap();
             assert!(matches!(v, Value::Str(ref s) if s.len() == 12), "{v:?}");
         }
         // Compiled once, for the engine both sessions share.

@@ -8,7 +8,7 @@ use crate::syntax::{Block, Stmt, StmtKind};
 use std::rc::Rc;
 use std::sync::Arc;
 use vetro_yaql::parser::{Arg, Expr as Ast, ExprKind};
-use vetro_yaql::{Context, Value};
+use vetro_yaql::{Context, Session, Value};
 
 /// How a statement ended.
 pub enum Flow {
@@ -22,6 +22,8 @@ pub enum Flow {
 struct Scope<'a> {
     ctx: &'a Rc<Context>,
     class: &'a Rc<Class>,
+    /// The YAQL engine of the class.
+    yaql: &'a Session,
     /// Exceptions being handled (innermost last), for `Rethrow`.
     caught: Vec<Exc>,
 }
@@ -42,6 +44,7 @@ impl Rt {
         let mut scope = Scope {
             ctx,
             class,
+            yaql: self.program.engine_for(class),
             caught: Vec::new(),
         };
         self.exec_block(body, &mut scope)
@@ -68,28 +71,30 @@ impl Rt {
         let ctx = s.ctx;
         match &stmt.kind {
             StmtKind::Eval(d) => {
-                self.eval_data(d, ctx)?;
+                self.eval_data(d, ctx, s.yaql)?;
                 Ok(Flow::Next)
             }
             StmtKind::Assign {
-                growth: Some(g), ..
+                growth: Some(g),
+                value,
+                ..
             } => {
-                self.grow(g, ctx)?;
+                self.grow(g, value, ctx, s.yaql)?;
                 Ok(Flow::Next)
             }
             StmtKind::Assign { target, value, .. } => {
-                let v = self.eval_data(value, ctx)?;
+                let v = self.eval_data(value, ctx, s.yaql)?;
                 self.mark(stmt);
                 self.assign(target, v, s)?;
                 Ok(Flow::Next)
             }
-            StmtKind::Return(d) => Ok(Flow::Return(self.eval_data(d, ctx)?)),
+            StmtKind::Return(d) => Ok(Flow::Return(self.eval_data(d, ctx, s.yaql)?)),
             StmtKind::If {
                 cond,
                 then,
                 otherwise,
             } => {
-                if self.eval_data(cond, ctx)?.truthy() {
+                if self.eval_data(cond, ctx, s.yaql)?.truthy() {
                     self.exec_block(then, s)
                 } else if let Some(b) = otherwise {
                     self.exec_block(b, s)
@@ -98,7 +103,7 @@ impl Rt {
                 }
             }
             StmtKind::While { cond, body } => {
-                while self.eval_expr(cond, ctx)?.truthy() {
+                while self.eval_expr(cond, ctx, s.yaql)?.truthy() {
                     match self.exec_block(body, s)? {
                         Flow::Break => break,
                         Flow::Return(v) => return Ok(Flow::Return(v)),
@@ -108,7 +113,7 @@ impl Rt {
                 Ok(Flow::Next)
             }
             StmtKind::For { var, source, body } => {
-                let coll = self.eval_data(source, ctx)?;
+                let coll = self.eval_data(source, ctx, s.yaql)?;
                 for item in self.items(&coll)? {
                     ctx.set(var, item);
                     match self.exec_block(body, s)? {
@@ -120,7 +125,7 @@ impl Rt {
                 Ok(Flow::Next)
             }
             StmtKind::Repeat { count, body } => {
-                let n = self.eval_data(count, ctx)?.as_i64().unwrap_or(0);
+                let n = self.eval_data(count, ctx, s.yaql)?.as_i64().unwrap_or(0);
                 for _ in 0..n.max(0) {
                     match self.exec_block(body, s)? {
                         Flow::Break => break,
@@ -137,9 +142,9 @@ impl Rt {
                 cases,
                 default,
             } => {
-                let v = self.eval_data(value, ctx)?;
+                let v = self.eval_data(value, ctx, s.yaql)?;
                 for (k, b) in cases {
-                    if self.eval_data(k, ctx)? == v {
+                    if self.eval_data(k, ctx, s.yaql)? == v {
                         return self.exec_block(b, s);
                     }
                 }
@@ -151,7 +156,7 @@ impl Rt {
             StmtKind::Switch { cases, default } => {
                 let mut any = false;
                 for (k, b) in cases {
-                    if self.eval_data(k, ctx)?.truthy() {
+                    if self.eval_data(k, ctx, s.yaql)?.truthy() {
                         any = true;
                         match self.exec_block(b, s)? {
                             Flow::Next => {}
@@ -200,7 +205,10 @@ impl Rt {
     ) -> Result<Flow, Exc> {
         let ctx = s.ctx;
         let limit = match limit {
-            Some(l) => self.eval_data(l, ctx)?.as_i64().map(|n| n.max(1) as usize),
+            Some(l) => self
+                .eval_data(l, ctx, s.yaql)?
+                .as_i64()
+                .map(|n| n.max(1) as usize),
             None => None,
         };
         let Some(rt) = self.me.upgrade() else {
@@ -272,7 +280,7 @@ impl Rt {
                     let raw = match w {
                         Data::Str(text) => text.to_string(),
                         Data::Expr(e) => e.text.to_string(),
-                        other => self.limits.py_str(&self.eval_data(other, s.ctx)?)?,
+                        other => self.limits.py_str(&self.eval_data(other, s.ctx, s.yaql)?)?,
                     };
                     let full = s.class.def.namespaces.resolve(&raw).unwrap_or(raw);
                     if names.contains(&full) {
@@ -302,7 +310,7 @@ impl Rt {
         cause: &Data,
         s: &Scope<'_>,
     ) -> Result<Exc, Exc> {
-        let raw = self.eval_data(names, s.ctx)?;
+        let raw = self.eval_data(names, s.ctx, s.yaql)?;
         let list = match &raw {
             Value::List(l) => l
                 .iter()
@@ -314,15 +322,15 @@ impl Rt {
         for n in list {
             resolved.push(s.class.def.namespaces.resolve(&n).unwrap_or(n));
         }
-        let message = match self.eval_data(message, s.ctx)? {
+        let message = match self.eval_data(message, s.ctx, s.yaql)? {
             Value::Null => String::new(),
             v => self.limits.py_str(&v)?,
         };
-        let extra = match self.eval_data(extra, s.ctx)? {
+        let extra = match self.eval_data(extra, s.ctx, s.yaql)? {
             Value::Null => Value::dict(Default::default()),
             v => v,
         };
-        let cause = match self.eval_data(cause, s.ctx)? {
+        let cause = match self.eval_data(cause, s.ctx, s.yaql)? {
             Value::Null => None,
             v => self.exc_of_object(&v),
         };
@@ -355,14 +363,24 @@ impl Rt {
     /// `$l: $l + [$x]`, `$d: $d + {...}`, `$l: $l.append($x)`: the
     /// variable's own list or dict is extended, in place when nothing else
     /// holds it (copied first otherwise, so values stay immutable to YAQL).
-    /// Other values take the general operation, with the operands evaluated
-    /// once.
-    fn grow(&self, g: &Growth, ctx: &Rc<Context>) -> Result<(), Exc> {
+    /// A variable holding anything else takes the assignment as written
+    /// (`value`, evaluated once); so do operands that are not a list or dict
+    /// to add, with the operands evaluated once.
+    fn grow(&self, g: &Growth, value: &Data, ctx: &Rc<Context>, yaql: &Session) -> Result<(), Exc> {
+        let growable = matches!(
+            (g.kind, ctx.get(&g.var)),
+            (_, Some(Value::List(_))) | (GrowKind::Concat, Some(Value::Dict(_)))
+        );
+        if !growable {
+            let v = self.eval_data(value, ctx, yaql)?;
+            ctx.set(&g.var, v);
+            return Ok(());
+        }
         let mut operands = Vec::with_capacity(g.operands.len());
         for o in &g.operands {
-            operands.push(self.eval_expr(o, ctx)?);
+            operands.push(self.eval_expr(o, ctx, yaql)?);
         }
-        let engine = self.program.engine_of(ctx);
+        let engine = yaql;
         // Results the operator would refuse (more items than
         // `yaql.limitIterators`, too large to build) take the general path,
         // which raises its error.
@@ -406,7 +424,7 @@ impl Rt {
                 for (i, v) in operands.into_iter().enumerate() {
                     scope.set(&operand_var(i), v);
                 }
-                self.eval_expr(&g.general, &scope)?
+                self.eval_expr(&g.general, &scope, yaql)?
             }
         };
         ctx.set(&g.var, grown);
@@ -440,20 +458,20 @@ impl Rt {
         segs.reverse();
         let ctx = s.ctx;
         if let ExprKind::Var(name) = &node.kind {
-            let name = name.to_string();
+            let name = &**name;
             if segs.is_empty() {
                 if name == "1" || name == "this" {
                     return Err(invalid_lhs(target));
                 }
-                ctx.set(&name, value);
+                ctx.set(name, value);
                 return Ok(());
             }
-            let base = ctx.get(&name).unwrap_or(Value::Null);
+            let base = ctx.get(name).unwrap_or(Value::Null);
             if is_object_like(&base) {
                 return self.assign_into_object(&base, &segs, value, s);
             }
             let new = self.set_path(base, &segs, value, s)?;
-            ctx.set(&name, new);
+            ctx.set(name, new);
             return Ok(());
         }
         let base = self
@@ -647,13 +665,14 @@ mod tests {
         let value = Expr::parse(value, Default::default()).expect("parses");
         let g = growth(&target, &value).expect("a growth");
         let ctx = rt.program.yaql().context();
+        let value = Data::Expr(value);
         ctx.set("l", start.clone());
         if shared {
             ctx.set("m", start);
         } else {
             drop(start);
         }
-        rt.grow(&g, &ctx).expect("grows");
+        rt.grow(&g, &value, &ctx, rt.program.yaql()).expect("grows");
         (
             ctx.get("l").expect("set"),
             ctx.get("m").unwrap_or(Value::Null),

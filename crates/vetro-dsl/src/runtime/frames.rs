@@ -23,7 +23,8 @@ pub struct StackEntry {
     pub method: Arc<MethodDef>,
     pub line: Cell<u32>,
     pub col: Cell<u32>,
-    pub instr: RefCell<Arc<str>>,
+    /// The statement running (none before the first).
+    pub instr: RefCell<Option<Arc<str>>>,
 }
 
 /// The running methods of the flow on the executor.
@@ -87,7 +88,7 @@ impl CallStack {
         if let Some(top) = self.entries.borrow().last() {
             top.line.set(line);
             top.col.set(col);
-            *top.instr.borrow_mut() = text.clone();
+            *top.instr.borrow_mut() = Some(text.clone());
         }
     }
 
@@ -103,7 +104,7 @@ impl CallStack {
             .iter()
             .rev()
             .map(|s| Frame {
-                instruction: s.instr.borrow().to_string(),
+                instruction: s.instr.borrow().as_deref().unwrap_or_default().to_string(),
                 file: s.class.def.file_name.clone(),
                 line: s.line.get(),
                 column: s.col.get(),

@@ -19,6 +19,29 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use vetro_yaql::Value;
 
+/// The lock a method call holds while it runs (see [`Rt::sync_key`]): the
+/// method, by the addresses of its class and definition (both live as long
+/// as the session), with the identities of the receiver and of the argument
+/// values the `Synchronize` meta names.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct SyncKey {
+    class: usize,
+    method: usize,
+    receiver: Option<Identity>,
+    /// (argument name, its value's identity; none when it has no value).
+    args: Vec<(String, Option<Identity>)>,
+}
+
+/// A value as a lock tells it from others.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub enum Identity {
+    /// An object, by address (the call that holds the lock holds the
+    /// object too).
+    Object(usize),
+    /// Any other value, by its text.
+    Text(String),
+}
+
 /// A branch: the work of one green thread.
 pub type Task = Box<dyn FnOnce() -> Result<Value, Exc>>;
 
@@ -175,7 +198,7 @@ impl Rt {
         m: &crate::syntax::MethodDef,
         this: &Value,
         args: &vetro_yaql::Context,
-    ) -> Result<Option<String>, Exc> {
+    ) -> Result<Option<SyncKey>, Exc> {
         let (mut on_this, mut on_args) = (true, Vec::new());
         if !matches!(m.meta, crate::syntax::Data::Null) {
             if let Some((_, props)) = meta_entries(decl, &m.meta)
@@ -196,32 +219,38 @@ impl Rt {
         if !on_this && on_args.is_empty() {
             return Ok(None);
         }
-        let mut key = format!("{}::{}", decl.name, m.name);
-        if on_this {
-            key.push_str(&format!("|{}", self.identity(this)?));
-        }
-        for a in &on_args {
-            let v = match args.get(a) {
-                Some(v) => self.identity(&v)?,
-                None => String::new(),
+        let receiver = match on_this {
+            true => Some(self.identity(this)?),
+            false => None,
+        };
+        let mut values = Vec::with_capacity(on_args.len());
+        for a in on_args {
+            let v = match args.get(&a) {
+                Some(v) => Some(self.identity(&v)?),
+                None => None,
             };
-            key.push_str(&format!("|{a}={v}"));
+            values.push((a, v));
         }
-        Ok(Some(key))
+        Ok(Some(SyncKey {
+            class: Rc::as_ptr(decl) as usize,
+            method: m as *const crate::syntax::MethodDef as usize,
+            receiver,
+            args: values,
+        }))
     }
 
-    /// What makes two argument values the same for a lock: object identity,
+    /// What makes two values the same for a lock: object identity,
     /// otherwise the value's text (within the session's memory).
-    fn identity(&self, v: &Value) -> Result<String, Exc> {
+    fn identity(&self, v: &Value) -> Result<Identity, Exc> {
         match as_object(v) {
-            Some((o, _)) => Ok(format!("object:{}", o.id)),
-            None => self.limits.repr(v),
+            Some((o, _)) => Ok(Identity::Object(Rc::as_ptr(&o) as usize)),
+            None => Ok(Identity::Text(self.limits.repr(v)?)),
         }
     }
 
     /// Wait (yielding) until the lock `key` is free or ours, then hold it.
     /// Waiting counts as steps, so a deadlock ends at the step or time limit.
-    pub fn lock_sync(&self, key: &str) -> Result<(), Exc> {
+    pub fn lock_sync(&self, key: &SyncKey) -> Result<(), Exc> {
         let me = current_task();
         loop {
             let holder = self.scheduler.lock_holder(key);

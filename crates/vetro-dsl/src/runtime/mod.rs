@@ -63,7 +63,7 @@ use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use types::*;
-use vetro_yaql::{Context, ErrorKind, HostObject, Value};
+use vetro_yaql::{Context, ErrorKind, HostObject, Session, Value};
 
 pub use loading::LoadScope;
 
@@ -235,15 +235,15 @@ impl Rt {
 
     // ----- expressions -----
 
-    pub fn eval_expr(&self, e: &Expr, ctx: &Rc<Context>) -> Result<Value, Exc> {
-        let session = self.program.engine_of(ctx);
-        let form = self.program.compiled(e, session);
-        session
-            .evaluate_in(&form, ctx)
+    /// Evaluate `e` in `ctx` with `yaql`, the engine of the code it belongs
+    /// to (see [`program::Program::engine_for`]).
+    pub fn eval_expr(&self, e: &Expr, ctx: &Rc<Context>, yaql: &Session) -> Result<Value, Exc> {
+        let form = self.program.compiled(e, yaql);
+        yaql.evaluate_in(&form, ctx)
             .map_err(|err| self.unsmuggle(err))
     }
     /// Evaluate template data: expressions inside lists and maps too.
-    pub fn eval_data(&self, d: &Data, ctx: &Rc<Context>) -> Result<Value, Exc> {
+    pub fn eval_data(&self, d: &Data, ctx: &Rc<Context>, yaql: &Session) -> Result<Value, Exc> {
         Ok(match d {
             Data::Null => Value::Null,
             Data::Bool(b) => Value::Bool(*b),
@@ -251,17 +251,17 @@ impl Rt {
             Data::BigInt(b) => Value::from_bigint((**b).clone()),
             Data::Float(f) => Value::Float(*f),
             Data::Str(s) => Value::str(s),
-            Data::Expr(e) => self.eval_expr(e, ctx)?,
+            Data::Expr(e) => self.eval_expr(e, ctx, yaql)?,
             Data::List(items, _) => Value::list(
                 items
                     .iter()
-                    .map(|i| self.eval_data(i, ctx))
+                    .map(|i| self.eval_data(i, ctx, yaql))
                     .collect::<Result<Vec<_>, _>>()?,
             ),
             Data::Map(entries, _) => {
                 let mut m = vetro_yaql::value::Dict::new();
                 for (k, v) in entries {
-                    m.insert(self.eval_data(k, ctx)?, self.eval_data(v, ctx)?);
+                    m.insert(self.eval_data(k, ctx, yaql)?, self.eval_data(v, ctx, yaql)?);
                 }
                 Value::dict(m)
             }

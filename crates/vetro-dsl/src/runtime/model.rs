@@ -329,7 +329,7 @@ impl Rt {
                     None => match &p.default {
                         Some(d) => {
                             let ctx = self.program.frame_context(&class, &this);
-                            self.eval_data(d, &ctx)
+                            self.eval_data(d, &ctx, self.program.engine_for(&class))
                         }
                         None => {
                             if p.usage == PropUsage::Runtime {

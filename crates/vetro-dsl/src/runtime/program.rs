@@ -278,18 +278,6 @@ impl Program {
         }
     }
 
-    /// The engine of the class whose code `ctx` belongs to (the legacy one
-    /// outside any method: contracts, hooks).
-    pub fn engine_of(&self, ctx: &Context) -> &Session {
-        match &ctx.get(FRAME_VAR) {
-            Some(Value::Object(h)) => match h.as_any().downcast_ref::<FrameInfo>() {
-                Some(f) => self.engine_for(&f.class),
-                None => &self.yaql,
-            },
-            _ => &self.yaql,
-        }
-    }
-
     /// `e` compiled for `engine`: its kept form, or (when another engine's
     /// form is kept) one compiled for this session.
     pub fn compiled<'a>(&self, e: &'a Expr, engine: &Engine) -> Cow<'a, Expression> {

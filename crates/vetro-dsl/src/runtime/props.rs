@@ -78,7 +78,7 @@ impl Rt {
         }
         let ctx = self.program.frame_context(&decl, &decl.type_value());
         let v = match &p.default {
-            Some(d) => self.eval_data(d, &ctx)?,
+            Some(d) => self.eval_data(d, &ctx, self.program.engine_for(&decl))?,
             None => Value::Null,
         };
         let v = self.check_contract(&p.contract, v, &decl, None, &|| {

@@ -310,7 +310,7 @@ impl Rt {
             for (name, props) in pairs {
                 let mc = self.program.resolve_type(class, &name)?;
                 let ctx = self.program.frame_context(class, &class.type_value());
-                let values = match &self.eval_data(&props, &ctx)? {
+                let values = match &self.eval_data(&props, &ctx, self.program.engine_for(class))? {
                     Value::Dict(d) => d.clone(),
                     _ => Default::default(),
                 };

@@ -2,6 +2,7 @@
 //! stopped threads, which thread started which, and the `Synchronize` locks.
 
 use super::frames::{FlowFrames, LiveFrame};
+use super::green::SyncKey;
 use super::types::Object;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -13,7 +14,7 @@ pub struct Scheduler {
     /// Frames of parked green threads, by thread id (GC roots).
     parked: RefCell<HashMap<u64, FlowFrames>>,
     /// Held `Synchronize` locks: key -> (green thread, times entered).
-    sync_locks: RefCell<HashMap<String, (u64, usize)>>,
+    sync_locks: RefCell<ahash::AHashMap<SyncKey, (u64, usize)>>,
     /// The green thread that started each running one.
     task_parents: RefCell<HashMap<u64, u64>>,
 }
@@ -56,19 +57,19 @@ impl Scheduler {
     }
 
     /// The thread holding lock `key`, if one does.
-    pub fn lock_holder(&self, key: &str) -> Option<u64> {
+    pub fn lock_holder(&self, key: &SyncKey) -> Option<u64> {
         self.sync_locks.borrow().get(key).map(|(t, _)| *t)
     }
 
     /// Thread `me` enters lock `key` (once more if it holds it already).
-    pub fn hold(&self, key: &str, me: u64) {
+    pub fn hold(&self, key: &SyncKey, me: u64) {
         let mut locks = self.sync_locks.borrow_mut();
-        let entry = locks.entry(key.to_string()).or_insert((me, 0));
+        let entry = locks.entry(key.clone()).or_insert((me, 0));
         entry.1 += 1;
     }
 
     /// Leave lock `key` once; free it when it was entered only once.
-    pub fn release(&self, key: &str) {
+    pub fn release(&self, key: &SyncKey) {
         let mut locks = self.sync_locks.borrow_mut();
         if let Some(entry) = locks.get_mut(key) {
             entry.1 -= 1;
