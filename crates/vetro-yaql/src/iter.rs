@@ -24,7 +24,15 @@ pub enum ValueIter {
 
 impl ValueIter {
     #[allow(clippy::should_implement_trait)]
+    #[inline]
     pub fn next(&mut self) -> Result<Option<Value>> {
+        if let ValueIter::Lazy(l) = self {
+            return l.next();
+        }
+        self.next_item()
+    }
+
+    fn next_item(&mut self) -> Result<Option<Value>> {
         Ok(match self {
             ValueIter::List(l, i) => {
                 let v = l.get(*i).cloned();

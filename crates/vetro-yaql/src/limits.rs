@@ -147,6 +147,15 @@ impl Run {
         }
     }
 
+    /// Count `n` operations at once (as `n` ticks would).
+    #[inline]
+    pub fn tick_n(&self, n: u64) -> Result<()> {
+        if !self.active.get() {
+            return charge(n);
+        }
+        self.charge(n)
+    }
+
     fn charge(&self, n: u64) -> Result<()> {
         let before = self.ops.get();
         let after = before.wrapping_add(n);

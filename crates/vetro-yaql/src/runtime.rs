@@ -83,6 +83,8 @@ pub struct Runtime {
     /// (`convert_tuples_to_lists` off).
     lists: Option<Rc<RefCell<ListMarks>>>,
     output_memo: Rc<OutputMemo>,
+    /// Where the evaluation's walk has stack enough (see [`crate::stack::Room`]).
+    room: Cell<crate::stack::Room>,
 }
 
 impl Runtime {
@@ -106,6 +108,7 @@ impl Runtime {
             compiled: None,
             lists,
             output_memo: memo,
+            room: Cell::default(),
         }
     }
 
@@ -191,6 +194,19 @@ impl Runtime {
         self.run.tick()?;
         self.depth.set(d);
         Ok(d)
+    }
+
+    /// The current nesting depth.
+    #[inline]
+    pub(crate) fn depth(&self) -> usize {
+        self.depth.get()
+    }
+
+    /// Run one level of the evaluation's walk with enough stack: on the
+    /// spot while enough is left, else on a segment from the heap.
+    #[inline]
+    pub(crate) fn with_stack<R>(&self, f: impl FnOnce() -> R) -> R {
+        crate::stack::grow_in(&self.room, 256 * 1024, 8 * 1024 * 1024, f)
     }
 
     #[inline]

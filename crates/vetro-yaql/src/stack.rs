@@ -53,6 +53,76 @@ pub fn maybe_grow<R>(red_zone: usize, size: usize, f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(red_zone, size, f)
 }
 
+/// A stretch of one stack where a walk has at least a given red zone left
+/// below it: a walk measures it once ([`Room::measure`]) and then compares
+/// its stack address against it ([`Room::has`]) instead of asking how much
+/// stack is left at each level.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Room {
+    floor: usize,
+    span: usize,
+}
+
+impl Room {
+    /// The stretch from the current address down to `red_zone` bytes above
+    /// the end of the stack it is on (the declared one, or the thread's or
+    /// a `stacker` segment as `stacker` knows them); empty when that stack
+    /// is unknown or has less left.
+    pub fn measure(red_zone: usize) -> Room {
+        let at = here();
+        let b = bounds();
+        let floor = if room_on_declared(b, at, red_zone) {
+            b.limit + red_zone
+        } else {
+            match stacker::remaining_stack() {
+                Some(left) if left > red_zone => at - left + red_zone,
+                _ => return Room::default(),
+            }
+        };
+        Room {
+            floor,
+            span: at - floor,
+        }
+    }
+
+    /// Whether `at` (a stack address, [`here`]) lies in the stretch.
+    #[inline]
+    pub fn has(&self, at: usize) -> bool {
+        at.wrapping_sub(self.floor) < self.span
+    }
+}
+
+/// [`maybe_grow`] for a walk that keeps its [`Room`] in `room`: on the spot
+/// while the current address is in it, else measured again (and kept when
+/// there is room there).
+#[inline]
+pub fn grow_in<R>(
+    room: &std::cell::Cell<Room>,
+    red_zone: usize,
+    size: usize,
+    f: impl FnOnce() -> R,
+) -> R {
+    if room.get().has(here()) {
+        return f();
+    }
+    grow_in_slow(room, red_zone, size, f)
+}
+
+#[cold]
+fn grow_in_slow<R>(
+    room: &std::cell::Cell<Room>,
+    red_zone: usize,
+    size: usize,
+    f: impl FnOnce() -> R,
+) -> R {
+    let r = Room::measure(red_zone);
+    if r.span > 0 {
+        room.set(r);
+        return f();
+    }
+    stacker::maybe_grow(red_zone, size, f)
+}
+
 /// Whether `at` is on the declared stack `b` with `red_zone` bytes below it.
 fn room_on_declared(b: Bounds, at: usize, red_zone: usize) -> bool {
     b.limit <= at && at <= b.top && at - b.limit >= red_zone

@@ -238,3 +238,69 @@ fn compiled_lambdas_see_their_scope_and_its_functions() {
         Value::list(vec![99.into()])
     );
 }
+
+/// Lambdas of direct calls over `$` and number literals (kernels) give what
+/// the code and the tree walk give, errors and their positions included.
+#[test]
+fn kernels_agree_with_the_code_and_the_tree_walk() {
+    let engine = Engine::new(EngineOptions::default());
+    let run = |text: &str, e: &vetro_yaql::Expression| {
+        let r = engine.evaluate(e, Value::Null, &[]);
+        r.map_err(|err| (err.kind, err.position, err.message))
+            .map(|v| vetro_yaql::data::to_json_string(&v, false))
+            .unwrap_or_else(|err| format!("{err:?} ({text})"))
+    };
+    for text in [
+        "[1, 'ab', 2.5, 9223372036854775807].select($ * 2)",
+        "[{a => 1}, {a => 2.5}, {b => 1}].select($?.a + 1)",
+        "[{a => 1}, [{a => 2}]].select($.a)",
+        "[3, 4, 5].select(2 mod ($ - 4))",
+        "[1, 'a', null].where($ = 1 or $ = null)",
+        "range(10).where($ mod 3 = 0).select($ * $ > 10)",
+        "[null].select($?.a)",
+    ] {
+        let e = engine.parse(text).unwrap();
+        let tree = vetro_yaql::Expression::from_tree(e.source.clone(), e.ast.clone());
+        assert_eq!(run(text, &e), run(text, &tree));
+    }
+    let e = engine.parse("[3, 4, 5].select(2 mod ($ - 4))").unwrap();
+    let err = engine.evaluate(&e, Value::Null, &[]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::ZeroDivision);
+    assert_eq!(err.position, Some(19));
+}
+
+/// A function registered in a context after a lambda of that context ran
+/// as a kernel shadows the library from then on.
+#[test]
+fn a_layer_made_later_turns_kernels_off() {
+    let engine = Engine::new(EngineOptions::default());
+    let e = engine.parse("[1, 2].select($ * 2)").unwrap();
+    let host = engine.context();
+    let ctx = host.child();
+    let doubled = Value::list(vec![2.into(), 4.into()]);
+    assert_eq!(engine.evaluate_in(&e, &ctx).unwrap(), doubled);
+    host.register_fn("#operator_*", Form::Function, |a: i64, b: i64| a - b);
+    assert_eq!(
+        engine.evaluate_in(&e, &ctx).unwrap(),
+        Value::list(vec![(-1).into(), 0.into()])
+    );
+}
+
+/// A kernel's calls count against the operation budget.
+#[test]
+fn kernel_calls_are_operations() {
+    let limited = |max| {
+        let mut opts = EngineOptions::default();
+        opts.yaql.limits.max_operations = Some(max);
+        Engine::new(opts)
+    };
+    let text = "range(2000).select($ * 2 + 1).len()";
+    let engine = limited(10_000);
+    assert_eq!(
+        engine.eval_str(text, Value::Null).unwrap(),
+        Value::Int(2000)
+    );
+    // Two pulls and two calls per item: 8,000 operations and more.
+    let err = limited(7_000).eval_str(text, Value::Null).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::OperationLimit);
+}

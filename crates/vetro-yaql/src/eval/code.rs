@@ -27,7 +27,7 @@ pub(crate) fn run(code: &Compiled, id: NodeId, ctx: &Rc<Context>) -> Result<Valu
             };
             // As the tree walk does: room on the stack every few levels.
             let r = if depth % 4 == 0 {
-                crate::stack::maybe_grow(256 * 1024, 8 * 1024 * 1024, || run_call(code, node, ctx))
+                rt.with_stack(|| run_call(code, node, ctx))
             } else {
                 run_call(code, node, ctx)
             };
@@ -135,6 +135,7 @@ fn run_call(code: &Compiled, node: &Node, ctx: &Rc<Context>) -> Result<Value> {
 #[inline]
 fn leaf(op: &Op, ctx: &Context) -> Value {
     match op {
+        Op::Const(crate::parser::Literal::Int(i)) => Value::Int(*i),
         Op::Const(l) => Value::from(l),
         Op::Keyword(k) => Value::str(k),
         Op::Var(VarRef::Arg(i)) => ctx.get_arg(*i).unwrap_or(Value::Null),

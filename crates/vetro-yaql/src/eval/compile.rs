@@ -8,6 +8,7 @@
 //! and so is every call the site cannot decide alone (named or omitted
 //! arguments, keyword-only parameters, an error to report).
 
+use super::kernel::Kernel;
 use super::node::{CodeArgs, Node, NodeId, Op, VarRef};
 use super::resolve::{more_specific, param_for, pre_filter};
 use super::site::{DirectKeySite, DirectSite, Site, SiteCand};
@@ -31,6 +32,9 @@ pub struct Compiled {
     /// The tree as code (`code.rs`): nodes that name their site and their
     /// arguments' nodes, evaluated without lookups.
     code: Vec<Node>,
+    /// The kernel of each argument node that has one (`kernel.rs`), by
+    /// node.
+    kernels: Vec<Option<Kernel>>,
     /// Calls of functions the library does not define, in order: the
     /// name, whether it is a method call, and its position.
     undefined: Vec<(Arc<str>, bool, usize)>,
@@ -59,13 +63,28 @@ impl Compiled {
             sites: Vec::new(),
             by_node: ahash::AHashMap::new(),
             code: Vec::new(),
+            kernels: Vec::new(),
             undefined: Vec::new(),
             defined: Vec::new(),
             defines_unknown: false,
         };
         c.walk(&root, &rt);
         c.code_for(&root, Some(&root));
+        c.kernels = (0..c.code.len() as NodeId)
+            .map(|id| {
+                c.code[id as usize]
+                    .arc
+                    .as_ref()
+                    .and_then(|_| Kernel::of(&c.code, &c.sites, id))
+            })
+            .collect();
         c
+    }
+
+    /// The kernel of argument node `i`, if it has one.
+    #[inline]
+    pub(crate) fn kernel(&self, i: NodeId) -> Option<&Kernel> {
+        self.kernels.get(i as usize)?.as_ref()
     }
 
     /// The library it was compiled for.

@@ -26,11 +26,56 @@ impl Lambda {
 
     /// Call with one argument (the common case).
     pub fn call1(&self, arg: Value) -> Result<Value> {
+        if let Some(k) = self.kernel()? {
+            if let Some(v) = k.run(&arg) {
+                return Ok(v);
+            }
+        }
+        self.call1_scoped(arg)
+    }
+
+    /// [`Lambda::call1`] with an argument the caller keeps.
+    pub fn call1_ref(&self, arg: &Value) -> Result<Value> {
+        if let Some(k) = self.kernel()? {
+            if let Some(v) = k.run(arg) {
+                return Ok(v);
+            }
+        }
+        self.call1_scoped(arg.clone())
+    }
+
+    fn call1_scoped(&self, arg: Value) -> Result<Value> {
         let ctx = self.scope();
         ctx.set_arg(1, arg);
         let r = self.run(&ctx);
         self.recycle(ctx);
         r
+    }
+
+    /// The body's kernel (see `kernel.rs`), when it has one and every call
+    /// from its context means the library's function: its calls counted as
+    /// the code's are.
+    #[inline]
+    fn kernel(&self) -> Result<Option<&super::kernel::Kernel>> {
+        let Some(id) = self.node else {
+            return Ok(None);
+        };
+        let Some(code) = super::compiled(&self.ctx) else {
+            return Ok(None);
+        };
+        let Some(kernel) = code.kernel(id) else {
+            return Ok(None);
+        };
+        let rt = &self.ctx.rt;
+        if rt.depth() + kernel.depth > rt.opts.max_depth
+            || !self.ctx.sees_only_library(code.library())
+        {
+            return Ok(None);
+        }
+        match rt.run().tick_n(kernel.calls) {
+            Ok(()) => Ok(Some(kernel)),
+            Err(e) => Err(super::located_at(e, code.node(id).at)),
+        }
     }
 
     /// Evaluate in `ctx`, its own context or a scope below it (same

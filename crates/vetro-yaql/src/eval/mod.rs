@@ -4,6 +4,7 @@
 
 mod code;
 mod compile;
+mod kernel;
 mod lambda;
 mod node;
 mod output;
@@ -47,7 +48,7 @@ pub fn eval(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
             // Looked at every few levels: a level takes a few kilobytes at
             // most, far less than the margin asked for.
             let r = if depth % 4 == 0 {
-                crate::stack::maybe_grow(256 * 1024, 8 * 1024 * 1024, || eval_call(e, ctx))
+                rt.with_stack(|| eval_call(e, ctx))
             } else {
                 eval_call(e, ctx)
             };

@@ -22,6 +22,7 @@ pub(crate) struct Site {
 }
 
 /// The overload a `value.name` site picks for some kinds of its value.
+#[derive(Clone)]
 pub(crate) struct DirectKeySite {
     pub f: DirectKey,
     /// The value kinds ([`mask`]) for which no other overload can be
@@ -40,6 +41,7 @@ impl DirectKeySite {
 }
 
 /// The overload a call site picks for some kinds of its two values.
+#[derive(Clone)]
 pub(crate) struct DirectSite {
     pub f: Direct,
     /// The pairs of value kinds (integer, float, string at each position)

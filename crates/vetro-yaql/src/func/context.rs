@@ -6,8 +6,9 @@ use crate::runtime::Runtime;
 use crate::value::Value;
 use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 use smallvec::SmallVec;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// One candidate overload: registered in a context, or in the engine's
@@ -61,8 +62,21 @@ pub struct Context {
     layer: RefCell<Option<Rc<Layer>>>,
     /// The engine's library, below every layer (root contexts only).
     library: Option<Arc<Library>>,
+    /// The address of the chain root's library (0: none); the root
+    /// outlives every context below it, and so does its library.
+    root_library: usize,
+    /// The value of [`LAYERS_MADE`] when the chain from here to the root
+    /// was last found to hold no layer (0: not found so).
+    plain_since: Cell<u64>,
     pub rt: Rc<Runtime>,
 }
+
+/// Counts the context layers made (a context given its first function,
+/// hidden name or fallback), process-wide: a chain found to hold no layer
+/// holds none as long as this has not changed, so that checking that no
+/// layer redefines a name is one comparison instead of a walk. Counting
+/// every thread's layers only makes that walk happen again.
+static LAYERS_MADE: AtomicU64 = AtomicU64::new(1);
 
 /// A host hook for `obj.name(args)` on a [`Value::Object`] receiver when no
 /// layer defines `name`: gets the calling context, the method name, the
@@ -134,11 +148,17 @@ impl Context {
     }
 
     fn make(parent: Option<Rc<Context>>, rt: Rc<Runtime>) -> Rc<Context> {
+        let (root_library, plain_since) = match &parent {
+            Some(p) => (p.root_library, p.plain_since.get()),
+            None => (0, 0),
+        };
         Rc::new(Context {
             parent,
             vars: RefCell::new(SmallVec::new()),
             layer: RefCell::new(None),
             library: None,
+            root_library,
+            plain_since: Cell::new(plain_since),
             rt,
         })
     }
@@ -154,7 +174,9 @@ impl Context {
             parent: None,
             vars: RefCell::new(SmallVec::new()),
             layer: RefCell::new(None),
+            root_library: Arc::as_ptr(&library) as usize,
             library: Some(library),
+            plain_since: Cell::new(0),
             rt,
         })
     }
@@ -270,6 +292,9 @@ impl Context {
     /// Change this context's own layer, copying it first if it is shared.
     fn edit_layer<R>(&self, edit: impl FnOnce(&mut Layer) -> R) -> R {
         let mut layer = self.layer.borrow_mut();
+        if layer.is_none() {
+            LAYERS_MADE.fetch_add(1, Ordering::Relaxed);
+        }
         edit(Rc::make_mut(layer.get_or_insert_with(Default::default)))
     }
 
@@ -371,19 +396,52 @@ impl Context {
     /// defines: no context layer up the chain defines or hides `name`, and
     /// the chain's root holds that library (a compiled call site is then
     /// valid).
+    #[inline]
     pub(crate) fn sees_library_for(&self, name: &str, library: &Arc<Library>) -> bool {
+        if self.plain_since.get() == LAYERS_MADE.load(Ordering::Relaxed) {
+            return self.root_library == Arc::as_ptr(library) as usize;
+        }
+        self.sees_library_slow(Some(name), library)
+    }
+
+    /// Whether every call from this context means what `library` defines:
+    /// no context layer up the chain, and the chain's root holds that
+    /// library.
+    #[inline]
+    pub(crate) fn sees_only_library(&self, library: &Arc<Library>) -> bool {
+        if self.plain_since.get() == LAYERS_MADE.load(Ordering::Relaxed) {
+            return self.root_library == Arc::as_ptr(library) as usize;
+        }
+        self.sees_library_slow(None, library)
+    }
+
+    /// [`Context::sees_library_for`] (`name` given) or
+    /// [`Context::sees_only_library`] by a walk up the chain, which
+    /// remembers a chain found to hold no layer.
+    #[cold]
+    fn sees_library_slow(&self, name: Option<&str>, library: &Arc<Library>) -> bool {
+        let made = LAYERS_MADE.load(Ordering::Relaxed);
+        let mut plain = true;
         let mut c = self;
         loop {
             if let Some(l) = c.layer.borrow().as_ref() {
+                plain = false;
+                let Some(name) = name else {
+                    return false;
+                };
                 if l.funcs.contains_key(name) || l.exclusive.contains(name) {
                     return false;
                 }
             }
             match &c.parent {
                 Some(p) => c = p,
-                None => return c.library.as_ref().is_some_and(|l| Arc::ptr_eq(l, library)),
+                None => break,
             }
         }
+        if plain {
+            self.plain_since.set(made);
+        }
+        self.root_library == Arc::as_ptr(library) as usize
     }
 
     /// Names of every function visible from this context.

@@ -457,7 +457,7 @@ fn replacing_and_converting(r: &Reg) {
         let mut d = Dict::new();
         while let Some(item) = it.next()? {
             crate::limits::check_built(d.len() * 2)?;
-            let k = keySelector.call1(item.clone())?;
+            let k = keySelector.call1_ref(&item)?;
             let v = match valueSelector {
                 Some(l) => l.call1(item)?,
                 None => item,

@@ -8,10 +8,16 @@ use crate::value::Value;
 use crate::yaql_fn;
 
 fn equal(a: &Value, b: &Value) -> Result<Value> {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Ok(Value::Bool(x == y));
+    }
     Ok(Value::Bool(a == b))
 }
 
 fn not_equal(a: &Value, b: &Value) -> Result<Value> {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Ok(Value::Bool(x != y));
+    }
     Ok(Value::Bool(a != b))
 }
 

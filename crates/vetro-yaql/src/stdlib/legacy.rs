@@ -68,7 +68,7 @@ fn indexing_and_literals(r: &Reg) {
                 let Some(v) = it.next()? else {
                     return Ok(None);
                 };
-                if lam.call1(v.clone())?.truthy() {
+                if lam.call1_ref(&v)?.truthy() {
                     return Ok(Some(v));
                 }
             })))
@@ -104,8 +104,8 @@ fn indexing_and_literals(r: &Reg) {
         ctx.set("1", receiver.clone());
         for m in mappings.0 {
             let (v, name) = match m {
-                LazyArg::Lambda(l) => pair(&l.call1(receiver.clone())?)?,
-                LazyArg::Rule(rule) => (rule.key.call1(receiver.clone())?, rule.value.call1(receiver.clone())?),
+                LazyArg::Lambda(l) => pair(&l.call1_ref(receiver)?)?,
+                LazyArg::Rule(rule) => (rule.key.call1_ref(receiver)?, rule.value.call1_ref(receiver)?),
             };
             ctx.set(&name.try_to_yaql_string()?, v);
         }
@@ -154,14 +154,14 @@ fn conversions_and_branching(r: &Reg) {
             for cnd in conditions.0 {
                 match cnd {
                     LazyArg::Lambda(l) => {
-                        let (cond, res) = pair(&l.call1(value.clone())?)?;
+                        let (cond, res) = pair(&l.call1_ref(value)?)?;
                         if cond.truthy() {
                             return Ok(res);
                         }
                     }
                     LazyArg::Rule(rule) => {
-                        if rule.key.call1(value.clone())?.truthy() {
-                            return rule.value.call1(value.clone());
+                        if rule.key.call1_ref(value)?.truthy() {
+                            return rule.value.call1_ref(value);
                         }
                     }
                 }

@@ -122,6 +122,15 @@ pub fn div(a: &Value, b: &Value) -> Result<Value> {
 
 /// Python `%`.
 pub fn modulo(a: &Value, b: &Value) -> Result<Value> {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        if let Some(r) = x.checked_rem(*y) {
+            return Ok(Value::Int(if r != 0 && ((r < 0) != (*y < 0)) {
+                r + y
+            } else {
+                r
+            }));
+        }
+    }
     if is_float(a, b) {
         let (x, y) = (fl(a)?, fl(b)?);
         if y == 0.0 {

@@ -74,7 +74,7 @@ fn ordered(c: &Call, source: Value, keys: Vec<(Lambda, bool)>) -> Result<Value> 
                 for it in items {
                     let mut ks = Vec::with_capacity(keys.len());
                     for (l, _) in &keys {
-                        ks.push(l.call1(it.clone())?);
+                        ks.push(l.call1_ref(&it)?);
                     }
                     keyed.push((ks, it));
                 }
@@ -370,7 +370,7 @@ fn filtering_and_counting(r: &Reg) {
                     return Ok(None);
                 };
                 let k = match &ks {
-                    Some(l) => l.call1(v.clone())?,
+                    Some(l) => l.call1_ref(&v)?,
                     None => v.clone(),
                 };
                 if seen.insert(k) {
@@ -404,7 +404,7 @@ fn filtering_and_counting(r: &Reg) {
                     let Some(v) = it.next()? else {
                         return Ok(None);
                     };
-                    if p.call1(v.clone())?.truthy() {
+                    if p.call1_ref(&v)?.truthy() {
                         return Ok(Some(v));
                     }
                 }))
@@ -469,17 +469,17 @@ fn elements_and_projection(r: &Reg) {
             let mut first = true;
             Ok(lazy(move || {
                 if !first {
-                    x = prod.call1(x.clone())?;
+                    x = prod.call1_ref(&x)?;
                 }
                 first = false;
-                if !pred.call1(x.clone())?.truthy() {
+                if !pred.call1_ref(&x)?.truthy() {
                     return Ok(None);
                 }
                 if decycle && !seen.insert(x.clone()) {
                     return Ok(None);
                 }
                 Ok(Some(match &sel {
-                    Some(s) => s.call1(x.clone())?,
+                    Some(s) => s.call1_ref(&x)?,
                     None => x.clone(),
                 }))
             }))
@@ -499,7 +499,7 @@ fn elements_and_projection(r: &Reg) {
                     continue;
                 }
                 let out = match &sel {
-                    Some(s) => s.call1(item.clone())?,
+                    Some(s) => s.call1_ref(&item)?,
                     None => item.clone(),
                 };
                 let produced = prod.call1(item)?;
@@ -532,7 +532,7 @@ fn grouping_and_searching(r: &Reg, opts: &EngineOptions) {
             while let Some(v) = it.next()? {
                 seen += 1;
                 crate::limits::check_built(seen)?;
-                let k = ks.call1(v.clone())?;
+                let k = ks.call1_ref(&v)?;
                 let val = match &vs {
                     Some(l) => l.call1(v)?,
                     None => v,
@@ -544,7 +544,7 @@ fn grouping_and_searching(r: &Reg, opts: &EngineOptions) {
                 let vals = Value::list(vals);
                 let res = match &agg {
                     None => vals,
-                    Some(l) => match l.call1(vals.clone()) {
+                    Some(l) => match l.call1_ref(&vals) {
                         Ok(v) => v,
                         Err(e)
                             if agg_fallback
@@ -696,7 +696,7 @@ fn joining_and_partitioning(r: &Reg) {
                     return Ok(None);
                 }
                 match it.next()? {
-                    Some(v) if p.call1(v.clone())?.truthy() => Ok(Some(v)),
+                    Some(v) if p.call1_ref(&v)?.truthy() => Ok(Some(v)),
                     _ => {
                         done = true;
                         Ok(None)
@@ -714,7 +714,7 @@ fn joining_and_partitioning(r: &Reg) {
                 let Some(v) = it.next()? else {
                     return Ok(None);
                 };
-                if skipping && p.call1(v.clone())?.truthy() {
+                if skipping && p.call1_ref(&v)?.truthy() {
                     continue;
                 }
                 skipping = false;
@@ -890,7 +890,7 @@ fn slicing_and_sums(r: &Reg) {
             let mut cur: Vec<Value> = Vec::new();
             let mut last: Option<Value> = None;
             for v in items {
-                let k = p.call1(v.clone())?;
+                let k = p.call1_ref(&v)?;
                 if let Some(l) = &last {
                     if *l != k {
                         out.push(Value::list(std::mem::take(&mut cur)));
@@ -920,7 +920,7 @@ fn slicing_and_sums(r: &Reg) {
             let mut out = Vec::new();
             let mut cur = Vec::new();
             for v in items {
-                if p.call1(v.clone())?.truthy() {
+                if p.call1_ref(&v)?.truthy() {
                     out.push(Value::list(std::mem::take(&mut cur)));
                 } else {
                     cur.push(v);
