@@ -69,6 +69,7 @@ impl<'py> Input<'py> {
     /// An item of a container read without taking a reference to it: a
     /// scalar is converted as it is (which runs no Python code, so nothing
     /// can free it meanwhile); anything else is held first.
+    #[inline]
     fn item(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Value> {
         match scalar(&obj)? {
             Some(v) => Ok(v),
@@ -281,6 +282,7 @@ impl<'py> Input<'py> {
 
 /// The exact built-in scalars (told by a pointer comparison of their
 /// type), whose conversion runs no Python code; `None` for anything else.
+#[inline]
 fn scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
     if let Ok(s) = obj.cast_exact::<PyString>() {
         return Ok(Some(Value::str(s.to_str()?)));

@@ -3,8 +3,8 @@
 //! evaluation they still hold runs while other Python threads do.
 //!
 //! A result is first searched for lazy sequences (a walk that allocates
-//! nothing); most results built from Python data hold none and are then
-//! converted as they are. Otherwise each lazy sequence becomes a list (under
+//! only its stack); most results built from Python data hold none and are
+//! then converted as they are. Otherwise each lazy sequence becomes a list (under
 //! `yaql.limitIterators` and the cap on what one evaluation builds), and the
 //! lists and dictionaries holding one are rebuilt around it. The other
 //! steps of the output conversion (sets, tuples, keys that Python cannot
@@ -27,6 +27,9 @@ pub fn drain(
     (limit, quota): (i64, i64),
     marks: Option<&Rc<RefCell<ListMarks>>>,
 ) -> Result<Value> {
+    if !holds_lazy(&v) {
+        return Ok(v);
+    }
     let mut walk = Walk {
         limit,
         quota,
@@ -34,26 +37,48 @@ pub fn drain(
         seen: AddrMap::default(),
         items: 0,
     };
-    if !walk.holds_lazy(&v) {
-        return Ok(v);
-    }
     Ok(walk.settle(&v)?.unwrap_or(v))
+}
+
+/// Whether `v` holds a lazy sequence (in a list or as a dict value): a walk
+/// with a stack of its own (no recursion, however deep the value) that
+/// visits a container held in several places once.
+fn holds_lazy(v: &Value) -> bool {
+    let mut todo = vec![v];
+    let mut visited: AddrMap<Address, ()> = AddrMap::default();
+    while let Some(v) = todo.pop() {
+        if let Some(k) = shared(v) {
+            // Seen before: its items are walked, or waiting on the stack.
+            if visited.insert(k, ()).is_some() {
+                continue;
+            }
+        }
+        let items: &mut dyn Iterator<Item = &Value> = match v {
+            Value::Iter(_) => return true,
+            Value::List(l) => &mut l.iter(),
+            Value::Dict(d) => &mut d.values(),
+            _ => continue,
+        };
+        for x in items {
+            match x {
+                Value::Iter(_) => return true,
+                Value::List(_) | Value::Dict(_) => todo.push(x),
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 struct Walk<'a> {
     limit: i64,
     quota: i64,
     marks: Option<&'a Rc<RefCell<ListMarks>>>,
-    /// Shared containers met so far (a value can hold one list on 2^60
-    /// paths): whether they hold a lazy sequence, then what they became.
-    seen: AddrMap<Address, Seen>,
+    /// What the shared containers met so far became (a value can hold one
+    /// list on 2^60 paths).
+    seen: AddrMap<Address, Option<Value>>,
     /// Items drained so far.
     items: usize,
-}
-
-enum Seen {
-    Holds(bool),
-    Became(Option<Value>),
 }
 
 /// The identity of a container held in more than one place.
@@ -66,50 +91,25 @@ fn shared(v: &Value) -> Option<Address> {
 }
 
 impl Walk<'_> {
-    /// Whether `v` holds a lazy sequence (in a list or as a dict value).
-    fn holds_lazy(&mut self, v: &Value) -> bool {
-        match v {
-            Value::Iter(_) => return true,
-            Value::List(_) | Value::Dict(_) => {}
-            _ => return false,
-        }
-        let key = shared(v);
-        match key.and_then(|k| self.seen.get(&k)) {
-            Some(Seen::Holds(h)) => return *h,
-            // Only a container holding a lazy sequence is rebuilt.
-            Some(Seen::Became(_)) => return true,
-            None => {}
-        }
-        let holds = vetro_yaql::stack::maybe_grow(64 * 1024, 1024 * 1024, || match v {
-            Value::List(l) => l.iter().any(|x| self.holds_lazy(x)),
-            Value::Dict(d) => d.values().any(|x| self.holds_lazy(x)),
-            _ => false,
-        });
-        if let Some(k) = key {
-            self.seen.insert(k, Seen::Holds(holds));
-        }
-        holds
-    }
-
     /// What `v` becomes with its lazy sequences drained; `None` when it
     /// holds none.
     fn settle(&mut self, v: &Value) -> Result<Option<Value>> {
-        if !self.holds_lazy(v) {
+        if !matches!(v, Value::Iter(_) | Value::List(_) | Value::Dict(_)) {
             return Ok(None);
         }
         let key = shared(v);
-        if let Some(Seen::Became(done)) = key.and_then(|k| self.seen.get(&k)) {
+        if let Some(done) = key.and_then(|k| self.seen.get(&k)) {
             return Ok(done.clone());
         }
         let out = vetro_yaql::stack::maybe_grow(64 * 1024, 1024 * 1024, || self.rebuild(v))?;
         if let Some(k) = key {
-            self.seen.insert(k, Seen::Became(out.clone()));
+            self.seen.insert(k, out.clone());
         }
         Ok(out)
     }
 
     fn rebuild(&mut self, v: &Value) -> Result<Option<Value>> {
-        Ok(Some(match v {
+        Ok(match v {
             Value::Iter(it) => {
                 let mut out = Vec::new();
                 while let Some(x) = it.next()? {
@@ -118,29 +118,45 @@ impl Walk<'_> {
                 }
                 let list = Value::list(out);
                 self.mark(&list);
-                list
+                Some(list)
             }
-            Value::List(l) => {
-                let items = l
-                    .iter()
-                    .map(|x| Ok(self.settle(x)?.unwrap_or_else(|| x.clone())))
-                    .collect::<Result<Vec<_>>>()?;
+            Value::List(l) => self.items_of(l.iter())?.map(|items| {
                 let list = Value::list(items);
                 if self.marks.is_some_and(|m| m.borrow().is_list(l)) {
                     self.mark(&list);
                 }
                 list
-            }
-            Value::Dict(d) => {
-                let mut entries = Vec::with_capacity(d.len());
-                for (k, x) in d.iter() {
-                    entries.push((k.clone(), self.settle(x)?.unwrap_or_else(|| x.clone())));
-                }
+            }),
+            Value::Dict(d) => self.items_of(d.iter().map(|(_, x)| x))?.map(|values| {
                 // The keys are those of a dictionary: distinct.
+                let entries = d.keys().cloned().zip(values).collect();
                 Value::dict(Dict::from_distinct(entries))
+            }),
+            _ => None,
+        })
+    }
+
+    /// `items` settled, rebuilt from the first that changes; `None` when
+    /// none does.
+    fn items_of<'v>(
+        &mut self,
+        items: impl ExactSizeIterator<Item = &'v Value> + Clone,
+    ) -> Result<Option<Vec<Value>>> {
+        let mut out: Option<Vec<Value>> = None;
+        for (i, x) in items.clone().enumerate() {
+            let new = self.settle(x)?;
+            match (&mut out, new) {
+                (Some(out), new) => out.push(new.unwrap_or_else(|| x.clone())),
+                (None, Some(new)) => {
+                    let mut v = Vec::with_capacity(items.len());
+                    v.extend(items.clone().take(i).cloned());
+                    v.push(new);
+                    out = Some(v);
+                }
+                (None, None) => {}
             }
-            _ => return Ok(None),
-        }))
+        }
+        Ok(out)
     }
 
     fn mark(&self, list: &Value) {
