@@ -80,39 +80,46 @@ impl std::fmt::Display for Problem {
     }
 }
 
-impl Problem {
-    fn plain(kind: &str, message: impl Into<String>, file: Option<String>) -> Problem {
-        Problem {
-            severity: "error".into(),
-            kind: kind.into(),
-            message: message.into(),
-            file,
-            line: None,
-            column: None,
-            path: None,
+/// Why a package was refused; it decides how the refusal is answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The package does not load or check: its problems say where.
+    Invalid,
+    /// The archive is malformed or hostile.
+    Archive,
+    /// The archive is over a size limit.
+    TooLarge,
+    /// The archive has no `manifest.yaml`, or one the catalog cannot use.
+    Manifest,
+    /// The package could not be unpacked here (no fault of the archive).
+    Local,
+}
+
+impl Refusal {
+    /// The problem kind of a refusal made without the checker (an invalid
+    /// package's problems are the checker's, each with its own kind).
+    fn kind(self) -> &'static str {
+        match self {
+            Refusal::Invalid => "package",
+            Refusal::Archive => "archive",
+            Refusal::TooLarge => "archive-size",
+            Refusal::Manifest => "manifest",
+            Refusal::Local => "io",
         }
     }
 }
 
-/// A refused package: the problems, and the checker's full text rendering
-/// (source excerpts with carets), file names relative to the archive.
+/// A refused package: why, the problems, and the checker's full text
+/// rendering (source excerpts with carets), file names relative to the archive.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Rejection {
+    #[serde(skip)]
+    pub cause: Refusal,
     pub problems: Vec<Problem>,
     pub rendered: String,
 }
 
 impl Rejection {
-    /// The archive is over a size limit rather than malformed.
-    pub fn is_too_large(&self) -> bool {
-        self.problems.iter().any(|p| p.kind == "archive-size")
-    }
-
-    /// The package could not be unpacked for a local reason (no fault of the archive).
-    pub fn is_local_failure(&self) -> bool {
-        self.problems.iter().any(|p| p.kind == "io")
-    }
-
     /// The first error (or else the first problem), for a one-line message.
     pub fn first(&self) -> Option<&Problem> {
         self.problems
@@ -121,9 +128,20 @@ impl Rejection {
             .or(self.problems.first())
     }
 
-    fn one(p: Problem) -> Rejection {
+    /// A refusal with one problem of the whole archive (or of one `file` in it).
+    fn plain(cause: Refusal, message: impl Into<String>, file: Option<String>) -> Rejection {
+        let p = Problem {
+            severity: "error".into(),
+            kind: cause.kind().into(),
+            message: message.into(),
+            file,
+            line: None,
+            column: None,
+            path: None,
+        };
         let rendered = format!("{p}\n");
         Rejection {
+            cause,
             problems: vec![p],
             rendered,
         }
@@ -132,30 +150,22 @@ impl Rejection {
 
 /// Unpack `zip` within `limits`, load and check the package in it.
 pub fn inspect_package(zip: &[u8], limits: &ArchiveLimits) -> Result<PackageInfo, Rejection> {
-    let dir = tempfile::tempdir().map_err(|e| {
-        Rejection::one(Problem::plain(
-            "io",
-            format!("no temporary folder: {e}"),
-            None,
-        ))
-    })?;
+    let dir = tempfile::tempdir()
+        .map_err(|e| Rejection::plain(Refusal::Local, format!("no temporary folder: {e}"), None))?;
     archive::extract(zip, dir.path(), limits).map_err(|e| {
-        Rejection::one(Problem::plain(
-            if e.too_large {
-                "archive-size"
-            } else {
-                "archive"
-            },
-            e.message.clone(),
-            e.entry.clone(),
-        ))
+        let cause = if e.too_large {
+            Refusal::TooLarge
+        } else {
+            Refusal::Archive
+        };
+        Rejection::plain(cause, e.message.clone(), e.entry.clone())
     })?;
     let root = archive::package_root(dir.path()).ok_or_else(|| {
-        Rejection::one(Problem::plain(
-            "manifest",
+        Rejection::plain(
+            Refusal::Manifest,
             "the archive has no manifest.yaml (at its top or in its only folder)",
             None,
-        ))
+        )
     })?;
     inspect_dir(&root)
 }
@@ -175,7 +185,11 @@ pub fn inspect_dir(root: &Path) -> Result<PackageInfo, Rejection> {
         .collect();
     if diags.iter().any(Diagnostic::is_error) {
         let rendered = render_text(&sources, &diags, ColorChoice::Never).replace(&prefix, "");
-        return Err(Rejection { problems, rendered });
+        return Err(Rejection {
+            cause: Refusal::Invalid,
+            problems,
+            rendered,
+        });
     }
     let warnings = problems
         .into_iter()
@@ -213,7 +227,11 @@ fn describe(
         let prefix = format!("{}/", root.display());
         let problems: Vec<Problem> = d.iter().map(|x| resolve(x, sources, &prefix)).collect();
         let rendered = render_text(sources, &d, ColorChoice::Never).replace(&prefix, "");
-        Rejection { problems, rendered }
+        Rejection {
+            cause: Refusal::Invalid,
+            problems,
+            rendered,
+        }
     })?;
     let raw = vetro_dsl::host::read_model(&root.join("manifest.yaml")).unwrap_or(Json::Null);
     let text = |key: &str| match raw.get(key) {
@@ -235,14 +253,14 @@ fn describe(
         "" | "application" => "Application",
         "library" => "Library",
         _ => {
-            return Err(Rejection::one(Problem::plain(
-                "manifest",
+            return Err(Rejection::plain(
+                Refusal::Manifest,
                 format!(
                     "the manifest's Type must be Application or Library, not '{}'",
                     manifest.kind
                 ),
                 Some("manifest.yaml".into()),
-            )))
+            ))
         }
     };
     let ui_file = text("UI").unwrap_or_else(|| "ui.yaml".into());
@@ -420,10 +438,11 @@ mod tests {
         let big = vec![b'x'; 5000];
         let z = zip_of(&[("manifest.yaml", b"FullName: t.X\n"), ("big", &big)]);
         let r = inspect_package(&z, &limits).unwrap_err();
-        assert!(r.is_too_large(), "{r:?}");
+        assert_eq!(r.cause, Refusal::TooLarge, "{r:?}");
+        assert_eq!(r.first().unwrap().kind, "archive-size");
         let escape = zip_of(&[("../x", b"x")]);
         let r = inspect_package(&escape, &limits).unwrap_err();
-        assert!(!r.is_too_large());
+        assert_eq!(r.cause, Refusal::Archive);
         assert_eq!(r.first().unwrap().kind, "archive");
         assert!(
             r.first().unwrap().to_string().starts_with("../x: error:"),

@@ -23,7 +23,7 @@ pub(crate) mod testdata;
 
 pub use archive::ArchiveLimits;
 pub use backend::Backend;
-pub use inspect::{inspect_package, PackageInfo, Problem, Rejection};
+pub use inspect::{inspect_package, PackageInfo, Problem, Refusal, Rejection};
 pub use policy::{check_rules, Violation};
 pub use report::{Level, Outcome, ReportSink, StatusReport};
 pub use resolve::{MemoryResolver, PackageArchive, PackageCache, PackageResolver, UsedPackage};

@@ -11,6 +11,22 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use vetro_dsl::package::{ClassRef, Package, Version, VersionSpec};
 
+/// Why a task's packages could not be had: the task did not run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TaskError {
+    /// The embedder's resolver (the catalog) failed to answer.
+    #[error("{0}")]
+    Catalog(String),
+    /// A package archive could not be unpacked into the package cache.
+    #[error("{0}")]
+    Unpack(String),
+    /// The packages the task needs cannot be put together: a class
+    /// version or `Require:` range that does not parse, a required package
+    /// the catalog does not have, or two versions of one package.
+    #[error("{0}")]
+    Unresolved(String),
+}
+
 /// One package archive found by a resolver.
 #[derive(Clone, Debug)]
 pub struct PackageArchive {
@@ -149,13 +165,16 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn add(&mut self, archive: PackageArchive) -> Result<(), String> {
+    fn add(&mut self, archive: PackageArchive) -> Result<(), TaskError> {
         if !self.seen_keys.insert(archive.key.clone()) {
             return Ok(());
         }
         self.taken
             .insert(archive.fqn.clone(), archive.version.clone());
-        let root = self.cache.unpack(&archive, self.limits)?;
+        let root = self
+            .cache
+            .unpack(&archive, self.limits)
+            .map_err(TaskError::Unpack)?;
         // Only what resolution needs: names, parents and requirements.
         let mut sources = vetro_diag::SourceMap::new();
         let pkg = Package::load_dir(&root, &mut sources);
@@ -170,7 +189,7 @@ impl Walk<'_> {
             }
             let by = format!("package {} {}", archive.fqn, archive.version);
             let range = VersionSpec::parse(spec.as_deref())
-                .map_err(|e| format!("{by}: Require: {name}: {e}"))?;
+                .map_err(|e| TaskError::Unresolved(format!("{by}: Require: {name}: {e}")))?;
             self.names.push_back((name.clone(), range, by));
         }
         self.out.used.push(UsedPackage {
@@ -182,28 +201,32 @@ impl Walk<'_> {
         Ok(())
     }
 
-    fn package(&mut self, name: &str, range: &VersionSpec, by: &str) -> Result<(), String> {
+    fn package(&mut self, name: &str, range: &VersionSpec, by: &str) -> Result<(), TaskError> {
         if name == vetro_dsl::package::BUNDLED_PACKAGE {
             return Ok(());
         }
         if let Some(v) = self.taken.get(name) {
             return match Version::coerce(v) {
                 Ok(v) if range.matches(&v) => Ok(()),
-                _ => Err(format!(
+                _ => Err(TaskError::Unresolved(format!(
                     "{by} requires package {name} ({range}), but {name} {v} is already used; \
                      one deployment holds one version of a package"
-                )),
+                ))),
             };
         }
-        match self.resolver.by_name(name, range)? {
+        match self
+            .resolver
+            .by_name(name, range)
+            .map_err(TaskError::Catalog)?
+        {
             Some(a) => self.add(a),
-            None => Err(format!(
+            None => Err(TaskError::Unresolved(format!(
                 "{by} requires package {name} ({range}), which the catalog does not have"
-            )),
+            ))),
         }
     }
 
-    fn run(mut self) -> Result<Resolved, String> {
+    fn run(mut self) -> Result<Resolved, TaskError> {
         loop {
             if let Some((name, range, by)) = self.names.pop_front() {
                 self.package(&name, &range, &by)?;
@@ -217,7 +240,11 @@ impl Walk<'_> {
             }
             // Looked up once: an unknown class is the engine's error to report.
             self.defined.insert(class.clone());
-            if let Some(a) = self.resolver.by_class(&class, &range)? {
+            let found = self
+                .resolver
+                .by_class(&class, &range)
+                .map_err(TaskError::Catalog)?;
+            if let Some(a) = found {
                 self.add(a)?;
             }
         }
@@ -262,7 +289,7 @@ pub fn resolve(
     cache: &PackageCache,
     limits: &ArchiveLimits,
     wanted: &Wanted,
-) -> Result<Resolved, String> {
+) -> Result<Resolved, TaskError> {
     let mut walk = Walk {
         resolver,
         cache,
@@ -276,8 +303,9 @@ pub fn resolve(
     };
     for c in &wanted.classes {
         let range = match &c.version {
-            Some(v) => VersionSpec::parse(Some(v))
-                .map_err(|e| format!("class {}: version {v:?}: {e}", c.class))?,
+            Some(v) => VersionSpec::parse(Some(v)).map_err(|e| {
+                TaskError::Unresolved(format!("class {}: version {v:?}: {e}", c.class))
+            })?,
             None => VersionSpec::any(),
         };
         match &c.package {
@@ -432,6 +460,8 @@ mod tests {
         // Two ranges one version cannot meet are refused, naming both.
         want.class("t.Old");
         let e = resolve(&r, &cache, &limits, &want).unwrap_err();
+        assert!(matches!(e, TaskError::Unresolved(_)), "{e:?}");
+        let e = e.to_string();
         assert!(e.contains("t.Old") && e.contains("t.Lib 1.4.2"), "{e}");
         // A model's version hint is a range too.
         let mut want = Wanted::default();

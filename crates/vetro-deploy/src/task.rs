@@ -8,6 +8,7 @@ use crate::engine::{self, Call};
 use crate::model;
 use crate::policy::{self, Violation};
 use crate::report::{Level, Outcome, ReportSink, StatusReport, Tally};
+pub use crate::resolve::TaskError;
 use crate::resolve::{self, PackageCache, PackageResolver, UsedPackage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
@@ -18,7 +19,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 use vetro_diag::Severity;
-use vetro_dsl::cloud::Event;
+use vetro_dsl::cloud::{Event, EventKind};
 use vetro_dsl::host::Library;
 use vetro_dsl::runtime::limits::{is_cancelled, Limits};
 use vetro_dsl::runtime::types::Exc;
@@ -178,17 +179,6 @@ pub struct Prepared {
     pub limits: EngineLimits,
 }
 
-/// A failure of the embedder's side (package lookup, the package cache), not
-/// of the task: the task did not run and may be retried.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TaskError(pub String);
-
-impl std::fmt::Display for TaskError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// Sends reports to the sink and counts their levels.
 struct Reporter {
     sink: ReportSink,
@@ -203,9 +193,9 @@ impl Reporter {
     }
 
     fn send_event(&mut self, e: &Event) {
-        let level = match e.kind.as_str() {
-            "report" => Level::Info,
-            "report-error" => Level::Error,
+        let level = match e.kind {
+            EventKind::Report => Level::Info,
+            EventKind::ReportError => Level::Error,
             _ => return,
         };
         let entity = e.object.clone().unwrap_or_else(|| self.env_id.clone());
@@ -231,8 +221,7 @@ pub fn prepare(task: &Task<'_>) -> Result<Prepared, TaskError> {
         task.cache,
         &task.limits.archive,
         &wanted(&task.kind, &engine_model),
-    )
-    .map_err(TaskError)?;
+    )?;
     Ok(Prepared {
         kind: task.kind.clone(),
         model: task.model.clone(),

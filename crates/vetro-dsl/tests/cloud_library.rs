@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::rc::Rc;
-use vetro_dsl::cloud::SimulatedCloud;
+use vetro_dsl::cloud::{EventKind, SimulatedCloud};
 use vetro_dsl::host::{self, Library, RunOutcome, Target};
 
 fn library() -> Library {
@@ -107,7 +107,7 @@ fn windows_instance_on_nova_network() {
     assert_eq!(vm["ipAddresses"], json!(["10.100.0.4", "172.24.4.4"]));
     assert_eq!(vm["floatingIpAddress"], json!("172.24.4.4"));
     assert!(
-        out.events.iter().any(|e| e.kind == "notify"),
+        out.events.iter().any(|e| e.kind == EventKind::Notify),
         "{:?}",
         out.events
     );
@@ -155,7 +155,7 @@ fn linux_variants_and_the_environment_network() {
     assert!(
         out.events
             .iter()
-            .any(|e| e.kind == "notify" && e.message.contains("reported deployed")),
+            .any(|e| e.kind == EventKind::Notify && e.message.contains("reported deployed")),
         "{:?}",
         out.events
     );
@@ -187,7 +187,7 @@ fn network_explorer_picks_a_free_cidr_and_describe_reports_it() {
     assert!(out
         .events
         .iter()
-        .any(|e| e.kind == "network" && e.message.contains("CIDR")));
+        .any(|e| e.kind == EventKind::Network && e.message.contains("CIDR")));
 }
 
 #[test]
@@ -287,7 +287,7 @@ fn an_instance_removed_from_the_model_leaves_the_stack() {
         first.model["Objects"]["applications"][0]["servers"][0]["ipAddresses"]
     );
     assert!(
-        second.events.iter().any(|e| e.kind == "notify"
+        second.events.iter().any(|e| e.kind == EventKind::Notify
             && e.message.contains("gone")
             && e.message.contains("untracked")),
         "{:?}",
@@ -296,7 +296,7 @@ fn an_instance_removed_from_the_model_leaves_the_stack() {
     assert!(second
         .events
         .iter()
-        .any(|e| e.kind == "log" && e.message.contains("Releasing instance gone")));
+        .any(|e| e.kind == EventKind::Log && e.message.contains("Releasing instance gone")));
 }
 
 #[test]
@@ -388,7 +388,7 @@ fn an_instance_the_application_drops_is_released_in_the_same_run() {
     );
     assert!(!keys.iter().any(|k| k.starts_with("b")), "{keys:?}");
     assert!(
-        out.events.iter().any(|e| e.kind == "stack-push"),
+        out.events.iter().any(|e| e.kind == EventKind::StackPush),
         "{:?}",
         out.events
     );

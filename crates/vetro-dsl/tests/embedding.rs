@@ -5,7 +5,7 @@ use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use vetro_diag::SourceMap;
-use vetro_dsl::cloud::{Event, SimulatedCloud};
+use vetro_dsl::cloud::{Event, EventKind, SimulatedCloud};
 use vetro_dsl::host::{self, Library, Target};
 use vetro_dsl::package::{ArchiveLimits, Package, PackageFiles};
 use vetro_dsl::runtime::limits::{is_cancelled, CancelFlag, Limits};
@@ -133,11 +133,11 @@ fn the_embedder_receives_events_and_can_cancel() {
         ..Limits::default()
     };
     let lib = Arc::new(lib);
-    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = Arc::new(Mutex::new(Vec::<EventKind>::new()));
     let worker = {
         let (lib, seen) = (lib.clone(), seen.clone());
         std::thread::spawn(move || {
-            let sink = Box::new(move |e: &Event| seen.lock().unwrap().push(e.kind.clone()));
+            let sink = Box::new(move |e: &Event| seen.lock().unwrap().push(e.kind));
             let h = lib.host(Box::new(SimulatedCloud::new()), Some(sink));
             let model = json!({"?": {"id": "e1", "type": "demo.Main"}});
             let r = host::run(&lib, &model, &Target::Root, "spin", h)

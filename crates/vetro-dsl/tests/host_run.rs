@@ -3,7 +3,7 @@
 
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use vetro_dsl::cloud::SimulatedCloud;
+use vetro_dsl::cloud::{EventKind, SimulatedCloud};
 use vetro_dsl::host::{self, Library, Target};
 use vetro_dsl::testing;
 
@@ -91,12 +91,12 @@ fn deploy_assigns_addresses_keeps_the_template_and_reports() {
         template["resources"]["n-subnet"]["properties"]["cidr"],
         json!("192.168.7.0/24")
     );
-    let kinds: Vec<&str> = out.events.iter().map(|e| e.kind.as_str()).collect();
+    let kinds: Vec<EventKind> = out.events.iter().map(|e| e.kind).collect();
     assert!(
-        kinds.contains(&"stack-push") && kinds.contains(&"agent-call"),
+        kinds.contains(&EventKind::StackPush) && kinds.contains(&EventKind::AgentCall),
         "{kinds:?}"
     );
-    assert_eq!(out.events.first().map(|e| e.kind.as_str()), Some("report"));
+    assert_eq!(out.events.first().map(|e| e.kind), Some(EventKind::Report));
 }
 
 #[test]
@@ -193,7 +193,7 @@ fn volumes_are_attached_and_a_removed_environment_deletes_its_stack() {
     let r = host::run(&lib, &gone, &Target::Root, "deploy", h).unwrap();
     assert_eq!(r.result.ok(), Some(json!(null)));
     assert!(
-        r.events.iter().any(|e| e.kind == "stack-delete"),
+        r.events.iter().any(|e| e.kind == EventKind::StackDelete),
         "{:?}",
         r.events
     );

@@ -6,7 +6,7 @@
 use crate::error::ApiError;
 use crate::state::Limits;
 use serde_json::{json, Value};
-use vetro_deploy::{PackageInfo, Rejection};
+use vetro_deploy::{PackageInfo, Refusal, Rejection};
 
 /// Unpacks and checks an archive within `limits`.
 pub fn inspect(bytes: &[u8], limits: &Limits) -> Result<PackageInfo, ApiError> {
@@ -48,7 +48,7 @@ fn refused(r: &Rejection) -> ApiError {
         .first()
         .map(ToString::to_string)
         .unwrap_or_else(|| "the package was refused".into());
-    if r.is_local_failure() {
+    if r.cause == Refusal::Local {
         tracing::error!(problem = %first, "cannot unpack a package");
         return ApiError::unavailable("the package could not be unpacked on the server");
     }
@@ -63,7 +63,7 @@ fn refused(r: &Rejection) -> ApiError {
         })
         .collect();
     let details = json!({"diagnostics": diagnostics, "rendered": r.rendered});
-    if r.is_too_large() {
+    if r.cause == Refusal::TooLarge {
         ApiError::too_large(format!("the package is too large: {first}"))
             .with_kind("PackageSizeError")
             .with_details(details)

@@ -234,7 +234,7 @@ fn deploy(args: Args) -> ExitCode {
             let events: Vec<_> = outcome
                 .events
                 .iter()
-                .map(|e| serde_json::json!({"kind": e.kind, "object": e.object, "message": e.message}))
+                .map(|e| serde_json::json!({"kind": e.kind.as_str(), "object": e.object, "message": e.message}))
                 .collect();
             let (result, exception) = match &outcome.result {
                 Ok(v) => (v.clone(), serde_json::Value::Null),

@@ -30,13 +30,57 @@ use std::path::PathBuf;
 
 use crate::runtime::Rt;
 
+/// What kind of step an [`Event`] reports; [`EventKind::as_str`] is the
+/// name shown to users and written in JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// `report`: a status report of the deployment (`StatusReporter.report`).
+    Report,
+    /// `report-error`: an error report (`StatusReporter.report_error`).
+    ReportError,
+    /// `stack-push`: a Heat stack created or updated (or the attempt failed).
+    StackPush,
+    /// `stack-delete`: a Heat stack deleted.
+    StackDelete,
+    /// `agent-call`: an execution plan sent to an instance's agent.
+    AgentCall,
+    /// `log`: a line of the library's own progress log (`Logger`).
+    Log,
+    /// `network`: an answer of the network explorer.
+    Network,
+    /// `notify`: something the instance notifier or an application reported.
+    Notify,
+    /// `service`: a service the backend does not provide, or provides empty.
+    Service,
+}
+
+impl EventKind {
+    /// The kind's name (`report`, `stack-push`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Report => "report",
+            EventKind::ReportError => "report-error",
+            EventKind::StackPush => "stack-push",
+            EventKind::StackDelete => "stack-delete",
+            EventKind::AgentCall => "agent-call",
+            EventKind::Log => "log",
+            EventKind::Network => "network",
+            EventKind::Notify => "notify",
+            EventKind::Service => "service",
+        }
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One observable step of a deployment.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
-    /// `report`, `report-error`, `stack-push`, `stack-delete`, `agent-call`,
-    /// `log`, `network` (network explorer), `notify` (instance notifier),
-    /// `service` (a service the simulator does not provide).
-    pub kind: String,
+    pub kind: EventKind,
     /// The object the step concerns (its id), when there is one.
     pub object: Option<String>,
     pub message: String,
@@ -203,9 +247,9 @@ impl Host {
         }
     }
 
-    pub fn emit(&mut self, kind: &str, object: Option<String>, message: impl Into<String>) {
+    pub fn emit(&mut self, kind: EventKind, object: Option<String>, message: impl Into<String>) {
         let e = Event {
-            kind: kind.to_string(),
+            kind,
             object,
             message: message.into(),
         };

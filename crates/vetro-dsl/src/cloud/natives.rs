@@ -2,7 +2,7 @@
 //! host is installed (see [`super::install`]).
 
 use super::objects::{backend_error, cloud_error, describe, prop, this_object};
-use super::{active, agent_plan, services, with_host, AgentCall, CloudBackend};
+use super::{active, agent_plan, services, with_host, AgentCall, CloudBackend, EventKind};
 use crate::runtime::types::*;
 use crate::runtime::walk::Walk;
 use crate::runtime::Rt;
@@ -78,9 +78,9 @@ fn report(rt: &Rt, name: &str, a: &dyn Fn(usize, &str) -> Value) -> Result<Value
         None => (None, String::new()),
     };
     let kind = if name == "report" {
-        "report"
+        EventKind::Report
     } else {
-        "report-error"
+        EventKind::ReportError
     };
     let text = if who.is_empty() {
         msg
@@ -161,7 +161,9 @@ pub(super) fn native_method(
     Some(match (decl.name.as_str(), name) {
         ("io.murano.system.StatusReporter", "report" | "report_error") => report(rt, name, &a),
         ("io.murano.system.Logger", level) => rt.limits.py_str(&a(0, "message")).map(|msg| {
-            with_host(rt, |h| h.emit("log", None, format!("{level}: {msg}")));
+            with_host(rt, |h| {
+                h.emit(EventKind::Log, None, format!("{level}: {msg}"))
+            });
             Value::Null
         }),
         ("io.murano.system.AgentListener", "queueName") => {
@@ -303,12 +305,12 @@ fn heat(
                 let backend = h.backend.name().to_string();
                 match &r {
                     Ok(_) => h.emit(
-                        "stack-push",
+                        EventKind::StackPush,
                         Some(o.id.clone()),
                         format!("stack {name}: pushed {count} resource(s) to the {backend} cloud"),
                     ),
                     Err(e) => h.emit(
-                        "stack-push",
+                        EventKind::StackPush,
                         Some(o.id.clone()),
                         format!("stack {name}: push failed: {e}"),
                     ),
@@ -330,7 +332,7 @@ fn heat(
             with_host(rt, |h| {
                 let r = h.backend.delete_stack(&name);
                 h.emit(
-                    "stack-delete",
+                    EventKind::StackDelete,
                     Some(o.id.clone()),
                     format!("stack {name}: deleted"),
                 );
@@ -437,7 +439,7 @@ fn agent(
             let r = with_host(rt, |h| {
                 let r = h.backend.agent_call(&call, &plan);
                 h.emit(
-                    "agent-call",
+                    EventKind::AgentCall,
                     Some(o.id.clone()),
                     agent_event(&host, &plan, real, &r),
                 );

@@ -5,7 +5,7 @@
 //! reported as an event.
 
 use super::objects::{cloud_error, describe, prop, this_object};
-use super::with_host;
+use super::{with_host, EventKind};
 use crate::runtime::types::*;
 use crate::runtime::Rt;
 use serde_json::{json, Value as Json};
@@ -18,7 +18,7 @@ const DEFAULT_DNS: &[&str] = &["8.8.8.8"];
 pub(super) fn unavailable(rt: &Rt, class: &str, method: &str, why: &str) -> Exc {
     with_host(rt, |h| {
         h.emit(
-            "service",
+            EventKind::Service,
             None,
             format!("{class}.{method}: {why} ({} backend)", h.backend.name()),
         )
@@ -30,7 +30,7 @@ pub(super) fn unavailable(rt: &Rt, class: &str, method: &str, why: &str) -> Exc 
     )
 }
 
-fn emit(rt: &Rt, kind: &str, object: Option<String>, message: String) {
+fn emit(rt: &Rt, kind: EventKind, object: Option<String>, message: String) {
     with_host(rt, |h| h.emit(kind, object, message));
 }
 
@@ -62,7 +62,7 @@ pub(super) fn network_explorer(
                 .map_err(cloud_error)?;
             emit(
                 rt,
-                "network",
+                EventKind::Network,
                 None,
                 format!("network explorer: default router {r} ({backend} cloud)"),
             );
@@ -77,7 +77,7 @@ pub(super) fn network_explorer(
                 .map_err(cloud_error)?;
             emit(
                 rt,
-                "network",
+                EventKind::Network,
                 None,
                 format!("network explorer: CIDR {cidr} for network {net} ({backend} cloud)"),
             );
@@ -166,7 +166,7 @@ fn record(rt: &Rt, object: Option<String>, mut payload: Json, event: &str, messa
     }
     with_host(rt, |h| {
         h.notifications.push(payload);
-        h.emit("notify", object, message);
+        h.emit(EventKind::Notify, object, message);
     });
 }
 
@@ -265,7 +265,7 @@ pub(super) fn metadef_browser(
     })?;
     emit(
         rt,
-        "service",
+        EventKind::Service,
         None,
         format!("metadef browser: {method}({of}) is empty in the simulated catalogue"),
     );

@@ -14,6 +14,7 @@ use axum::extract::State;
 use axum::Json;
 use serde_json::Value;
 use vetro_deploy::resolve::{self, Wanted};
+use vetro_deploy::TaskError;
 use vetro_deploy::{ArchiveLimits, PackageCache, PackageResolver};
 use vetro_dsl::package::{Version, VersionSpec};
 
@@ -144,8 +145,10 @@ fn build(
         .tempdir_in(scratch)
         .map_err(|e| internal(format!("a folder for the packages: {e}")))?;
     let cache = PackageCache::new(dir.path());
-    let resolved = resolve::resolve(resolver, &cache, limits, &wanted)
-        .map_err(|e| ApiError::not_found(e).with_kind("NoPackageFound"))?;
+    let resolved = resolve::resolve(resolver, &cache, limits, &wanted).map_err(|e| match e {
+        TaskError::Unresolved(m) => ApiError::not_found(m).with_kind("NoPackageFound"),
+        TaskError::Catalog(_) | TaskError::Unpack(_) => internal(e),
+    })?;
     let library = vetro_dsl::host::Library::load(&resolved.roots);
     let defined_by_package = library
         .packages

@@ -155,7 +155,7 @@ async fn prepare(w: &Worker, task: &Task, inputs: Inputs) -> Result<Prepared, St
             cancel: Arc::new(AtomicBool::new(false)),
             limits: config.limits.clone(),
         };
-        vetro_deploy::prepare(&engine_task).map_err(|e| e.0)
+        vetro_deploy::prepare(&engine_task).map_err(|e| e.to_string())
     });
     match job.await {
         Ok(r) => r,
