@@ -120,6 +120,37 @@ fn contracts_call_known_functions_and_name_known_classes() {
 }
 
 #[test]
+fn calls_of_functions_nothing_defines_are_warnings_at_the_call() {
+    let (sources, diags) = analyse(&["findings"]);
+    let found = of_kind(&diags, "undefined-function");
+    assert!(found.iter().all(|d| d.severity == Severity::Warning));
+    let mut names: Vec<&str> = found
+        .iter()
+        .map(|d| d.message.split_whitespace().nth(1).unwrap_or(""))
+        .collect();
+    names.sort();
+    // Library functions (`sum`, `str`, `len`), names `def()` gives, method
+    // names of any class (`area`, called as a function) and the test
+    // framework's functions are defined; `$x.anything()` is a method call.
+    assert_eq!(names, ["isGood()", "tripple()", "tripple()"], "{found:?}");
+    let at: Vec<_> = located(&sources, &diags)
+        .into_iter()
+        .filter(|d| d.0 == "undefined-function")
+        .map(|d| (d.2, d.3, d.4))
+        .collect();
+    // At the name in a scalar written as is; at the scalar's start in one
+    // folded over two lines. A quoted scalar is a string, not YAQL.
+    assert_eq!(
+        at,
+        [
+            ("Calls.yaml".into(), 11, 31),
+            ("Calls.yaml".into(), 12, 45),
+            ("Calls.yaml".into(), 20, 13)
+        ]
+    );
+}
+
+#[test]
 fn correct_code_gives_no_findings() {
     let (sources, diags) = analyse(&["clean"]);
     assert!(diags.is_empty(), "{:?}", located(&sources, &diags));

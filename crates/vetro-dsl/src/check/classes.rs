@@ -15,6 +15,8 @@ const OBJECT: &str = "io.murano.Object";
 pub struct ClassIndex {
     defs: HashMap<String, Arc<ClassDef>>,
     owners: HashMap<String, String>,
+    /// Every method name some class defines.
+    method_names: HashSet<String>,
 }
 
 /// How far a check sees the classes a package can use.
@@ -81,7 +83,20 @@ impl ClassIndex {
                 .entry(name.clone())
                 .or_insert_with(|| BUNDLED_PACKAGE.to_string());
         }
-        ClassIndex { defs, owners }
+        let method_names = defs
+            .values()
+            .flat_map(|d| d.methods.keys().cloned())
+            .collect();
+        ClassIndex {
+            defs,
+            owners,
+            method_names,
+        }
+    }
+
+    /// Whether some class defines a method `name`.
+    pub fn is_method_name(&self, name: &str) -> bool {
+        self.method_names.contains(name)
     }
 
     /// Where `name` leads from `viewer`: as Murano loads classes, a package

@@ -1,6 +1,7 @@
 //! The function tables of the engine, taken from a runtime with no classes:
-//! the YAQL standard library plus the MuranoPL engine functions (host layer),
-//! and the contract functions (contract layer, a child of the host layer).
+//! the YAQL standard library plus the MuranoPL engine functions and those
+//! of test sessions (host layer), and the contract functions (contract
+//! layer, a child of the host layer).
 
 use crate::runtime::{ClassSource, Rt};
 use std::rc::Rc;
@@ -12,7 +13,13 @@ pub struct Functions {
 impl Functions {
     pub fn new() -> Functions {
         Functions {
-            rt: Rt::new(ClassSource::default(), serde_json::Value::Null),
+            rt: Rt::new(
+                ClassSource {
+                    session_hooks: vec![std::sync::Arc::new(crate::testing::register_functions)],
+                    ..ClassSource::default()
+                },
+                serde_json::Value::Null,
+            ),
         }
     }
 

@@ -3,6 +3,7 @@
 //! The package loader reports the per-file problems; this module adds the
 //! checks that need every loaded class (and the engine's function tables).
 
+mod calls;
 mod classes;
 mod contracts;
 mod functions;
@@ -20,7 +21,7 @@ use serde_json::{json, Value};
 use vetro_diag::{Diagnostic, SourceMap};
 
 /// The analyses of class contents: calls of unknown methods on the receiver,
-/// unreachable statements, and contracts (syntax, functions, named classes),
+/// calls of functions nothing defines, unreachable statements, and contracts (syntax, functions, named classes),
 /// for packages checked on their own ([`Scope::Open`]).
 pub fn analysis_problems(packages: &[Package]) -> Vec<Diagnostic> {
     analyse(packages, packages.len(), Scope::Open)
@@ -69,6 +70,7 @@ fn analyse(all: &[Package], checked: usize, scope: Scope) -> Vec<Diagnostic> {
                 c, &index, &funcs, &viewer, scope,
             ));
             out.extend(methods::unknown_methods(c, &index, &funcs));
+            out.extend(calls::undefined_functions(c, &index, &funcs));
             out.extend(unreachable::unreachable_code(c));
         }
     }

@@ -5,6 +5,9 @@
 
 mod mocks;
 
+/// Register the test framework's functions (`inject()` and friends) in a session.
+pub(crate) use mocks::register as register_functions;
+
 use crate::host::Library;
 use crate::runtime::types::{Exc, Frame};
 use crate::syntax::MethodDef;
