@@ -258,6 +258,11 @@ fn kernels_agree_with_the_code_and_the_tree_walk() {
         "[1, 'a', null].where($ = 1 or $ = null)",
         "range(10).where($ mod 3 = 0).select($ * $ > 10)",
         "[null].select($?.a)",
+        "[-7, 7, 6].select([$ mod -3, $ mod 3, $ - 9223372036854775807 - 2])",
+        "[1, 2, 2.5].where($ < 2 or $ >= 2.5).select([$ <= 1, $ > 1, $ != 2])",
+        "[-7, 7].select($ mod -3)",
+        "[-7, 7].select($ mod 3 != 2)",
+        "[-7, 7].where($ - 9223372036854775807 - 2 < 0).select($ * -1 > 0)",
     ] {
         let e = engine.parse(text).unwrap();
         let tree = vetro_yaql::Expression::from_tree(e.source.clone(), e.ast.clone());

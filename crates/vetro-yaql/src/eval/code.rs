@@ -48,7 +48,7 @@ fn run_call(code: &Compiled, node: &Node, ctx: &Rc<Context>) -> Result<Value> {
                         let x = run(code, *a, ctx)?;
                         let y = run(code, *b, ctx)?;
                         if d.takes(&x, &y) {
-                            return (d.f)(&x, &y);
+                            return d.call(&x, &y);
                         }
                         return direct_call_values(ctx, name, site, x, y);
                     }

@@ -482,8 +482,10 @@ fn direct_site(layers: &[SmallVec<[SiteCand; 4]>]) -> Option<DirectSite> {
             }
         }
     }
-    (pairs != 0).then_some(DirectSite {
-        f: best.def.direct?,
-        pairs,
-    })
+    let mut f = best.def.direct?;
+    // The integer body only where two integers pick this overload.
+    if pairs & DirectSite::pair(0, 0) == 0 {
+        f.ints = None;
+    }
+    (pairs != 0).then_some(DirectSite { f, pairs })
 }

@@ -131,6 +131,13 @@ impl Kernel {
     pub fn run(&self, arg: &Value) -> Option<Value> {
         self.root.run(arg)
     }
+
+    /// Whether the value of the body for `arg` is true, or `None` when the
+    /// compiled code must compute it.
+    #[inline]
+    pub fn test(&self, arg: &Value) -> Option<bool> {
+        with(&self.root, arg, |v| Some(v.truthy()))
+    }
 }
 
 impl Step {
@@ -143,7 +150,7 @@ impl Step {
                     if !site.takes(x, y) {
                         return None;
                     }
-                    (site.f)(x, y).ok()
+                    site.call_ok(x, y)
                 })
             }),
             Step::Key {
@@ -172,7 +179,11 @@ fn with<R>(s: &Step, arg: &Value, k: impl FnOnce(&Value) -> Option<R>) -> Option
         Step::Arg => k(arg),
         // A scalar holds nothing to release.
         Step::Value(v) => k(&std::mem::ManuallyDrop::new(v.value())),
-        _ => k(&s.run(arg)?),
+        // Used where it is: moving a value just written by parts stalls.
+        _ => match &s.run(arg) {
+            Some(v) => k(v),
+            None => None,
+        },
     }
 }
 

@@ -44,6 +44,17 @@ impl Lambda {
         self.call1_scoped(arg.clone())
     }
 
+    /// Whether the value of a call with one argument the caller keeps is
+    /// true (a predicate).
+    pub fn test(&self, arg: &Value) -> Result<bool> {
+        if let Some(k) = self.kernel()? {
+            if let Some(t) = k.test(arg) {
+                return Ok(t);
+            }
+        }
+        Ok(self.call1_scoped(arg.clone())?.truthy())
+    }
+
     fn call1_scoped(&self, arg: Value) -> Result<Value> {
         let ctx = self.scope();
         ctx.set_arg(1, arg);

@@ -666,7 +666,7 @@ pub(super) fn direct_call(
     let x = eval(a, ctx)?;
     let y = eval(b, ctx)?;
     if direct.takes(&x, &y) {
-        return (direct.f)(&x, &y);
+        return direct.call(&x, &y);
     }
     direct_call_values(ctx, name, site, x, y)
 }

@@ -84,6 +84,30 @@ impl DirectSite {
         }
     }
 
+    /// The direct body on two values it takes ([`DirectSite::takes`]).
+    #[inline]
+    pub fn call(&self, a: &Value, b: &Value) -> crate::error::Result<Value> {
+        if let (Some(ints), Value::Int(x), Value::Int(y)) = (self.f.ints, a, b) {
+            if let Some(v) = ints(*x, *y).value() {
+                return Ok(v);
+            }
+        }
+        (self.f.values)(a, b)
+    }
+
+    /// [`DirectSite::call`] when it succeeds (`None`: it failed).
+    #[inline]
+    pub fn call_ok(&self, a: &Value, b: &Value) -> Option<Value> {
+        if let (Some(ints), Value::Int(x), Value::Int(y)) = (self.f.ints, a, b) {
+            match ints(*x, *y) {
+                crate::func::IntOutcome::Int(i) => return Some(Value::Int(i)),
+                crate::func::IntOutcome::Bool(b) => return Some(Value::Bool(b)),
+                crate::func::IntOutcome::Other => {}
+            }
+        }
+        (self.f.values)(a, b).ok()
+    }
+
     /// Whether the direct body is the overload picked for `a` and `b`.
     #[inline]
     pub fn takes(&self, a: &Value, b: &Value) -> bool {

@@ -562,8 +562,41 @@ pub struct SharedDef {
     pub direct_key: Option<DirectKey>,
 }
 
-/// What a function of two evaluated values computes ([`SharedDef::direct`]).
-pub type Direct = fn(&Value, &Value) -> Result<Value>;
+/// What a function of two evaluated values computes ([`SharedDef::direct`]):
+/// for any two values it accepts, and, when given, for two integers
+/// without making values of them.
+#[derive(Clone, Copy)]
+pub struct Direct {
+    pub values: fn(&Value, &Value) -> Result<Value>,
+    /// The same for two integers; `None` where the result needs `values`
+    /// (an overflow, a zero divisor).
+    pub ints: Option<IntDirect>,
+}
+
+/// [`Direct::ints`].
+pub type IntDirect = fn(i64, i64) -> IntOutcome;
+
+/// What [`Direct::ints`] computes: small enough to be returned in
+/// registers, and made into a value where it is used.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum IntOutcome {
+    Int(i64),
+    Bool(bool),
+    /// The general body is needed (an overflow, a zero divisor).
+    Other,
+}
+
+impl IntOutcome {
+    /// The value, unless it is [`IntOutcome::Other`].
+    #[inline]
+    pub fn value(self) -> Option<Value> {
+        match self {
+            IntOutcome::Int(i) => Some(Value::Int(i)),
+            IntOutcome::Bool(b) => Some(Value::Bool(b)),
+            IntOutcome::Other => None,
+        }
+    }
+}
 
 /// What a function of a value and a bare word computes
 /// ([`SharedDef::direct_key`]).
@@ -658,8 +691,25 @@ impl SharedDef {
     /// The same function, called as `direct` by compiled call sites that
     /// pick it for their argument kinds (see [`SharedDef::direct`]); `direct`
     /// must compute what the body does for any two values it accepts.
-    pub fn with_direct(mut self, direct: Direct) -> SharedDef {
-        self.direct = Some(direct);
+    pub fn with_direct(mut self, direct: fn(&Value, &Value) -> Result<Value>) -> SharedDef {
+        self.direct = Some(Direct {
+            values: direct,
+            ints: None,
+        });
+        self
+    }
+
+    /// [`SharedDef::with_direct`] with what it computes for two integers
+    /// (see [`Direct::ints`]).
+    pub fn with_direct_ints(
+        mut self,
+        direct: fn(&Value, &Value) -> Result<Value>,
+        ints: IntDirect,
+    ) -> SharedDef {
+        self.direct = Some(Direct {
+            values: direct,
+            ints: Some(ints),
+        });
         self
     }
 

@@ -3,21 +3,15 @@
 use super::Reg;
 use crate::error::Result;
 use crate::func::params::Object;
-use crate::func::SharedDef;
+use crate::func::{IntOutcome, SharedDef};
 use crate::value::Value;
 use crate::yaql_fn;
 
 fn equal(a: &Value, b: &Value) -> Result<Value> {
-    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-        return Ok(Value::Bool(x == y));
-    }
     Ok(Value::Bool(a == b))
 }
 
 fn not_equal(a: &Value, b: &Value) -> Result<Value> {
-    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-        return Ok(Value::Bool(x != y));
-    }
     Ok(Value::Bool(a != b))
 }
 
@@ -25,12 +19,12 @@ pub fn register(r: &Reg) {
     let def: SharedDef =
         yaql_fn!(Function "*equal", |_c| (left: &Value, right: &Value) { equal(left, right) })
             .into();
-    r.add_def(def.with_direct(equal));
+    r.add_def(def.with_direct_ints(equal, |a, b| IntOutcome::Bool(a == b)));
     let def: SharedDef = yaql_fn!(Function "*not_equal", |_c| (left: &Value, right: &Value) {
         not_equal(left, right)
     })
     .into();
-    r.add_def(def.with_direct(not_equal));
+    r.add_def(def.with_direct_ints(not_equal, |a, b| IntOutcome::Bool(a != b)));
     // null is smaller than anything; null vs null is equal.
     for (name, both, left_null, right_null) in [
         ("#operator_<", false, true, false),

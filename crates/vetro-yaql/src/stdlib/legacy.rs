@@ -68,7 +68,7 @@ fn indexing_and_literals(r: &Reg) {
                 let Some(v) = it.next()? else {
                     return Ok(None);
                 };
-                if lam.call1_ref(&v)?.truthy() {
+                if lam.test(&v)? {
                     return Ok(Some(v));
                 }
             })))
@@ -160,7 +160,7 @@ fn conversions_and_branching(r: &Reg) {
                         }
                     }
                     LazyArg::Rule(rule) => {
-                        if rule.key.call1_ref(value)?.truthy() {
+                        if rule.key.test(value)? {
                             return rule.value.call1_ref(value);
                         }
                     }

@@ -5,7 +5,7 @@ use super::int_work::{self, words};
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::func::params::{Number, PyInt};
-use crate::func::{Direct, SharedDef};
+use crate::func::{IntDirect, IntOutcome, SharedDef};
 use crate::value::Value;
 use crate::yaql_fn;
 use num_bigint::BigInt;
@@ -122,15 +122,6 @@ pub fn div(a: &Value, b: &Value) -> Result<Value> {
 
 /// Python `%`.
 pub fn modulo(a: &Value, b: &Value) -> Result<Value> {
-    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-        if let Some(r) = x.checked_rem(*y) {
-            return Ok(Value::Int(if r != 0 && ((r < 0) != (*y < 0)) {
-                r + y
-            } else {
-                r
-            }));
-        }
-    }
     if is_float(a, b) {
         let (x, y) = (fl(a)?, fl(b)?);
         if y == 0.0 {
@@ -503,31 +494,66 @@ fn greater_or_equal(a: &Value, b: &Value) -> Result<Value> {
     number_order(a, b, [false, true, true])
 }
 
+/// `+`, `-`, `*` and `mod` of two integers whose result is one
+/// ([`crate::func::Direct::ints`]).
+fn int_add(a: i64, b: i64) -> IntOutcome {
+    a.checked_add(b).map_or(IntOutcome::Other, IntOutcome::Int)
+}
+
+fn int_sub(a: i64, b: i64) -> IntOutcome {
+    a.checked_sub(b).map_or(IntOutcome::Other, IntOutcome::Int)
+}
+
+fn int_mul(a: i64, b: i64) -> IntOutcome {
+    a.checked_mul(b).map_or(IntOutcome::Other, IntOutcome::Int)
+}
+
+/// Python's modulo: the remainder has the divisor's sign.
+fn int_mod(a: i64, b: i64) -> IntOutcome {
+    match a.checked_rem(b) {
+        Some(r) if r != 0 && ((r < 0) != (b < 0)) => IntOutcome::Int(r + b),
+        Some(r) => IntOutcome::Int(r),
+        None => IntOutcome::Other,
+    }
+}
+
 fn arithmetic(r: &Reg) {
-    for (name, op) in [
-        ("#operator_+", add as fn(&Value, &Value) -> Result<Value>),
-        ("#operator_-", sub),
-        ("#operator_*", mul),
-        ("#operator_/", div),
-        ("#operator_mod", modulo),
+    type Op = fn(&Value, &Value) -> Result<Value>;
+    for (name, op, ints) in [
+        ("#operator_+", add as Op, Some(int_add as IntDirect)),
+        ("#operator_-", sub, Some(int_sub)),
+        ("#operator_*", mul, Some(int_mul)),
+        ("#operator_/", div, None),
+        ("#operator_mod", modulo, Some(int_mod)),
     ] {
         let def: SharedDef =
             yaql_fn!(Function name, |_c| (left: Number, right: Number) { op(&left, &right) })
                 .into();
-        r.add_def(def.with_direct(op));
+        r.add_def(match ints {
+            Some(ints) => def.with_direct_ints(op, ints),
+            None => def.with_direct(op),
+        });
     }
     r.add_def(yaql_fn!(Function "#unary_operator_+", |_c| (op: Number) { Ok(op.0.clone()) }));
     r.add_def(yaql_fn!(Function "#unary_operator_-", |_c| (op: Number) { neg(&op) }));
-    for (name, cmp) in [
-        ("#operator_<", less as Direct),
-        ("#operator_<=", less_or_equal),
-        ("#operator_>", greater),
-        ("#operator_>=", greater_or_equal),
+    for (name, cmp, ints) in [
+        (
+            "#operator_<",
+            less as Op,
+            (|a, b| IntOutcome::Bool(a < b)) as IntDirect,
+        ),
+        ("#operator_<=", less_or_equal, |a, b| {
+            IntOutcome::Bool(a <= b)
+        }),
+        ("#operator_>", greater, |a, b| IntOutcome::Bool(a > b)),
+        ("#operator_>=", greater_or_equal, |a, b| {
+            IntOutcome::Bool(a >= b)
+        }),
     ] {
         let def: SharedDef =
             yaql_fn!(Function name, |_c| (left: Number, right: Number) { cmp(&left, &right) })
                 .into();
-        r.add_def(def.with_direct(cmp));
+        r.add_def(def.with_direct_ints(cmp, ints));
     }
     r.add_def(yaql_fn!(Function "abs", |_c| (op: Number) {
         Ok(match op.0 {

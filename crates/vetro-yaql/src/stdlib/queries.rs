@@ -401,12 +401,14 @@ fn filtering_and_counting(r: &Reg) {
                 let mut it = c.iter(collection.0)?;
                 let p = predicate.clone();
                 Ok(lazy(move || loop {
-                    let Some(v) = it.next()? else {
-                        return Ok(None);
-                    };
-                    if p.call1_ref(&v)?.truthy() {
-                        return Ok(Some(v));
+                    // Returned as it is (see `LazyIter::next`).
+                    let next = it.next();
+                    if let Ok(Some(v)) = &next {
+                        if !p.test(v)? {
+                            continue;
+                        }
                     }
+                    return next;
                 }))
             }),
         );
@@ -472,7 +474,7 @@ fn elements_and_projection(r: &Reg) {
                     x = prod.call1_ref(&x)?;
                 }
                 first = false;
-                if !pred.call1_ref(&x)?.truthy() {
+                if !pred.test(&x)? {
                     return Ok(None);
                 }
                 if decycle && !seen.insert(x.clone()) {
@@ -696,7 +698,7 @@ fn joining_and_partitioning(r: &Reg) {
                     return Ok(None);
                 }
                 match it.next()? {
-                    Some(v) if p.call1_ref(&v)?.truthy() => Ok(Some(v)),
+                    Some(v) if p.test(&v)? => Ok(Some(v)),
                     _ => {
                         done = true;
                         Ok(None)
@@ -714,7 +716,7 @@ fn joining_and_partitioning(r: &Reg) {
                 let Some(v) = it.next()? else {
                     return Ok(None);
                 };
-                if skipping && p.call1_ref(&v)?.truthy() {
+                if skipping && p.test(&v)? {
                     continue;
                 }
                 skipping = false;
@@ -920,7 +922,7 @@ fn slicing_and_sums(r: &Reg) {
             let mut out = Vec::new();
             let mut cur = Vec::new();
             for v in items {
-                if p.call1_ref(&v)?.truthy() {
+                if p.test(&v)? {
                     out.push(Value::list(std::mem::take(&mut cur)));
                 } else {
                     cur.push(v);

@@ -92,7 +92,7 @@ fn scoping_and_access(r: &Reg) {
             Value::Iter(_) => Value::list(c.collect(obj)?),
             _ => obj.clone(),
         };
-        if !condition.call1_ref(&obj)?.truthy() {
+        if !condition.test(&obj)? {
             return Err(Error::new(ErrorKind::Assertion, message.to_string()));
         }
         Ok(obj)

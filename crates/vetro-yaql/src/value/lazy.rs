@@ -73,16 +73,12 @@ impl LazyIter {
         let Some(f) = slot.as_mut() else {
             return Ok(None);
         };
-        match f() {
-            Ok(None) => {
-                *slot = None;
-                Ok(None)
-            }
-            Err(e) => {
-                *slot = None;
-                Err(e)
-            }
-            other => other,
+        // Returned as it is, so that it is made where the caller wants it
+        // (a copy of a result just written by parts stalls the processor).
+        let next = f();
+        if !matches!(next, Ok(Some(_))) {
+            *slot = None;
         }
+        next
     }
 }
