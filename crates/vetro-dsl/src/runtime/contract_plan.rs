@@ -13,7 +13,7 @@ use vetro_yaql::Value;
 
 /// Plans by contract expression (the address of its syntax tree, which the
 /// entry keeps alive; `None`: the expression needs YAQL).
-pub type PlanCache = std::collections::HashMap<usize, (Arc<Ast>, Option<Rc<Vec<Step>>>)>;
+pub type PlanCache = ahash::AHashMap<usize, (Arc<Ast>, Option<Rc<Vec<Step>>>)>;
 
 /// One call of a contract chain.
 #[derive(Debug, PartialEq)]

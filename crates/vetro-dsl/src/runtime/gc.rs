@@ -5,7 +5,8 @@ use super::call::CallKind;
 use super::model::collect_objects;
 use super::types::*;
 use super::Rt;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use ahash::{AHashMap as HashMap, AHashSet as HashSet};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use vetro_yaql::Value;
 

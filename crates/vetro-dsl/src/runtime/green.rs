@@ -47,6 +47,10 @@ pub type Task = Box<dyn FnOnce() -> Result<Value, Exc>>;
 
 type Green = Coroutine<(), (), Result<Value, Exc>, DefaultStack>;
 
+// Thread-locals, off the hot path (read at thread switches and once per
+// method call for the lock's owner): kept stacks outlive sessions and serve
+// every session of the thread, and the running coroutine's yielder belongs
+// to the OS thread it runs on, whichever session's code calls `yield`.
 thread_local! {
     /// The yielder of the green thread running now (null: the main flow).
     static CURRENT: Cell<*const Yielder<(), ()>> = const { Cell::new(std::ptr::null()) };

@@ -5,8 +5,9 @@
 //! an external call, whose models get no owner).
 
 use super::types::Object;
+use ahash::AHashMap as HashMap;
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 use vetro_yaql::value::Dict;
 use vetro_yaql::Value;

@@ -5,7 +5,8 @@
 
 use super::types::{as_type, Class, Exc};
 use super::Rt;
-use std::collections::{BTreeSet, HashMap};
+use ahash::AHashMap as HashMap;
+use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::sync::Arc;
 use vetro_yaql::Value;

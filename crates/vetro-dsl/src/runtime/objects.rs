@@ -9,8 +9,9 @@
 //! executor's (`gc.rs`), over this store.
 
 use super::types::{Exc, Object};
+use ahash::AHashMap as HashMap;
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use vetro_yaql::Value;
 
@@ -95,7 +96,7 @@ impl ObjectStore {
     }
 
     /// Ids of the stored objects.
-    pub fn ids(&self) -> std::collections::HashSet<String> {
+    pub fn ids(&self) -> ahash::AHashSet<String> {
         self.seq_of.borrow().keys().cloned().collect()
     }
 

@@ -2,10 +2,10 @@
 //! and MuranoPL exceptions.
 
 use crate::syntax::{ClassDef, MethodDef, PropertyDef};
+use ahash::AHashMap as HashMap;
 use indexmap::IndexMap;
 use std::any::Any;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use vetro_yaql::{HostObject, Value};
@@ -152,7 +152,7 @@ pub struct Object {
     pub name: RefCell<Value>,
     pub metadata: RefCell<Value>,
     /// Declared property values, one per name.
-    pub props: RefCell<IndexMap<String, Value>>,
+    pub props: RefCell<IndexMap<String, Value, ahash::RandomState>>,
     /// Undeclared ("private") values, per (class part, name).
     pub private: RefCell<HashMap<(String, String), Value>>,
     pub destroyed: Cell<bool>,
@@ -191,7 +191,7 @@ impl Object {
             owner: RefCell::new(owner),
             name: RefCell::new(Value::Null),
             metadata: RefCell::new(Value::Null),
-            props: RefCell::new(IndexMap::new()),
+            props: RefCell::new(IndexMap::default()),
             private: RefCell::new(HashMap::new()),
             destroyed: Cell::new(false),
             doomed: Cell::new(false),
