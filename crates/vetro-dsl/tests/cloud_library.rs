@@ -408,7 +408,7 @@ fn muranopl_tests_of_the_library_pass() {
         .collect();
     assert_eq!(
         results.len(),
-        5,
+        6,
         "{:?}",
         results.iter().map(|r| &r.method).collect::<Vec<_>>()
     );

@@ -287,30 +287,10 @@ fn active(rt: &Rt) -> bool {
         .is_some_and(|h| h.is::<Host>())
 }
 
-/// The cloud classes with native methods; they answer only in a session with
-/// a host attached.
-const NATIVE_CLASSES: &[&str] = &[
-    "io.murano.Application",
-    "io.murano.system.Agent",
-    "io.murano.system.AgentListener",
-    "io.murano.system.HeatStack",
-    "io.murano.system.InstanceNotifier",
-    "io.murano.system.Logger",
-    "io.murano.system.MetadefBrowser",
-    "io.murano.system.MistralClient",
-    "io.murano.system.NetworkExplorer",
-    "io.murano.system.Resources",
-    "io.murano.system.StatusReporter",
-];
-
 /// Register the cloud library's native methods (before the core library's:
-/// where both answer a class, the cloud's answer wins while a host is attached).
+/// where both answer a method, the cloud's answer wins while a host is attached).
 pub fn register_natives(natives: &mut crate::runtime::natives::Natives) {
-    for class in NATIVE_CLASSES {
-        natives.register(class, |c| {
-            natives::native_method(c.rt, c.class, c.this, c.method, c.args, c.kwargs)
-        });
-    }
+    natives.table(natives::NATIVES, natives::answers);
 }
 
 /// MuranoPL declarations of the cloud classes (`Environment`, `HeatStack`,

@@ -3,14 +3,13 @@
 
 use super::objects::{backend_error, cloud_error, describe, prop, this_object};
 use super::{active, agent_plan, services, with_host, AgentCall, CloudBackend, EventKind};
+use crate::runtime::natives::{NativeCall, NativeMethod};
 use crate::runtime::types::*;
 use crate::runtime::walk::Walk;
 use crate::runtime::Rt;
 use serde_json::{json, Value as Json};
 use std::rc::Rc;
 use vetro_yaql::Value;
-
-use crate::core::arg;
 
 fn set_prop(o: &Object, name: &str, v: Value) {
     o.props.borrow_mut().insert(name.to_string(), v);
@@ -70,14 +69,15 @@ fn resource_package(rt: &Rt, owner: &Value) -> Option<String> {
 
 /// `StatusReporter.report` and `report_error`: the message, after the
 /// object's description when it is given one.
-fn report(rt: &Rt, name: &str, a: &dyn Fn(usize, &str) -> Value) -> Result<Value, Exc> {
-    let obj = a(0, "obj");
-    let msg = rt.limits.py_str(&a(1, "msg"))?;
+fn status_report(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    let rt = c.rt;
+    let obj = c.value(0, "obj");
+    let msg = rt.limits.py_str(&c.value(1, "msg"))?;
     let (id, who) = match as_object(&obj) {
         Some((o, _)) => (Some(o.id.clone()), describe(&o)),
         None => (None, String::new()),
     };
-    let kind = if name == "report" {
+    let kind = if c.method == "report" {
         EventKind::Report
     } else {
         EventKind::ReportError
@@ -92,8 +92,9 @@ fn report(rt: &Rt, name: &str, a: &dyn Fn(usize, &str) -> Value) -> Result<Value
 }
 
 /// The text of the resource `Resources.<kind>(name, owner)` names.
-fn resource(rt: &Rt, a: &dyn Fn(usize, &str) -> Value) -> Result<String, Exc> {
-    read_resource(rt, &rt.limits.py_str(&a(0, "name"))?, &a(1, "owner"))
+fn resource(c: &NativeCall<'_>) -> Result<String, Exc> {
+    let name = c.rt.limits.py_str(&c.value(0, "name"))?;
+    read_resource(c.rt, &name, &c.value(1, "owner"))
 }
 
 pub(super) fn read_resource(rt: &Rt, name: &str, owner: &Value) -> Result<String, Exc> {
@@ -145,69 +146,155 @@ pub(super) fn read_resource(rt: &Rt, name: &str, owner: &Value) -> Result<String
         .map_err(|d| cloud_error(format!("Resources: cannot read {}", d.message)))
 }
 
-/// A cloud native method, when a host is installed and `decl.name` is one.
-pub(super) fn native_method(
-    rt: &Rt,
-    decl: &Rc<Class>,
-    this: &Value,
-    name: &str,
-    args: &[Value],
-    kwargs: &[(String, Value)],
-) -> Option<Result<Value, Exc>> {
-    if !active(rt) {
-        return None;
-    }
-    let a = |i: usize, n: &str| arg(args, kwargs, i, n).cloned().unwrap_or(Value::Null);
-    Some(match (decl.name.as_str(), name) {
-        ("io.murano.system.StatusReporter", "report" | "report_error") => report(rt, name, &a),
-        ("io.murano.system.Logger", level) => rt.limits.py_str(&a(0, "message")).map(|msg| {
-            with_host(rt, |h| {
-                h.emit(EventKind::Log, None, format!("{level}: {msg}"))
-            });
-            Value::Null
-        }),
-        ("io.murano.system.AgentListener", "queueName") => {
-            let env = as_object(this).and_then(|(o, _)| environment_of(&o));
-            let env_id = env.map(|e| e.id.clone()).unwrap_or_default();
-            Ok(Value::str(
-                &with_host(rt, |h| h.backend.result_queue(&env_id)).unwrap_or_default(),
+/// The cloud library's native methods: each class, its methods and the
+/// function answering them (only while a host is attached).
+pub(super) const NATIVES: &[NativeMethod] = &[
+    NativeMethod {
+        class: "io.murano.system.StatusReporter",
+        methods: &["report", "report_error"],
+        body: status_report,
+    },
+    NativeMethod {
+        class: "io.murano.system.Logger",
+        methods: crate::core::LOG_LEVELS,
+        body: log,
+    },
+    NativeMethod {
+        class: "io.murano.system.AgentListener",
+        methods: &["queueName"],
+        body: listener_queue,
+    },
+    NativeMethod {
+        class: "io.murano.system.AgentListener",
+        methods: &["agentSettings"],
+        body: listener_settings,
+    },
+    NativeMethod {
+        class: "io.murano.system.AgentListener",
+        methods: &["subscribe", "unsubscribe"],
+        body: |_| Ok(Value::Null),
+    },
+    NativeMethod {
+        class: "io.murano.system.HeatStack",
+        methods: &[
+            "current",
+            "parameters",
+            "setTemplate",
+            "updateTemplate",
+            "setParameters",
+            "updateParameters",
+            "output",
+            "push",
+            "delete",
+        ],
+        body: |c| heat(c.rt, c.this, c.method, &|i, n| c.value(i, n)),
+    },
+    NativeMethod {
+        class: "io.murano.system.NetworkExplorer",
+        methods: &[
+            "getDefaultRouter",
+            "getAvailableCidr",
+            "getDefaultDns",
+            "getExternalNetworkIdForRouter",
+            "getExternalNetworkIdForNetwork",
+            "listNetworks",
+            "listSubnetworks",
+            "listPorts",
+            "listNeutronExtensions",
+        ],
+        body: |c| services::network_explorer(c.rt, c.method, &|i, n| c.value(i, n)),
+    },
+    NativeMethod {
+        class: "io.murano.system.InstanceNotifier",
+        methods: &[
+            "trackApplication",
+            "untrackApplication",
+            "trackCloudInstance",
+            "untrackCloudInstance",
+        ],
+        body: |c| services::instance_notifier(c.rt, c.this, c.method, &|i, n| c.value(i, n)),
+    },
+    NativeMethod {
+        class: "io.murano.Application",
+        methods: &["reportDeployed", "reportDestroyed"],
+        body: |c| services::report_application(c.rt, c.this, c.method, &|i, n| c.value(i, n)),
+    },
+    NativeMethod {
+        class: "io.murano.system.MetadefBrowser",
+        methods: &["getNamespaces", "getObjects"],
+        body: |c| services::metadef_browser(c.rt, c.method, &|i, n| c.value(i, n)),
+    },
+    NativeMethod {
+        class: "io.murano.system.MistralClient",
+        methods: &["upload", "run"],
+        body: |c| {
+            Err(services::unavailable(
+                c.rt,
+                "MistralClient",
+                c.method,
+                "Mistral workflows are not available in the simulated backend",
             ))
-        }
-        ("io.murano.system.AgentListener", "agentSettings") => {
-            Ok(with_host(rt, |h| h.backend.agent_settings())
-                .flatten()
-                .map(|j| rt.decode(&j))
-                .unwrap_or(Value::Null))
-        }
-        ("io.murano.system.AgentListener", _) => Ok(Value::Null),
-        ("io.murano.system.HeatStack", m) => heat(rt, this, m, &a),
-        ("io.murano.system.NetworkExplorer", m) => services::network_explorer(rt, m, &a),
-        ("io.murano.system.InstanceNotifier", m) => services::instance_notifier(rt, this, m, &a),
-        ("io.murano.Application", m @ ("reportDeployed" | "reportDestroyed")) => {
-            services::report_application(rt, this, m, &a)
-        }
-        ("io.murano.system.MetadefBrowser", m @ ("getNamespaces" | "getObjects")) => {
-            services::metadef_browser(rt, m, &a)
-        }
-        ("io.murano.system.MistralClient", m) => Err(services::unavailable(
-            rt,
-            "MistralClient",
-            m,
-            "Mistral workflows are not available in the simulated backend",
-        )),
-        // signingKey has a MuranoPL body.
-        ("io.murano.system.Agent", m) if m != "signingKey" => agent(rt, this, m, &a),
-        ("io.murano.system.Resources", "string" | "bytes") => {
-            resource(rt, &a).map(|s| Value::str(&s))
-        }
-        ("io.murano.system.Resources", "json") => resource(rt, &a).and_then(|s| {
-            serde_json::from_str::<Json>(&s)
-                .map(|j| rt.decode(&j))
-                .map_err(|e| cloud_error(format!("Resources.json: {e}")))
-        }),
-        ("io.murano.system.Resources", "yaml") => resource(rt, &a).and_then(|s| yaml_value(rt, &s)),
-        _ => return None,
-    })
+        },
+    },
+    // `prepare` and `signingKey` have MuranoPL bodies.
+    NativeMethod {
+        class: "io.murano.system.Agent",
+        methods: &["call", "send", "callRaw", "sendRaw", "isReady", "queueName"],
+        body: |c| agent(c.rt, c.this, c.method, &|i, n| c.value(i, n)),
+    },
+    NativeMethod {
+        class: "io.murano.system.Resources",
+        methods: &["string", "bytes"],
+        body: |c| resource(c).map(|s| Value::str(&s)),
+    },
+    NativeMethod {
+        class: "io.murano.system.Resources",
+        methods: &["json"],
+        body: |c| {
+            resource(c).and_then(|s| {
+                serde_json::from_str::<Json>(&s)
+                    .map(|j| c.rt.decode(&j))
+                    .map_err(|e| cloud_error(format!("Resources.json: {e}")))
+            })
+        },
+    },
+    NativeMethod {
+        class: "io.murano.system.Resources",
+        methods: &["yaml"],
+        body: |c| resource(c).and_then(|s| yaml_value(c.rt, &s)),
+    },
+];
+
+/// Whether the cloud natives answer: only while a host is attached.
+pub(super) fn answers(c: &NativeCall<'_>) -> bool {
+    active(c.rt)
+}
+
+/// `Logger.<level>(message)`: a `log` event.
+fn log(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    let msg = c.rt.limits.py_str(&c.value(0, "message"))?;
+    let level = c.method;
+    with_host(c.rt, |h| {
+        h.emit(EventKind::Log, None, format!("{level}: {msg}"))
+    });
+    Ok(Value::Null)
+}
+
+/// `AgentListener.queueName()`: the environment's result queue.
+fn listener_queue(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    let env = as_object(c.this).and_then(|(o, _)| environment_of(&o));
+    let env_id = env.map(|e| e.id.clone()).unwrap_or_default();
+    Ok(Value::str(
+        &with_host(c.rt, |h| h.backend.result_queue(&env_id)).unwrap_or_default(),
+    ))
+}
+
+/// `AgentListener.agentSettings()`: how instances reach the agents' broker.
+fn listener_settings(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    Ok(with_host(c.rt, |h| h.backend.agent_settings())
+        .flatten()
+        .map(|j| c.rt.decode(&j))
+        .unwrap_or(Value::Null))
 }
 
 fn yaml_value(rt: &Rt, text: &str) -> Result<Value, Exc> {

@@ -3,7 +3,7 @@
 
 use crate::package::Package;
 use crate::runtime::call::CallKind;
-use crate::runtime::natives::Natives;
+use crate::runtime::natives::{NativeCall, NativeMethod, Natives};
 use crate::runtime::types::*;
 use crate::runtime::Rt;
 use crate::syntax::class::{defines_class, read_class, read_namespaces, DocContext};
@@ -18,24 +18,86 @@ use vetro_yaql::Value;
 
 const CORE_YAML: &str = include_str!("core.yaml");
 
-/// The core classes with native methods.
-const NATIVE_CLASSES: &[&str] = &[
-    "io.murano.Object",
-    "io.murano.system.GC",
-    "io.murano.system.Logger",
-    "io.murano.system.AgentListener",
-    "io.murano.system.StatusReporter",
-    "io.murano.Exception",
-    "io.murano.StackTrace",
+/// The core library's native methods: each class, its methods and the
+/// function answering them.
+const NATIVES: &[NativeMethod] = &[
+    NativeMethod {
+        class: "io.murano.Object",
+        methods: &["setAttr"],
+        body: set_attr,
+    },
+    NativeMethod {
+        class: "io.murano.Object",
+        methods: &["getAttr"],
+        body: get_attr,
+    },
+    NativeMethod {
+        class: "io.murano.system.GC",
+        methods: &["collect"],
+        body: gc_collect,
+    },
+    NativeMethod {
+        class: "io.murano.system.GC",
+        methods: &["isDoomed"],
+        body: gc_is_doomed,
+    },
+    NativeMethod {
+        class: "io.murano.system.GC",
+        methods: &["isDestroyed"],
+        body: gc_is_destroyed,
+    },
+    NativeMethod {
+        class: "io.murano.system.GC",
+        methods: &["subscribeDestruction"],
+        body: gc_subscribe,
+    },
+    NativeMethod {
+        class: "io.murano.system.GC",
+        methods: &["unsubscribeDestruction"],
+        body: gc_unsubscribe,
+    },
+    // Without a host, logs and status reports go nowhere.
+    NativeMethod {
+        class: "io.murano.system.Logger",
+        methods: LOG_LEVELS,
+        body: nothing,
+    },
+    NativeMethod {
+        class: "io.murano.system.StatusReporter",
+        methods: &["report", "report_error"],
+        body: nothing,
+    },
+    NativeMethod {
+        class: "io.murano.system.AgentListener",
+        methods: &["subscribe", "unsubscribe", "queueName", "agentSettings"],
+        body: agent_listener_disabled,
+    },
+    NativeMethod {
+        class: "io.murano.Exception",
+        methods: &["toString"],
+        body: exception_to_string,
+    },
+    NativeMethod {
+        class: "io.murano.StackTrace",
+        methods: &["toString"],
+        body: stack_trace_to_string,
+    },
+];
+
+/// The methods of `io.murano.system.Logger`, one per level.
+pub(crate) const LOG_LEVELS: &[&str] = &[
+    "trace",
+    "debug",
+    "info",
+    "warning",
+    "error",
+    "critical",
+    "exception",
 ];
 
 /// Register the core library's native methods.
 pub fn register_natives(natives: &mut Natives) {
-    for class in NATIVE_CLASSES {
-        natives.register(class, |c| {
-            native_method(c.rt, c.class, c.this, c.method, c.args, c.kwargs)
-        });
-    }
+    natives.table(NATIVES, |_| true);
 }
 
 /// The core library as a package named `io.murano`.
@@ -92,17 +154,6 @@ pub(crate) fn builtin_package(sources: &mut SourceMap, name: &str, text: &'stati
     pkg
 }
 
-/// Argument `i` of a native call, given by position or by `name`.
-pub(crate) fn arg<'a>(
-    args: &'a [Value],
-    kwargs: &'a [(String, Value)],
-    i: usize,
-    name: &str,
-) -> Option<&'a Value> {
-    args.get(i)
-        .or_else(|| kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v))
-}
-
 /// The text of an optional argument (empty when it is missing), within the
 /// session's memory.
 fn text_of(rt: &Rt, v: Option<&Value>) -> Result<String, Exc> {
@@ -146,111 +197,133 @@ fn write_frame(d: &Dict, prefix: Option<&Value>, out: &mut Render) -> vetro_yaql
     g("instruction").write_py_str(out)
 }
 
-/// A native method of `decl`, if it has one.
-fn native_method(
-    rt: &Rt,
-    decl: &Rc<Class>,
-    this: &Value,
-    name: &str,
-    args: &[Value],
-    kwargs: &[(String, Value)],
-) -> Option<Result<Value, Exc>> {
-    Some(match (decl.name.as_str(), name) {
-        ("io.murano.Object", "setAttr") => (|| {
-            let o = object_of(this)?;
-            let key = text_of(rt, arg(args, kwargs, 0, "name"))?;
-            let value = arg(args, kwargs, 1, "value")
-                .cloned()
-                .unwrap_or(Value::Null);
-            rt.objects.set_attribute(&o, key, value);
-            Ok(Value::Null)
-        })(),
-        ("io.murano.Object", "getAttr") => (|| {
-            let o = object_of(this)?;
-            let key = text_of(rt, arg(args, kwargs, 0, "name"))?;
-            let default = arg(args, kwargs, 1, "default")
-                .cloned()
-                .unwrap_or(Value::Null);
-            Ok(rt.objects.attribute(&o.id, &key).unwrap_or(default))
-        })(),
-        ("io.murano.system.GC", "collect") => {
-            let mut roots: Vec<Rc<Object>> = rt.objects.root().into_iter().collect();
-            roots.extend(rt.live_receivers());
-            rt.collect_garbage(&roots);
-            Ok(Value::Null)
-        }
-        ("io.murano.system.GC", "isDoomed") => {
-            match arg(args, kwargs, 0, "object").and_then(as_object) {
-                Some((o, _)) => Ok(Value::Bool(o.destroyed.get() || o.doomed.get())),
-                None => Ok(Value::Bool(false)),
-            }
-        }
-        ("io.murano.system.GC", "isDestroyed") => {
-            match arg(args, kwargs, 0, "object").and_then(as_object) {
-                Some((o, _)) => Ok(Value::Bool(o.destroyed.get())),
-                None => Ok(Value::Bool(false)),
-            }
-        }
-        ("io.murano.system.GC", "subscribeDestruction") => (|| {
-            let p = object_of(arg(args, kwargs, 0, "publisher").unwrap_or(&Value::Null))?;
-            let s = object_of(arg(args, kwargs, 1, "subscriber").unwrap_or(&Value::Null))?;
-            let h = handler_of(rt, arg(args, kwargs, 2, "handler"))?;
-            let mut subs = p.subscribers.borrow_mut();
-            if !subs.iter().any(|(x, hh)| Rc::ptr_eq(x, &s) && *hh == h) {
-                subs.push((s, h));
-            }
-            Ok(Value::Null)
-        })(),
-        ("io.murano.system.GC", "unsubscribeDestruction") => (|| {
-            let p = object_of(arg(args, kwargs, 0, "publisher").unwrap_or(&Value::Null))?;
-            let s = object_of(arg(args, kwargs, 1, "subscriber").unwrap_or(&Value::Null))?;
-            let h = handler_of(rt, arg(args, kwargs, 2, "handler"))?;
-            p.subscribers
-                .borrow_mut()
-                .retain(|(x, hh)| !(Rc::ptr_eq(x, &s) && *hh == h));
-            Ok(Value::Null)
-        })(),
-        ("io.murano.system.Logger", _) => Ok(Value::Null),
-        ("io.murano.system.AgentListener", _) => Err(Exc::native(
-            "murano.engine.system.agent_listener",
-            "AgentListenerException",
-            "Agent listener is disabled",
-        )),
-        ("io.murano.system.StatusReporter", _) => Ok(Value::Null),
-        ("io.murano.Exception", "toString") => (|| {
-            let o = object_of(this)?;
-            let p = o.props.borrow();
-            let n = text_of(rt, p.get("name"))?;
-            let m = text_of(rt, p.get("message"))?;
-            Ok(Value::str(&format!("{n}: {m}")))
-        })(),
-        ("io.murano.StackTrace", "toString") => (|| {
-            let o = object_of(this)?;
-            let prefix = arg(args, kwargs, 0, "prefix").cloned();
-            let frames = o
-                .props
-                .borrow()
-                .get("frames")
-                .cloned()
-                .unwrap_or(Value::Null);
-            let frames = rt.items(&frames)?;
-            let text = rt.limits.text(|out| {
-                let mut first = true;
-                for f in &frames {
-                    if let Value::Dict(d) = f {
-                        if !first {
-                            out.push('\n')?;
-                        }
-                        first = false;
-                        write_frame(d, prefix.as_ref(), out)?;
-                    }
-                }
-                Ok(())
-            })?;
-            Ok(Value::str(&text))
-        })(),
-        _ => return None,
+fn set_attr(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    let o = object_of(c.this)?;
+    let key = text_of(c.rt, c.arg(0, "name"))?;
+    c.rt.objects.set_attribute(&o, key, c.value(1, "value"));
+    Ok(Value::Null)
+}
+
+fn get_attr(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    let o = object_of(c.this)?;
+    let key = text_of(c.rt, c.arg(0, "name"))?;
+    Ok(c.rt
+        .objects
+        .attribute(&o.id, &key)
+        .unwrap_or_else(|| c.value(1, "default")))
+}
+
+fn gc_collect(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    let mut roots: Vec<Rc<Object>> = c.rt.objects.root().into_iter().collect();
+    roots.extend(c.rt.live_receivers());
+    c.rt.collect_garbage(&roots);
+    Ok(Value::Null)
+}
+
+fn gc_is_doomed(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    Ok(Value::Bool(
+        c.arg(0, "object")
+            .and_then(as_object)
+            .is_some_and(|(o, _)| o.destroyed.get() || o.doomed.get()),
+    ))
+}
+
+fn gc_is_destroyed(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    Ok(Value::Bool(
+        c.arg(0, "object")
+            .and_then(as_object)
+            .is_some_and(|(o, _)| o.destroyed.get()),
+    ))
+}
+
+/// A destruction subscription: publisher, subscriber and handler.
+struct Subscription {
+    publisher: Rc<Object>,
+    subscriber: Rc<Object>,
+    handler: Option<String>,
+}
+
+fn subscription(c: &NativeCall<'_>) -> Result<Subscription, Exc> {
+    Ok(Subscription {
+        publisher: object_of(c.arg(0, "publisher").unwrap_or(&Value::Null))?,
+        subscriber: object_of(c.arg(1, "subscriber").unwrap_or(&Value::Null))?,
+        handler: handler_of(c.rt, c.arg(2, "handler"))?,
     })
+}
+
+fn gc_subscribe(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    let Subscription {
+        publisher,
+        subscriber,
+        handler,
+    } = subscription(c)?;
+    let mut subs = publisher.subscribers.borrow_mut();
+    if !subs
+        .iter()
+        .any(|(x, h)| Rc::ptr_eq(x, &subscriber) && *h == handler)
+    {
+        subs.push((subscriber, handler));
+    }
+    Ok(Value::Null)
+}
+
+fn gc_unsubscribe(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    let Subscription {
+        publisher,
+        subscriber,
+        handler,
+    } = subscription(c)?;
+    publisher
+        .subscribers
+        .borrow_mut()
+        .retain(|(x, h)| !(Rc::ptr_eq(x, &subscriber) && *h == handler));
+    Ok(Value::Null)
+}
+
+fn nothing(_: &NativeCall<'_>) -> Result<Value, Exc> {
+    Ok(Value::Null)
+}
+
+fn agent_listener_disabled(_: &NativeCall<'_>) -> Result<Value, Exc> {
+    Err(Exc::native(
+        "murano.engine.system.agent_listener",
+        "AgentListenerException",
+        "Agent listener is disabled",
+    ))
+}
+
+fn exception_to_string(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    let o = object_of(c.this)?;
+    let p = o.props.borrow();
+    let n = text_of(c.rt, p.get("name"))?;
+    let m = text_of(c.rt, p.get("message"))?;
+    Ok(Value::str(&format!("{n}: {m}")))
+}
+
+fn stack_trace_to_string(c: &NativeCall<'_>) -> Result<Value, Exc> {
+    let o = object_of(c.this)?;
+    let prefix = c.arg(0, "prefix").cloned();
+    let frames = o
+        .props
+        .borrow()
+        .get("frames")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let frames = c.rt.items(&frames)?;
+    let text = c.rt.limits.text(|out| {
+        let mut first = true;
+        for f in &frames {
+            if let Value::Dict(d) = f {
+                if !first {
+                    out.push('\n')?;
+                }
+                first = false;
+                write_frame(d, prefix.as_ref(), out)?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(Value::str(&text))
 }
 
 fn object_of(v: &Value) -> Result<Rc<Object>, Exc> {

@@ -310,18 +310,16 @@ impl Rt {
         args: &[Value],
         kwargs: &[(String, Value)],
     ) -> Option<Result<Value, Exc>> {
-        self.program
-            .source()
-            .natives
-            .call(&super::natives::NativeCall {
-                rt: self,
-                class: decl,
-                this,
-                receiver: recv,
-                method: name,
-                args,
-                kwargs,
-            })
+        let natives = self.program.source().natives.at(decl.natives?);
+        natives.call(&super::natives::NativeCall {
+            rt: self,
+            class: decl,
+            this,
+            receiver: recv,
+            method: name,
+            args,
+            kwargs,
+        })
     }
 
     /// A native method that has no YAML declaration.

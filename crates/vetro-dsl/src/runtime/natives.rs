@@ -1,7 +1,9 @@
 //! The registry of native methods: Rust functions that answer MuranoPL
-//! method calls. The core library, the cloud library and embedders register
-//! handlers by class name; the executor asks them before running a method's
-//! MuranoPL body and never names the classes itself.
+//! method calls. Each class module (the core library, the cloud library,
+//! an embedder's) lists its native classes and their methods in one table;
+//! a class looks up where its natives are once, when it is built, and a
+//! call asks only the natives of its method's declaring class, by method
+//! name. The executor never names the classes itself.
 
 use super::types::{as_type, Class, Exc};
 use super::Rt;
@@ -33,6 +35,11 @@ impl NativeCall<'_> {
             .or_else(|| self.kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v))
     }
 
+    /// Argument `i` (or `name`), null when it is not given.
+    pub fn value(&self, i: usize, name: &str) -> Value {
+        self.arg(i, name).cloned().unwrap_or(Value::Null)
+    }
+
     /// Whether the method was called on the class rather than an object.
     pub fn on_class(&self) -> bool {
         as_type(self.receiver).is_some()
@@ -43,10 +50,45 @@ impl NativeCall<'_> {
 /// handler (and then the method's MuranoPL body) answer it.
 pub type NativeFn = Arc<dyn Fn(&NativeCall<'_>) -> Option<Result<Value, Exc>> + Send + Sync>;
 
+/// The body of a native method in a class module's table.
+pub type NativeBody = fn(&NativeCall<'_>) -> Result<Value, Exc>;
+
+/// One row of a class module's table of native methods: `body` answers
+/// the calls of each of `methods` of `class`.
+pub struct NativeMethod {
+    pub class: &'static str,
+    pub methods: &'static [&'static str],
+    pub body: NativeBody,
+}
+
+/// The native methods of one class.
+#[derive(Clone, Default)]
+pub struct ClassNatives {
+    /// The handlers of each method with one of its own, in the order
+    /// registered (those for every method included).
+    by_method: HashMap<Box<str>, Vec<NativeFn>>,
+    /// The handlers for every method ([`Natives::register`]).
+    any: Vec<NativeFn>,
+}
+
+impl ClassNatives {
+    /// The answer of the first handler of the call's method that answers.
+    pub fn call(&self, call: &NativeCall<'_>) -> Option<Result<Value, Exc>> {
+        self.by_method
+            .get(call.method)
+            .unwrap_or(&self.any)
+            .iter()
+            .find_map(|handler| handler(call))
+    }
+}
+
 /// Native methods by class. Shared by every session over the same classes.
 #[derive(Clone, Default)]
 pub struct Natives {
-    by_class: HashMap<String, Vec<NativeFn>>,
+    /// The classes with natives, in the order first registered.
+    classes: Vec<ClassNatives>,
+    /// Class name -> its place in `classes`.
+    index: HashMap<String, usize>,
     /// Native method names with no MuranoPL declaration (they need YAQL
     /// method dispatchers of their own).
     undeclared: BTreeSet<String>,
@@ -55,16 +97,40 @@ pub struct Natives {
 }
 
 impl Natives {
-    /// Add a handler for the methods of `class` (after the ones it has).
+    /// Add a class module's table; its bodies answer while `when` holds
+    /// for the call (after the handlers registered before them).
+    pub fn table(&mut self, rows: &[NativeMethod], when: fn(&NativeCall<'_>) -> bool) {
+        for row in rows {
+            let body = row.body;
+            let handler: NativeFn = Arc::new(move |c| when(c).then(|| body(c)));
+            for m in row.methods {
+                self.method(row.class, m, handler.clone());
+            }
+        }
+    }
+
+    /// Add a handler for method `method` of `class`.
+    pub fn method(&mut self, class: &str, method: &str, handler: NativeFn) {
+        let ClassNatives { by_method, any } = self.class_mut(class);
+        by_method
+            .entry(method.into())
+            .or_insert_with(|| any.clone())
+            .push(handler);
+    }
+
+    /// Add a handler for every method of `class` (after the ones it has);
+    /// it tells the methods apart by [`NativeCall::method`].
     pub fn register(
         &mut self,
         class: &str,
         handler: impl Fn(&NativeCall<'_>) -> Option<Result<Value, Exc>> + Send + Sync + 'static,
     ) {
-        self.by_class
-            .entry(class.to_string())
-            .or_default()
-            .push(Arc::new(handler));
+        let handler: NativeFn = Arc::new(handler);
+        let c = self.class_mut(class);
+        c.any.push(handler.clone());
+        for handlers in c.by_method.values_mut() {
+            handlers.push(handler.clone());
+        }
     }
 
     /// Declare a native method `name` that no class file declares.
@@ -78,12 +144,23 @@ impl Natives {
         self.extensions.push((class.to_string(), name.to_string()));
     }
 
-    /// The answer of the first handler of the call's class that answers.
-    pub fn call(&self, call: &NativeCall<'_>) -> Option<Result<Value, Exc>> {
-        self.by_class
-            .get(&call.class.name)?
-            .iter()
-            .find_map(|handler| handler(call))
+    fn class_mut(&mut self, class: &str) -> &mut ClassNatives {
+        let next = self.classes.len();
+        let i = *self.index.entry(class.to_string()).or_insert(next);
+        if i == next {
+            self.classes.push(ClassNatives::default());
+        }
+        &mut self.classes[i]
+    }
+
+    /// Where the native methods of `class` are, if it has any.
+    pub fn index_of(&self, class: &str) -> Option<usize> {
+        self.index.get(class).copied()
+    }
+
+    /// The native methods at `i` ([`Natives::index_of`]).
+    pub fn at(&self, i: usize) -> &ClassNatives {
+        &self.classes[i]
     }
 
     pub fn undeclared_methods(&self) -> impl Iterator<Item = &str> {

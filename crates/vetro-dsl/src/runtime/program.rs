@@ -212,6 +212,7 @@ impl Program {
             ancestors,
             handle: RefCell::new(std::rc::Weak::new()),
             resolved: Default::default(),
+            natives: self.source.natives.index_of(&def.name),
         });
         self.classes
             .borrow_mut()

@@ -38,6 +38,9 @@ pub struct Class {
     pub handle: RefCell<Weak<TypeHandle>>,
     /// Method resolutions by name, made on first call.
     pub resolved: MethodTable,
+    /// Where the class's native methods are in its program's natives
+    /// registry (`Natives::index_of`), looked up when it is built.
+    pub natives: Option<usize>,
 }
 
 /// The most-derived definitions of each method name called on a class, as
