@@ -5,7 +5,7 @@
 //! `Infinity`, `-Infinity`) and as YAML's `.nan`/`.inf`.
 
 use crate::error::Error;
-use crate::value::{Dict, Render, Value};
+use crate::value::{Dict, DictKeys, Render, Value};
 use num_bigint::BigInt;
 use std::cell::RefCell;
 use vetro_yaml::{Node, NodeKind, Span};
@@ -30,7 +30,20 @@ impl std::error::Error for DataError {}
 /// integer beyond 64 bits, a duplicate key) is loaded as YAML, which
 /// reports duplicate keys and syntax errors with their line and column.
 pub fn load_str(name: &str, text: &str) -> Result<Value, DataError> {
-    if let Some(v) = fast_json(text) {
+    load_str_consuming(name, text, None)
+}
+
+/// [`load_str`] for a large document held where its memory can be given
+/// back a part at a time (a mapped file): `consumed(n)` is called as the
+/// JSON reader moves past the first `n` bytes of `text`, which it does not
+/// read again. When the JSON path gives up, the YAML loader reads the whole
+/// text again.
+pub fn load_str_consuming(
+    name: &str,
+    text: &str,
+    consumed: Option<&dyn Fn(usize)>,
+) -> Result<Value, DataError> {
+    if let Some(v) = fast_json(text, consumed) {
         return Ok(v);
     }
     let mut sources = vetro_yaml::SourceMap::new();
@@ -81,34 +94,101 @@ pub fn from_node(n: &Node) -> Value {
 
 /// JSON straight into values, or `None` when the text is not JSON this path
 /// can take exactly (then the YAML loader decides).
-fn fast_json(text: &str) -> Option<Value> {
+fn fast_json(text: &str, consumed: Option<&dyn Fn(usize)>) -> Option<Value> {
     use serde::de::DeserializeSeed;
     let mut de = serde_json::Deserializer::from_str(text);
-    let state = RefCell::new(Loader::default());
+    let state = RefCell::new(Loader::new(consumed.map(|consumed| Progress {
+        base: text.as_ptr() as usize,
+        len: text.len(),
+        next: 0,
+        consumed,
+    })));
     let v = PlainSeed(&state).deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(v)
 }
 
 /// What one document's loading keeps between values: the short strings met
-/// so far, and the items of the lists and dictionaries being read.
-#[derive(Default)]
-struct Loader {
-    /// Records repeat their keys and many of their short values (a city, a
-    /// tag): each is held once instead of once per record.
+/// so far, the lists of keys its dictionaries have, and the items of the
+/// lists and dictionaries being read.
+struct Loader<'p> {
+    /// Records repeat many of their short values (a city, a tag): each is
+    /// held once instead of once per record.
     strings: ahash::AHashMap<Box<str>, Value>,
-    /// The items of the lists being read, innermost last: each list is
-    /// allocated once, at its final size, when it ends.
+    /// The keys of dictionaries, as a tree: each shape is the list of keys
+    /// read so far in a dictionary, and its children the keys met after
+    /// it. Records with the same keys in the same order end on the same
+    /// shape and share its list of keys; a key is matched against the
+    /// few children of the current shape, without hashing it.
+    shapes: Vec<Shape>,
+    /// The items of the lists and the values of the dictionaries being
+    /// read, innermost last: each is allocated once, at its final size,
+    /// when it ends.
     items: Vec<Value>,
-    /// The same for dictionaries.
-    entries: Vec<(Value, Value)>,
+    empty_list: Value,
+    progress: Option<Progress<'p>>,
 }
 
-impl Loader {
+/// Where the reader is in the text, told to the caller a step at a time.
+struct Progress<'p> {
+    /// The text's address and length.
+    base: usize,
+    len: usize,
+    /// The offset past which the next call is made.
+    next: usize,
+    consumed: &'p dyn Fn(usize),
+}
+
+impl Progress<'_> {
+    const STEP: usize = 1 << 20;
+
+    /// The reader is at `s`, a borrowed part of the text (or of something
+    /// else, then ignored).
+    fn at(&mut self, s: &str) {
+        let at = (s.as_ptr() as usize).wrapping_sub(self.base);
+        if at < self.len && at >= self.next {
+            (self.consumed)(at);
+            self.next = at + Self::STEP;
+        }
+    }
+}
+
+struct Shape {
+    /// The last key (null at the root).
+    key: Value,
+    keys: DictKeys,
+    children: Vec<u32>,
+}
+
+/// A duplicate key in a dictionary (the YAML loader then reports it).
+struct Duplicate;
+
+impl<'p> Loader<'p> {
+    fn new(progress: Option<Progress<'p>>) -> Loader<'p> {
+        Loader {
+            strings: Default::default(),
+            shapes: vec![Shape {
+                key: Value::Null,
+                keys: DictKeys::new(),
+                children: Vec::new(),
+            }],
+            items: Vec::new(),
+            empty_list: Value::list(Vec::new()),
+            progress,
+        }
+    }
+}
+
+impl Loader<'_> {
     /// Strings this long or more, and strings past this many distinct ones,
     /// are not shared (they are rarely repeated).
     const MAX_LEN: usize = 24;
     const MAX_STRINGS: usize = 16384;
+    /// Shapes past this many, or past this many children of one shape
+    /// (dictionaries keyed by names, not fields), are not made: such
+    /// dictionaries are built key by key.
+    const MAX_SHAPES: usize = 16384;
+    const MAX_CHILDREN: usize = 16;
 
     fn string(&mut self, k: &str) -> Value {
         if k.len() >= Self::MAX_LEN {
@@ -123,21 +203,72 @@ impl Loader {
         }
         v
     }
+
+    /// The list of the items from `start` on, which it takes off the stack
+    /// (all of it when that wastes little room). Empty lists share one
+    /// buffer.
+    fn list_from(&mut self, start: usize) -> Value {
+        let items = &mut self.items;
+        if items.len() == start {
+            return self.empty_list.clone();
+        }
+        if start == 0 && items.capacity() <= 2 * items.len() {
+            return Value::list(std::mem::take(items));
+        }
+        Value::list(items.drain(start..).collect())
+    }
+
+    /// The shape after `shape` when the next key is `k`, made if new;
+    /// `None` past the limits.
+    fn child(&mut self, shape: usize, k: &str) -> Result<Option<usize>, Duplicate> {
+        let found = self.shapes[shape]
+            .children
+            .iter()
+            .find(|&&c| matches!(&self.shapes[c as usize].key, Value::Str(s) if **s == *k));
+        if let Some(&c) = found {
+            return Ok(Some(c as usize));
+        }
+        if self.shapes.len() >= Self::MAX_SHAPES
+            || self.shapes[shape].children.len() >= Self::MAX_CHILDREN
+        {
+            return Ok(None);
+        }
+        let key = self.string(k);
+        let mut keys = self.shapes[shape].keys.clone();
+        if !keys.push(key.clone()) {
+            return Err(Duplicate);
+        }
+        let c = self.shapes.len();
+        self.shapes.push(Shape {
+            key,
+            keys,
+            children: Vec::new(),
+        });
+        self.shapes[shape].children.push(c as u32);
+        Ok(Some(c))
+    }
+}
+
+/// A dictionary being read: on a shape while its keys follow known
+/// paths, else built key by key.
+enum Building {
+    Shaped(usize),
+    Plain(Dict),
 }
 
 #[derive(Clone, Copy)]
-struct PlainSeed<'k>(&'k RefCell<Loader>);
+struct PlainSeed<'k, 'p>(&'k RefCell<Loader<'p>>);
 
-impl<'de> serde::de::DeserializeSeed<'de> for PlainSeed<'_> {
+impl<'de> serde::de::DeserializeSeed<'de> for PlainSeed<'_, '_> {
     type Value = Value;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         d.deserialize_any(PlainVisitor(self.0))
     }
 }
 
-struct PlainVisitor<'k>(&'k RefCell<Loader>);
+struct PlainVisitor<'k, 'p>(&'k RefCell<Loader<'p>>);
 
-impl<'de> serde::de::Visitor<'de> for PlainVisitor<'_> {
+impl<'de> serde::de::Visitor<'de> for PlainVisitor<'_, '_> {
     type Value = Value;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a JSON value")
@@ -175,27 +306,97 @@ impl<'de> serde::de::Visitor<'de> for PlainVisitor<'_> {
         while let Some(x) = a.next_element_seed(PlainSeed(self.0))? {
             self.0.borrow_mut().items.push(x);
         }
-        let items: Vec<Value> = self.0.borrow_mut().items.drain(start..).collect();
-        Ok(Value::list(items))
+        Ok(self.0.borrow_mut().list_from(start))
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
         use serde::de::Error as _;
-        let start = self.0.borrow().entries.len();
-        while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+        let duplicate = || A::Error::custom("duplicate key");
+        let start = self.0.borrow().items.len();
+        let mut building = Building::Shaped(0);
+        loop {
+            let shape = match building {
+                Building::Shaped(shape) => Some(shape),
+                Building::Plain(_) => None,
+            };
+            let Some(key) = a.next_key_seed(KeySeed(self.0, shape))? else {
+                break;
+            };
             let v = a.next_value_seed(PlainSeed(self.0))?;
             let mut state = self.0.borrow_mut();
-            let key = state.string(&k);
-            state.entries.push((key, v));
-        }
-        let mut state = self.0.borrow_mut();
-        let entries = state.entries.drain(start..);
-        let mut d = Dict::with_capacity(entries.len());
-        for (k, v) in entries {
-            if d.insert(k, v).is_some() {
-                return Err(A::Error::custom("duplicate key"));
+            match (&mut building, key) {
+                (Building::Shaped(shape), Key::Shape(next)) => {
+                    *shape = next;
+                    state.items.push(v);
+                }
+                (Building::Shaped(shape), Key::Plain(k)) => {
+                    let values = state.items.drain(start..).collect();
+                    let mut d = Dict::from_keys(&state.shapes[*shape].keys, values);
+                    if d.insert(k, v).is_some() {
+                        return Err(duplicate());
+                    }
+                    building = Building::Plain(d);
+                }
+                (Building::Plain(d), key) => {
+                    let k = match key {
+                        Key::Plain(k) => k,
+                        Key::Shape(next) => state.shapes[next].key.clone(),
+                    };
+                    if d.insert(k, v).is_some() {
+                        return Err(duplicate());
+                    }
+                }
             }
         }
-        Ok(Value::dict(d))
+        Ok(Value::dict(match building {
+            Building::Shaped(shape) => {
+                let mut state = self.0.borrow_mut();
+                let values = state.items.drain(start..).collect();
+                Dict::from_keys(&state.shapes[shape].keys, values)
+            }
+            Building::Plain(d) => d,
+        }))
+    }
+}
+
+/// A key read in a dictionary on `shape` (or on none): the shape it
+/// leads to, or the key itself once off the shapes.
+enum Key {
+    Shape(usize),
+    Plain(Value),
+}
+
+/// Reads a key without copying its text (a key of the document is
+/// matched against the shapes where it lies in the text).
+struct KeySeed<'k, 'p>(&'k RefCell<Loader<'p>>, Option<usize>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeySeed<'_, '_> {
+    type Value = Key;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeySeed<'_, '_> {
+    type Value = Key;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_borrowed_str<E: serde::de::Error>(self, k: &'de str) -> Result<Key, E> {
+        if let Some(p) = &mut self.0.borrow_mut().progress {
+            p.at(k);
+        }
+        self.visit_str(k)
+    }
+    fn visit_str<E: serde::de::Error>(self, k: &str) -> Result<Key, E> {
+        let mut state = self.0.borrow_mut();
+        let Some(shape) = self.1 else {
+            return Ok(Key::Plain(state.string(k)));
+        };
+        match state.child(shape, k) {
+            Ok(Some(next)) => Ok(Key::Shape(next)),
+            Ok(None) => Ok(Key::Plain(state.string(k))),
+            Err(Duplicate) => Err(E::custom("duplicate key")),
+        }
     }
 }
 
@@ -433,5 +634,64 @@ mod tests {
             Value::Float(f64::NEG_INFINITY),
         ]);
         assert_eq!(to_json_string(&v, false), "[NaN,-Infinity]");
+    }
+
+    #[test]
+    fn records_with_the_same_keys_share_one_list_of_them() {
+        let v = load_str(
+            "d",
+            r#"[{"a": 1, "b": {"c": 2}}, {"a": 3, "b": {"c": 4}}, {"b": 5}]"#,
+        )
+        .unwrap();
+        let Value::List(items) = &v else {
+            panic!("not a list")
+        };
+        let keys = |v: &Value| match v {
+            Value::Dict(d) => d.dict_keys(),
+            _ => panic!("not a dict"),
+        };
+        let (k0, k1) = (keys(&items[0]), keys(&items[1]));
+        assert!(std::ptr::eq(k0.as_slice(), k1.as_slice()));
+        assert_eq!(keys(&items[2]).as_slice(), [Value::from("b")]);
+        assert_eq!(
+            to_json_string(&v, false),
+            r#"[{"a":1,"b":{"c":2}},{"a":3,"b":{"c":4}},{"b":5}]"#
+        );
+    }
+
+    #[test]
+    fn dictionaries_past_the_shapes_are_built_key_by_key() {
+        // Each dictionary starts with its own key: the root shape runs out
+        // of children, the rest are read key by key.
+        let text = format!(
+            "[{}]",
+            (0..40)
+                .map(|i| format!(r#"{{"k{i}": {i}, "x": 1, "k{i}y": 2}}"#))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let v = load_str("d", &text).unwrap();
+        assert_eq!(to_json_string(&v, false), text.replace(" ", ""));
+        let dup = "[{\"a\": 1}, {\"b\": 1, \"a\": 2, \"b\": 3}]";
+        assert!(load_str("d", dup).is_err());
+        let many: String = (0..40)
+            .map(|i| format!("{{\"k{i}\": 1, \"k{i}\": 2}},"))
+            .collect();
+        assert!(load_str("d", &format!("[{}1]", many)).is_err());
+    }
+
+    #[test]
+    fn the_reader_tells_how_far_it_is() {
+        let records: Vec<String> = (0..200_000).map(|i| format!(r#"{{"k": {i}}}"#)).collect();
+        let text = format!("[{}]", records.join(","));
+        let seen = RefCell::new(Vec::new());
+        let told = |n: usize| seen.borrow_mut().push(n);
+        let v = load_str_consuming("d", &text, Some(&told)).unwrap();
+        assert!(matches!(&v, Value::List(l) if l.len() == 200_000));
+        // About once per MiB, in order, inside the text.
+        let seen = seen.into_inner();
+        assert!(seen.len() >= 2, "{seen:?}");
+        assert!(seen.windows(2).all(|w| w[0] + (1 << 20) <= w[1]));
+        assert!(seen.iter().all(|&n| n < text.len()));
     }
 }

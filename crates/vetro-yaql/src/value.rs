@@ -7,7 +7,7 @@ mod list;
 mod render;
 mod shared;
 
-pub use dict::Dict;
+pub use dict::{Dict, DictKeys};
 pub use lazy::LazyIter;
 pub use list::{List, WeakList};
 pub use render::Render;

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 use vetro_yaql::{data, Engine, EngineOptions, Error, Limits, Value};
 
+mod mapped;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The expression (without it on a terminal: an interactive shell).
@@ -158,6 +160,15 @@ enum DataProblem {
 }
 
 fn load_data(path: &str) -> Result<Value, DataProblem> {
+    // A regular file is mapped and given back as the loader reads on.
+    if path != "-" {
+        let file = mapped::Mapped::open(std::path::Path::new(path), vetro_yaml::DEFAULT_MAX_INPUT);
+        if let Some(text) = file.as_ref().and_then(mapped::Mapped::text) {
+            let consumed = |n: usize| file.as_ref().map_or((), |f| f.release_to(n));
+            return data::load_str_consuming(path, text, Some(&consumed))
+                .map_err(|e| DataProblem::Invalid(e.message));
+        }
+    }
     // At most the input size limit: `--data /dev/zero` is refused, not read
     // until memory runs out.
     let bytes = vetro_yaml::read_bytes(std::path::Path::new(path), vetro_yaml::DEFAULT_MAX_INPUT)

@@ -1,9 +1,11 @@
-//! The dictionary of the value model: entries in insertion order in one
+//! The dictionary of the value model: values in insertion order in one
 //! buffer that dictionaries made by adding keys to one another share (see
-//! [`super::shared`]), found by a scan while the dictionary is small and
-//! through a table of positions once it grows. Most dictionaries of JSON
-//! records have a handful of keys: they then take two values per entry and
-//! nothing else.
+//! [`super::shared`]), and their keys in another buffer, which
+//! dictionaries with the same first keys share too: the records of a JSON
+//! document hold one list of keys between them ([`DictKeys`]), so a record
+//! takes one value per entry. A key is found by a scan while the
+//! dictionary is small and through a table of positions, kept with the
+//! keys, once it grows.
 
 use super::shared::{Address, Room, Shared};
 use super::Value;
@@ -14,17 +16,10 @@ use std::hash::{Hash, Hasher};
 /// keys (shared strings compare by address first) is as fast as hashing.
 const SCAN_MAX: usize = 8;
 
-/// The table of positions a dictionary past [`SCAN_MAX`] entries keeps
-/// beside them, for every entry of its buffer (a view ignores positions
-/// past its own).
+/// The table of positions a list of keys past [`SCAN_MAX`] entries keeps
+/// beside them, for every key of its buffer (a view ignores positions past
+/// its own).
 type Index = Option<Box<HashTable<u32>>>;
-
-/// An insertion-ordered map from values to values (Python's `dict`).
-/// Cloning shares it; adding a key to a dictionary that is its buffer's
-/// longest view does not copy it (see [`super::shared`]), and any other
-/// change copies it first when shared.
-#[derive(Clone, Default)]
-pub struct Dict(Shared<(Value, Value), Index>);
 
 fn hash_of(k: &Value) -> u64 {
     let mut h = NoHash(0);
@@ -49,17 +44,134 @@ impl Hasher for NoHash {
     }
 }
 
-/// A table of the positions of `entries`, or none when they are few.
-fn index_of(entries: &[(Value, Value)]) -> Index {
-    if entries.len() <= SCAN_MAX {
+/// A table of the positions of `keys`, or none when they are few.
+fn index_of(keys: &[Value]) -> Index {
+    if keys.len() <= SCAN_MAX {
         return None;
     }
-    let mut t = HashTable::with_capacity(entries.len());
-    for (i, (k, _)) in entries.iter().enumerate() {
-        t.insert_unique(hash_of(k), i as u32, |&j| hash_of(&entries[j as usize].0));
+    let mut t = HashTable::with_capacity(keys.len());
+    for (i, k) in keys.iter().enumerate() {
+        t.insert_unique(hash_of(k), i as u32, |&j| hash_of(&keys[j as usize]));
     }
     Some(Box::new(t))
 }
+
+/// Distinct keys in order, shared by the dictionaries built on them
+/// ([`Dict::from_keys`]) and by the lists of keys made by adding to them:
+/// a loader that meets many records with the same keys builds their list
+/// once. Cloning shares it.
+#[derive(Clone, Default)]
+pub struct DictKeys(Shared<Value, Index>);
+
+impl DictKeys {
+    pub fn new() -> DictKeys {
+        DictKeys::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.len() == 0
+    }
+
+    pub fn as_slice(&self) -> &[Value] {
+        self.0.as_slice()
+    }
+
+    /// The position of the key `is_k` finds among the first `n`, whose
+    /// hash is `hash`.
+    fn position(
+        &self,
+        n: usize,
+        hash: impl FnOnce() -> u64,
+        is_k: impl Fn(&Value) -> bool,
+    ) -> Option<usize> {
+        let keys = &self.as_slice()[..n];
+        match self.0.extra() {
+            Some(t) if n > SCAN_MAX => t
+                .find(hash(), |&i| keys.get(i as usize).is_some_and(&is_k))
+                .map(|&i| i as usize),
+            _ => keys.iter().position(is_k),
+        }
+    }
+
+    /// The position of `k`.
+    pub fn position_of(&self, k: &Value) -> Option<usize> {
+        self.position(self.len(), || hash_of(k), |x| x == k)
+    }
+
+    /// Add `k` at the end, unless it is there already (then `false`).
+    pub fn push(&mut self, k: Value) -> bool {
+        if self.position_of(&k).is_some() {
+            return false;
+        }
+        self.push_new(k);
+        true
+    }
+
+    /// Add `k`, known to be absent, at the end: into the buffer's room
+    /// when this list is its longest view, else into a copy.
+    fn push_new(&mut self, k: Value) {
+        let hash = hash_of(&k);
+        if self.0.reserve(1) != (Room::Same { cut: false }) {
+            self.reindex();
+        }
+        let (keys, index) = self.0.end_mut();
+        let i = keys.len();
+        keys.push(k);
+        match index {
+            Some(t) => {
+                t.insert_unique(hash, i as u32, |&j| hash_of(&keys[j as usize]));
+            }
+            None if keys.len() > SCAN_MAX => *index = index_of(keys),
+            None => {}
+        }
+        self.0.sync_len();
+    }
+
+    /// Keys known to be distinct.
+    fn from_distinct(keys: Vec<Value>) -> DictKeys {
+        let index = index_of(&keys);
+        DictKeys(Shared::from_parts(keys, index))
+    }
+
+    fn with_capacity(n: usize) -> DictKeys {
+        DictKeys(Shared::from_vec(Vec::with_capacity(n)))
+    }
+
+    /// Rebuild the table of positions of a list at the end of its
+    /// buffer's keys.
+    fn reindex(&mut self) {
+        let (keys, index) = self.0.end_mut();
+        *index = index_of(keys);
+    }
+
+    fn prefix(&self, n: usize) -> DictKeys {
+        DictKeys(self.0.prefix(n))
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.0.capacity() * std::mem::size_of::<Value>()
+            + self.0.extra().as_ref().map_or(0, |t| t.capacity() * 5)
+            + 48
+    }
+}
+
+impl std::fmt::Debug for DictKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+/// An insertion-ordered map from values to values (Python's `dict`).
+/// Cloning shares it; adding a key to a dictionary that is its buffer's
+/// longest view does not copy its values (see [`super::shared`]), and any
+/// other change copies them first when shared. The buffer of values keeps
+/// beside it the keys of all its values (its longest view's).
+#[derive(Clone, Default)]
+pub struct Dict(Shared<Value, DictKeys>);
 
 impl Dict {
     pub fn new() -> Dict {
@@ -67,18 +179,40 @@ impl Dict {
     }
 
     pub fn with_capacity(n: usize) -> Dict {
-        Dict(Shared::from_vec(Vec::with_capacity(n)))
+        Dict(Shared::from_parts(
+            Vec::with_capacity(n),
+            DictKeys::with_capacity(n),
+        ))
     }
 
     /// A dictionary of `entries` whose keys are known to be distinct (a
     /// Python dict's string keys, say): made without comparing them.
     pub fn from_distinct(entries: Vec<(Value, Value)>) -> Dict {
-        let mut d = Dict(Shared::from_vec(entries));
-        d.reindex();
-        d
+        let (keys, values) = entries.into_iter().unzip();
+        Dict(Shared::from_parts(values, DictKeys::from_distinct(keys)))
     }
 
-    fn entries(&self) -> &[(Value, Value)] {
+    /// A dictionary of `keys` and `values` (as many): the keys are shared,
+    /// not copied.
+    ///
+    /// # Panics
+    /// When the two differ in length.
+    pub fn from_keys(keys: &DictKeys, values: Vec<Value>) -> Dict {
+        assert_eq!(keys.len(), values.len(), "as many keys as values");
+        Dict(Shared::from_parts(values, keys.clone()))
+    }
+
+    /// This dictionary's keys, shared (dictionaries built on them with
+    /// [`Dict::from_keys`] share them again).
+    pub fn dict_keys(&self) -> DictKeys {
+        self.0.extra().prefix(self.len())
+    }
+
+    fn key_slice(&self) -> &[Value] {
+        &self.0.extra().as_slice()[..self.len()]
+    }
+
+    fn value_slice(&self) -> &[Value] {
         self.0.as_slice()
     }
 
@@ -90,48 +224,36 @@ impl Dict {
         self.0.len() == 0
     }
 
-    /// The position of the key `is_k` finds, whose hash is `hash`.
-    fn position(&self, hash: impl FnOnce() -> u64, is_k: impl Fn(&Value) -> bool) -> Option<usize> {
-        let entries = self.entries();
-        match self.0.extra() {
-            Some(t) if entries.len() > SCAN_MAX => t
-                .find(hash(), |&i| {
-                    entries.get(i as usize).is_some_and(|(x, _)| is_k(x))
-                })
-                .map(|&i| i as usize),
-            _ => entries.iter().position(|(x, _)| is_k(x)),
-        }
-    }
-
     /// The position of `k`.
     pub fn get_index_of(&self, k: &Value) -> Option<usize> {
-        self.position(|| hash_of(k), |x| x == k)
+        self.0
+            .extra()
+            .position(self.len(), || hash_of(k), |x| x == k)
     }
 
     /// The value of the string key `k`, found without making a value of it.
     pub fn get_str(&self, k: &str) -> Option<&Value> {
-        let i = self.position(
+        let i = self.0.extra().position(
+            self.len(),
             || super::str_hash(k),
             |x| matches!(x, Value::Str(s) if **s == *k),
         )?;
-        Some(&self.entries()[i].1)
+        Some(&self.value_slice()[i])
     }
 
     pub fn get(&self, k: &Value) -> Option<&Value> {
-        self.get_index_of(k).map(|i| &self.entries()[i].1)
+        self.get_index_of(k).map(|i| &self.value_slice()[i])
     }
 
     pub fn get_mut(&mut self, k: &Value) -> Option<&mut Value> {
         let i = self.get_index_of(k)?;
-        Some(&mut self.entries_mut()[i].1)
+        Some(&mut self.values_vec()[i])
     }
 
     /// The key and value of `k`, with its position.
     pub fn get_full(&self, k: &Value) -> Option<(usize, &Value, &Value)> {
-        self.get_index_of(k).map(|i| {
-            let (k, v) = &self.entries()[i];
-            (i, k, v)
-        })
+        self.get_index_of(k)
+            .map(|i| (i, &self.key_slice()[i], &self.value_slice()[i]))
     }
 
     /// The key and value stored for `k`.
@@ -145,7 +267,7 @@ impl Dict {
 
     /// The entry at position `i`.
     pub fn get_index(&self, i: usize) -> Option<(&Value, &Value)> {
-        self.entries().get(i).map(|(k, v)| (k, v))
+        Some((self.key_slice().get(i)?, self.value_slice().get(i)?))
     }
 
     pub fn first(&self) -> Option<(&Value, &Value)> {
@@ -153,7 +275,7 @@ impl Dict {
     }
 
     pub fn last(&self) -> Option<(&Value, &Value)> {
-        self.entries().last().map(|(k, v)| (k, v))
+        self.get_index(self.len().checked_sub(1)?)
     }
 
     /// Set `k` to `v`: a new key goes last, a present one keeps its place
@@ -165,45 +287,35 @@ impl Dict {
     /// [`Dict::insert`], with the position of the entry.
     pub fn insert_full(&mut self, k: Value, v: Value) -> (usize, Option<Value>) {
         if let Some(i) = self.get_index_of(&k) {
-            return (i, Some(std::mem::replace(&mut self.entries_mut()[i].1, v)));
+            return (i, Some(std::mem::replace(&mut self.values_vec()[i], v)));
         }
-        self.reserve(1);
-        let hash = hash_of(&k);
-        let (entries, index) = self.0.end_mut();
-        let i = entries.len();
-        entries.push((k, v));
-        match index {
-            Some(t) => {
-                t.insert_unique(hash, i as u32, |&j| hash_of(&entries[j as usize].0));
-            }
-            None if entries.len() > SCAN_MAX => *index = index_of(entries),
-            None => {}
-        }
+        let keys = self.dict_keys();
+        self.0.reserve(1);
+        let (values, extra) = self.0.end_mut();
+        *extra = keys;
+        extra.push_new(k);
+        let i = values.len();
+        values.push(v);
         self.0.sync_len();
         (i, None)
     }
 
-    /// The entries to change in place (copied first when shared).
-    fn entries_mut(&mut self) -> &mut Vec<(Value, Value)> {
-        if self.0.unshare() != (Room::Same { cut: false }) {
-            self.reindex();
-        }
-        self.0.get_mut().expect("an unshared dictionary").0
+    /// The values to change in place (copied first when shared; the keys
+    /// stay shared).
+    fn values_vec(&mut self) -> &mut Vec<Value> {
+        let keys = self.dict_keys();
+        self.0.unshare();
+        let (values, extra, _) = self.0.get_mut().expect("an unshared dictionary");
+        *extra = keys;
+        values
     }
 
-    /// Rebuild the table of positions of a dictionary at the end of its
-    /// buffer's entries.
-    fn reindex(&mut self) {
-        let (entries, index) = self.0.end_mut();
-        *index = index_of(entries);
-    }
-
-    /// Change the entries in place with `f` (which may move or remove
-    /// them), then index them again.
+    /// Change the entries with `f` (which may move or remove them), then
+    /// build the dictionary of what is left.
     fn rearrange<R>(&mut self, f: impl FnOnce(&mut Vec<(Value, Value)>) -> R) -> R {
-        let out = f(self.entries_mut());
-        self.0.sync_len();
-        self.reindex();
+        let mut entries: Vec<(Value, Value)> = std::mem::take(self).into_iter().collect();
+        let out = f(&mut entries);
+        *self = Dict::from_distinct(entries);
         out
     }
 
@@ -221,7 +333,15 @@ impl Dict {
 
     /// Remove and return the last entry.
     pub fn pop(&mut self) -> Option<(Value, Value)> {
-        self.rearrange(|e| e.pop())
+        let n = self.len().checked_sub(1)?;
+        let key = self.key_slice()[n].clone();
+        let keys = self.0.extra().prefix(n);
+        self.0.unshare();
+        let (values, extra, _) = self.0.get_mut().expect("an unshared dictionary");
+        let value = values.pop().expect("a last value");
+        *extra = keys;
+        self.0.sync_len();
+        Some((key, value))
     }
 
     pub fn clear(&mut self) {
@@ -242,38 +362,43 @@ impl Dict {
     }
 
     pub fn iter(&self) -> Iter<'_> {
-        Iter(self.entries().iter())
+        Iter(self.key_slice().iter().zip(self.value_slice()))
     }
 
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (&Value, &mut Value)> {
-        self.entries_mut().iter_mut().map(|(k, v)| (&*k, v))
+        self.values_vec();
+        // The keys are read through the buffer's extra, the values written
+        // through its items: two parts of the buffer.
+        let (values, keys, _) = self.0.get_mut().expect("an unshared dictionary");
+        let keys: &DictKeys = keys;
+        keys.as_slice().iter().zip(values.iter_mut())
     }
 
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
-        self.entries().iter().map(|(k, _)| k)
+        self.key_slice().iter()
     }
 
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
-        self.entries().iter().map(|(_, v)| v)
+        self.value_slice().iter()
     }
 
     pub fn values_mut(&mut self) -> impl ExactSizeIterator<Item = &mut Value> {
-        self.entries_mut().iter_mut().map(|(_, v)| v)
+        self.values_vec().iter_mut()
     }
 
     pub fn into_keys(self) -> impl ExactSizeIterator<Item = Value> {
-        self.0.into_vec().into_iter().map(|(k, _)| k)
+        self.key_slice().to_vec().into_iter()
     }
 
     pub fn into_values(self) -> impl ExactSizeIterator<Item = Value> {
-        self.0.into_vec().into_iter().map(|(_, v)| v)
+        self.0.into_vec().into_iter()
     }
 
     /// Room for `n` more entries at the end of this dictionary.
     pub fn reserve(&mut self, n: usize) {
-        if self.0.reserve(n) != (Room::Same { cut: false }) {
-            self.reindex();
-        }
+        let keys = self.dict_keys();
+        self.0.reserve(n);
+        *self.0.end_mut().1 = keys;
     }
 
     /// Whether `a` and `b` are the same dictionary.
@@ -299,26 +424,31 @@ impl Dict {
 
     /// Every value of the buffer when nothing else holds it (for releasing).
     pub(super) fn sole_values(&mut self) -> Option<impl Iterator<Item = &mut Value>> {
-        Some(self.0.sole_items()?.iter_mut().map(|(_, v)| v))
+        Some(self.0.sole_items()?.iter_mut())
     }
 
-    /// The entries' memory, in bytes (for size estimates).
+    /// The values' memory and the keys' when no other dictionary shares
+    /// them, in bytes (for size estimates).
     pub fn heap_bytes(&self) -> usize {
-        self.0.capacity() * std::mem::size_of::<(Value, Value)>()
-            + self.0.extra().as_ref().map_or(0, |t| t.capacity() * 5)
-            + 48
+        let keys = self.0.extra();
+        let own_keys = if keys.0.holders() == 1 {
+            keys.heap_bytes()
+        } else {
+            0
+        };
+        self.0.capacity() * std::mem::size_of::<Value>() + own_keys + 56
     }
 }
 
 /// The entries of a [`Dict`] in order.
 #[derive(Clone)]
-pub struct Iter<'a>(std::slice::Iter<'a, (Value, Value)>);
+pub struct Iter<'a>(std::iter::Zip<std::slice::Iter<'a, Value>, std::slice::Iter<'a, Value>>);
 
 impl<'a> Iterator for Iter<'a> {
     type Item = (&'a Value, &'a Value);
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        self.0.next().map(|(k, v)| (k, v))
+        self.0.next()
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.0.size_hint()
@@ -327,7 +457,7 @@ impl<'a> Iterator for Iter<'a> {
 
 impl DoubleEndedIterator for Iter<'_> {
     fn next_back(&mut self) -> Option<Self::Item> {
-        self.0.next_back().map(|(k, v)| (k, v))
+        self.0.next_back()
     }
 }
 
@@ -343,9 +473,10 @@ impl<'a> IntoIterator for &'a Dict {
 
 impl IntoIterator for Dict {
     type Item = (Value, Value);
-    type IntoIter = std::vec::IntoIter<(Value, Value)>;
+    type IntoIter = std::iter::Zip<std::vec::IntoIter<Value>, std::vec::IntoIter<Value>>;
     fn into_iter(self) -> Self::IntoIter {
-        self.0.into_vec().into_iter()
+        let keys = self.key_slice().to_vec();
+        keys.into_iter().zip(self.0.into_vec())
     }
 }
 
@@ -456,5 +587,64 @@ mod tests {
         );
         assert_eq!(d.get(&Value::Bool(true)), Some(&Value::Int(1)));
         assert_eq!(d.len(), 20);
+    }
+
+    #[test]
+    fn dictionaries_on_shared_keys_change_apart() {
+        let mut keys = DictKeys::new();
+        for i in 0..12 {
+            assert!(keys.push(s(&format!("k{i}"))));
+        }
+        assert!(!keys.push(s("k3")));
+        let values = |x: i64| (0..12).map(|i| Value::Int(i + x)).collect::<Vec<_>>();
+        let mut a = Dict::from_keys(&keys, values(0));
+        let mut b = Dict::from_keys(&keys, values(100));
+        let c = b.clone();
+        a.insert(s("extra"), Value::Int(-1));
+        b.insert(s("other"), Value::Int(-2));
+        *b.get_mut(&s("k0")).unwrap() = Value::Null;
+        assert_eq!(a.get(&s("extra")), Some(&Value::Int(-1)));
+        assert_eq!(a.get(&s("other")), None);
+        assert_eq!(b.get(&s("other")), Some(&Value::Int(-2)));
+        assert_eq!(b.get(&s("extra")), None);
+        assert_eq!(b.get(&s("k0")), Some(&Value::Null));
+        assert_eq!(c.get(&s("k0")), Some(&Value::Int(100)));
+        assert_eq!(c.len(), 12);
+        assert_eq!(keys.len(), 12);
+        assert_eq!(a.get_index(12).map(|(k, _)| k.clone()), Some(s("extra")));
+        for (i, (k, v)) in a.iter().take(12).enumerate() {
+            assert_eq!((k, v), (&s(&format!("k{i}")), &Value::Int(i as i64)));
+        }
+        assert_eq!(a.pop(), Some((s("extra"), Value::Int(-1))));
+        assert_eq!(a.len(), 12);
+        a.insert(s("again"), Value::Int(7));
+        assert_eq!(a.last().map(|(k, _)| k.clone()), Some(s("again")));
+        assert_eq!(a.get(&s("again")), Some(&Value::Int(7)));
+    }
+
+    #[test]
+    fn a_dictionary_made_by_adding_keeps_its_own_keys() {
+        let mut a = Dict::new();
+        a.insert(s("x"), Value::Int(1));
+        let mut b = a.clone();
+        b.insert(s("y"), Value::Int(2));
+        let mut c = a.clone();
+        c.insert(s("z"), Value::Int(3));
+        assert_eq!(a.keys().cloned().collect::<Vec<_>>(), [s("x")]);
+        assert_eq!(b.keys().cloned().collect::<Vec<_>>(), [s("x"), s("y")]);
+        assert_eq!(c.keys().cloned().collect::<Vec<_>>(), [s("x"), s("z")]);
+        assert_eq!(c.get(&s("y")), None);
+        for (_, v) in c.iter_mut() {
+            *v = Value::Null;
+        }
+        assert_eq!(b.get(&s("x")), Some(&Value::Int(1)));
+        c.retain(|k, _| *k != s("x"));
+        assert_eq!(c.into_iter().collect::<Vec<_>>(), [(s("z"), Value::Null)]);
+        b.sort_by(|k1, _, k2, _| compare_keys(k2, k1));
+        assert_eq!(b.into_keys().collect::<Vec<_>>(), [s("y"), s("x")]);
+    }
+
+    fn compare_keys(a: &Value, b: &Value) -> std::cmp::Ordering {
+        a.as_str().cmp(&b.as_str())
     }
 }

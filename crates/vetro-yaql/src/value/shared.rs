@@ -70,12 +70,25 @@ pub(super) enum Room {
 
 impl<T: Clone, X: Default> Shared<T, X> {
     pub(super) fn from_vec(items: Vec<T>) -> Self {
+        Shared::from_parts(items, X::default())
+    }
+
+    /// A buffer of `items` with `extra` kept beside them.
+    pub(super) fn from_parts(items: Vec<T>, extra: X) -> Self {
         Shared {
             len: items.len(),
             buf: Rc::new(Buf {
                 items: UnsafeCell::new(items),
-                extra: UnsafeCell::default(),
+                extra: UnsafeCell::new(extra),
             }),
+        }
+    }
+
+    /// The view of this one's first `len` items (at most its own).
+    pub(super) fn prefix(&self, len: usize) -> Self {
+        Shared {
+            buf: self.buf.clone(),
+            len: len.min(self.len),
         }
     }
 
