@@ -45,22 +45,32 @@ pub enum FromEngine {
     Unconfined { missing: String },
 }
 
+/// Why an engine process could not serve its worker.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("cannot read the task: {0}")]
+    Read(#[source] std::io::Error),
+    #[error("the first line is not a task: {0}")]
+    NotATask(#[source] serde_json::Error),
+    /// The output could not be written: the worker is gone.
+    #[error("cannot write to the worker: {0}")]
+    Write(String),
+}
+
 /// The engine process's side: read the task from `input`, run it, write
 /// its reports and output to `output`. `Err` when the input is not a task
 /// or the output cannot be written (the worker is gone).
-pub fn serve<R, W>(mut input: R, output: W) -> Result<(), String>
+pub fn serve<R, W>(mut input: R, output: W) -> Result<(), ServeError>
 where
     R: BufRead + Send + 'static,
     W: Write + 'static,
 {
     let mut line = String::new();
-    input
-        .read_line(&mut line)
-        .map_err(|e| format!("cannot read the task: {e}"))?;
+    input.read_line(&mut line).map_err(ServeError::Read)?;
     let task = match serde_json::from_str::<ToEngine>(&line) {
         Ok(ToEngine::Run { task }) => task,
         Ok(ToEngine::Cancel) => return Ok(()),
-        Err(e) => return Err(format!("the first line is not a task: {e}")),
+        Err(e) => return Err(ServeError::NotATask(e)),
     };
     // Before any thread starts: the confinement covers the threads started after it.
     let confinement = sandbox::confine(&Sandbox::for_task(
@@ -107,7 +117,7 @@ where
         output: Box::new(output),
     });
     match w.failed.take() {
-        Some(e) => Err(format!("cannot write to the worker: {e}")),
+        Some(e) => Err(ServeError::Write(e)),
         None => Ok(()),
     }
 }
@@ -209,7 +219,8 @@ mod tests {
             out.clone(),
         )
         .unwrap_err();
-        assert!(e.contains("not a task"), "{e}");
+        assert!(matches!(e, ServeError::NotATask(_)), "{e:?}");
+        assert!(e.to_string().starts_with("the first line is not a task: "));
         assert!(out.0.borrow().is_empty());
     }
 }
