@@ -129,6 +129,25 @@ pub(super) fn start(runner: &Runner, task: Prepared) -> Engine {
     Engine { events, stop }
 }
 
+/// Runs `task`'s engine with `runner` to its end: its status reports, then
+/// its output or why there is none. What a worker does around an engine
+/// (leases, storing reports, stops) is left out: benchmarks compare runners
+/// with it.
+pub async fn run_to_end(
+    runner: &Runner,
+    task: Prepared,
+) -> (Vec<StatusReport>, Result<TaskOutput, String>) {
+    let mut engine = start(runner, task);
+    let mut reports = Vec::new();
+    while let Some(event) = engine.events.recv().await {
+        match event {
+            Event::Report(r) => reports.push(r),
+            Event::Done(done) => return (reports, done),
+        }
+    }
+    (reports, Err("the engine ended without an output".into()))
+}
+
 fn in_process(task: Prepared, tx: mpsc::UnboundedSender<Event>, mut stop: watch::Receiver<Stop>) {
     let cancel = Arc::new(AtomicBool::new(false));
     {

@@ -23,7 +23,7 @@ pub(crate) mod resolver;
 mod run;
 mod trust;
 
-pub use engine::{OsLimits, Runner, ENGINE_OPEN_FILES};
+pub use engine::{run_to_end, OsLimits, Runner, ENGINE_OPEN_FILES};
 pub use resolver::CatalogResolver;
 pub use vetro_store::tasks::Lane;
 
