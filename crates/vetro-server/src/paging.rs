@@ -127,7 +127,7 @@ impl JsonList {
 /// For embedders that read a listing as a value (the web dashboard).
 impl Serialize for JsonList {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let items = RawValue::from_string(self.page.items.clone()).map_err(S::Error::custom)?;
+        let items = RawValue::from_string(self.page.items.to_string()).map_err(S::Error::custom)?;
         let mut m = s.serialize_map(None)?;
         m.serialize_entry(self.key, &items)?;
         if let Some(next) = &self.page.next_marker {

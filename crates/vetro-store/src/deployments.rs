@@ -116,6 +116,7 @@ impl Store {
             binds,
             order: "created DESC, id DESC".into(),
             id: "id",
+            scope: Some(project_id.to_string()),
         };
         self.json_page(&listing, page).await
     }

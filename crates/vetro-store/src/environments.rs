@@ -234,6 +234,7 @@ impl Store {
             binds,
             order: "created, id".into(),
             id: "id",
+            scope: project_id.map(str::to_string),
         })
     }
 

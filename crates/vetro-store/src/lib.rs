@@ -82,6 +82,8 @@ pub struct Store {
     written: Arc<tokio::sync::watch::Sender<u64>>,
     /// Passes on the writes of other processes to `written`.
     watcher: Arc<changes::Watcher>,
+    /// Pages of the lists recently read (see [`json_page`]).
+    pages: Arc<json_page::PageCache>,
 }
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -153,6 +155,7 @@ impl Store {
             queued: Arc::new(Notify::new()),
             written: Arc::new(tokio::sync::watch::Sender::new(0)),
             watcher: changes::Watcher::new(&url),
+            pages: Arc::default(),
         })
     }
 

@@ -289,6 +289,7 @@ impl Store {
             binds: sql.binds,
             order: order.into(),
             id: "id",
+            scope: Some(q.project_id.clone()),
         };
         self.json_page(&listing, page).await
     }

@@ -147,6 +147,7 @@ impl Store {
             binds,
             order: "created, id".into(),
             id: "id",
+            scope: Some(project_id.to_string()),
         };
         self.json_page(&listing, page).await
     }

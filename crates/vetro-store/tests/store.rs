@@ -28,6 +28,15 @@ async fn sqlite_file() -> (Store, tempfile::TempDir) {
 /// A fresh database on the PostgreSQL server, or `None` (with a message) when
 /// `VETRO_TEST_PG_URL` is unset.
 async fn postgres() -> Option<Store> {
+    let url = postgres_url().await?;
+    let s = Store::connect(&url).await.expect("connect test db");
+    s.migrate().await.expect("migrate postgres");
+    Some(s)
+}
+
+/// The URL of a fresh database on the PostgreSQL server, or `None` (with a
+/// message) when `VETRO_TEST_PG_URL` is unset.
+async fn postgres_url() -> Option<String> {
     let Ok(base) = std::env::var("VETRO_TEST_PG_URL") else {
         eprintln!("VETRO_TEST_PG_URL is not set: skipping the PostgreSQL run of this test");
         return None;
@@ -42,11 +51,7 @@ async fn postgres() -> Option<Store> {
         .expect("create test database");
     admin.close().await;
     let (prefix, _) = base.rsplit_once('/').expect("URL with a database name");
-    let s = Store::connect(&format!("{prefix}/{name}"))
-        .await
-        .expect("connect test db");
-    s.migrate().await.expect("migrate postgres");
-    Some(s)
+    Some(format!("{prefix}/{name}"))
 }
 
 macro_rules! both {
@@ -85,6 +90,114 @@ both!(
     expired_leases_are_requeued_then_failed,
     tasks_keep_the_trust_they_act_through,
 );
+
+#[tokio::test]
+async fn sqlite_file_pages_follow_other_stores_writes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite://{}", dir.path().join("store.db").display());
+    pages_follow_other_stores_writes(&url).await;
+}
+
+#[tokio::test]
+async fn postgres_pages_follow_other_stores_writes() {
+    if let Some(url) = postgres_url().await {
+        pages_follow_other_stores_writes(&url).await;
+    }
+}
+
+/// Every list page a store has read once (and keeps) follows what another
+/// store on the same database (another `vetro serve` or `vetro worker`
+/// process) writes: each page read through the first store after a write
+/// of the second equals the page a new store reads.
+async fn pages_follow_other_stores_writes(url: &str) {
+    use std::time::Duration;
+    let reader = Store::connect(url).await.unwrap();
+    reader.migrate().await.unwrap();
+    let writer = Store::connect(url).await.unwrap();
+    async fn pages(s: &Store) -> Vec<String> {
+        let first = || PageRequest::first(10);
+        let query = |project: &str| vetro_store::search::PackageQuery {
+            project_id: project.into(),
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        for project in ["p1", "p2"] {
+            let p = [
+                s.environment_page_json(Some(project), &first()).await,
+                s.deployment_page_json(None, project, &first()).await,
+                s.template_page_json(project, None, &first()).await,
+                s.search_packages_json(&query(project), &first()).await,
+            ];
+            out.extend(p.into_iter().map(|p| p.unwrap().items.to_string()));
+        }
+        out
+    }
+    async fn agree(reader: &Store, url: &str, what: &str) -> Vec<String> {
+        let seen = pages(reader).await;
+        // Twice: the second read is answered from what the first kept.
+        assert_eq!(pages(reader).await, seen, "{what}: a kept page changed");
+        let fresh = Store::connect(url).await.unwrap();
+        assert_eq!(seen, pages(&fresh).await, "{what}: a kept page is stale");
+        fresh.close().await;
+        seen
+    }
+    let before = agree(&reader, url, "empty").await;
+    let e = env(&writer, "first").await;
+    let after = agree(&reader, url, "an environment created").await;
+    assert_ne!(before[0], after[0]);
+    writer.rename_environment(&e.id, "renamed").await.unwrap();
+    assert!(agree(&reader, url, "renamed").await[0].contains("renamed"));
+    let session = writer.open_session(&e.id, "alice").await.unwrap();
+    assert!(agree(&reader, url, "a session opened").await[0].contains("pending"));
+    let task = writer
+        .deploy_session(&session.id, "p1", None)
+        .await
+        .unwrap();
+    assert!(agree(&reader, url, "a deploy queued").await[1].contains(&task));
+    let lease = Duration::from_secs(60);
+    let claimed = writer.claim_task("w", lease).await.unwrap().unwrap();
+    assert!(agree(&reader, url, "claimed").await[1].contains("\"running\""));
+    let report = NewReport {
+        entity_id: "x".into(),
+        entity: "environment".into(),
+        text: "an error".into(),
+        level: "error".into(),
+        details: None,
+    };
+    writer.report_as(&task, "w", &report).await.unwrap();
+    assert!(agree(&reader, url, "an error reported").await[1].contains("running_w_errors"));
+    let completion = Completion {
+        finish: Finish::Succeeded,
+        result: json!({"result": null, "isException": false}),
+        is_exception: false,
+        model: Some(json!({"Objects": null})),
+        cloud_state: None,
+    };
+    assert!(writer
+        .complete_task(&claimed, "w", &completion)
+        .await
+        .unwrap());
+    assert!(agree(&reader, url, "finished").await[1].contains("completed_w_errors"));
+    // What every project sees: another project's public template and package.
+    let model = json!({"name": "t", "services": []});
+    writer
+        .create_template("p1", "shared", "", &model, true)
+        .await
+        .unwrap();
+    assert!(agree(&reader, url, "a public template").await[6].contains("shared"));
+    let web = writer
+        .insert_package(&pkg("p1", "org.web", &["org.web.Server"], false))
+        .await
+        .unwrap();
+    assert!(!agree(&reader, url, "a private package").await[7].contains("org.web"));
+    let mut public = writer.get_package(&web.id).await.unwrap();
+    public.is_public = true;
+    writer.update_package(&public).await.unwrap();
+    assert!(agree(&reader, url, "published").await[7].contains("org.web"));
+    writer.delete_environment(&e.id).await.unwrap();
+    let gone = agree(&reader, url, "the environment deleted").await;
+    assert!(!gone[0].contains(&e.id) && !gone[1].contains(&task));
+}
 
 /// The Keystone trust a task was submitted with reaches the worker that
 /// claims it; tasks submitted without one have none.
