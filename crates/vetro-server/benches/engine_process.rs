@@ -1,7 +1,9 @@
 //! What an engine process costs a task: the bundled example's deployment
 //! run by the engine in this process and in an engine process of its own
 //! (`vetro engine-task`), alternately, each run timed from the engine's start
-//! to its output as a worker sees it.
+//! to its output as a worker sees it: wall-clock time, and CPU time (this
+//! process's, plus its engine processes' once they have ended), which the
+//! load of a shared machine disturbs less.
 //!
 //! `cargo bench -p vetro-server --bench engine_process -- [VETRO] [RUNS]`
 //! (VETRO: the binary whose `engine-task` runs the engine processes, default
@@ -53,13 +55,27 @@ fn example_task(cache: &PackageCache) -> Prepared {
     .expect("the example prepares")
 }
 
-async fn timed(runner: &Runner, task: &Prepared) -> f64 {
-    let start = Instant::now();
+/// CPU milliseconds (user and system) of this process and of its ended children.
+fn cpu_ms() -> f64 {
+    let used = |who| {
+        // SAFETY: getrusage fills the zeroed struct it is given.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(who, &mut u) };
+        let ms = |t: libc::timeval| t.tv_sec as f64 * 1000.0 + t.tv_usec as f64 / 1000.0;
+        ms(u.ru_utime) + ms(u.ru_stime)
+    };
+    used(libc::RUSAGE_SELF) + used(libc::RUSAGE_CHILDREN)
+}
+
+/// One run's wall-clock and CPU milliseconds.
+async fn timed(runner: &Runner, task: &Prepared) -> (f64, f64) {
+    let (start, cpu) = (Instant::now(), cpu_ms());
     let (reports, out) = run_to_end(runner, task.clone()).await;
     let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let cpu = cpu_ms() - cpu;
     let out = out.unwrap_or_else(|e| panic!("the task did not finish: {e}"));
     assert_eq!(out.outcome, Outcome::Success, "reports: {reports:?}");
-    ms
+    (ms, cpu)
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -123,13 +139,20 @@ fn main() {
                 .collect::<Vec<_>>()
                 .join(" ")
         );
-        let ma = summary("in this process", a.clone());
-        let mb = summary("in an engine process", b.clone());
-        let diffs: Vec<f64> = b.iter().zip(&a).map(|(p, i)| p - i).collect();
-        summary("difference (pairs)", diffs);
-        println!(
-            "overhead per task (difference of the medians): {:.2} ms",
-            mb - ma
-        );
+        for (cpu, what) in [(false, "wall-clock"), (true, "CPU")] {
+            let column = |v: &[(f64, f64)]| -> Vec<f64> {
+                v.iter().map(|&(w, c)| if cpu { c } else { w }).collect()
+            };
+            let (a, b) = (column(&a), column(&b));
+            println!("{what} time:");
+            let ma = summary("in this process", a.clone());
+            let mb = summary("in an engine process", b.clone());
+            let diffs: Vec<f64> = b.iter().zip(&a).map(|(p, i)| p - i).collect();
+            summary("difference (pairs)", diffs);
+            println!(
+                "overhead per task (difference of the medians): {:.2} ms",
+                mb - ma
+            );
+        }
     });
 }

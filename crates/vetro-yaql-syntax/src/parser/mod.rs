@@ -102,6 +102,9 @@ struct Parser<'a, B> {
 
 const MAX_DEPTH: usize = 200;
 
+/// Levels of nesting between two checks of the stack's headroom.
+const CHECK_EVERY: usize = 16;
+
 /// The most operands a tree may chain along one path (Python's yaql stops
 /// at its recursion limit of 1,000 long before).
 const MAX_LINKS: usize = 1_000;
@@ -237,7 +240,15 @@ impl<'a, B: Build<'a>> Parser<'a, B> {
             return Err(self.nested_too_deeply());
         }
         let links = self.links;
-        let r = stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.expr_inner(min_bp));
+        // The stack is checked every few levels, not at each: most
+        // expressions never reach a check, and one made on a stack that
+        // `stacker` does not know (a host's coroutine) maps a new segment.
+        // A level takes far less than the red zone's share.
+        let r = if self.depth.is_multiple_of(CHECK_EVERY) {
+            stacker::maybe_grow(256 * 1024, 2 * 1024 * 1024, || self.expr_inner(min_bp))
+        } else {
+            self.expr_inner(min_bp)
+        };
         self.links = links;
         self.depth -= 1;
         r
