@@ -147,7 +147,11 @@ fn build(
     let cache = PackageCache::new(dir.path());
     let resolved = resolve::resolve(resolver, &cache, limits, &wanted).map_err(|e| match e {
         TaskError::Unresolved(m) => ApiError::not_found(m).with_kind("NoPackageFound"),
-        TaskError::Catalog(_) | TaskError::Unpack(_) => internal(e),
+        TaskError::Catalog(m) => {
+            tracing::error!(error = %m, "the catalog failed to answer for a class schema");
+            ApiError::unavailable("the database is not available; try again")
+        }
+        TaskError::Unpack(_) => internal(e),
     })?;
     let library = vetro_dsl::host::Library::load(&resolved.roots);
     let defined_by_package = library
