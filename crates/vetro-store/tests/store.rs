@@ -166,13 +166,7 @@ async fn pages_follow_other_stores_writes(url: &str) {
     };
     writer.report_as(&task, "w", &report).await.unwrap();
     assert!(agree(&reader, url, "an error reported").await[1].contains("running_w_errors"));
-    let completion = Completion {
-        finish: Finish::Succeeded,
-        result: json!({"result": null, "isException": false}),
-        is_exception: false,
-        model: Some(json!({"Objects": null})),
-        cloud_state: None,
-    };
+    let completion = empty_success();
     assert!(writer
         .complete_task(&claimed, "w", &completion)
         .await
@@ -772,13 +766,7 @@ async fn json_pages_agree_with_the_rows(s: Store) {
         details: None,
     };
     s.report_as(&queued, "w", &report("warning")).await.unwrap();
-    let completion = Completion {
-        finish: Finish::Succeeded,
-        result: json!({"result": null, "isException": false}),
-        is_exception: false,
-        model: Some(json!({"Objects": null})),
-        cloud_state: None,
-    };
+    let completion = empty_success();
     assert!(s.complete_task(&claimed, "w", &completion).await.unwrap());
     let running = s
         .claim_task("w", Duration::from_secs(60))
@@ -1471,4 +1459,15 @@ async fn an_unusable_database_is_refused_at_once() {
         );
     }
     assert_eq!(std::fs::read(&path).unwrap(), vec![0x5a; 64 * 1024]);
+}
+
+/// A run that succeeded with an empty model and no result.
+fn empty_success() -> Completion {
+    Completion {
+        finish: Finish::Succeeded,
+        result: json!({"result": null, "isException": false}),
+        is_exception: false,
+        model: Some(json!({"Objects": null})),
+        cloud_state: None,
+    }
 }
