@@ -19,7 +19,7 @@
 //! ```
 
 use num_bigint::{BigInt, BigUint, Sign};
-use std::cell::RefCell;
+use std::sync::OnceLock;
 
 /// The most decimal digits an integer may have where it is read from or
 /// written as text.
@@ -103,21 +103,17 @@ fn from_decimal_digits(digits: &[u8]) -> BigUint {
     from_decimal_digits(high) * power_of_ten_at(level) + from_decimal_digits(low)
 }
 
-/// 10 ** (DIRECT_DIGITS * 2 ** level), kept per thread once computed.
-fn power_of_ten_at(level: usize) -> BigUint {
-    thread_local! {
-        static POWERS: RefCell<Vec<BigUint>> = const { RefCell::new(Vec::new()) };
-    }
-    POWERS.with(|powers| {
-        let mut powers = powers.borrow_mut();
-        while powers.len() <= level {
-            let next = match powers.last() {
-                Some(p) => p * p,
-                None => BigUint::from(10u32).pow(DIRECT_DIGITS as u32),
-            };
-            powers.push(next);
+/// 10 ** (DIRECT_DIGITS * 2 ** level), computed once for the process and
+/// then shared by every thread (each level is the square of the one below).
+fn power_of_ten_at(level: usize) -> &'static BigUint {
+    const LEVELS: usize = usize::BITS as usize;
+    static POWERS: [OnceLock<BigUint>; LEVELS] = [const { OnceLock::new() }; LEVELS];
+    POWERS[level].get_or_init(|| match level {
+        0 => BigUint::from(10u32).pow(DIRECT_DIGITS as u32),
+        _ => {
+            let below = power_of_ten_at(level - 1);
+            below * below
         }
-        powers[level].clone()
     })
 }
 
