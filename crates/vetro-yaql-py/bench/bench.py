@@ -159,17 +159,18 @@ def measure(repeat, items):
         parse_again, repeat, min) / 1000
 
     evaluations(out, engine, items, eval_repeat)
-    threads(out, engine, items, eval_repeat)
     return out
 
 
-def threads(out, engine, items, repeat):
-    """Two workloads evaluated four times, one after the other in one
-    thread, then at once in four threads on the same engine and statement
-    (the drop-in releases the GIL while it evaluates; converting the Python
-    data in and the result out needs it): where/select over the records, and
-    a computation on no data (`items` * 10 numbers). Also the CPU time the
-    process used over the wall time of the four-thread runs."""
+def threads(out, engine, items, repeat, n_threads=4):
+    """Two workloads evaluated `n_threads` times one after the other in one
+    thread, then once in each of `n_threads` threads at the same time, on
+    one engine and statement: where/select over the records, and a
+    computation on no data (`items` * 10 numbers). The one-thread and the
+    many-thread runs alternate, `repeat` of each; per workload: the wall
+    time of each pair, the process's CPU time over the wall time of the
+    many-thread runs (above 1 only when threads ran at once), and, for the
+    drop-in, the share of a call's CPU time spent with the GIL held."""
     import threading
     import yaql
     name, expr, _ = EVAL_WORKLOADS[0]
@@ -185,34 +186,88 @@ def threads(out, engine, items, repeat):
             stmt.evaluate(data=data, context=context)
 
         def serial():
-            for _ in range(4):
+            for _ in range(n_threads):
                 one()
 
         def parallel():
-            ts = [threading.Thread(target=one) for _ in range(4)]
+            ts = [threading.Thread(target=one) for _ in range(n_threads)]
             for t in ts:
                 t.start()
             for t in ts:
                 t.join()
-        out[f"evaluate {label} x4, one thread"] = timed(serial, repeat)
-        # The process's CPU time (all threads) over the wall time of the
-        # four-thread runs: above 1 only if threads ran at the same time.
-        walls, cpu = [], 0.0
+        one()  # the engine and the statement's tree built
+        out[f"held {label}"] = held_share(one, repeat)
+        walls = {"one": [], "many": []}
+        cpu = {"one": 0.0, "many": 0.0}
         for _ in range(repeat):
-            c0, t0 = time.process_time(), time.perf_counter()
-            parallel()
-            walls.append(time.perf_counter() - t0)
-            cpu += time.process_time() - c0
-        out[f"evaluate {label} x4, four threads"] = statistics.median(walls)
-        out[f"cpu/wall {label}"] = cpu / sum(walls)
+            for kind, fn in (("one", serial), ("many", parallel)):
+                c0, t0 = time.process_time(), time.perf_counter()
+                fn()
+                walls[kind].append(time.perf_counter() - t0)
+                cpu[kind] += time.process_time() - c0
+        out[f"threads {label}"] = dict(
+            walls, **{f"cpu/wall {k}": cpu[k] / sum(walls[k]) for k in cpu})
 
 
-def threads_only(repeat, items):
+def held_share(one, repeat):
+    """The share of a call's CPU time with the GIL held, from the drop-in's
+    own accounting (`_vetro_yaql.phase_times`) over `repeat` calls in this
+    thread; None for the reference, which never releases it."""
+    try:
+        from yaql._vetro_yaql import phase_times
+    except ImportError:
+        return None
+    phase_times(True)
+    c0 = time.thread_time()
+    for _ in range(repeat):
+        one()
+    total = time.thread_time() - c0
+    calls, held_in, released, held_out = phase_times(False)
+    return {"call": total / repeat, "in": held_in / calls / 1e9,
+            "released": released / calls / 1e9,
+            "out": held_out / calls / 1e9,
+            "held": 1 - released / 1e9 / total}
+
+
+def threads_only(repeat, items, n_threads):
     import yaql
     from yaql.language import factory
     out = {"version": getattr(yaql, "__version__", "?")}
-    threads(out, factory.YaqlFactory().create(), items, repeat)
+    threads(out, factory.YaqlFactory().create(), items, repeat, n_threads)
     return out
+
+
+def threads_report(res, n_threads):
+    """The drop-in's threads against its one thread (the reference is not
+    needed: the ratio compares the drop-in with itself)."""
+    import os
+    cores = len(os.sched_getaffinity(0))
+    print(f"{n_threads} threads against one on one engine (drop-in "
+          f"{res['version']}), {cores} cores, load average "
+          f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())} at the end\n")
+    print(f"| workload | one thread, {n_threads} calls | {n_threads} threads "
+          "| speed-up | pairs | CPU/wall, one / many | GIL held | ceiling |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for key, t in res.items():
+        if not key.startswith("threads "):
+            continue
+        label = key.removeprefix("threads ")
+        ratios = [a / b for a, b in zip(t["one"], t["many"])]
+        h = res[f"held {label}"]
+        ceiling = min(cores, n_threads, 1 / max(h["held"], 1e-9))
+        print(f"| {label} | {fmt(statistics.median(t['one']))} | "
+              f"{fmt(statistics.median(t['many']))} | "
+              f"{statistics.median(ratios):.2f}x | {min(ratios):.2f}x to "
+              f"{max(ratios):.2f}x | {t['cpu/wall one']:.2f} / "
+              f"{t['cpu/wall many']:.2f} | "
+              f"{h['held']:.0%} | {ceiling:.2f}x |")
+    print("\nPer call, CPU time of the calling thread: GIL held converting "
+          "in / released / held converting out, and the whole call")
+    for key, h in res.items():
+        if key.startswith("held "):
+            print(f"* {key.removeprefix('held ')}: {fmt(h['in'])} / "
+                  f"{fmt(h['released'])} / {fmt(h['out'])}, "
+                  f"{fmt(h['call'])}")
 
 
 def evaluations_only(repeat, items, only):
@@ -248,19 +303,6 @@ def report(vs, rs, rounds, repeat):
         if "cpu " + key in v0:
             cpu = f"{med(rs, 'cpu ' + key) / med(vs, 'cpu ' + key):,.0f}x"
         print(f"| {key} | {fmt(r)} | {fmt(v)} | {r / v:,.0f}x | {spread} | {cpu} |")
-    one = [k for k in v0 if "x4, one thread" in k]
-    four = [k for k in v0 if "x4, four threads" in k]
-    print()
-    for a_key, b_key in zip(one, four):
-        label = a_key.removeprefix("evaluate ").removesuffix(" x4, one thread")
-        ratios = {name: [x[a_key] / x[b_key] for x in res]
-                  for name, res in (("v", vs), ("r", rs))}
-        print(f"four threads against one (throughput), {label}: drop-in "
-              f"{statistics.median(ratios['v']):.2f}x, reference "
-              f"{statistics.median(ratios['r']):.2f}x; CPU time over wall "
-              f"time with four threads: drop-in "
-              f"{med(vs, 'cpu/wall ' + label):.2f}, reference "
-              f"{med(rs, 'cpu/wall ' + label):.2f}")
 
 
 def fmt(seconds):
@@ -276,14 +318,19 @@ def fmt(seconds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--vetro-python")
+    ap.add_argument("--vetro-python", default=sys.executable)
     ap.add_argument("--reference-python")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--items", type=int, default=10000)
     ap.add_argument("--measure", action="store_true",
                     help="time the `yaql` this interpreter imports; print JSON")
     ap.add_argument("--threads-only", action="store_true",
-                    help="only the phases that compare four threads with one")
+                    help="only the drop-in's threads against its one thread "
+                         "(no reference needed)")
+    ap.add_argument("--no-threads", action="store_true",
+                    help="skip the threads against one thread")
+    ap.add_argument("--threads", type=int, default=4,
+                    help="threads to compare with one (default 4)")
     ap.add_argument("--only", metavar="NAME,...",
                     help="only the evaluations over generated records whose "
                          "names start so (e.g. where/select,identity)")
@@ -293,26 +340,41 @@ def main():
     only = a.only.split(",") if a.only else None
     if a.measure:
         if a.threads_only:
-            out = threads_only(a.repeat, a.items)
+            out = threads_only(a.repeat, a.items, a.threads)
         elif only:
             out = evaluations_only(a.repeat, a.items, only)
         else:
             out = measure(a.repeat, a.items)
         print(json.dumps(out))
         return
-    if not (a.vetro_python and a.reference_python):
-        ap.error("--vetro-python and --reference-python are required")
+    if not a.threads_only:
+        if not a.reference_python:
+            ap.error("--reference-python is required (or --threads-only)")
+        compare(a)
+    if not a.no_threads:
+        # Three calls at least per measure, to have a median.
+        args = ["--measure", "--threads-only", "--repeat",
+                str(max(a.repeat, 3)), "--items", str(a.items),
+                "--threads", str(a.threads)]
+        print()
+        threads_report(run(a.vetro_python, args), a.threads)
+
+
+def run(python, args):
+    proc = subprocess.run([python, __file__] + args, check=True,
+                          capture_output=True, text=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def compare(a):
+    """The drop-in against the reference, `a.rounds` rounds alternating."""
     args = ["--measure", "--repeat", str(a.repeat), "--items", str(a.items)]
-    args += ["--threads-only"] if a.threads_only else []
     args += ["--only", a.only] if a.only else []
     results = {"vetro": [], "reference": []}
     for _ in range(a.rounds):
         for label, py in (("vetro", a.vetro_python),
                           ("reference", a.reference_python)):
-            proc = subprocess.run([py, __file__] + args, check=True,
-                                  capture_output=True, text=True)
-            results[label].append(
-                json.loads(proc.stdout.strip().splitlines()[-1]))
+            results[label].append(run(py, args))
     report(results["vetro"], results["reference"], a.rounds, a.repeat)
 
 

@@ -5,6 +5,7 @@ use crate::convert::{result_to_py, to_value, Shape};
 use crate::errors::to_pyerr;
 use crate::evalctx::EvalContext;
 use crate::host::register_layer;
+use crate::phases::{Clock, Phase};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -212,6 +213,7 @@ impl Core {
         library: (bool, bool, bool, bool, bool),
         base: Option<PyRef<'_, EvalContext>>,
     ) -> PyResult<Py<PyAny>> {
+        let mut clock = Clock::start();
         let lib = Library {
             legacy: library.0,
             delegates: library.1,
@@ -252,30 +254,35 @@ impl Core {
         // The context goes in whole: dropping it (and the data converted
         // into it) is work that needs no GIL either.
         let shape = self.output_shape();
-        let job = OnThisThread((&*engine, &parsed, ctx));
+        clock.lap(Phase::HeldIn);
+        let job = OnThisThread((&*engine, &parsed, ctx, &mut clock));
         let result = py
             .detach(move || {
                 // Take the wrapper whole (a closure would otherwise capture
                 // its fields one by one).
                 let job = job;
-                let (engine, parsed, ctx) = job.0;
+                let (engine, parsed, ctx, clock) = job.0;
                 let result = engine
                     .evaluate_in_with_lists(parsed, &ctx)
                     .and_then(|(v, lists)| Ok((drain_lazies(v, shape, lists.as_ref())?, lists)));
                 drop(ctx);
+                clock.lap(Phase::Released);
                 OnThisThread(result)
             })
             .0;
-        match result {
+        let out = match result {
             Ok((v, lists)) => {
                 // The quota is checked after the conversion, which refuses
                 // what Python cannot hash first.
                 let out = result_to_py(py, &v, shape, lists)?;
                 check_quota(py, &v, shape, expr)?;
+                drop(v);
                 Ok(out.unbind())
             }
             Err(e) => Err(to_pyerr(py, e, Some(expr))),
-        }
+        };
+        clock.lap(Phase::HeldOut);
+        out
     }
 
     /// Options as the engine sees them (for tests and `repr`).

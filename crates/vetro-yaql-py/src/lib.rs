@@ -13,6 +13,7 @@ pub mod host;
 pub mod input;
 pub mod lazies;
 pub mod outdict;
+pub mod phases;
 pub mod pyobj;
 pub mod shim;
 pub mod statement;
@@ -36,5 +37,6 @@ fn _vetro_yaql(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<wrappers::PyCallable>()?;
     m.add_class::<wrappers::PyIterator>()?;
     m.add_class::<wrappers::PyHost>()?;
+    m.add_function(wrap_pyfunction!(phases::phase_times, m)?)?;
     Ok(())
 }

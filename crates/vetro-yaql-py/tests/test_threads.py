@@ -93,3 +93,30 @@ def test_threads_share_one_statement():
         t.join()
     assert not errors
     assert results == [expected] * 4
+
+
+def test_phase_times_split_a_call_by_the_gil():
+    from yaql._vetro_yaql import phase_times
+    engine = factory.YaqlFactory().create()
+    context = yaql.create_context()
+    data = [{'k': 'k%d' % i, 'v': i} for i in range(20000)]
+    computation = engine(LONG.format(n=200000))
+    conversion = engine('1')
+    computation.evaluate(context=context)
+    try:
+        phase_times(True)
+        for _ in range(3):
+            computation.evaluate(context=context)
+        calls, held_in, released, held_out = phase_times(True)
+        assert calls == 3
+        # A computation on no data holds the GIL only to start and return.
+        assert released > 10 * (held_in + held_out), (held_in, released)
+        for _ in range(3):
+            conversion.evaluate(data=data, context=context)
+        calls, held_in, released, held_out = phase_times(False)
+        assert calls == 3
+        # Converting the records in is done with the GIL held.
+        assert held_in > 0 and held_in > held_out
+    finally:
+        phase_times(False)
+    assert phase_times() == (0, 0, 0, 0)
