@@ -1,11 +1,12 @@
 //! The Python-visible engine core: parser flavour and options, and one Rust
 //! engine per library flavour, shared by every Python thread.
 
-use crate::convert::{result_to_py, to_value, Shape};
+use crate::convert::{result_to_py, Shape};
 use crate::errors::to_pyerr;
 use crate::evalctx::EvalContext;
 use crate::host::register_layer;
 use crate::phases::{Clock, Phase};
+use crate::staged::stage;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -244,10 +245,12 @@ impl Core {
             let layer = layer.cast::<PyTuple>()?;
             register_layer(&ctx, layer, &py_engine)?;
         }
-        if !data.is(crate::shim::Shim::get(py)?.no_value.bind(py)) {
-            ctx = ctx.child();
-            ctx.set("1", to_value(&data)?);
-        }
+        // The data is read now and its values made once the GIL is
+        // released (see `staged`).
+        let data = match data.is(crate::shim::Shim::get(py)?.no_value.bind(py)) {
+            true => None,
+            false => Some(stage(&data)?),
+        };
         // The evaluation runs without the GIL, so that other Python threads
         // evaluate (or run Python) meanwhile; whatever in it reaches Python
         // (callbacks, yaqlized objects, Python iterators) takes the GIL back.
@@ -255,13 +258,17 @@ impl Core {
         // into it) is work that needs no GIL either.
         let shape = self.output_shape();
         clock.lap(Phase::HeldIn);
-        let job = OnThisThread((&*engine, &parsed, ctx, &mut clock));
+        let job = OnThisThread((&*engine, &parsed, ctx, &mut clock, data));
         let result = py
             .detach(move || {
                 // Take the wrapper whole (a closure would otherwise capture
                 // its fields one by one).
                 let job = job;
-                let (engine, parsed, ctx, clock) = job.0;
+                let (engine, parsed, mut ctx, clock, data) = job.0;
+                if let Some(data) = data {
+                    ctx = ctx.child();
+                    ctx.set("1", data.build());
+                }
                 let result = engine
                     .evaluate_in_with_lists(parsed, &ctx)
                     .and_then(|(v, lists)| Ok((drain_lazies(v, shape, lists.as_ref())?, lists)));

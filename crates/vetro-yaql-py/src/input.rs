@@ -302,7 +302,7 @@ fn scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
     Ok(None)
 }
 
-fn int_value(i: &Bound<'_, PyInt>) -> PyResult<Value> {
+pub(crate) fn int_value(i: &Bound<'_, PyInt>) -> PyResult<Value> {
     match i.extract::<i64>() {
         Ok(v) => Ok(Value::Int(v)),
         Err(_) => big_int(i),

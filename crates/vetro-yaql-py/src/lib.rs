@@ -16,6 +16,7 @@ pub mod outdict;
 pub mod phases;
 pub mod pyobj;
 pub mod shim;
+pub mod staged;
 pub mod statement;
 pub mod wrappers;
 pub mod yaqlized;

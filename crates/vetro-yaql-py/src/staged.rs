@@ -1,0 +1,283 @@
+//! The data of an evaluation converted in two steps, so that most of the
+//! work runs without the GIL: [`stage`] reads the Python objects (which
+//! needs the GIL) into a flat record of plain data, and [`Staged::build`]
+//! makes the engine's values from it (allocating the strings, lists and
+//! dicts) while other Python threads run.
+//!
+//! The record holds no Python object: string texts are copied into one
+//! buffer, dictionary keys are made once per key object (as
+//! [`crate::input`] does), and anything but the exact built-in types
+//! (subclasses, tuples, sets, datetimes, host objects, ...) is converted in
+//! full by [`crate::input::Input`] while the GIL is held.
+
+use crate::input::{int_value, AddrMap, Input};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use vetro_yaql::value::Dict;
+use vetro_yaql::Value;
+
+/// One step of the record; containers are followed by their items (dicts
+/// by key and value in turn).
+#[derive(Clone, Copy)]
+enum Op {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// A string: its text's start and length in [`Staged::text`].
+    Str(u32, u32),
+    /// A dictionary key made while staging ([`Staged::keys`]).
+    Key(u32),
+    /// A value converted in full while staging ([`Staged::ready`]).
+    Ready(u32),
+    /// A list of that many items.
+    List(u32),
+    /// A dict of that many entries; `true` when its keys are distinct
+    /// strings (so it is made without comparing them).
+    Dict(u32, bool),
+}
+
+/// Python data read for [`Staged::build`].
+pub struct Staged {
+    ops: Vec<Op>,
+    text: String,
+    keys: Vec<Value>,
+    ready: Vec<Value>,
+}
+
+/// Read `obj` (with the GIL held) for [`Staged::build`].
+pub fn stage(obj: &Bound<'_, PyAny>) -> PyResult<Staged> {
+    let mut s = Stager {
+        input: Input::new(obj.py()),
+        out: Staged {
+            ops: Vec::new(),
+            text: String::new(),
+            keys: Vec::new(),
+            ready: Vec::new(),
+        },
+        key_index: AddrMap::default(),
+        recent: Vec::new(),
+        slow: 0,
+    };
+    s.value(obj)?;
+    Ok(s.out)
+}
+
+impl Staged {
+    /// The value read (needs no GIL).
+    pub fn build(mut self) -> Value {
+        let mut at = 0;
+        self.value(&mut at)
+    }
+
+    fn value(&mut self, at: &mut usize) -> Value {
+        let op = self.ops[*at];
+        *at += 1;
+        match op {
+            Op::Null => Value::Null,
+            Op::Bool(b) => Value::Bool(b),
+            Op::Int(i) => Value::Int(i),
+            Op::Float(x) => Value::Float(x),
+            Op::Str(start, len) => {
+                let start = start as usize;
+                Value::str(&self.text[start..start + len as usize])
+            }
+            Op::Key(i) => self.keys[i as usize].clone(),
+            Op::Ready(i) => std::mem::replace(&mut self.ready[i as usize], Value::Null),
+            Op::List(n) => {
+                let items = (0..n).map(|_| self.value(at)).collect();
+                Value::list(items)
+            }
+            Op::Dict(n, distinct) => {
+                let mut entries = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    let k = self.value(at);
+                    entries.push((k, self.value(at)));
+                }
+                Value::dict(if distinct {
+                    Dict::from_distinct(entries)
+                } else {
+                    entries.into_iter().collect()
+                })
+            }
+        }
+    }
+}
+
+/// One staging: the record made so far and what finds dictionary keys.
+struct Stager<'py> {
+    /// Converts what is not staged (and holds the key objects, see below).
+    input: Input<'py>,
+    out: Staged,
+    /// The string keys staged so far, by the address of their Python
+    /// object (held so that the address is not reused meanwhile).
+    key_index: AddrMap<usize, (Bound<'py, PyAny>, u32)>,
+    /// The keys of the last dict staged, by position (address and index):
+    /// records hold the same keys in the same order.
+    recent: Vec<(usize, u32)>,
+    /// Objects converted by [`Input`], which may run Python code.
+    slow: usize,
+}
+
+impl<'py> Stager<'py> {
+    fn value(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+        if !self.scalar(obj)? {
+            self.container(obj)?;
+        }
+        Ok(())
+    }
+
+    /// An item of a container, read without taking a reference: a scalar
+    /// is staged as it is (which runs no Python code); anything else is
+    /// held first.
+    #[inline]
+    fn item(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        if !self.scalar(&obj)? {
+            self.container(&obj.to_owned())?;
+        }
+        Ok(())
+    }
+
+    /// The exact built-in scalars (told by a pointer comparison of their
+    /// type); false for anything else.
+    #[inline]
+    fn scalar(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<bool> {
+        let op = if let Ok(s) = obj.cast_exact::<PyString>() {
+            self.text(s.to_str()?)
+        } else if let Ok(i) = obj.cast_exact::<PyInt>() {
+            match int_value(i)? {
+                Value::Int(i) => Op::Int(i),
+                big => self.ready(big),
+            }
+        } else if let Ok(f) = obj.cast_exact::<PyFloat>() {
+            Op::Float(f.value())
+        } else if obj.is_none() {
+            Op::Null
+        } else if let Ok(b) = obj.cast_exact::<PyBool>() {
+            Op::Bool(b.is_true())
+        } else {
+            return Ok(false);
+        };
+        self.out.ops.push(op);
+        Ok(true)
+    }
+
+    fn text(&mut self, s: &str) -> Op {
+        let start = self.out.text.len();
+        match (u32::try_from(start), u32::try_from(s.len())) {
+            (Ok(start), Ok(len)) if start.checked_add(len).is_some() => {
+                self.out.text.push_str(s);
+                Op::Str(start, len)
+            }
+            _ => self.ready(Value::str(s)),
+        }
+    }
+
+    fn ready(&mut self, v: Value) -> Op {
+        self.out.ready.push(v);
+        Op::Ready(self.out.ready.len() as u32 - 1)
+    }
+
+    fn container(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+        if let Ok(d) = obj.cast_exact::<PyDict>() {
+            return self.dict(d);
+        }
+        if let Ok(l) = obj.cast_exact::<PyList>() {
+            return self.list(l);
+        }
+        self.slow += 1;
+        let v = self.input.value(obj)?;
+        let op = self.ready(v);
+        self.out.ops.push(op);
+        Ok(())
+    }
+
+    /// The key at position `at` of a dictionary: a string key is made once
+    /// per key object.
+    fn key(&mut self, at: usize, k: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        let Ok(s) = k.cast_exact::<PyString>() else {
+            return self.item(k);
+        };
+        let addr = k.as_ptr() as usize;
+        let index = match self.recent.get(at) {
+            Some(&(a, i)) if a == addr => i,
+            _ => {
+                let i = match self.key_index.get(&addr) {
+                    Some(&(_, i)) => i,
+                    None => {
+                        self.out.keys.push(Value::str(s.to_str()?));
+                        let i = self.out.keys.len() as u32 - 1;
+                        self.key_index.insert(addr, (k.to_owned(), i));
+                        i
+                    }
+                };
+                if at < self.recent.len() {
+                    self.recent[at] = (addr, i);
+                } else if at == self.recent.len() {
+                    self.recent.push((addr, i));
+                }
+                i
+            }
+        };
+        self.out.ops.push(Op::Key(index));
+        Ok(())
+    }
+
+    /// A dict's entries read in place; its keys are known distinct when
+    /// they are all strings and staging it ran no Python code (which could
+    /// have changed it meanwhile).
+    fn dict(&mut self, d: &Bound<'py, PyDict>) -> PyResult<()> {
+        let (py, len) = (d.py(), d.len());
+        let head = self.out.ops.len();
+        self.out.ops.push(Op::Dict(0, false));
+        let slow = self.slow;
+        let mut str_keys = true;
+        let mut n = 0usize;
+        let mut pos: ffi::Py_ssize_t = 0;
+        let (mut k, mut v) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: `d` is a dict and the GIL is held; the key and value are
+        // borrowed from it and used before the next step (held first when
+        // staging them may run Python code, see `item`).
+        while unsafe { ffi::PyDict_Next(d.as_ptr(), &mut pos, &mut k, &mut v) } != 0 {
+            let (k, v) = unsafe { (Borrowed::from_ptr(py, k), Borrowed::from_ptr(py, v)) };
+            str_keys &= k.is_exact_instance_of::<PyString>();
+            self.key(n, k)?;
+            self.item(v)?;
+            n += 1;
+        }
+        if d.len() != len {
+            return Err(PyRuntimeError::new_err(
+                "dictionary changed size during iteration",
+            ));
+        }
+        self.out.ops[head] = Op::Dict(count(py, n)?, str_keys && self.slow == slow);
+        Ok(())
+    }
+
+    /// A list's items read in place.
+    fn list(&mut self, l: &Bound<'py, PyList>) -> PyResult<()> {
+        let head = self.out.ops.len();
+        self.out.ops.push(Op::List(0));
+        // The length is read at each step: staging an item may run Python
+        // code that changes the list.
+        let mut i = 0;
+        while i < l.len() {
+            // SAFETY: `l` is a list, `i` within it, the GIL held; the item
+            // is borrowed as in `dict`.
+            let item = unsafe { ffi::PyList_GetItem(l.as_ptr(), i as ffi::Py_ssize_t) };
+            let item = unsafe { Borrowed::from_ptr_or_err(l.py(), item)? };
+            self.item(item)?;
+            i += 1;
+        }
+        self.out.ops[head] = Op::List(count(l.py(), i)?);
+        Ok(())
+    }
+}
+
+/// A container's length as the record holds it.
+fn count(py: Python<'_>, n: usize) -> PyResult<u32> {
+    u32::try_from(n)
+        .map_err(|_| crate::errors::to_pyerr(py, vetro_yaql::limits::memory_exceeded(), None))
+}
