@@ -4,9 +4,9 @@
 use crate::convert::{result_to_py, Shape};
 use crate::errors::to_pyerr;
 use crate::evalctx::EvalContext;
-use crate::host::register_layer;
+use crate::host::{register_layer, StagedVars};
 use crate::phases::{Clock, Phase};
-use crate::staged::stage;
+use crate::staged::Stager;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -238,19 +238,22 @@ impl Core {
         };
         drop(base);
         let py_engine = Rc::new(py_engine);
+        // The variables and the data are read now and their values made
+        // once the GIL is released (see `staged`).
+        let (mut stager, mut vars) = (Stager::new(py), StagedVars::new());
         for (i, layer) in layers.iter().enumerate() {
             if i > 0 {
                 ctx = ctx.child();
             }
             let layer = layer.cast::<PyTuple>()?;
-            register_layer(&ctx, layer, &py_engine)?;
+            register_layer(&ctx, layer, &py_engine, (&mut stager, &mut vars))?;
         }
-        // The data is read now and its values made once the GIL is
-        // released (see `staged`).
-        let data = match data.is(crate::shim::Shim::get(py)?.no_value.bind(py)) {
-            true => None,
-            false => Some(stage(&data)?),
-        };
+        if !data.is(crate::shim::Shim::get(py)?.no_value.bind(py)) {
+            ctx = ctx.child();
+            stager.value(&data)?;
+            vars.push((ctx.clone(), "1".to_owned()));
+        }
+        let staged = stager.finish();
         // The evaluation runs without the GIL, so that other Python threads
         // evaluate (or run Python) meanwhile; whatever in it reaches Python
         // (callbacks, yaqlized objects, Python iterators) takes the GIL back.
@@ -258,16 +261,15 @@ impl Core {
         // into it) is work that needs no GIL either.
         let shape = self.output_shape();
         clock.lap(Phase::HeldIn);
-        let job = OnThisThread((&*engine, &parsed, ctx, &mut clock, data));
+        let job = OnThisThread((&*engine, &parsed, ctx, &mut clock, (staged, vars)));
         let result = py
             .detach(move || {
                 // Take the wrapper whole (a closure would otherwise capture
                 // its fields one by one).
                 let job = job;
-                let (engine, parsed, mut ctx, clock, data) = job.0;
-                if let Some(data) = data {
-                    ctx = ctx.child();
-                    ctx.set("1", data.build());
+                let (engine, parsed, ctx, clock, (staged, vars)) = job.0;
+                for ((scope, name), v) in vars.into_iter().zip(staged.build()) {
+                    scope.set(&name, v);
                 }
                 let result = engine
                     .evaluate_in_with_lists(parsed, &ctx)

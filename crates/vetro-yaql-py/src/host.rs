@@ -14,6 +14,7 @@ use crate::convert::{to_py, to_value, Shape};
 use crate::evalctx::EvalContext;
 use crate::pyobj::wrap_err;
 use crate::shim::Shim;
+use crate::staged::Stager;
 use crate::wrappers::PyCallable;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -23,17 +24,23 @@ use vetro_yaql::func::params::{HostObjectArg, KwArgs, Rest};
 use vetro_yaql::func::ParamCheck;
 use vetro_yaql::{yaql_fn, ArgValue, Args, Call, Context, Form, FunctionDef, Value};
 
-/// Set one Python context layer's variables and functions on `ctx`.
-pub fn register_layer(
+/// Variables read for a context whose values are made later (without the
+/// GIL, see [`crate::staged`]): where each goes, in the order staged.
+pub type StagedVars = Vec<(Rc<Context>, String)>;
+
+/// Register one Python context layer's functions on `ctx`, and stage its
+/// variables for it.
+pub fn register_layer<'py>(
     ctx: &Rc<Context>,
-    layer: &Bound<'_, PyTuple>,
+    layer: &Bound<'py, PyTuple>,
     py_engine: &Rc<Py<PyAny>>,
+    (stager, vars): (&mut Stager<'py>, &mut StagedVars),
 ) -> PyResult<()> {
-    let vars = layer.get_item(0)?;
-    let vars = vars.cast::<PyDict>()?;
-    for (k, v) in vars.iter() {
+    let layer_vars = layer.get_item(0)?;
+    for (k, v) in layer_vars.cast::<PyDict>()?.iter() {
         let name: String = k.extract()?;
-        ctx.set(&name, to_value(&v)?);
+        stager.value(&v)?;
+        vars.push((ctx.clone(), name));
     }
     let funcs = layer.get_item(1)?;
     for f in funcs.cast::<PyList>()?.iter() {

@@ -1,5 +1,5 @@
 //! The data of an evaluation converted in two steps, so that most of the
-//! work runs without the GIL: [`stage`] reads the Python objects (which
+//! work runs without the GIL: a [`Stager`] reads the Python objects (which
 //! needs the GIL) into a flat record of plain data, and [`Staged::build`]
 //! makes the engine's values from it (allocating the strings, lists and
 //! dicts) while other Python threads run.
@@ -47,29 +47,14 @@ pub struct Staged {
     ready: Vec<Value>,
 }
 
-/// Read `obj` (with the GIL held) for [`Staged::build`].
-pub fn stage(obj: &Bound<'_, PyAny>) -> PyResult<Staged> {
-    let mut s = Stager {
-        input: Input::new(obj.py()),
-        out: Staged {
-            ops: Vec::new(),
-            text: String::new(),
-            keys: Vec::new(),
-            ready: Vec::new(),
-        },
-        key_index: AddrMap::default(),
-        recent: Vec::new(),
-        slow: 0,
-    };
-    s.value(obj)?;
-    Ok(s.out)
-}
-
 impl Staged {
-    /// The value read (needs no GIL).
-    pub fn build(mut self) -> Value {
-        let mut at = 0;
-        self.value(&mut at)
+    /// The values read, in the order they were staged (needs no GIL).
+    pub fn build(mut self) -> Vec<Value> {
+        let (mut at, mut out) = (0, Vec::new());
+        while at < self.ops.len() {
+            out.push(self.value(&mut at));
+        }
+        out
     }
 
     fn value(&mut self, at: &mut usize) -> Value {
@@ -106,8 +91,9 @@ impl Staged {
     }
 }
 
-/// One staging: the record made so far and what finds dictionary keys.
-struct Stager<'py> {
+/// One staging of one or more values: the record made so far and what
+/// finds dictionary keys (shared by all the values).
+pub struct Stager<'py> {
     /// Converts what is not staged (and holds the key objects, see below).
     input: Input<'py>,
     out: Staged,
@@ -122,7 +108,28 @@ struct Stager<'py> {
 }
 
 impl<'py> Stager<'py> {
-    fn value(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+    pub fn new(py: Python<'py>) -> Stager<'py> {
+        Stager {
+            input: Input::new(py),
+            out: Staged {
+                ops: Vec::new(),
+                text: String::new(),
+                keys: Vec::new(),
+                ready: Vec::new(),
+            },
+            key_index: AddrMap::default(),
+            recent: Vec::new(),
+            slow: 0,
+        }
+    }
+
+    /// The record of the values staged, for [`Staged::build`].
+    pub fn finish(self) -> Staged {
+        self.out
+    }
+
+    /// Read `obj` (with the GIL held) as the next value.
+    pub fn value(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
         if !self.scalar(obj)? {
             self.container(obj)?;
         }

@@ -90,3 +90,21 @@ def test_every_kind_of_item_survives_the_staged_conversion():
     assert evaluate('$.records.select($.a)', data) == [1, 4, 5]
     assert evaluate('$.texts.select(len($))', data) == [0, 5, 1, 4, 6, 10000]
     assert evaluate('$.ints[3] + 1', data) == 2 ** 63 + 1
+
+
+def test_context_variables_are_converted_as_data_is():
+    # Mistral binds its data as the context's `$`, orquesta as variables:
+    # both are staged with the data, in layers of their own.
+    engine = factory.YaqlFactory().create()
+    root = yaql.create_context()
+    root['limit'] = 2
+    ctx = root.create_child_context()
+    records = [{'k': 'k%d' % i, 'v': i, 't': ('x', [i])} for i in range(5)]
+    ctx['$'] = records
+    ctx['other'] = {'records': records, 'limit': 3}
+    assert engine('$.where($.v > $limit).select($.k)').evaluate(
+        context=ctx) == ['k3', 'k4']
+    assert engine('$other.records.where($.v < $other.limit).select($.t)'
+                  ).evaluate(context=ctx) == [['x', [0]], ['x', [1]],
+                                              ['x', [2]]]
+    assert engine('$').evaluate(data=[1], context=ctx) == [1]
