@@ -6,7 +6,7 @@ use crate::errors::to_pyerr;
 use crate::evalctx::EvalContext;
 use crate::host::{register_layer, StagedVars};
 use crate::phases::{Clock, Phase};
-use crate::staged::Stager;
+use crate::staged::{Spares, Stager};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -34,6 +34,8 @@ pub struct Library {
 pub struct Core {
     /// The Rust engines built so far, one per library flavour.
     engines: Mutex<HashMap<Library, Arc<Engine>>>,
+    /// Buffers for the data of evaluations (see `staged`).
+    spares: Spares,
     legacy: bool,
     allow_delegates: bool,
     /// The factory's operator table when it has custom operators.
@@ -154,6 +156,7 @@ impl Core {
         };
         Ok(Core {
             engines: Mutex::new(HashMap::new()),
+            spares: Spares::default(),
             legacy,
             allow_delegates,
             operators,
@@ -240,7 +243,7 @@ impl Core {
         let py_engine = Rc::new(py_engine);
         // The variables and the data are read now and their values made
         // once the GIL is released (see `staged`).
-        let (mut stager, mut vars) = (Stager::new(py), StagedVars::new());
+        let (mut stager, mut vars) = (Stager::new(py, &self.spares), StagedVars::new());
         for (i, layer) in layers.iter().enumerate() {
             if i > 0 {
                 ctx = ctx.child();
@@ -261,14 +264,21 @@ impl Core {
         // into it) is work that needs no GIL either.
         let shape = self.output_shape();
         clock.lap(Phase::HeldIn);
-        let job = OnThisThread((&*engine, &parsed, ctx, &mut clock, (staged, vars)));
+        let job = OnThisThread((
+            &*engine,
+            &parsed,
+            ctx,
+            &mut clock,
+            (staged, vars),
+            &self.spares,
+        ));
         let result = py
             .detach(move || {
                 // Take the wrapper whole (a closure would otherwise capture
                 // its fields one by one).
                 let job = job;
-                let (engine, parsed, ctx, clock, (staged, vars)) = job.0;
-                for ((scope, name), v) in vars.into_iter().zip(staged.build()) {
+                let (engine, parsed, ctx, clock, (staged, vars), spares) = job.0;
+                for ((scope, name), v) in vars.into_iter().zip(staged.build(spares)) {
                     scope.set(&name, v);
                 }
                 let result = engine

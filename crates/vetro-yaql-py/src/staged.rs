@@ -15,6 +15,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use std::sync::Mutex;
 use vetro_yaql::value::Dict;
 use vetro_yaql::Value;
 
@@ -47,13 +48,50 @@ pub struct Staged {
     ready: Vec<Value>,
 }
 
+/// The buffers of records built, kept for the next stagings of an engine
+/// (by whichever thread): a large record then costs no growing of its
+/// buffers and no fresh memory.
+#[derive(Default)]
+pub struct Spares(Mutex<Vec<(Vec<Op>, String)>>);
+
+/// Buffers past this size (in bytes) are not kept.
+const SPARE_BYTES: usize = 16 << 20;
+/// Nor more than this many sets of them.
+const SPARE_SETS: usize = 8;
+
+impl Spares {
+    fn take(&self) -> (Vec<Op>, String) {
+        self.lock().pop().unwrap_or_default()
+    }
+
+    fn give(&self, mut ops: Vec<Op>, mut text: String) {
+        let bytes = ops.capacity() * std::mem::size_of::<Op>() + text.capacity();
+        if bytes > SPARE_BYTES {
+            return;
+        }
+        ops.clear();
+        text.clear();
+        let mut kept = self.lock();
+        if kept.len() < SPARE_SETS {
+            kept.push((ops, text));
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Vec<Op>, String)>> {
+        // The list holds whole, empty buffers only.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 impl Staged {
-    /// The values read, in the order they were staged (needs no GIL).
-    pub fn build(mut self) -> Vec<Value> {
+    /// The values read, in the order they were staged (needs no GIL); the
+    /// buffers go back to `spares`.
+    pub fn build(mut self, spares: &Spares) -> Vec<Value> {
         let (mut at, mut out) = (0, Vec::new());
         while at < self.ops.len() {
             out.push(self.value(&mut at));
         }
+        spares.give(self.ops, self.text);
         out
     }
 
@@ -108,12 +146,13 @@ pub struct Stager<'py> {
 }
 
 impl<'py> Stager<'py> {
-    pub fn new(py: Python<'py>) -> Stager<'py> {
+    pub fn new(py: Python<'py>, spares: &Spares) -> Stager<'py> {
+        let (ops, text) = spares.take();
         Stager {
             input: Input::new(py),
             out: Staged {
-                ops: Vec::new(),
-                text: String::new(),
+                ops,
+                text,
                 keys: Vec::new(),
                 ready: Vec::new(),
             },
