@@ -317,10 +317,11 @@ fn big_int(i: &Bound<'_, PyInt>) -> PyResult<Value> {
     Ok(Value::from_bigint(b))
 }
 
-/// A Python iterator as a lazy single-pass YAQL sequence.
+/// A Python iterator as a lazy single-pass YAQL sequence (its items count
+/// in the evaluation of the library function that iterates it).
 pub fn lazy_from_python(it: Bound<'_, PyAny>) -> Value {
     let it: Py<PyAny> = it.unbind();
-    Value::Iter(LazyIter::from_fn(move || {
+    Value::Iter(LazyIter::detached(move || {
         Python::attach(|py| {
             let b = it.bind(py);
             match b.call_method0("__next__") {

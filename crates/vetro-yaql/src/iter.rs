@@ -1,14 +1,15 @@
 //! Lazy single-pass sequences and uniform iteration over collection values.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Run;
 pub use crate::value::LazyIter;
 use crate::value::{Dict, List, Set, Value};
 use std::rc::Rc;
 
 impl LazyIter {
-    /// A lazy sequence over an iterator state.
-    pub fn from_cursor(mut it: ValueIter) -> Rc<LazyIter> {
-        LazyIter::from_fn(move || it.next())
+    /// A lazy sequence over an iterator state, its items counted in `run`.
+    pub fn from_cursor(run: &Rc<Run>, mut it: ValueIter) -> Rc<LazyIter> {
+        LazyIter::from_fn(run, move || it.next())
     }
 }
 
@@ -71,12 +72,17 @@ impl ValueIter {
         }
     }
 
-    /// Drain into a vector.
+    /// Drain into a vector, held to the build budget of the run a lazy
+    /// sequence counts in (see [`Run::check_built`]).
     pub fn collect_vec(&mut self) -> Result<Vec<Value>> {
+        let run = match self {
+            ValueIter::Lazy(l) => l.run().cloned(),
+            _ => None,
+        };
         let mut out = Vec::with_capacity(self.size_hint().unwrap_or(0));
         while let Some(v) = self.next()? {
             out.push(v);
-            crate::limits::check_built(out.len())?;
+            crate::limits::check_built_in(run.as_deref(), out.len())?;
         }
         Ok(out)
     }
@@ -97,8 +103,7 @@ pub fn iterate(v: &Value, dicts: bool) -> Option<ValueIter> {
 /// Wrap an iterator so that pulling more than `limit` items fails.
 pub fn limited(it: Rc<LazyIter>, limit: usize) -> Rc<LazyIter> {
     let mut count = 0usize;
-    let meta = it.meta.clone();
-    let iterator = it.iterator;
+    let outer = it.clone();
     let f = move || {
         let v = it.next()?;
         if v.is_some() {
@@ -109,11 +114,7 @@ pub fn limited(it: Rc<LazyIter>, limit: usize) -> Rc<LazyIter> {
         }
         Ok(v)
     };
-    match meta {
-        Some(m) if !iterator => LazyIter::iterable_with_meta(f, m),
-        Some(m) => LazyIter::with_meta(f, m),
-        None => LazyIter::from_fn(f),
-    }
+    outer.rewrap(f)
 }
 
 pub fn too_large() -> Error {

@@ -446,12 +446,21 @@ impl Engine {
     }
 
     /// Evaluate in a host context (its `$` and variables as set there).
+    /// When `ctx` belongs to an evaluation in progress (a host function
+    /// evaluating in the context it was called in), this evaluation runs
+    /// under that one's run: see [`Engine::evaluate_limited`].
     pub fn evaluate_in(&self, expr: &Expression, ctx: &Rc<Context>) -> Result<Value> {
         self.evaluate_limited(expr, ctx, &self.opts.yaql.limits)
     }
 
     /// [`Engine::evaluate_in`] under `limits` instead of the engine's own
     /// (a host whose scopes over one shared engine each have their limits).
+    ///
+    /// An evaluation in a context of an evaluation in progress (the context
+    /// a host function was called in, or a child of it) is nested in that
+    /// one: without limits it runs in the outer run; with limits it also
+    /// stops at the outer deadline and operation budget, and its operations
+    /// count in the outer run when it ends.
     pub fn evaluate_limited(
         &self,
         expr: &Expression,
@@ -459,7 +468,7 @@ impl Engine {
         limits: &Limits,
     ) -> Result<Value> {
         let quota = self.opts.yaql.memory_quota_bytes();
-        let scope = limits::enter(limits, quota, &self.regexes);
+        let scope = limits::enter(limits, quota, &self.regexes, Some(ctx.runtime().run()));
         let rt = self.runtime_in(expr, ctx, &scope);
         let ectx = ctx.child_with_runtime(rt.clone());
         self.evaluate_inner(expr, &ectx, &rt)
@@ -473,17 +482,18 @@ impl Engine {
         expr: &Expression,
         ctx: &Rc<Context>,
     ) -> Result<(Value, Option<Rc<RefCell<list_marks::ListMarks>>>)> {
-        let scope = self.enter();
+        let scope = self.enter(ctx);
         let rt = self.runtime_in(expr, ctx, &scope);
         let ectx = ctx.child_with_runtime(rt.clone());
         let v = self.evaluate_inner(expr, &ectx, &rt)?;
         Ok((v, rt.list_marks()))
     }
 
-    /// Start an evaluation's run (its limits) on this thread.
-    fn enter(&self) -> limits::Scope {
+    /// Start the run (the limits) of an evaluation in `ctx`.
+    fn enter(&self, ctx: &Context) -> limits::Scope {
         let quota = self.opts.yaql.memory_quota_bytes();
-        limits::enter(&self.opts.yaql.limits, quota, &self.regexes)
+        let outer = Some(ctx.runtime().run());
+        limits::enter(&self.opts.yaql.limits, quota, &self.regexes, outer)
     }
 
     /// The runtime of one evaluation of `expr` in `ctx`: its own state and

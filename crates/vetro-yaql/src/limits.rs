@@ -5,12 +5,19 @@
 //! Every function call the evaluator makes and every item pulled from a lazy
 //! sequence counts as one operation of the evaluation's [`Run`] (its
 //! counter and meter, held by the evaluation's runtime); every
-//! [`CHECK_EVERY`] operations its limits are checked. Collection builders that drain a sequence call [`check_built`]
+//! [`CHECK_EVERY`] operations its limits are checked. Collection builders that drain a sequence call [`Run::check_built`]
 //! so that `range(10**12).toList()` stops at the limit while it grows.
+//!
+//! Nothing here is ambient: the evaluator holds its run in its
+//! [`crate::Runtime`], library functions reach it through their call
+//! (`c.rt().run()`), a lazy sequence keeps the run it was made in, and a
+//! host that evaluates inside an evaluation (a host function calling the
+//! engine again) passes the caller's context, whose run the inner
+//! evaluation then runs under.
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::regex_cache::RegexCache;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -89,7 +96,9 @@ struct Meter {
 /// The state of one evaluation's limits: its operation counter and meter.
 /// The evaluator ticks the run of the evaluation it serves (held by its
 /// [`crate::Runtime`]); a lazy sequence ticks the run it was made in.
-/// Nothing here is shared between threads.
+/// Nothing here is shared between threads. A run that has ended (or was
+/// never started) counts nothing and checks nothing but
+/// [`MAX_BUILD_BYTES`].
 pub struct Run {
     ops: Cell<u64>,
     meter: Option<Meter>,
@@ -97,7 +106,8 @@ pub struct Run {
     /// run's when this one ends.
     outer: Option<Rc<Run>>,
     /// Between the start and the end of the evaluation (a lazy sequence may
-    /// outlive it: it then counts against the run current at the time).
+    /// outlive it: a library function that iterates it in a later
+    /// evaluation counts its items there, see [`crate::iter::LazyIter::counted_in`]).
     active: Cell<bool>,
     /// State of `random()` (xorshift), seeded from the clock on first use.
     seed: Cell<u64>,
@@ -117,9 +127,15 @@ impl Run {
         }
     }
 
-    /// A run that is not started: it counts against the current one.
+    /// A run that is not started: it counts and checks nothing.
     pub(crate) fn idle() -> Rc<Run> {
         Rc::new(Run::new(None, None, false))
+    }
+
+    /// Whether the evaluation this run belongs to is in progress.
+    #[inline]
+    pub fn is_active(&self) -> bool {
+        self.active.get()
     }
 
     /// The engine's cache of compiled patterns (none outside an engine).
@@ -132,11 +148,12 @@ impl Run {
         self.ops.get()
     }
 
-    /// Count one operation; every [`CHECK_EVERY`] operations check the limits.
+    /// Count one operation; every [`CHECK_EVERY`] operations check the
+    /// limits. A run that is not in progress counts nothing.
     #[inline]
     pub fn tick(&self) -> Result<()> {
         if !self.active.get() {
-            return tick();
+            return Ok(());
         }
         let n = self.ops.get().wrapping_add(1);
         self.ops.set(n);
@@ -147,16 +164,15 @@ impl Run {
         }
     }
 
-    /// Count `n` operations at once (as `n` ticks would).
+    /// Count `n` operations at once, for one step that does the work of
+    /// many (an operation on big integers), and check the limits now when
+    /// they pass a multiple of [`CHECK_EVERY`]: the periodic check must not
+    /// wait another [`CHECK_EVERY`] such steps.
     #[inline]
-    pub fn tick_n(&self, n: u64) -> Result<()> {
+    pub fn charge(&self, n: u64) -> Result<()> {
         if !self.active.get() {
-            return charge(n);
+            return Ok(());
         }
-        self.charge(n)
-    }
-
-    fn charge(&self, n: u64) -> Result<()> {
         let before = self.ops.get();
         let after = before.wrapping_add(n);
         self.ops.set(after);
@@ -206,12 +222,13 @@ impl Run {
         Ok(())
     }
 
-    fn budget(&self) -> Budget {
+    /// What may still be built in this run, and which bound that is.
+    pub(crate) fn budget(&self) -> Budget {
         let mut b = Budget {
             left: MAX_BUILD_BYTES,
             host: false,
         };
-        let Some(m) = &self.meter else {
+        let Some(m) = self.meter.as_ref().filter(|_| self.active.get()) else {
             return b;
         };
         if let Some(q) = m.memory_quota {
@@ -224,6 +241,50 @@ impl Run {
             }
         }
         b
+    }
+
+    /// How many bytes a collection or string built now may take: the
+    /// smallest of [`MAX_BUILD_BYTES`], the evaluation's memory quota and
+    /// what is left of its memory limit ([`Limits::max_allocated`]). Outside
+    /// an evaluation in progress, only [`MAX_BUILD_BYTES`].
+    pub fn build_budget(&self) -> usize {
+        self.budget().left
+    }
+
+    /// Refuse a collection or string of about `bytes` bytes that is over
+    /// [`Run::build_budget`]. Builders call it before they allocate, so that
+    /// a value that doubles at every step (`$s + $s`) stops at the limit
+    /// rather than at the next periodic check, which may come too late.
+    pub fn check_bytes(&self, bytes: usize) -> Result<()> {
+        let b = self.budget();
+        if bytes > b.left {
+            return Err(b.refusal());
+        }
+        Ok(())
+    }
+
+    /// [`Run::check_bytes`] for the result of joining values of about
+    /// `bytes` bytes (string, list and dictionary `+`), when it is large
+    /// (at least [`CHECK_JOIN_BYTES`]; smaller ones are left to the periodic
+    /// check, to keep those operators cheap).
+    #[inline]
+    pub fn check_join(&self, bytes: usize) -> Result<()> {
+        if bytes >= CHECK_JOIN_BYTES {
+            self.check_bytes(bytes)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Called by builders as they collect items: every 4096 items the size
+    /// of what is being built is checked with [`Run::check_bytes`].
+    #[inline]
+    pub fn check_built(&self, items: usize) -> Result<()> {
+        if items & 4095 == 0 && items > 0 {
+            self.check_bytes(items.saturating_mul(ITEM_BYTES))
+        } else {
+            Ok(())
+        }
     }
 
     /// A pseudo-random float in [0, 1) (xorshift; not for cryptography).
@@ -244,28 +305,9 @@ impl Run {
     }
 }
 
-thread_local! {
-    /// The run of the evaluation in progress on this thread, for what has
-    /// no runtime at hand: a lazy sequence being made, a builder checking
-    /// its size against the memory limits, and a run that ended. The
-    /// evaluator itself ticks its runtime's run.
-    static CURRENT: RefCell<Option<Rc<Run>>> = const { RefCell::new(None) };
-}
-
-fn current() -> Option<Rc<Run>> {
-    CURRENT.with(|c| c.borrow().clone())
-}
-
-/// The run of the evaluation in progress on this thread, if any (what a
-/// lazy sequence made now counts its items against).
-pub(crate) fn current_run() -> Option<Rc<Run>> {
-    current()
-}
-
-/// One evaluation's run, made current on this thread until dropped.
+/// One evaluation's run, ended when dropped (when this scope started it).
 pub(crate) struct Scope {
     run: Rc<Run>,
-    prev: Option<Option<Rc<Run>>>,
     /// This scope started the run (and ends it).
     owns: bool,
 }
@@ -286,31 +328,29 @@ impl Drop for Scope {
                     .set(outer.ops.get().wrapping_add(self.run.ops.get()));
             }
         }
-        if let Some(prev) = self.prev.take() {
-            CURRENT.with(|c| *c.borrow_mut() = prev);
-        }
     }
 }
 
-/// Start the run of an evaluation with `limits` on this thread, with the
-/// engine's cache of compiled patterns. An evaluation without limits nested
-/// in one that has some runs under the outer ones (in the same run); one
-/// with limits also stops at the outer deadline and operation budget.
+/// Start the run of an evaluation with `limits`, with the engine's cache of
+/// compiled patterns. An evaluation without limits nested in `outer` (the
+/// run of the evaluation that called the host which evaluates now) runs in
+/// the outer run; one with limits also stops at the outer deadline and
+/// operation budget, and adds its operations to the outer run when it ends.
 pub(crate) fn enter(
     limits: &Limits,
     memory_quota: Option<usize>,
     regexes: &Arc<RegexCache>,
+    outer: Option<&Rc<Run>>,
 ) -> Scope {
     let none = limits.timeout.is_none()
         && limits.max_operations.is_none()
         && limits.max_allocated.is_none()
         && memory_quota.is_none()
         && limits.interrupt.is_none();
-    let outer = current().filter(|r| r.active.get());
+    let outer = outer.filter(|r| r.active.get()).cloned();
     if let (true, Some(run)) = (none, &outer) {
         return Scope {
             run: run.clone(),
-            prev: None,
             owns: false,
         };
     }
@@ -345,42 +385,9 @@ pub(crate) fn enter(
     });
     let mut run = Run::new(meter, outer, true);
     run.regexes = Some(regexes.clone());
-    let run = Rc::new(run);
-    let prev = CURRENT.with(|c| c.borrow_mut().replace(run.clone()));
     Scope {
-        run,
-        prev: Some(prev),
+        run: Rc::new(run),
         owns: true,
-    }
-}
-
-/// Count one operation against the evaluation in progress on this thread
-/// (code without its runtime at hand); every [`CHECK_EVERY`] operations
-/// check its limits.
-pub fn tick() -> Result<()> {
-    CURRENT.with(|c| match c.borrow().as_ref() {
-        Some(run) if run.active.get() => run.tick(),
-        _ => Ok(()),
-    })
-}
-
-/// Count `n` operations at once, for one step that does the work of many
-/// (an operation on big integers), and check the limits now when they pass
-/// a multiple of [`CHECK_EVERY`]: the periodic check must not wait another
-/// [`CHECK_EVERY`] such steps.
-pub fn charge(n: u64) -> Result<()> {
-    match current() {
-        Some(run) if run.active.get() => run.charge(n),
-        _ => Ok(()),
-    }
-}
-
-/// A pseudo-random float in [0, 1) from the state of the evaluation in
-/// progress (xorshift; not for cryptography).
-pub fn random_f64() -> f64 {
-    match current() {
-        Some(run) => run.random_f64(),
-        None => Run::new(None, None, false).random_f64(),
     }
 }
 
@@ -436,62 +443,21 @@ impl Budget {
     }
 }
 
-pub(crate) fn budget() -> Budget {
-    match current() {
-        Some(run) if run.active.get() => run.budget(),
-        _ => Budget {
-            left: MAX_BUILD_BYTES,
-            host: false,
-        },
-    }
-}
-
-/// How many bytes a collection or string built now may take: the smallest of
-/// [`MAX_BUILD_BYTES`], the evaluation's memory quota and what is left of its
-/// memory limit ([`Limits::max_allocated`]). Outside an evaluation, only
-/// [`MAX_BUILD_BYTES`].
-pub fn build_budget() -> usize {
-    budget().left
-}
-
-/// Refuse a collection or string of about `bytes` bytes that is over
-/// [`build_budget`]. Builders call it before they allocate, so that a value
-/// that doubles at every step (`$s + $s`) stops at the limit rather than at
-/// the next periodic check, which may come too late.
-pub fn check_bytes(bytes: usize) -> Result<()> {
-    let b = budget();
-    if bytes > b.left {
-        return Err(b.refusal());
-    }
-    Ok(())
-}
-
 /// Values at least this large (in approximate bytes) are checked with
-/// [`check_bytes`] by the operators that join two of them; smaller ones are
-/// left to the periodic check, to keep those operators cheap.
+/// [`Run::check_bytes`] by the operators that join two of them; smaller ones
+/// are left to the periodic check, to keep those operators cheap.
 pub const CHECK_JOIN_BYTES: usize = 1 << 20;
-
-/// [`check_bytes`] for the result of joining values of about `bytes` bytes
-/// (string, list and dictionary `+`), when it is large.
-#[inline]
-pub fn check_join(bytes: usize) -> Result<()> {
-    if bytes >= CHECK_JOIN_BYTES {
-        check_bytes(bytes)
-    } else {
-        Ok(())
-    }
-}
 
 /// Bytes one item of a collection takes at least (a value is two words).
 pub const ITEM_BYTES: usize = 16;
 
-/// Called by builders as they collect items: every 4096 items the size of
-/// what is being built is checked with [`check_bytes`].
+/// [`Run::check_built`] for a builder that may have no run at hand (then
+/// only [`MAX_BUILD_BYTES`] bounds it).
 #[inline]
-pub fn check_built(items: usize) -> Result<()> {
-    if items & 4095 == 0 && items > 0 {
-        check_bytes(items.saturating_mul(ITEM_BYTES))
-    } else {
-        Ok(())
+pub fn check_built_in(run: Option<&Run>, items: usize) -> Result<()> {
+    match run {
+        Some(run) => run.check_built(items),
+        None if items.saturating_mul(ITEM_BYTES) > MAX_BUILD_BYTES => Err(memory_exceeded()),
+        None => Ok(()),
     }
 }

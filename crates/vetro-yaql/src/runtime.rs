@@ -219,7 +219,7 @@ impl Runtime {
         if self.memory_quota().is_some_and(|q| bytes > q) {
             return Err(crate::limits::memory_exceeded());
         }
-        crate::limits::check_bytes(bytes)
+        self.run.check_bytes(bytes)
     }
 
     /// Check the memory quota against a value's approximate size.

@@ -15,6 +15,7 @@ pub use shared::Address;
 
 use crate::datetime::DateTime;
 use crate::error::{Error, Result};
+use crate::limits::Run;
 use indexmap::IndexSet;
 use num_bigint::BigInt;
 use num_traits::{ToPrimitive, Zero};
@@ -286,20 +287,20 @@ impl Value {
         unbounded(|r| self.write_repr(r))
     }
 
-    /// [`Value::to_yaql_string`] within what the running evaluation may
+    /// [`Value::to_yaql_string`] within what the evaluation of `run` may
     /// still build ([`Render::budgeted`]): a value sharing its containers
     /// can be far larger written out than in memory.
-    pub fn try_to_yaql_string(&self) -> Result<String> {
+    pub fn try_to_yaql_string(&self, run: &Rc<Run>) -> Result<String> {
         match self {
             Value::Str(s) if s.len() < crate::limits::CHECK_JOIN_BYTES => Ok(s.to_string()),
             Value::Int(i) => Ok(i.to_string()),
-            _ => budgeted(|r| self.write_yaql_string(r)),
+            _ => budgeted(run, |r| self.write_yaql_string(r)),
         }
     }
 
-    /// [`Value::repr`] within what the running evaluation may still build.
-    pub fn try_repr(&self) -> Result<String> {
-        budgeted(|r| self.write_repr(r))
+    /// [`Value::repr`] within what the evaluation of `run` may still build.
+    pub fn try_repr(&self, run: &Rc<Run>) -> Result<String> {
+        budgeted(run, |r| self.write_repr(r))
     }
 
     /// [`Value::repr`] cut at about `max` bytes (ending in `...` when cut):
@@ -438,9 +439,9 @@ fn unbounded(write: impl FnOnce(&mut Render) -> Result<()>) -> String {
     r.finish()
 }
 
-/// The text `write` makes, within the running evaluation's budget.
-fn budgeted(write: impl FnOnce(&mut Render) -> Result<()>) -> Result<String> {
-    let mut r = Render::budgeted();
+/// The text `write` makes, within the budget of the evaluation of `run`.
+fn budgeted(run: &Rc<Run>, write: impl FnOnce(&mut Render) -> Result<()>) -> Result<String> {
+    let mut r = Render::budgeted(run);
     write(&mut r)?;
     Ok(r.finish())
 }

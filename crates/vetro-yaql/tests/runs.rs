@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 use std::time::Duration;
-use vetro_yaql::{Engine, EngineOptions, ErrorKind, Form, Limits, Options, Session, Value};
+use vetro_yaql::{yaql_fn, Engine, EngineOptions, ErrorKind, Limits, Options, Session, Value};
 
 fn limited(limits: Limits) -> EngineOptions {
     EngineOptions {
@@ -62,10 +62,13 @@ fn nested_evaluations_count_against_the_outer_budget() {
         ..Limits::default()
     })));
     let session = Session::new(engine.clone());
+    // A host function evaluating in the context it was called in: the
+    // inner evaluation runs under the caller's run.
     let inner = engine.clone();
-    session.register_fn("work", Form::Function, move |n: i64| {
-        inner.eval_str(&format!("range({n}).len()"), Value::Null)
-    });
+    session.register(yaql_fn!(Function "work", |c| (n: i64) {
+        let expr = inner.parse(&format!("range({n}).len()"))?;
+        inner.evaluate_in(&expr, c.ctx)
+    }));
     // Each inner evaluation is within the budget, and so is the outer one
     // on its own; together they are not.
     assert_eq!(
@@ -74,6 +77,40 @@ fn nested_evaluations_count_against_the_outer_budget() {
     );
     let e = session
         .eval_str("range(10).select(work(1000)).toList()", Value::Null)
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OperationLimit);
+    // Evaluated in a context of its own, the inner evaluation is not nested.
+    let detached = engine.clone();
+    session.register(yaql_fn!(Function "alone", |_c| (n: i64) {
+        detached.eval_str(&format!("range({n}).len()"), Value::Null)
+    }));
+    let v = session
+        .eval_str("range(10).select(alone(1000)).toList()", Value::Null)
+        .unwrap();
+    assert_eq!(v, Value::list(vec![Value::Int(1000); 10]));
+}
+
+#[test]
+fn a_lazy_sequence_from_an_ended_evaluation_counts_where_it_is_iterated() {
+    let mut opts = limited(Limits {
+        max_operations: Some(5_000),
+        ..Limits::default()
+    });
+    opts.yaql.convert_output_data = false;
+    let engine = Engine::new(opts);
+    let made = engine.eval_str("range(1000000)", Value::Null).unwrap();
+    let e = engine
+        .evaluate(&engine.parse("$.where($ < 0).len()").unwrap(), made, &[])
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OperationLimit);
+    // A sequence a host made outside any evaluation counts too.
+    let mut n = 0;
+    let host = Value::Iter(vetro_yaql::iter::LazyIter::detached(move || {
+        n += 1;
+        Ok((n <= 1_000_000).then_some(Value::Int(n)))
+    }));
+    let e = engine
+        .evaluate(&engine.parse("$.len()").unwrap(), host, &[])
         .unwrap_err();
     assert_eq!(e.kind, ErrorKind::OperationLimit);
 }

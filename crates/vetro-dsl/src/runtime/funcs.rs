@@ -342,6 +342,7 @@ fn register_type_functions(r: &mut Reg) {
         };
         let mut casts = casts.into_iter();
         Ok(Value::Iter(vetro_yaql::iter::LazyIter::from_fn(
+            c.run(),
             move || casts.next().map(|v| l.call1(v)).transpose(),
         )))
     };

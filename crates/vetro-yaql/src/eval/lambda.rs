@@ -83,7 +83,7 @@ impl Lambda {
         {
             return Ok(None);
         }
-        match rt.run().tick_n(kernel.calls) {
+        match rt.run().charge(kernel.calls) {
             Ok(()) => Ok(Some(kernel)),
             Err(e) => Err(super::located_at(e, code.node(id).at)),
         }

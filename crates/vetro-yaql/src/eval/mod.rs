@@ -242,8 +242,8 @@ pub fn call_function(
     call_args(ctx, name, SmallVec::from_vec(args), method)
 }
 
-/// A lazy iterator over a vector (helper for the library).
-pub fn lazy_vec(v: Vec<Value>) -> Value {
+/// A lazy iterator over a vector (helper for the library), counted in `run`.
+pub fn lazy_vec(run: &Rc<crate::limits::Run>, v: Vec<Value>) -> Value {
     let mut it = v.into_iter();
-    Value::Iter(LazyIter::from_fn(move || Ok(it.next())))
+    Value::Iter(LazyIter::from_fn(run, move || Ok(it.next())))
 }

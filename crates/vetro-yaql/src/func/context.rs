@@ -202,6 +202,12 @@ impl Context {
         Context::make(Some(self.clone()), rt)
     }
 
+    /// The runtime of this context: the state of the evaluation it belongs
+    /// to (of the host scope, for a host's context).
+    pub fn runtime(&self) -> &Rc<Runtime> {
+        &self.rt
+    }
+
     /// The runtime of the outermost context (the host scope's).
     pub fn root_runtime(&self) -> &Rc<Runtime> {
         let mut c = self;

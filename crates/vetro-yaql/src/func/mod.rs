@@ -365,10 +365,21 @@ impl Call<'_> {
         v
     }
 
-    /// Iterate a value the function accepted as `Iterable`.
+    /// Iterate a value the function accepted as `Iterable` (a lazy sequence
+    /// made outside this evaluation counts its items in this one).
     pub fn iter(&self, v: &Value) -> Result<ValueIter> {
+        if let Value::Iter(l) = v {
+            return Ok(ValueIter::Lazy(l.counted_in(self.run())));
+        }
         iterate(v, true)
             .ok_or_else(|| Error::type_err(format!("'{}' object is not iterable", v.type_name())))
+    }
+
+    /// The run of the evaluation making this call (its operation counter
+    /// and limits).
+    #[inline]
+    pub fn run(&self) -> &Rc<crate::limits::Run> {
+        self.rt().run()
     }
 
     /// Materialise an iterable.

@@ -24,14 +24,14 @@ pub fn register(r: &Reg) {
         Ok(Value::list(out))
     }));
     r.add_def(
-        yaql_fn!(Function "selectAllCases", |_c| (args: Rest<&Lambda>) {
+        yaql_fn!(Function "selectAllCases", |c| (args: Rest<&Lambda>) {
             let mut out = Vec::new();
             for (i, x) in args.0.iter().enumerate() {
                 if x.eval()?.truthy() {
                     out.push(Value::Int(i as i64));
                 }
             }
-            Ok(crate::eval::lazy_vec(out))
+            Ok(crate::eval::lazy_vec(c.run(), out))
         }),
     );
     r.add_def(yaql_fn!(Function "selectCase", |_c| (args: Rest<&Lambda>) {

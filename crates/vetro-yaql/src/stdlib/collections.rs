@@ -6,6 +6,7 @@ use crate::eval::Lambda;
 use crate::func::params::{Iterable, Keyword, PyInt, Rest, Rule};
 use crate::func::{Call, SharedDef};
 use crate::iter::{iterate, LazyIter, ValueIter};
+use crate::limits::Run;
 use crate::value::{Dict, List, Set, Value};
 use crate::yaql_fn;
 use crate::EngineOptions;
@@ -38,12 +39,13 @@ fn gather(args: &[&Value], rt: &crate::runtime::Runtime) -> Result<Vec<Value>> {
     for a in args {
         match a {
             Value::Iter(it) => {
+                let it = it.counted_in(rt.run());
                 while let Some(v) = it.next()? {
                     out.push(v);
                     if lim >= 0 && out.len() as i64 > lim {
                         return Err(crate::iter::too_large());
                     }
-                    crate::limits::check_built(out.len())?;
+                    rt.run().check_built(out.len())?;
                 }
             }
             v => out.push((*v).clone()),
@@ -62,11 +64,11 @@ fn dict_of_rules(base: Dict, rules: Vec<Rule>) -> Result<Value> {
 }
 
 /// Build a dict from pairs (each item's first two elements).
-pub fn dict_from_pairs(items: ValueIter) -> Result<Value> {
+pub fn dict_from_pairs(run: &Run, items: ValueIter) -> Result<Value> {
     let mut it = items;
     let mut d = Dict::new();
     while let Some(item) = it.next()? {
-        crate::limits::check_built(d.len() * 2)?;
+        run.check_built(d.len() * 2)?;
         let mut inner = iterate(&item, false)
             .ok_or_else(|| Error::type_err("cannot convert dictionary update sequence element"))?;
         let k = inner
@@ -133,9 +135,8 @@ fn repeat(c: &Call, items: &[Value], n: i64) -> Result<Value> {
 fn join_iterables(c: &Call, left: &Value, right: &Value) -> Result<Value> {
     match (left, right) {
         (Value::List(x), Value::List(y)) => {
-            crate::limits::check_join(
-                (x.len() + y.len()).saturating_mul(crate::limits::ITEM_BYTES),
-            )?;
+            c.run()
+                .check_join((x.len() + y.len()).saturating_mul(crate::limits::ITEM_BYTES))?;
             // Appended to `x`'s buffer when `x` is its longest view: a
             // loop growing a list it keeps elsewhere does not copy it.
             let mut out = x.clone();
@@ -149,9 +150,8 @@ fn join_iterables(c: &Call, left: &Value, right: &Value) -> Result<Value> {
             Ok(out)
         }
         (Value::Set(x), Value::Set(y)) => {
-            crate::limits::check_join(
-                (x.len() + y.len()).saturating_mul(crate::limits::ITEM_BYTES),
-            )?;
+            c.run()
+                .check_join((x.len() + y.len()).saturating_mul(crate::limits::ITEM_BYTES))?;
             let mut out = (**x).clone();
             out.extend(y.iter().cloned());
             Ok(Value::set(out))
@@ -159,7 +159,7 @@ fn join_iterables(c: &Call, left: &Value, right: &Value) -> Result<Value> {
         (x, y) => {
             let mut first = Some(c.iter(x)?);
             let mut second = c.iter(y)?;
-            Ok(Value::Iter(LazyIter::from_fn(move || {
+            Ok(Value::Iter(LazyIter::from_fn(c.run(), move || {
                 if let Some(f) = first.as_mut() {
                     if let Some(v) = f.next()? {
                         return Ok(Some(v));
@@ -210,9 +210,9 @@ fn operators_and_membership(r: &Reg) {
         }),
     );
     r.add_def(
-        yaql_fn!(Function "#operator_+", |_c| (left: &Dict, right: &Dict) {
+        yaql_fn!(Function "#operator_+", |c| (left: &Dict, right: &Dict) {
             let items = left.len() + right.len();
-            crate::limits::check_join(items.saturating_mul(2 * crate::limits::ITEM_BYTES))?;
+            c.run().check_join(items.saturating_mul(2 * crate::limits::ITEM_BYTES))?;
             let mut d = left.clone();
             for (k, v) in right.iter() {
                 d.insert(k.clone(), v.clone());
@@ -261,10 +261,16 @@ fn operators_and_membership(r: &Reg) {
 
 /// The items of `it`, those from `pos` on (`count` of them, all for a
 /// negative count) left out, the first left out replaced by `with`'s items.
-fn splice(mut it: ValueIter, pos: i64, count: i64, mut with: Option<ValueIter>) -> Value {
+fn splice(
+    run: &Rc<Run>,
+    mut it: ValueIter,
+    pos: i64,
+    count: i64,
+    mut with: Option<ValueIter>,
+) -> Value {
     let mut i: i64 = 0;
     let mut pending: Vec<Value> = Vec::new();
-    Value::Iter(LazyIter::from_fn(move || loop {
+    Value::Iter(LazyIter::from_fn(run, move || loop {
         if let Some(v) = pending.pop() {
             return Ok(Some(v));
         }
@@ -289,7 +295,7 @@ fn splice(mut it: ValueIter, pos: i64, count: i64, mut with: Option<ValueIter>) 
 fn building_and_deleting(r: &Reg) {
     r.add_def(
         yaql_fn!(Method "delete", |c| (collection: Iterable, position: PyInt, count: PyInt = 1) {
-            Ok(splice(collection.iter(c)?, position.index()?, count.index()?, None))
+            Ok(splice(c.run(), collection.iter(c)?, position.index()?, count.index()?, None))
         }),
     );
     r.add_def(
@@ -315,14 +321,15 @@ fn building_and_deleting(r: &Reg) {
             .nokw(),
     );
     r.add_def(
-        yaql_fn!(Function "dict", |c| (items: Iterable) { dict_from_pairs(items.iter(c)?) }).nokw(),
+        yaql_fn!(Function "dict", |c| (items: Iterable) { dict_from_pairs(c.run(), items.iter(c)?) }).nokw(),
     );
     r.add_def(yaql_fn!(Method "flatten", |c| (collection: Iterable) {
         let mut stack = vec![collection.iter(c)?];
-        Ok(Value::Iter(LazyIter::from_fn(move || loop {
+        let run = c.run().clone();
+        Ok(Value::Iter(LazyIter::from_fn(c.run(), move || loop {
             // Each step counts: a list of empty lists shared 60 levels deep
             // yields nothing for 2^60 steps.
-            crate::limits::tick()?;
+            run.tick()?;
             let Some(top) = stack.last_mut() else {
                 return Ok(None);
             };
@@ -354,7 +361,7 @@ fn building_and_deleting(r: &Reg) {
             let pos = position.index()?;
             let mut val = (pos >= 0).then(|| value.clone());
             let mut i: i64 = 0;
-            Ok(Value::Iter(LazyIter::from_fn(move || {
+            Ok(Value::Iter(LazyIter::from_fn(c.run(), move || {
                 if i == pos {
                     if let Some(v) = val.take() {
                         i += 1;
@@ -392,7 +399,7 @@ fn inserting_and_inspecting(r: &Reg) {
         let pos = position.index()?.max(0);
         let mut vals = Some(values.iter(c)?);
         let mut i: i64 = 0;
-        Ok(Value::Iter(LazyIter::from_fn(move || {
+        Ok(Value::Iter(LazyIter::from_fn(c.run(), move || {
             if i >= pos {
                 if let Some(vs) = vals.as_mut() {
                     if let Some(v) = vs.next()? {
@@ -443,20 +450,20 @@ fn inserting_and_inspecting(r: &Reg) {
     r.add_def(yaql_fn!(Function "list", |c| (args: Rest<&Value>) { Ok(Value::list(gather(&args.0, c.rt())?)) }));
     r.add_def(yaql_fn!(Method "replace", |c| (collection: Iterable, position: PyInt, value: &Value, count: PyInt = 1) {
         let with = Value::list(vec![value.clone()]);
-        Ok(splice(collection.iter(c)?, position.index()?, count.index()?, Some(c.iter(&with)?)))
+        Ok(splice(c.run(), collection.iter(c)?, position.index()?, count.index()?, Some(c.iter(&with)?)))
     }));
 }
 
 /// `replaceMany`, `set` on dicts, `toDict`, `toList`.
 fn replacing_and_converting(r: &Reg) {
     r.add_def(yaql_fn!(Method "replaceMany", |c| (collection: Iterable, position: PyInt, values: Iterable, count: PyInt = 1) {
-        Ok(splice(collection.iter(c)?, position.index()?, count.index()?, Some(values.iter(c)?)))
+        Ok(splice(c.run(), collection.iter(c)?, position.index()?, count.index()?, Some(values.iter(c)?)))
     }));
     r.add_def(yaql_fn!(Method "toDict", |c| (collection: Iterable, keySelector: &Lambda, valueSelector: Option<&Lambda> = Null) {
         let mut it = collection.iter(c)?;
         let mut d = Dict::new();
         while let Some(item) = it.next()? {
-            crate::limits::check_built(d.len() * 2)?;
+            c.run().check_built(d.len() * 2)?;
             let k = keySelector.call1_ref(&item)?;
             let v = match valueSelector {
                 Some(l) => l.call1(item)?,

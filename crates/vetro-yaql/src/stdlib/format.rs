@@ -4,10 +4,12 @@
 use super::Reg;
 use crate::error::{Error, Result};
 use crate::func::params::{KwArgs, Rest};
+use crate::limits::Run;
 use crate::value::{float_repr, Render, Value};
 use crate::yaql_fn;
+use std::rc::Rc;
 
-fn pad(s: String, spec: &Spec) -> Result<String> {
+fn pad(run: &Run, s: String, spec: &Spec) -> Result<String> {
     let Some(width) = spec.width else {
         return Ok(s);
     };
@@ -18,7 +20,7 @@ fn pad(s: String, spec: &Spec) -> Result<String> {
     let fill = spec.fill.unwrap_or(' ');
     let n = width - len;
     // The width is the caller's: refuse it before building the padding.
-    crate::limits::check_join(n.saturating_mul(fill.len_utf8()).saturating_add(s.len()))?;
+    run.check_join(n.saturating_mul(fill.len_utf8()).saturating_add(s.len()))?;
     Ok(
         match spec.align.unwrap_or(if spec.numeric { '>' } else { '<' }) {
             '>' => format!("{}{}", fill.to_string().repeat(n), s),
@@ -101,7 +103,7 @@ fn parse_spec(s: &str) -> Result<Spec> {
     Ok(sp)
 }
 
-fn format_value(v: &Value, spec: &str) -> Result<String> {
+fn format_value(run: &Rc<Run>, v: &Value, spec: &str) -> Result<String> {
     let mut sp = parse_spec(spec)?;
     sp.numeric = v.is_number();
     let sign = |s: String, neg: bool, sp: &Spec| -> String {
@@ -124,7 +126,7 @@ fn format_value(v: &Value, spec: &str) -> Result<String> {
         (Value::Int(_) | Value::Float(_), Some('f' | 'F' | 'e' | 'E' | '%' | 'g')) => {
             let f = v.as_f64().unwrap_or(0.0);
             let p = sp.precision.unwrap_or(6);
-            check_precision(p)?;
+            check_precision(run, p)?;
             let s = match sp.kind {
                 Some('e') | Some('E') => {
                     let s = format!("{:.*e}", p, f.abs());
@@ -145,7 +147,7 @@ fn format_value(v: &Value, spec: &str) -> Result<String> {
         }
         (Value::Float(f), None) => match sp.precision {
             Some(p) => {
-                check_precision(p)?;
+                check_precision(run, p)?;
                 sign(format!("{:.*}", p, f.abs()), *f < 0.0, &sp)
             }
             None => sign(float_repr(f.abs()), *f < 0.0, &sp),
@@ -154,7 +156,7 @@ fn format_value(v: &Value, spec: &str) -> Result<String> {
             Some(p) => s.chars().take(p).collect(),
             None => s.to_string(),
         },
-        (_, None) => v.try_to_yaql_string()?,
+        (_, None) => v.try_to_yaql_string(run)?,
         (_, Some(k)) => {
             return Err(Error::value_err(format!(
                 "Unknown format code '{k}' for object of type '{}'",
@@ -162,18 +164,24 @@ fn format_value(v: &Value, spec: &str) -> Result<String> {
             )))
         }
     };
-    pad(body, &sp)
+    pad(run, body, &sp)
 }
 
 /// Refuse a precision whose digits alone pass what the evaluation may build
 /// (a float has at most 309 digits before its point).
-fn check_precision(p: usize) -> Result<()> {
-    crate::limits::check_join(p.saturating_add(320))
+fn check_precision(run: &Run, p: usize) -> Result<()> {
+    run.check_join(p.saturating_add(320))
 }
 
-/// Format `template` with positional and keyword values.
-pub fn format(template: &str, args: &[Value], kw: &[(std::rc::Rc<str>, Value)]) -> Result<String> {
-    let mut out = Render::budgeted();
+/// Format `template` with positional and keyword values, within what the
+/// evaluation of `run` may build.
+pub fn format(
+    run: &Rc<Run>,
+    template: &str,
+    args: &[Value],
+    kw: &[(Rc<str>, Value)],
+) -> Result<String> {
+    let mut out = Render::budgeted(run);
     let cs: Vec<char> = template.chars().collect();
     let mut i = 0;
     let mut auto = 0usize;
@@ -226,11 +234,11 @@ pub fn format(template: &str, args: &[Value], kw: &[(std::rc::Rc<str>, Value)]) 
                     .ok_or_else(|| Error::new(crate::error::ErrorKind::Key, name.clone()))?
             };
             let v = match conv.as_deref() {
-                Some("r") => Value::from(v.try_repr()?),
-                Some("s") => Value::from(v.try_to_yaql_string()?),
+                Some("r") => Value::from(v.try_repr(run)?),
+                Some("s") => Value::from(v.try_to_yaql_string(run)?),
                 _ => v,
             };
-            out.push_str(&format_value(&v, &spec)?)?;
+            out.push_str(&format_value(run, &v, &spec)?)?;
             i += end + 1;
         } else if c == '}' {
             if cs.get(i + 1) == Some(&'}') {
@@ -249,9 +257,9 @@ pub fn format(template: &str, args: &[Value], kw: &[(std::rc::Rc<str>, Value)]) 
 
 pub fn register(r: &Reg) {
     r.add_def(
-        yaql_fn!(Both "format", |_c| (format: &str, args: Rest<Value>, kwargs: KwArgs) {
+        yaql_fn!(Both "format", |c| (format: &str, args: Rest<Value>, kwargs: KwArgs) {
             let kw: Vec<_> = kwargs.0.iter().map(|(k, v)| (k.clone(), v.val().clone())).collect();
-            self::format(format, &args.0, &kw)
+            self::format(c.run(), format, &args.0, &kw)
         }),
     );
 }

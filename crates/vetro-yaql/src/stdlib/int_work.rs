@@ -11,6 +11,7 @@
 //! the time, operation and memory limits at once.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Run;
 use num_bigint::BigInt;
 
 /// The most word operations one integer operation may take.
@@ -25,15 +26,19 @@ pub fn words(b: &BigInt) -> u64 {
     b.bits().div_ceil(64).max(1)
 }
 
-/// Charge `work` word operations, or refuse them when over [`MAX_WORK`].
-pub fn charge(work: u64) -> Result<()> {
+/// Charge `work` word operations to `run` (when there is one), or refuse
+/// them when over [`MAX_WORK`].
+pub fn charge(run: Option<&Run>, work: u64) -> Result<()> {
     if work > MAX_WORK {
         return Err(Error::new(
             ErrorKind::Overflow,
             "integer operation too large to compute",
         ));
     }
-    crate::limits::charge(work / WORK_PER_OPERATION)
+    match run {
+        Some(run) => run.charge(work / WORK_PER_OPERATION),
+        None => Ok(()),
+    }
 }
 
 /// A product of integers of `a` and `b` words (Karatsuba: the smaller one's

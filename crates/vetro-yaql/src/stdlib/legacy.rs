@@ -64,7 +64,7 @@ fn indexing_and_literals(r: &Reg) {
             }
             let mut it = collection.iter(c)?;
             let lam = indexExpression.clone();
-            Ok(Value::Iter(crate::iter::LazyIter::from_fn(move || loop {
+            Ok(Value::Iter(crate::iter::LazyIter::from_fn(c.run(), move || loop {
                 let Some(v) = it.next()? else {
                     return Ok(None);
                 };
@@ -107,7 +107,7 @@ fn indexing_and_literals(r: &Reg) {
                 LazyArg::Lambda(l) => pair(&l.call1_ref(receiver)?)?,
                 LazyArg::Rule(rule) => (rule.key.call1_ref(receiver)?, rule.value.call1_ref(receiver)?),
             };
-            ctx.set(&name.try_to_yaql_string()?, v);
+            ctx.set(&name.try_to_yaql_string(c.run())?, v);
         }
         Ok(Value::Context(ctx))
     }).nokw());
@@ -130,9 +130,10 @@ fn conversions_and_branching(r: &Reg) {
         for x in args.0 {
             match x {
                 Value::Iter(it) => {
+                    let it = it.counted_in(c.run());
                     while let Some(v) = it.next()? {
                         out.push(v);
-                        crate::limits::check_built(out.len())?;
+                        c.run().check_built(out.len())?;
                     }
                 }
                 v => out.push(v.clone()),
@@ -141,12 +142,12 @@ fn conversions_and_branching(r: &Reg) {
         Ok(c.list_result(Value::list(out)))
     }));
     r.add_def(
-        yaql_fn!(Both "range", |_c| (start: PyInt, stop: Option<PyInt> = Null) {
+        yaql_fn!(Both "range", |c| (start: PyInt, stop: Option<PyInt> = Null) {
             let stop = match stop {
                 Some(s) => s.clamped()?,
                 None => i64::MAX,
             };
-            Ok(crate::stdlib::queries::range(start.clamped()?, stop, 1))
+            Ok(crate::stdlib::queries::range(c, start.clamped()?, stop, 1))
         }),
     );
     r.add_def(

@@ -6,6 +6,7 @@ use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::func::params::{Number, PyInt};
 use crate::func::{IntDirect, IntOutcome, SharedDef};
+use crate::limits::Run;
 use crate::value::Value;
 use crate::yaql_fn;
 use num_bigint::BigInt;
@@ -63,7 +64,8 @@ pub fn sub(a: &Value, b: &Value) -> Result<Value> {
     Ok(Value::from_bigint(big(a) - big(b)))
 }
 
-pub fn mul(a: &Value, b: &Value) -> Result<Value> {
+/// `*`; big-integer work is charged to `run`.
+pub fn mul(run: Option<&Run>, a: &Value, b: &Value) -> Result<Value> {
     if let (Value::Int(x), Value::Int(y)) = (a, b) {
         return Ok(match x.checked_mul(*y) {
             Some(r) => Value::Int(r),
@@ -76,13 +78,13 @@ pub fn mul(a: &Value, b: &Value) -> Result<Value> {
     let (x, y) = (big(a), big(b));
     if !x.is_zero() && !y.is_zero() {
         check_int_bits((x.bits() + y.bits()).saturating_sub(1))?;
-        int_work::charge(int_work::mul(words(&x), words(&y)))?;
+        int_work::charge(run, int_work::mul(words(&x), words(&y)))?;
     }
     Ok(Value::from_bigint(x * y))
 }
 
 /// `/`: floor division for two ints, true division otherwise.
-pub fn div(a: &Value, b: &Value) -> Result<Value> {
+pub fn div(run: Option<&Run>, a: &Value, b: &Value) -> Result<Value> {
     if is_float(a, b) {
         let y = fl(b)?;
         if y == 0.0 {
@@ -116,12 +118,12 @@ pub fn div(a: &Value, b: &Value) -> Result<Value> {
         ));
     }
     let x = big(a);
-    int_work::charge(int_work::div(words(&x), words(&y)))?;
+    int_work::charge(run, int_work::div(words(&x), words(&y)))?;
     Ok(Value::from_bigint(x.div_floor(&y)))
 }
 
 /// Python `%`.
-pub fn modulo(a: &Value, b: &Value) -> Result<Value> {
+pub fn modulo(run: Option<&Run>, a: &Value, b: &Value) -> Result<Value> {
     if is_float(a, b) {
         let (x, y) = (fl(a)?, fl(b)?);
         if y == 0.0 {
@@ -161,13 +163,16 @@ pub fn modulo(a: &Value, b: &Value) -> Result<Value> {
         ));
     }
     let x = big(a);
-    int_work::charge(int_work::div(words(&x), words(&y)))?;
+    int_work::charge(run, int_work::div(words(&x), words(&y)))?;
     Ok(Value::from_bigint(x.mod_floor(&y)))
 }
 
 /// The inverse of `a` modulo `m` (`m` > 0), as Python's `pow(a, -1, m)`.
-fn mod_inverse(a: &BigInt, m: &BigInt) -> Result<BigInt> {
-    int_work::charge(int_work::div(words(a), words(m)) + int_work::gcd(words(m)))?;
+fn mod_inverse(run: Option<&Run>, a: &BigInt, m: &BigInt) -> Result<BigInt> {
+    int_work::charge(
+        run,
+        int_work::div(words(a), words(m)) + int_work::gcd(words(m)),
+    )?;
     let g = a.mod_floor(m).extended_gcd(m);
     if !g.gcd.is_one() {
         return Err(Error::value_err(
@@ -188,7 +193,7 @@ pub fn neg(a: &Value) -> Result<Value> {
     })
 }
 
-pub fn pow(a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
+pub fn pow(run: Option<&Run>, a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
     if let Some(m) = m {
         if is_float(a, b) || matches!(m, Value::Float(_)) {
             return Err(Error::type_err(
@@ -203,11 +208,12 @@ pub fn pow(a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
         let modulus = mm.abs();
         // A negative exponent raises the modular inverse (Python 3.8+).
         let (base, e) = if e.is_negative() {
-            (mod_inverse(&big(a), &modulus)?, -e)
+            (mod_inverse(run, &big(a), &modulus)?, -e)
         } else {
             (big(a), e)
         };
         int_work::charge(
+            run,
             int_work::div(words(&base), words(&modulus))
                 + int_work::modpow(e.bits(), words(&modulus)),
         )?;
@@ -232,7 +238,7 @@ pub fn pow(a: &Value, b: &Value, m: Option<&Value>) -> Result<Value> {
                 check_int_bits(bits)?;
                 // The last squaring dominates: a product of two halves.
                 let half = bits.div_ceil(128);
-                int_work::charge(int_work::mul(half, half).saturating_mul(2))?;
+                int_work::charge(run, int_work::mul(half, half).saturating_mul(2))?;
             }
             return Ok(Value::from_bigint(num_traits::pow(base, e as usize)));
         }
@@ -325,7 +331,7 @@ fn round_float(f: f64, nd: i64) -> Result<f64> {
 }
 
 /// Python `round(x, n)`: half to even.
-pub fn round(x: &Value, nd: i64) -> Result<Value> {
+pub fn round(run: Option<&Run>, x: &Value, nd: i64) -> Result<Value> {
     match x {
         Value::Float(f) => round_float(*f, nd).map(Value::Float),
         _ => {
@@ -340,7 +346,10 @@ pub fn round(x: &Value, nd: i64) -> Result<Value> {
                 return Ok(Value::Int(0));
             }
             let w = words(&v);
-            int_work::charge(int_work::mul(w, w).saturating_mul(2) + int_work::div(w, w))?;
+            int_work::charge(
+                run,
+                int_work::mul(w, w).saturating_mul(2) + int_work::div(w, w),
+            )?;
             let m = num_traits::pow(BigInt::from(10), nd.unsigned_abs() as usize);
             let (q, r) = v.div_mod_floor(&m);
             let twice = &r * 2;
@@ -454,12 +463,6 @@ fn bitop(
     }
 }
 
-/// A pseudo-random float in [0, 1) (xorshift over the evaluation's own
-/// state; not for cryptography).
-pub fn random_f64() -> f64 {
-    crate::limits::random_f64()
-}
-
 pub fn register(r: &Reg) {
     arithmetic(r);
     bits(r);
@@ -518,20 +521,34 @@ fn int_mod(a: i64, b: i64) -> IntOutcome {
 }
 
 fn arithmetic(r: &Reg) {
-    type Op = fn(&Value, &Value) -> Result<Value>;
-    for (name, op, ints) in [
-        ("#operator_+", add as Op, Some(int_add as IntDirect)),
-        ("#operator_-", sub, Some(int_sub)),
-        ("#operator_*", mul, Some(int_mul)),
-        ("#operator_/", div, None),
-        ("#operator_mod", modulo, Some(int_mod)),
+    type Op = fn(Option<&Run>, &Value, &Value) -> Result<Value>;
+    type Direct = fn(&Value, &Value) -> Result<Value>;
+    // The direct bodies count no big-integer work: the kinds a direct call
+    // takes (64-bit integers, floats, strings) make none worth counting.
+    for (name, op, direct, ints) in [
+        (
+            "#operator_+",
+            (|_: Option<&Run>, a: &Value, b: &Value| add(a, b)) as Op,
+            add as Direct,
+            Some(int_add as IntDirect),
+        ),
+        ("#operator_-", |_, a, b| sub(a, b), sub, Some(int_sub)),
+        ("#operator_*", mul, |a, b| mul(None, a, b), Some(int_mul)),
+        ("#operator_/", div, |a, b| div(None, a, b), None),
+        (
+            "#operator_mod",
+            modulo,
+            |a, b| modulo(None, a, b),
+            Some(int_mod),
+        ),
     ] {
-        let def: SharedDef =
-            yaql_fn!(Function name, |_c| (left: Number, right: Number) { op(&left, &right) })
-                .into();
+        let def: SharedDef = yaql_fn!(Function name, |c| (left: Number, right: Number) {
+            op(Some(c.run()), &left, &right)
+        })
+        .into();
         r.add_def(match ints {
-            Some(ints) => def.with_direct_ints(op, ints),
-            None => def.with_direct(op),
+            Some(ints) => def.with_direct_ints(direct, ints),
+            None => def.with_direct(direct),
         });
     }
     r.add_def(yaql_fn!(Function "#unary_operator_+", |_c| (op: Number) { Ok(op.0.clone()) }));
@@ -539,7 +556,7 @@ fn arithmetic(r: &Reg) {
     for (name, cmp, ints) in [
         (
             "#operator_<",
-            less as Op,
+            less as Direct,
             (|a, b| IntOutcome::Bool(a < b)) as IntDirect,
         ),
         ("#operator_<=", less_or_equal, |a, b| {
@@ -564,13 +581,13 @@ fn arithmetic(r: &Reg) {
         })
     }));
     r.add_def(
-        yaql_fn!(Function "pow", |_c| (a: Number, b: Number, c: Option<Number> = Null) {
-            pow(&a, &b, c.as_deref())
+        yaql_fn!(Function "pow", |call| (a: Number, b: Number, c: Option<Number> = Null) {
+            pow(Some(call.run()), &a, &b, c.as_deref())
         }),
     );
     r.add_def(
-        yaql_fn!(Function "round", |_c| (number: Number, ndigits: PyInt = 0) {
-            round(&number, ndigits.clamped()?)
+        yaql_fn!(Function "round", |c| (number: Number, ndigits: PyInt = 0) {
+            round(Some(c.run()), &number, ndigits.clamped()?)
         }),
     );
     r.add_def(yaql_fn!(Function "sign", |_c| (num: Number) {
@@ -652,16 +669,14 @@ fn conversions(r: &Reg) {
             Ok(if second { b.clone() } else { a.clone() })
         }));
     }
-    r.add_def(yaql_fn!(Function "random", |_c| () { Ok(random_f64()) }));
-    r.add_def(
-        yaql_fn!(Function "random", |_c| (from: &Value, to: &Value) {
-            let int = |v: &Value| v.as_i64().ok_or_else(|| Error::type_err("int expected"));
-            let (lo, hi) = (int(from)?, int(to)?);
-            if hi < lo {
-                return Err(Error::value_err("empty range for randrange()"));
-            }
-            let span = (hi - lo + 1) as f64;
-            Ok(lo + (random_f64() * span) as i64)
-        }),
-    );
+    r.add_def(yaql_fn!(Function "random", |c| () { Ok(c.run().random_f64()) }));
+    r.add_def(yaql_fn!(Function "random", |c| (from: &Value, to: &Value) {
+        let int = |v: &Value| v.as_i64().ok_or_else(|| Error::type_err("int expected"));
+        let (lo, hi) = (int(from)?, int(to)?);
+        if hi < lo {
+            return Err(Error::value_err("empty range for randrange()"));
+        }
+        let span = (hi - lo + 1) as f64;
+        Ok(lo + (c.run().random_f64() * span) as i64)
+    }));
 }

@@ -16,8 +16,9 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
 
-fn lazy(f: impl FnMut() -> Result<Option<Value>> + 'static) -> Value {
-    Value::Iter(LazyIter::from_fn(f))
+/// A lazy sequence made by the call `c`, counted in its run.
+fn lazy(c: &Call, f: impl FnMut() -> Result<Option<Value>> + 'static) -> Value {
+    Value::Iter(LazyIter::from_fn(c.run(), f))
 }
 
 fn stop() -> Error {
@@ -63,6 +64,7 @@ fn ordered(c: &Call, source: Value, keys: Vec<(Lambda, bool)>) -> Result<Value> 
     let mut src = Some(ctx_it);
     // The reference's OrderingIterable is iterable but not an iterator.
     Ok(Value::Iter(LazyIter::iterable_with_meta(
+        c.run(),
         move || {
             if state.is_none() {
                 let items = src
@@ -206,7 +208,7 @@ fn aggregates_and_predicates(r: &Reg) {
             let mut it = c.iter(collection.0)?;
             let key = Arc::new(Expr::detached(ExprKind::Keyword(Arc::from(attribute.0))));
             let ctx = c.ctx.clone();
-            Ok(lazy(move || match it.next()? {
+            Ok(lazy(c, move || match it.next()? {
                 Some(item) => Ok(Some(call_function(
                     &ctx,
                     "#operator_.",
@@ -222,7 +224,7 @@ fn aggregates_and_predicates(r: &Reg) {
             let sel = selector.clone();
             let mut acc: Option<Value> = seed.0.cloned();
             let mut started = false;
-            Ok(lazy(move || {
+            Ok(lazy(c, move || {
                 if !started {
                     started = true;
                     if acc.is_none() {
@@ -283,7 +285,7 @@ fn aggregates_and_predicates(r: &Reg) {
         yaql_fn!(Both "append", |c| (collection: Iterable, args: Rest<Value>) {
             let mut it = Some(c.iter(collection.0)?);
             let mut extra = args.0.into_iter();
-            Ok(lazy(move || {
+            Ok(lazy(c, move || {
                 if let Some(i) = it.as_mut() {
                     if let Some(v) = i.next()? {
                         return Ok(Some(v));
@@ -304,7 +306,7 @@ fn filtering_and_counting(r: &Reg) {
             .iter()
             .map(|x| x.iter(c))
             .collect::<Result<_>>()?;
-        Ok(lazy(move || {
+        Ok(lazy(c, move || {
             while let Some(front) = its.front_mut() {
                 if let Some(v) = front.next()? {
                     return Ok(Some(v));
@@ -329,7 +331,7 @@ fn filtering_and_counting(r: &Reg) {
         let mut it = Some(c.iter(collection.0)?);
         let mut cache: Vec<Value> = Vec::new();
         let mut i = 0usize;
-        Ok(lazy(move || {
+        Ok(lazy(c, move || {
             if let Some(src) = it.as_mut() {
                 if let Some(v) = src.next()? {
                     cache.push(v.clone());
@@ -352,7 +354,7 @@ fn filtering_and_counting(r: &Reg) {
                 None => Ok(default.0.clone()),
                 Some(first) => {
                     let mut first = Some(first);
-                    Ok(lazy(move || match first.take() {
+                    Ok(lazy(c, move || match first.take() {
                         Some(v) => Ok(Some(v)),
                         None => it.next(),
                     }))
@@ -365,7 +367,7 @@ fn filtering_and_counting(r: &Reg) {
             let mut it = c.iter(collection.0)?;
             let ks = keySelector.cloned();
             let mut seen = Set::new();
-            Ok(lazy(move || loop {
+            Ok(lazy(c, move || loop {
                 let Some(v) = it.next()? else {
                     return Ok(None);
                 };
@@ -386,7 +388,7 @@ fn filtering_and_counting(r: &Reg) {
             Some(s) => s.clamped()?,
             None => return Err(Error::type_err("'NoneType' object cannot be interpreted as an integer")),
         };
-        Ok(lazy(move || match it.next()? {
+        Ok(lazy(c, move || match it.next()? {
             Some(v) => {
                 let out = Value::list(vec![Value::Int(i), v]);
                 i += 1;
@@ -400,7 +402,7 @@ fn filtering_and_counting(r: &Reg) {
             yaql_fn!(Method name, |c| (collection: Iterable, predicate: &Lambda) {
                 let mut it = c.iter(collection.0)?;
                 let p = predicate.clone();
-                Ok(lazy(move || loop {
+                Ok(lazy(c, move || loop {
                     // Returned as it is (see `LazyIter::next`).
                     let next = it.next();
                     if let Ok(Some(v)) = &next {
@@ -422,7 +424,7 @@ fn elements_and_projection(r: &Reg) {
             yaql_fn!(Method name, |c| (collection: Iterable, selector: &Lambda) {
                 let mut it = c.iter(collection.0)?;
                 let s = selector.clone();
-                Ok(lazy(move || match it.next()? {
+                Ok(lazy(c, move || match it.next()? {
                     Some(v) => Ok(Some(s.call1(v)?)),
                     None => Ok(None),
                 }))
@@ -462,14 +464,14 @@ fn elements_and_projection(r: &Reg) {
         }
         Ok(first)
     }));
-    r.add_def(yaql_fn!(Function "generate", |_c| (initial: &Value, predicate: &Lambda, producer: &Lambda, selector: Option<&Lambda> = Null, decycle: bool = false) {
+    r.add_def(yaql_fn!(Function "generate", |c| (initial: &Value, predicate: &Lambda, producer: &Lambda, selector: Option<&Lambda> = Null, decycle: bool = false) {
             let mut x = initial.clone();
             let pred = predicate.clone();
             let prod = producer.clone();
             let sel = selector.cloned();
             let mut seen = Set::new();
             let mut first = true;
-            Ok(lazy(move || {
+            Ok(lazy(c, move || {
                 if !first {
                     x = prod.call1_ref(&x)?;
                 }
@@ -493,7 +495,7 @@ fn elements_and_projection(r: &Reg) {
             let depth = depthFirst;
             let mut seen = Set::new();
             let dicts = c.rt().opts.iterable_dicts;
-            Ok(lazy(move || loop {
+            Ok(lazy(c, move || loop {
                 let Some(item) = queue.pop_front() else {
                     return Ok(None);
                 };
@@ -533,7 +535,7 @@ fn grouping_and_searching(r: &Reg, opts: &EngineOptions) {
             let mut seen = 0usize;
             while let Some(v) = it.next()? {
                 seen += 1;
-                crate::limits::check_built(seen)?;
+                c.run().check_built(seen)?;
                 let k = ks.call1_ref(&v)?;
                 let val = match &vs {
                     Some(l) => l.call1(v)?,
@@ -626,7 +628,7 @@ fn joining_and_partitioning(r: &Reg) {
             let s = selector.clone();
             let mut cur: Option<Value> = None;
             let mut j = 0usize;
-            Ok(lazy(move || loop {
+            Ok(lazy(c, move || loop {
                 if cur.is_none() {
                     match outer.next()? {
                         Some(v) => {
@@ -662,7 +664,7 @@ fn joining_and_partitioning(r: &Reg) {
                 let n = islice_count(&count, true)?;
                 let mut it = c.iter(collection.0)?;
                 let mut left = n;
-                Ok(lazy(move || {
+                Ok(lazy(c, move || {
                     if left <= 0 {
                         return Ok(None);
                     }
@@ -677,7 +679,7 @@ fn joining_and_partitioning(r: &Reg) {
             let n = islice_count(&count, false)?;
             let mut it = c.iter(collection.0)?;
             let mut skip = n;
-            Ok(lazy(move || {
+            Ok(lazy(c, move || {
                 while skip > 0 {
                     skip -= 1;
                     if it.next()?.is_none() {
@@ -693,7 +695,7 @@ fn joining_and_partitioning(r: &Reg) {
             let mut it = c.iter(collection.0)?;
             let p = predicate.clone();
             let mut done = false;
-            Ok(lazy(move || {
+            Ok(lazy(c, move || {
                 if done {
                     return Ok(None);
                 }
@@ -712,7 +714,7 @@ fn joining_and_partitioning(r: &Reg) {
             let mut it = c.iter(collection.0)?;
             let p = predicate.clone();
             let mut skipping = true;
-            Ok(lazy(move || loop {
+            Ok(lazy(c, move || loop {
                 let Some(v) = it.next()? else {
                     return Ok(None);
                 };
@@ -808,20 +810,22 @@ fn ordering_and_generation(r: &Reg) {
         }),
     );
     r.add_def(yaql_fn!(Method "thenByDescending", |c| (collection: Iterable, selector: &Lambda) { then_by(c, &collection, selector, true) }));
-    r.add_def(yaql_fn!(Function "range", |_c| (stop: PyInt) { Ok(range(0, stop.clamped()?, 1)) }));
     r.add_def(
-        yaql_fn!(Function "range", |_c| (start: PyInt, stop: PyInt, step: PyInt = 1) {
+        yaql_fn!(Function "range", |c| (stop: PyInt) { Ok(range(c, 0, stop.clamped()?, 1)) }),
+    );
+    r.add_def(
+        yaql_fn!(Function "range", |c| (start: PyInt, stop: PyInt, step: PyInt = 1) {
             if step.clamped()? == 0 {
                 return Err(Error::value_err("range() arg 3 must not be zero"));
             }
-            Ok(range(start.clamped()?, stop.clamped()?, step.clamped()?))
+            Ok(range(c, start.clamped()?, stop.clamped()?, step.clamped()?))
         }),
     );
     r.add_def(
-        yaql_fn!(Method "repeat", |_c| (value: &Value, times: PyInt = -1) {
+        yaql_fn!(Method "repeat", |c| (value: &Value, times: PyInt = -1) {
             let v = value.clone();
             let mut left = times.index()?;
-            Ok(lazy(move || {
+            Ok(lazy(c, move || {
                 if left == 0 {
                     return Ok(None);
                 }
@@ -846,7 +850,7 @@ fn slicing_and_sums(r: &Reg) {
             let mut it = c.iter(collection.0)?;
             let s = selector.clone();
             let mut inner: Option<ValueIter> = None;
-            Ok(lazy(move || loop {
+            Ok(lazy(c, move || loop {
                 if let Some(i) = inner.as_mut() {
                     if let Some(v) = i.next()? {
                         return Ok(Some(v));
@@ -865,10 +869,10 @@ fn slicing_and_sums(r: &Reg) {
         }),
     );
     r.add_def(
-        yaql_fn!(Function "sequence", |_c| (start: PyInt = 0, step: PyInt = 1) {
+        yaql_fn!(Function "sequence", |c| (start: PyInt = 0, step: PyInt = 1) {
             let mut cur = start.clamped()?;
             let step = step.clamped()?;
-            Ok(lazy(move || {
+            Ok(lazy(c, move || {
                 let v = cur;
                 cur = cur.saturating_add(step);
                 Ok(Some(Value::Int(v)))
@@ -955,7 +959,7 @@ fn zipping(r: &Reg) {
             .iter()
             .map(|x| x.iter(c))
             .collect::<Result<_>>()?;
-        Ok(lazy(move || {
+        Ok(lazy(c, move || {
             if its.is_empty() {
                 return Ok(None);
             }
@@ -987,7 +991,7 @@ fn zipping(r: &Reg) {
                     ));
                 }
             }
-            Ok(lazy(move || {
+            Ok(lazy(c, move || {
                 let mut row = Vec::with_capacity(its.len());
                 let mut any = false;
                 for slot in its.iter_mut() {
@@ -1012,11 +1016,11 @@ fn zipping(r: &Reg) {
     );
 }
 
-/// A lazy Python `range`.
-pub fn range(start: i64, stop: i64, step: i64) -> Value {
+/// A lazy Python `range`, made by the call `c`.
+pub fn range(c: &Call, start: i64, stop: i64, step: i64) -> Value {
     // `None` once the next item would pass the 64-bit range (and `stop`).
     let mut cur = Some(start);
-    lazy(move || match cur {
+    lazy(c, move || match cur {
         Some(v) if (step > 0 && v < stop) || (step < 0 && v > stop) => {
             cur = v.checked_add(step);
             Ok(Some(Value::Int(v)))

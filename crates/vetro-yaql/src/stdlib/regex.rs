@@ -7,6 +7,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Lambda;
 use crate::func::params::PyInt;
 use crate::iter::LazyIter;
+use crate::limits::Run;
 use crate::value::{Dict, RegexValue, Render, Value};
 use crate::yaql_fn;
 use std::rc::Rc;
@@ -40,10 +41,9 @@ fn translate(p: &str) -> String {
     out
 }
 
-/// Compile (cached) a pattern with Python flags.
-pub fn compile(pattern: &str, flags: u32) -> Result<Rc<RegexValue>> {
-    let run = crate::limits::current_run();
-    let cache = run.as_ref().and_then(|r| r.regex_cache());
+/// Compile (cached in the engine of `run`) a pattern with Python flags.
+pub fn compile(run: &Run, pattern: &str, flags: u32) -> Result<Rc<RegexValue>> {
+    let cache = run.regex_cache();
     let value = |re| {
         Rc::new(RegexValue {
             pattern: pattern.to_string(),
@@ -266,6 +266,7 @@ fn expand(pieces: &[Piece], caps: &fancy_regex::Captures) -> String {
 }
 
 fn replace_with(
+    run: &Rc<Run>,
     re: &RegexValue,
     s: &str,
     count: i64,
@@ -273,7 +274,7 @@ fn replace_with(
 ) -> Result<String> {
     // Each match may put a longer text in its place: the result is held to
     // what the evaluation may build as it grows.
-    let mut out = Render::budgeted();
+    let mut out = Render::budgeted(run);
     let mut last = 0;
     let mut n = 0;
     for caps in re.re.captures_iter(s) {
@@ -293,20 +294,22 @@ fn replace_with(
 
 /// The first `count` matches (all for 0) replaced by the template `repl`
 /// (see [`parse_template`]).
-fn replace(re: &RegexValue, s: &str, repl: &str, count: i64) -> Result<Value> {
+fn replace(run: &Rc<Run>, re: &RegexValue, s: &str, repl: &str, count: i64) -> Result<Value> {
     let repl = parse_template(repl, re)?;
-    let out = replace_with(re, s, count, |c| Ok(expand(&repl, c)))?;
+    let out = replace_with(run, re, s, count, |c| Ok(expand(&repl, c)))?;
     Ok(Value::from(out))
 }
 
 /// The first `count` matches (all for 0) replaced by the text of what `repl`
 /// returns for each (given the match, as `search` publishes it).
-fn replace_by(re: &RegexValue, s: &str, l: &Lambda, count: i64) -> Result<Value> {
-    let out = replace_with(re, s, count, |c| publish(re, s, c, l)?.try_to_yaql_string())?;
+fn replace_by(run: &Rc<Run>, re: &RegexValue, s: &str, l: &Lambda, count: i64) -> Result<Value> {
+    let out = replace_with(run, re, s, count, |c| {
+        publish(re, s, c, l)?.try_to_yaql_string(run)
+    })?;
     Ok(Value::from(out))
 }
 
-fn split(re: &RegexValue, s: &str, max: i64) -> Result<Value> {
+fn split(run: &Run, re: &RegexValue, s: &str, max: i64) -> Result<Value> {
     let mut out = Vec::new();
     let mut last = 0;
     let mut n = 0;
@@ -330,19 +333,19 @@ fn split(re: &RegexValue, s: &str, max: i64) -> Result<Value> {
         last = m.end();
         n += 1;
         if n & 4095 == 0 {
-            crate::limits::check_bytes(out.len().saturating_mul(PIECE_BYTES))?;
+            run.check_bytes(out.len().saturating_mul(PIECE_BYTES))?;
         }
     }
     out.push(Value::str(&s[last..]));
     Ok(Value::list(out))
 }
 
-fn escape(s: &str) -> Result<String> {
+fn escape(run: &Run, s: &str) -> Result<String> {
     let special = "()[]{}?*+-|^$\\.&~# \t\n\r\x0b\x0c";
     // Up to twice as long: escaping an escaped text again doubles it.
     if s.len().saturating_mul(2) >= crate::limits::CHECK_JOIN_BYTES {
         let more = s.chars().filter(|c| special.contains(*c)).count();
-        crate::limits::check_bytes(s.len().saturating_add(more))?;
+        run.check_bytes(s.len().saturating_add(more))?;
     }
     let mut out = String::new();
     for c in s.chars() {
@@ -364,7 +367,7 @@ fn search_value(re: &RegexValue, s: &str, sel: Option<&Lambda>) -> Result<Value>
     }
 }
 
-fn search_all(re: Rc<RegexValue>, s: Rc<str>, sel: Option<Lambda>) -> Result<Value> {
+fn search_all(run: &Rc<Run>, re: Rc<RegexValue>, s: Rc<str>, sel: Option<Lambda>) -> Result<Value> {
     let mut results = Vec::new();
     for caps in re.re.captures_iter(&s) {
         let caps = caps.map_err(re_err)?;
@@ -374,13 +377,13 @@ fn search_all(re: Rc<RegexValue>, s: Rc<str>, sel: Option<Lambda>) -> Result<Val
         });
     }
     let mut it = results.into_iter();
-    Ok(Value::Iter(LazyIter::from_fn(move || Ok(it.next()))))
+    Ok(Value::Iter(LazyIter::from_fn(run, move || Ok(it.next()))))
 }
 
 pub fn register(r: &Reg) {
     for (name, found) in [("#operator_=~", true), ("#operator_!~", false)] {
-        r.add_def(yaql_fn!(Function name, |_c| (string: &str, pattern: &str) {
-            Ok(search(&*compile(pattern, 0)?, string)? == found)
+        r.add_def(yaql_fn!(Function name, |c| (string: &str, pattern: &str) {
+            Ok(search(&*compile(c.run(), pattern, 0)?, string)? == found)
         }));
         r.add_def(
             yaql_fn!(Function name, |_c| (string: &str, regexp: &Rc<RegexValue>) {
@@ -388,7 +391,7 @@ pub fn register(r: &Reg) {
             }),
         );
     }
-    r.add_def(yaql_fn!(Function "escapeRegex", |_c| (string: &str) { escape(string) }));
+    r.add_def(yaql_fn!(Function "escapeRegex", |c| (string: &str) { escape(c.run(), string) }));
     r.add_def(yaql_fn!(Function "isRegex", |_c| (value: &Value) {
         Ok(matches!(value, Value::Regex(_)))
     }));
@@ -398,11 +401,11 @@ pub fn register(r: &Reg) {
         }),
     );
     r.add_def(
-        yaql_fn!(Method "matches", |_c| (string: &str, regexp: &str) {
-            search(&*compile(regexp, 0)?, string)
+        yaql_fn!(Method "matches", |c| (string: &str, regexp: &str) {
+            search(&*compile(c.run(), regexp, 0)?, string)
         }),
     );
-    r.add_def(yaql_fn!(Function "regex", |_c| (
+    r.add_def(yaql_fn!(Function "regex", |c| (
         pattern: &str,
         ignoreCase: Option<bool> = false,
         multiLine: Option<bool> = false,
@@ -414,36 +417,36 @@ pub fn register(r: &Reg) {
                 flags |= flag;
             }
         }
-        Ok(Value::Regex(compile(pattern, flags)?))
+        Ok(Value::Regex(compile(c.run(), pattern, flags)?))
     }));
     // `replace`, `replaceBy` and `split` take the regexp and the string in
     // either order.
-    r.add_def(yaql_fn!(Method "replace", |_c| (regexp: &Rc<RegexValue>, string: &str, repl: &str, count: PyInt = 0) {
-        replace(regexp, string, repl, count.index()?)
+    r.add_def(yaql_fn!(Method "replace", |c| (regexp: &Rc<RegexValue>, string: &str, repl: &str, count: PyInt = 0) {
+        replace(c.run(), regexp, string, repl, count.index()?)
     }));
-    r.add_def(yaql_fn!(Method "replace", |_c| (string: &str, regexp: &Rc<RegexValue>, repl: &str, count: PyInt = 0) {
-        replace(regexp, string, repl, count.index()?)
+    r.add_def(yaql_fn!(Method "replace", |c| (string: &str, regexp: &Rc<RegexValue>, repl: &str, count: PyInt = 0) {
+        replace(c.run(), regexp, string, repl, count.index()?)
     }));
-    r.add_def(yaql_fn!(Method "replaceBy", |_c| (regexp: &Rc<RegexValue>, string: &str, repl: &Lambda, count: PyInt = 0) {
-        replace_by(regexp, string, repl, count.index()?)
+    r.add_def(yaql_fn!(Method "replaceBy", |c| (regexp: &Rc<RegexValue>, string: &str, repl: &Lambda, count: PyInt = 0) {
+        replace_by(c.run(), regexp, string, repl, count.index()?)
     }));
-    r.add_def(yaql_fn!(Method "replaceBy", |_c| (string: &str, regexp: &Rc<RegexValue>, repl: &Lambda, count: PyInt = 0) {
-        replace_by(regexp, string, repl, count.index()?)
+    r.add_def(yaql_fn!(Method "replaceBy", |c| (string: &str, regexp: &Rc<RegexValue>, repl: &Lambda, count: PyInt = 0) {
+        replace_by(c.run(), regexp, string, repl, count.index()?)
     }));
     r.add_def(yaql_fn!(Method "search", |_c| (regexp: &Rc<RegexValue>, string: &str, selector: Option<&Lambda> = Null) {
         search_value(regexp, string, selector)
     }));
-    r.add_def(yaql_fn!(Method "searchAll", |_c| (regexp: &Rc<RegexValue>, string: &Rc<str>, selector: Option<&Lambda> = Null) {
-        search_all(regexp.clone(), string.clone(), selector.cloned())
+    r.add_def(yaql_fn!(Method "searchAll", |c| (regexp: &Rc<RegexValue>, string: &Rc<str>, selector: Option<&Lambda> = Null) {
+        search_all(c.run(), regexp.clone(), string.clone(), selector.cloned())
     }));
     r.add_def(
         yaql_fn!(Method "split", |c| (regexp: &Rc<RegexValue>, string: &str, maxSplit: PyInt = 0) {
-            Ok(c.list_result(split(regexp, string, maxSplit.index()?)?))
+            Ok(c.list_result(split(c.run(), regexp, string, maxSplit.index()?)?))
         }),
     );
     r.add_def(
         yaql_fn!(Method "split", |c| (string: &str, regexp: &Rc<RegexValue>, maxSplit: PyInt = 0) {
-            Ok(c.list_result(split(regexp, string, maxSplit.index()?)?))
+            Ok(c.list_result(split(c.run(), regexp, string, maxSplit.index()?)?))
         }),
     );
 }

@@ -3,8 +3,10 @@
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::func::params::{Iterable, Number, PyInt, Rest};
+use crate::limits::Run;
 use crate::value::{Dict, Render, Value};
 use crate::yaql_fn;
+use std::rc::Rc;
 
 pub fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
@@ -74,39 +76,39 @@ pub const PIECE_BYTES: usize = 64;
 /// against what the evaluation may build (a string of separators splits
 /// into many more bytes than it has).
 #[inline]
-pub fn check_pieces(pieces: usize) -> Result<()> {
+pub fn check_pieces(run: &Run, pieces: usize) -> Result<()> {
     if pieces & 4095 == 0 && pieces > 0 {
-        crate::limits::check_bytes(pieces.saturating_mul(PIECE_BYTES))
+        run.check_bytes(pieces.saturating_mul(PIECE_BYTES))
     } else {
         Ok(())
     }
 }
 
-fn collect_pieces<'a>(pieces: impl Iterator<Item = &'a str>) -> Result<Vec<String>> {
+fn collect_pieces<'a>(run: &Run, pieces: impl Iterator<Item = &'a str>) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for p in pieces {
         out.push(p.to_string());
-        check_pieces(out.len())?;
+        check_pieces(run, out.len())?;
     }
     Ok(out)
 }
 
 /// Python `str.split(sep, maxsplit)`.
-pub fn py_split(s: &str, sep: Option<&str>, max: i64) -> Result<Vec<String>> {
+pub fn py_split(run: &Run, s: &str, sep: Option<&str>, max: i64) -> Result<Vec<String>> {
     match sep {
         Some("") => Err(Error::value_err("empty separator")),
         Some(sep) => {
             if max < 0 {
-                collect_pieces(s.split(sep))
+                collect_pieces(run, s.split(sep))
             } else {
-                collect_pieces(s.splitn(max as usize + 1, sep))
+                collect_pieces(run, s.splitn(max as usize + 1, sep))
             }
         }
         None => {
             let mut out = Vec::new();
             let mut rest = s.trim_start_matches(is_space);
             while !rest.is_empty() {
-                check_pieces(out.len())?;
+                check_pieces(run, out.len())?;
                 if max >= 0 && out.len() as i64 == max {
                     out.push(rest.to_string());
                     break;
@@ -128,14 +130,14 @@ pub fn py_split(s: &str, sep: Option<&str>, max: i64) -> Result<Vec<String>> {
 }
 
 /// Python `str.rsplit(sep, maxsplit)`.
-pub fn py_rsplit(s: &str, sep: Option<&str>, max: i64) -> Result<Vec<String>> {
+pub fn py_rsplit(run: &Run, s: &str, sep: Option<&str>, max: i64) -> Result<Vec<String>> {
     if max < 0 {
-        return py_split(s, sep, max);
+        return py_split(run, s, sep, max);
     }
     match sep {
         Some("") => Err(Error::value_err("empty separator")),
         Some(sep) => {
-            let mut v = collect_pieces(s.rsplitn(max as usize + 1, sep))?;
+            let mut v = collect_pieces(run, s.rsplitn(max as usize + 1, sep))?;
             v.reverse();
             Ok(v)
         }
@@ -143,7 +145,7 @@ pub fn py_rsplit(s: &str, sep: Option<&str>, max: i64) -> Result<Vec<String>> {
             let mut out = Vec::new();
             let mut rest = s.trim_end_matches(is_space);
             while !rest.is_empty() {
-                check_pieces(out.len())?;
+                check_pieces(run, out.len())?;
                 if out.len() as i64 == max {
                     out.push(rest.to_string());
                     break;
@@ -183,15 +185,15 @@ fn strip<'a>(s: &'a str, chars: Option<&str>, left: bool, right: bool) -> &'a st
 
 /// Python `str.replace(old, new, count)`, refused when the result would be
 /// larger than the evaluation may build.
-pub fn py_replace(s: &str, old: &str, new: &str, count: i64) -> Result<String> {
-    check_replaced_size(s, old, new, count)?;
+pub fn py_replace(run: &Run, s: &str, old: &str, new: &str, count: i64) -> Result<String> {
+    check_replaced_size(run, s, old, new, count)?;
     Ok(replace_unchecked(s, old, new, count))
 }
 
 /// Refuse a replacement that grows `s` past what the evaluation may build,
 /// before building it (`$s.replace('x', 'xx')` doubles at every step). Only
 /// a growing replacement of a large enough result counts its matches.
-fn check_replaced_size(s: &str, old: &str, new: &str, count: i64) -> Result<()> {
+fn check_replaced_size(run: &Run, s: &str, old: &str, new: &str, count: i64) -> Result<()> {
     if new.len() <= old.len() {
         return Ok(());
     }
@@ -217,7 +219,7 @@ fn check_replaced_size(s: &str, old: &str, new: &str, count: i64) -> Result<()> 
     } else {
         s.matches(old).take(most).count()
     };
-    crate::limits::check_join(s.len().saturating_add(matches.saturating_mul(growth)))
+    run.check_join(s.len().saturating_add(matches.saturating_mul(growth)))
 }
 
 fn replace_unchecked(s: &str, old: &str, new: &str, count: i64) -> String {
@@ -283,7 +285,9 @@ fn operators_and_tests(r: &Reg) {
             repeat(c, right, left.index()?)
         }),
     );
-    r.add_def(yaql_fn!(Function "#operator_+", |_c| (args: Rest<&str>) { concat(&args.0) }));
+    r.add_def(
+        yaql_fn!(Function "#operator_+", |c| (args: Rest<&str>) { concat(c.run(), &args.0) }),
+    );
     for (name, want) in [
         ("#operator_<", [true, false, false]),
         ("#operator_<=", [true, true, false]),
@@ -323,7 +327,7 @@ fn operators_and_tests(r: &Reg) {
         ];
         characters(asked.map(|b| b == Some(true)))
     }));
-    r.add_def(yaql_fn!(Function "concat", |_c| (args: Rest<&str>) { concat(&args.0) }));
+    r.add_def(yaql_fn!(Function "concat", |c| (args: Rest<&str>) { concat(c.run(), &args.0) }));
     r.add_def(
         yaql_fn!(Method "endsWith", |_c| (string: &str, suffixes: Rest<&str>) {
             Ok(suffixes.0.iter().any(|x| string.ends_with(x)))
@@ -355,8 +359,8 @@ fn operators_and_tests(r: &Reg) {
 }
 
 /// The strings joined, within what the evaluation may build.
-fn concat(parts: &[&str]) -> Result<String> {
-    crate::limits::check_join(parts.iter().map(|x| x.len()).sum())?;
+fn concat(run: &Run, parts: &[&str]) -> Result<String> {
+    run.check_join(parts.iter().map(|x| x.len()).sum())?;
     Ok(parts.concat())
 }
 
@@ -450,20 +454,20 @@ fn searching_and_joining(r: &Reg) {
     }));
     r.add_def(
         yaql_fn!(Method "join", |c| (separator: &str, sequence: Iterable) {
-            join(&sequence.collect(c)?, separator)
+            join(c.run(), &sequence.collect(c)?, separator)
         }),
     );
     r.add_def(
         yaql_fn!(Method "join", |c| (sequence: Iterable, separator: &str) {
-            join(&sequence.collect(c)?, separator)
+            join(c.run(), &sequence.collect(c)?, separator)
         }),
     );
     r.add_def(yaql_fn!(Both "len", |_c| (string: &str) { Ok(string.chars().count() as i64) }));
 }
 
 /// The items' `str()` joined by `sep`, within what the evaluation may build.
-fn join(items: &[Value], sep: &str) -> Result<Value> {
-    let mut out = Render::budgeted();
+fn join(run: &Rc<Run>, items: &[Value], sep: &str) -> Result<Value> {
+    let mut out = Render::budgeted(run);
     for (i, v) in items.iter().enumerate() {
         if i > 0 {
             out.push_str(sep)?;
@@ -485,27 +489,27 @@ fn transforming(r: &Reg) {
         }),
     );
     r.add_def(
-        yaql_fn!(Method "replace", |_c| (string: &str, old: &str, new: &str, count: PyInt = -1) {
-            py_replace(string, old, new, count.index()?)
+        yaql_fn!(Method "replace", |c| (string: &str, old: &str, new: &str, count: PyInt = -1) {
+            py_replace(c.run(), string, old, new, count.index()?)
         }),
     );
     r.add_def(
-        yaql_fn!(Method "replace", |_c| (string: &str, replacements: &Dict, count: PyInt = -1) {
+        yaql_fn!(Method "replace", |c| (string: &str, replacements: &Dict, count: PyInt = -1) {
             let mut s = string.to_string();
             for (k, v) in replacements.iter() {
-                let (old, new) = (k.try_to_yaql_string()?, v.try_to_yaql_string()?);
-                s = py_replace(&s, &old, &new, count.index()?)?;
+                let (old, new) = (k.try_to_yaql_string(c.run())?, v.try_to_yaql_string(c.run())?);
+                s = py_replace(c.run(), &s, &old, &new, count.index()?)?;
             }
             Ok(s)
         }),
     );
     r.add_def(yaql_fn!(Method "rightSplit", |c| (string: &str, separator: Option<&str> = Null, maxSplits: PyInt = -1) {
-        Ok(c.list_result(strs(py_rsplit(string, separator, maxSplits.index()?)?)))
+        Ok(c.list_result(strs(py_rsplit(c.run(), string, separator, maxSplits.index()?)?)))
     }));
     r.add_def(yaql_fn!(Method "split", |c| (string: &str, separator: Option<&str> = Null, maxSplits: PyInt = -1) {
-        Ok(c.list_result(strs(py_split(string, separator, maxSplits.index()?)?)))
+        Ok(c.list_result(strs(py_split(c.run(), string, separator, maxSplits.index()?)?)))
     }));
-    r.add_def(yaql_fn!(Function "str", |_c| (value: &Value) { value.try_to_yaql_string() }));
+    r.add_def(yaql_fn!(Function "str", |c| (value: &Value) { value.try_to_yaql_string(c.run()) }));
     r.add_def(
         yaql_fn!(Method "substring", |_c| (string: &str, start: PyInt, length: PyInt = -1) {
             // As the reference: a negative length means the whole string, a
@@ -519,10 +523,10 @@ fn transforming(r: &Reg) {
             Ok(cs[s..e].iter().collect::<String>())
         }),
     );
-    r.add_def(yaql_fn!(Method "toCharArray", |_c| (string: &str) {
+    r.add_def(yaql_fn!(Method "toCharArray", |c| (string: &str) {
         // One item and one string per character: many times the text's size.
         if string.len().saturating_mul(PIECE_BYTES) >= crate::limits::CHECK_JOIN_BYTES {
-            crate::limits::check_bytes(string.chars().count().saturating_mul(PIECE_BYTES))?;
+            c.run().check_bytes(string.chars().count().saturating_mul(PIECE_BYTES))?;
         }
         Ok(Value::list(string.chars().map(|c| Value::from(c.to_string())).collect()))
     }));

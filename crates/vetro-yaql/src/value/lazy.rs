@@ -1,6 +1,6 @@
 //! Lazy, single-pass sequences (the reference's Python iterators and
-//! generators). Every item pulled counts as one operation of the running
-//! evaluation's limits.
+//! generators). Every item pulled counts as one operation of the run of the
+//! evaluation that made the sequence.
 
 use crate::error::{Error, Result};
 use crate::limits::Run;
@@ -24,47 +24,87 @@ pub struct LazyIter {
 }
 
 impl LazyIter {
-    /// A sequence producing items from `f` until it returns `Ok(None)`.
-    pub fn from_fn(f: impl FnMut() -> Result<Option<Value>> + 'static) -> Rc<LazyIter> {
+    fn make(
+        run: Option<Rc<Run>>,
+        f: impl FnMut() -> Result<Option<Value>> + 'static,
+        meta: Option<Rc<dyn std::any::Any>>,
+        iterator: bool,
+    ) -> Rc<LazyIter> {
         Rc::new(LazyIter {
             next: RefCell::new(Some(Box::new(f))),
-            meta: None,
-            iterator: true,
-            run: crate::limits::current_run(),
+            meta,
+            iterator,
+            run,
         })
+    }
+
+    /// A sequence producing items from `f` until it returns `Ok(None)`,
+    /// its items counted as operations of `run` (the run of the evaluation
+    /// making it, `c.rt().run()` in a library function).
+    pub fn from_fn(
+        run: &Rc<Run>,
+        f: impl FnMut() -> Result<Option<Value>> + 'static,
+    ) -> Rc<LazyIter> {
+        LazyIter::make(Some(run.clone()), f, None, true)
+    }
+
+    /// A sequence a host makes outside any evaluation (an iterator of its
+    /// own given as data): its items count in the evaluation of a library
+    /// function that iterates it (see [`LazyIter::counted_in`]).
+    pub fn detached(f: impl FnMut() -> Result<Option<Value>> + 'static) -> Rc<LazyIter> {
+        LazyIter::make(None, f, None, true)
     }
 
     /// A sequence carrying library metadata.
     pub fn with_meta(
+        run: &Rc<Run>,
         f: impl FnMut() -> Result<Option<Value>> + 'static,
         meta: Rc<dyn std::any::Any>,
     ) -> Rc<LazyIter> {
-        Rc::new(LazyIter {
-            next: RefCell::new(Some(Box::new(f))),
-            meta: Some(meta),
-            iterator: true,
-            run: crate::limits::current_run(),
-        })
+        LazyIter::make(Some(run.clone()), f, Some(meta), true)
     }
 
     /// An iterable that is not an iterator, carrying library metadata.
     pub fn iterable_with_meta(
+        run: &Rc<Run>,
         f: impl FnMut() -> Result<Option<Value>> + 'static,
         meta: Rc<dyn std::any::Any>,
     ) -> Rc<LazyIter> {
-        Rc::new(LazyIter {
-            next: RefCell::new(Some(Box::new(f))),
-            meta: Some(meta),
-            iterator: false,
-            run: crate::limits::current_run(),
-        })
+        LazyIter::make(Some(run.clone()), f, Some(meta), false)
+    }
+
+    /// A sequence of the same items (and metadata) made from `f`, counted
+    /// in the run `self` counts in.
+    pub fn rewrap(&self, f: impl FnMut() -> Result<Option<Value>> + 'static) -> Rc<LazyIter> {
+        LazyIter::make(self.run.clone(), f, self.meta.clone(), self.iterator)
+    }
+
+    /// This sequence as iterated by an evaluation whose run is `run`: itself
+    /// while the run it was made in is in progress, else (made by a host,
+    /// or by an evaluation that has ended) a view of it whose items count
+    /// in `run`, so that no evaluation pulls items it does not count.
+    pub fn counted_in(self: &Rc<Self>, run: &Rc<Run>) -> Rc<LazyIter> {
+        if !run.is_active() || self.run.as_ref().is_some_and(|r| r.is_active()) {
+            return self.clone();
+        }
+        let inner = self.clone();
+        LazyIter::make(
+            Some(run.clone()),
+            move || inner.next(),
+            self.meta.clone(),
+            self.iterator,
+        )
+    }
+
+    /// The run its items count in, if any.
+    pub fn run(&self) -> Option<&Rc<Run>> {
+        self.run.as_ref()
     }
 
     /// Pull the next item. An exhausted iterator keeps returning `None`.
     pub fn next(&self) -> Result<Option<Value>> {
-        match &self.run {
-            Some(run) => run.tick()?,
-            None => crate::limits::tick()?,
+        if let Some(run) = &self.run {
+            run.tick()?;
         }
         let mut slot = self
             .next

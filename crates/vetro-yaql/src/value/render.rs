@@ -6,30 +6,31 @@
 
 use crate::error::Error;
 use crate::error::Result;
-use crate::limits::{budget, build_budget, memory_exceeded, over_memory_limit, CHECK_JOIN_BYTES};
+use crate::limits::{memory_exceeded, over_memory_limit, Run, CHECK_JOIN_BYTES};
 use std::fmt;
+use std::rc::Rc;
 
 /// A string under construction with a size limit in bytes; a write past it
 /// fails with the memory-limit error and leaves the text as it was.
 pub struct Render {
     buf: String,
     cap: usize,
-    /// The cap is still the first threshold: past it, the running
-    /// evaluation's [`build_budget`] is looked up once and becomes the cap.
-    budgeted: bool,
+    /// The cap is still the first threshold: past it, this run's
+    /// [`Run::build_budget`] is looked up once and becomes the cap.
+    budgeted: Option<Rc<Run>>,
     /// The error of a write past the cap.
     refusal: fn() -> Error,
 }
 
 impl Render {
-    /// Bounded by what the running evaluation may still build
-    /// ([`build_budget`]; outside one, [`crate::limits::MAX_BUILD_BYTES`]).
+    /// Bounded by what the evaluation of `run` may still build
+    /// ([`Run::build_budget`]; outside one, [`crate::limits::MAX_BUILD_BYTES`]).
     /// Short texts never look the budget up.
-    pub fn budgeted() -> Render {
+    pub fn budgeted(run: &Rc<Run>) -> Render {
         Render {
             buf: String::new(),
             cap: CHECK_JOIN_BYTES,
-            budgeted: true,
+            budgeted: Some(run.clone()),
             refusal: memory_exceeded,
         }
     }
@@ -40,7 +41,7 @@ impl Render {
         Render {
             buf: String::new(),
             cap,
-            budgeted: false,
+            budgeted: None,
             refusal: memory_exceeded,
         }
     }
@@ -93,10 +94,9 @@ impl Render {
 
     /// How many more bytes may be written.
     pub fn room(&self) -> usize {
-        let cap = if self.budgeted {
-            build_budget()
-        } else {
-            self.cap
+        let cap = match &self.budgeted {
+            Some(run) => run.build_budget(),
+            None => self.cap,
         };
         cap.saturating_sub(self.buf.len())
     }
@@ -108,9 +108,8 @@ impl Render {
 
     #[cold]
     fn raise_cap(&mut self, len: usize) -> Result<()> {
-        if self.budgeted {
-            self.budgeted = false;
-            let b = budget();
+        if let Some(run) = self.budgeted.take() {
+            let b = run.budget();
             self.cap = b.left;
             if b.is_host_limit() {
                 self.refusal = over_memory_limit;
@@ -127,7 +126,7 @@ impl Render {
     #[cold]
     fn reserve(&mut self, len: usize) {
         let want = self.buf.capacity().saturating_mul(2).max(len).max(64);
-        let want = if self.budgeted {
+        let want = if self.budgeted.is_some() {
             want
         } else {
             want.min(self.cap)
@@ -168,7 +167,7 @@ mod tests {
 
     #[test]
     fn outside_an_evaluation_the_budget_is_the_hard_cap() {
-        let mut r = Render::budgeted();
+        let mut r = Render::budgeted(&Run::idle());
         let chunk = "x".repeat(1 << 20);
         r.push_str(&chunk).unwrap();
         assert_eq!(r.cap, CHECK_JOIN_BYTES);
