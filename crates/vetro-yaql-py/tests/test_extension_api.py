@@ -173,3 +173,28 @@ def test_legacy_lists_stay_lists_where_the_reference_builds_them():
     assert run("[1, 2] + [3]") == (1, 2, 3)
     assert run("list(1, 2) + [3]") == [1, 2, 3]
     assert run('list(1, 2).select($)') == [1, 2]
+
+
+def test_a_function_changed_after_registration_is_seen_as_changed():
+    # The description of a Python function for the engine is kept from
+    # one evaluation to the next, and made again when the definition
+    # changes.
+    from yaql.language import specs, yaqltypes
+    engine = factory.YaqlFactory().create()
+    context = yaql.create_context()
+
+    def twice(x):
+        return x * 2
+
+    fd = specs.get_function_definition(twice, name='twice')
+    context.register_function(fd)
+    assert engine('twice(21)').evaluate(context=context) == 42
+    assert engine('twice(abc)').evaluate(context=context) == 'abcabc'
+    fd.parameters['x'].value_type = yaqltypes.PythonType(int)
+    with pytest.raises(exceptions.NoMatchingFunctionException):
+        engine('twice(abc)').evaluate(context=context)
+    assert engine('twice(2)').evaluate(context=context) == 4
+    fd.is_function, fd.is_method = False, True
+    assert engine('3.twice()').evaluate(context=context) == 6
+    with pytest.raises(exceptions.NoFunctionRegisteredException):
+        engine('twice(3)').evaluate(context=context)

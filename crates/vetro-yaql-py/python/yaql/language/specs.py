@@ -10,9 +10,17 @@ from yaql.language import yaqltypes
 
 NO_DEFAULT = utils.create_marker('<NoValue>')
 
+# Counts every change made to any parameter or function definition: a
+# function's description for the engine (`_descriptor`) is kept until one.
+_changes = [0]
+
 
 class ParameterDefinition:
     __slots__ = ('value_type', 'name', 'position', 'default', 'alias')
+
+    def __setattr__(self, name, value):
+        _changes[0] += 1
+        object.__setattr__(self, name, value)
 
     def __init__(self, name, value_type=None, position=None, alias=None,
                  default=None):
@@ -33,7 +41,11 @@ class ParameterDefinition:
 
 class FunctionDefinition:
     __slots__ = ('is_method', 'is_function', 'name', 'parameters', 'payload',
-                 'doc', 'no_kwargs', 'meta')
+                 'doc', 'no_kwargs', 'meta', '_described')
+
+    def __setattr__(self, name, value):
+        _changes[0] += 1
+        object.__setattr__(self, name, value)
 
     def __init__(self, name, payload, parameters=None, doc='', meta=None,
                  is_function=True, is_method=False, no_kwargs=False):
@@ -162,7 +174,22 @@ class FunctionDefinition:
     def _descriptor(self):
         """``(name, form, signature, invoker, checks)`` for the engine:
         ``checks`` has one entry per parameter of the signature, in its
-        order, with the predicate narrowing that parameter's type or None."""
+        order, with the predicate narrowing that parameter's type or None.
+        Made once and kept (the engine asks at every evaluation) until a
+        definition changes or a parameter is added to or taken from this
+        one's dict directly."""
+        key = (_changes[0], len(self.parameters))
+        try:
+            made, descriptor = self._described
+        except AttributeError:
+            made = None
+        if made != key:
+            descriptor = self._describe()
+            # Not a change of the definition: no count.
+            object.__setattr__(self, '_described', (key, descriptor))
+        return descriptor
+
+    def _describe(self):
         positional, kwonly = self._ordered()
         parts = []
         checks = []
