@@ -18,6 +18,12 @@ scheduler. The evaluations take the median, of wall time and of CPU time.
 `--rounds N` runs the two packages alternately N times and reports the
 median over the rounds with the lowest and highest ratio of one round;
 `--only where/select,identity` runs only those evaluations.
+
+Then the drop-in alone: four threads on one engine against one thread
+(`--threads N` for another number), with the share of each call's CPU time
+spent with the GIL held. `--threads-only` runs only that (a few seconds, no
+reference needed: `python bench.py --threads-only` in the drop-in's venv);
+`--no-threads` leaves it out.
 """
 
 import argparse
