@@ -73,7 +73,7 @@ fn function_def(
         let outer = home.upgrade().and_then(|h| h.parent.clone());
         invoke(&invoker, &engine, call, args, outer)
     })
-    .map_err(|e| PyValueError::new_err(e.message))?;
+    .map_err(|e| PyValueError::new_err(e.into_message()))?;
     if desc.len() > 4 {
         set_checks(&mut def, &desc.get_item(4)?)?;
     }

@@ -258,7 +258,7 @@ impl<'py> Input<'py> {
                 let offset: Option<i32> = t.get_item(2)?.extract()?;
                 datetime_value(fields, offset)
                     .map(Value::DateTime)
-                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.message))
+                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.into_message()))
             }
             "td" => Ok(Value::TimeDelta(payload.extract()?)),
             "tz" => Ok(Value::Tz(payload.extract()?)),

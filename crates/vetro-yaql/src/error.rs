@@ -89,22 +89,29 @@ impl ErrorKind {
     }
 }
 
-/// A YAQL error: a kind, a message and, when known, a byte position.
+/// A YAQL error: a kind, a message and, when known, a byte position (the
+/// fields of [`ErrorData`], read and written through the error).
 ///
 /// A host error ([`Error::host`]) also carries a value of the host's own
 /// type through the evaluation, untouched, for the embedder to take back
 /// ([`Error::host_payload`], [`Error::take_host_payload`]). Errors are equal
 /// when kind, message and position are, and both carry no payload or the
 /// same one (compared by pointer: clones of an error share its payload).
+///
+/// The data is behind one pointer, so that an error is a word and every
+/// `Result` of the evaluator is no larger than its value and a tag: items
+/// pass through each step of a lazy sequence as a `Result<Option<Value>>`.
+#[derive(Clone, PartialEq)]
+pub struct Error(Box<ErrorData>);
+
+/// The parts of an [`Error`].
 #[derive(Clone, Debug)]
-pub struct Error {
+pub struct ErrorData {
     pub kind: ErrorKind,
     pub message: String,
     /// Byte offset in the expression: where a parse error is, or the node
     /// whose evaluation failed.
     pub position: Option<usize>,
-    /// Behind one thin pointer so that errors (and so every `Result` of
-    /// the evaluator) stay small.
     payload: Option<Rc<HostPayload>>,
 }
 
@@ -116,8 +123,35 @@ impl fmt::Debug for HostPayload {
     }
 }
 
-impl PartialEq for Error {
-    fn eq(&self, other: &Error) -> bool {
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.kind)
+            .field("message", &self.message)
+            .field("position", &self.position)
+            .field("payload", &self.payload)
+            .finish()
+    }
+}
+
+impl std::ops::Deref for Error {
+    type Target = ErrorData;
+
+    #[inline]
+    fn deref(&self) -> &ErrorData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Error {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut ErrorData {
+        &mut self.0
+    }
+}
+
+impl PartialEq for ErrorData {
+    fn eq(&self, other: &ErrorData) -> bool {
         self.kind == other.kind
             && self.message == other.message
             && self.position == other.position
@@ -130,20 +164,26 @@ impl PartialEq for Error {
 }
 
 impl Error {
+    #[cold]
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error {
+        Error(Box::new(ErrorData {
             kind,
             message: message.into(),
             position: None,
             payload: None,
-        }
+        }))
     }
 
+    #[cold]
     pub fn at(kind: ErrorKind, message: impl Into<String>, position: usize) -> Error {
-        Error {
-            position: Some(position),
-            ..Error::new(kind, message)
-        }
+        let mut e = Error::new(kind, message);
+        e.position = Some(position);
+        e
+    }
+
+    /// The error's message, moved out.
+    pub fn into_message(self) -> String {
+        self.0.message
     }
 
     /// A host error (kind [`ErrorKind::Host`]) carrying `payload`, a value of
@@ -265,3 +305,12 @@ impl From<vetro_yaql_syntax::SyntaxError> for Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+// An error is one pointer, and a result of a value (or of an item of a
+// sequence) no larger than the value and its tag.
+const _: () = {
+    use std::mem::size_of;
+    assert!(size_of::<Error>() == size_of::<usize>());
+    assert!(size_of::<Result<crate::Value>>() <= size_of::<crate::Value>());
+    assert!(size_of::<Result<Option<crate::Value>>>() <= size_of::<crate::Value>());
+};

@@ -115,7 +115,7 @@ pub mod value;
 /// The syntax layer: lexer, operator tables, parser and syntax tree.
 pub use vetro_yaql_syntax::{lexer, operators, parser};
 
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorData, ErrorKind, Result};
 pub use eval::{Lambda, Options, Runtime};
 pub use func::context::Context;
 pub use func::{

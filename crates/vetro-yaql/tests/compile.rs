@@ -246,7 +246,7 @@ fn kernels_agree_with_the_code_and_the_tree_walk() {
     let engine = Engine::new(EngineOptions::default());
     let run = |text: &str, e: &vetro_yaql::Expression| {
         let r = engine.evaluate(e, Value::Null, &[]);
-        r.map_err(|err| (err.kind, err.position, err.message))
+        r.map_err(|err| (err.kind, err.position, err.into_message()))
             .map(|v| vetro_yaql::data::to_json_string(&v, false))
             .unwrap_or_else(|err| format!("{err:?} ({text})"))
     };

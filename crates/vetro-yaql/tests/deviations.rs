@@ -27,7 +27,7 @@ fn err(expr: &str, kind: ErrorKind) -> String {
     match run(expr) {
         Err(e) => {
             assert_eq!(e.kind, kind, "{expr}: {}", e.message);
-            e.message
+            e.into_message()
         }
         Ok(v) => panic!("{expr}: expected {kind:?}, got {v}"),
     }

@@ -281,11 +281,13 @@ impl<'de> serde::de::Visitor<'de> for ValueVisitor {
         if TAGS.contains(&first.as_str()) {
             let raw: J = a.next_value()?;
             match a.next_key::<String>()? {
-                None => return decode_tag(&first, &raw).map_err(|e| A::Error::custom(e.message)),
+                None => {
+                    return decode_tag(&first, &raw).map_err(|e| A::Error::custom(e.into_message()))
+                }
                 Some(k2) => {
                     d.insert(
                         Value::from(first.as_str()),
-                        decode(&raw).map_err(|e| A::Error::custom(e.message))?,
+                        decode(&raw).map_err(|e| A::Error::custom(e.into_message()))?,
                     );
                     d.insert(Value::from(k2.as_str()), a.next_value_seed(ValueSeed)?);
                 }
