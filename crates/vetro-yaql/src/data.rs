@@ -5,7 +5,7 @@
 //! `Infinity`, `-Infinity`) and as YAML's `.nan`/`.inf`.
 
 use crate::error::Error;
-use crate::value::{Dict, DictKeys, Render, Value};
+use crate::value::{Dict, DictKeys, Render, Str, Value};
 use num_bigint::BigInt;
 use std::cell::RefCell;
 use vetro_yaml::{Node, NodeKind, Span};
@@ -112,8 +112,9 @@ fn fast_json(text: &str, consumed: Option<&dyn Fn(usize)>) -> Option<Value> {
 /// so far, the lists of keys its dictionaries have, and the items of the
 /// lists and dictionaries being read.
 struct Loader<'p> {
-    /// Records repeat many of their short values (a city, a tag): each is
-    /// held once instead of once per record.
+    /// Records repeat many of their short values (a city, a tag): each
+    /// one too long to be held inline is held once instead of once per
+    /// record.
     strings: ahash::AHashMap<Box<str>, Value>,
     /// The keys of dictionaries, as a tree: each shape is the list of keys
     /// read so far in a dictionary, and its children the keys met after
@@ -191,7 +192,8 @@ impl Loader<'_> {
     const MAX_CHILDREN: usize = 16;
 
     fn string(&mut self, k: &str) -> Value {
-        if k.len() >= Self::MAX_LEN {
+        // Short text is held in the value itself: nothing to share.
+        if k.len() <= Str::INLINE || k.len() >= Self::MAX_LEN {
             return Value::from(k);
         }
         if let Some(v) = self.strings.get(k) {
@@ -588,7 +590,12 @@ mod tests {
 
     #[test]
     fn records_share_their_keys() {
-        let v = load_str("d", r#"[{"name": 1, "x": 2}, {"x": 3, "name": 4}]"#).unwrap();
+        // Keys longer than a string held inline.
+        let v = load_str(
+            "d",
+            r#"[{"the name of it all": 1, "the x of it, too": 2}, {"the x of it, too": 3, "the name of it all": 4}]"#,
+        )
+        .unwrap();
         let Value::List(items) = &v else {
             panic!("not a list")
         };
@@ -599,8 +606,8 @@ mod tests {
             },
             _ => panic!("not a dict"),
         };
-        assert!(std::rc::Rc::ptr_eq(&key(0, 0), &key(1, 1)));
-        assert!(std::rc::Rc::ptr_eq(&key(0, 1), &key(1, 0)));
+        assert!(crate::value::Str::ptr_eq(&key(0, 0), &key(1, 1)));
+        assert!(crate::value::Str::ptr_eq(&key(0, 1), &key(1, 0)));
     }
 
     #[test]

@@ -6,12 +6,14 @@ mod lazy;
 mod list;
 mod render;
 mod shared;
+mod str;
 
 pub use dict::{Dict, DictKeys};
 pub use lazy::LazyIter;
 pub use list::{List, WeakList};
 pub use render::Render;
 pub use shared::Address;
+pub use str::Str;
 
 use crate::datetime::DateTime;
 use crate::error::{Error, Result};
@@ -75,7 +77,8 @@ pub enum Value {
     Int(i64),
     BigInt(Rc<BigInt>),
     Float(f64),
-    Str(Rc<str>),
+    /// Text; short text is held in the value (see [`Str`]).
+    Str(Str),
     /// Lists and tuples (the reference stores every list as a tuple).
     List(List),
     Dict(Dict),
@@ -110,7 +113,7 @@ impl From<&crate::parser::Literal> for Value {
             Literal::Int(i) => Value::Int(*i),
             Literal::BigInt(b) => Value::BigInt(Rc::new((**b).clone())),
             Literal::Float(f) => Value::Float(*f),
-            Literal::Str(s) => Value::Str(Rc::from(&**s)),
+            Literal::Str(s) => Value::Str(Str::from(&**s)),
         }
     }
 }
@@ -132,12 +135,22 @@ impl From<f64> for Value {
 }
 impl From<&str> for Value {
     fn from(s: &str) -> Value {
-        Value::Str(Rc::from(s))
+        Value::Str(Str::from(s))
     }
 }
 impl From<String> for Value {
     fn from(s: String) -> Value {
-        Value::Str(Rc::from(s))
+        Value::Str(Str::from(s))
+    }
+}
+impl From<Str> for Value {
+    fn from(s: Str) -> Value {
+        Value::Str(s)
+    }
+}
+impl From<std::rc::Rc<str>> for Value {
+    fn from(s: std::rc::Rc<str>) -> Value {
+        Value::Str(Str::from(s))
     }
 }
 /// `None` is null (a host function returning `Option<T>`).
@@ -160,7 +173,7 @@ impl From<Vec<Value>> for Value {
 
 impl Value {
     pub fn str(s: &str) -> Value {
-        Value::Str(Rc::from(s))
+        Value::Str(Str::from(s))
     }
 
     pub fn list(v: Vec<Value>) -> Value {

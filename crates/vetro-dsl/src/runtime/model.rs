@@ -62,7 +62,7 @@ impl Rt {
                     if let Some(Value::Str(id)) = &id {
                         out.entry(id.to_string())
                             .or_insert_with(|| (v.clone(), owner.as_deref().map(str::to_string)));
-                        me = Some(id.clone());
+                        me = Some(id.to_rc());
                     } else if is_object_model(d) {
                         me = Some(Rc::from(anonymous_model_key(d)));
                     }

@@ -25,7 +25,7 @@ use super::{
 use crate::error::{Error, ErrorKind, Result};
 use crate::iter::ValueIter;
 use crate::parser::Literal;
-use crate::value::{Dict, List, RegexValue, Set, Value};
+use crate::value::{Dict, List, RegexValue, Set, Str, Value};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -303,7 +303,7 @@ variant_slot!(
 );
 variant_slot!(
     /// A string (`String`), shared.
-    &'a Rc<str>, String, "string", Value::Str(s) => s
+    &'a Str, String, "string", Value::Str(s) => s
 );
 variant_slot!(
     /// A boolean (`bool`).
@@ -394,7 +394,11 @@ variant_slot!(
 );
 variant_slot!(
     /// A string (`String`), shared.
-    Rc<str>, String, "string", Value::Str(s) => s.clone()
+    Rc<str>, String, "string", Value::Str(s) => s.to_rc()
+);
+variant_slot!(
+    /// A string (`String`), shared.
+    Str, String, "string", Value::Str(s) => s.clone()
 );
 
 /// Any iterable (list, set, lazy sequence, dictionary where the options

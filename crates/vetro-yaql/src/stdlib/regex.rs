@@ -8,7 +8,7 @@ use crate::eval::Lambda;
 use crate::func::params::PyInt;
 use crate::iter::LazyIter;
 use crate::limits::Run;
-use crate::value::{Dict, RegexValue, Render, Value};
+use crate::value::{Dict, RegexValue, Render, Str, Value};
 use crate::yaql_fn;
 use std::rc::Rc;
 
@@ -367,7 +367,7 @@ fn search_value(re: &RegexValue, s: &str, sel: Option<&Lambda>) -> Result<Value>
     }
 }
 
-fn search_all(run: &Rc<Run>, re: Rc<RegexValue>, s: Rc<str>, sel: Option<Lambda>) -> Result<Value> {
+fn search_all(run: &Rc<Run>, re: Rc<RegexValue>, s: Str, sel: Option<Lambda>) -> Result<Value> {
     let mut results = Vec::new();
     for caps in re.re.captures_iter(&s) {
         let caps = caps.map_err(re_err)?;
@@ -436,7 +436,7 @@ pub fn register(r: &Reg) {
     r.add_def(yaql_fn!(Method "search", |_c| (regexp: &Rc<RegexValue>, string: &str, selector: Option<&Lambda> = Null) {
         search_value(regexp, string, selector)
     }));
-    r.add_def(yaql_fn!(Method "searchAll", |c| (regexp: &Rc<RegexValue>, string: &Rc<str>, selector: Option<&Lambda> = Null) {
+    r.add_def(yaql_fn!(Method "searchAll", |c| (regexp: &Rc<RegexValue>, string: &Str, selector: Option<&Lambda> = Null) {
         search_all(c.run(), regexp.clone(), string.clone(), selector.cloned())
     }));
     r.add_def(

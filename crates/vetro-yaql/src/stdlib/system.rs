@@ -150,7 +150,7 @@ fn calls_and_lambdas(r: &Reg, opts: &EngineOptions) {
         for (k, v) in kwargs.iter() {
             if let Value::Str(k) = k {
                 if crate::stdlib::strings::is_identifier(k) {
-                    cargs.push(CallArg::NamedValue(k.clone(), v.clone()));
+                    cargs.push(CallArg::NamedValue(k.to_rc(), v.clone()));
                 }
             }
         }
