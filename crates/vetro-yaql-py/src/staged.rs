@@ -132,7 +132,7 @@ impl Staged {
 /// One staging of one or more values: the record made so far and what
 /// finds dictionary keys (shared by all the values).
 pub struct Stager<'py> {
-    /// Converts what is not staged (and holds the key objects, see below).
+    /// Converts in full what is not staged.
     input: Input<'py>,
     out: Staged,
     /// The string keys staged so far, by the address of their Python
