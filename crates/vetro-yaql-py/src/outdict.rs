@@ -6,7 +6,6 @@
 //! before starts as a copy of a dict holding those keys: it is then at its
 //! size and in order, and setting the values replaces, never inserts.
 
-use crate::input::AddrMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::rc::Rc;
@@ -17,22 +16,16 @@ use vetro_yaql::Value;
 /// nothing from them).
 const MAX_SHAPES: usize = 256;
 
-/// A string key's place: the address and length of its text. Every key met
-/// is held in [`Dicts::keys`], so a place stands for one text while the
-/// conversion runs.
-type At = (usize, usize);
-
-fn at(k: &Value) -> Option<At> {
-    k.as_str().map(|t| (t.as_ptr() as usize, t.len()))
-}
-
-/// The dicts of one conversion.
+/// The dicts of one conversion. Keys are known by their text (a short
+/// string lives inside each value that holds it, so its address tells
+/// nothing); the maps' hashing is seeded at random, the texts being the
+/// data's.
 #[derive(Default)]
 pub struct Dicts {
-    /// The Python string of each key text met (with the key, held).
-    keys: AddrMap<At, (Value, Py<PyString>)>,
-    /// Key sets met, by the place of their first key and their length.
-    shapes: AddrMap<(At, usize), Shape>,
+    /// The Python string of each key text met.
+    keys: ahash::AHashMap<Rc<str>, Py<PyString>>,
+    /// Key sets met, by the hash of their first key and their length.
+    shapes: ahash::AHashMap<(u64, usize), Shape>,
 }
 
 /// The Python keys of a key set, in order.
@@ -41,24 +34,28 @@ pub type Keys = Rc<[Py<PyString>]>;
 /// A set of string keys in order, and once met twice its Python keys and a
 /// dict holding them.
 struct Shape {
-    at: Vec<At>,
+    texts: Vec<Rc<str>>,
     made: Option<(Py<PyDict>, Keys)>,
+}
+
+impl Shape {
+    /// Whether `d`'s keys are this shape's (`d` has as many).
+    fn fits(&self, d: &Dict) -> bool {
+        d.keys()
+            .zip(&self.texts)
+            .all(|(k, t)| k.as_str() == Some(&**t))
+    }
 }
 
 impl Dicts {
     /// The Python string for a string key; `None` for other keys.
     pub fn key<'py>(&mut self, py: Python<'py>, k: &Value) -> Option<Bound<'py, PyString>> {
-        let (text, at) = (k.as_str()?, at(k)?);
-        if let Some((held, s)) = self.keys.get(&at) {
-            if held
-                .as_str()
-                .is_some_and(|h| std::ptr::eq(h, text) || h == text)
-            {
-                return Some(s.bind(py).clone());
-            }
+        let text = k.as_str()?;
+        if let Some(s) = self.keys.get(text) {
+            return Some(s.bind(py).clone());
         }
         let s = PyString::new(py, text);
-        self.keys.insert(at, (k.clone(), s.clone().unbind()));
+        self.keys.insert(Rc::from(text), s.clone().unbind());
         Some(s)
     }
 
@@ -69,22 +66,22 @@ impl Dicts {
         py: Python<'py>,
         d: &Dict,
     ) -> PyResult<(Bound<'py, PyDict>, Option<Keys>)> {
-        let slot = match d.first().and_then(|(k, _)| at(k)) {
-            Some(first) if d.len() >= 2 => (first, d.len()),
+        let slot = match d.first().and_then(|(k, _)| k.as_str()) {
+            Some(first) if d.len() >= 2 => (self.shapes.hasher().hash_one(first), d.len()),
             _ => return Ok((PyDict::new(py), None)),
         };
-        let same = |shape: &Shape| d.keys().zip(&shape.at).all(|(k, a)| at(k) == Some(*a));
         match self.shapes.get(&slot) {
-            Some(shape) if same(shape) => {
+            Some(shape) if shape.fits(d) => {
                 if let Some((dict, keys)) = &shape.made {
                     return Ok((dict.bind(py).copy()?, Some(keys.clone())));
                 }
             }
             // A shape first met: remembered, made when met again.
             _ => {
-                let at: Vec<At> = d.keys().map_while(at).collect();
-                if at.len() == d.len() && self.shapes.len() < MAX_SHAPES {
-                    self.shapes.insert(slot, Shape { at, made: None });
+                let texts: Vec<Rc<str>> =
+                    d.keys().map_while(|k| k.as_str().map(Rc::from)).collect();
+                if texts.len() == d.len() && self.shapes.len() < MAX_SHAPES {
+                    self.shapes.insert(slot, Shape { texts, made: None });
                 }
                 return Ok((PyDict::new(py), None));
             }
