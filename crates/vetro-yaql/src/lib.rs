@@ -469,7 +469,7 @@ impl Engine {
     ) -> Result<Value> {
         let quota = self.opts.yaql.memory_quota_bytes();
         let scope = limits::enter(limits, quota, &self.regexes, Some(ctx.runtime().run()));
-        let rt = self.runtime_in(expr, ctx, &scope);
+        let rt = self.runtime_in(expr, ctx, scope.run());
         let ectx = ctx.child_with_runtime(rt.clone());
         self.evaluate_inner(expr, &ectx, &rt)
     }
@@ -483,7 +483,7 @@ impl Engine {
         ctx: &Rc<Context>,
     ) -> Result<(Value, Option<Rc<RefCell<list_marks::ListMarks>>>)> {
         let scope = self.enter(ctx);
-        let rt = self.runtime_in(expr, ctx, &scope);
+        let rt = self.runtime_in(expr, ctx, scope.run());
         let ectx = ctx.child_with_runtime(rt.clone());
         let v = self.evaluate_inner(expr, &ectx, &rt)?;
         Ok((v, rt.list_marks()))
@@ -499,13 +499,26 @@ impl Engine {
     /// The runtime of one evaluation of `expr` in `ctx`: its own state and
     /// run, the compiled form of `expr` if it is for this engine, and the
     /// output memo of the host scope `ctx` belongs to.
-    fn runtime_in(&self, expr: &Expression, ctx: &Context, scope: &limits::Scope) -> Rc<Runtime> {
+    fn runtime_in(&self, expr: &Expression, ctx: &Context, run: &Rc<limits::Run>) -> Rc<Runtime> {
         let memo = ctx.root_runtime().output_memo().clone();
-        let run = scope.run().clone();
+        let run = run.clone();
         let compiled = expr.compiled.clone().filter(|c| c.is_for(&self.library));
         let compiled = compiled.map(|c| c as Arc<dyn std::any::Any + Send + Sync>);
         let rt = Runtime::for_run(self.opts.yaql.clone(), memo, run).with_compiled(compiled);
         Rc::new(rt)
+    }
+
+    /// Evaluate in `ctx` counting in `run`, a run the host keeps started
+    /// over many evaluations (see [`Session::with_run`]).
+    fn evaluate_in_run(
+        &self,
+        expr: &Expression,
+        ctx: &Rc<Context>,
+        run: &Rc<limits::Run>,
+    ) -> Result<Value> {
+        let rt = self.runtime_in(expr, ctx, run);
+        let ectx = ctx.child_with_runtime(rt.clone());
+        self.evaluate_inner(expr, &ectx, &rt)
     }
 
     fn evaluate_inner(&self, expr: &Expression, ectx: &Rc<Context>, rt: &Runtime) -> Result<Value> {
@@ -543,6 +556,9 @@ pub struct Session {
     host: Rc<Context>,
     /// The session's limits, in place of the engine's.
     limits: Option<Limits>,
+    /// The one run every evaluation of the session counts in (a session
+    /// made with [`Session::with_run`]), ended when the session is dropped.
+    run: Option<limits::Scope>,
 }
 
 impl std::ops::Deref for Session {
@@ -559,6 +575,7 @@ impl Session {
             engine,
             host,
             limits: None,
+            run: None,
         }
     }
 
@@ -571,9 +588,29 @@ impl Session {
         s
     }
 
+    /// A session whose evaluations all count in one run under `limits`,
+    /// started now and ended when the session is dropped: the limits hold
+    /// for the session's whole life (its timeout counted from now, one
+    /// operation budget, one interrupt hook called every
+    /// [`limits::CHECK_EVERY`] operations of all its evaluations), and an
+    /// evaluation starts without a meter of its own (no clock read, no copy
+    /// of the limits). For a host whose own limits span its session (a
+    /// MuranoPL session); nested evaluations of the session count in the
+    /// same run.
+    pub fn with_run(engine: Arc<Engine>, limits: Limits) -> Session {
+        let quota = engine.opts.yaql.memory_quota_bytes();
+        let run = limits::enter(&limits, quota, &engine.regexes, None);
+        let mut s = Session::with_limits(engine, limits);
+        s.run = Some(run);
+        s
+    }
+
     /// Evaluate in `ctx` (a context of this session) under the session's
     /// limits.
     pub fn evaluate_in(&self, expr: &Expression, ctx: &Rc<Context>) -> Result<Value> {
+        if let Some(run) = &self.run {
+            return self.engine.evaluate_in_run(expr, ctx, run.run());
+        }
         let limits = self
             .limits
             .as_ref()

@@ -20,6 +20,20 @@ pub struct Bounds {
     pub top: usize,
 }
 
+// Why the declared bounds belong to the thread and not to an evaluation's
+// run or runtime: the stack is a property of the flow of control running on
+// the OS thread at this moment, not of the evaluation. A MuranoPL session's
+// green threads switch stacks under one session, whose evaluations all count
+// in one run, and a `yield` inside a host function suspends an evaluation on
+// one coroutine stack while others run on theirs: only the code that
+// switches (the scheduler, on this thread) knows which stack comes next, and
+// it declares it here at each switch. The walks that check their headroom
+// without any evaluation at hand (comparing, hashing and rendering nested
+// values, a host's output conversion, MuranoPL's own recursion) need the same
+// answer. `stacker` keeps the thread's own stack limit per thread for the
+// same reason. Off the hot path: an evaluation reads it when it measures its
+// `Room` (once, and again only after leaving the stretch it measured), a
+// value walk once per nested container.
 thread_local! {
     /// The stack the running flow is on, when the host declared one.
     static CURRENT: Cell<Bounds> = const { Cell::new(Bounds { limit: 0, top: 0 }) };

@@ -138,3 +138,27 @@ fn evaluations_on_many_threads_keep_their_own_budgets() {
         t.join().unwrap();
     }
 }
+
+#[test]
+fn a_session_with_one_run_counts_all_its_evaluations_in_it() {
+    let engine = Arc::new(Engine::new(EngineOptions::default()));
+    let limits = Limits {
+        max_operations: Some(5_000),
+        ..Limits::default()
+    };
+    let session = Session::with_run(engine.clone(), limits.clone());
+    let expr = session.parse("range(1000).len()").unwrap();
+    let mut results = Vec::new();
+    for _ in 0..10 {
+        results.push(session.evaluate(&expr, Value::Null, &[]));
+    }
+    // Each evaluation is within the budget; the session's run is not.
+    assert_eq!(results[0], Ok(Value::Int(1000)));
+    let e = results.pop().unwrap().unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OperationLimit);
+    // A session with the same limits per evaluation runs them all.
+    let each = Session::with_limits(engine, limits);
+    for _ in 0..10 {
+        assert_eq!(each.evaluate(&expr, Value::Null, &[]), Ok(Value::Int(1000)));
+    }
+}

@@ -62,7 +62,7 @@ impl Program {
         limits.interrupt = Some(vetro_yaql::Interrupt::new(move |_| yaql_watch.keep_going()));
         watch.yaql_memory(&mut limits);
         let session = |engine: &Arc<Engine>| {
-            let s = Session::with_limits(engine.clone(), limits.clone());
+            let s = Session::with_run(engine.clone(), limits.clone());
             let handle = Value::Object(Rc::new(RtHandle(me.clone())));
             s.host_context().set(RT_VAR, handle);
             s
