@@ -6,15 +6,18 @@
 //!
 //! The record holds no Python object: string texts are copied into one
 //! buffer, dictionary keys are made once per key object (as
-//! [`crate::input`] does), and anything but the exact built-in types
-//! (subclasses, tuples, sets, datetimes, host objects, ...) is converted in
-//! full by [`crate::input::Input`] while the GIL is held.
+//! [`crate::input`] does), and anything but the exact built-in scalars,
+//! dicts, lists, tuples and `FrozenDict`s (subclasses, sets, datetimes,
+//! host objects, ...) is converted in full by [`crate::input::Input`]
+//! while the GIL is held.
 
 use crate::input::{int_value, AddrMap, Input};
+use crate::shim::Shim;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::sync::Mutex;
 use vetro_yaql::value::Dict;
 use vetro_yaql::Value;
@@ -233,6 +236,17 @@ impl<'py> Stager<'py> {
         if let Ok(l) = obj.cast_exact::<PyList>() {
             return self.list(l);
         }
+        if let Ok(t) = obj.cast_exact::<PyTuple>() {
+            return self.tuple(t);
+        }
+        // The frozen dicts of `yaql.utils.convert_input_data` (Mistral's
+        // data): the class's own dict, read from its slot (no Python code).
+        let py = obj.py();
+        if obj.get_type().is(Shim::get(py)?.frozen_dict_cls.bind(py)) {
+            if let Ok(d) = obj.getattr(intern!(py, "_d"))?.cast_exact::<PyDict>() {
+                return self.dict(d);
+            }
+        }
         self.slow += 1;
         let v = self.input.value(obj)?;
         let op = self.ready(v);
@@ -318,6 +332,17 @@ impl<'py> Stager<'py> {
             i += 1;
         }
         self.out.ops[head] = Op::List(count(l.py(), i)?);
+        Ok(())
+    }
+}
+
+impl<'py> Stager<'py> {
+    /// A tuple's items read in place (a tuple does not change).
+    fn tuple(&mut self, t: &Bound<'py, PyTuple>) -> PyResult<()> {
+        self.out.ops.push(Op::List(count(t.py(), t.len())?));
+        for item in t.iter_borrowed() {
+            self.item(item)?;
+        }
         Ok(())
     }
 }

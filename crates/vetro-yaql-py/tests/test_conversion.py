@@ -108,3 +108,22 @@ def test_context_variables_are_converted_as_data_is():
                   ).evaluate(context=ctx) == [['x', [0]], ['x', [1]],
                                               ['x', [2]]]
     assert engine('$').evaluate(data=[1], context=ctx) == [1]
+
+
+def test_frozen_data_is_staged_as_plain_data_is():
+    # Mistral passes its data through `convert_input_data` (frozen dicts
+    # and tuples): the same values come out as for the plain data.
+    from yaql.language import utils as yaql_utils
+
+    class Frozen(yaql_utils.FrozenDict):
+        pass
+
+    plain = [{'k': 'k%d' % i, 'v': i, 'tags': ['a', ('b', i)],
+              'sub': {'x': i, 'y': [None, 1.5]}} for i in range(50)]
+    frozen = yaql_utils.convert_input_data(plain)
+    assert isinstance(frozen[0], yaql_utils.FrozenDict)
+    assert evaluate('$', frozen) == evaluate('$', plain)
+    assert evaluate('$.where($.v > 47).select([$.k, $.sub.y])', frozen) == [
+        ['k48', [None, 1.5]], ['k49', [None, 1.5]]]
+    assert evaluate('$.tags', Frozen(tags=('x', 'y'))) == ['x', 'y']
+    assert evaluate('$', ((1, 2), ())) == [[1, 2], []]
