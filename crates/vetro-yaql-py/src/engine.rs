@@ -4,7 +4,7 @@
 use crate::convert::{result_to_py, Shape};
 use crate::errors::to_pyerr;
 use crate::evalctx::EvalContext;
-use crate::host::{register_layer, StagedVars};
+use crate::host::{register_layer, Signatures, StagedVars};
 use crate::phases::{Clock, Phase};
 use crate::staged::{Spares, Stager};
 use pyo3::exceptions::PyValueError;
@@ -36,6 +36,8 @@ pub struct Core {
     engines: Mutex<HashMap<Library, Arc<Engine>>>,
     /// Buffers for the data of evaluations (see `staged`).
     spares: Spares,
+    /// The signatures of the Python functions of contexts (see `host`).
+    signatures: Signatures,
     legacy: bool,
     allow_delegates: bool,
     /// The factory's operator table when it has custom operators.
@@ -157,6 +159,7 @@ impl Core {
         Ok(Core {
             engines: Mutex::new(HashMap::new()),
             spares: Spares::default(),
+            signatures: Signatures::default(),
             legacy,
             allow_delegates,
             operators,
@@ -249,7 +252,13 @@ impl Core {
                 ctx = ctx.child();
             }
             let layer = layer.cast::<PyTuple>()?;
-            register_layer(&ctx, layer, &py_engine, (&mut stager, &mut vars))?;
+            register_layer(
+                &ctx,
+                layer,
+                &py_engine,
+                (&mut stager, &mut vars),
+                &self.signatures,
+            )?;
         }
         if !data.is(crate::shim::Shim::get(py)?.no_value.bind(py)) {
             ctx = ctx.child();

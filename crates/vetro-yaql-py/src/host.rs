@@ -16,17 +16,46 @@ use crate::pyobj::wrap_err;
 use crate::shim::Shim;
 use crate::staged::Stager;
 use crate::wrappers::PyCallable;
+use ahash::AHashMap;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::rc::Rc;
+use std::sync::Mutex;
 use vetro_yaql::func::params::{HostObjectArg, KwArgs, Rest};
 use vetro_yaql::func::ParamCheck;
+use vetro_yaql::func::Signature;
 use vetro_yaql::{yaql_fn, ArgValue, Args, Call, Context, Form, FunctionDef, Value};
 
 /// Variables read for a context whose values are made later (without the
 /// GIL, see [`crate::staged`]): where each goes, in the order staged.
 pub type StagedVars = Vec<(Rc<Context>, String)>;
+
+/// The signatures read from Python function descriptions, by description
+/// (the Python half keeps a function's description until the function
+/// changes, so the same tuple comes back at every evaluation). Each entry
+/// holds its tuple, so that an address stands for one tuple.
+#[derive(Default)]
+pub struct Signatures(Mutex<AHashMap<usize, (Py<PyTuple>, Signature)>>);
+
+/// Signatures kept at most (then the cache starts again).
+const SIGNATURES: usize = 4096;
+
+impl Signatures {
+    fn get(&self, desc: &Bound<'_, PyTuple>) -> Option<Signature> {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (held, sig) = kept.get(&(desc.as_ptr() as usize))?;
+        held.is(desc).then(|| sig.clone())
+    }
+
+    fn put(&self, desc: &Bound<'_, PyTuple>, sig: &Signature) {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= SIGNATURES {
+            kept.clear();
+        }
+        kept.insert(desc.as_ptr() as usize, (desc.clone().unbind(), sig.clone()));
+    }
+}
 
 /// Register one Python context layer's functions on `ctx`, and stage its
 /// variables for it.
@@ -35,6 +64,7 @@ pub fn register_layer<'py>(
     layer: &Bound<'py, PyTuple>,
     py_engine: &Rc<Py<PyAny>>,
     (stager, vars): (&mut Stager<'py>, &mut StagedVars),
+    signatures: &Signatures,
 ) -> PyResult<()> {
     let layer_vars = layer.get_item(0)?;
     for (k, v) in layer_vars.cast::<PyDict>()?.iter() {
@@ -44,7 +74,12 @@ pub fn register_layer<'py>(
     }
     let funcs = layer.get_item(1)?;
     for f in funcs.cast::<PyList>()?.iter() {
-        ctx.register(function_def(f.cast::<PyTuple>()?, py_engine, ctx)?);
+        ctx.register(function_def(
+            f.cast::<PyTuple>()?,
+            py_engine,
+            ctx,
+            signatures,
+        )?);
     }
     let exclusive = layer.get_item(2)?;
     for n in exclusive.cast::<PyList>()?.iter() {
@@ -57,7 +92,22 @@ fn function_def(
     desc: &Bound<'_, PyTuple>,
     py_engine: &Rc<Py<PyAny>>,
     home: &Rc<Context>,
+    signatures: &Signatures,
 ) -> PyResult<FunctionDef> {
+    let invoker: Py<PyAny> = desc.get_item(3)?.unbind();
+    let engine = py_engine.clone();
+    // Weak: the function lives in `home`'s own layer.
+    let home = Rc::downgrade(home);
+    let body = move |call: &Call, args: Args| {
+        let outer = home.upgrade().and_then(|h| h.parent.clone());
+        invoke(&invoker, &engine, call, args, outer)
+    };
+    if let Some(sig) = signatures.get(desc) {
+        return Ok(FunctionDef {
+            sig,
+            body: Rc::new(body),
+        });
+    }
     let name: String = desc.get_item(0)?.extract()?;
     let form = match desc.get_item(1)?.extract::<String>()?.as_str() {
         "method" => Form::Method,
@@ -65,18 +115,12 @@ fn function_def(
         _ => Form::Function,
     };
     let sig: String = desc.get_item(2)?.extract()?;
-    let invoker: Py<PyAny> = desc.get_item(3)?.unbind();
-    let engine = py_engine.clone();
-    // Weak: the function lives in `home`'s own layer.
-    let home = Rc::downgrade(home);
-    let mut def = FunctionDef::try_new(&name, form, &sig, move |call, args| {
-        let outer = home.upgrade().and_then(|h| h.parent.clone());
-        invoke(&invoker, &engine, call, args, outer)
-    })
-    .map_err(|e| PyValueError::new_err(e.into_message()))?;
+    let mut def = FunctionDef::try_new(&name, form, &sig, body)
+        .map_err(|e| PyValueError::new_err(e.into_message()))?;
     if desc.len() > 4 {
         set_checks(&mut def, &desc.get_item(4)?)?;
     }
+    signatures.put(desc, &def.sig);
     Ok(def)
 }
 
