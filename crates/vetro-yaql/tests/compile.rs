@@ -263,6 +263,8 @@ fn kernels_agree_with_the_code_and_the_tree_walk() {
         "[-7, 7].select($ mod -3)",
         "[-7, 7].select($ mod 3 != 2)",
         "[-7, 7].where($ - 9223372036854775807 - 2 < 0).select($ * -1 > 0)",
+        "[1, 2].select(($ > 1) + 1)",
+        "[1, 2, 3, 4].where($ mod 2).select(9223372036854775807 + $ * 1)",
     ] {
         let e = engine.parse(text).unwrap();
         let tree = vetro_yaql::Expression::from_tree(e.source.clone(), e.ast.clone());

@@ -10,9 +10,17 @@
 //! up and the lambda runs its code, which resolves the call in general and
 //! reports the error with its position. Its calls count as operations and
 //! as levels of nesting, as the code's do.
+//!
+//! A body of integer operations over `$` and integer literals (`$ mod 7 =
+//! 0`, `$ * 2`) has a second form, run on an integer argument: each call's
+//! integer body on integers, no value made until the end.
 
 use super::node::{Node, NodeId, Op, VarRef};
 use super::site::{DirectKeySite, DirectSite, Site};
+use crate::error::Result;
+use crate::func::context::Context;
+use crate::func::library::Library;
+use crate::func::{ArgKernel, IntDirect, IntOutcome};
 use crate::parser::Literal;
 use crate::value::Value;
 use std::sync::Arc;
@@ -23,10 +31,26 @@ const MAX_DEPTH: usize = 16;
 /// A kernel and what running it counts.
 pub(crate) struct Kernel {
     root: Step,
+    /// The body on an integer argument, when it is integer operations.
+    ints: Option<IntStep>,
     /// Call nodes (operations, as the code's calls tick).
-    pub calls: u64,
+    calls: u64,
     /// Nesting of its call nodes.
-    pub depth: usize,
+    depth: usize,
+    /// The library whose functions its calls are.
+    library: Arc<Library>,
+    /// The position of its node (for an error counting its calls).
+    at: usize,
+}
+
+/// A step of a body of integer operations.
+enum IntStep {
+    Arg,
+    Int(i64),
+    Call {
+        f: IntDirect,
+        args: Box<[IntStep; 2]>,
+    },
 }
 
 enum Step {
@@ -55,13 +79,17 @@ enum Scalar {
 
 impl Kernel {
     /// The kernel of node `id` of `code`, when it has that shape.
-    pub fn of(code: &[Node], sites: &[Site], id: NodeId) -> Option<Kernel> {
+    pub fn of(code: &[Node], sites: &[Site], id: NodeId, library: &Arc<Library>) -> Option<Kernel> {
         let mut k = Kernel {
             root: Step::Arg,
+            ints: None,
             calls: 0,
             depth: 0,
+            library: library.clone(),
+            at: code[id as usize].at,
         };
         k.root = k.step(code, sites, id, 0)?;
+        k.ints = IntStep::of(&k.root);
         Some(k)
     }
 
@@ -125,18 +153,80 @@ impl Kernel {
         self.depth = self.depth.max(depth + 1);
     }
 
-    /// The value of the body for the argument `arg`, or `None` when the
-    /// compiled code must compute it.
+    /// The body on an integer argument by its integer form, when it has
+    /// one and every call's integer body gives a result
+    /// ([`IntOutcome::OTHER`] when not).
     #[inline]
-    pub fn run(&self, arg: &Value) -> Option<Value> {
-        self.root.run(arg)
+    fn int_outcome(&self, arg: &Value) -> IntOutcome {
+        match (&self.ints, arg) {
+            (Some(ints), Value::Int(x)) => ints.run(*x),
+            _ => IntOutcome::OTHER,
+        }
+    }
+}
+
+impl ArgKernel for Kernel {
+    #[inline]
+    fn ready(&self, ctx: &Context) -> Result<bool> {
+        let rt = &ctx.rt;
+        if rt.depth() + self.depth > rt.opts.max_depth || !ctx.sees_only_library(&self.library) {
+            return Ok(false);
+        }
+        match rt.run().charge(self.calls) {
+            Ok(()) => Ok(true),
+            Err(e) => Err(super::located_at(e, self.at)),
+        }
     }
 
-    /// Whether the value of the body for `arg` is true, or `None` when the
-    /// compiled code must compute it.
     #[inline]
-    pub fn test(&self, arg: &Value) -> Option<bool> {
-        with(&self.root, arg, |v| Some(v.truthy()))
+    fn run(&self, arg: &Value) -> Option<Value> {
+        match self.int_outcome(arg).value() {
+            Some(v) => Some(v),
+            None => self.root.run(arg),
+        }
+    }
+
+    #[inline]
+    fn test(&self, arg: &Value) -> Option<bool> {
+        match self.int_outcome(arg).truthy() {
+            Some(t) => Some(t),
+            None => with(&self.root, arg, |v| Some(v.truthy())),
+        }
+    }
+}
+
+impl IntStep {
+    /// The integer form of `s`: `$`, integer literals and calls with an
+    /// integer body (which is set only where two integers pick it).
+    fn of(s: &Step) -> Option<IntStep> {
+        Some(match s {
+            Step::Arg => IntStep::Arg,
+            Step::Value(Scalar::Int(i)) => IntStep::Int(*i),
+            Step::Call { site, args } => IntStep::Call {
+                f: site.f.ints?,
+                args: Box::new([IntStep::of(&args[0])?, IntStep::of(&args[1])?]),
+            },
+            _ => return None,
+        })
+    }
+
+    /// The body on the integer `x`: [`IntOutcome::OTHER`] when a call
+    /// needs the general body (an overflow, a zero divisor) or gives a
+    /// boolean to another call (whose direct body does not take one).
+    fn run(&self, x: i64) -> IntOutcome {
+        let int = |s: &IntStep| match s {
+            IntStep::Arg => Some(x),
+            IntStep::Int(i) => Some(*i),
+            _ => s.run(x).as_int(),
+        };
+        match self {
+            IntStep::Arg => IntOutcome::int(x),
+            IntStep::Int(i) => IntOutcome::int(*i),
+            IntStep::Call { f, args } => match (int(&args[0]), int(&args[1])) {
+                (Some(a), Some(b)) => f(a, b),
+                _ => IntOutcome::OTHER,
+            },
+        }
     }
 }
 

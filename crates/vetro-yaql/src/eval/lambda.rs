@@ -3,7 +3,7 @@
 use super::eval;
 use crate::error::Result;
 use crate::func::context::Context;
-use crate::func::Lambda;
+use crate::func::{ArgKernel, Lambda};
 use crate::parser::{Expr, ExprKind};
 use crate::value::Value;
 use std::rc::Rc;
@@ -63,29 +63,13 @@ impl Lambda {
         r
     }
 
-    /// The body's kernel (see `kernel.rs`), when it has one and every call
-    /// from its context means the library's function: its calls counted as
-    /// the code's are.
+    /// The body's kernel (see `kernel.rs`), when it has one and may run
+    /// now (its calls then counted as the code's are).
     #[inline]
-    fn kernel(&self) -> Result<Option<&super::kernel::Kernel>> {
-        let Some(id) = self.node else {
-            return Ok(None);
-        };
-        let Some(code) = super::compiled(&self.ctx) else {
-            return Ok(None);
-        };
-        let Some(kernel) = code.kernel(id) else {
-            return Ok(None);
-        };
-        let rt = &self.ctx.rt;
-        if rt.depth() + kernel.depth > rt.opts.max_depth
-            || !self.ctx.sees_only_library(code.library())
-        {
-            return Ok(None);
-        }
-        match rt.run().charge(kernel.calls) {
-            Ok(()) => Ok(Some(kernel)),
-            Err(e) => Err(super::located_at(e, code.node(id).at)),
+    fn kernel(&self) -> Result<Option<&dyn ArgKernel>> {
+        match &self.kernel {
+            Some(k) if k.ready(&self.ctx)? => Ok(Some(&**k)),
+            _ => Ok(None),
         }
     }
 

@@ -929,7 +929,8 @@ fn positional_args(
                 PType::Lambda | PType::Expr => match &pos[i] {
                     PosArg::Expr(e) => ArgValue::Lazy(Lambda::new(Arc::clone(e), ctx.clone())),
                     PosArg::Code(e, id) => {
-                        ArgValue::Lazy(Lambda::compiled(Arc::clone(e), ctx.clone(), *id))
+                        let kernel = super::compiled(ctx).and_then(|c| c.kernel(*id));
+                        ArgValue::Lazy(Lambda::compiled(Arc::clone(e), ctx.clone(), *id, kernel))
                     }
                     PosArg::Val(v) => ArgValue::Lazy(Lambda::constant(v.clone(), ctx)),
                     _ => ArgValue::Missing,

@@ -99,10 +99,8 @@ impl DirectSite {
     #[inline]
     pub fn call_ok(&self, a: &Value, b: &Value) -> Option<Value> {
         if let (Some(ints), Value::Int(x), Value::Int(y)) = (self.f.ints, a, b) {
-            match ints(*x, *y) {
-                crate::func::IntOutcome::Int(i) => return Some(Value::Int(i)),
-                crate::func::IntOutcome::Bool(b) => return Some(Value::Bool(b)),
-                crate::func::IntOutcome::Other => {}
+            if let Some(v) = ints(*x, *y).value() {
+                return Some(v);
             }
         }
         (self.f.values)(a, b).ok()

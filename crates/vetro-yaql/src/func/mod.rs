@@ -410,6 +410,23 @@ pub struct Lambda {
     /// `expr`'s node in the compiled form that `ctx`'s runtime holds, run
     /// in its place (made by a compiled call site).
     pub(crate) node: Option<u32>,
+    /// The node's kernel, when it has one: held here so that a call finds
+    /// it without a lookup.
+    pub(crate) kernel: Option<Arc<dyn ArgKernel>>,
+}
+
+/// A lambda body that runs on its one argument without a scope or a node
+/// walk (the compile stage's kernels): it computes what the lambda's code
+/// computes, or `None` when the code must run.
+pub(crate) trait ArgKernel: Send + Sync {
+    /// Whether it may run now from `ctx`, the lambda's context (every
+    /// call from there means the library's function, and the nesting
+    /// limit leaves room); its calls are counted as operations when it may.
+    fn ready(&self, ctx: &Context) -> Result<bool>;
+    /// The value of the body for `arg`.
+    fn run(&self, arg: &Value) -> Option<Value>;
+    /// Whether the value of the body for `arg` is true.
+    fn test(&self, arg: &Value) -> Option<bool>;
 }
 
 impl Lambda {
@@ -420,14 +437,21 @@ impl Lambda {
             ctx,
             spare: SpareScope::default(),
             node: None,
+            kernel: None,
         }
     }
 
     /// `expr`, which is node `node` of the compiled form `ctx`'s runtime
-    /// holds, to be run in `ctx`.
-    pub(crate) fn compiled(expr: Arc<Expr>, ctx: Rc<Context>, node: u32) -> Lambda {
+    /// holds (with its kernel, if any), to be run in `ctx`.
+    pub(crate) fn compiled(
+        expr: Arc<Expr>,
+        ctx: Rc<Context>,
+        node: u32,
+        kernel: Option<Arc<dyn ArgKernel>>,
+    ) -> Lambda {
         Lambda {
             node: Some(node),
+            kernel,
             ..Lambda::new(expr, ctx)
         }
     }
@@ -587,24 +611,68 @@ pub struct Direct {
 /// [`Direct::ints`].
 pub type IntDirect = fn(i64, i64) -> IntOutcome;
 
-/// What [`Direct::ints`] computes: small enough to be returned in
-/// registers, and made into a value where it is used.
+/// What [`Direct::ints`] computes: an integer, a boolean, or "the general
+/// body is needed" (an overflow, a zero divisor). A tag and a word, which
+/// a call returns in two registers: an enum of them would be returned
+/// through memory, written by parts and read back whole, which stalls the
+/// processor at each call.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum IntOutcome {
-    Int(i64),
-    Bool(bool),
-    /// The general body is needed (an overflow, a zero divisor).
-    Other,
+pub struct IntOutcome {
+    tag: u8,
+    n: i64,
 }
 
 impl IntOutcome {
-    /// The value, unless it is [`IntOutcome::Other`].
+    const INT: u8 = 0;
+    const BOOL: u8 = 1;
+    /// The general body is needed.
+    pub const OTHER: IntOutcome = IntOutcome { tag: 2, n: 0 };
+
+    #[inline]
+    pub fn int(n: i64) -> IntOutcome {
+        IntOutcome { tag: Self::INT, n }
+    }
+
+    #[inline]
+    pub fn bool(b: bool) -> IntOutcome {
+        IntOutcome {
+            tag: Self::BOOL,
+            n: i64::from(b),
+        }
+    }
+
+    /// An integer when there is one, else [`IntOutcome::OTHER`].
+    #[inline]
+    pub fn checked(n: Option<i64>) -> IntOutcome {
+        n.map_or(IntOutcome::OTHER, IntOutcome::int)
+    }
+
+    /// Is it [`IntOutcome::OTHER`]?
+    #[inline]
+    pub fn is_other(self) -> bool {
+        self.tag == Self::OTHER.tag
+    }
+
+    /// The integer, when it is one.
+    #[inline]
+    pub fn as_int(self) -> Option<i64> {
+        (self.tag == Self::INT).then_some(self.n)
+    }
+
+    /// Whether it is true (a nonzero integer, true), unless it is
+    /// [`IntOutcome::OTHER`].
+    #[inline]
+    pub fn truthy(self) -> Option<bool> {
+        (!self.is_other()).then_some(self.n != 0)
+    }
+
+    /// The value, unless it is [`IntOutcome::OTHER`].
     #[inline]
     pub fn value(self) -> Option<Value> {
-        match self {
-            IntOutcome::Int(i) => Some(Value::Int(i)),
-            IntOutcome::Bool(b) => Some(Value::Bool(b)),
-            IntOutcome::Other => None,
+        match self.tag {
+            Self::INT => Some(Value::Int(self.n)),
+            Self::BOOL => Some(Value::Bool(self.n != 0)),
+            _ => None,
         }
     }
 }

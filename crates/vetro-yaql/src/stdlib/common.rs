@@ -19,12 +19,12 @@ pub fn register(r: &Reg) {
     let def: SharedDef =
         yaql_fn!(Function "*equal", |_c| (left: &Value, right: &Value) { equal(left, right) })
             .into();
-    r.add_def(def.with_direct_ints(equal, |a, b| IntOutcome::Bool(a == b)));
+    r.add_def(def.with_direct_ints(equal, |a, b| IntOutcome::bool(a == b)));
     let def: SharedDef = yaql_fn!(Function "*not_equal", |_c| (left: &Value, right: &Value) {
         not_equal(left, right)
     })
     .into();
-    r.add_def(def.with_direct_ints(not_equal, |a, b| IntOutcome::Bool(a != b)));
+    r.add_def(def.with_direct_ints(not_equal, |a, b| IntOutcome::bool(a != b)));
     // null is smaller than anything; null vs null is equal.
     for (name, both, left_null, right_null) in [
         ("#operator_<", false, true, false),

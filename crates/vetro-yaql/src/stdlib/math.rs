@@ -500,23 +500,23 @@ fn greater_or_equal(a: &Value, b: &Value) -> Result<Value> {
 /// `+`, `-`, `*` and `mod` of two integers whose result is one
 /// ([`crate::func::Direct::ints`]).
 fn int_add(a: i64, b: i64) -> IntOutcome {
-    a.checked_add(b).map_or(IntOutcome::Other, IntOutcome::Int)
+    IntOutcome::checked(a.checked_add(b))
 }
 
 fn int_sub(a: i64, b: i64) -> IntOutcome {
-    a.checked_sub(b).map_or(IntOutcome::Other, IntOutcome::Int)
+    IntOutcome::checked(a.checked_sub(b))
 }
 
 fn int_mul(a: i64, b: i64) -> IntOutcome {
-    a.checked_mul(b).map_or(IntOutcome::Other, IntOutcome::Int)
+    IntOutcome::checked(a.checked_mul(b))
 }
 
 /// Python's modulo: the remainder has the divisor's sign.
 fn int_mod(a: i64, b: i64) -> IntOutcome {
     match a.checked_rem(b) {
-        Some(r) if r != 0 && ((r < 0) != (b < 0)) => IntOutcome::Int(r + b),
-        Some(r) => IntOutcome::Int(r),
-        None => IntOutcome::Other,
+        Some(r) if r != 0 && ((r < 0) != (b < 0)) => IntOutcome::int(r + b),
+        Some(r) => IntOutcome::int(r),
+        None => IntOutcome::OTHER,
     }
 }
 
@@ -557,14 +557,14 @@ fn arithmetic(r: &Reg) {
         (
             "#operator_<",
             less as Direct,
-            (|a, b| IntOutcome::Bool(a < b)) as IntDirect,
+            (|a, b| IntOutcome::bool(a < b)) as IntDirect,
         ),
         ("#operator_<=", less_or_equal, |a, b| {
-            IntOutcome::Bool(a <= b)
+            IntOutcome::bool(a <= b)
         }),
-        ("#operator_>", greater, |a, b| IntOutcome::Bool(a > b)),
+        ("#operator_>", greater, |a, b| IntOutcome::bool(a > b)),
         ("#operator_>=", greater_or_equal, |a, b| {
-            IntOutcome::Bool(a >= b)
+            IntOutcome::bool(a >= b)
         }),
     ] {
         let def: SharedDef =
