@@ -11,12 +11,13 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 use std::rc::Rc;
 use vetro_diag::SourceMap;
+use vetro_dsl::engine_fn;
 use vetro_dsl::package::Package;
 use vetro_dsl::runtime::limits::Limits;
 use vetro_dsl::runtime::natives::{NativeCall, Natives};
 use vetro_dsl::runtime::types::Exc;
 use vetro_dsl::runtime::{ClassSource, Rt};
-use vetro_yaql::{Form, Value};
+use vetro_yaql::Value;
 
 /// State of one batch run (one case).
 #[derive(Default)]
@@ -263,29 +264,29 @@ fn times(a: i64, b: i64) -> Result<Value, Exc> {
 }
 
 fn fixture_functions(rt: &Rt) {
-    rt.define_function("trace", Form::Function, "value:any", |rt, _, a| {
-        rt.objects.trace(a.v(0).clone());
+    rt.define_function(engine_fn!(Function "trace", |rt, _c| (value: Value) {
+        rt.objects.trace(value);
         Ok(Value::Null)
-    });
-    rt.define_function("yield", Form::Function, "", |rt, _, _| {
+    }));
+    rt.define_function(engine_fn!(Function "yield", |rt, _c| () {
         rt.objects.trace(Value::str("yield"));
         vetro_dsl::runtime::green::yield_now();
         Ok(Value::Null)
-    });
-    rt.define_function("raisePythonException", Form::Function, "", |_, _, _| {
-        Err(Exc::native(
+    }));
+    rt.define_function(engine_fn!(Function "raisePythonException", |_rt, _c| () {
+        Err::<Value, _>(Exc::native(
             "",
             "LookupError",
             "just random Python exception",
         ))
-    });
-    rt.define_function("raiseException", Form::Function, "", |_, _, _| {
-        Err(Exc::native(
+    }));
+    rt.define_function(engine_fn!(Function "raiseException", |_rt, _c| () {
+        Err::<Value, _>(Exc::native(
             "murano.tests.unit.dsl.test_execution",
             "CustomException",
             "",
         ))
-    });
+    }));
 }
 
 /// Run the protocol over streams until the input ends. A line that is not

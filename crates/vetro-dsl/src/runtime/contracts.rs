@@ -2,16 +2,17 @@
 //! (`int()`, `string()`, `class()`, `check()`, ...) evaluated with `$` = value.
 
 use super::limits::SessionLimits;
+use super::reg::TypeRef;
 use super::types::*;
 use super::walk::Walk;
 use super::{FrameInfo, Rt, FRAME_VAR};
+use crate::engine_fn;
 use crate::syntax::data::Data;
 use std::rc::Rc;
-use vetro_yaql::{Args, Call, Context, Form, FunctionDef, Value};
+use vetro_yaql::value::List;
+use vetro_yaql::{Call, Context, Lambda, Value};
 
 const OWNER_VAR: &str = "#cowner";
-
-type ContractFn = dyn Fn(&Rt, &Call, Args) -> vetro_yaql::Result<Value>;
 
 impl Rt {
     /// Check (and transform) `value` against a contract written in `class`.
@@ -203,10 +204,6 @@ impl Rt {
     }
 }
 
-fn violation(rt: &Rt, msg: String) -> vetro_yaql::Error {
-    rt.smuggle(Exc::contract(msg))
-}
-
 fn owner_of(c: &Call) -> Option<Rc<Object>> {
     c.ctx
         .get(OWNER_VAR)
@@ -214,135 +211,121 @@ fn owner_of(c: &Call) -> Option<Rc<Object>> {
 }
 
 /// Register the contract functions on the contract layer.
-pub fn register_contract_functions(layer: &Context, w: &std::rc::Weak<Rt>) {
-    let reg = |name: &str, sig: &str, f: Box<ContractFn>| {
-        let w = w.clone();
-        layer.register(FunctionDef::new(name, Form::Method, sig, move |c, a| {
-            let rt = w
-                .upgrade()
-                .ok_or_else(|| vetro_yaql::Error::value_err("engine gone"))?;
-            f(&rt, c, a)
-        }));
-    };
-    reg(
-        "int",
-        "value:any",
-        Box::new(|rt, _, a| int_contract(a.v(0), &rt.limits).map_err(|e| rt.smuggle(e))),
-    );
-    reg(
-        "string",
-        "value:any",
-        Box::new(|rt, _, a| string_contract(a.v(0), &rt.limits).map_err(|e| rt.smuggle(e))),
-    );
-    reg(
-        "bool",
-        "value:any",
-        Box::new(|_, _, a| Ok(bool_contract(a.v(0)))),
-    );
-    reg(
-        "notNull",
-        "value:any",
-        Box::new(|rt, _, a| not_null_contract(a.v(0)).map_err(|e| rt.smuggle(e))),
-    );
-    reg(
-        "check",
-        "value:any, predicate:Lambda, msg:any=null",
-        Box::new(|rt, _, a| {
-            let v = a.v(0).clone();
-            let ok = match a.lam(1) {
-                Some(l) => l.call1(v.clone())?.truthy(),
-                None => true,
-            };
-            if ok {
-                Ok(v)
-            } else {
-                let msg = match a.v(2) {
-                    Value::Null => {
-                        format!(
-                            "Value {} doesn't match predicate",
-                            rt.limits.py_str(&v).map_err(|e| rt.smuggle(e))?
-                        )
-                    }
-                    m => rt.limits.py_str(m).map_err(|e| rt.smuggle(e))?,
-                };
-                Err(violation(rt, msg))
-            }
-        }),
-    );
-    let class_fn = |template: bool| {
-        Box::new(
-            move |rt: &Rt, c: &Call, a: Args| -> vetro_yaql::Result<Value> {
-                let v = a.v(0).clone();
-                if v.is_null() {
-                    return Ok(Value::Null);
-                }
-                let Some((scope, _)) = Rt::frame_of(c.ctx) else {
-                    return Ok(v);
-                };
-                let want = rt
-                    .program
-                    .type_arg(&scope, a.v(1))
-                    .map_err(|e| rt.smuggle(e))?;
-                let default = match a.v(2) {
-                    Value::Null => want.clone(),
-                    d => rt.program.type_arg(&scope, d).map_err(|e| rt.smuggle(e))?,
-                };
-                let owner = if rt.loading.external_call() {
-                    None
-                } else {
-                    owner_of(c)
-                };
-                if template {
-                    let exclude = if a.pos.len() > 4 {
-                        a.v(4).clone()
-                    } else {
-                        Value::Null
-                    };
-                    return rt
-                        .template_value(&v, &scope, &want, &default, &exclude, owner)
-                        .map_err(|e| rt.smuggle(e));
-                }
-                rt.class_contract(v, &scope, &want, &default, owner)
-                    .map_err(|e| rt.smuggle(e))
-            },
-        )
-    };
-    reg(
-        "class",
-        "value:any, name:any, default:any=null, version:any=null",
-        class_fn(false),
-    );
-    reg(
-        "template",
-        "value:any, name:any, default:any=null, version:any=null, excludeProperties:any=null",
-        class_fn(true),
-    );
+pub fn register_contract_functions(layer: &Context) {
+    layer.register(engine_fn!(Method "int", |rt, _c| (value: &Value) {
+        int_contract(value, &rt.limits)
+    }));
+    layer.register(engine_fn!(Method "string", |rt, _c| (value: &Value) {
+        string_contract(value, &rt.limits)
+    }));
+    layer.register(engine_fn!(Method "bool", |_rt, _c| (value: &Value) {
+        Ok(bool_contract(value))
+    }));
+    layer.register(engine_fn!(Method "notNull", |_rt, _c| (value: &Value) {
+        not_null_contract(value)
+    }));
+    layer.register(engine_fn!(Method "check", |rt, _c| (
+        value: Value,
+        predicate: &Lambda,
+        msg: Option<&str> = Null,
+    ) {
+        if predicate.call1(value.clone()).map_err(|e| rt.unsmuggle(e))?.truthy() {
+            return Ok(value);
+        }
+        Err(Exc::contract(match msg {
+            None => format!("Value {} doesn't match predicate", rt.limits.py_str(&value)?),
+            Some(m) => m.to_string(),
+        }))
+    }));
+    layer.register(engine_fn!(Method "class", |rt, c| (
+        value: Value,
+        name: TypeRef,
+        defaultName: Option<TypeRef> = Null,
+        versionSpec: Option<&str> = Null,
+    ) {
+        let Some(t) = instance_types(rt, c, &value, &name, defaultName)? else {
+            return Ok(value);
+        };
+        let owner = contract_owner(rt, c);
+        rt.class_contract(value, &t.scope, &t.want, &t.default, owner)
+    }));
+    layer.register(engine_fn!(Method "template", |rt, c| (
+        value: Value,
+        type_: TypeRef,
+        defaultType: Option<TypeRef> = Null,
+        versionSpec: Option<&str> = Null,
+        excludeProperties: Option<&List> = Null,
+    ) {
+        let Some(t) = instance_types(rt, c, &value, &type_, defaultType)? else {
+            return Ok(value);
+        };
+        let exclude = excludeProperties.map_or(Value::Null, |l| Value::List(l.clone()));
+        let owner = contract_owner(rt, c);
+        rt.template_value(&value, &t.scope, &t.want, &t.default, &exclude, owner)
+    }));
     for (name, wanted) in [("owned", true), ("notOwned", false)] {
-        reg(
-            name,
-            "value:any",
-            Box::new(move |rt, c, a| {
-                let v = a.v(0).clone();
-                if v.is_null() {
-                    return Ok(v);
-                }
-                let held = match (as_object(&v), owner_of(c)) {
-                    (Some((o, _)), Some(me)) => o.owned_by(&me),
-                    _ => false,
-                };
-                if held == wanted {
-                    Ok(v)
-                } else {
-                    Err(violation(
-                        rt,
-                        format!(
-                            "Object {} violates {name}() contract",
-                            rt.limits.py_str(&v).map_err(|e| rt.smuggle(e))?
-                        ),
-                    ))
-                }
-            }),
-        );
+        layer.register(engine_fn!(Method name, |rt, c| (value: Value) {
+            if value.is_null() {
+                return Ok(value);
+            }
+            let held = match (as_object(&value), owner_of(c)) {
+                (Some((o, _)), Some(me)) => o.owned_by(&me),
+                _ => false,
+            };
+            if held == wanted {
+                Ok(value)
+            } else {
+                Err(Exc::contract(format!(
+                    "Object {} violates {name}() contract",
+                    rt.limits.py_str(&value)?
+                )))
+            }
+        }));
+    }
+}
+
+/// The calling class, the type `class()` or `template()` wants and the
+/// type of a model without one.
+struct InstanceTypes {
+    scope: Rc<Class>,
+    want: Rc<Class>,
+    default: Rc<Class>,
+}
+
+/// The types of `class()` or `template()`; none for a null value or
+/// outside a method (the value passes as it is).
+fn instance_types(
+    rt: &Rt,
+    c: &Call,
+    value: &Value,
+    want: &TypeRef,
+    default: Option<TypeRef>,
+) -> Result<Option<InstanceTypes>, Exc> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    let Some((scope, _)) = Rt::frame_of(c.ctx) else {
+        return Ok(None);
+    };
+    let want = rt.program.type_arg(&scope, want.0)?;
+    let default = match default {
+        None => want.clone(),
+        Some(d) => rt.program.type_arg(&scope, d.0)?,
+    };
+    Ok(Some(InstanceTypes {
+        scope,
+        want,
+        default,
+    }))
+}
+
+/// The owner a model that a contract loads gets (none for a call from
+/// outside the session).
+fn contract_owner(rt: &Rt, c: &Call) -> Option<Rc<Object>> {
+    if rt.loading.external_call() {
+        None
+    } else {
+        owner_of(c)
     }
 }
 

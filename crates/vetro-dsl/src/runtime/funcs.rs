@@ -1,58 +1,37 @@
-//! Engine functions registered in the YAQL host layer: method dispatchers,
-//! property access, the `:` operator, `new()`, `id()`, `type()`, ...; and
+//! Engine functions of a class set's engines: method dispatchers,
+//! property access, the `:` operator, `new()`, `id()`, `type()`, ...
+//! (each one Rust function with typed parameters, see `reg.rs`); and
 //! [`Rt::define_function`] for an embedder's own functions.
 
 use super::call::CallKind;
-use super::reg::Reg;
+use super::reg::{Obj, Reg, TypeRef};
 use super::types::*;
-use super::{str_arg, ClassSource, Rt};
+use super::{ClassSource, Rt};
+use crate::engine_fn;
 use crate::syntax::MethodUsage;
 use std::collections::BTreeSet;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
+use vetro_yaql::func::params::{HostObjectArg, Keyword, KwArgs, Rest};
+use vetro_yaql::func::FnDef;
 use vetro_yaql::value::Dict;
-use vetro_yaql::{Args, Call, Form, FunctionDef, Value};
-
-pub(super) type Body = dyn Fn(&Rt, &Call, Args) -> Result<Value, Exc>;
-
-/// A YAQL function of one session, whose body runs against it (held
-/// weakly: the contexts that hold the function belong to the session); an
-/// `Exc` the body returns crosses YAQL smuggled and comes out as the same
-/// exception.
-pub(super) fn host_def(
-    w: &Weak<Rt>,
-    name: &str,
-    form: Form,
-    sig: &str,
-    body: Box<Body>,
-) -> FunctionDef {
-    let w = w.clone();
-    FunctionDef::new(name, form, sig, move |c, a| {
-        let rt = w
-            .upgrade()
-            .ok_or_else(|| vetro_yaql::Error::value_err("engine gone"))?;
-        body(&rt, c, a).map_err(|e| rt.smuggle(e))
-    })
-}
+use vetro_yaql::{Args, Call, Lambda, Value};
 
 impl Rt {
     /// Register a YAQL function for this session (an embedder's or a test
-    /// harness's own functions; a session hook is the place to call it).
-    /// `sig` is the parameter list (`"value:any"`); an `Exc` the body
-    /// returns is raised as that MuranoPL exception.
-    pub fn define_function(
-        &self,
-        name: &str,
-        form: Form,
-        sig: &str,
-        body: impl Fn(&Rt, &Call, Args) -> Result<Value, Exc> + 'static,
-    ) {
-        self.program
-            .register_host(host_def(&self.me, name, form, sig, Box::new(body)));
+    /// harness's own functions; a session hook is the place to call it),
+    /// built with [`engine_fn!`](crate::engine_fn): its body runs against
+    /// the session, and an `Exc` it returns is raised as that MuranoPL
+    /// exception.
+    pub fn define_function<F>(&self, def: FnDef<F>)
+    where
+        F: Fn(&Call, Args) -> vetro_yaql::Result<Value> + 'static,
+    {
+        self.program.register_host(def.into());
     }
 }
 
-fn kwargs_of(a: &Args) -> Vec<(String, Value)> {
-    a.kw.iter()
+fn kwargs_of(kw: &KwArgs) -> Vec<(String, Value)> {
+    kw.0.iter()
         .map(|(k, v)| (k.to_string(), v.val().clone()))
         .collect()
 }
@@ -68,14 +47,9 @@ fn scope(rt: &Rt, c: &Call) -> Result<Rc<Class>, Exc> {
     }
 }
 
-fn object_arg(rt: &Rt, v: &Value) -> Result<Rc<Object>, Exc> {
-    match as_object(v) {
-        Some((o, _)) => Ok(o),
-        None => Err(Exc::engine(
-            EngineExc::ValueError,
-            format!("{} is not an object", rt.limits.py_str(v)?),
-        )),
-    }
+/// The class a type argument names, seen from the calling class.
+fn type_of(rt: &Rt, c: &Call, t: &TypeRef) -> Result<Rc<Class>, Exc> {
+    rt.program.type_arg(&*scope(rt, c)?, t.0)
 }
 
 /// Find an extension method `name` visible from `scope` (its imports, itself).
@@ -104,19 +78,20 @@ fn call_extension(
     c: &Call,
     name: &str,
     recv: Value,
-    a: &Args,
+    args: Vec<Value>,
+    kwargs: &KwArgs,
 ) -> Result<Option<Value>, Exc> {
     let sc = scope(rt, c)?;
     let Some(ext) = find_extension(rt, &sc, name) else {
         return Ok(None);
     };
-    let mut args = vec![recv];
-    args.extend(a.rest_values());
+    let mut all = vec![recv];
+    all.extend(args);
     rt.call_method(
         &ext.type_value(),
         name,
-        args,
-        kwargs_of(a),
+        all,
+        kwargs_of(kwargs),
         CallKind::Extension,
     )
     .map(Some)
@@ -126,12 +101,14 @@ fn call_extension(
 pub(super) fn register_all(r: &mut Reg, source: &ClassSource) {
     register_dispatchers(r, source);
     register_object_functions(r);
+    register_new(r);
     register_type_functions(r);
+    register_session_functions(r);
 }
 
-/// YAQL method dispatchers for every method name the classes define.
-fn register_dispatchers(r: &mut Reg, source: &ClassSource) {
-    // Method dispatchers for every method name a loaded class defines.
+/// The method names of a class set: every method any class defines, and
+/// those of them that are extension methods.
+fn method_names(source: &ClassSource) -> (BTreeSet<String>, BTreeSet<String>) {
     let mut names = BTreeSet::new();
     let mut ext_names = BTreeSet::new();
     for (def, _) in source.defs.values() {
@@ -151,6 +128,12 @@ fn register_dispatchers(r: &mut Reg, source: &ClassSource) {
     for n in source.natives.extension_names() {
         ext_names.insert(n.to_string());
     }
+    (names, ext_names)
+}
+
+/// YAQL method dispatchers for every method name the classes define.
+fn register_dispatchers(r: &mut Reg, source: &ClassSource) {
+    let (names, ext_names) = method_names(source);
     let library = r.legacy_library();
     for name in &names {
         let lazy_clash = library
@@ -162,233 +145,228 @@ fn register_dispatchers(r: &mut Reg, source: &ClassSource) {
             continue;
         }
         let n = name.clone();
-        r.f(
-            name,
-            Form::Method,
-            "recv:HostObject, *args:any, **kwargs:any",
-            Box::new(move |rt, c, a| {
-                let recv = a.v(0).clone();
-                let r = rt.call_method(
-                    &recv,
-                    &n,
-                    a.rest_values(),
-                    kwargs_of(&a),
-                    CallKind::Expression,
-                );
-                match r {
-                    Err(Exc::Native(e, _)) if e.class == EngineExc::NoMethodRegisteredException => {
-                        match call_extension(rt, c, &n, recv, &a)? {
-                            Some(v) => Ok(v),
-                            None => Err(Exc::Native(e, Default::default())),
-                        }
+        r.add(engine_fn!(Method name.as_str(), |rt, c| (
+            recv: HostObjectArg,
+            args: Rest<Value>,
+            kwargs: KwArgs,
+        ) {
+            let recv = recv.0.clone();
+            let r = rt.call_method(
+                &recv,
+                &n,
+                args.0.clone(),
+                kwargs_of(&kwargs),
+                CallKind::Expression,
+            );
+            match r {
+                Err(Exc::Native(e, _)) if e.class == EngineExc::NoMethodRegisteredException => {
+                    match call_extension(rt, c, &n, recv, args.0, &kwargs)? {
+                        Some(v) => Ok(v),
+                        None => Err(Exc::Native(e, Default::default())),
                     }
-                    other => other,
                 }
-            }),
-        );
+                other => other,
+            }
+        }));
     }
     for name in &ext_names {
         let n = name.clone();
-        r.f(
-            name,
-            Form::Method,
-            "recv:any, *args:any, **kwargs:any",
-            Box::new(move |rt, c, a| {
-                let recv = a.v(0).clone();
-                if as_type(&recv).is_some() {
-                    // `:Ext.ext(value)`: an explicit static call.
-                    return rt.call_method(
-                        &recv,
-                        &n,
-                        a.rest_values(),
-                        kwargs_of(&a),
-                        CallKind::Expression,
-                    );
-                }
-                match call_extension(rt, c, &n, recv, &a)? {
-                    Some(v) => Ok(v),
-                    None => Err(Exc::engine(
-                        EngineExc::NoMethodRegisteredException,
-                        format!("Unknown method \"{n}\""),
-                    )),
-                }
-            }),
-        );
+        r.add(engine_fn!(Method name.as_str(), |rt, c| (
+            recv: Value,
+            args: Rest<Value>,
+            kwargs: KwArgs,
+        ) {
+            if as_type(&recv).is_some() {
+                // `:Ext.ext(value)`: an explicit static call.
+                return rt.call_method(
+                    &recv,
+                    &n,
+                    args.0,
+                    kwargs_of(&kwargs),
+                    CallKind::Expression,
+                );
+            }
+            match call_extension(rt, c, &n, recv, args.0, &kwargs)? {
+                Some(v) => Ok(v),
+                None => Err(Exc::engine(
+                    EngineExc::NoMethodRegisteredException,
+                    format!("Unknown method \"{n}\""),
+                )),
+            }
+        }));
     }
 }
 
-/// `new()`, `id()`, `type()`, the `:` operator and the other object functions.
+/// Property access, the `:` and `is` operators, `id()`, `name()`,
+/// `metadata()`, `cast()`.
 fn register_object_functions(r: &mut Reg) {
-    r.f(
-        "#operator_.",
-        Form::Function,
-        "obj:HostObject, name:Keyword",
-        Box::new(|rt, c, a| rt.get_property(a.v(0), str_arg(&a, 1)?, caller(c).as_ref())),
+    r.add(
+        engine_fn!(Function "#operator_.", |rt, c| (obj: HostObjectArg, name: Keyword) {
+            rt.get_property(obj.0, name.0, caller(c).as_ref())
+        }),
     );
     // `ns:Name`, or `:Name` (the class's own namespace) without `ns`.
-    let colon = |rt: &Rt, c: &Call, ns: Option<&str>, name: &str| -> Result<Value, Exc> {
+    fn colon(rt: &Rt, c: &Call, ns: &str, name: &str) -> Result<Value, Exc> {
         let sc = scope(rt, c)?;
-        let full = format!("{}:{name}", ns.unwrap_or_default());
-        Ok(rt.program.resolve_type(&sc, &full)?.type_value())
-    };
-    r.f(
-        "#operator_:",
-        Form::Function,
-        "ns:Keyword, name:Keyword",
-        Box::new(move |rt, c, a| colon(rt, c, Some(str_arg(&a, 0)?), str_arg(&a, 1)?)),
-    );
-    r.f(
-        "#unary_operator_:",
-        Form::Function,
-        "name:Keyword",
-        Box::new(move |rt, c, a| colon(rt, c, None, str_arg(&a, 0)?)),
-    );
-    r.f(
-        "#operator_is",
-        Form::Function,
-        "obj:any, type:any",
-        Box::new(|rt, c, a| {
-            let Some((o, _)) = as_object(a.v(0)) else {
-                return Ok(Value::Bool(false));
-            };
-            let t = rt.program.type_arg(&*scope(rt, c)?, a.v(1))?;
-            Ok(Value::Bool(o.class.is_a(&t.name)))
+        Ok(rt
+            .program
+            .resolve_type(&sc, &format!("{ns}:{name}"))?
+            .type_value())
+    }
+    r.add(
+        engine_fn!(Function "#operator_:", |rt, c| (ns: Keyword, name: Keyword) {
+            colon(rt, c, ns.0, name.0)
         }),
     );
+    r.add(
+        engine_fn!(Function "#unary_operator_:", |rt, c| (name: Keyword) {
+            colon(rt, c, "", name.0)
+        }),
+    );
+    r.add(
+        engine_fn!(Function "#operator_is", |rt, c| (obj: Option<Obj>, type_: TypeRef) {
+            let t = type_of(rt, c, &type_)?;
+            Ok(obj.is_some_and(|o| o.object.class.is_a(&t.name)))
+        }),
+    );
+    r.add(engine_fn!(Both "id", |_rt, _c| (object: Obj) {
+        Ok(Value::str(&object.object.id))
+    }));
+    r.add(engine_fn!(Both "name", |_rt, _c| (object: Option<Obj>) {
+        Ok(object.map_or(Value::Null, |o| o.object.name.borrow().clone()))
+    }));
+    r.add(engine_fn!(Both "metadata", |_rt, _c| (object: Obj) {
+        Ok(object.object.metadata.borrow().clone())
+    }));
+    r.add(engine_fn!(Both "cast", |rt, c| (
+        object: Obj,
+        type_: TypeRef,
+        versionSpec: Option<&str> = Null,
+    ) {
+        let o = object.object;
+        let t = type_of(rt, c, &type_)?;
+        match o.class.mro().into_iter().find(|x| x.name == t.name) {
+            Some(cl) => Ok(o.cast_value(cl)),
+            None => Err(Exc::engine(
+                EngineExc::NoClassFound,
+                format!("Cannot cast {} to {}", o.class.name, t.name),
+            )),
+        }
+    }));
+}
 
-    r.f(
-        "new",
-        Form::Function,
-        "*args:any, **kwargs:any",
-        Box::new(new_fn),
-    );
-    r.f(
-        "id",
-        Form::Both,
-        "obj:HostObject",
-        Box::new(|rt, _, a| Ok(Value::str(&object_arg(rt, a.v(0))?.id))),
-    );
-    r.f(
-        "name",
-        Form::Both,
-        "obj:HostObject",
-        Box::new(|rt, _, a| Ok(object_arg(rt, a.v(0))?.name.borrow().clone())),
-    );
-    r.f(
-        "metadata",
-        Form::Both,
-        "obj:HostObject",
-        Box::new(|rt, _, a| Ok(object_arg(rt, a.v(0))?.metadata.borrow().clone())),
-    );
-    r.f(
-        "type",
-        Form::Both,
-        "obj:any",
-        Box::new(|rt, c, a| {
-            let v = a.v(0);
-            if v.is_null() {
-                return Ok(Value::Null);
-            }
-            if let Some((o, _)) = as_object(v) {
-                let legacy = caller(c).is_none_or(|cl| cl.pkg.format != "1.4");
-                return Ok(if legacy {
-                    Value::str(&o.class.name)
-                } else {
-                    o.class.type_value()
-                });
-            }
-            Ok(rt.program.type_arg(&*scope(rt, c)?, v)?.type_value())
-        }),
-    );
-    r.f(
-        "typeinfo",
-        Form::Both,
-        "obj:any",
-        Box::new(|rt, c, a| {
-            Ok(rt.reflect(super::reflect::Reflect::Type(
-                rt.program.type_arg(&*scope(rt, c)?, a.v(0))?,
-            )))
-        }),
-    );
-    r.f(
-        "cast",
-        Form::Both,
-        "obj:HostObject, type:any, version:any=null",
-        Box::new(|rt, c, a| {
-            let o = object_arg(rt, a.v(0))?;
-            let t = rt.program.type_arg(&*scope(rt, c)?, a.v(1))?;
-            match o.class.mro().into_iter().find(|x| x.name == t.name) {
-                Some(cl) => Ok(o.cast_value(cl)),
-                None => Err(Exc::engine(
-                    EngineExc::NoClassFound,
-                    format!("Cannot cast {} to {}", o.class.name, t.name),
-                )),
-            }
+/// `new()`: of a type with properties as keyword arguments, of a type with
+/// a dictionary of properties, or from an object model.
+fn register_new(r: &mut Reg) {
+    // The owner, name and extra dictionary are positional only (their names
+    // start with `__`, as the reference's), so a property called `owner` or
+    // `name` can be given as a keyword argument.
+    r.add(engine_fn!(Function "new", |rt, c| (
+        __type: TypeRef,
+        __owner: Option<Obj> = Null,
+        __name: Option<&str> = Null,
+        __extra: Option<&Dict> = Null,
+        properties: KwArgs,
+    ) {
+        let mut props = Dict::new();
+        for (k, v) in kwargs_of(&properties) {
+            props.insert(Value::str(&k), v);
+        }
+        new_object(rt, c, &__type, __owner, __name, &props)
+    }));
+    r.add(engine_fn!(Function "new", |rt, c| (
+        typeName: TypeRef,
+        parameters: &Dict,
+        owner: Option<Obj> = Null,
+        objectName: Option<&str> = Null,
+        extra: Option<&Dict> = Null,
+    ) {
+        new_object(rt, c, &typeName, owner, objectName, parameters)
+    }));
+    r.add(
+        engine_fn!(Function "new", |rt, c| (model: &Dict, owner: Option<Obj> = Null) {
+            let sc = scope(rt, c)?;
+            let owner = owner.map(|o| o.object);
+            Ok(rt
+                .load_model_value(&Value::dict(model.clone()), owner, &sc, None, true)?
+                .value())
         }),
     );
 }
 
-/// `super()`, casts, reflection and the remaining engine functions.
+fn new_object(
+    rt: &Rt,
+    c: &Call,
+    type_: &TypeRef,
+    owner: Option<Obj>,
+    name: Option<&str>,
+    props: &Dict,
+) -> Result<Value, Exc> {
+    let class = type_of(rt, c, type_)?;
+    let name = name.map_or(Value::Null, Value::str);
+    let owner = owner.map(|o| o.object);
+    Ok(rt.new_object(&class, owner, name, props)?.value())
+}
+
+/// `type()`, `typeinfo()`, `super()`, `psuper()`, `find()`, `require()`.
 fn register_type_functions(r: &mut Reg) {
-    // Without an expression: the casts, as a list. With one: a lazy map of
-    // the expression over them (as the reference's `map`), so `list()`
-    // flattens it like any other iterator.
-    let super_fn = |rt: &Rt, c: &Call, a: Args| -> Result<Value, Exc> {
-        let o = object_arg(rt, a.v(0))?;
-        let sc = scope(rt, c)?;
-        let casts: Vec<Value> = sc.parents.iter().map(|p| o.cast_value(p.clone())).collect();
-        let Some(l) = a.lam(1).cloned() else {
-            return Ok(Value::list(casts));
+    r.add(engine_fn!(Both "type", |rt, c| (object: Option<Obj>) {
+        let Some(o) = object else {
+            return Ok(Value::Null);
         };
-        let mut casts = casts.into_iter();
-        Ok(Value::Iter(vetro_yaql::iter::LazyIter::from_fn(
-            c.run(),
-            move || casts.next().map(|v| l.call1(v)).transpose(),
-        )))
-    };
-    r.f(
-        "super",
-        Form::Both,
-        "obj:HostObject, expr:Lambda=null",
-        Box::new(super_fn),
+        // Formats before 1.4 give the class name.
+        let legacy = caller(c).is_none_or(|cl| cl.pkg.format != "1.4");
+        Ok(if legacy {
+            Value::str(&o.object.class.name)
+        } else {
+            o.object.class.type_value()
+        })
+    }));
+    r.add(engine_fn!(Both "type", |rt, c| (cls: TypeRef) {
+        Ok(type_of(rt, c, &cls)?.type_value())
+    }));
+    r.add(engine_fn!(Both "typeinfo", |rt, _c| (object: Option<Obj>) {
+        Ok(object.map_or(Value::Null, |o| {
+            rt.reflect(super::reflect::Reflect::Type(o.object.class.clone()))
+        }))
+    }));
+    r.add(engine_fn!(Both "typeinfo", |rt, c| (cls: TypeRef) {
+        Ok(rt.reflect(super::reflect::Reflect::Type(type_of(rt, c, &cls)?)))
+    }));
+    r.add(
+        engine_fn!(Both "super", |rt, c| (object: Obj, func: Option<&Lambda> = Null) {
+            super_casts(rt, c, &object, func)
+        }),
     );
     // `psuper` runs the expression over every parent at once (the reference's
     // `parallel_select`), so its result is a list.
-    r.f(
-        "psuper",
-        Form::Both,
-        "obj:HostObject, expr:Lambda=null",
-        Box::new(move |rt, c, a| match super_fn(rt, c, a)? {
-            Value::Iter(ref it) => {
-                let mut out = Vec::new();
-                while let Some(v) = it.next().map_err(|e| rt.unsmuggle(e))? {
-                    out.push(v);
+    r.add(
+        engine_fn!(Both "psuper", |rt, c| (object: Obj, func: Option<&Lambda> = Null) {
+            match super_casts(rt, c, &object, func)? {
+                Value::Iter(ref it) => {
+                    let mut out = Vec::new();
+                    while let Some(v) = it.next().map_err(|e| rt.unsmuggle(e))? {
+                        out.push(v);
+                    }
+                    Ok(Value::list(out))
                 }
-                Ok(Value::list(out))
+                v => Ok(v),
             }
-            v => Ok(v),
         }),
     );
-    r.f(
-        "require",
-        Form::Both,
-        "value:any",
-        Box::new(|_, _, a| match a.v(0) {
+    r.add(engine_fn!(Both "require", |_rt, _c| (value: Value) {
+        match value {
             Value::Null => Err(Exc::engine(
                 EngineExc::ValueError,
                 "Required value is missing",
             )),
-            v => Ok(v.clone()),
-        }),
-    );
-    r.f(
-        "find",
-        Form::Both,
-        "obj:HostObject, type:any",
-        Box::new(|rt, c, a| {
-            let o = object_arg(rt, a.v(0))?;
-            let t = rt.program.type_arg(&*scope(rt, c)?, a.v(1))?;
-            let mut cur = o.owner.borrow().clone();
+            v => Ok(v),
+        }
+    }));
+    r.add(
+        engine_fn!(Both "find", |rt, c| (obj: Obj, muranoClassRef: TypeRef) {
+            let t = type_of(rt, c, &muranoClassRef)?;
+            let mut cur = obj.object.owner.borrow().clone();
             while let Some(p) = cur {
                 if p.class.is_a(&t.name) {
                     return Ok(p.value());
@@ -398,125 +376,91 @@ fn register_type_functions(r: &mut Reg) {
             Ok(Value::Null)
         }),
     );
-    r.f(
-        "sleep",
-        Form::Function,
-        "seconds:any=0",
-        // Simulated time: the other green threads run, nothing waits.
-        Box::new(|_, _, _| {
-            crate::runtime::green::yield_now();
-            Ok(Value::Null)
-        }),
-    );
-    r.f(
-        "isObject",
-        Form::Function,
-        "value:any",
-        Box::new(|_, _, a| {
-            let v = a.v(0);
-            Ok(Value::Bool(as_object(v).is_some() || as_type(v).is_some()))
-        }),
-    );
-    r.f(
-        "call",
-        Form::Function,
-        "name:String, args:any, kwargs:any, receiver:HostObject",
-        Box::new(|rt, _, a| {
-            let args = rt.items(a.v(1))?;
-            let kwargs = match a.v(2) {
-                Value::Dict(d) => d
-                    .iter()
-                    .map(|(k, v)| Ok((rt.limits.py_str(k)?, v.clone())))
-                    .collect::<Result<Vec<_>, Exc>>()?,
-                _ => Vec::new(),
-            };
-            rt.call_method(a.v(3), str_arg(&a, 0)?, args, kwargs, CallKind::Expression)
-        }),
-    );
-    r.f(
-        "logger",
-        Form::Function,
-        "name:any",
-        Box::new(|rt, _, a| {
+}
+
+/// Without an expression: the casts of `obj` to the parents of the calling
+/// class, as a list. With one: a lazy map of the expression over them (as
+/// the reference's `map`), so `list()` flattens it like any other iterator.
+fn super_casts(rt: &Rt, c: &Call, obj: &Obj, expr: Option<&Lambda>) -> Result<Value, Exc> {
+    let sc = scope(rt, c)?;
+    let casts: Vec<Value> = sc
+        .parents
+        .iter()
+        .map(|p| obj.object.cast_value(p.clone()))
+        .collect();
+    let Some(l) = expr.cloned() else {
+        return Ok(Value::list(casts));
+    };
+    let mut casts = casts.into_iter();
+    Ok(Value::Iter(vetro_yaql::iter::LazyIter::from_fn(
+        c.run(),
+        move || casts.next().map(|v| l.call1(v)).transpose(),
+    )))
+}
+
+/// `sleep()`, `call()`, `logger()`, `dump()` and the other functions of
+/// a running session.
+fn register_session_functions(r: &mut Reg) {
+    // Simulated time: the other green threads run, nothing waits.
+    r.add(engine_fn!(Function "sleep", |_rt, _c| (seconds: f64) {
+        crate::runtime::green::yield_now();
+        Ok(Value::Null)
+    }));
+    r.add(engine_fn!(Function "isObject", |_rt, _c| (value: &Value) {
+        Ok(as_object(value).is_some() || as_type(value).is_some())
+    }));
+    // On anything but an object or type the standard library's `call`
+    // (a function by name) answers.
+    r.add(engine_fn!(Function "call", |rt, _c| (
+        name: &str,
+        args: &vetro_yaql::value::List,
+        kwargs: &Dict,
+        receiver: HostObjectArg,
+    ) {
+        let kwargs = kwargs
+            .iter()
+            .map(|(k, v)| Ok((rt.limits.py_str(k)?, v.clone())))
+            .collect::<Result<Vec<_>, Exc>>()?;
+        rt.call_method(receiver.0, name, args.to_vec(), kwargs, CallKind::Expression)
+    }));
+    r.add(
+        engine_fn!(Function "logger", |rt, _c| (loggerName: Option<&str>) {
             let cls = rt.program.class("io.murano.system.Logger")?;
             let mut props = Dict::new();
-            props.insert(Value::str("name"), a.v(0).clone());
+            props.insert(Value::str("name"), loggerName.map_or(Value::Null, Value::str));
             Ok(rt.new_object(&cls, None, Value::Null, &props)?.value())
         }),
     );
     // Murano keeps secrets in a key manager (castellan); a local session has
     // none configured, so both directions fail as castellan does then.
     for name in ["encryptData", "decryptData"] {
-        r.f(
-            name,
-            Form::Function,
-            "value:any",
-            Box::new(|_, _, _| {
-                Err(Exc::native(
-                    "castellan.common.exception",
-                    "AuthTypeInvalidError",
-                    "Invalid auth_type was specified, auth_type: None",
-                ))
-            }),
-        );
+        r.add(engine_fn!(Both name, |_rt, _c| (value: &str) {
+            Err::<Value, _>(Exc::native(
+                "castellan.common.exception",
+                "AuthTypeInvalidError",
+                "Invalid auth_type was specified, auth_type: None",
+            ))
+        }));
     }
-    r.f(
-        "randomName",
-        Form::Function,
-        "",
-        Box::new(|rt, _, _| Ok(Value::str(&rt.objects.gen_id()[..12]))),
-    );
-    r.f(
-        "config",
-        Form::Function,
-        "*args:any",
-        Box::new(|_, _, _| Ok(Value::Null)),
-    );
-    r.f(
-        "dump",
-        Form::Both,
-        "obj:any, serializationType:String='Serializable', ignoreUpcasts:bool=true",
-        Box::new(|rt, _, a| rt.dump(a.v(0), str_arg(&a, 1)?, a.v(2).truthy())),
-    );
-}
-
-fn new_fn(rt: &Rt, c: &Call, a: Args) -> Result<Value, Exc> {
-    let sc = scope(rt, c)?;
-    let args = a.rest_values();
-    let kwargs = kwargs_of(&a);
-    let Some(first) = args.first() else {
-        return Err(Exc::engine(
-            EngineExc::NoMatchingFunctionException,
-            "new() needs a type",
-        ));
-    };
-    let owner_at = |i: usize| -> Result<Option<Rc<Object>>, Exc> {
-        match args.get(i) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => Ok(Some(object_arg(rt, v)?)),
-        }
-    };
-    if let Value::Dict(d) = first {
-        // new(model, owner)
-        let model = d.clone();
-        let owner = match kwargs.iter().find(|(k, _)| k == "owner") {
-            Some((_, v)) if !v.is_null() => Some(object_arg(rt, v)?),
-            _ => owner_at(1)?,
-        };
-        return Ok(rt
-            .load_model_value(&Value::dict(model), owner, &sc, None, true)?
-            .value());
-    }
-    let class = rt.program.type_arg(&sc, first)?;
-    let mut props = Dict::new();
-    let (owner, name) = if let Some(Value::Dict(p)) = args.get(1) {
-        props = p.clone();
-        (owner_at(2)?, args.get(3).cloned().unwrap_or(Value::Null))
-    } else {
-        (owner_at(1)?, args.get(2).cloned().unwrap_or(Value::Null))
-    };
-    for (k, v) in kwargs {
-        props.insert(Value::str(&k), v);
-    }
-    Ok(rt.new_object(&class, owner, name, &props)?.value())
+    r.add(engine_fn!(Function "randomName", |rt, _c| () {
+        Ok(Value::str(&rt.objects.gen_id()[..12]))
+    }));
+    // The engine's own configuration: a local session has none.
+    r.add(engine_fn!(Function "config", |_rt, _c| (
+        group: &str,
+        setting: &str,
+        readAsFile: bool = false,
+    ) {
+        Ok(Value::Null)
+    }));
+    r.add(engine_fn!(Function "config", |_rt, _c| (setting: &str) {
+        Ok(Value::Null)
+    }));
+    r.add(engine_fn!(Both "dump", |rt, _c| (
+        obj: Obj,
+        serializationType: &str = "Serializable",
+        ignoreUpcasts: bool = true,
+    ) {
+        rt.dump(obj.value, serializationType, ignoreUpcasts)
+    }));
 }

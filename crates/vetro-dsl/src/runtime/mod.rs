@@ -280,12 +280,6 @@ impl Rt {
     }
 }
 
-/// A string argument of a host function whose signature declares it (any
-/// other value is a type error, raised as a MuranoPL exception).
-pub fn str_arg(a: &vetro_yaql::Args, i: usize) -> Result<&str, Exc> {
-    a.str(i).map_err(|e| yaql_error(&e))
-}
-
 /// A YAQL error as a native MuranoPL error.
 pub fn yaql_error(e: &vetro_yaql::Error) -> Exc {
     use EngineExc as X;

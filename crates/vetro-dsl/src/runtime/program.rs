@@ -22,7 +22,6 @@ use vetro_yaql::{Context, Engine, Expression, FunctionDef, Session, Value};
 
 /// What a session runs.
 pub struct Program {
-    me: Weak<Rt>,
     /// The YAQL engine of format 1.0/1.1 classes: the standard library with
     /// the legacy layer, dicts iterable (Murano's `ENGINE_10`).
     yaql: Session,
@@ -68,7 +67,6 @@ impl Program {
             s
         };
         Program {
-            me: me.clone(),
             yaql: session(&engines.legacy),
             yaql_std: session(&engines.std),
             source,
@@ -101,7 +99,7 @@ impl Program {
     pub fn contract_layer(&self) -> &Rc<Context> {
         self.contract_layer.get_or_init(|| {
             let layer = self.yaql.context();
-            super::contracts::register_contract_functions(&layer, &self.me);
+            super::contracts::register_contract_functions(&layer);
             layer
         })
     }

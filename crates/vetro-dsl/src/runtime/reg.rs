@@ -1,19 +1,48 @@
-//! Registration of engine functions into a class set's two engines, and
-//! the session handle through which a shared function finds the session
-//! it runs for.
+//! Engine functions: how they are written and registered, and the session
+//! handle through which a function shared by every session of a class set
+//! finds the session it runs for.
+//!
+//! An engine function is one Rust function with typed parameters, written
+//! with [`engine_fn!`](crate::engine_fn) (vetro-yaql's `yaql_fn!` with the
+//! session bound): the signature the resolver matches arguments against is
+//! derived from the parameters' types, MuranoPL objects and types included
+//! ([`Obj`], [`TypeRef`]), so an argument of another type is the reference's
+//! `NoMatchingFunctionException`, never a stand-in value.
 
-use super::types::Exc;
+use super::types::{as_object, as_type, Class, Object};
 use super::Rt;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
-use vetro_yaql::func::Signature;
-use vetro_yaql::{
-    Args, Call, Context, Engine, EngineBuilder, EngineOptions, Form, HostObject, SharedDef, Value,
-};
+use vetro_yaql::func::params::Slot;
+use vetro_yaql::func::{ArgValue, FnDef, PType, ParamCheck};
+use vetro_yaql::{Args, Call, Context, Engine, EngineBuilder, EngineOptions, HostObject, Value};
 
-/// The body of an engine function, shared by every session of a class set
-/// (see `engines.rs`).
-pub type SharedBody = dyn Fn(&Rt, &Call, Args) -> Result<Value, Exc> + Send + Sync;
+/// An engine function with typed parameters whose body runs against the
+/// session evaluating it (found through the calling context):
+///
+/// `engine_fn!(Form "name", |rt, call| (p1: T1, p2: T2 = default, ...) { body })`
+///
+/// The parameter list is `vetro_yaql::yaql_fn!`'s (with [`Obj`] and
+/// [`TypeRef`] for MuranoPL objects and types); `rt` is the `&Rt` and
+/// `call` the YAQL call; the body returns `Result<T, Exc>` for any `T`
+/// that converts into a value, and an `Exc` crosses YAQL as that MuranoPL
+/// exception. The result registers in a class set's engines
+/// ([`Reg::add`]) or in one session ([`Rt::define_function`]).
+#[macro_export]
+macro_rules! engine_fn {
+    ($form:ident $name:expr, |$rt:ident, $c:tt| ($($params:tt)*) $body:block) => {
+        ::vetro_yaql::yaql_fn!($form $name, |__call| ($($params)*) {
+            let __rt = $crate::runtime::reg::rt_of(__call.ctx)?;
+            #[allow(unused_variables)]
+            let $rt: &$crate::runtime::Rt = &__rt;
+            #[allow(unused_variables)]
+            let $c = __call;
+            #[allow(clippy::redundant_closure_call)]
+            let __out: ::std::result::Result<_, $crate::runtime::types::Exc> = (|| $body)();
+            __out.map_err(|e| __rt.smuggle(e))
+        })
+    };
+}
 
 /// Registers engine functions into both engines being built.
 pub(super) struct Reg {
@@ -38,17 +67,22 @@ impl Reg {
         (self.legacy.build(), self.std.build())
     }
 
-    /// A function of both engines.
-    pub fn f(&mut self, name: &str, form: Form, sig: &str, body: Box<SharedBody>) {
-        let def = shared_def(name, form, sig, Arc::from(body));
+    /// A function of both engines (built with [`engine_fn!`](crate::engine_fn)).
+    pub fn add<F>(&mut self, def: FnDef<F>)
+    where
+        F: Fn(&Call, Args) -> vetro_yaql::Result<Value> + Send + Sync + 'static,
+    {
+        let def: vetro_yaql::SharedDef = def.into();
         self.std.register(def.clone());
         self.legacy.register(def);
     }
 
     /// A function of the legacy engine only.
-    pub fn legacy_only(&mut self, name: &str, form: Form, sig: &str, body: Box<SharedBody>) {
-        self.legacy
-            .register(shared_def(name, form, sig, Arc::from(body)));
+    pub fn add_legacy<F>(&mut self, def: FnDef<F>)
+    where
+        F: Fn(&Call, Args) -> vetro_yaql::Result<Value> + Send + Sync + 'static,
+    {
+        self.legacy.register(vetro_yaql::SharedDef::from(def));
     }
 
     /// The standard library of the legacy engine (without the functions
@@ -58,20 +92,71 @@ impl Reg {
     }
 }
 
-/// A YAQL function whose body runs against the session found in the
-/// calling context; an `Exc` the body returns crosses YAQL smuggled and
-/// comes out as the same exception.
-fn shared_def(name: &str, form: Form, sig: &str, body: Arc<SharedBody>) -> SharedDef {
-    let sig = Signature::parse(name, form, sig)
-        .unwrap_or_else(|e| panic!("engine function {name}: {}", e.message));
-    SharedDef {
-        sig,
-        body: Arc::new(move |c: &Call, a: Args| {
-            let rt = rt_of(c.ctx)?;
-            body(&rt, c, a).map_err(|e| rt.smuggle(e))
-        }),
-        direct: None,
-        direct_key: None,
+/// A MuranoPL object argument (the reference's `MuranoObjectParameter`):
+/// any other value, a type included, does not match the parameter. A cast
+/// (`$obj.cast(T)`) keeps its class.
+pub struct Obj<'a> {
+    pub object: Rc<Object>,
+    pub cast: Option<Rc<Class>>,
+    /// The argument as given.
+    pub value: &'a Value,
+}
+
+impl<'a> Slot<'a> for Obj<'a> {
+    const PTYPE: PType = PType::Object_;
+    fn check() -> Option<ParamCheck> {
+        Some(ParamCheck(Arc::new(|v| as_object(v).is_some())))
+    }
+    fn from_slot(call: &Call, arg: &'a ArgValue) -> vetro_yaql::Result<Self> {
+        let value = arg.val();
+        match as_object(value) {
+            Some((object, cast)) => Ok(Obj {
+                object,
+                cast,
+                value,
+            }),
+            None => Err(vetro_yaql::Error::type_err(format!(
+                "{}: object expected, got {}",
+                call.name,
+                value.type_name()
+            ))),
+        }
+    }
+}
+
+/// A MuranoPL type argument (the reference's `MuranoTypeParameter`): a
+/// type (`:Name`, `type($obj)`) or a class name, resolved in the calling
+/// class's namespaces by [`Program::type_arg`](super::program::Program::type_arg).
+/// An object or any other value does not match the parameter.
+pub struct TypeRef<'a>(pub &'a Value);
+
+impl<'a> Slot<'a> for TypeRef<'a> {
+    const PTYPE: PType = PType::Any;
+    fn check() -> Option<ParamCheck> {
+        Some(ParamCheck(Arc::new(|v| {
+            matches!(v, Value::Str(_)) || as_type(v).is_some()
+        })))
+    }
+    fn from_slot(_: &Call, arg: &'a ArgValue) -> vetro_yaql::Result<Self> {
+        Ok(TypeRef(arg.val()))
+    }
+}
+
+/// A class argument that an object may stand for (the reference's
+/// `AnyOf(MuranoTypeParameter, MuranoObjectParameter)`): a type, a class
+/// name or an object, resolved by
+/// [`Program::type_arg`](super::program::Program::type_arg).
+pub struct TypeOrObj<'a>(pub &'a Value);
+
+impl<'a> Slot<'a> for TypeOrObj<'a> {
+    const PTYPE: PType = PType::Any;
+    fn check() -> Option<ParamCheck> {
+        Some(ParamCheck(Arc::new(|v| {
+            matches!(v, Value::Str(_)) || as_type(v).is_some() || as_object(v).is_some()
+        })))
+    }
+    fn from_slot(_: &Call, arg: &'a ArgValue) -> vetro_yaql::Result<Self> {
+        Ok(TypeOrObj(arg.val()))
     }
 }
 

@@ -514,17 +514,23 @@ impl Rt {
 
     /// `dump(obj, serializationType, ignoreUpcasts)`: Serializable, Mixed or Inline.
     pub fn dump(&self, v: &Value, kind: &str, ignore_upcasts: bool) -> Result<Value, Exc> {
+        let style = match kind {
+            "Serializable" => Style::Serializable,
+            "Mixed" => Style::Mixed,
+            "Inline" => Style::Inline,
+            _ => {
+                return Err(Exc::engine(
+                    EngineExc::ValueError,
+                    "Invalid Serialization Type",
+                ))
+            }
+        };
         let Some((o, cast)) = as_object(v) else {
             return Ok(v.clone());
         };
         let class = match cast {
             Some(c) if !ignore_upcasts => c,
             _ => o.class.clone(),
-        };
-        let style = match kind {
-            "Mixed" => Style::Mixed,
-            "Inline" => Style::Inline,
-            _ => Style::Serializable,
         };
         Ok(Writer::finish(self.write_tree(&o, &class, style)?.1))
     }

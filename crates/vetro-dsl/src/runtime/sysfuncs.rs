@@ -3,13 +3,13 @@
 
 use super::limits::SessionLimits;
 use super::model::container_id;
-use super::str_arg;
-use super::types::Exc;
-use std::collections::HashMap;
-use vetro_yaql::value::Dict;
-use vetro_yaql::{Form, Value};
-
 use super::reg::Reg;
+use super::types::Exc;
+use crate::engine_fn;
+use std::collections::HashMap;
+use vetro_yaql::func::params::{Iterable, PyInt, Rest};
+use vetro_yaql::value::Dict;
+use vetro_yaql::{Lambda, Value};
 
 /// Green threads one `pselect` runs at once (the pool size of Murano's `pselect`).
 const PSELECT_POOL: usize = 1000;
@@ -241,96 +241,77 @@ fn field(d: &Value, k: &str) -> Value {
 pub(super) fn register(r: &mut Reg) {
     register_data_functions(r);
     register_flow_functions(r);
+    register_legacy_forms(r);
 }
 
 /// Encoding, templates and data helpers.
 fn register_data_functions(r: &mut Reg) {
-    r.f(
-        "base64encode",
-        Form::Both,
-        "value:String",
-        Box::new(|_, _, a| Ok(Value::str(&base64_encode(str_arg(&a, 0)?.as_bytes())))),
-    );
-    r.f(
-        "base64decode",
-        Form::Both,
-        "value:String",
-        Box::new(|_, _, a| {
-            let bytes = base64_decode(str_arg(&a, 0)?)
-                .ok_or_else(|| Exc::native("binascii", "Error", "Incorrect padding"))?;
-            Ok(Value::str(&String::from_utf8_lossy(&bytes)))
+    r.add(engine_fn!(Both "base64encode", |_rt, _c| (value: &str) {
+        Ok(Value::str(&base64_encode(value.as_bytes())))
+    }));
+    r.add(engine_fn!(Both "base64decode", |_rt, _c| (value: &str) {
+        let bytes = base64_decode(value)
+            .ok_or_else(|| Exc::native("binascii", "Error", "Incorrect padding"))?;
+        Ok(Value::str(&String::from_utf8_lossy(&bytes)))
+    }));
+    r.add(
+        engine_fn!(Both "bind", |rt, _c| (obj: &Value, mappings: &Dict) {
+            bind(obj, mappings, &mut HashMap::new(), &rt.limits)
         }),
     );
-    r.f(
-        "bind",
-        Form::Both,
-        "obj:any, mappings:Mapping",
-        Box::new(|rt, _, a| {
-            let Value::Dict(m) = a.v(1) else {
-                return Ok(a.v(0).clone());
-            };
-            bind(a.v(0), m, &mut HashMap::new(), &rt.limits)
-        }),
-    );
-}
-
-/// The remaining system functions.
-fn register_flow_functions(r: &mut Reg) {
-    r.f(
-        "patch",
-        Form::Both,
-        "obj:any, patch:any",
-        Box::new(|rt, _, a| {
-            let mut doc = a.v(0).clone();
-            for p in rt.items(a.v(1))? {
-                let op = rt.limits.py_str(&field(&p, "op"))?;
-                let path = pointer(&rt.limits.py_str(&field(&p, "path"))?);
-                let value = field(&p, "value");
-                doc = match op.as_str() {
-                    "test" => {
-                        if get_at(&doc, &path) != Some(value) {
-                            return Err(Exc::native(
-                                "jsonpatch",
-                                "JsonPatchTestFailed",
-                                "test failed",
-                            ));
-                        }
-                        doc
-                    }
-                    "move" | "copy" => {
-                        let from = pointer(&rt.limits.py_str(&field(&p, "from"))?);
-                        let v = get_at(&doc, &from).unwrap_or(Value::Null);
-                        let d = if op == "move" {
-                            patch_at(&doc, &from, "remove", &Value::Null)?
-                        } else {
-                            doc
-                        };
-                        patch_at(&d, &path, "add", &v)?
-                    }
-                    _ => patch_at(&doc, &path, &op, &value)?,
-                };
+    r.add(
+        engine_fn!(Both "patch", |rt, _c| (obj: Value, patch: &Value) {
+            let mut doc = obj;
+            for p in rt.items(patch)? {
+                doc = apply_patch(rt, doc, &p)?;
             }
             Ok(doc)
         }),
     );
-    r.f(
-        "pselect",
-        Form::Both,
-        "collection:any, expr:Lambda",
-        Box::new(|rt, _, a| {
-            let items = rt.items(a.v(0))?;
-            let Some(l) = a.lam(1) else {
-                return Ok(Value::list(Vec::new()));
+}
+
+/// One JSON patch operation applied to `doc`.
+fn apply_patch(rt: &super::Rt, doc: Value, p: &Value) -> Result<Value, Exc> {
+    let op = rt.limits.py_str(&field(p, "op"))?;
+    let path = pointer(&rt.limits.py_str(&field(p, "path"))?);
+    let value = field(p, "value");
+    Ok(match op.as_str() {
+        "test" => {
+            if get_at(&doc, &path) != Some(value) {
+                return Err(Exc::native(
+                    "jsonpatch",
+                    "JsonPatchTestFailed",
+                    "test failed",
+                ));
+            }
+            doc
+        }
+        "move" | "copy" => {
+            let from = pointer(&rt.limits.py_str(&field(p, "from"))?);
+            let v = get_at(&doc, &from).unwrap_or(Value::Null);
+            let d = if op == "move" {
+                patch_at(&doc, &from, "remove", &Value::Null)?
+            } else {
+                doc
             };
-            let Some(me) = rt.me.upgrade() else {
-                return Ok(Value::list(Vec::new()));
-            };
+            patch_at(&d, &path, "add", &v)?
+        }
+        _ => patch_at(&doc, &path, &op, &value)?,
+    })
+}
+
+/// `pselect`, `substr`, `firstOrDefault`.
+fn register_flow_functions(r: &mut Reg) {
+    r.add(
+        engine_fn!(Both "pselect", |rt, _c| (collection: Iterable, composer: &Lambda) {
+            let items = rt.items(collection.0)?;
+            let me = rt.rc();
             // One green thread per item, at most PSELECT_POOL at once (as
             // Murano's pool); results in item order.
             let tasks: Vec<crate::runtime::green::Task> = items
                 .into_iter()
                 .map(|i| {
-                    let (l, me) = (l.clone(), me.clone());
+                    let (l, me) = (composer.clone(), me.clone());
                     Box::new(move || l.call1(i).map_err(|e| me.unsmuggle(e)))
                         as crate::runtime::green::Task
                 })
@@ -342,15 +323,12 @@ fn register_flow_functions(r: &mut Reg) {
             Ok(Value::list(out?))
         }),
     );
-    r.f(
-        "substr",
-        Form::Both,
-        "str:String, start:int, length:int=-1",
-        Box::new(|rt, _, a| {
-            let chars: Vec<char> = str_arg(&a, 0)?.chars().collect();
-            let int = |i| a.clamped(i).map_err(|e| rt.unsmuggle(e));
-            let start = (int(1)?.max(0) as usize).min(chars.len());
-            let len = int(2)?;
+    r.add(
+        engine_fn!(Both "substr", |rt, _c| (string: &str, start: PyInt, length: PyInt = -1) {
+            let chars: Vec<char> = string.chars().collect();
+            let int = |i: PyInt| i.clamped().map_err(|e| rt.unsmuggle(e));
+            let start = (int(start)?.max(0) as usize).min(chars.len());
+            let len = int(length)?;
             let end = if len < 0 {
                 chars.len()
             } else {
@@ -359,20 +337,16 @@ fn register_flow_functions(r: &mut Reg) {
             Ok(Value::str(&chars[start..end].iter().collect::<String>()))
         }),
     );
-    r.f(
-        "firstOrDefault",
-        Form::Both,
-        "collection:any, default:any=null",
-        Box::new(|rt, _, a| {
-            Ok(rt
-                .items(a.v(0))?
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| a.v(1).clone()))
+    r.add(
+        engine_fn!(Both "firstOrDefault", |rt, _c| (collection: Iterable, default: Value = Null) {
+            Ok(rt.items(collection.0)?.into_iter().next().unwrap_or(default))
         }),
     );
-    // Legacy (1.0/1.1) function forms of string methods, f(x, ...) = x.f(...),
-    // in the legacy engine only (as the reference registers them).
+}
+
+/// Legacy (1.0/1.1) function forms of string methods, f(x, ...) = x.f(...),
+/// in the legacy engine only (as the reference registers them).
+fn register_legacy_forms(r: &mut Reg) {
     let library = r.legacy_library();
     for name in [
         "toLower",
@@ -388,15 +362,9 @@ fn register_flow_functions(r: &mut Reg) {
     ] {
         if library.candidates(name, false).is_empty() {
             let n = name.to_string();
-            r.legacy_only(
-                name,
-                Form::Function,
-                "*args:any",
-                Box::new(move |rt, c, a| {
-                    vetro_yaql::eval::call_values(c.ctx, &n, a.rest_values(), true)
-                        .map_err(|e| rt.unsmuggle(e))
-                }),
-            );
+            r.add_legacy(engine_fn!(Function name, |rt, c| (args: Rest<Value>) {
+                vetro_yaql::eval::call_values(c.ctx, &n, args.0, true).map_err(|e| rt.unsmuggle(e))
+            }));
         }
     }
 }

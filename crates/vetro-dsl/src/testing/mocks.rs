@@ -9,50 +9,43 @@
 //!
 //! The target is a class or an object (which stands for its class).
 
+use crate::engine_fn;
 use crate::runtime::mocks::Mock;
+use crate::runtime::reg::{Obj, TypeOrObj};
 use crate::runtime::types::EngineExc;
-use crate::runtime::types::{as_object, CallKind, Class, Exc};
-use crate::runtime::{str_arg, Rt};
+use crate::runtime::types::{CallKind, Class, Exc};
+use crate::runtime::Rt;
 use std::rc::Rc;
-use vetro_yaql::{Call, Form, Value};
+use vetro_yaql::{Call, Lambda, Value};
 
 pub fn register(rt: &Rc<Rt>) {
-    rt.define_function(
-        "inject",
-        Form::Function,
-        "target:any, method:String, mockObject:any, mockName:String",
-        |rt, c, a| {
-            let (scope, _) = Rt::frame_of(c.ctx).ok_or_else(outside_method)?;
-            let class = target_class(rt, c, a.v(0), str_arg(&a, 1)?)?;
-            let Some((this, _)) = as_object(a.v(2)) else {
-                return Err(Exc::engine(
-                    EngineExc::ValueError,
-                    "the mock object is not an object",
-                ));
-            };
-            let (decl, method) = single_method(&scope, str_arg(&a, 3)?)?;
-            rt.mocks.inject(
-                &class.name,
-                str_arg(&a, 1)?,
-                Mock::Method { this, decl, method },
-            );
-            Ok(Value::Null)
-        },
-    );
-    rt.define_function(
-        "inject",
-        Form::Function,
-        "target:any, method:String, expr:Lambda",
-        |rt, c, a| {
-            let (_, this) = Rt::frame_of(c.ctx).ok_or_else(outside_method)?;
-            let class = target_class(rt, c, a.v(0), str_arg(&a, 1)?)?;
-            let expr = a.lam(2).cloned().ok_or_else(outside_method)?;
-            rt.mocks
-                .inject(&class.name, str_arg(&a, 1)?, Mock::Expr { this, expr });
-            Ok(Value::Null)
-        },
-    );
-    rt.define_function("originalMethod", Form::Function, "", |rt, _, _| {
+    rt.define_function(engine_fn!(Function "inject", |rt, c| (
+        target: TypeOrObj,
+        targetMethod: &str,
+        mockObject: Obj,
+        mockName: &str,
+    ) {
+        let (scope, _) = Rt::frame_of(c.ctx).ok_or_else(outside_method)?;
+        let class = target_class(rt, c, target.0, targetMethod)?;
+        let (decl, method) = single_method(&scope, mockName)?;
+        let this = mockObject.object;
+        rt.mocks
+            .inject(&class.name, targetMethod, Mock::Method { this, decl, method });
+        Ok(Value::Null)
+    }));
+    rt.define_function(engine_fn!(Function "inject", |rt, c| (
+        target: TypeOrObj,
+        targetMethod: &str,
+        expr: &Lambda,
+    ) {
+        let (_, this) = Rt::frame_of(c.ctx).ok_or_else(outside_method)?;
+        let class = target_class(rt, c, target.0, targetMethod)?;
+        let expr = expr.clone();
+        rt.mocks
+            .inject(&class.name, targetMethod, Mock::Expr { this, expr });
+        Ok(Value::Null)
+    }));
+    rt.define_function(engine_fn!(Function "originalMethod", |rt, _c| () {
         let Some(r) = rt.mocks.replaced() else {
             return Err(Exc::engine(
                 EngineExc::RuntimeError,
@@ -60,7 +53,7 @@ pub fn register(rt: &Rc<Rt>) {
             ));
         };
         rt.call_unmocked(&r.recv, &r.method, r.args, r.kwargs, CallKind::Expression)
-    });
+    }));
 }
 
 fn outside_method() -> Exc {

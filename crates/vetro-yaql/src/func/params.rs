@@ -20,7 +20,8 @@
 //! ```
 
 use super::{
-    ArgValue, Args, Call, DefaultValue, FunctionDef, Lambda, PType, Param, SharedDef, Signature,
+    ArgValue, Args, Call, DefaultValue, FunctionDef, Lambda, PType, Param, ParamCheck, SharedDef,
+    Signature,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::iter::ValueIter;
@@ -45,6 +46,12 @@ pub trait Slot<'a>: Sized {
     const PTYPE: PType;
     /// Does the parameter accept null?
     const NULLABLE: bool = false;
+    /// A host's condition on the value beyond its YAQL type (a value of
+    /// the type that fails it does not match the parameter, so another
+    /// overload or the reference's "no matching function" answers it).
+    fn check() -> Option<ParamCheck> {
+        None
+    }
     /// Convert the bound argument. The resolver has already checked its
     /// type, so a mismatch here is a bug of the declaration (a `type`
     /// error, never a stand-in value).
@@ -57,7 +64,7 @@ pub(crate) fn param<'a, T: Slot<'a>>(name: &str, default: Option<DefaultValue>) 
         ty: T::PTYPE,
         nullable: T::NULLABLE || T::PTYPE == PType::Any,
         default,
-        check: None,
+        check: T::check(),
     }
 }
 
@@ -121,6 +128,10 @@ impl<'a, T: Slot<'a>> Arg<'a> for KwOnly<T> {
 impl<'a, T: Slot<'a>> Slot<'a> for Option<T> {
     const PTYPE: PType = T::PTYPE;
     const NULLABLE: bool = true;
+    fn check() -> Option<ParamCheck> {
+        let inner = T::check()?;
+        Some(ParamCheck(Arc::new(move |v| v.is_null() || (inner.0)(v))))
+    }
     fn from_slot(call: &Call, arg: &'a ArgValue) -> Result<Self> {
         match arg {
             ArgValue::Missing | ArgValue::Value(Value::Null) => Ok(None),
@@ -136,6 +147,9 @@ pub struct Optional<T>(pub Option<T>);
 impl<'a, T: Slot<'a>> Slot<'a> for Optional<T> {
     const PTYPE: PType = T::PTYPE;
     const NULLABLE: bool = T::NULLABLE;
+    fn check() -> Option<ParamCheck> {
+        T::check()
+    }
     fn from_slot(call: &Call, arg: &'a ArgValue) -> Result<Self> {
         match arg {
             ArgValue::Missing => Ok(Optional(None)),
