@@ -114,6 +114,18 @@ Methods:
       - $g: new(Greeter)
       - inject($g, greet, originalMethod() + ' via ' + typeinfo($).name + ' for ' + $2)
       - $this.assertEqual('hello cy via fw.MockTests for cy!', $g.welcome(cy))
+  testWithOriginal:
+    Body:
+      - $g: new(Greeter)
+      # `$who` is the calling method's argument, `$this` the greeter.
+      - inject(Greeter, greet, withOriginal(w => $who, t => typeinfo($this).name) -> $w + ' at ' + $t)
+      - $this.assertEqual('eve at fw.Greeter!', $g.welcome(eve))
+      # Each name is bound in a context of its own for the expression.
+      - inject(Greeter, greet, [withOriginal(w => $who) -> $w, $2, typeinfo($).name].join(' '))
+      - $this.assertEqual('fay fay fw.MockTests!', $g.welcome(fay))
+  testWithOriginalOutsideAMock:
+    Body:
+      - Return: withOriginal(x => 1) -> $x
   testMocksEndWithTheTest:
     Body:
       - $this.assertEqual('hello dee!', new(Greeter).welcome(dee))
@@ -125,16 +137,19 @@ Methods:
     let results = testing::run_all(&lib, None);
     let got = outcomes(&results);
     assert_eq!(
-        got[..3],
+        got[..5],
         [
             "testMethodMock: ok",
             "testExpressionMockWithTheOriginal: ok",
+            "testWithOriginal: ok",
+            "testWithOriginalOutsideAMock: RuntimeError \
+             withOriginal() is only defined inside a mock expression",
             "testMocksEndWithTheTest: ok"
         ]
     );
     assert!(
-        got[3].starts_with("testUnknownMethodCannotBeMocked: murano.dsl.exceptions.NoMethodFound"),
+        got[5].starts_with("testUnknownMethodCannotBeMocked: murano.dsl.exceptions.NoMethodFound"),
         "{}",
-        got[3]
+        got[5]
     );
 }

@@ -8,7 +8,7 @@ use crate::syntax::{ArgUsage, MethodDef, MethodUsage};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
-use vetro_yaql::Value;
+use vetro_yaql::{Context, Value};
 
 pub use super::types::CallKind;
 
@@ -26,10 +26,24 @@ impl Rt {
         kwargs: Vec<(String, Value)>,
         kind: CallKind,
     ) -> Result<Value, Exc> {
+        self.call_method_at(None, recv, name, args, kwargs, kind)
+    }
+
+    /// [`Rt::call_method`] for a call written in an expression evaluated
+    /// in `site` (where a mock's `withOriginal()` evaluates).
+    pub fn call_method_at(
+        &self,
+        site: Option<&Rc<Context>>,
+        recv: &Value,
+        name: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        kind: CallKind,
+    ) -> Result<Value, Exc> {
         if kind != CallKind::External {
             if let Some((o, _)) = as_object(recv) {
                 if let Some(mock) = self.mocks.find(&o.class.name, name) {
-                    return self.run_mock(mock, recv, name, args, kwargs);
+                    return self.run_mock(mock, site, recv, name, args, kwargs);
                 }
             }
         }

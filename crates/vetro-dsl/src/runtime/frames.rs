@@ -119,6 +119,11 @@ impl CallStack {
         self.receivers.borrow().clone()
     }
 
+    /// The context of the innermost running method.
+    pub fn top_context(&self) -> Option<Rc<Context>> {
+        self.live.borrow().last().map(|(ctx, _, _)| ctx.clone())
+    }
+
     /// Contexts of the running methods.
     pub fn live_frames(&self) -> Vec<LiveFrame> {
         self.live.borrow().clone()

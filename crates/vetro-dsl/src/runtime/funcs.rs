@@ -151,7 +151,8 @@ fn register_dispatchers(r: &mut Reg, source: &ClassSource) {
             kwargs: KwArgs,
         ) {
             let recv = recv.0.clone();
-            let r = rt.call_method(
+            let r = rt.call_method_at(
+                Some(c.ctx),
                 &recv,
                 &n,
                 args.0.clone(),
@@ -411,7 +412,7 @@ fn register_session_functions(r: &mut Reg) {
     }));
     // On anything but an object or type the standard library's `call`
     // (a function by name) answers.
-    r.add(engine_fn!(Function "call", |rt, _c| (
+    r.add(engine_fn!(Function "call", |rt, c| (
         name: &str,
         args: &vetro_yaql::value::List,
         kwargs: &Dict,
@@ -421,7 +422,8 @@ fn register_session_functions(r: &mut Reg) {
             .iter()
             .map(|(k, v)| Ok((rt.limits.py_str(k)?, v.clone())))
             .collect::<Result<Vec<_>, Exc>>()?;
-        rt.call_method(receiver.0, name, args.to_vec(), kwargs, CallKind::Expression)
+        let args = args.to_vec();
+        rt.call_method_at(Some(c.ctx), receiver.0, name, args, kwargs, CallKind::Expression)
     }));
     r.add(
         engine_fn!(Function "logger", |rt, _c| (loggerName: Option<&str>) {

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
-use vetro_yaql::{Lambda, Value};
+use vetro_yaql::{Context, Lambda, Value};
 
 /// What runs in place of a mocked method.
 #[derive(Clone)]
@@ -25,18 +25,24 @@ pub enum Mock {
         method: Arc<MethodDef>,
     },
     /// An expression evaluated where `inject` was called: `$` is the object
-    /// that called `inject`, the call's arguments follow (`$2`...), and
-    /// `originalMethod()` runs the method that was replaced.
+    /// that called `inject`, the call's arguments follow (`$2`...),
+    /// `originalMethod()` runs the method that was replaced and
+    /// `withOriginal(name => expr, ...)` evaluates expressions where the
+    /// replaced call was made.
     Expr { this: Value, expr: Lambda },
 }
 
-/// The call a running expression mock replaced (for `originalMethod()`).
+/// The call a running expression mock replaced (for `originalMethod()`
+/// and `withOriginal()`).
 #[derive(Clone)]
 pub struct Replaced {
     pub recv: Value,
     pub method: String,
     pub args: Vec<Value>,
     pub kwargs: Vec<(String, Value)>,
+    /// The context the call was made in (the calling method's when it was
+    /// not made from an expression).
+    pub site: Rc<Context>,
 }
 
 /// The session's mocks by (class, method), with the replaced calls running.
@@ -71,10 +77,11 @@ impl Mocks {
 }
 
 impl Rt {
-    /// Run `mock` for a call of `method` on `recv`.
+    /// Run `mock` for a call of `method` on `recv` made in `site`.
     pub(super) fn run_mock(
         &self,
         mock: Mock,
+        site: Option<&Rc<Context>>,
         recv: &Value,
         method: &str,
         args: Vec<Value>,
@@ -92,11 +99,19 @@ impl Rt {
                     .iter()
                     .map(|(k, v)| (Rc::from(k.as_str()), v.clone()))
                     .collect();
+                let site = match site {
+                    Some(s) => s.clone(),
+                    None => self
+                        .frames
+                        .top_context()
+                        .unwrap_or_else(|| self.program.yaql().context()),
+                };
                 self.mocks.running.borrow_mut().push(Replaced {
                     recv: recv.clone(),
                     method: method.to_string(),
                     args,
                     kwargs,
+                    site,
                 });
                 let r = expr.call_kw(&all, &kw);
                 self.mocks.running.borrow_mut().pop();

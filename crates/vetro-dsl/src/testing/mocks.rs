@@ -5,7 +5,11 @@
 //!   `mockObject` instead;
 //! - `inject(target, method, expr)`: they evaluate `expr` where `inject` was
 //!   called (`$` is the caller's `$this`, the call's arguments follow);
-//! - `originalMethod()`, inside such an expression: the replaced call.
+//! - `originalMethod()`, inside such an expression: the replaced call;
+//! - `withOriginal(name => expr, ...)`, inside such an expression: a
+//!   context with each `$name` bound to its `expr` evaluated where the
+//!   replaced call was made (its variables, `$this`), for `->`:
+//!   `inject(sys:Agent, call, withOriginal(t => $template) -> $t.Name)`.
 //!
 //! The target is a class or an object (which stands for its class).
 
@@ -16,6 +20,7 @@ use crate::runtime::types::EngineExc;
 use crate::runtime::types::{CallKind, Class, Exc};
 use crate::runtime::Rt;
 use std::rc::Rc;
+use vetro_yaql::func::params::LazyKwArgs;
 use vetro_yaql::{Call, Lambda, Value};
 
 pub fn register(rt: &Rc<Rt>) {
@@ -54,6 +59,22 @@ pub fn register(rt: &Rc<Rt>) {
         };
         rt.call_unmocked(&r.recv, &r.method, r.args, r.kwargs, CallKind::Expression)
     }));
+    rt.define_function(
+        engine_fn!(Function "withOriginal", |rt, c| (values: LazyKwArgs) {
+            let Some(r) = rt.mocks.replaced() else {
+                return Err(Exc::engine(
+                    EngineExc::RuntimeError,
+                    "withOriginal() is only defined inside a mock expression",
+                ));
+            };
+            let ctx = c.ctx.child();
+            for (name, expr) in values.iter() {
+                let Some(expr) = expr else { continue };
+                ctx.set(name, expr.eval_in(&r.site).map_err(|e| rt.unsmuggle(e))?);
+            }
+            Ok(Value::Context(ctx))
+        }),
+    );
 }
 
 fn outside_method() -> Exc {

@@ -112,6 +112,27 @@ impl<'a> Arg<'a> for KwArgs<'a> {
     }
 }
 
+/// `**name` of lazy arguments (`Lambda`): the keyword arguments no
+/// parameter took, each unevaluated, for the function to evaluate where it
+/// chooses.
+pub struct LazyKwArgs<'a>(pub &'a [(Rc<str>, ArgValue)]);
+
+impl<'a> Arg<'a> for LazyKwArgs<'a> {
+    fn declare(sig: &mut Signature, name: &str, _: Option<DefaultValue>) {
+        sig.kwargs = Some(param::<&Lambda>(name, None));
+    }
+    fn extract(_: &Call, args: &'a Args, _: &mut usize) -> Result<Self> {
+        Ok(LazyKwArgs(&args.kw))
+    }
+}
+
+impl<'a> LazyKwArgs<'a> {
+    /// Each argument's name with its expression.
+    pub fn iter(&self) -> impl std::iter::Iterator<Item = (&'a Rc<str>, Option<&'a Lambda>)> {
+        self.0.iter().map(|(k, v)| (k, v.lam()))
+    }
+}
+
 /// A keyword-only parameter (declared after the positional ones).
 pub struct KwOnly<T>(pub T);
 
