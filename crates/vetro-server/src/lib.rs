@@ -35,7 +35,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, Request};
 use axum::response::IntoResponse;
 use axum::{middleware, Router};
-use error::ApiError;
+use error::{ApiError, ErrorKind};
 use std::future::Future;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -62,6 +62,8 @@ fn api_routes(st: &AppState) -> Router<AppState> {
 }
 
 /// `GET /openapi.json`: [`openapi::document`], built once.
+#[utoipa::path(get, path = "/openapi.json", tag = "vetro",
+    responses((status = 200, description = "This API description (OpenAPI 3.1)", body = schemas::AnyObject)))]
 pub async fn api_description() -> axum::response::Response {
     static DOC: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
     axum::Json(DOC.get_or_init(openapi::document).clone()).into_response()
@@ -74,7 +76,7 @@ async fn not_found() -> ApiError {
 async fn method_not_allowed() -> ApiError {
     ApiError::new(
         axum::http::StatusCode::METHOD_NOT_ALLOWED,
-        "HTTPMethodNotAllowed",
+        ErrorKind::MethodNotAllowed,
         "this method is not allowed on this resource",
     )
 }
@@ -83,7 +85,7 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> axum::response:
     tracing::error!("a request handler panicked");
     ApiError::new(
         axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-        "HTTPInternalServerError",
+        ErrorKind::InternalServerError,
         "internal error",
     )
     .into_response()

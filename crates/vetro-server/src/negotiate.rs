@@ -10,15 +10,12 @@
 //! the client names `application/json` (or `application/*`), or cannot take
 //! HTML, and as a WebOb-style HTML page otherwise.
 
+use crate::error::ErrorMessage;
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{header, HeaderMap, HeaderValue};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
-use serde_json::Value;
-
-/// Largest error body this layer rewrites (error bodies are small).
-const MAX_ERROR_BODY: usize = 256 * 1024;
 
 /// The quality the `Accept` header gives `media` (`type/subtype`): the most
 /// specific matching range wins; no header accepts everything.
@@ -81,15 +78,11 @@ fn escape(text: &str) -> String {
     out
 }
 
-/// The HTML page for Murano's JSON error body, laid out as WebOb's (a title,
-/// a heading, then the message on its own line).
-pub fn html_page(status: u16, error: &Value) -> String {
-    let title = error["title"].as_str().unwrap_or("Error");
-    let message = error["error"]["message"]
-        .as_str()
-        .or_else(|| error["explanation"].as_str())
-        .unwrap_or("");
-    let heading = escape(&format!("{status} {title}"));
+/// The HTML page of an error, laid out as WebOb's (a title, a heading,
+/// then the message on its own line).
+pub fn html_page(status: StatusCode, message: &str) -> String {
+    let title = status.canonical_reason().unwrap_or("Error");
+    let heading = escape(&format!("{} {title}", status.as_u16()));
     let lines: Vec<String> = message.lines().map(escape).collect();
     format!(
         "<html>\n <head>\n  <title>{heading}</title>\n </head>\n <body>\n  <h1>{heading}</h1>\n  {}<br /><br />\n\n\n\n </body>\n</html>",
@@ -97,26 +90,18 @@ pub fn html_page(status: u16, error: &Value) -> String {
     )
 }
 
-/// Middleware: rewrites JSON error answers as HTML for clients that prefer it.
+/// Middleware: rewrites [`crate::error::ApiError`] answers as HTML for clients that prefer it.
 pub async fn errors_as_requested(req: Request, next: Next) -> Response {
     let html = wants_html(req.headers());
     let response = next.run(req).await;
-    let is_json = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if !html || !is_json || response.status().as_u16() < 400 {
+    if !html {
         return response;
     }
-    let (mut parts, body) = response.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_ERROR_BODY).await else {
-        return Response::from_parts(parts, Body::empty());
+    let Some(ErrorMessage(message)) = response.extensions().get::<ErrorMessage>().cloned() else {
+        return response;
     };
-    let Ok(error) = serde_json::from_slice::<Value>(&bytes) else {
-        return Response::from_parts(parts, Body::from(bytes));
-    };
-    let page = html_page(parts.status.as_u16(), &error);
+    let (mut parts, _json) = response.into_parts();
+    let page = html_page(parts.status, &message);
     parts.headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/html; charset=UTF-8"),
@@ -152,8 +137,7 @@ mod tests {
 
     #[test]
     fn the_page_escapes_the_message() {
-        let e = serde_json::json!({"title": "Not Found", "error": {"message": "no <env> & 'co'"}});
-        let page = html_page(404, &e);
+        let page = html_page(StatusCode::NOT_FOUND, "no <env> & 'co'");
         assert!(page.contains("<title>404 Not Found</title>"));
         assert!(page.contains("no &lt;env&gt; &amp; 'co'<br />"));
     }

@@ -1,9 +1,12 @@
-//! The OpenAPI description, generated from the handlers' annotations and
-//! the schemas in [`crate::schemas`]. Every operation also documents the
-//! error statuses with Murano's error body.
+//! The OpenAPI description: the operations of [`crate::routes::table`] (each
+//! from its handler's annotation, with its access rule) and the schemas in
+//! [`crate::schemas`]. Every operation also documents the error statuses
+//! with Murano's error body.
 
-use crate::routes::*;
+use crate::access::RouteRule;
 use crate::schemas::*;
+use utoipa::openapi::extensions::ExtensionsBuilder;
+use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, RefOr, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
@@ -92,60 +95,81 @@ impl Modify for Common {
                        states and JSON shapes follow Murano's v1 API (success is HTTP 200). \
                        Operations tagged `vetro` and fields marked \"vetro addition\" are not part of Murano."
     ),
-    modifiers(&Common),
     security(("token" = [])),
     components(schemas(ErrorBody, ErrorPage, ErrorDetail, AnyValue, AnyObject)),
-    paths(
-        environments::list, environments::create, environments::show, environments::rename,
-        environments::delete, environments::last_status,
-        model::get_root, model::get_path, model::patch,
-        sessions::configure, sessions::show, sessions::delete, sessions::deploy,
-        services::list, services::get, services::post, services::post_path, services::put,
-        services::put_path, services::delete_path,
-        deployments::list, deployments::list_all, deployments::reports,
-        actions::execute, actions::result, actions::static_action,
-        catalog::search, catalog::upload, catalog::show, catalog::update, catalog::delete,
-        catalog::download, catalog::ui, catalog::logo, catalog::supplier_logo,
-        catalog::categories, catalog::add_category, catalog::category, catalog::delete_category,
-        templates::list, templates::create, templates::show, templates::update, templates::delete,
-        templates::services, templates::add_service, templates::get_service, templates::put_service,
-        templates::delete_service, templates::create_environment, templates::clone,
-        class_schema::class, class_schema::methods,
-        vetro::get_policy, vetro::put_policy, vetro::cancel, vetro::events, vetro::health, vetro::ready,
-    )
 )]
 pub struct ApiDoc;
 
-/// The API description as served: the generated document, with each
-/// operation's access rule from [`crate::routes::table`] added as
+/// The API description as served: [`ApiDoc`] with every documented route
+/// of [`crate::routes::table`], each operation's access rule added as
 /// `x-vetro-access` and at the end of its description.
 pub fn document() -> serde_json::Value {
-    let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
-    for rule in crate::routes::rules() {
-        let method = rule.method.as_str().to_ascii_lowercase();
-        let Some(op) = doc
-            .pointer_mut(&format!(
-                "/paths/{}/{method}",
-                pointer_escape(&rule.openapi_path())
-            ))
-            .and_then(serde_json::Value::as_object_mut)
-        else {
-            continue;
-        };
-        let text = format!("Access: {}.", rule.access.describe());
-        let description = match op.get("description").and_then(serde_json::Value::as_str) {
-            Some(d) if !d.is_empty() => format!("{d}\n\n{text}"),
-            _ => text,
-        };
-        op.insert("description".into(), description.into());
-        op.insert("x-vetro-access".into(), rule.access.name().into());
-        if !rule.access.needs_token() {
-            op.insert("security".into(), serde_json::json!([]));
-        }
+    let mut api = ApiDoc::openapi();
+    let routes = crate::routes::table(&crate::Limits::default());
+    for entry in routes {
+        let Some(doc) = entry.doc else { continue };
+        let components = api.components.get_or_insert_with(Default::default);
+        components.schemas.extend(doc.schemas);
+        let operation = with_access(doc.operation, &entry.rule);
+        api.paths
+            .add_path_operation(entry.rule.openapi_path(), vec![doc.method], operation);
     }
-    doc
+    Common.modify(&mut api);
+    serde_json::to_value(api).unwrap_or_default()
 }
 
-fn pointer_escape(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
+fn with_access(mut op: Operation, rule: &RouteRule) -> Operation {
+    let text = format!("Access: {}.", rule.access.describe());
+    op.description = Some(match op.description.take() {
+        Some(d) if !d.is_empty() => format!("{d}\n\n{text}"),
+        _ => text,
+    });
+    let access = ExtensionsBuilder::new().add("x-vetro-access", rule.access.name());
+    op.extensions = Some(access.build());
+    if !rule.access.needs_token() {
+        op.security = Some(Vec::new());
+    }
+    op
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The document has one operation per route of the table (a route
+    /// that only adds a trailing `/` is shown once), each with its rule.
+    #[test]
+    fn the_document_describes_every_route_once() {
+        let doc = document();
+        let mut documented = Vec::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                documented.push((method.to_ascii_uppercase(), path.clone()));
+                assert!(op["x-vetro-access"].is_string(), "{method} {path}");
+                assert!(op["responses"]["200"].is_object(), "{method} {path}");
+                assert!(op["responses"]["404"].is_object(), "{method} {path}");
+            }
+        }
+        let rules = crate::routes::rules();
+        let mut routed: Vec<_> = rules
+            .iter()
+            .filter(|r| {
+                let trimmed = r.path.trim_end_matches('/');
+                !(r.path.ends_with('/')
+                    && rules
+                        .iter()
+                        .any(|o| o.method == r.method && o.path == trimmed))
+            })
+            .map(|r| (r.method.to_string(), r.openapi_path()))
+            .collect();
+        documented.sort();
+        routed.sort();
+        assert_eq!(documented, routed);
+        let tail = &doc["paths"]["/v1/environments/{environment_id}/services/{path}"]["get"];
+        assert!(tail["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "path" && p["in"] == "path"));
+    }
 }

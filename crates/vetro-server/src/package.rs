@@ -3,7 +3,7 @@
 //! fields, the same checks `vetro check` runs); a refusal becomes Murano's
 //! error shape, with the checker's problems (file:line:column) as details.
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorKind};
 use crate::state::Limits;
 use serde_json::{json, Value};
 use vetro_deploy::{PackageInfo, Refusal, Rejection};
@@ -38,7 +38,7 @@ pub fn check_full_name(name: &str) -> Result<(), ApiError> {
         "Invalid FullName \"{shown}\": a FullName is made of letters, digits, '_' and '.', \
          does not start or end with '.' and has no '..'"
     ))
-    .with_kind("PackageFormatError"))
+    .with_kind(ErrorKind::PackageFormatError))
 }
 
 /// 413 for an archive over a size limit, 503 when it could not be unpacked
@@ -65,11 +65,11 @@ fn refused(r: &Rejection) -> ApiError {
     let details = json!({"diagnostics": diagnostics, "rendered": r.rendered});
     if r.cause == Refusal::TooLarge {
         ApiError::too_large(format!("the package is too large: {first}"))
-            .with_kind("PackageSizeError")
+            .with_kind(ErrorKind::PackageSizeError)
             .with_details(details)
     } else {
         ApiError::bad_request(format!("the package does not load: {first}"))
-            .with_kind("PackageLoadError")
+            .with_kind(ErrorKind::PackageLoadError)
             .with_details(details)
     }
 }
@@ -90,7 +90,7 @@ pub fn missing_requirements(
         }
         let range = VersionSpec::parse(spec.as_deref()).map_err(|e| {
             ApiError::bad_request(format!("package {fqn}: Require: {name}: {e}"))
-                .with_kind("PackageFormatError")
+                .with_kind(ErrorKind::PackageFormatError)
         })?;
         let found = visible.iter().any(|p| {
             p.fully_qualified_name == *name
@@ -108,7 +108,7 @@ pub fn missing_requirements(
         missing.join(", "),
         if missing.len() == 1 { "it" } else { "them" }
     ))
-    .with_kind("PackageDependencyError"))
+    .with_kind(ErrorKind::PackageDependencyError))
 }
 
 #[cfg(test)]

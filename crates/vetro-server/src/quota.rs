@@ -3,13 +3,13 @@
 //! progress), 413 for sizes (object models), with Murano's error body.
 
 use crate::auth::Ctx;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ErrorKind};
 use crate::state::AppState;
 use serde_json::Value;
 use vetro_store::quotas::OverQuota;
 
 fn forbidden(e: OverQuota) -> ApiError {
-    ApiError::forbidden(e.to_string()).with_kind("QuotaExceeded")
+    ApiError::forbidden(e.to_string()).with_kind(ErrorKind::QuotaExceeded)
 }
 
 /// Room for one more where `n` are counted against `limit`.
@@ -54,5 +54,5 @@ pub fn model(st: &AppState, model: &Value) -> ApiResult<()> {
     st.limits
         .quotas
         .check_model(u64::try_from(bytes).unwrap_or(u64::MAX))
-        .map_err(|e| ApiError::too_large(e.to_string()).with_kind("QuotaExceeded"))
+        .map_err(|e| ApiError::too_large(e.to_string()).with_kind(ErrorKind::QuotaExceeded))
 }

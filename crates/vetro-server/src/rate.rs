@@ -2,7 +2,7 @@
 //! keyed limiter), checked after the token is verified. A token past its
 //! rate gets 429 with `Retry-After`.
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorKind};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use std::hash::BuildHasher;
@@ -60,7 +60,7 @@ impl RateLimits {
             let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
             ApiError::new(
                 axum::http::StatusCode::TOO_MANY_REQUESTS,
-                "HTTPTooManyRequests",
+                ErrorKind::TooManyRequests,
                 format!("this token is over its request rate; retry in {secs} s"),
             )
             .with_retry_after(secs.max(1))

@@ -87,8 +87,9 @@ pub async fn execute(
     Ok(Json(json!({ "task_id": task_id })))
 }
 
-#[utoipa::path(get, path = "/v1/environments/{environment_id}/actions/{task_id}", tag = "actions",
-    params(("environment_id" = String, Path), ("task_id" = String, Path)),
+#[utoipa::path(get, path = "/v1/environments/{environment_id}/actions/{action_id}", tag = "actions",
+    params(("environment_id" = String, Path),
+           ("action_id" = String, Path, description = "The `task_id` the action's call answered with")),
     responses((status = 200, description = "`{}` while running, then `{\"result\", \"isException\"}`", body = crate::schemas::AnyObject)))]
 pub async fn result(
     State(st): State<AppState>,

@@ -6,7 +6,7 @@
 //! and each model builder named (all of them without names) to its schema.
 
 use crate::auth::Ctx;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ErrorKind};
 use crate::extract::{QueryPairs, P};
 use crate::state::AppState;
 use crate::worker::resolver::CatalogResolver;
@@ -93,7 +93,7 @@ async fn schema(
 fn internal(e: impl std::fmt::Display) -> ApiError {
     ApiError::new(
         axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-        "InternalError",
+        ErrorKind::InternalError,
         e.to_string(),
     )
 }
@@ -112,14 +112,14 @@ fn find(
             .map_err(internal)?
             .ok_or_else(|| {
                 ApiError::not_found(format!("Package with name {p} ({range}) is not found"))
-                    .with_kind("NoPackageFound")
+                    .with_kind(ErrorKind::NoPackageFound)
             }),
         None => resolver
             .by_class(class, range)
             .map_err(internal)?
             .ok_or_else(|| {
                 ApiError::not_found(format!("Package for class {class} ({range}) is not found"))
-                    .with_kind("NoPackageForClassFound")
+                    .with_kind(ErrorKind::NoPackageForClassFound)
             }),
     }
 }
@@ -146,7 +146,7 @@ fn build(
         .map_err(|e| internal(format!("a folder for the packages: {e}")))?;
     let cache = PackageCache::new(dir.path());
     let resolved = resolve::resolve(resolver, &cache, limits, &wanted).map_err(|e| match e {
-        TaskError::Unresolved(m) => ApiError::not_found(m).with_kind("NoPackageFound"),
+        TaskError::Unresolved(m) => ApiError::not_found(m).with_kind(ErrorKind::NoPackageFound),
         TaskError::Catalog(m) => {
             tracing::error!(error = %m, "the catalog failed to answer for a class schema");
             ApiError::unavailable("the database is not available; try again")
@@ -163,11 +163,11 @@ fn build(
             "Class with name {class} is not found in package {}",
             found.fqn
         ))
-        .with_kind("NoClassFound"));
+        .with_kind(ErrorKind::NoClassFound));
     }
     let classes = vetro_dsl::schema::Classes::new(&library.source);
     vetro_dsl::schema::generate(&classes, class, methods)
-        .map_err(|e| ApiError::not_found(e.to_string()).with_kind("NoClassFound"))
+        .map_err(|e| ApiError::not_found(e.to_string()).with_kind(ErrorKind::NoClassFound))
 }
 
 #[cfg(test)]

@@ -4,8 +4,11 @@
 //! description shows each rule, and the tests call every route with both
 //! kinds of token.
 //!
-//! To add a route, add one [`Entry`] here: its method, path, [`Access`]
-//! and handler.
+//! A route's method, path, parameters and answers are written once, in its
+//! handler's `#[utoipa::path]` annotation (the path in axum's syntax, with
+//! `{*rest}` for a tail of several segments); [`route`] reads them from
+//! there for both the router and the API description. To add a route,
+//! annotate its handler and add one `route!(access, handler)` here.
 
 pub mod actions;
 pub mod catalog;
@@ -21,34 +24,109 @@ pub mod vetro;
 use crate::access::{Access, Privilege, RouteRule};
 use crate::state::{AppState, Limits};
 use axum::extract::DefaultBodyLimit;
-use axum::handler::Handler;
 use axum::http::Method;
-use axum::routing::{on, MethodFilter, MethodRouter};
+use axum::routing::MethodRouter;
+use utoipa::openapi::path::{HttpMethod, Operation, PathItem};
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::RefOr;
+use utoipa_axum::router::UtoipaMethodRouter;
 
-/// A route: its rule and its handler.
+/// A route: its rule, its handler and, unless it only repeats another
+/// route under a second spelling, its operation in the API description.
 pub struct Entry {
     pub rule: RouteRule,
     pub handler: MethodRouter<AppState>,
+    pub doc: Option<Doc>,
 }
 
-fn entry<H, T>(method: Method, path: impl Into<String>, access: Access, handler: H) -> Entry
-where
-    H: Handler<T, AppState>,
-    T: 'static,
-{
-    let filter = MethodFilter::try_from(method.clone())
-        .unwrap_or_else(|_| panic!("route table: {method} is not a routable method"));
-    Entry {
-        rule: RouteRule {
-            method,
-            path: path.into(),
-            access,
-        },
-        handler: on(filter, handler),
+/// A route's part of the API description, as its annotation wrote it.
+pub struct Doc {
+    pub method: HttpMethod,
+    pub operation: Operation,
+    /// The schemas the operation names.
+    pub schemas: Vec<(String, RefOr<Schema>)>,
+}
+
+/// The route of one annotated handler, behind `access`.
+macro_rules! route {
+    ($access:expr, $($handler:tt)+) => {
+        $crate::routes::Entry::new($access, utoipa_axum::routes!($($handler)+))
+    };
+}
+
+impl Entry {
+    /// The route of `annotated`, what `utoipa_axum::routes!` made of one
+    /// handler: its one path and method, its operation and its handler.
+    pub fn new(access: Access, annotated: UtoipaMethodRouter<AppState>) -> Entry {
+        let (schemas, paths, handler) = annotated;
+        let mut items = paths.paths.into_iter();
+        let (Some((path, item)), None) = (items.next(), items.next()) else {
+            panic!("route table: an entry is one annotated handler");
+        };
+        let (method, operation) = only_operation(item)
+            .unwrap_or_else(|| panic!("route table: {path} needs exactly one method"));
+        Entry {
+            rule: RouteRule {
+                method: axum_method(&method),
+                path,
+                access,
+            },
+            handler,
+            doc: Some(Doc {
+                method,
+                operation,
+                schemas,
+            }),
+        }
+    }
+
+    /// The same route at its path with a trailing `/` too (Murano's router
+    /// matched both); the API description shows only the first.
+    fn and_with_slash(self) -> [Entry; 2] {
+        let alias = Entry {
+            rule: RouteRule {
+                path: format!("{}/", self.rule.path),
+                ..self.rule.clone()
+            },
+            handler: self.handler.clone(),
+            doc: None,
+        };
+        [self, alias]
     }
 }
 
-const ENV: &str = "/v1/environments/{environment_id}";
+/// The method and operation of a path item that has exactly one.
+fn only_operation(item: PathItem) -> Option<(HttpMethod, Operation)> {
+    use HttpMethod as H;
+    let ops = [
+        (H::Get, item.get),
+        (H::Put, item.put),
+        (H::Post, item.post),
+        (H::Delete, item.delete),
+        (H::Options, item.options),
+        (H::Head, item.head),
+        (H::Patch, item.patch),
+        (H::Trace, item.trace),
+    ];
+    let mut found = ops.into_iter().filter_map(|(m, op)| Some((m, op?)));
+    match (found.next(), found.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
+}
+
+fn axum_method(m: &HttpMethod) -> Method {
+    match m {
+        HttpMethod::Get => Method::GET,
+        HttpMethod::Put => Method::PUT,
+        HttpMethod::Post => Method::POST,
+        HttpMethod::Delete => Method::DELETE,
+        HttpMethod::Options => Method::OPTIONS,
+        HttpMethod::Head => Method::HEAD,
+        HttpMethod::Patch => Method::PATCH,
+        HttpMethod::Trace => Method::TRACE,
+    }
+}
 
 /// Every route of the service (`limits` sizes the upload route's body limit).
 pub fn table(limits: &Limits) -> Vec<Entry> {
@@ -62,242 +140,90 @@ pub fn table(limits: &Limits) -> Vec<Entry> {
 /// deployments, actions.
 fn environment_routes() -> Vec<Entry> {
     use Access::{Project, ProjectOr};
-    use Method as M;
     use Privilege::AllTenants;
-    let e = |p: &str| format!("{ENV}{p}");
-    let services = &e("/services/{*path}");
-    vec![
-        entry(
-            M::GET,
-            "/v1/environments",
-            ProjectOr(AllTenants),
-            environments::list,
-        ),
-        entry(M::POST, "/v1/environments", Project, environments::create),
-        entry(M::GET, ENV, Project, environments::show),
-        entry(M::PUT, ENV, Project, environments::rename),
-        entry(M::DELETE, ENV, Project, environments::delete),
-        entry(M::GET, e("/lastStatus"), Project, environments::last_status),
-        entry(M::GET, e("/model/"), Project, model::get_root),
-        entry(M::PATCH, e("/model/"), Project, model::patch),
-        entry(M::GET, e("/model/{*path}"), Project, model::get_path),
-        entry(M::POST, e("/configure"), Project, sessions::configure),
-        entry(M::GET, e("/sessions/{session_id}"), Project, sessions::show),
-        entry(
-            M::DELETE,
-            e("/sessions/{session_id}"),
-            Project,
-            sessions::delete,
-        ),
-        entry(
-            M::POST,
-            e("/sessions/{session_id}/deploy"),
-            Project,
-            sessions::deploy,
-        ),
-        entry(M::GET, e("/services"), Project, services::list),
-        entry(M::POST, e("/services"), Project, services::post),
-        entry(M::PUT, e("/services"), Project, services::put),
-        entry(M::GET, e("/services/"), Project, services::list),
-        entry(M::POST, e("/services/"), Project, services::post),
-        entry(M::PUT, e("/services/"), Project, services::put),
-        entry(M::GET, services, Project, services::get),
-        entry(M::POST, services, Project, services::post_path),
-        entry(M::PUT, services, Project, services::put_path),
-        entry(M::DELETE, services, Project, services::delete_path),
-        entry(M::GET, e("/deployments"), Project, deployments::list),
-        entry(
-            M::GET,
-            e("/deployments/{deployment_id}"),
-            Project,
-            deployments::reports,
-        ),
-        entry(
-            M::POST,
-            e("/deployments/{deployment_id}/cancel"),
-            Project,
-            vetro::cancel,
-        ),
-        entry(
-            M::GET,
-            e("/deployments/{deployment_id}/events"),
-            Project,
-            vetro::events,
-        ),
-        entry(
-            M::POST,
-            e("/actions/{action_id}"),
-            Project,
-            actions::execute,
-        ),
-        entry(M::GET, e("/actions/{action_id}"), Project, actions::result),
-    ]
+    let mut all = vec![
+        route!(ProjectOr(AllTenants), environments::list),
+        route!(Project, environments::create),
+        route!(Project, environments::show),
+        route!(Project, environments::rename),
+        route!(Project, environments::delete),
+        route!(Project, environments::last_status),
+        route!(Project, model::get_root),
+        route!(Project, model::patch),
+        route!(Project, model::get_path),
+        route!(Project, sessions::configure),
+        route!(Project, sessions::show),
+        route!(Project, sessions::delete),
+        route!(Project, sessions::deploy),
+    ];
+    all.extend(route!(Project, services::list).and_with_slash());
+    all.extend(route!(Project, services::post).and_with_slash());
+    all.extend(route!(Project, services::put).and_with_slash());
+    all.extend([
+        route!(Project, services::get),
+        route!(Project, services::post_path),
+        route!(Project, services::put_path),
+        route!(Project, services::delete_path),
+        route!(Project, deployments::list),
+        route!(Project, deployments::reports),
+        route!(Project, vetro::cancel),
+        route!(Project, vetro::events),
+        route!(Project, actions::execute),
+        route!(Project, actions::result),
+    ]);
+    all
 }
 
 /// Project-wide deployments and static actions, the catalog.
 fn catalog_routes(limits: &Limits) -> Vec<Entry> {
     use Access::{Admin, Project, ProjectOr};
-    use Method as M;
     use Privilege::{ManageCategories, Publish};
-    let upload = catalog::upload.layer(DefaultBodyLimit::max(limits.package_upload + 64 * 1024));
+    let mut upload = route!(ProjectOr(Publish), catalog::upload);
+    upload.handler = upload
+        .handler
+        .layer(DefaultBodyLimit::max(limits.package_upload + 64 * 1024));
     vec![
-        entry(M::GET, "/v1/deployments", Project, deployments::list_all),
-        entry(M::POST, "/v1/actions", Project, actions::static_action),
-        entry(M::GET, "/v1/catalog/packages", Project, catalog::search),
-        entry(M::POST, "/v1/catalog/packages", ProjectOr(Publish), upload),
-        entry(
-            M::GET,
-            "/v1/catalog/packages/{package_id}",
-            Project,
-            catalog::show,
-        ),
-        entry(
-            M::PATCH,
-            "/v1/catalog/packages/{package_id}",
-            ProjectOr(Publish),
-            catalog::update,
-        ),
-        entry(
-            M::DELETE,
-            "/v1/catalog/packages/{package_id}",
-            ProjectOr(Publish),
-            catalog::delete,
-        ),
-        entry(
-            M::GET,
-            "/v1/catalog/packages/{package_id}/download",
-            Project,
-            catalog::download,
-        ),
-        entry(
-            M::GET,
-            "/v1/catalog/packages/{package_id}/ui",
-            Project,
-            catalog::ui,
-        ),
-        entry(
-            M::GET,
-            "/v1/catalog/packages/{package_id}/logo",
-            Project,
-            catalog::logo,
-        ),
-        entry(
-            M::GET,
-            "/v1/catalog/packages/{package_id}/supplier_logo",
-            Project,
-            catalog::supplier_logo,
-        ),
-        entry(
-            M::GET,
-            "/v1/catalog/categories",
-            Project,
-            catalog::categories,
-        ),
-        entry(
-            M::POST,
-            "/v1/catalog/categories",
-            Admin(ManageCategories),
-            catalog::add_category,
-        ),
-        entry(
-            M::GET,
-            "/v1/catalog/categories/{category_id}",
-            Project,
-            catalog::category,
-        ),
-        entry(
-            M::DELETE,
-            "/v1/catalog/categories/{category_id}",
-            Admin(ManageCategories),
-            catalog::delete_category,
-        ),
+        route!(Project, deployments::list_all),
+        route!(Project, actions::static_action),
+        route!(Project, catalog::search),
+        upload,
+        route!(Project, catalog::show),
+        route!(ProjectOr(Publish), catalog::update),
+        route!(ProjectOr(Publish), catalog::delete),
+        route!(Project, catalog::download),
+        route!(Project, catalog::ui),
+        route!(Project, catalog::logo),
+        route!(Project, catalog::supplier_logo),
+        route!(Project, catalog::categories),
+        route!(Admin(ManageCategories), catalog::add_category),
+        route!(Project, catalog::category),
+        route!(Admin(ManageCategories), catalog::delete_category),
     ]
 }
 
 /// Templates, the project's policy, and the service's own routes.
 fn template_and_service_routes() -> Vec<Entry> {
     use Access::{Anonymous, Project};
-    use Method as M;
     vec![
-        entry(M::GET, "/v1/templates", Project, templates::list),
-        entry(M::POST, "/v1/templates", Project, templates::create),
-        entry(
-            M::GET,
-            "/v1/templates/{env_template_id}",
-            Project,
-            templates::show,
-        ),
-        entry(
-            M::PUT,
-            "/v1/templates/{env_template_id}",
-            Project,
-            templates::update,
-        ),
-        entry(
-            M::DELETE,
-            "/v1/templates/{env_template_id}",
-            Project,
-            templates::delete,
-        ),
-        entry(
-            M::GET,
-            "/v1/templates/{env_template_id}/services",
-            Project,
-            templates::services,
-        ),
-        entry(
-            M::POST,
-            "/v1/templates/{env_template_id}/services",
-            Project,
-            templates::add_service,
-        ),
-        entry(
-            M::GET,
-            "/v1/templates/{env_template_id}/services/{*path}",
-            Project,
-            templates::get_service,
-        ),
-        entry(
-            M::PUT,
-            "/v1/templates/{env_template_id}/services/{*path}",
-            Project,
-            templates::put_service,
-        ),
-        entry(
-            M::DELETE,
-            "/v1/templates/{env_template_id}/services/{*path}",
-            Project,
-            templates::delete_service,
-        ),
-        entry(
-            M::POST,
-            "/v1/templates/{env_template_id}/create-environment",
-            Project,
-            templates::create_environment,
-        ),
-        entry(
-            M::POST,
-            "/v1/templates/{env_template_id}/clone",
-            Project,
-            templates::clone,
-        ),
-        entry(
-            M::GET,
-            "/v1/schemas/{class_name}",
-            Project,
-            class_schema::class,
-        ),
-        entry(
-            M::GET,
-            "/v1/schemas/{class_name}/{method_names}",
-            Project,
-            class_schema::methods,
-        ),
-        entry(M::GET, "/v1/policy", Project, vetro::get_policy),
-        entry(M::PUT, "/v1/policy", Project, vetro::put_policy),
-        entry(M::GET, "/openapi.json", Anonymous, crate::api_description),
-        entry(M::GET, "/healthz", Anonymous, vetro::health),
-        entry(M::GET, "/readyz", Anonymous, vetro::ready),
+        route!(Project, templates::list),
+        route!(Project, templates::create),
+        route!(Project, templates::show),
+        route!(Project, templates::update),
+        route!(Project, templates::delete),
+        route!(Project, templates::services),
+        route!(Project, templates::add_service),
+        route!(Project, templates::get_service),
+        route!(Project, templates::put_service),
+        route!(Project, templates::delete_service),
+        route!(Project, templates::create_environment),
+        route!(Project, templates::clone),
+        route!(Project, class_schema::class),
+        route!(Project, class_schema::methods),
+        route!(Project, vetro::get_policy),
+        route!(Project, vetro::put_policy),
+        route!(Anonymous, crate::api_description),
+        route!(Anonymous, vetro::health),
+        route!(Anonymous, vetro::ready),
     ]
 }
 

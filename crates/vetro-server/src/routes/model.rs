@@ -12,7 +12,7 @@ use axum::extract::State;
 use axum::Json;
 use serde_json::Value;
 
-#[utoipa::path(get, path = "/v1/environments/{environment_id}/model/{path}", tag = "environments",
+#[utoipa::path(get, path = "/v1/environments/{environment_id}/model/{*path}", tag = "environments",
     params(("environment_id" = String, Path), ("path" = String, Path, description = "A path inside `Objects`"),
            ("X-Configuration-Session" = Option<String>, Header)),
     responses((status = 200, description = "The model subtree", body = crate::schemas::AnyValue)))]

@@ -89,7 +89,7 @@ pub async fn list(
     read(&st, &ctx, &id, sid, "").await
 }
 
-#[utoipa::path(get, path = "/v1/environments/{environment_id}/services/{path}", tag = "services",
+#[utoipa::path(get, path = "/v1/environments/{environment_id}/services/{*path}", tag = "services",
     params(("environment_id" = String, Path), ("path" = String, Path, description = "Object ids, keys or indexes separated by /"),
            ("X-Configuration-Session" = Option<String>, Header)),
     responses((status = 200, description = "The value at the path", body = crate::schemas::AnyValue)))]
@@ -116,7 +116,7 @@ pub async fn post(
     post_at(st, ctx, id, String::new(), sid, body).await
 }
 
-#[utoipa::path(post, path = "/v1/environments/{environment_id}/services/{path}", tag = "services",
+#[utoipa::path(post, path = "/v1/environments/{environment_id}/services/{*path}", tag = "services",
     params(("environment_id" = String, Path), ("path" = String, Path), ("X-Configuration-Session" = String, Header)),
     request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
     responses((status = 200, description = "The added value(s)", body = crate::schemas::AnyValue)))]
@@ -166,7 +166,7 @@ pub async fn put(
     put_at(st, ctx, id, String::new(), sid, body).await
 }
 
-#[utoipa::path(put, path = "/v1/environments/{environment_id}/services/{path}", tag = "services",
+#[utoipa::path(put, path = "/v1/environments/{environment_id}/services/{*path}", tag = "services",
     params(("environment_id" = String, Path), ("path" = String, Path), ("X-Configuration-Session" = String, Header)),
     request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
     responses((status = 200, description = "The new value", body = crate::schemas::AnyValue)))]
@@ -208,7 +208,7 @@ async fn put_at(
     Ok(Json(stored))
 }
 
-#[utoipa::path(delete, path = "/v1/environments/{environment_id}/services/{path}", tag = "services",
+#[utoipa::path(delete, path = "/v1/environments/{environment_id}/services/{*path}", tag = "services",
     params(("environment_id" = String, Path), ("path" = String, Path), ("X-Configuration-Session" = String, Header)),
     responses((status = 200, description = "Removed")))]
 pub async fn delete_path(

@@ -177,7 +177,7 @@ pub async fn add_service(
     Ok(Json(body))
 }
 
-#[utoipa::path(get, path = "/v1/templates/{env_template_id}/services/{path}", tag = "templates",
+#[utoipa::path(get, path = "/v1/templates/{env_template_id}/services/{*path}", tag = "templates",
     params(("env_template_id" = String, Path), ("path" = String, Path)),
     responses((status = 200, description = "The value at the path", body = crate::schemas::AnyValue)))]
 pub async fn get_service(
@@ -191,7 +191,7 @@ pub async fn get_service(
     Ok(Json(v.clone()))
 }
 
-#[utoipa::path(put, path = "/v1/templates/{env_template_id}/services/{path}", tag = "templates",
+#[utoipa::path(put, path = "/v1/templates/{env_template_id}/services/{*path}", tag = "templates",
     params(("env_template_id" = String, Path), ("path" = String, Path)),
     request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
     responses((status = 200, description = "The new value", body = crate::schemas::AnyValue)))]
@@ -209,7 +209,7 @@ pub async fn put_service(
     Ok(Json(body))
 }
 
-#[utoipa::path(delete, path = "/v1/templates/{env_template_id}/services/{path}", tag = "templates",
+#[utoipa::path(delete, path = "/v1/templates/{env_template_id}/services/{*path}", tag = "templates",
     params(("env_template_id" = String, Path), ("path" = String, Path)),
     responses((status = 200, description = "Removed")))]
 pub async fn delete_service(
