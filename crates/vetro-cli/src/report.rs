@@ -2,7 +2,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use vetro_diag::{render_json, render_text, ColorChoice, Diagnostic, SourceMap};
+use vetro_diag::{render_json, render_text, ColorChoice, Diagnostic, Kind, SourceMap};
 
 /// Output format of problems and results.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -20,8 +20,8 @@ pub const INVALID: u8 = 1;
 pub const USAGE: u8 = 2;
 
 /// Diagnostic kinds that mean the input could not be read at all.
-pub fn is_io_kind(kind: &str) -> bool {
-    kind == "io"
+pub fn is_io_kind(kind: &Kind) -> bool {
+    *kind == Kind::Io
 }
 
 /// Print diagnostics to stderr as text (with source excerpts) or as a JSON array.

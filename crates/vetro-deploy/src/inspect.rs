@@ -9,7 +9,7 @@ use crate::archive::{self, ArchiveLimits};
 use serde::Serialize;
 use serde_json::Value as Json;
 use std::path::Path;
-use vetro_diag::{render_text, ColorChoice, Diagnostic, Severity, SourceMap};
+use vetro_diag::{render_text, ColorChoice, Diagnostic, Kind, Severity, SourceMap};
 use vetro_dsl::check;
 use vetro_dsl::package::{Manifest, Package};
 
@@ -48,12 +48,12 @@ pub struct PackageInfo {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Problem {
     /// `error`, `warning` or `note`.
-    pub severity: String,
+    pub severity: Severity,
     /// Stable identifier (`yaml-syntax`, `unknown-method`, ...), and for a
     /// refused archive: `archive` (malformed or hostile), `archive-size`
     /// (over a size limit), `manifest` (none, or unusable), `io` (the
     /// package could not be unpacked here).
-    pub kind: String,
+    pub kind: Kind,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
@@ -64,6 +64,12 @@ pub struct Problem {
     /// Path inside the document (`Methods/deploy/Body/3`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+}
+
+impl Problem {
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
 }
 
 impl std::fmt::Display for Problem {
@@ -124,14 +130,14 @@ impl Rejection {
     pub fn first(&self) -> Option<&Problem> {
         self.problems
             .iter()
-            .find(|p| p.severity == "error")
+            .find(|p| p.is_error())
             .or(self.problems.first())
     }
 
     /// A refusal with one problem of the whole archive (or of one `file` in it).
     fn plain(cause: Refusal, message: impl Into<String>, file: Option<String>) -> Rejection {
         let p = Problem {
-            severity: "error".into(),
+            severity: Severity::Error,
             kind: cause.kind().into(),
             message: message.into(),
             file,
@@ -191,22 +197,14 @@ pub fn inspect_dir(root: &Path) -> Result<PackageInfo, Rejection> {
             rendered,
         });
     }
-    let warnings = problems
-        .into_iter()
-        .filter(|p| p.severity != "error")
-        .collect();
+    let warnings = problems.into_iter().filter(|p| !p.is_error()).collect();
     describe(root, &package, &mut sources, warnings)
 }
 
 fn resolve(d: &Diagnostic, sources: &SourceMap, prefix: &str) -> Problem {
     let strip = |s: &str| s.replace(prefix, "");
     Problem {
-        severity: match d.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Note => "note",
-        }
-        .into(),
+        severity: d.severity,
         kind: d.kind.clone(),
         message: strip(&d.message),
         file: d.span.map(|s| strip(sources.name(s.file))),

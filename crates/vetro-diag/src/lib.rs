@@ -5,9 +5,11 @@
 //! rendered for a terminal with [`render_text`] (source excerpt with a caret) and
 //! as data with [`Diagnostic::to_json`].
 
+mod kind;
 mod render;
 mod source;
 
+pub use kind::Kind;
 pub use render::{clip, render_json, render_text, ColorChoice, MAX_MESSAGE};
 pub use source::{offset, FileId, SourceMap, Span};
 
@@ -45,7 +47,7 @@ pub struct Related {
 pub struct Diagnostic {
     pub severity: Severity,
     /// Short stable identifier such as `yaml-syntax` or `duplicate-key`.
-    pub kind: String,
+    pub kind: Kind,
     pub message: String,
     pub span: Option<Span>,
     pub related: Vec<Related>,
@@ -55,7 +57,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(severity: Severity, kind: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(severity: Severity, kind: impl Into<Kind>, message: impl Into<String>) -> Self {
         Diagnostic {
             severity,
             kind: kind.into(),
@@ -67,11 +69,11 @@ impl Diagnostic {
         }
     }
 
-    pub fn error(kind: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn error(kind: impl Into<Kind>, message: impl Into<String>) -> Self {
         Self::new(Severity::Error, kind, message)
     }
 
-    pub fn warning(kind: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn warning(kind: impl Into<Kind>, message: impl Into<String>) -> Self {
         Self::new(Severity::Warning, kind, message)
     }
 
@@ -115,7 +117,7 @@ impl Diagnostic {
         };
         let mut obj = serde_json::Map::new();
         obj.insert("severity".into(), self.severity.to_string().into());
-        obj.insert("kind".into(), self.kind.clone().into());
+        obj.insert("kind".into(), self.kind.as_str().into());
         obj.insert("message".into(), render::clip(&self.message).into());
         if let Some(path) = &self.path {
             obj.insert("path".into(), path.clone().into());

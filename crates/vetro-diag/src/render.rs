@@ -79,7 +79,7 @@ fn to_codespan(diag: &Diagnostic, sources: &SourceMap) -> CsDiagnostic<FileId> {
     }
     notes.extend(diag.notes.iter().cloned());
     CsDiagnostic::new(severity)
-        .with_code(diag.kind.clone())
+        .with_code(diag.kind.as_str())
         .with_message(clip(&diag.message))
         .with_labels(labels)
         .with_notes(notes)
@@ -269,7 +269,7 @@ fn windowed(diag: &Diagnostic, sources: &SourceMap) -> (Windows, CsDiagnostic<us
     }
     let plain = to_codespan(diag, sources);
     let cs = CsDiagnostic::new(plain.severity)
-        .with_code(diag.kind.clone())
+        .with_code(diag.kind.as_str())
         .with_message(plain.message)
         .with_labels(labels)
         .with_notes(plain.notes);

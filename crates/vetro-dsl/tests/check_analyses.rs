@@ -32,7 +32,7 @@ fn located(sources: &SourceMap, diags: &[Diagnostic]) -> Vec<(String, Severity, 
                 .next()
                 .unwrap_or("")
                 .to_string();
-            (d.kind.clone(), d.severity, file, s.line, s.col)
+            (d.kind.to_string(), d.severity, file, s.line, s.col)
         })
         .collect();
     out.sort_by(|a, b| (&a.2, a.3, a.4, &a.0).cmp(&(&b.2, b.3, b.4, &b.0)));

@@ -42,7 +42,7 @@ fn errors(diags: &[Diagnostic]) -> Vec<(String, String)> {
     diags
         .iter()
         .filter(|d| d.severity == Severity::Error)
-        .map(|d| (d.kind.clone(), d.message.clone()))
+        .map(|d| (d.kind.to_string(), d.message.clone()))
         .collect()
 }
 

@@ -65,7 +65,7 @@ impl EvalError {
         }
     }
 
-    pub fn to_diagnostic(&self, kind: &str) -> Diagnostic {
+    pub fn to_diagnostic(&self, kind: &'static str) -> Diagnostic {
         let d = Diagnostic::error(kind, self.message.clone());
         match self.span {
             Some(s) => d.with_span(s),

@@ -52,12 +52,12 @@ fn kind_name(n: &Node) -> &'static str {
 }
 
 impl Parser {
-    fn error(&mut self, kind: &str, msg: impl Into<String>, span: Span) {
+    fn error(&mut self, kind: &'static str, msg: impl Into<String>, span: Span) {
         self.problems
             .push(Diagnostic::error(kind, msg.into()).with_span(span));
     }
 
-    fn warn(&mut self, kind: &str, msg: impl Into<String>, span: Span) {
+    fn warn(&mut self, kind: &'static str, msg: impl Into<String>, span: Span) {
         self.problems
             .push(Diagnostic::warning(kind, msg.into()).with_span(span));
     }

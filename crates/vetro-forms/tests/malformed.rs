@@ -14,7 +14,7 @@ fn problems(text: &str) -> Vec<(String, u32, u32)> {
         .filter(|d| d.is_error())
         .map(|d| {
             (
-                d.kind,
+                d.kind.to_string(),
                 d.span.map_or(0, |s| s.line),
                 d.span.map_or(0, |s| s.col),
             )

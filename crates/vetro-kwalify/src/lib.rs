@@ -40,8 +40,12 @@ impl Grammar {
         bytes: &[u8],
         sources: &mut SourceMap,
     ) -> Result<Grammar, Vec<Diagnostic>> {
-        let text = vetro_yaml::decode_strict_at(bytes)
-            .map_err(|msg| vec![Diagnostic::error("encoding", format!("{name}:{msg}"))])?;
+        let text = vetro_yaml::decode_strict_at(bytes).map_err(|msg| {
+            vec![Diagnostic::error(
+                vetro_diag::Kind::Encoding,
+                format!("{name}:{msg}"),
+            )]
+        })?;
         let file = sources.add(name, text);
         let docs = vetro_yaml::load_str(sources, file, &LoadOptions::default())?;
         match docs.as_slice() {

@@ -118,7 +118,7 @@ fn check_model(case: &Node) -> Result<(), String> {
         Ok(d) => d,
         Err(diag) => {
             return match str_of(case, "error") {
-                Some(kind) if kind == diag.kind => Ok(()),
+                Some(kind) if diag.kind == kind.as_str() => Ok(()),
                 _ => Err(format!(
                     "decomposition failed: {}: {}",
                     diag.kind, diag.message

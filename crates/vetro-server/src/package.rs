@@ -55,7 +55,7 @@ fn refused(r: &Rejection) -> ApiError {
     let diagnostics: Vec<Value> = r
         .problems
         .iter()
-        .filter(|p| p.severity == "error")
+        .filter(|p| p.is_error())
         .map(|p| {
             let mut v = serde_json::to_value(p).unwrap_or_else(|_| json!({}));
             v["text"] = json!(p.to_string());

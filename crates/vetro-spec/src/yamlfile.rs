@@ -3,7 +3,7 @@
 use crate::error::{ErrorClass, Result, SpecError};
 use serde_json::Value;
 use std::path::Path;
-use vetro_diag::SourceMap;
+use vetro_diag::{Kind, SourceMap};
 use vetro_yaml::{load_file, to_json, LoadOptions, Node};
 
 /// Load the first document of a YAML file; `None` for an empty file.
@@ -25,7 +25,7 @@ pub fn load_yaml_nodes(
             let first = diags.into_iter().next();
             let unreadable = first
                 .as_ref()
-                .is_some_and(|d| d.kind == "io" || d.kind == "encoding");
+                .is_some_and(|d| matches!(d.kind, Kind::Io | Kind::Encoding));
             let mut err = SpecError::new(
                 if unreadable { ErrorClass::Io } else { class },
                 match &first {

@@ -2,7 +2,7 @@
 
 use crate::files::TemplateFiles;
 use std::path::{Path, PathBuf};
-use vetro_diag::{Diagnostic, FileId, SourceMap, Span};
+use vetro_diag::{Diagnostic, FileId, Kind, SourceMap, Span};
 use vetro_yaml::{LoadOptions, Node};
 
 /// Why a file could not be turned into a document.
@@ -37,7 +37,7 @@ fn read_and_parse(
         path.display().to_string()
     };
     let text = vetro_yaml::decode_strict_at(&bytes)
-        .map_err(|msg| vec![Diagnostic::error("encoding", format!("{name}:{msg}"))])?;
+        .map_err(|msg| vec![Diagnostic::error(Kind::Encoding, format!("{name}:{msg}"))])?;
     let file = sources.add(name, text);
     let docs = vetro_yaml::load_str(sources, file, &LoadOptions::default())?;
     Ok((file, docs))
@@ -54,7 +54,7 @@ pub fn load(
         Err(diags) => {
             if let Some(d) = diags
                 .iter()
-                .find(|d| d.kind == "io" || d.kind == "encoding")
+                .find(|d| matches!(d.kind, Kind::Io | Kind::Encoding))
             {
                 return Err(LoadError::Unreadable(d.clone()));
             }

@@ -65,10 +65,12 @@ impl TemplateFiles for MemoryFiles {
     }
 
     fn read(&self, path: &Path) -> Result<Vec<u8>, Diagnostic> {
-        self.files
-            .get(&normalize(path))
-            .cloned()
-            .ok_or_else(|| Diagnostic::error("io", format!("{}: no such file", path.display())))
+        self.files.get(&normalize(path)).cloned().ok_or_else(|| {
+            Diagnostic::error(
+                vetro_diag::Kind::Io,
+                format!("{}: no such file", path.display()),
+            )
+        })
     }
 }
 

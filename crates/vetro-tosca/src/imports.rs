@@ -12,7 +12,7 @@ use crate::hooks::ToscaHooks;
 use crate::normative::Normative;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use vetro_diag::{Diagnostic, SourceMap};
+use vetro_diag::{Diagnostic, Kind, SourceMap};
 use vetro_kwalify::Grammar;
 use vetro_yaml::Node;
 
@@ -223,7 +223,7 @@ pub fn validate_tree(
         && main
             .problems
             .iter()
-            .any(|d| d.kind == "io" || d.kind == "encoding");
+            .any(|d| matches!(d.kind, Kind::Io | Kind::Encoding));
     let mut problems = main.problems.clone();
     for &(n, t, span) in &main.edges {
         let mut seen = vec![false; files.len()];

@@ -26,7 +26,7 @@ fn check(path: &Path) -> Vec<(String, String)> {
     report
         .problems
         .iter()
-        .map(|d| (d.path.clone().unwrap_or_default(), d.kind.clone()))
+        .map(|d| (d.path.clone().unwrap_or_default(), d.kind.to_string()))
         .collect()
 }
 
@@ -307,7 +307,7 @@ fn check_in(files: &MemoryFiles, main: &str) -> Vec<(String, String)> {
     report
         .problems
         .iter()
-        .map(|d| (d.path.clone().unwrap_or_default(), d.kind.clone()))
+        .map(|d| (d.path.clone().unwrap_or_default(), d.kind.to_string()))
         .collect()
 }
 

@@ -27,7 +27,7 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, Diagnostic> {
     } else {
         path.display().to_string()
     };
-    let io = |e: std::io::Error| Diagnostic::error("io", format!("{name}: {e}"));
+    let io = |e: std::io::Error| Diagnostic::error(vetro_diag::Kind::Io, format!("{name}: {e}"));
     let too_large = || {
         Diagnostic::error(
             "too-large",
@@ -44,7 +44,7 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, Diagnostic> {
         let meta = file.metadata().map_err(io)?;
         if meta.is_dir() {
             return Err(Diagnostic::error(
-                "io",
+                vetro_diag::Kind::Io,
                 format!("{name}: is a directory, not a file"),
             ));
         }
@@ -106,7 +106,7 @@ pub fn read_source(path: &Path, sources: &mut SourceMap, limit: u64) -> Result<F
         path.display().to_string()
     };
     let text = decode_strict_at(&bytes)
-        .map_err(|msg| Diagnostic::error("encoding", format!("{name}:{msg}")))?;
+        .map_err(|msg| Diagnostic::error(vetro_diag::Kind::Encoding, format!("{name}:{msg}")))?;
     Ok(sources.add(name, text))
 }
 

@@ -20,7 +20,7 @@ fn json(text: &str) -> serde_json::Value {
 fn error_kinds(text: &str) -> Vec<String> {
     match load_with(text, &LoadOptions::default()) {
         Ok(_) => Vec::new(),
-        Err(diags) => diags.into_iter().map(|d| d.kind).collect(),
+        Err(diags) => diags.into_iter().map(|d| d.kind.to_string()).collect(),
     }
 }
 

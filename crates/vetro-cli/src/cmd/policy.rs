@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
-use vetro_diag::{Diagnostic, SourceMap};
+use vetro_diag::{Diagnostic, Kind, SourceMap};
 use vetro_policy::datalog::{parse, Engine, Limits, PolicyError, PolicyKind};
 use vetro_policy::enforce;
 use vetro_policy::facts::{decompose, ClassHierarchy, DecomposeOptions, Decomposition};
@@ -184,7 +184,7 @@ impl Failure {
     fn usage(message: impl Into<String>) -> Self {
         Failure::new(
             SourceMap::new(),
-            vec![Diagnostic::error("usage", message)],
+            vec![Diagnostic::error(Kind::Usage, message)],
             Format::Text,
         )
     }
@@ -193,7 +193,7 @@ impl Failure {
         let usage = self
             .diags
             .iter()
-            .any(|d| matches!(d.kind.as_str(), "io" | "usage"));
+            .any(|d| matches!(d.kind, Kind::Io | Kind::Usage));
         print_diagnostics(&self.sources, &self.diags, self.format);
         ExitCode::from(if usage { USAGE } else { INVALID })
     }

@@ -32,7 +32,7 @@ pub enum Scope {
 
 impl Scope {
     /// A finding about a class that cannot be found, at this scope's severity.
-    pub fn finding(self, kind: &str, message: String) -> Diagnostic {
+    pub fn finding(self, kind: &'static str, message: String) -> Diagnostic {
         match self {
             Scope::Open => Diagnostic::warning(kind, message),
             Scope::Closed => Diagnostic::error(kind, message),

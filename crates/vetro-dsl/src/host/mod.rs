@@ -288,8 +288,8 @@ impl std::fmt::Display for ModelError {
 pub fn read_model(path: &Path) -> Result<Json, ModelError> {
     let mut sources = SourceMap::new();
     let file = vetro_yaml::read_source(path, &mut sources, vetro_yaml::DEFAULT_MAX_INPUT).map_err(
-        |d| match d.kind.as_str() {
-            "encoding" => ModelError::Invalid(d.message),
+        |d| match d.kind {
+            vetro_diag::Kind::Encoding => ModelError::Invalid(d.message),
             _ => ModelError::Io(d.message),
         },
     )?;

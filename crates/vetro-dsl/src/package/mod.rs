@@ -60,8 +60,12 @@ pub(crate) fn load_yaml_bytes(
     sources: &mut SourceMap,
     opts: &LoadOptions,
 ) -> Result<(vetro_diag::FileId, Vec<vetro_yaml::Node>), Vec<Diagnostic>> {
-    let text = vetro_yaml::decode_strict_at(bytes)
-        .map_err(|msg| vec![Diagnostic::error("encoding", format!("{name}:{msg}"))])?;
+    let text = vetro_yaml::decode_strict_at(bytes).map_err(|msg| {
+        vec![Diagnostic::error(
+            vetro_diag::Kind::Encoding,
+            format!("{name}:{msg}"),
+        )]
+    })?;
     let id = sources.add(name.to_string(), text);
     let docs = vetro_yaml::load_str(sources, id, opts)?;
     Ok((id, docs))

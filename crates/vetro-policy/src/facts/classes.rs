@@ -118,7 +118,7 @@ pub fn package_roots(
     for dir in dirs {
         if !dir.is_dir() {
             return Err(Diagnostic::error(
-                "io",
+                vetro_diag::Kind::Io,
                 format!("{}: not a package directory", dir.display()),
             ));
         }
@@ -126,8 +126,9 @@ pub fn package_roots(
             roots.push(dir.clone());
             continue;
         }
-        let entries = std::fs::read_dir(dir)
-            .map_err(|e| Diagnostic::error("io", format!("{}: {e}", dir.display())))?;
+        let entries = std::fs::read_dir(dir).map_err(|e| {
+            Diagnostic::error(vetro_diag::Kind::Io, format!("{}: {e}", dir.display()))
+        })?;
         let mut found: Vec<std::path::PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.join("manifest.yaml").is_file())

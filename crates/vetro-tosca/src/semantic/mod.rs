@@ -20,7 +20,7 @@ pub(crate) struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    pub fn err(&mut self, kind: &str, path: &str, span: Span, message: String) {
+    pub fn err(&mut self, kind: &'static str, path: &str, span: Span, message: String) {
         self.out.push(
             Diagnostic::error(kind, message)
                 .with_span(span)
