@@ -10,6 +10,10 @@ use num_bigint::BigInt;
 use std::cell::RefCell;
 use vetro_yaml::{Node, NodeKind, Span};
 
+mod direct;
+#[cfg(test)]
+mod direct_tests;
+
 /// A document that could not be read, with the position of the problem in
 /// the message (`name:line:column: ...`).
 #[derive(Debug, Clone, PartialEq)]
@@ -92,20 +96,42 @@ pub fn from_node(n: &Node) -> Value {
     }
 }
 
-/// JSON straight into values, or `None` when the text is not JSON this path
-/// can take exactly (then the YAML loader decides).
+/// JSON straight into values, or `None` when the text is not JSON these
+/// paths can take exactly (then the YAML loader decides): the direct reader
+/// first, serde_json when it gives up.
 fn fast_json(text: &str, consumed: Option<&dyn Fn(usize)>) -> Option<Value> {
+    let progress = || {
+        consumed.map(|consumed| Progress {
+            base: text.as_ptr() as usize,
+            len: text.len(),
+            next: 0,
+            consumed,
+        })
+    };
+    direct::parse(text, &mut Loader::new(progress())).or_else(|| serde_json_path(text, progress()))
+}
+
+/// JSON into values through serde_json.
+fn serde_json_path(text: &str, progress: Option<Progress>) -> Option<Value> {
     use serde::de::DeserializeSeed;
     let mut de = serde_json::Deserializer::from_str(text);
-    let state = RefCell::new(Loader::new(consumed.map(|consumed| Progress {
-        base: text.as_ptr() as usize,
-        len: text.len(),
-        next: 0,
-        consumed,
-    })));
+    let state = RefCell::new(Loader::new(progress));
     let v = PlainSeed(&state).deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(v)
+}
+
+/// A number as serde_json reads it, or `None` for an integer beyond 64
+/// bits, which it rounds (the exact loader then reads the document).
+fn number_from_serde(n: &serde_json::Number) -> Option<Value> {
+    if let Some(i) = n.as_i64() {
+        return Some(Value::Int(i));
+    }
+    if let Some(u) = n.as_u64() {
+        return Some(Value::from_bigint(BigInt::from(u)));
+    }
+    let f = n.as_f64()?;
+    (f.fract() != 0.0 || f.abs() < 9.2e18).then_some(Value::Float(f))
 }
 
 /// What one document's loading keeps between values: the short strings met
@@ -146,7 +172,11 @@ impl Progress<'_> {
     /// The reader is at `s`, a borrowed part of the text (or of something
     /// else, then ignored).
     fn at(&mut self, s: &str) {
-        let at = (s.as_ptr() as usize).wrapping_sub(self.base);
+        self.reached((s.as_ptr() as usize).wrapping_sub(self.base));
+    }
+
+    /// The reader is `at` bytes into the text (or past it, then ignored).
+    fn reached(&mut self, at: usize) {
         if at < self.len && at >= self.next {
             (self.consumed)(at);
             self.next = at + Self::STEP;
@@ -206,6 +236,71 @@ impl Loader<'_> {
         v
     }
 
+    /// The reader is `at` bytes into the text.
+    fn reached(&mut self, at: usize) {
+        if let Some(p) = &mut self.progress {
+            p.reached(at);
+        }
+    }
+
+    /// The key `k` read in the dictionary being built: the shape it leads
+    /// to, or the key itself once off the shapes.
+    fn key(&mut self, shape: Option<usize>, k: &str) -> Result<Key, Duplicate> {
+        if let Some(shape) = shape {
+            if let Some(next) = self.child(shape, k)? {
+                return Ok(Key::Shape(next));
+            }
+        }
+        Ok(Key::Plain(self.string(k)))
+    }
+
+    /// Adds the entry `key: v` to the dictionary being built, whose values
+    /// so far are the items from `start` on while it is on a shape.
+    fn put(
+        &mut self,
+        building: &mut Building,
+        start: usize,
+        key: Key,
+        v: Value,
+    ) -> Result<(), Duplicate> {
+        match (&mut *building, key) {
+            (Building::Shaped(shape), Key::Shape(next)) => {
+                *shape = next;
+                self.items.push(v);
+            }
+            (Building::Shaped(shape), Key::Plain(k)) => {
+                let values = self.items.drain(start..).collect();
+                let mut d = Dict::from_keys(&self.shapes[*shape].keys, values);
+                if d.insert(k, v).is_some() {
+                    return Err(Duplicate);
+                }
+                *building = Building::Plain(d);
+            }
+            (Building::Plain(d), key) => {
+                let k = match key {
+                    Key::Plain(k) => k,
+                    Key::Shape(next) => self.shapes[next].key.clone(),
+                };
+                if d.insert(k, v).is_some() {
+                    return Err(Duplicate);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The dictionary built, its values the items from `start` on while on
+    /// a shape.
+    fn dict_from(&mut self, building: Building, start: usize) -> Value {
+        Value::dict(match building {
+            Building::Shaped(shape) => {
+                let values = self.items.drain(start..).collect();
+                Dict::from_keys(&self.shapes[shape].keys, values)
+            }
+            Building::Plain(d) => d,
+        })
+    }
+
     /// The list of the items from `start` on, which it takes off the stack
     /// (all of it when that wastes little room). Empty lists share one
     /// buffer.
@@ -258,6 +353,15 @@ enum Building {
     Plain(Dict),
 }
 
+impl Building {
+    fn shape(&self) -> Option<usize> {
+        match self {
+            Building::Shaped(shape) => Some(*shape),
+            Building::Plain(_) => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 struct PlainSeed<'k, 'p>(&'k RefCell<Loader<'p>>);
 
@@ -284,19 +388,13 @@ impl<'de> serde::de::Visitor<'de> for PlainVisitor<'_, '_> {
     fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
         Ok(Value::Int(i))
     }
-    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
-        Ok(match i64::try_from(u) {
-            Ok(i) => Value::Int(i),
-            Err(_) => Value::from_bigint(BigInt::from(u)),
-        })
+    fn visit_u64<E: serde::de::Error>(self, u: u64) -> Result<Value, E> {
+        number_from_serde(&u.into()).ok_or_else(|| E::custom("inexact"))
     }
     fn visit_f64<E: serde::de::Error>(self, f: f64) -> Result<Value, E> {
-        // An integer literal beyond 64 bits arrives here rounded: leave the
-        // document to the exact loader.
-        if f.fract() == 0.0 && f.abs() >= 9.2e18 {
-            return Err(E::custom("inexact"));
-        }
-        Ok(Value::Float(f))
+        serde_json::Number::from_f64(f)
+            .and_then(|n| number_from_serde(&n))
+            .ok_or_else(|| E::custom("inexact"))
     }
     fn visit_str<E>(self, s: &str) -> Result<Value, E> {
         Ok(self.0.borrow_mut().string(s))
@@ -312,51 +410,19 @@ impl<'de> serde::de::Visitor<'de> for PlainVisitor<'_, '_> {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
         use serde::de::Error as _;
-        let duplicate = || A::Error::custom("duplicate key");
         let start = self.0.borrow().items.len();
         let mut building = Building::Shaped(0);
         loop {
-            let shape = match building {
-                Building::Shaped(shape) => Some(shape),
-                Building::Plain(_) => None,
-            };
-            let Some(key) = a.next_key_seed(KeySeed(self.0, shape))? else {
+            let Some(key) = a.next_key_seed(KeySeed(self.0, building.shape()))? else {
                 break;
             };
             let v = a.next_value_seed(PlainSeed(self.0))?;
             let mut state = self.0.borrow_mut();
-            match (&mut building, key) {
-                (Building::Shaped(shape), Key::Shape(next)) => {
-                    *shape = next;
-                    state.items.push(v);
-                }
-                (Building::Shaped(shape), Key::Plain(k)) => {
-                    let values = state.items.drain(start..).collect();
-                    let mut d = Dict::from_keys(&state.shapes[*shape].keys, values);
-                    if d.insert(k, v).is_some() {
-                        return Err(duplicate());
-                    }
-                    building = Building::Plain(d);
-                }
-                (Building::Plain(d), key) => {
-                    let k = match key {
-                        Key::Plain(k) => k,
-                        Key::Shape(next) => state.shapes[next].key.clone(),
-                    };
-                    if d.insert(k, v).is_some() {
-                        return Err(duplicate());
-                    }
-                }
-            }
+            state
+                .put(&mut building, start, key, v)
+                .map_err(|Duplicate| A::Error::custom("duplicate key"))?;
         }
-        Ok(Value::dict(match building {
-            Building::Shaped(shape) => {
-                let mut state = self.0.borrow_mut();
-                let values = state.items.drain(start..).collect();
-                Dict::from_keys(&state.shapes[shape].keys, values)
-            }
-            Building::Plain(d) => d,
-        }))
+        Ok(self.0.borrow_mut().dict_from(building, start))
     }
 }
 
@@ -390,15 +456,10 @@ impl<'de> serde::de::Visitor<'de> for KeySeed<'_, '_> {
         self.visit_str(k)
     }
     fn visit_str<E: serde::de::Error>(self, k: &str) -> Result<Key, E> {
-        let mut state = self.0.borrow_mut();
-        let Some(shape) = self.1 else {
-            return Ok(Key::Plain(state.string(k)));
-        };
-        match state.child(shape, k) {
-            Ok(Some(next)) => Ok(Key::Shape(next)),
-            Ok(None) => Ok(Key::Plain(state.string(k))),
-            Err(Duplicate) => Err(E::custom("duplicate key")),
-        }
+        self.0
+            .borrow_mut()
+            .key(self.1, k)
+            .map_err(|Duplicate| E::custom("duplicate key"))
     }
 }
 
