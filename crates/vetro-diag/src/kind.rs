@@ -17,19 +17,23 @@ pub enum Kind {
     Usage,
     /// The input is not text in the encoding it must have (UTF-8).
     Encoding,
+    /// The input is not well-formed YAML (or JSON); parts that need one
+    /// document fold their own reading problems into it.
+    YamlSyntax,
     /// Any other problem of the input, by its part's identifier.
     Input(Cow<'static, str>),
 }
 
 impl Kind {
     /// The kind with this identifier: `io`, `usage` and `encoding` are their
-    /// variants, anything else is [`Kind::Input`].
+    /// variants (and `yaml-syntax`), anything else is [`Kind::Input`].
     pub fn named(name: impl Into<Cow<'static, str>>) -> Kind {
         let name = name.into();
         match &*name {
             "io" => Kind::Io,
             "usage" => Kind::Usage,
             "encoding" => Kind::Encoding,
+            "yaml-syntax" => Kind::YamlSyntax,
             _ => Kind::Input(name),
         }
     }
@@ -40,6 +44,7 @@ impl Kind {
             Kind::Io => "io",
             Kind::Usage => "usage",
             Kind::Encoding => "encoding",
+            Kind::YamlSyntax => "yaml-syntax",
             Kind::Input(name) => name,
         }
     }
@@ -91,9 +96,10 @@ mod tests {
         assert_eq!(Kind::from("io"), Kind::Io);
         assert_eq!(Kind::from("usage".to_string()), Kind::Usage);
         assert_eq!(Kind::from("encoding"), Kind::Encoding);
+        assert_eq!(Kind::from("yaml-syntax"), Kind::YamlSyntax);
         let k = Kind::from("duplicate-key");
         assert_eq!(k, Kind::Input("duplicate-key".into()));
-        for k in [Kind::Io, Kind::Usage, Kind::Encoding, k] {
+        for k in [Kind::Io, Kind::Usage, Kind::Encoding, Kind::YamlSyntax, k] {
             assert_eq!(Kind::named(k.as_str().to_string()), k);
             assert_eq!(serde_json::to_value(&k).unwrap(), k.as_str());
         }

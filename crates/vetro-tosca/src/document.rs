@@ -14,9 +14,9 @@ pub enum LoadError {
 }
 
 fn syntax(mut d: Diagnostic) -> Diagnostic {
-    if d.kind != "yaml-syntax" {
+    if d.kind != Kind::YamlSyntax {
         d.message = format!("{} ({})", d.message, d.kind);
-        d.kind = "yaml-syntax".into();
+        d.kind = Kind::YamlSyntax;
     }
     // The root: no path (JSON output writes it as "").
     d.path = None;
