@@ -15,6 +15,7 @@
 # crates/vetro-server/BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/bench_serve_url.sh
 BEFORE=$(realpath "$1")
 AFTER=$(realpath "$2")
 ROUNDS=${3:-2}
@@ -44,11 +45,7 @@ serve() {
     "$bin" serve --db "$db" --listen 127.0.0.1:0 --rate-limit 0 --workers 0 \
         --max-active-tasks 100000 >"$work/$name.out" 2>"$work/$name.log" &
     pids+=($!)
-    for _ in $(seq 400); do
-        grep -q "listening on" "$work/$name.out" 2>/dev/null && break
-        sleep 0.05
-    done
-    URL=$(grep -o 'http://[0-9.:]*' "$work/$name.out")
+    wait_for_url "$work/$name.out"
 }
 
 one() {

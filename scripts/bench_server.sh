@@ -24,6 +24,7 @@
 # Results are in crates/vetro-server/BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/bench_serve_url.sh
 
 VETRO=$(realpath "${1:-target/release/vetro}")
 SECONDS_PER_RUN=${BENCH_SECONDS:-10}
@@ -55,11 +56,7 @@ serve() {
     "$VETRO" serve --help | grep -q -- "--rate-limit" && rate=(--rate-limit 0)
     "$VETRO" serve --db "$db" --listen 127.0.0.1:0 "${rate[@]}" "$@" >"$work/$name.out" 2>"$work/$name.log" &
     pids+=($!)
-    for _ in $(seq 200); do
-        grep -q "listening on" "$work/$name.out" 2>/dev/null && break
-        sleep 0.05
-    done
-    URL=$(grep -o 'http://[0-9.:]*' "$work/$name.out")
+    wait_for_url "$work/$name.out"
 }
 
 stop_servers() {
