@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 use std::time::Duration;
-use vetro_yaql::{yaql_fn, Engine, EngineOptions, ErrorKind, Limits, Options, Session, Value};
+use vetro_yaql::{
+    yaql_fn, Engine, EngineOptions, ErrorKind, Form, Limits, Options, Session, Value,
+};
 
 fn limited(limits: Limits) -> EngineOptions {
     EngineOptions {
@@ -113,6 +115,35 @@ fn a_lazy_sequence_from_an_ended_evaluation_counts_where_it_is_iterated() {
         .evaluate(&engine.parse("$.len()").unwrap(), host, &[])
         .unwrap_err();
     assert_eq!(e.kind, ErrorKind::OperationLimit);
+}
+
+#[test]
+fn output_conversion_counts_a_lazy_sequence_a_host_function_returns() {
+    let mut opts = EngineOptions::default();
+    opts.yaql.convert_output_data = false;
+    let maker = Engine::new(opts);
+    let session = Session::new(Arc::new(Engine::new(limited(Limits {
+        max_operations: Some(5_000),
+        ..Limits::default()
+    }))));
+    // Made by an evaluation of its own, which has ended when it is returned.
+    session.register_fn("ended", Form::Function, move || {
+        maker.eval_str("range(1000000)", Value::Null).unwrap()
+    });
+    session.register_fn("detached", Form::Function, || {
+        let mut n = 0;
+        Value::Iter(vetro_yaql::iter::LazyIter::detached(move || {
+            n += 1;
+            Ok((n <= 1_000_000).then_some(Value::Int(n)))
+        }))
+    });
+    // Returned as the result: converted to a list, item by item.
+    for text in ["ended()", "detached()", "[1, {a => ended()}]"] {
+        let e = session
+            .evaluate(&session.parse(text).unwrap(), Value::Null, &[])
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OperationLimit, "{text}");
+    }
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Output conversion (`#finalize`): lazy sequences materialised
-//! recursively under the `limitIterators` check, sets converted as
+//! recursively under the `limitIterators` check, their items counted in
+//! the run of the evaluation that converts them, sets converted as
 //! configured, and mutable values refused as keys.
 
 use super::Runtime;
@@ -151,6 +152,9 @@ fn settle_new(v: &Value, rt: &Runtime, memo: &mut Settled) -> Result<Option<Valu
             settled.map(Value::list)
         }
         Value::Iter(it) => {
+            // A sequence made by a host, or in an evaluation that has
+            // ended (returned by a host function), counts its items here.
+            let it = it.counted_in(rt.run());
             let mut out = Vec::new();
             while let Some(x) = it.next()? {
                 out.push(settle(&x, rt, memo)?.unwrap_or(x));
