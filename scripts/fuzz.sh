@@ -21,10 +21,12 @@ mkdir -p "$corpus"
 if [ -d "fuzz/seeds/$target" ]; then
     cp -n fuzz/seeds/"$target"/* "$corpus"/ 2>/dev/null || true
 fi
-# The YAQL targets share a dictionary of tokens (big integers among them).
+# The YAQL targets share a dictionary of tokens (big integers among them);
+# the JSON one has its own (escapes, numbers at the readers' edges).
 dict=()
 case $target in
     yaql_*) dict=(-dict=fuzz/dicts/yaql.dict) ;;
+    json_*) dict=(-dict=fuzz/dicts/json.dict) ;;
 esac
 exec cargo +nightly fuzz run -s "${VETRO_FUZZ_SANITIZER:-address}" "$target" "$corpus" -- \
     -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 -print_final_stats=1 "${dict[@]}" "$@"

@@ -10,9 +10,13 @@ use num_bigint::BigInt;
 use std::cell::RefCell;
 use vetro_yaml::{Node, NodeKind, Span};
 
+mod agree;
 mod direct;
 #[cfg(test)]
 mod direct_tests;
+
+#[doc(hidden)]
+pub use agree::json_readers_agree;
 
 /// A document that could not be read, with the position of the problem in
 /// the message (`name:line:column: ...`).
@@ -108,7 +112,9 @@ fn fast_json(text: &str, consumed: Option<&dyn Fn(usize)>) -> Option<Value> {
             consumed,
         })
     };
-    direct::parse(text, &mut Loader::new(progress())).or_else(|| serde_json_path(text, progress()))
+    direct::parse(text, &mut Loader::new(progress()))
+        .ok()
+        .or_else(|| serde_json_path(text, progress()))
 }
 
 /// JSON into values through serde_json.

@@ -9,18 +9,32 @@ use super::{number_from_serde, Building, Duplicate, Loader};
 use crate::value::Value;
 use std::borrow::Cow;
 
-/// The value of `text`, or `None` when this reader cannot take it exactly.
-pub(super) fn parse(text: &str, loader: &mut Loader) -> Option<Value> {
+/// Why the reader did not take a document.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum GaveUp {
+    /// Not JSON, a duplicate key, or a number that is not exact.
+    Refused,
+    /// Nested past [`MAX_DEPTH`]: left to serde_json, whatever it is.
+    TooDeep,
+}
+
+/// The value of `text`, or why this reader cannot take it exactly.
+pub(super) fn parse(text: &str, loader: &mut Loader) -> Result<Value, GaveUp> {
     let mut r = Reader {
         text,
         b: text.as_bytes(),
         pos: 0,
         depth: 0,
+        too_deep: false,
         loader,
     };
-    let v = r.value()?;
+    let v = r.value();
     r.skip_ws();
-    (r.pos == r.b.len()).then_some(v)
+    match v {
+        Some(v) if r.pos == r.b.len() => Ok(v),
+        _ if r.too_deep => Err(GaveUp::TooDeep),
+        _ => Err(GaveUp::Refused),
+    }
 }
 
 struct Reader<'t, 'l, 'p> {
@@ -29,6 +43,8 @@ struct Reader<'t, 'l, 'p> {
     pos: usize,
     /// Containers open around the reader.
     depth: usize,
+    /// Whether it gave up on nesting past [`MAX_DEPTH`].
+    too_deep: bool,
     loader: &'l mut Loader<'p>,
 }
 
@@ -86,6 +102,7 @@ impl<'t> Reader<'t, '_, '_> {
 
     fn nested(&mut self, read: fn(&mut Self) -> Option<Value>) -> Option<Value> {
         if self.depth >= MAX_DEPTH {
+            self.too_deep = true;
             return None;
         }
         self.depth += 1;
