@@ -100,6 +100,16 @@ pub fn iterate(v: &Value, dicts: bool) -> Option<ValueIter> {
     })
 }
 
+/// [`iterate`] by an evaluation whose run is `run`: a lazy sequence made
+/// outside it (by a host, or by an evaluation that has ended) counts its
+/// items in `run` (see [`LazyIter::counted_in`]).
+pub fn iterate_in(run: &Rc<Run>, v: &Value, dicts: bool) -> Option<ValueIter> {
+    match v {
+        Value::Iter(i) => Some(ValueIter::Lazy(i.counted_in(run))),
+        _ => iterate(v, dicts),
+    }
+}
+
 /// Wrap an iterator so that pulling more than `limit` items fails.
 pub fn limited(it: Rc<LazyIter>, limit: usize) -> Rc<LazyIter> {
     let mut count = 0usize;

@@ -147,6 +147,31 @@ fn output_conversion_counts_a_lazy_sequence_a_host_function_returns() {
 }
 
 #[test]
+fn library_functions_count_a_lazy_sequence_a_lambda_returns() {
+    let session = Session::new(Arc::new(Engine::new(limited(Limits {
+        max_operations: Some(5_000),
+        ..Limits::default()
+    }))));
+    session.register_fn("endless", Form::Function, || {
+        let mut n = 0;
+        Value::Iter(vetro_yaql::iter::LazyIter::detached(move || {
+            n += 1;
+            Ok(Some(Value::Int(n)))
+        }))
+    });
+    // The producer's children are collected before the first item is
+    // given: without counting, this would run until the build cap.
+    let e = session
+        .evaluate(
+            &session.parse("generateMany(1, endless()).first()").unwrap(),
+            Value::Null,
+            &[],
+        )
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OperationLimit);
+}
+
+#[test]
 fn evaluations_on_many_threads_keep_their_own_budgets() {
     let engine = Arc::new(Engine::new(limited(Limits {
         max_operations: Some(5_000),

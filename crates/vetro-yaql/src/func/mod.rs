@@ -9,7 +9,7 @@ pub use params::{FnDef, Slot};
 pub use typed::{HostFn, IntoResult, SharedHostFn};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::iter::{iterate, ValueIter};
+use crate::iter::{iterate_in, ValueIter};
 use crate::parser::Expr;
 use crate::runtime::Runtime;
 use crate::value::Value;
@@ -368,10 +368,7 @@ impl Call<'_> {
     /// Iterate a value the function accepted as `Iterable` (a lazy sequence
     /// made outside this evaluation counts its items in this one).
     pub fn iter(&self, v: &Value) -> Result<ValueIter> {
-        if let Value::Iter(l) = v {
-            return Ok(ValueIter::Lazy(l.counted_in(self.run())));
-        }
-        iterate(v, true)
+        iterate_in(self.run(), v, true)
             .ok_or_else(|| Error::type_err(format!("'{}' object is not iterable", v.type_name())))
     }
 

@@ -5,7 +5,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Lambda;
 use crate::func::params::{Iterable, Keyword, PyInt, Rest, Rule};
 use crate::func::{Call, SharedDef};
-use crate::iter::{iterate, LazyIter, ValueIter};
+use crate::iter::{iterate_in, LazyIter, ValueIter};
 use crate::limits::Run;
 use crate::value::{Dict, List, Set, Value};
 use crate::yaql_fn;
@@ -64,12 +64,12 @@ fn dict_of_rules(base: Dict, rules: Vec<Rule>) -> Result<Value> {
 }
 
 /// Build a dict from pairs (each item's first two elements).
-pub fn dict_from_pairs(run: &Run, items: ValueIter) -> Result<Value> {
+pub fn dict_from_pairs(run: &Rc<Run>, items: ValueIter) -> Result<Value> {
     let mut it = items;
     let mut d = Dict::new();
     while let Some(item) = it.next()? {
         run.check_built(d.len() * 2)?;
-        let mut inner = iterate(&item, false)
+        let mut inner = iterate_in(run, &item, false)
             .ok_or_else(|| Error::type_err("cannot convert dictionary update sequence element"))?;
         let k = inner
             .next()?
@@ -337,7 +337,7 @@ fn building_and_deleting(r: &Reg) {
                 None => {
                     stack.pop();
                 }
-                Some(v) => match iterate(&v, false) {
+                Some(v) => match iterate_in(&run, &v, false) {
                     Some(inner) => stack.push(inner),
                     None => return Ok(Some(v)),
                 },

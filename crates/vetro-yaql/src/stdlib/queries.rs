@@ -6,7 +6,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{call_function, CallArg, Lambda};
 use crate::func::params::{Iterable, Iterator, Keyword, KwArgs, Optional, PyInt, Rest};
 use crate::func::Call;
-use crate::iter::{iterate, LazyIter, ValueIter};
+use crate::iter::{iterate, iterate_in, LazyIter, ValueIter};
 use crate::parser::{Expr, ExprKind};
 use crate::value::{compare, not_comparable, Dict, Set, Value};
 use crate::yaql_fn;
@@ -495,6 +495,7 @@ fn elements_and_projection(r: &Reg) {
             let depth = depthFirst;
             let mut seen = Set::new();
             let dicts = c.rt().opts.iterable_dicts;
+            let run = c.run().clone();
             Ok(lazy(c, move || loop {
                 let Some(item) = queue.pop_front() else {
                     return Ok(None);
@@ -507,7 +508,7 @@ fn elements_and_projection(r: &Reg) {
                     None => item.clone(),
                 };
                 let produced = prod.call1(item)?;
-                let mut children = iterate(&produced, dicts)
+                let mut children = iterate_in(&run, &produced, dicts)
                     .ok_or_else(|| Error::type_err("producer must return an iterable"))?
                     .collect_vec()?;
                 if depth {
@@ -849,6 +850,7 @@ fn slicing_and_sums(r: &Reg) {
         yaql_fn!(Method "selectMany", |c| (collection: Iterable, selector: &Lambda) {
             let mut it = c.iter(collection.0)?;
             let s = selector.clone();
+            let run = c.run().clone();
             let mut inner: Option<ValueIter> = None;
             Ok(lazy(c, move || loop {
                 if let Some(i) = inner.as_mut() {
@@ -861,7 +863,7 @@ fn slicing_and_sums(r: &Reg) {
                     return Ok(None);
                 };
                 let r = s.call1(v)?;
-                match iterate(&r, false) {
+                match iterate_in(&run, &r, false) {
                     Some(i) => inner = Some(i),
                     None => return Ok(Some(r)),
                 }
