@@ -61,7 +61,7 @@ impl Batch {
     /// The values `trace()` got since the last reply; one that cannot be
     /// written out (too deep, or past the session's limits) is its error.
     fn traces(rt: &Rt) -> Json {
-        let t: Vec<_> = rt.objects.take_traces();
+        let t: Vec<_> = rt.take_traces();
         Json::Array(
             t.iter()
                 .map(|v| match rt.encode(v) {
@@ -91,8 +91,7 @@ impl Batch {
                 let id = req.get("session").and_then(Json::as_i64).unwrap_or(0);
                 match self.sessions.remove(&id) {
                     Some(rt) => {
-                        let roots: Vec<_> = rt.objects.root().into_iter().collect();
-                        rt.collect_garbage(&roots);
+                        rt.collect_garbage_from_root();
                         json!({"ok": true, "traces": Self::traces(&rt)})
                     }
                     None => json!({"ok": true, "traces": []}),
@@ -160,7 +159,7 @@ impl Batch {
         let r = (|| {
             let recv = req.get("receiver").cloned().unwrap_or(Json::Null);
             let recv = if let Some(id) = recv.get("object").and_then(Json::as_str) {
-                match rt.objects.get(id) {
+                match rt.object(id) {
                     Some(o) => o.value(),
                     None => {
                         return Err(Exc::dsl(
@@ -170,7 +169,7 @@ impl Batch {
                     }
                 }
             } else if let Some(c) = recv.get("class").and_then(Json::as_str) {
-                rt.program.class(c)?.type_value()
+                rt.class(c)?.type_value()
             } else {
                 return Err(Exc::dsl("NoObjectFoundError", "no receiver"));
             };
@@ -265,11 +264,11 @@ fn times(a: i64, b: i64) -> Result<Value, Exc> {
 
 fn fixture_functions(rt: &Rt) {
     rt.define_function(engine_fn!(Function "trace", |rt, _c| (value: Value) {
-        rt.objects.trace(value);
+        rt.trace(value);
         Ok(Value::Null)
     }));
     rt.define_function(engine_fn!(Function "yield", |rt, _c| () {
-        rt.objects.trace(Value::str("yield"));
+        rt.trace(Value::str("yield"));
         vetro_dsl::runtime::green::yield_now();
         Ok(Value::Null)
     }));

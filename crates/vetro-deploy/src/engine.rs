@@ -51,7 +51,7 @@ pub fn run(
 ) -> Session {
     let rt = lib.session();
     cloud::attach(&rt, lib.host(cloud, Some(sink)));
-    rt.limits.set_cancel_flag(cancel);
+    rt.set_cancel_flag(cancel);
     let session = match call {
         Call::Static { .. } => Session {
             result: invoke(&rt, None, call),
@@ -64,8 +64,7 @@ pub fn run(
             },
             Ok(root) => {
                 let result = invoke(&rt, root, call);
-                let roots: Vec<_> = rt.objects.root().into_iter().collect();
-                rt.collect_garbage(&roots);
+                rt.collect_garbage_from_root();
                 // A model that cannot be written fails the run and keeps
                 // the stored one.
                 match rt.serialize_model() {
@@ -111,7 +110,7 @@ fn invoke(
             method,
             args,
         } => {
-            let found = rt.objects.get(object_id).map(|o| o.value());
+            let found = rt.object(object_id).map(|o| o.value());
             let recv = found.ok_or_else(|| {
                 Exc::dsl(
                     "NoObjectFoundError",
@@ -128,7 +127,7 @@ fn invoke(
             method,
             args,
         } => {
-            let c = rt.program.class(class)?;
+            let c = rt.class(class)?;
             require_usage(&c, method, MethodUsage::Static, "Static method")?;
             (c.type_value(), method, kwargs(rt, args)?)
         }

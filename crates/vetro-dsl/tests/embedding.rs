@@ -220,7 +220,7 @@ Methods:
         .load_model(&json!({"?": {"id": "s1", "type": "demo.Main"}}))
         .unwrap()
         .unwrap();
-    assert_eq!(rt.objects.static_value("demo.Main", "count"), None);
+    assert_eq!(rt.static_value("demo.Main", "count"), None);
     let r = rt.call_method(
         &root.value(),
         "deploy",
@@ -230,7 +230,7 @@ Methods:
     );
     assert_eq!(r.ok(), Some(vetro_yaql::Value::Int(11)));
     assert_eq!(
-        rt.objects.static_value("demo.Main", "count"),
+        rt.static_value("demo.Main", "count"),
         Some(vetro_yaql::Value::Int(11))
     );
 }

@@ -535,7 +535,7 @@ fn a_cancelled_session_stops_and_cannot_be_caught() {
     lib.limits.max_time = Some(Duration::from_secs(20));
     let rt = lib.session();
     let flag = Arc::new(AtomicBool::new(false));
-    rt.limits.set_cancel_flag(flag.clone());
+    rt.set_cancel_flag(flag.clone());
     let root = rt
         .load_model(&json!({"?": {"id": "l3", "type": "demo.Looper"}}))
         .unwrap()

@@ -25,13 +25,13 @@ impl Functions {
 
     /// Whether a method body can call `name` as a YAQL or engine function.
     pub fn is_engine_function(&self, name: &str) -> bool {
-        self.rt.program.yaql().host_context().has_function(name)
+        self.rt.has_engine_function(name)
     }
 
     /// Whether a contract expression can call `name` (contract functions and
     /// everything the engine knows).
     pub fn is_contract_function(&self, name: &str) -> bool {
-        self.rt.program.contract_layer().has_function(name)
+        self.rt.has_contract_function(name)
     }
 }
 

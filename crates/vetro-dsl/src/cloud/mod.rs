@@ -264,27 +264,22 @@ impl Host {
 /// natives of that session talk to its backend and report to its sink; the
 /// backend's waits end when the session is cancelled or out of time.
 pub fn attach(rt: &Rt, mut host: Host) {
-    host.backend.set_interrupt(Interrupt::of(rt.limits.watch()));
-    *rt.embedder.borrow_mut() = Some(Box::new(host));
+    host.backend.set_interrupt(Interrupt::of(rt.watch()));
+    rt.set_embedder_state(host);
 }
 
 /// Take the host back from the session (its events and backend state).
 pub fn detach(rt: &Rt) -> Option<Host> {
-    let slot = rt.embedder.borrow_mut().take()?;
-    slot.downcast::<Host>().ok().map(|h| *h)
+    rt.take_embedder_state::<Host>()
 }
 
 /// Run `f` with the session's host, if it has one.
 pub(crate) fn with_host<R>(rt: &Rt, f: impl FnOnce(&mut Host) -> R) -> Option<R> {
-    let mut slot = rt.embedder.borrow_mut();
-    slot.as_mut().and_then(|h| h.downcast_mut::<Host>()).map(f)
+    rt.with_embedder_state(f)
 }
 
 fn active(rt: &Rt) -> bool {
-    rt.embedder
-        .borrow()
-        .as_ref()
-        .is_some_and(|h| h.is::<Host>())
+    rt.has_embedder_state::<Host>()
 }
 
 /// Register the cloud library's native methods (before the core library's:

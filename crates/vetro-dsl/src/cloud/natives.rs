@@ -59,10 +59,10 @@ fn resource_package(rt: &Rt, owner: &Value) -> Option<String> {
     } else if let Some((o, _)) = as_object(owner) {
         o.class.pkg.name.clone()
     } else if let Value::Str(s) = owner {
-        rt.program.class(s).ok()?.pkg.name.clone()
+        rt.class(s).ok()?.pkg.name.clone()
     } else {
-        let class = rt.frames.current_class()?;
-        rt.program.class(&class).ok()?.pkg.name.clone()
+        let class = rt.current_class()?;
+        rt.class(&class).ok()?.pkg.name.clone()
     };
     Some(pkg)
 }
@@ -72,7 +72,7 @@ fn resource_package(rt: &Rt, owner: &Value) -> Option<String> {
 fn status_report(c: &NativeCall<'_>) -> Result<Value, Exc> {
     let rt = c.rt;
     let obj = c.value(0, "obj");
-    let msg = rt.limits.py_str(&c.value(1, "msg"))?;
+    let msg = rt.py_str(&c.value(1, "msg"))?;
     let (id, who) = match as_object(&obj) {
         Some((o, _)) => (Some(o.id.clone()), describe(&o)),
         None => (None, String::new()),
@@ -93,7 +93,7 @@ fn status_report(c: &NativeCall<'_>) -> Result<Value, Exc> {
 
 /// The text of the resource `Resources.<kind>(name, owner)` names.
 fn resource(c: &NativeCall<'_>) -> Result<String, Exc> {
-    let name = c.rt.limits.py_str(&c.value(0, "name"))?;
+    let name = c.rt.py_str(&c.value(0, "name"))?;
     read_resource(c.rt, &name, &c.value(1, "owner"))
 }
 
@@ -272,7 +272,7 @@ pub(super) fn answers(c: &NativeCall<'_>) -> bool {
 
 /// `Logger.<level>(message)`: a `log` event.
 fn log(c: &NativeCall<'_>) -> Result<Value, Exc> {
-    let msg = c.rt.limits.py_str(&c.value(0, "message"))?;
+    let msg = c.rt.py_str(&c.value(0, "message"))?;
     let level = c.method;
     with_host(c.rt, |h| {
         h.emit(EventKind::Log, None, format!("{level}: {msg}"))
@@ -350,7 +350,7 @@ fn heat(
         "updateTemplate" => {
             let mut t = template()?;
             let add = rt.encode(&a(0, "template"))?;
-            merge_json(&mut t, &add, &mut Walk::writing(&rt.limits, "template"))?;
+            merge_json(&mut t, &add, &mut rt.writing_walk("template"))?;
             set_prop(&o, "heatTemplate", rt.decode(&t));
             Ok(Value::Null)
         }
@@ -364,7 +364,7 @@ fn heat(
                 p = json!({});
             }
             let add = rt.encode(&a(0, "parameters"))?;
-            merge_json(&mut p, &add, &mut Walk::writing(&rt.limits, "parameters"))?;
+            merge_json(&mut p, &add, &mut rt.writing_walk("parameters"))?;
             set_prop(&o, "heatParameters", rt.decode(&p));
             Ok(Value::Null)
         }
@@ -498,7 +498,10 @@ fn agent(
             };
             let ready = with_host(rt, |h| h.backend.agent_call(&call, &plan));
             match ready {
-                Some(Err(e)) if rt.limits.watch().passed().is_some() => Err(backend_error(rt, e)),
+                Some(Err(_)) => match rt.limit_passed() {
+                    Some(e) => Err(e),
+                    None => Ok(Value::Bool(false)),
+                },
                 r => Ok(Value::Bool(matches!(r, Some(Ok(_))))),
             }
         }

@@ -14,10 +14,7 @@ pub(super) fn cloud_error(message: impl Into<String>) -> Exc {
 /// backend gave up because the session was cancelled or ran out of time
 /// (MuranoPL `Try` cannot catch it), else a cloud error.
 pub(super) fn backend_error(rt: &Rt, message: impl Into<String>) -> Exc {
-    match rt.limits.watch().passed() {
-        Some(_) => rt.limits.interrupted(),
-        None => cloud_error(message),
-    }
+    rt.limit_passed().unwrap_or_else(|| cloud_error(message))
 }
 
 pub(super) fn this_object(this: &Value) -> Result<Rc<Object>, Exc> {

@@ -44,7 +44,7 @@ fn backend_list(rt: &Rt, what: &str) -> Result<Json, Exc> {
 fn str_arg(rt: &Rt, a: &dyn Fn(usize, &str) -> Value, i: usize, name: &str) -> Result<String, Exc> {
     match a(i, name) {
         Value::Null => Ok(String::new()),
-        v => rt.limits.py_str(&v),
+        v => rt.py_str(&v),
     }
 }
 
@@ -258,7 +258,7 @@ pub(super) fn metadef_browser(
     method: &str,
     a: &dyn Fn(usize, &str) -> Value,
 ) -> Result<Value, Exc> {
-    let of = rt.limits.py_str(&if method == "getNamespaces" {
+    let of = rt.py_str(&if method == "getNamespaces" {
         a(0, "resourceType")
     } else {
         a(0, "namespace")

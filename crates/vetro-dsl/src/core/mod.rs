@@ -157,14 +157,12 @@ pub(crate) fn builtin_package(sources: &mut SourceMap, name: &str, text: &'stati
 /// The text of an optional argument (empty when it is missing), within the
 /// session's memory.
 fn text_of(rt: &Rt, v: Option<&Value>) -> Result<String, Exc> {
-    v.map_or(Ok(String::new()), |v| rt.limits.py_str(v))
+    v.map_or(Ok(String::new()), |v| rt.py_str(v))
 }
 
 /// A destruction handler's name (`None` when it is missing or null).
 fn handler_of(rt: &Rt, v: Option<&Value>) -> Result<Option<String>, Exc> {
-    v.filter(|v| !v.is_null())
-        .map(|v| rt.limits.py_str(v))
-        .transpose()
+    v.filter(|v| !v.is_null()).map(|v| rt.py_str(v)).transpose()
 }
 
 /// One frame of `StackTrace.toString()`: where, then the instruction.
@@ -200,7 +198,7 @@ fn write_frame(d: &Dict, prefix: Option<&Value>, out: &mut Render) -> vetro_yaql
 fn set_attr(c: &NativeCall<'_>) -> Result<Value, Exc> {
     let o = object_of(c.this)?;
     let key = text_of(c.rt, c.arg(0, "name"))?;
-    c.rt.objects.set_attribute(&o, key, c.value(1, "value"));
+    c.rt.set_attribute(&o, key, c.value(1, "value"));
     Ok(Value::Null)
 }
 
@@ -208,15 +206,12 @@ fn get_attr(c: &NativeCall<'_>) -> Result<Value, Exc> {
     let o = object_of(c.this)?;
     let key = text_of(c.rt, c.arg(0, "name"))?;
     Ok(c.rt
-        .objects
         .attribute(&o.id, &key)
         .unwrap_or_else(|| c.value(1, "default")))
 }
 
 fn gc_collect(c: &NativeCall<'_>) -> Result<Value, Exc> {
-    let mut roots: Vec<Rc<Object>> = c.rt.objects.root().into_iter().collect();
-    roots.extend(c.rt.live_receivers());
-    c.rt.collect_garbage(&roots);
+    c.rt.collect_garbage_while_running();
     Ok(Value::Null)
 }
 
@@ -310,7 +305,7 @@ fn stack_trace_to_string(c: &NativeCall<'_>) -> Result<Value, Exc> {
         .cloned()
         .unwrap_or(Value::Null);
     let frames = c.rt.items(&frames)?;
-    let text = c.rt.limits.text(|out| {
+    let text = c.rt.render_text(|out| {
         let mut first = true;
         for f in &frames {
             if let Value::Dict(d) = f {
@@ -330,83 +325,6 @@ fn object_of(v: &Value) -> Result<Rc<Object>, Exc> {
     as_object(v)
         .map(|(o, _)| o)
         .ok_or_else(|| Exc::engine(EngineExc::ValueError, "object expected"))
-}
-
-impl Rt {
-    /// Objects that running frames hold as receivers (GC roots).
-    pub fn live_receivers(&self) -> Vec<Rc<Object>> {
-        let mut out = self.frames.receivers();
-        let mut frames = self.frames.live_frames();
-        let (parked_frames, parked_receivers) = self.scheduler.parked_roots();
-        frames.extend(parked_frames);
-        out.extend(parked_receivers);
-        let mut values = Vec::new();
-        for (ctx, _, m) in frames.iter() {
-            let mut names: Vec<String> = m.args.iter().map(|a| a.name.clone()).collect();
-            crate::runtime::exec::var_names(&m.body, &mut names);
-            for n in names {
-                if let Some(v) = ctx.get(&n) {
-                    values.push(v);
-                }
-            }
-        }
-        values.extend(self.objects.static_values());
-        for v in values {
-            crate::runtime::model::collect_objects(&v, &mut out);
-        }
-        out
-    }
-
-    /// The `io.murano.Exception` object a `Catch ... As` binds.
-    pub fn exception_object(&self, e: &Exc, name: &str) -> Result<Value, Exc> {
-        let class = self.program.class("io.murano.Exception")?;
-        let st_class = self.program.class("io.murano.StackTrace")?;
-        let frames: Vec<Value> = e
-            .frames()
-            .iter()
-            .map(|f| {
-                let mut loc = vetro_yaql::value::Dict::new();
-                loc.insert(Value::str("file"), Value::str(&f.file));
-                loc.insert(Value::str("line"), Value::Int(f.line as i64));
-                loc.insert(Value::str("column"), Value::Int(f.column as i64));
-                let mut d = vetro_yaql::value::Dict::new();
-                d.insert(Value::str("instruction"), Value::str(&f.instruction));
-                d.insert(Value::str("location"), Value::dict(loc));
-                d.insert(Value::str("methodName"), Value::str(&f.method));
-                d.insert(Value::str("typeName"), Value::str(&f.class));
-                Value::dict(d)
-            })
-            .collect();
-        let st = Object::new(self.objects.gen_id(), st_class, None);
-        st.initialized.set(true);
-        st.props
-            .borrow_mut()
-            .insert("frames".into(), Value::list(frames));
-        let obj = Object::new(self.objects.gen_id(), class, None);
-        obj.initialized.set(true);
-        {
-            let mut p = obj.props.borrow_mut();
-            p.insert("name".into(), Value::str(name));
-            p.insert("message".into(), Value::str(&e.message()));
-            p.insert(
-                "extra".into(),
-                match e {
-                    Exc::Mpl(m) => m.extra.clone(),
-                    _ => Value::dict(Default::default()),
-                },
-            );
-            p.insert("stackTrace".into(), st.value());
-            p.insert("nativeException".into(), Value::Null);
-            p.insert("cause".into(), Value::Null);
-        }
-        self.objects.bind_exception(&obj.id, e.clone());
-        Ok(obj.value())
-    }
-
-    pub fn exc_of_object(&self, v: &Value) -> Option<Exc> {
-        let (o, _) = as_object(v)?;
-        self.objects.exception_of(&o.id)
-    }
 }
 
 /// Call helper used by the batch protocol and the CLI.

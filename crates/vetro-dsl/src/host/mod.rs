@@ -199,8 +199,7 @@ pub fn run(
         (None, Target::Root) => Ok(Json::Null),
         _ => call_target(&rt, root, target, method),
     };
-    let roots: Vec<_> = rt.objects.root().into_iter().collect();
-    rt.collect_garbage(&roots);
+    rt.collect_garbage_from_root();
     let model = rt.serialize_model()?;
     let host = cloud::detach(&rt);
     let (events, stacks) = match host {
@@ -235,7 +234,7 @@ fn call_target(
                 "the object model has no root object",
             )
         })?,
-        Target::Object(id) => rt.objects.get(id).map(|o| o.value()).ok_or_else(|| {
+        Target::Object(id) => rt.object(id).map(|o| o.value()).ok_or_else(|| {
             Exc::engine(
                 EngineExc::NoObjectFoundError,
                 format!("Object \"{id}\" is not found in object store"),

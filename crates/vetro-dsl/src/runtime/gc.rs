@@ -40,6 +40,47 @@ impl Rt {
         self.destroy_objects(doomed);
     }
 
+    /// Destroy every stored object the model's root no longer reaches (the
+    /// end of a deployment: nothing runs any more).
+    pub fn collect_garbage_from_root(&self) {
+        let roots: Vec<_> = self.objects.root().into_iter().collect();
+        self.collect_garbage(&roots);
+    }
+
+    /// Destroy every stored object that running code can no longer reach
+    /// (`GC.collect()`): the roots are the model's root, static property
+    /// values, and what running and parked methods hold.
+    pub fn collect_garbage_while_running(&self) {
+        let mut roots: Vec<Rc<Object>> = self.objects.root().into_iter().collect();
+        roots.extend(self.live_receivers());
+        self.collect_garbage(&roots);
+    }
+
+    /// Objects that running frames hold as receivers or in their variables,
+    /// and those static property values hold.
+    fn live_receivers(&self) -> Vec<Rc<Object>> {
+        let mut out = self.frames.receivers();
+        let mut frames = self.frames.live_frames();
+        let (parked_frames, parked_receivers) = self.scheduler.parked_roots();
+        frames.extend(parked_frames);
+        out.extend(parked_receivers);
+        let mut values = Vec::new();
+        for (ctx, _, m) in frames.iter() {
+            let mut names: Vec<String> = m.args.iter().map(|a| a.name.clone()).collect();
+            super::exec::var_names(&m.body, &mut names);
+            for n in names {
+                if let Some(v) = ctx.get(&n) {
+                    values.push(v);
+                }
+            }
+        }
+        values.extend(self.objects.static_values());
+        for v in values {
+            collect_objects(&v, &mut out);
+        }
+        out
+    }
+
     /// Destroy objects together: every destruction handler first (shallow
     /// groups first), then `.destroy` group by group, deepest first, so owned
     /// objects go before their owners and publishers before subscribers.

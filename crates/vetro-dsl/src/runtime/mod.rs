@@ -22,15 +22,20 @@
 //! - `embedder`: what the embedding layer keeps with the session (the cloud
 //!   host, see `cloud::attach`); the runtime never looks inside.
 //!
+//! The parts are private to this module: code outside it asks a session
+//! through the named methods of `session.rs`.
+//!
 //! The executor is `impl Rt` over those parts, by activity: method calls
 //! (`call.rs`), statements (`exec.rs`), properties (`props.rs`), contracts
 //! (`contracts.rs`, `contract_plan.rs`), model loading (`model.rs`),
 //! serialization (`serialize.rs`; every walk that writes a value out is
 //! bounded as `walk.rs` describes), garbage collection and destruction
 //! (`gc.rs`), green threads (`green.rs`), YAQL functions (`funcs.rs`,
-//! `sysfuncs.rs`) and reflection (`reflect.rs`).
+//! `sysfuncs.rs`), reflection (`reflect.rs`) and exception objects
+//! (`caught.rs`).
 
 pub mod call;
+mod caught;
 pub mod contract_plan;
 pub mod contracts;
 pub mod engines;
@@ -51,6 +56,7 @@ pub mod reflect;
 pub mod reg;
 pub mod scheduler;
 pub mod serialize;
+mod session;
 pub mod stack;
 pub mod sysfuncs;
 pub mod types;
@@ -125,25 +131,25 @@ pub const FRAME_VAR: &str = "#frame";
 
 /// One executor session: its parts (see the module documentation).
 pub struct Rt {
-    pub me: Weak<Rt>,
+    me: Weak<Rt>,
     /// What the session runs (see `program.rs`).
-    pub program: program::Program,
+    program: program::Program,
     /// The objects (see `objects.rs`).
-    pub objects: objects::ObjectStore,
+    objects: objects::ObjectStore,
     /// The running methods (see `frames.rs`).
-    pub frames: frames::CallStack,
+    frames: frames::CallStack,
     /// The session's limits and what it has used (see `limits.rs`).
-    pub limits: limits::SessionLimits,
+    limits: limits::SessionLimits,
     /// Green threads and locks (see `scheduler.rs`).
-    pub scheduler: scheduler::Scheduler,
+    scheduler: scheduler::Scheduler,
     /// The model load in progress (see `loading.rs`).
-    pub loading: loading::ModelLoad,
+    loading: loading::ModelLoad,
     /// Methods replaced by the test framework (see `mocks.rs`).
-    pub mocks: mocks::Mocks,
+    mocks: mocks::Mocks,
     /// What the embedding layer keeps with the session (the cloud host with
     /// its backend and event sink, see `cloud::attach`); the runtime itself
     /// never looks inside.
-    pub embedder: RefCell<Option<Box<dyn std::any::Any>>>,
+    embedder: RefCell<Option<Box<dyn std::any::Any>>>,
 }
 
 /// Objects point at each other (owners, property values, subscriptions), so

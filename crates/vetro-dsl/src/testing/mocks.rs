@@ -34,8 +34,7 @@ pub fn register(rt: &Rc<Rt>) {
         let class = target_class(rt, c, target.0, targetMethod)?;
         let (decl, method) = single_method(&scope, mockName)?;
         let this = mockObject.object;
-        rt.mocks
-            .inject(&class.name, targetMethod, Mock::Method { this, decl, method });
+        rt.inject_mock(&class.name, targetMethod, Mock::Method { this, decl, method });
         Ok(Value::Null)
     }));
     rt.define_function(engine_fn!(Function "inject", |rt, c| (
@@ -46,12 +45,11 @@ pub fn register(rt: &Rc<Rt>) {
         let (_, this) = Rt::frame_of(c.ctx).ok_or_else(outside_method)?;
         let class = target_class(rt, c, target.0, targetMethod)?;
         let expr = expr.clone();
-        rt.mocks
-            .inject(&class.name, targetMethod, Mock::Expr { this, expr });
+        rt.inject_mock(&class.name, targetMethod, Mock::Expr { this, expr });
         Ok(Value::Null)
     }));
     rt.define_function(engine_fn!(Function "originalMethod", |rt, _c| () {
-        let Some(r) = rt.mocks.replaced() else {
+        let Some(r) = rt.replaced_call() else {
             return Err(Exc::engine(
                 EngineExc::RuntimeError,
                 "originalMethod() is only defined inside a mock expression",
@@ -61,7 +59,7 @@ pub fn register(rt: &Rc<Rt>) {
     }));
     rt.define_function(
         engine_fn!(Function "withOriginal", |rt, c| (values: LazyKwArgs) {
-            let Some(r) = rt.mocks.replaced() else {
+            let Some(r) = rt.replaced_call() else {
                 return Err(Exc::engine(
                     EngineExc::RuntimeError,
                     "withOriginal() is only defined inside a mock expression",
@@ -87,7 +85,7 @@ fn outside_method() -> Exc {
 /// The class a mock is for; the mocked method must exist there.
 fn target_class(rt: &Rt, c: &Call, target: &Value, method: &str) -> Result<Rc<Class>, Exc> {
     let (scope, _) = Rt::frame_of(c.ctx).ok_or_else(outside_method)?;
-    let class = rt.program.type_arg(&scope, target)?;
+    let class = rt.type_arg(&scope, target)?;
     single_method(&class, method)?;
     Ok(class)
 }

@@ -58,7 +58,7 @@ pub fn discover(lib: &Library) -> (Vec<(String, Vec<String>)>, Vec<TestResult>) 
             continue;
         }
         for name in pkg.classes.keys() {
-            let class = match rt.program.class(name) {
+            let class = match rt.class(name) {
                 Ok(c) => c,
                 Err(e) => {
                     broken.push(TestResult {
@@ -91,7 +91,7 @@ fn find_method(
     class: &str,
     name: &str,
 ) -> Option<(Rc<crate::runtime::types::Class>, std::sync::Arc<MethodDef>)> {
-    let c = rt.program.class(class).ok()?;
+    let c = rt.class(class).ok()?;
     c.find_methods(name).into_iter().next()
 }
 
@@ -125,10 +125,7 @@ pub fn run_one_on(
     let rt = test_session(lib);
     crate::cloud::attach(&rt, lib.host(backend, None));
     let failure = (|| {
-        let c = rt
-            .program
-            .class(class)
-            .map_err(|e| Failure::new(&e, "setUp"))?;
+        let c = rt.class(class).map_err(|e| Failure::new(&e, "setUp"))?;
         let obj = rt
             .new_object(&c, None, vetro_yaql::Value::Null, &Default::default())
             .map_err(|e| Failure::new(&e, "setUp"))?;
