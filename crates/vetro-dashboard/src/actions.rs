@@ -2,7 +2,7 @@
 //! argument of the action's method, typed from the argument's contract
 //! (`params`), checked at the field in the browser and again here.
 
-use crate::api::{object_name, state, text, ApiResult};
+use crate::api::{object_name, state, ApiResult};
 use crate::fields;
 use crate::page::{csrf, layout, Nav, PageResult};
 use crate::params::Param;
@@ -207,7 +207,7 @@ pub async fn run_action(
             match r {
                 Ok(v) => {
                     p.user.flash(true, "Action started.");
-                    let to = format!("/environments/{env}/deployments/{}", text(&v.0, "task_id"));
+                    let to = format!("/environments/{env}/deployments/{}", v.0.task_id);
                     return Redirect::to(&to).into_response();
                 }
                 Err(e) => {

@@ -85,7 +85,12 @@ pub async fn draft_environment(dash: &Dashboard, user: &User, env_id: &str) -> A
         vetro_server::auth::SessionHeader(sid),
     )
     .await?;
-    Ok(env.0)
+    Ok(value(env.0))
+}
+
+/// An answer of the API as a JSON value, as the pages read it.
+pub fn value(answer: impl serde::Serialize) -> Value {
+    serde_json::to_value(answer).unwrap_or(Value::Null)
 }
 
 /// The session to edit `env_id` in, opened when this person has none.
@@ -93,10 +98,10 @@ pub async fn edit_session(dash: &Dashboard, user: &User, env_id: &str) -> ApiRes
     if let Some(sid) = open_session(dash, user, env_id).await {
         return Ok(sid);
     }
-    let s = sessions::configure(state(dash), user.ctx.clone(), P(env_id.to_string()))
+    let sid = sessions::configure(state(dash), user.ctx.clone(), P(env_id.to_string()))
         .await?
-        .0;
-    let sid = s["id"].as_str().unwrap_or_default().to_string();
+        .0
+        .id;
     user.set_env_session(env_id, &sid).await;
     Ok(sid)
 }

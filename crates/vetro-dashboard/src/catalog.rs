@@ -52,12 +52,7 @@ async fn category_names(dash: &Dashboard, user: &User) -> ApiResult<Vec<String>>
     let v = api_catalog::categories(state(dash), user.ctx.clone())
         .await?
         .0;
-    Ok(v["categories"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| text(c, "name").to_string())
-        .collect())
+    Ok(v.categories.into_iter().map(|c| c.name).collect())
 }
 
 fn import_form(user: &User, categories: &[String]) -> Markup {
@@ -207,9 +202,11 @@ pub async fn show(
     user: User,
     Path(id): Path<String>,
 ) -> PageResult {
-    let p = api_catalog::show(state(&dash), user.ctx.clone(), P(id.clone()))
-        .await?
-        .0;
+    let p = crate::api::value(
+        api_catalog::show(state(&dash), user.ctx.clone(), P(id.clone()))
+            .await?
+            .0,
+    );
     let categories = category_names(&dash, &user).await?;
     let classes = p["class_definitions"]
         .as_array()
@@ -422,8 +419,8 @@ pub async fn import(
     .await;
     match r {
         Ok(p) => {
-            user.flash(true, format!("Imported {}.", text(&p.0, "name")));
-            Redirect::to(&format!("/catalog/{}", text(&p.0, "id"))).into_response()
+            user.flash(true, format!("Imported {}.", p.0.name));
+            Redirect::to(&format!("/catalog/{}", p.0.id)).into_response()
         }
         Err(e) => {
             let details = e
@@ -439,11 +436,11 @@ pub async fn import(
 
 async fn patch(dash: &Dashboard, user: &User, id: &str, ops: Value) -> ApiResult {
     let ctx = ctx_for(user, Method::PATCH, "/v1/catalog/packages/{package_id}")?;
-    Ok(
+    Ok(crate::api::value(
         api_catalog::update(state(dash), ctx, P(id.to_string()), JsonBody(ops))
             .await?
             .0,
-    )
+    ))
 }
 
 pub async fn publish(
@@ -513,7 +510,10 @@ pub async fn categories(
     let v = api_catalog::categories(state(&dash), user.ctx.clone())
         .await?
         .0;
-    let list = v["categories"].as_array().cloned().unwrap_or_default();
+    let list = crate::api::value(v)["categories"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let body = html! {
         div.table-wrap { table {
             thead { tr { th scope="col" { "Category" } th scope="col" { "Packages" } @if user.is_admin() { th scope="col" { span.skip { "Actions" } } } } }

@@ -51,14 +51,16 @@ pub async fn choose(
     user: User,
     Path(env): Path<String>,
 ) -> PageResult {
-    let e = api_envs::show(
-        state(&dash),
-        user.ctx.clone(),
-        P(env.clone()),
-        SessionHeader(None),
-    )
-    .await?
-    .0;
+    let e = crate::api::value(
+        api_envs::show(
+            state(&dash),
+            user.ctx.clone(),
+            P(env.clone()),
+            SessionHeader(None),
+        )
+        .await?
+        .0,
+    );
     let found = api_catalog::search(
         state(&dash),
         user.ctx.clone(),

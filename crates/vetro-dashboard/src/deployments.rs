@@ -56,17 +56,15 @@ fn report_item(r: &Value) -> Markup {
 }
 
 async fn reports(dash: &Dashboard, user: &User, env: &str, dep: &str) -> ApiResult<Vec<Value>> {
-    Ok(api_deployments::reports(
+    let page = api_deployments::reports(
         state(dash),
         user.ctx.clone(),
         P((env.to_string(), dep.to_string())),
         crate::api::query(&[]),
     )
     .await?
-    .0["reports"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default())
+    .0;
+    Ok(page.reports.iter().map(crate::api::value).collect())
 }
 
 /// The log of deployment `d`, live while it runs.
@@ -222,7 +220,7 @@ async fn next_event(mut s: Live) -> Option<(Result<Event, Infallible>, Live)> {
         if let Some(last) = fresh.last() {
             s.seen = last.seq;
             s.pending.extend(fresh.iter().map(|r| {
-                let mut v = views::report(r);
+                let mut v = crate::api::value(views::ReportView::from(r));
                 v["seq"] = json!(r.seq);
                 v
             }));

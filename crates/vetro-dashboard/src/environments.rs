@@ -60,7 +60,7 @@ pub async fn create(State(dash): State<Dashboard>, p: Posted) -> Response {
     )
     .await;
     match r {
-        Ok(env) => Redirect::to(&format!("/environments/{}", text(&env.0, "id"))).into_response(),
+        Ok(env) => Redirect::to(&format!("/environments/{}", env.0.id)).into_response(),
         Err(e) => after(&p.user, "/environments", Err::<(), _>(e), ""),
     }
 }
@@ -85,6 +85,7 @@ async fn gather(dash: &Dashboard, user: &User, id: &str) -> ApiResult<EnvPage> {
     )
     .await?
     .0;
+    let env = crate::api::value(env);
     let statuses = api_envs::last_status(
         state(dash),
         ctx(),
@@ -93,6 +94,7 @@ async fn gather(dash: &Dashboard, user: &User, id: &str) -> ApiResult<EnvPage> {
     )
     .await?
     .0;
+    let statuses = crate::api::value(statuses);
     let deployed = model::get_root(state(dash), ctx(), P(id.to_string()), SessionHeader(None))
         .await?
         .0;

@@ -52,12 +52,12 @@ async fn render(
         .0;
     let shown = text_now
         .map(str::to_string)
-        .unwrap_or_else(|| current["policy"].as_str().unwrap_or_default().to_string());
+        .unwrap_or_else(|| current.policy.clone().unwrap_or_default());
     let blocked = last_blocked(dash, user).await;
     let body = html! {
         p {
             "Rules in Congress syntax; every " code { "predeploy_errors(eid, oid, msg)" } " row stops a deploy or an action. "
-            @match current["source"].as_str() {
+            @match current.source {
                 Some("project") => "This project has its own policy.",
                 Some("default") => "The service's default policy applies until you save one.",
                 _ => "No policy is set.",

@@ -73,11 +73,11 @@ async fn from_env(
     let e = crate::api::draft_environment(dash, user, env).await?;
     let body =
         json!({"name": name, "description_text": description, "services": e["services"].clone()});
-    Ok(
+    Ok(crate::api::value(
         api_templates::create(state(dash), user.ctx.clone(), JsonBody(body))
             .await?
             .0,
-    )
+    ))
 }
 
 pub async fn create(State(dash): State<Dashboard>, p: Posted) -> Response {
@@ -106,8 +106,8 @@ pub async fn create_environment(
     .await;
     match r {
         Ok(v) => {
-            let env = text(&v.0, "environment_id").to_string();
-            p.user.set_env_session(&env, text(&v.0, "session_id")).await;
+            let env = v.0.environment_id;
+            p.user.set_env_session(&env, &v.0.session_id).await;
             p.user.flash(
                 true,
                 "Environment created from the template. Deploy it when ready.",

@@ -1,8 +1,9 @@
 //! Murano's error body: `{"code", "title", "explanation", "error": {"message", "type"}}`.
 
+use crate::views::{ErrorBody, ErrorDetail};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde_json::{json, Value};
+use serde_json::Value;
 use vetro_store::StoreError;
 
 /// The exception-like type name Murano puts in `error.type`: WebOb's
@@ -156,17 +157,16 @@ impl From<StoreError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let title = self.status.canonical_reason().unwrap_or("Error");
-        let mut error = json!({"message": self.message, "type": self.kind.as_str()});
-        if let Some(d) = self.details {
-            error["details"] = d;
-        }
-        let body = json!({
-            "code": self.status.as_u16(),
-            "title": title,
-            "explanation": self.message,
-            "error": error,
-        });
+        let body = ErrorBody {
+            code: self.status.as_u16(),
+            title: self.status.canonical_reason().unwrap_or("Error"),
+            explanation: self.message.clone(),
+            error: ErrorDetail {
+                message: self.message.clone(),
+                kind: self.kind.as_str(),
+                details: self.details,
+            },
+        };
         let mut response = (self.status, axum::Json(body)).into_response();
         response.extensions_mut().insert(ErrorMessage(self.message));
         if let Some(secs) = self.retry_after {

@@ -13,6 +13,7 @@ pub mod auth;
 pub mod body;
 pub mod error;
 pub mod extract;
+pub mod kept;
 pub mod keystone;
 pub mod listen;
 pub mod model_path;

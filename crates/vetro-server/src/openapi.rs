@@ -1,10 +1,12 @@
 //! The OpenAPI description: the operations of [`crate::routes::table`] (each
-//! from its handler's annotation, with its access rule) and the schemas in
-//! [`crate::schemas`]. Every operation also documents the error statuses
+//! from its handler's annotation, with its access rule) and the schemas of
+//! the handlers' answer types in [`crate::views`] (request bodies in
+//! [`crate::schemas`]). Every operation also documents the error statuses
 //! with Murano's error body.
 
 use crate::access::RouteRule;
-use crate::schemas::*;
+use crate::schemas::{AnyObject, AnyValue};
+use crate::views::{ErrorBody, ErrorDetail, ErrorPage};
 use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};

@@ -71,4 +71,6 @@ pub struct AppState {
     pub default_policy: Option<Arc<str>>,
     /// Keystone, when callers authenticate with it instead of API tokens.
     pub keystone: Option<Arc<crate::keystone::Keystone>>,
+    /// Pages of the lists kept between writes.
+    pub pages: Arc<crate::kept::PageCache>,
 }

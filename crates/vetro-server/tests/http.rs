@@ -39,6 +39,7 @@ fn start_with(limits: Limits) -> Server {
             limits: Arc::new(limits),
             default_policy: None,
             keystone: None,
+            pages: Default::default(),
         };
         tokio::spawn(vetro_server::serve(st, listener, std::future::pending()));
         (format!("http://{addr}"), store)

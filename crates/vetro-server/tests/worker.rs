@@ -59,6 +59,7 @@ fn start_with(workers: usize, tune: impl FnOnce(&mut WorkerConfig)) -> Service {
             limits: Arc::new(Limits::default()),
             default_policy: None,
             keystone: None,
+            pages: Default::default(),
         };
         tokio::spawn(vetro_server::serve(st, listener, std::future::pending()));
         let n = Workers {

@@ -1,7 +1,6 @@
 //! Environments: a project's named object model, its version and the
 //! simulated cloud's state.
 
-use crate::json_page::{JsonPage, Listing};
 use crate::page::{Page, PageRequest};
 use crate::{new_id, row, time, Result, Store, StoreError, Tx};
 use serde_json::Value;
@@ -176,16 +175,15 @@ impl Store {
         project_id: Option<&str>,
         page: &PageRequest,
     ) -> Result<Page<EnvironmentSummary>> {
-        let listing = self.environment_listing(project_id, page).await?;
+        let (filter, binds) = self.environment_filter(project_id, page).await?;
         let sql = format!(
             "SELECT t.id, t.project_id, t.name, t.description_text, t.version, t.created, \
-             t.updated, t.status FROM environments t WHERE {} ORDER BY {} LIMIT {}",
-            listing.filter,
-            listing.order,
+             t.updated, t.status FROM environments t WHERE {filter} ORDER BY t.created, t.id \
+             LIMIT {}",
             page.fetch()
         );
         let mut q = sqlx::query(&sql);
-        for b in &listing.binds {
+        for b in &binds {
             q = q.bind(b);
         }
         let rows = q.fetch_all(self.reader()).await?;
@@ -193,24 +191,12 @@ impl Store {
         Ok(Page::from_fetched(items, page))
     }
 
-    /// [`Store::list_environment_summaries`] as JSON: each environment as
-    /// its row keeps it (`list_item`: `id`, `name`, `tenant_id`, `version`,
-    /// `description_text`, `created`, `updated`, `status`).
-    pub async fn environment_page_json(
+    /// The condition on `environments t` of a page and its bound values.
+    async fn environment_filter(
         &self,
         project_id: Option<&str>,
         page: &PageRequest,
-    ) -> Result<JsonPage> {
-        let listing = self.environment_listing(project_id, page).await?;
-        self.json_page(&listing, page).await
-    }
-
-    /// The rows of a page of environments.
-    async fn environment_listing(
-        &self,
-        project_id: Option<&str>,
-        page: &PageRequest,
-    ) -> Result<Listing<'static>> {
+    ) -> Result<(String, Vec<String>)> {
         let mut filter = String::from("1 = 1");
         let mut binds: Vec<String> = Vec::new();
         if let Some(p) = project_id {
@@ -226,16 +212,7 @@ impl Store {
                 " AND (t.created > ${c} OR (t.created = ${c} AND t.id > ${i}))"
             ));
         }
-        Ok(Listing {
-            from: "environments",
-            columns: "list_item, created, id",
-            item: "p.list_item",
-            filter,
-            binds,
-            order: "created, id".into(),
-            id: "id",
-            scope: project_id.map(str::to_string),
-        })
+        Ok((filter, binds))
     }
 
     /// The creation time of the environment `id` that a page starts after,

@@ -14,8 +14,8 @@
 //! class, through indexes), [`search`] (the catalog's search
 //! and pages), [`templates`], [`policies`],
 //! [`quotas`] (per-project limits and the counts they need), [`web_sessions`]
-//! (the web dashboard's sign-ins), [`page`] (pages of the listings),
-//! [`json_page`] (pages written as JSON by the database).
+//! (the web dashboard's sign-ins), [`page`] (pages of the listings and the
+//! version of what they show).
 //! Every function that writes more than one row takes a transaction, so a
 //! failing request leaves nothing half-written.
 
@@ -24,7 +24,6 @@ pub mod changes;
 pub mod deployments;
 pub mod environments;
 mod error;
-pub mod json_page;
 pub mod lookup;
 pub mod page;
 pub mod policies;
@@ -82,8 +81,6 @@ pub struct Store {
     written: Arc<tokio::sync::watch::Sender<u64>>,
     /// Passes on the writes of other processes to `written`.
     watcher: Arc<changes::Watcher>,
-    /// Pages of the lists recently read (see [`json_page`]).
-    pages: Arc<json_page::PageCache>,
 }
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -155,7 +152,6 @@ impl Store {
             queued: Arc::new(Notify::new()),
             written: Arc::new(tokio::sync::watch::Sender::new(0)),
             watcher: changes::Watcher::new(&url),
-            pages: Arc::default(),
         })
     }
 

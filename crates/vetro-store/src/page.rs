@@ -46,3 +46,26 @@ impl<T> Page<T> {
         Page { items, more }
     }
 }
+
+impl crate::Store {
+    /// The version of what the lists of `project_id` show: it changes with
+    /// every write to the project's environments and deployments (and the
+    /// errors and warnings of its deployments), and to templates, packages
+    /// and their categories, which every project may see. Triggers raise
+    /// it in the writing transaction, whichever process writes (on
+    /// PostgreSQL at commit), so a page read after this version was read
+    /// is at least as new as it: a caller may keep the page and answer it
+    /// again while the version stands.
+    pub async fn list_version(&self, project_id: &str) -> crate::Result<i64> {
+        // Two counters, the project's and the shared one (`'*'`), summed:
+        // both only grow, so the sum changes exactly when one of them does.
+        let r = sqlx::query(
+            "SELECT COALESCE((SELECT v.version FROM list_versions v WHERE v.scope = $1), 0) \
+             + COALESCE((SELECT v.version FROM list_versions v WHERE v.scope = '*'), 0) AS version",
+        )
+        .bind(project_id)
+        .fetch_one(self.reader())
+        .await?;
+        crate::row::int(&r, "version")
+    }
+}

@@ -15,7 +15,7 @@
 
 use crate::page::{Page, PageRequest};
 use crate::{new_id, row, time, Result, Store, StoreError, Tx};
-use serde_json::{json, Value};
+use serde_json::Value;
 use sqlx::any::AnyRow;
 use std::collections::HashSet;
 
@@ -146,8 +146,8 @@ pub async fn enqueue_task(tx: &mut Tx<'_>, t: &NewTask) -> Result<String> {
     let now = time::now();
     let res = sqlx::query(
         "INSERT INTO tasks (id, project_id, environment_id, session_id, user_id, kind, state, \
-         payload, description, created, updated, trust_id, list_body) \
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $9, $10, $11)",
+         payload, description, created, updated, trust_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $9, $10)",
     )
     .bind(&id)
     .bind(&t.project_id)
@@ -159,7 +159,6 @@ pub async fn enqueue_task(tx: &mut Tx<'_>, t: &NewTask) -> Result<String> {
     .bind(t.description.as_ref().map(Value::to_string))
     .bind(&now)
     .bind(t.trust_id.clone())
-    .bind(list_body(&id, t, &now))
     .execute(&mut **tx)
     .await
     .map_err(StoreError::from);
@@ -541,34 +540,4 @@ pub struct PinnedPackage {
     pub fully_qualified_name: String,
     pub package_id: String,
     pub version: String,
-}
-
-/// The parts of a deployment's item that never change, as JSON text:
-/// `id`, `environment_id`, `description` (the model's `Objects` with
-/// `applications` named `services`, as Murano showed it), `action` (null
-/// for a deletion), `created`, `kind`.
-pub(crate) fn list_body(id: &str, t: &NewTask, created: &str) -> String {
-    let action = match t.kind {
-        TaskKind::Delete => Value::Null,
-        _ => t.payload.clone(),
-    };
-    json!({
-        "id": id,
-        "environment_id": t.environment_id,
-        "description": services_named(t.description.clone().unwrap_or(Value::Null)),
-        "action": action,
-        "created": created,
-        "kind": t.kind.as_str(),
-    })
-    .to_string()
-}
-
-/// The model as Murano shows it in task descriptions (`services`, not `applications`).
-fn services_named(mut objects: Value) -> Value {
-    if let Some(o) = objects.as_object_mut() {
-        if let Some(apps) = o.shift_remove("applications") {
-            o.insert("services".into(), apps);
-        }
-    }
-    objects
 }

@@ -4,7 +4,6 @@
 //! its own packages whatever the size of the catalog.
 
 use crate::catalog::{meta_from_row, Package};
-use crate::json_page::{JsonPage, Listing};
 use crate::page::{Page, PageRequest};
 use crate::{row, Backend, Result, Store, StoreError};
 use std::collections::HashMap;
@@ -267,31 +266,6 @@ impl Store {
             .collect::<Result<_>>()?;
         let items = self.packages_by_ids(&ids).await?;
         Ok(Page::from_fetched(items, page))
-    }
-
-    /// [`Store::search_packages`] as the API's JSON: each package as its row
-    /// keeps it (`list_item`, categories included).
-    pub async fn search_packages_json(
-        &self,
-        q: &PackageQuery,
-        page: &PageRequest,
-    ) -> Result<JsonPage> {
-        let (sql, order) = self.search_rows(q, page).await?;
-        let from = format!(
-            "(SELECT m.*, pk.list_item FROM ({}) m JOIN packages pk ON pk.id = m.id)",
-            sql.text
-        );
-        let listing = Listing {
-            from: &from,
-            columns: "*",
-            item: "p.list_item",
-            filter: "1 = 1".into(),
-            binds: sql.binds,
-            order: order.into(),
-            id: "id",
-            scope: Some(q.project_id.clone()),
-        };
-        self.json_page(&listing, page).await
     }
 
     /// The rows of a search after its marker (`id`, `search_rank` and the

@@ -1,8 +1,7 @@
 //! Environment templates: a project's reusable list of application
 //! components, optionally public.
 
-use crate::json_page::{JsonPage, Listing};
-use crate::page::PageRequest;
+use crate::page::{Page, PageRequest};
 use crate::{new_id, row, time, Result, Store, StoreError};
 use serde_json::Value;
 use sqlx::any::AnyRow;
@@ -101,15 +100,13 @@ impl Store {
 
     /// One page of the templates `project_id` sees (its own and public
     /// ones; only public ones with `public = Some(true)`, only its own
-    /// private ones with `Some(false)`), oldest first, each as its row keeps
-    /// it (`list_item`: `id`, `name`, `tenant_id`, `version`,
-    /// `description_text`, `is_public`, `created`, `updated`).
-    pub async fn template_page_json(
+    /// private ones with `Some(false)`), oldest first.
+    pub async fn template_page(
         &self,
         project_id: &str,
         public: Option<bool>,
         page: &PageRequest,
-    ) -> Result<JsonPage> {
+    ) -> Result<Page<Template>> {
         let mut binds: Vec<String> = Vec::new();
         let mut filter = match public {
             None => {
@@ -139,17 +136,17 @@ impl Store {
                 " AND (t.created > ${c} OR (t.created = ${c} AND t.id > ${i}))"
             ));
         }
-        let listing = Listing {
-            from: "templates",
-            columns: "list_item, created, id",
-            item: "p.list_item",
-            filter,
-            binds,
-            order: "created, id".into(),
-            id: "id",
-            scope: Some(project_id.to_string()),
-        };
-        self.json_page(&listing, page).await
+        let sql = format!(
+            "SELECT {COLUMNS} FROM templates t WHERE {filter} ORDER BY t.created, t.id LIMIT {}",
+            page.fetch()
+        );
+        let mut q = sqlx::query(&sql);
+        for b in &binds {
+            q = q.bind(b);
+        }
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows.iter().map(from_row).collect::<Result<_>>()?;
+        Ok(Page::from_fetched(items, page))
     }
 
     pub async fn get_template(&self, id: &str) -> Result<Template> {

@@ -82,6 +82,7 @@ pub fn run(a: Args) -> ExitCode {
             limits: Arc::new(limits),
             default_policy: config.default_policy.clone(),
             keystone: keystone.clone(),
+            pages: Default::default(),
         };
         // Printed on stdout so scripts can wait for it (and learn the port with --listen 127.0.0.1:0).
         let auth = match &keystone {

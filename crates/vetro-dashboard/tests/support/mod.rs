@@ -26,6 +26,7 @@ pub fn router(store: &Store) -> Router {
         limits: Arc::new(Limits::default()),
         default_policy: None,
         keystone: None,
+        pages: Default::default(),
     };
     vetro_server::router_with(st.clone(), vetro_dashboard::router(st))
 }

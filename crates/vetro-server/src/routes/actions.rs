@@ -7,6 +7,7 @@ use crate::extract::P;
 use crate::routes::deployments::env_task;
 use crate::scope;
 use crate::state::AppState;
+use crate::views::TaskId;
 use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
@@ -40,13 +41,13 @@ fn find_action(v: &Value, action_id: &str) -> Option<(String, String, bool)> {
 #[utoipa::path(post, path = "/v1/environments/{environment_id}/actions/{action_id}", tag = "actions",
     params(("environment_id" = String, Path), ("action_id" = String, Path, description = "`<objectId>_<methodName>` from the model's `?._actions`")),
     request_body(content = crate::schemas::AnyObject, content_type = "application/json", description = "The action's arguments"),
-    responses((status = 200, description = "`{\"task_id\"}`", body = crate::schemas::TaskId)))]
+    responses((status = 200, description = "`{\"task_id\"}`", body = crate::views::TaskId)))]
 pub async fn execute(
     State(st): State<AppState>,
     ctx: Ctx,
     P((id, action_id)): P<(String, String)>,
     JsonBody(body): JsonBody,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<TaskId>> {
     let env = scope::environment(&st, &ctx, &id).await?;
     let args = if body.is_null() {
         json!({})
@@ -84,7 +85,7 @@ pub async fn execute(
             trust.as_deref(),
         )
         .await?;
-    Ok(Json(json!({ "task_id": task_id })))
+    Ok(Json(TaskId { task_id }))
 }
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/actions/{action_id}", tag = "actions",

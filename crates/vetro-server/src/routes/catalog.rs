@@ -5,9 +5,13 @@ use crate::auth::Ctx;
 use crate::body::{parse_json, JsonBody};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{QueryPairs, P};
+use crate::kept::Kept;
 use crate::package;
+use crate::scope;
 use crate::state::AppState;
-use crate::{scope, views};
+use crate::views::{
+    CategoryDetail, CategoryList, CategoryView, PackageList, PackageName, PackageView,
+};
 use axum::extract::{Multipart, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -38,19 +42,23 @@ fn multi(q: &QueryPairs, key: &str) -> Vec<String> {
         ("order_by" = Option<String>, Query, description = "fqn, name or created"),
         ("sort_dir" = Option<String>, Query, description = "asc or desc"),
         ("marker" = Option<String>, Query), ("limit" = Option<u32>, Query, description = "1..100, default 20")),
-    responses((status = 200, description = "`{\"packages\": [...], \"next_marker\"?}`", body = crate::schemas::PackageList)))]
+    responses((status = 200, description = "`{\"packages\": [...], \"next_marker\"?}`", body = PackageList)))]
 pub async fn search(
     State(st): State<AppState>,
     ctx: Ctx,
     q: QueryPairs,
-) -> ApiResult<crate::paging::JsonList> {
+) -> ApiResult<Kept<PackageList>> {
     // Every caller sees its own and public packages, which is all that
     // `catalog=true` (what the caller can deploy) asks for; the flag is checked only.
     q.flag("catalog")?;
     let page = crate::paging::PACKAGES.request(&q)?;
     let query = package_query(&q, ctx.project())?;
-    let found = st.store.search_packages_json(&query, &page).await?;
-    Ok(crate::paging::JsonList::new("packages", found))
+    let key = format!("{query:?}\0{page:?}");
+    let read = async {
+        let found = st.store.search_packages(&query, &page).await?;
+        Ok(PackageList::from(found))
+    };
+    st.pages.page(&st.store, ctx.project(), key, read).await
 }
 
 /// The search a request's parameters ask for, as Murano's catalog read them.
@@ -176,8 +184,12 @@ fn string_field(meta: &Value, key: &str) -> ApiResult<Option<String>> {
 
 #[utoipa::path(post, path = "/v1/catalog/packages", tag = "catalog",
     request_body(content = crate::schemas::PackageUpload, content_type = "multipart/form-data"),
-    responses((status = 200, description = "The new package", body = crate::schemas::PackageView)))]
-pub async fn upload(State(st): State<AppState>, ctx: Ctx, mp: Multipart) -> ApiResult<Json<Value>> {
+    responses((status = 200, description = "The new package", body = PackageView)))]
+pub async fn upload(
+    State(st): State<AppState>,
+    ctx: Ctx,
+    mp: Multipart,
+) -> ApiResult<Json<PackageView>> {
     let (archive, meta) = read_upload(mp).await?;
     if !(meta.is_null() || meta.is_object()) {
         return Err(ApiError::bad_request("__metadata__ must be a JSON object"));
@@ -224,18 +236,20 @@ pub async fn upload(State(st): State<AppState>, ctx: Ctx, mp: Multipart) -> ApiR
         ui_definition: i.ui,
     };
     let p = st.store.insert_package(&new).await?;
-    Ok(Json(views::package(&p)))
+    Ok(Json(PackageView::from(p)))
 }
 
 #[utoipa::path(get, path = "/v1/catalog/packages/{package_id}", tag = "catalog",
     params(("package_id" = String, Path)),
-    responses((status = 200, description = "The package", body = crate::schemas::PackageView)))]
+    responses((status = 200, description = "The package", body = PackageView)))]
 pub async fn show(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-) -> ApiResult<Json<Value>> {
-    Ok(Json(views::package(&scope::package(&st, &ctx, &id).await?)))
+) -> ApiResult<Json<PackageView>> {
+    Ok(Json(PackageView::from(
+        scope::package(&st, &ctx, &id).await?,
+    )))
 }
 
 /// Applies one Murano package patch operation.
@@ -290,13 +304,13 @@ fn apply_op(p: &mut Package, op: &Value) -> ApiResult<()> {
 #[utoipa::path(patch, path = "/v1/catalog/packages/{package_id}", tag = "catalog",
     params(("package_id" = String, Path)),
     request_body(content = Vec<crate::schemas::PatchOp>, content_type = "application/murano-packages-json-patch"),
-    responses((status = 200, description = "The updated package", body = crate::schemas::PackageView)))]
+    responses((status = 200, description = "The updated package", body = PackageView)))]
 pub async fn update(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
     JsonBody(body): JsonBody,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<PackageView>> {
     let mut p = scope::own_package(&st, &ctx, &id).await?;
     let ops = body.as_array().ok_or_else(|| {
         ApiError::bad_request("the body must be a JSON patch: a list of operations")
@@ -308,7 +322,7 @@ pub async fn update(
     if p.is_public || was_public {
         ctx.require(Privilege::Publish)?;
     }
-    Ok(Json(views::package(&st.store.update_package(&p).await?)))
+    Ok(Json(PackageView::from(st.store.update_package(&p).await?)))
 }
 
 #[utoipa::path(delete, path = "/v1/catalog/packages/{package_id}", tag = "catalog",
@@ -381,26 +395,22 @@ pub async fn supplier_logo(
 }
 
 #[utoipa::path(get, path = "/v1/catalog/categories", tag = "catalog",
-    responses((status = 200, description = "`{\"categories\": [...]}`", body = crate::schemas::CategoryList)))]
-pub async fn categories(State(st): State<AppState>, _ctx: Ctx) -> ApiResult<Json<Value>> {
-    let list: Vec<Value> = st
-        .store
-        .list_categories()
-        .await?
-        .iter()
-        .map(views::category)
-        .collect();
-    Ok(Json(json!({ "categories": list })))
+    responses((status = 200, description = "`{\"categories\": [...]}`", body = CategoryList)))]
+pub async fn categories(State(st): State<AppState>, _ctx: Ctx) -> ApiResult<Json<CategoryList>> {
+    let categories = st.store.list_categories().await?;
+    Ok(Json(CategoryList {
+        categories: categories.into_iter().map(Into::into).collect(),
+    }))
 }
 
 #[utoipa::path(post, path = "/v1/catalog/categories", tag = "catalog",
     request_body(content = crate::schemas::CategoryCreate, content_type = "application/json"),
-    responses((status = 200, description = "The new category (admin only)", body = crate::schemas::CategoryView)))]
+    responses((status = 200, description = "The new category (admin only)", body = CategoryView)))]
 pub async fn add_category(
     State(st): State<AppState>,
     ctx: Ctx,
     JsonBody(body): JsonBody,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<CategoryView>> {
     ctx.require(Privilege::ManageCategories)?;
     let name = crate::body::name_field(&body, "name")?;
     if name.chars().count() > 80 {
@@ -408,30 +418,35 @@ pub async fn add_category(
             "a category name has at most 80 characters",
         ));
     }
-    Ok(Json(views::category(&st.store.add_category(&name).await?)))
+    Ok(Json(CategoryView::from(
+        st.store.add_category(&name).await?,
+    )))
 }
 
 #[utoipa::path(get, path = "/v1/catalog/categories/{category_id}", tag = "catalog",
     params(("category_id" = String, Path)),
-    responses((status = 200, description = "The category with the packages the caller can see", body = crate::schemas::CategoryView)))]
+    responses((status = 200, description = "The category with the packages the caller can see", body = CategoryDetail)))]
 pub async fn category(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<CategoryDetail>> {
     let c = st.store.get_category(&id).await?;
-    let mut v = views::category(&c);
     let ids = st.store.category_package_ids(&c.id).await?;
     let visible = st.store.list_packages(Some(ctx.project())).await?;
-    let names: Vec<Value> = visible
-        .iter()
+    let packages = visible
+        .into_iter()
         .filter(|p| ids.contains(&p.id))
-        .map(
-            |p| json!({"id": p.id, "name": p.name, "fully_qualified_name": p.fully_qualified_name}),
-        )
+        .map(|p| PackageName {
+            id: p.id,
+            name: p.name,
+            fully_qualified_name: p.fully_qualified_name,
+        })
         .collect();
-    v["packages"] = json!(names);
-    Ok(Json(v))
+    Ok(Json(CategoryDetail {
+        category: c.into(),
+        packages,
+    }))
 }
 
 #[utoipa::path(delete, path = "/v1/catalog/categories/{category_id}", tag = "catalog",

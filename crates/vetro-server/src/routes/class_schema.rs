@@ -23,7 +23,7 @@ use vetro_dsl::package::{Version, VersionSpec};
         ("classVersion" = Option<String>, Query, description = "A version range of the class's package (absent: `==0`)"),
         ("packageName" = Option<String>, Query, description = "The package that defines the class")),
     responses((status = 200, description = "`{\"\": class schema, BUILDER: schema...}`", body = crate::schemas::AnyObject),
-        (status = 404, description = "No such class or package", body = crate::schemas::ErrorBody)))]
+        (status = 404, description = "No such class or package", body = crate::views::ErrorBody)))]
 pub async fn class(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -38,7 +38,7 @@ pub async fn class(
         ("method_names" = String, Path, description = "Model builders, comma-separated"),
         ("classVersion" = Option<String>, Query), ("packageName" = Option<String>, Query)),
     responses((status = 200, description = "`{BUILDER: schema...}`", body = crate::schemas::AnyObject),
-        (status = 404, description = "No such class or package", body = crate::schemas::ErrorBody)))]
+        (status = 404, description = "No such class or package", body = crate::views::ErrorBody)))]
 pub async fn methods(
     State(st): State<AppState>,
     ctx: Ctx,

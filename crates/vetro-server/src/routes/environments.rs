@@ -5,11 +5,15 @@ use crate::auth::{Ctx, SessionHeader};
 use crate::body::{name_field, JsonBody};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{QueryPairs, P};
+use crate::kept::Kept;
+use crate::scope;
 use crate::state::AppState;
-use crate::{scope, views};
+use crate::views::{
+    EnvironmentDetail, EnvironmentList, EnvironmentView, LastStatus, LastStatuses, ReportView,
+};
 use axum::extract::State;
 use axum::Json;
-use serde_json::{json, Value};
+use serde_json::Value;
 use vetro_store::environments::{acquired_by, initial_model, status_of};
 use vetro_store::queue::TaskKind;
 use vetro_store::sessions::OPENED;
@@ -19,12 +23,12 @@ use vetro_store::sessions::OPENED;
            ("tenant" = Option<String>, Query, description = "List one project's environments (admin only)"),
            ("marker" = Option<String>, Query, description = "The last environment of the previous page"),
            ("limit" = Option<u32>, Query, description = "1..1000, default 100")),
-    responses((status = 200, description = "`{\"environments\": [...], \"next_marker\"?}`, oldest first", body = crate::schemas::EnvironmentList)))]
+    responses((status = 200, description = "`{\"environments\": [...], \"next_marker\"?}`, oldest first", body = EnvironmentList)))]
 pub async fn list(
     State(st): State<AppState>,
     ctx: Ctx,
     q: QueryPairs,
-) -> ApiResult<crate::paging::JsonList> {
+) -> ApiResult<Kept<EnvironmentList>> {
     let all = q.flag("all_tenants")?;
     let tenant = q.get("tenant").map(str::to_string);
     if all || tenant.is_some() {
@@ -36,18 +40,25 @@ pub async fn list(
         (None, false) => Some(ctx.project()),
     };
     let page = crate::paging::ENVIRONMENTS.request(&q)?;
-    let envs = st.store.environment_page_json(project, &page).await?;
-    Ok(crate::paging::JsonList::new("environments", envs))
+    let read = async {
+        let envs = st.store.list_environment_summaries(project, &page).await?;
+        Ok(EnvironmentList::from(envs))
+    };
+    match project {
+        Some(p) => st.pages.page(&st.store, p, format!("{page:?}"), read).await,
+        // Every project's: no one version covers them.
+        None => Kept::new(&read.await?),
+    }
 }
 
 #[utoipa::path(post, path = "/v1/environments", tag = "environments",
     request_body(content = crate::schemas::EnvironmentCreate, content_type = "application/json"),
-    responses((status = 200, description = "The new environment", body = crate::schemas::EnvironmentView)))]
+    responses((status = 200, description = "The new environment", body = EnvironmentView)))]
 pub async fn create(
     State(st): State<AppState>,
     ctx: Ctx,
     JsonBody(body): JsonBody,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<EnvironmentView>> {
     let name = name_field(&body, "name")?;
     crate::quota::environment(&st, &ctx).await?;
     let model = initial_model("", &name, ctx.project(), ctx.user(), &body);
@@ -55,51 +66,53 @@ pub async fn create(
         .store
         .create_environment(ctx.project(), &name, &model, None)
         .await?;
-    Ok(Json(views::environment(
+    Ok(Json(EnvironmentView::new(
         &env,
-        vetro_store::environments::READY,
+        vetro_store::environments::READY.to_string(),
     )))
 }
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}", tag = "environments",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = Option<String>, Header, description = "Show this session's draft services")),
-    responses((status = 200, description = "The environment with `status`, `acquired_by` and `services`", body = crate::schemas::EnvironmentView)))]
+    responses((status = 200, description = "The environment with `status`, `acquired_by` and `services`", body = EnvironmentDetail)))]
 pub async fn show(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
     SessionHeader(sid): SessionHeader,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<EnvironmentDetail>> {
     let env = scope::environment(&st, &ctx, &id).await?;
     let marks = st.store.session_marks(&env.id).await?;
-    let mut v = views::environment(&env, &status_of(&marks));
-    v["acquired_by"] = json!(acquired_by(&marks));
-    let model = match sid {
-        Some(sid) => scope::session(&st, &ctx, &env.id, &sid).await?.model,
+    let model = match &sid {
+        Some(sid) => scope::session(&st, &ctx, &env.id, sid).await?.model,
         None => env.model.clone(),
     };
-    v["services"] = model
+    let services = model
         .pointer("/Objects/services")
         .cloned()
-        .unwrap_or_else(|| json!([]));
-    Ok(Json(v))
+        .unwrap_or_else(|| Value::Array(Vec::new()));
+    Ok(Json(EnvironmentDetail {
+        environment: EnvironmentView::new(&env, status_of(&marks)),
+        acquired_by: acquired_by(&marks),
+        services,
+    }))
 }
 
 #[utoipa::path(put, path = "/v1/environments/{environment_id}", tag = "environments",
     params(("environment_id" = String, Path)),
     request_body(content = crate::schemas::EnvironmentCreate, content_type = "application/json"),
-    responses((status = 200, description = "The renamed environment", body = crate::schemas::EnvironmentView)))]
+    responses((status = 200, description = "The renamed environment", body = EnvironmentView)))]
 pub async fn rename(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
     JsonBody(body): JsonBody,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<EnvironmentView>> {
     let env = scope::environment(&st, &ctx, &id).await?;
     let name = name_field(&body, "name")?;
     let env = st.store.rename_environment(&env.id, &name).await?;
     let marks = st.store.session_marks(&env.id).await?;
-    Ok(Json(views::environment(&env, &status_of(&marks))))
+    Ok(Json(EnvironmentView::new(&env, status_of(&marks))))
 }
 
 #[utoipa::path(delete, path = "/v1/environments/{environment_id}", tag = "environments",
@@ -153,19 +166,19 @@ pub async fn delete(
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/lastStatus", tag = "environments",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = Option<String>, Header)),
-    responses((status = 200, description = "`{\"lastStatuses\": {service_id: report or null}}`", body = crate::schemas::AnyObject)))]
+    responses((status = 200, description = "`{\"lastStatuses\": {service_id: report or null}}`", body = LastStatuses)))]
 pub async fn last_status(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
     SessionHeader(sid): SessionHeader,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<LastStatuses>> {
     let env = scope::environment(&st, &ctx, &id).await?;
     let model = match sid {
         Some(sid) => scope::session(&st, &ctx, &env.id, &sid).await?.model,
         None => env.model.clone(),
     };
-    let mut out = serde_json::Map::new();
+    let mut out = indexmap::IndexMap::new();
     let services = model.pointer("/Objects/services").and_then(Value::as_array);
     for service in services.into_iter().flatten() {
         let Some(sid) = service.pointer("/?/id").and_then(Value::as_str) else {
@@ -176,10 +189,10 @@ pub async fn last_status(
         let newest = st.store.newest_report(&env.id, &ids).await?;
         out.insert(
             sid.to_string(),
-            newest.as_ref().map(views::report).unwrap_or(Value::Null),
+            LastStatus(newest.as_ref().map(ReportView::from)),
         );
     }
-    Ok(Json(json!({ "lastStatuses": out })))
+    Ok(Json(LastStatuses { last_statuses: out }))
 }
 
 /// Every object id (`?.id`) inside a model subtree.

@@ -3,8 +3,9 @@
 use crate::auth::Ctx;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::P;
+use crate::scope;
 use crate::state::AppState;
-use crate::{scope, views};
+use crate::views::SessionView;
 use axum::extract::State;
 use axum::Json;
 use serde_json::Value;
@@ -12,12 +13,12 @@ use vetro_store::environments::status_of;
 
 #[utoipa::path(post, path = "/v1/environments/{environment_id}/configure", tag = "sessions",
     params(("environment_id" = String, Path)),
-    responses((status = 200, description = "The new session", body = crate::schemas::SessionView)))]
+    responses((status = 200, description = "The new session", body = SessionView)))]
 pub async fn configure(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<SessionView>> {
     let env = scope::environment_ref(&st, &ctx, &id).await?;
     let status = status_of(&st.store.session_marks(&env.id).await?);
     if status == "deploying" || status == "deleting" {
@@ -27,17 +28,17 @@ pub async fn configure(
         )));
     }
     let s = st.store.open_session(&env.id, ctx.user()).await?;
-    Ok(Json(views::session(&s)))
+    Ok(Json(SessionView::from(&s)))
 }
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/sessions/{session_id}", tag = "sessions",
     params(("environment_id" = String, Path), ("session_id" = String, Path)),
-    responses((status = 200, description = "The session", body = crate::schemas::SessionView)))]
+    responses((status = 200, description = "The session", body = SessionView)))]
 pub async fn show(
     State(st): State<AppState>,
     ctx: Ctx,
     P((id, sid)): P<(String, String)>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<SessionView>> {
     let env = scope::environment_ref(&st, &ctx, &id).await?;
     let s = scope::session(&st, &ctx, &env.id, &sid).await?;
     if let Some(reason) = st.store.session_invalid_reason(&s).await? {
@@ -45,7 +46,7 @@ pub async fn show(
             return Err(ApiError::forbidden(reason));
         }
     }
-    Ok(Json(views::session(&s)))
+    Ok(Json(SessionView::from(&s)))
 }
 
 #[utoipa::path(delete, path = "/v1/environments/{environment_id}/sessions/{session_id}", tag = "sessions",

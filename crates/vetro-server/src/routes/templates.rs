@@ -4,9 +4,11 @@ use crate::auth::Ctx;
 use crate::body::{name_field, object, JsonBody};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{QueryPairs, P};
+use crate::kept::Kept;
 use crate::model_path;
+use crate::scope;
 use crate::state::AppState;
-use crate::{scope, views};
+use crate::views::{EnvironmentSession, TemplateDetail, TemplateList};
 use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
@@ -16,22 +18,23 @@ use vetro_store::environments::initial_model;
     params(("is_public" = Option<bool>, Query, description = "Only public (true) or only the project's private (false) templates"),
            ("marker" = Option<String>, Query, description = "The last template of the previous page"),
            ("limit" = Option<u32>, Query, description = "1..1000, default 100")),
-    responses((status = 200, description = "`{\"templates\": [...], \"next_marker\"?}`, oldest first", body = crate::schemas::TemplateList)))]
+    responses((status = 200, description = "`{\"templates\": [...], \"next_marker\"?}`, oldest first", body = TemplateList)))]
 pub async fn list(
     State(st): State<AppState>,
     ctx: Ctx,
     q: QueryPairs,
-) -> ApiResult<crate::paging::JsonList> {
+) -> ApiResult<Kept<TemplateList>> {
     let public = match q.get("is_public") {
         Some(_) => Some(q.flag("is_public")?),
         None => None,
     };
     let page = crate::paging::TEMPLATES.request(&q)?;
-    let found = st
-        .store
-        .template_page_json(ctx.project(), public, &page)
-        .await?;
-    Ok(crate::paging::JsonList::new("templates", found))
+    let read = async {
+        let found = st.store.template_page(ctx.project(), public, &page).await?;
+        Ok(TemplateList::from(found))
+    };
+    let key = format!("{public:?}\0{page:?}");
+    st.pages.page(&st.store, ctx.project(), key, read).await
 }
 
 fn services_of(body: &Value) -> ApiResult<Value> {
@@ -46,12 +49,12 @@ fn services_of(body: &Value) -> ApiResult<Value> {
 
 #[utoipa::path(post, path = "/v1/templates", tag = "templates",
     request_body(content = crate::schemas::TemplateCreate, content_type = "application/json"),
-    responses((status = 200, description = "The new template", body = crate::schemas::TemplateView)))]
+    responses((status = 200, description = "The new template", body = TemplateDetail)))]
 pub async fn create(
     State(st): State<AppState>,
     ctx: Ctx,
     JsonBody(body): JsonBody,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<TemplateDetail>> {
     let name = name_field(&body, "name")?;
     let is_public = match object(&body)?.get("is_public") {
         None | Some(Value::Null) => false,
@@ -68,33 +71,32 @@ pub async fn create(
         .store
         .create_template(ctx.project(), &name, description_text, &model, is_public)
         .await?;
-    Ok(Json(views::template(&t, true)))
+    Ok(Json(TemplateDetail::from(t)))
 }
 
 #[utoipa::path(get, path = "/v1/templates/{env_template_id}", tag = "templates",
     params(("env_template_id" = String, Path)),
-    responses((status = 200, description = "The template with its services", body = crate::schemas::TemplateView)))]
+    responses((status = 200, description = "The template with its services", body = TemplateDetail)))]
 pub async fn show(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-) -> ApiResult<Json<Value>> {
-    Ok(Json(views::template(
-        &scope::template(&st, &ctx, &id).await?,
-        true,
+) -> ApiResult<Json<TemplateDetail>> {
+    Ok(Json(TemplateDetail::from(
+        scope::template(&st, &ctx, &id).await?,
     )))
 }
 
 #[utoipa::path(put, path = "/v1/templates/{env_template_id}", tag = "templates",
     params(("env_template_id" = String, Path)),
     request_body(content = crate::schemas::TemplateCreate, content_type = "application/json"),
-    responses((status = 200, description = "The updated template", body = crate::schemas::TemplateView)))]
+    responses((status = 200, description = "The updated template", body = TemplateDetail)))]
 pub async fn update(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
     JsonBody(body): JsonBody,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<TemplateDetail>> {
     let mut t = scope::own_template(&st, &ctx, &id).await?;
     let o = object(&body)?;
     if o.contains_key("name") {
@@ -116,9 +118,8 @@ pub async fn update(
             .ok_or_else(|| ApiError::bad_request("'is_public' must be true or false"))?;
     }
     crate::quota::model(&st, &t.model)?;
-    Ok(Json(views::template(
-        &st.store.update_template(&t).await?,
-        true,
+    Ok(Json(TemplateDetail::from(
+        st.store.update_template(&t).await?,
     )))
 }
 
@@ -227,13 +228,13 @@ pub async fn delete_service(
 #[utoipa::path(post, path = "/v1/templates/{env_template_id}/create-environment", tag = "templates",
     params(("env_template_id" = String, Path)),
     request_body(content = crate::schemas::EnvironmentCreate, content_type = "application/json"),
-    responses((status = 200, description = "`{\"environment_id\", \"session_id\"}`", body = crate::schemas::EnvironmentSession)))]
+    responses((status = 200, description = "`{\"environment_id\", \"session_id\"}`", body = EnvironmentSession)))]
 pub async fn create_environment(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
     JsonBody(body): JsonBody,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<EnvironmentSession>> {
     let t = scope::template(&st, &ctx, &id).await?;
     let name = name_field(&body, "name")?;
     crate::quota::environment(&st, &ctx).await?;
@@ -249,21 +250,22 @@ pub async fn create_environment(
         .store
         .create_environment_with_session(ctx.project(), ctx.user(), &name, &model, &draft, env_id)
         .await?;
-    Ok(Json(
-        json!({"environment_id": env.id, "session_id": session.id}),
-    ))
+    Ok(Json(EnvironmentSession {
+        environment_id: env.id,
+        session_id: session.id,
+    }))
 }
 
 #[utoipa::path(post, path = "/v1/templates/{env_template_id}/clone", tag = "templates",
     params(("env_template_id" = String, Path)),
     request_body(content = crate::schemas::EnvironmentCreate, content_type = "application/json"),
-    responses((status = 200, description = "The copy, owned by the caller's project", body = crate::schemas::TemplateView)))]
+    responses((status = 200, description = "The copy, owned by the caller's project", body = TemplateDetail)))]
 pub async fn clone(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
     JsonBody(body): JsonBody,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<TemplateDetail>> {
     let t = scope::template(&st, &ctx, &id).await?;
     if !t.is_public {
         return Err(ApiError::forbidden("only public templates can be cloned"));
@@ -275,5 +277,5 @@ pub async fn clone(
         .store
         .create_template(ctx.project(), &name, &t.description_text, &model, false)
         .await?;
-    Ok(Json(views::template(&copy, true)))
+    Ok(Json(TemplateDetail::from(copy)))
 }
