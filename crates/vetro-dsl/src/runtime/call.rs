@@ -1,6 +1,7 @@
 //! Method resolution, argument binding and invocation.
 
 use super::exec::Flow;
+use super::green;
 use super::types::*;
 use super::{Rt, StackEntry};
 
@@ -173,7 +174,7 @@ impl Rt {
             obj.as_ref(),
             (ctx.clone(), decl.clone(), m.clone()),
         );
-        let (lock, locked) = match self.sync_key(decl, m, &this, &ctx) {
+        let (lock, locked) = match green::sync_key(&self.limits, decl, m, &this, &ctx) {
             Ok(Some(key)) => {
                 let locked = self.lock_sync(&key);
                 (Some(key), locked)

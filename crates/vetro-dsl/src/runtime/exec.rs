@@ -1,5 +1,6 @@
 //! The statement executor: expressions, assignments and block constructs.
 
+use super::caught;
 use super::types::*;
 use super::Rt;
 use crate::syntax::data::{Data, Expr};
@@ -291,7 +292,7 @@ impl Rt {
             }
             let Some(name) = matched else { continue };
             if let Some(var) = &c.var {
-                let obj = self.exception_object(&e, &name)?;
+                let obj = caught::exception_object(&self.program, &self.objects, &e, &name)?;
                 s.ctx.set(var, obj);
             }
             s.caught.push(e.clone());
@@ -332,7 +333,7 @@ impl Rt {
         };
         let cause = match self.eval_data(cause, s.ctx, s.yaql)? {
             Value::Null => None,
-            v => self.exc_of_object(&v),
+            v => caught::exception_of(&self.objects, &v),
         };
         Ok(Exc::Mpl(Rc::new(MplErr {
             names: resolved,

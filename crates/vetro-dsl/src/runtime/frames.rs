@@ -6,7 +6,7 @@
 //! frames above the point where it started are taken off ([`CallStack::split_off`])
 //! and put back when it resumes.
 
-use super::types::{Class, Frame, Object};
+use super::types::{Class, Exc, Frame, Object};
 use crate::syntax::MethodDef;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -95,6 +95,14 @@ impl CallStack {
     /// The class declaring the innermost running method.
     pub fn current_class(&self) -> Option<String> {
         self.entries.borrow().last().map(|s| s.class.name.clone())
+    }
+
+    /// `e` with the current stack trace when it is a fresh native error.
+    pub fn with_trace(&self, e: Exc) -> Exc {
+        match e {
+            Exc::Native(n, f) if f.is_empty() => Exc::Native(n, Rc::new(self.trace())),
+            other => other,
+        }
     }
 
     /// The stack trace, innermost call first.

@@ -2,7 +2,10 @@
 //! order in which doomed objects hear of each other and are destroyed.
 
 use super::call::CallKind;
+use super::frames::CallStack;
 use super::model::collect_objects;
+use super::objects::ObjectStore;
+use super::scheduler::Scheduler;
 use super::types::*;
 use super::Rt;
 use ahash::{AHashMap as HashMap, AHashSet as HashSet};
@@ -11,26 +14,9 @@ use std::rc::Rc;
 use vetro_yaql::Value;
 
 impl Rt {
-    /// Objects reachable from `roots` through property values.
-    pub fn reachable(&self, roots: &[Rc<Object>]) -> HashSet<String> {
-        let mut seen = HashSet::new();
-        let mut stack: Vec<Rc<Object>> = roots.to_vec();
-        while let Some(o) = stack.pop() {
-            if !seen.insert(o.id.clone()) {
-                continue;
-            }
-            let mut vals: Vec<Value> = o.props.borrow().values().cloned().collect();
-            vals.extend(o.private.borrow().values().cloned());
-            for v in vals {
-                collect_objects(&v, &mut stack);
-            }
-        }
-        seen
-    }
-
     /// Destroy every stored object not reachable from `roots`.
     pub fn collect_garbage(&self, roots: &[Rc<Object>]) {
-        let live = self.reachable(roots);
+        let live = reachable(roots);
         let doomed: Vec<Rc<Object>> = self
             .objects
             .all()
@@ -52,33 +38,8 @@ impl Rt {
     /// values, and what running and parked methods hold.
     pub fn collect_garbage_while_running(&self) {
         let mut roots: Vec<Rc<Object>> = self.objects.root().into_iter().collect();
-        roots.extend(self.live_receivers());
+        roots.extend(live_roots(&self.frames, &self.scheduler, &self.objects));
         self.collect_garbage(&roots);
-    }
-
-    /// Objects that running frames hold as receivers or in their variables,
-    /// and those static property values hold.
-    fn live_receivers(&self) -> Vec<Rc<Object>> {
-        let mut out = self.frames.receivers();
-        let mut frames = self.frames.live_frames();
-        let (parked_frames, parked_receivers) = self.scheduler.parked_roots();
-        frames.extend(parked_frames);
-        out.extend(parked_receivers);
-        let mut values = Vec::new();
-        for (ctx, _, m) in frames.iter() {
-            let mut names: Vec<String> = m.args.iter().map(|a| a.name.clone()).collect();
-            super::exec::var_names(&m.body, &mut names);
-            for n in names {
-                if let Some(v) = ctx.get(&n) {
-                    values.push(v);
-                }
-            }
-        }
-        values.extend(self.objects.static_values());
-        for v in values {
-            collect_objects(&v, &mut out);
-        }
-        out
     }
 
     /// Destroy objects together: every destruction handler first (shallow
@@ -145,6 +106,48 @@ impl Rt {
         o.destroyed.set(true);
         self.objects.remove(&o.id);
     }
+}
+
+/// Objects reachable from `roots` through property values.
+fn reachable(roots: &[Rc<Object>]) -> HashSet<String> {
+    let mut seen = HashSet::new();
+    let mut stack: Vec<Rc<Object>> = roots.to_vec();
+    while let Some(o) = stack.pop() {
+        if !seen.insert(o.id.clone()) {
+            continue;
+        }
+        let mut vals: Vec<Value> = o.props.borrow().values().cloned().collect();
+        vals.extend(o.private.borrow().values().cloned());
+        for v in vals {
+            collect_objects(&v, &mut stack);
+        }
+    }
+    seen
+}
+
+/// Objects that running frames hold as receivers or in their variables,
+/// and those static property values hold.
+fn live_roots(frames: &CallStack, scheduler: &Scheduler, objects: &ObjectStore) -> Vec<Rc<Object>> {
+    let mut out = frames.receivers();
+    let mut frames = frames.live_frames();
+    let (parked_frames, parked_receivers) = scheduler.parked_roots();
+    frames.extend(parked_frames);
+    out.extend(parked_receivers);
+    let mut values = Vec::new();
+    for (ctx, _, m) in frames.iter() {
+        let mut names: Vec<String> = m.args.iter().map(|a| a.name.clone()).collect();
+        super::exec::var_names(&m.body, &mut names);
+        for n in names {
+            if let Some(v) = ctx.get(&n) {
+                values.push(v);
+            }
+        }
+    }
+    values.extend(objects.static_values());
+    for v in values {
+        collect_objects(&v, &mut out);
+    }
+    out
 }
 
 /// Group doomed objects by depth in the graph where each object points to its

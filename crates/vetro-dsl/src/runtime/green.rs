@@ -9,6 +9,7 @@
 //! the branch; the session's [`Scheduler`](super::scheduler::Scheduler) keeps
 //! it while the branch waits, with the locks and which branch started which.
 
+use super::limits::SessionLimits;
 use super::model::meta_entries;
 use super::types::*;
 use super::Rt;
@@ -19,7 +20,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use vetro_yaql::Value;
 
-/// The lock a method call holds while it runs (see [`Rt::sync_key`]): the
+/// The lock a method call holds while it runs (see [`sync_key`]): the
 /// method, by the addresses of its class and definition (both live as long
 /// as the session), with the identities of the receiver and of the argument
 /// values the `Synchronize` meta names.
@@ -192,69 +193,9 @@ impl Rt {
             .collect()
     }
 
-    /// The lock key of a method call. Calls of one method are serialized per
-    /// receiver by default; the `Synchronize` meta changes that: `onThis:
-    /// false` drops the receiver from the key, `onArgs` adds the values of the
-    /// named arguments. A key with neither takes no lock.
-    pub fn sync_key(
-        &self,
-        decl: &Rc<Class>,
-        m: &crate::syntax::MethodDef,
-        this: &Value,
-        args: &vetro_yaql::Context,
-    ) -> Result<Option<SyncKey>, Exc> {
-        let (mut on_this, mut on_args) = (true, Vec::new());
-        if !matches!(m.meta, crate::syntax::Data::Null) {
-            if let Some((_, props)) = meta_entries(decl, &m.meta)
-                .into_iter()
-                .find(|(full, _)| full == "io.murano.metadata.engine.Synchronize")
-            {
-                on_this = !matches!(props.get("onThis"), Some(crate::syntax::Data::Bool(false)));
-                on_args = match props.get("onArgs") {
-                    Some(crate::syntax::Data::Str(s)) => vec![s.to_string()],
-                    Some(crate::syntax::Data::List(items, _)) => items
-                        .iter()
-                        .filter_map(|d| d.as_str().map(str::to_string))
-                        .collect(),
-                    _ => Vec::new(),
-                };
-            }
-        }
-        if !on_this && on_args.is_empty() {
-            return Ok(None);
-        }
-        let receiver = match on_this {
-            true => Some(self.identity(this)?),
-            false => None,
-        };
-        let mut values = Vec::with_capacity(on_args.len());
-        for a in on_args {
-            let v = match args.get(&a) {
-                Some(v) => Some(self.identity(&v)?),
-                None => None,
-            };
-            values.push((a, v));
-        }
-        Ok(Some(SyncKey {
-            class: Rc::as_ptr(decl) as usize,
-            method: m as *const crate::syntax::MethodDef as usize,
-            receiver,
-            args: values,
-        }))
-    }
-
-    /// What makes two values the same for a lock: object identity,
-    /// otherwise the value's text (within the session's memory).
-    fn identity(&self, v: &Value) -> Result<Identity, Exc> {
-        match as_object(v) {
-            Some((o, _)) => Ok(Identity::Object(Rc::as_ptr(&o) as usize)),
-            None => Ok(Identity::Text(self.limits.repr(v)?)),
-        }
-    }
-
     /// Wait (yielding) until the lock `key` is free or ours, then hold it.
     /// Waiting counts as steps, so a deadlock ends at the step or time limit.
-    pub fn lock_sync(&self, key: &SyncKey) -> Result<(), Exc> {
+    pub(super) fn lock_sync(&self, key: &SyncKey) -> Result<(), Exc> {
         let me = current_task();
         loop {
             let holder = self.scheduler.lock_holder(key);
@@ -271,6 +212,66 @@ impl Rt {
         }
         self.scheduler.hold(key, me);
         Ok(())
+    }
+}
+
+/// The lock key of a method call. Calls of one method are serialized per
+/// receiver by default; the `Synchronize` meta changes that: `onThis:
+/// false` drops the receiver from the key, `onArgs` adds the values of the
+/// named arguments. A key with neither takes no lock.
+pub(super) fn sync_key(
+    limits: &SessionLimits,
+    decl: &Rc<Class>,
+    m: &crate::syntax::MethodDef,
+    this: &Value,
+    args: &vetro_yaql::Context,
+) -> Result<Option<SyncKey>, Exc> {
+    let (mut on_this, mut on_args) = (true, Vec::new());
+    if !matches!(m.meta, crate::syntax::Data::Null) {
+        if let Some((_, props)) = meta_entries(decl, &m.meta)
+            .into_iter()
+            .find(|(full, _)| full == "io.murano.metadata.engine.Synchronize")
+        {
+            on_this = !matches!(props.get("onThis"), Some(crate::syntax::Data::Bool(false)));
+            on_args = match props.get("onArgs") {
+                Some(crate::syntax::Data::Str(s)) => vec![s.to_string()],
+                Some(crate::syntax::Data::List(items, _)) => items
+                    .iter()
+                    .filter_map(|d| d.as_str().map(str::to_string))
+                    .collect(),
+                _ => Vec::new(),
+            };
+        }
+    }
+    if !on_this && on_args.is_empty() {
+        return Ok(None);
+    }
+    let receiver = match on_this {
+        true => Some(identity(limits, this)?),
+        false => None,
+    };
+    let mut values = Vec::with_capacity(on_args.len());
+    for a in on_args {
+        let v = match args.get(&a) {
+            Some(v) => Some(identity(limits, &v)?),
+            None => None,
+        };
+        values.push((a, v));
+    }
+    Ok(Some(SyncKey {
+        class: Rc::as_ptr(decl) as usize,
+        method: m as *const crate::syntax::MethodDef as usize,
+        receiver,
+        args: values,
+    }))
+}
+
+/// What makes two values the same for a lock: object identity,
+/// otherwise the value's text (within the session's memory).
+fn identity(limits: &SessionLimits, v: &Value) -> Result<Identity, Exc> {
+    match as_object(v) {
+        Some((o, _)) => Ok(Identity::Object(Rc::as_ptr(&o) as usize)),
+        None => Ok(Identity::Text(limits.repr(v)?)),
     }
 }
 

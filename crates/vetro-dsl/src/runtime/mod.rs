@@ -228,15 +228,7 @@ impl Rt {
             }
             _ => yaql_error(&e),
         };
-        self.with_frames(exc)
-    }
-
-    /// Attach the current stack to a fresh native error.
-    pub fn with_frames(&self, e: Exc) -> Exc {
-        match e {
-            Exc::Native(n, f) if f.is_empty() => Exc::Native(n, Rc::new(self.frames.trace())),
-            other => other,
-        }
+        self.frames.with_trace(exc)
     }
 
     // ----- expressions -----

@@ -1,6 +1,9 @@
 //! Object models: loading (`?` headers, ids, owners, `.init`), serialization,
 //! value encoding for the protocol, garbage collection and destruction.
 
+use super::limits::SessionLimits;
+use super::objects::ObjectStore;
+use super::program::Program;
 use super::types::*;
 use super::walk::Walk;
 use super::Rt;
@@ -32,53 +35,52 @@ fn anonymous_model_key(d: &Dict) -> String {
     format!("\0model@{:?}", d.address())
 }
 
-impl Rt {
-    /// Index every object model of a tree by id (for references resolved
-    /// later): the first model given for an id wins. Each container is
-    /// visited once, without recursion: a model built by running code may
-    /// nest very deep or share its parts (`[$m, $m]` in a loop), and a shared
-    /// part seen again only meets ids already indexed.
-    pub fn index_models(
-        &self,
-        v: &Value,
-        owner: Option<&str>,
-        out: &mut HashMap<String, (Value, Option<String>)>,
-    ) {
-        let mut seen: HashSet<Address> = HashSet::new();
-        let mut todo: Vec<(&Value, Option<Rc<str>>)> = vec![(v, owner.map(Rc::from))];
-        while let Some((v, owner)) = todo.pop() {
-            let Some(id) = container_id(v) else { continue };
-            if !seen.insert(id) {
-                continue;
-            }
-            match v {
-                Value::Dict(d) => {
-                    let mut me = owner.clone();
-                    let id = match dict_get(d, "?") {
-                        Some(Value::Dict(h)) => dict_get(h, "id").cloned(),
-                        _ if d.keys().any(|k| as_type(k).is_some()) => dict_get(d, "id").cloned(),
-                        _ => None,
-                    };
-                    if let Some(Value::Str(id)) = &id {
-                        out.entry(id.to_string())
-                            .or_insert_with(|| (v.clone(), owner.as_deref().map(str::to_string)));
-                        me = Some(id.to_rc());
-                    } else if is_object_model(d) {
-                        me = Some(Rc::from(anonymous_model_key(d)));
-                    }
-                    // In reverse, so that the first entries are indexed first.
-                    for (k, x) in d.iter().rev() {
-                        if k.as_str() != Some("?") {
-                            todo.push((x, me.clone()));
-                        }
+/// Index every object model of a tree by id (for references resolved
+/// later): the first model given for an id wins. Each container is
+/// visited once, without recursion: a model built by running code may
+/// nest very deep or share its parts (`[$m, $m]` in a loop), and a shared
+/// part seen again only meets ids already indexed.
+fn index_models(
+    v: &Value,
+    owner: Option<&str>,
+    out: &mut HashMap<String, (Value, Option<String>)>,
+) {
+    let mut seen: HashSet<Address> = HashSet::new();
+    let mut todo: Vec<(&Value, Option<Rc<str>>)> = vec![(v, owner.map(Rc::from))];
+    while let Some((v, owner)) = todo.pop() {
+        let Some(id) = container_id(v) else { continue };
+        if !seen.insert(id) {
+            continue;
+        }
+        match v {
+            Value::Dict(d) => {
+                let mut me = owner.clone();
+                let id = match dict_get(d, "?") {
+                    Some(Value::Dict(h)) => dict_get(h, "id").cloned(),
+                    _ if d.keys().any(|k| as_type(k).is_some()) => dict_get(d, "id").cloned(),
+                    _ => None,
+                };
+                if let Some(Value::Str(id)) = &id {
+                    out.entry(id.to_string())
+                        .or_insert_with(|| (v.clone(), owner.as_deref().map(str::to_string)));
+                    me = Some(id.to_rc());
+                } else if is_object_model(d) {
+                    me = Some(Rc::from(anonymous_model_key(d)));
+                }
+                // In reverse, so that the first entries are indexed first.
+                for (k, x) in d.iter().rev() {
+                    if k.as_str() != Some("?") {
+                        todo.push((x, me.clone()));
                     }
                 }
-                Value::List(l) => todo.extend(l.iter().rev().map(|x| (x, owner.clone()))),
-                _ => {}
             }
+            Value::List(l) => todo.extend(l.iter().rev().map(|x| (x, owner.clone()))),
+            _ => {}
         }
     }
+}
 
+impl Rt {
     /// An object by id: from the store, or built from the pending model index
     /// (inside a model load, as a shell that gets its properties later).
     pub fn lookup_or_load(&self, id: &str, scope: &Rc<Class>) -> Option<Rc<Object>> {
@@ -111,7 +113,7 @@ impl Rt {
         fresh: bool,
     ) -> Result<Rc<Object>, Exc> {
         let mut index = HashMap::new();
-        self.index_models(model, owner.as_ref().map(|o| o.id.as_str()), &mut index);
+        index_models(model, owner.as_ref().map(|o| o.id.as_str()), &mut index);
         if fresh {
             return self.loading.separately(index, || {
                 self.with_deferred_inits(|| self.load_object(model, owner, scope, default_type))
@@ -409,7 +411,7 @@ impl Rt {
         let scope = self.program.class("io.murano.Object")?;
         let mut index = HashMap::new();
         let root_val = self.decode(objects);
-        self.index_models(&root_val, None, &mut index);
+        index_models(&root_val, None, &mut index);
         self.loading.start_deployment(index);
         let root = if objects.is_null() {
             Ok(None)
@@ -423,7 +425,7 @@ impl Rt {
         if let Some(copy) = copy {
             let copy_val = self.decode(copy);
             let mut idx = HashMap::new();
-            self.index_models(&copy_val, None, &mut idx);
+            index_models(&copy_val, None, &mut idx);
             let live: HashSet<String> = self.objects.ids();
             let mut doomed = Vec::new();
             let mut order = Vec::new();
@@ -435,7 +437,7 @@ impl Rt {
                 let Some((m, _)) = idx.get(&id) else { continue };
                 // Objects known only to the previous deployment: rebuild without
                 // `.init`, then destroy them.
-                if let Ok(o) = self.shell_object(m, &scope) {
+                if let Ok(o) = shell_object(&self.program, &self.objects, m) {
                     doomed.push(o);
                 }
             }
@@ -461,89 +463,14 @@ impl Rt {
                     let _ = self.set_property(&o.value(), &k, v, Some(&o.class), true);
                 }
             }
-            self.apply_dependencies(&root_val);
-            self.apply_dependencies(&copy_val);
+            apply_dependencies(&self.objects, &self.limits, &root_val);
+            apply_dependencies(&self.objects, &self.limits, &copy_val);
             self.destroy_objects(doomed);
         } else {
-            self.apply_dependencies(&root_val);
+            apply_dependencies(&self.objects, &self.limits, &root_val);
         }
         self.loading.finish_deployment();
         Ok(root)
-    }
-
-    /// `?.dependencies.onDestruction` of a model tree as destruction subscriptions.
-    fn apply_dependencies(&self, v: &Value) {
-        match v {
-            Value::Dict(d) => {
-                if let Some(Value::Dict(h)) = dict_get(d, "?") {
-                    let publisher = dict_get(h, "id")
-                        .and_then(Value::as_str)
-                        .and_then(|id| self.objects.get(id));
-                    let deps = dict_get(h, "dependencies")
-                        .and_then(|x| match x {
-                            Value::Dict(dd) => dict_get(dd, "onDestruction").cloned(),
-                            _ => None,
-                        })
-                        .unwrap_or(Value::Null);
-                    if let (Some(p), Value::List(items)) = (publisher, &deps) {
-                        for it in items.iter() {
-                            let Value::Dict(e) = it else { continue };
-                            let sub = dict_get(e, "subscriber")
-                                .and_then(Value::as_str)
-                                .and_then(|id| self.objects.get(id));
-                            let handler = dict_get(e, "handler")
-                                .filter(|h| !h.is_null())
-                                .and_then(|h| self.limits.py_str(h).ok());
-                            if let Some(s) = sub {
-                                let mut subs = p.subscribers.borrow_mut();
-                                if !subs
-                                    .iter()
-                                    .any(|(x, hh)| Rc::ptr_eq(x, &s) && *hh == handler)
-                                {
-                                    subs.push((s, handler));
-                                }
-                            }
-                        }
-                    }
-                }
-                for (k, x) in d.iter() {
-                    if k.as_str() != Some("?") {
-                        self.apply_dependencies(x);
-                    }
-                }
-            }
-            Value::List(l) => l.iter().for_each(|x| self.apply_dependencies(x)),
-            _ => {}
-        }
-    }
-
-    /// An object with its model properties set but no `.init` (for ObjectsCopy).
-    fn shell_object(&self, model: &Value, scope: &Rc<Class>) -> Result<Rc<Object>, Exc> {
-        let Value::Dict(d) = model else {
-            return Err(Exc::contract("not a model"));
-        };
-        let Some(Value::Dict(h)) = dict_get(d, "?") else {
-            return Err(Exc::contract("not a model"));
-        };
-        let t = dict_get(h, "type")
-            .and_then(|t| t.as_str().map(str::to_string))
-            .unwrap_or_default();
-        let id = dict_get(h, "id")
-            .and_then(|t| t.as_str().map(str::to_string))
-            .unwrap_or_default();
-        let _ = scope;
-        let class = self.program.class(header_type(&t))?;
-        let obj = Object::new(id, class, None);
-        obj.initialized.set(true);
-        for (k, v) in d.iter() {
-            if let Some(k) = k.as_str() {
-                if k != "?" {
-                    obj.props.borrow_mut().insert(k.to_string(), v.clone());
-                }
-            }
-        }
-        self.objects.insert(&obj);
-        Ok(obj)
     }
 
     /// `template()`: validate a model by a dry-run load, keep it as a model.
@@ -751,6 +678,86 @@ impl Rt {
             }
         }
     }
+}
+
+/// `?.dependencies.onDestruction` of a model tree as destruction subscriptions.
+fn apply_dependencies(objects: &ObjectStore, limits: &SessionLimits, v: &Value) {
+    match v {
+        Value::Dict(d) => {
+            if let Some(Value::Dict(h)) = dict_get(d, "?") {
+                let publisher = dict_get(h, "id")
+                    .and_then(Value::as_str)
+                    .and_then(|id| objects.get(id));
+                let deps = dict_get(h, "dependencies")
+                    .and_then(|x| match x {
+                        Value::Dict(dd) => dict_get(dd, "onDestruction").cloned(),
+                        _ => None,
+                    })
+                    .unwrap_or(Value::Null);
+                if let (Some(p), Value::List(items)) = (publisher, &deps) {
+                    for it in items.iter() {
+                        let Value::Dict(e) = it else { continue };
+                        let sub = dict_get(e, "subscriber")
+                            .and_then(Value::as_str)
+                            .and_then(|id| objects.get(id));
+                        let handler = dict_get(e, "handler")
+                            .filter(|h| !h.is_null())
+                            .and_then(|h| limits.py_str(h).ok());
+                        if let Some(s) = sub {
+                            let mut subs = p.subscribers.borrow_mut();
+                            if !subs
+                                .iter()
+                                .any(|(x, hh)| Rc::ptr_eq(x, &s) && *hh == handler)
+                            {
+                                subs.push((s, handler));
+                            }
+                        }
+                    }
+                }
+            }
+            for (k, x) in d.iter() {
+                if k.as_str() != Some("?") {
+                    apply_dependencies(objects, limits, x);
+                }
+            }
+        }
+        Value::List(l) => l
+            .iter()
+            .for_each(|x| apply_dependencies(objects, limits, x)),
+        _ => {}
+    }
+}
+
+/// An object with its model properties set but no `.init` (for ObjectsCopy).
+fn shell_object(
+    program: &Program,
+    objects: &ObjectStore,
+    model: &Value,
+) -> Result<Rc<Object>, Exc> {
+    let Value::Dict(d) = model else {
+        return Err(Exc::contract("not a model"));
+    };
+    let Some(Value::Dict(h)) = dict_get(d, "?") else {
+        return Err(Exc::contract("not a model"));
+    };
+    let t = dict_get(h, "type")
+        .and_then(|t| t.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let id = dict_get(h, "id")
+        .and_then(|t| t.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let class = program.class(header_type(&t))?;
+    let obj = Object::new(id, class, None);
+    obj.initialized.set(true);
+    for (k, v) in d.iter() {
+        if let Some(k) = k.as_str() {
+            if k != "?" {
+                obj.props.borrow_mut().insert(k.to_string(), v.clone());
+            }
+        }
+    }
+    objects.insert(&obj);
+    Ok(obj)
 }
 
 /// The `{MetaClass: {props}}` entries of a `Meta:` declaration, names resolved.
