@@ -1,9 +1,9 @@
 //! vetro-yaql's JSON readers on arbitrary text: the direct single-pass
 //! reader and the serde_json path it falls back to agree on every input
-//! (the same value, kind for kind and bit for bit, or both refuse it), and
-//! agree with serde_json's own reader where they take it; where the direct
-//! reader gives up on deep nesting, loading gives exactly the fallback's
-//! value.
+//! (the same value, kind for kind and bit for bit, or both refuse it);
+//! where the direct reader gives up on deep nesting, loading gives exactly
+//! the fallback's value; whatever the fallback takes, serde_json's own
+//! reader reads as the same value.
 
 #![no_main]
 
