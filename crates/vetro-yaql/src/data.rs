@@ -193,6 +193,9 @@ impl Progress<'_> {
 struct Shape {
     /// The last key (null at the root).
     key: Value,
+    /// Whether the key's text is as it is written in JSON (no escape
+    /// needed), so that it can be matched against the text directly.
+    plain: bool,
     keys: DictKeys,
     children: Vec<u32>,
 }
@@ -206,6 +209,7 @@ impl<'p> Loader<'p> {
             strings: Default::default(),
             shapes: vec![Shape {
                 key: Value::Null,
+                plain: false,
                 keys: DictKeys::new(),
                 children: Vec::new(),
             }],
@@ -275,7 +279,7 @@ impl Loader<'_> {
                 self.items.push(v);
             }
             (Building::Shaped(shape), Key::Plain(k)) => {
-                let values = self.items.drain(start..).collect();
+                let values = self.items.split_off(start);
                 let mut d = Dict::from_keys(&self.shapes[*shape].keys, values);
                 if d.insert(k, v).is_some() {
                     return Err(Duplicate);
@@ -300,7 +304,7 @@ impl Loader<'_> {
     fn dict_from(&mut self, building: Building, start: usize) -> Value {
         Value::dict(match building {
             Building::Shaped(shape) => {
-                let values = self.items.drain(start..).collect();
+                let values = self.items.split_off(start);
                 Dict::from_keys(&self.shapes[shape].keys, values)
             }
             Building::Plain(d) => d,
@@ -318,7 +322,19 @@ impl Loader<'_> {
         if start == 0 && items.capacity() <= 2 * items.len() {
             return Value::list(std::mem::take(items));
         }
-        Value::list(items.drain(start..).collect())
+        Value::list(items.split_off(start))
+    }
+
+    /// The shape after `shape` whose key is written at the start of `text`
+    /// (up to its closing quote, which follows), with the key's length:
+    /// only keys written without escapes are matched so.
+    fn expected(&self, shape: usize, text: &[u8]) -> Option<(usize, usize)> {
+        self.shapes[shape].children.iter().find_map(|&c| {
+            let s = &self.shapes[c as usize];
+            let k = s.key.as_str()?.as_bytes();
+            let found = s.plain && text.get(k.len()) == Some(&b'"') && text.starts_with(k);
+            found.then_some((c as usize, k.len()))
+        })
     }
 
     /// The shape after `shape` when the next key is `k`, made if new;
@@ -343,6 +359,7 @@ impl Loader<'_> {
         }
         let c = self.shapes.len();
         self.shapes.push(Shape {
+            plain: !k.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20),
             key,
             keys,
             children: Vec::new(),

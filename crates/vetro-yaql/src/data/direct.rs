@@ -5,7 +5,7 @@
 //! a duplicate key, deep nesting) makes it give up, and the caller reads the
 //! document again the slower ways, which report errors with their position.
 
-use super::{number_from_serde, Building, Duplicate, Loader};
+use super::{number_from_serde, Building, Duplicate, Key, Loader};
 use crate::value::Value;
 use std::borrow::Cow;
 
@@ -252,6 +252,15 @@ impl<'t> Reader<'t, '_, '_> {
         Some(self.loader.list_from(start))
     }
 
+    /// The key at the reader (at its opening quote) when it is one that
+    /// followed the same keys before, matched where it lies in the text
+    /// without looking for its end first; the reader is then past it.
+    fn expected_key(&mut self, building: &Building) -> Option<Key> {
+        let (next, len) = self.loader.expected(building.shape()?, &self.b[self.pos + 1..])?;
+        self.pos += len + 2;
+        Some(Key::Shape(next))
+    }
+
     /// A dictionary, the reader past its `{`.
     fn object(&mut self) -> Option<Value> {
         let start = self.loader.items.len();
@@ -264,9 +273,14 @@ impl<'t> Reader<'t, '_, '_> {
             if self.peek()? != b'"' {
                 return None;
             }
-            let k = self.string()?;
+            let key = match self.expected_key(&building) {
+                Some(key) => key,
+                None => {
+                    let k = self.string()?;
+                    self.loader.key(building.shape(), &k).ok()?
+                }
+            };
             self.loader.reached(self.pos);
-            let key = self.loader.key(building.shape(), &k).ok()?;
             if self.peek()? != b':' {
                 return None;
             }
