@@ -5,7 +5,7 @@
 //! `Infinity`, `-Infinity`) and as YAML's `.nan`/`.inf`.
 
 use crate::error::Error;
-use crate::value::{Dict, DictKeys, Render, Str, Value};
+use crate::value::{Dict, DictKeys, List, Render, Str, Value};
 use num_bigint::BigInt;
 use std::cell::RefCell;
 use vetro_yaml::{Node, NodeKind, Span};
@@ -190,12 +190,39 @@ impl Progress<'_> {
     }
 }
 
+/// A key as it is written in JSON, its closing quote included.
+enum Written {
+    /// Up to 7 bytes and the quote, in the low bytes of a word (read
+    /// little-endian), and the mask of those bytes.
+    Word(u64, u64),
+    /// Longer.
+    Long,
+    /// A key with a character JSON escapes (or none, at the root).
+    Escaped,
+}
+
+impl Written {
+    fn of(k: &str) -> Written {
+        if k.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+            return Written::Escaped;
+        }
+        if k.len() >= 8 {
+            return Written::Long;
+        }
+        let mut word = [0u8; 8];
+        word[..k.len()].copy_from_slice(k.as_bytes());
+        word[k.len()] = b'"';
+        let mask = u64::MAX >> (8 * (7 - k.len()));
+        Written::Word(u64::from_le_bytes(word), mask)
+    }
+}
+
 struct Shape {
     /// The last key (null at the root).
     key: Value,
-    /// Whether the key's text is as it is written in JSON (no escape
-    /// needed), so that it can be matched against the text directly.
-    plain: bool,
+    /// How the key is written in JSON when it needs no escape, so that it
+    /// is matched against the text directly.
+    written: Written,
     keys: DictKeys,
     children: Vec<u32>,
 }
@@ -209,7 +236,7 @@ impl<'p> Loader<'p> {
             strings: Default::default(),
             shapes: vec![Shape {
                 key: Value::Null,
-                plain: false,
+                written: Written::Escaped,
                 keys: DictKeys::new(),
                 children: Vec::new(),
             }],
@@ -231,6 +258,7 @@ impl Loader<'_> {
     const MAX_SHAPES: usize = 16384;
     const MAX_CHILDREN: usize = 16;
 
+    #[inline]
     fn string(&mut self, k: &str) -> Value {
         // Short text is held in the value itself: nothing to share.
         if k.len() <= Str::INLINE || k.len() >= Self::MAX_LEN {
@@ -266,6 +294,7 @@ impl Loader<'_> {
 
     /// Adds the entry `key: v` to the dictionary being built, whose values
     /// so far are the items from `start` on while it is on a shape.
+    #[inline]
     fn put(
         &mut self,
         building: &mut Building,
@@ -279,8 +308,7 @@ impl Loader<'_> {
                 self.items.push(v);
             }
             (Building::Shaped(shape), Key::Plain(k)) => {
-                let values = self.items.split_off(start);
-                let mut d = Dict::from_keys(&self.shapes[*shape].keys, values);
+                let mut d = Dict::from_keys_tail(&self.shapes[*shape].keys, &mut self.items, start);
                 if d.insert(k, v).is_some() {
                     return Err(Duplicate);
                 }
@@ -304,36 +332,42 @@ impl Loader<'_> {
     fn dict_from(&mut self, building: Building, start: usize) -> Value {
         Value::dict(match building {
             Building::Shaped(shape) => {
-                let values = self.items.split_off(start);
-                Dict::from_keys(&self.shapes[shape].keys, values)
+                Dict::from_keys_tail(&self.shapes[shape].keys, &mut self.items, start)
             }
             Building::Plain(d) => d,
         })
     }
 
-    /// The list of the items from `start` on, which it takes off the stack
-    /// (all of it when that wastes little room). Empty lists share one
-    /// buffer.
+    /// The list of the items from `start` on, which it takes off the
+    /// stack. Empty lists share one buffer.
     fn list_from(&mut self, start: usize) -> Value {
         let items = &mut self.items;
         if items.len() == start {
             return self.empty_list.clone();
         }
-        if start == 0 && items.capacity() <= 2 * items.len() {
-            return Value::list(std::mem::take(items));
-        }
-        Value::list(items.split_off(start))
+        Value::List(List::from_tail(items, start))
     }
 
     /// The shape after `shape` whose key is written at the start of `text`
     /// (up to its closing quote, which follows), with the key's length:
     /// only keys written without escapes are matched so.
     fn expected(&self, shape: usize, text: &[u8]) -> Option<(usize, usize)> {
+        let head = text
+            .get(..8)
+            .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")));
         self.shapes[shape].children.iter().find_map(|&c| {
             let s = &self.shapes[c as usize];
-            let k = s.key.as_str()?.as_bytes();
-            let found = s.plain && text.get(k.len()) == Some(&b'"') && text.starts_with(k);
-            found.then_some((c as usize, k.len()))
+            let len = match (&s.written, head) {
+                (Written::Word(w, mask), Some(head)) => {
+                    (head & mask == *w).then_some(mask.count_ones() as usize / 8 - 1)
+                }
+                (Written::Word(..) | Written::Long, _) => {
+                    let k = s.key.as_str()?.as_bytes();
+                    (text.get(k.len()) == Some(&b'"') && text.starts_with(k)).then_some(k.len())
+                }
+                (Written::Escaped, _) => None,
+            }?;
+            Some((c as usize, len))
         })
     }
 
@@ -359,7 +393,7 @@ impl Loader<'_> {
         }
         let c = self.shapes.len();
         self.shapes.push(Shape {
-            plain: !k.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20),
+            written: Written::of(k),
             key,
             keys,
             children: Vec::new(),

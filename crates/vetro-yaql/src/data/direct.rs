@@ -256,7 +256,9 @@ impl<'t> Reader<'t, '_, '_> {
     /// followed the same keys before, matched where it lies in the text
     /// without looking for its end first; the reader is then past it.
     fn expected_key(&mut self, building: &Building) -> Option<Key> {
-        let (next, len) = self.loader.expected(building.shape()?, &self.b[self.pos + 1..])?;
+        let (next, len) = self
+            .loader
+            .expected(building.shape()?, &self.b[self.pos + 1..])?;
         self.pos += len + 2;
         Some(Key::Shape(next))
     }

@@ -118,14 +118,14 @@ impl DictKeys {
         if self.0.reserve(1) != (Room::Same { cut: false }) {
             self.reindex();
         }
-        let (keys, index) = self.0.end_mut();
+        let (mut keys, index) = self.0.end_mut();
         let i = keys.len();
         keys.push(k);
         match index {
             Some(t) => {
                 t.insert_unique(hash, i as u32, |&j| hash_of(&keys[j as usize]));
             }
-            None if keys.len() > SCAN_MAX => *index = index_of(keys),
+            None if keys.len() > SCAN_MAX => *index = index_of(&keys),
             None => {}
         }
         self.0.sync_len();
@@ -138,14 +138,14 @@ impl DictKeys {
     }
 
     fn with_capacity(n: usize) -> DictKeys {
-        DictKeys(Shared::from_vec(Vec::with_capacity(n)))
+        DictKeys(Shared::with_room(n, None))
     }
 
     /// Rebuild the table of positions of a list at the end of its
     /// buffer's keys.
     fn reindex(&mut self) {
         let (keys, index) = self.0.end_mut();
-        *index = index_of(keys);
+        *index = index_of(&keys);
     }
 
     fn prefix(&self, n: usize) -> DictKeys {
@@ -153,9 +153,7 @@ impl DictKeys {
     }
 
     fn heap_bytes(&self) -> usize {
-        self.0.capacity() * std::mem::size_of::<Value>()
-            + self.0.extra().as_ref().map_or(0, |t| t.capacity() * 5)
-            + 48
+        self.0.block_bytes() + self.0.extra().as_ref().map_or(0, |t| t.capacity() * 5)
     }
 }
 
@@ -179,10 +177,7 @@ impl Dict {
     }
 
     pub fn with_capacity(n: usize) -> Dict {
-        Dict(Shared::from_parts(
-            Vec::with_capacity(n),
-            DictKeys::with_capacity(n),
-        ))
+        Dict(Shared::with_room(n, DictKeys::with_capacity(n)))
     }
 
     /// A dictionary of `entries` whose keys are known to be distinct (a
@@ -200,6 +195,16 @@ impl Dict {
     pub fn from_keys(keys: &DictKeys, values: Vec<Value>) -> Dict {
         assert_eq!(keys.len(), values.len(), "as many keys as values");
         Dict(Shared::from_parts(values, keys.clone()))
+    }
+
+    /// The dictionary of `keys` and the values of `items` from `start` on
+    /// (as many), moved out of it (a reader's stack of items being read).
+    ///
+    /// # Panics
+    /// When the two differ in length.
+    pub(crate) fn from_keys_tail(keys: &DictKeys, items: &mut Vec<Value>, start: usize) -> Dict {
+        assert_eq!(keys.len(), items.len() - start, "as many keys as values");
+        Dict(Shared::from_tail(items, start, keys.clone()))
     }
 
     /// This dictionary's keys, shared (dictionaries built on them with
@@ -291,7 +296,7 @@ impl Dict {
         }
         let keys = self.dict_keys();
         self.0.reserve(1);
-        let (values, extra) = self.0.end_mut();
+        let (mut values, extra) = self.0.end_mut();
         *extra = keys;
         extra.push_new(k);
         let i = values.len();
@@ -302,12 +307,12 @@ impl Dict {
 
     /// The values to change in place (copied first when shared; the keys
     /// stay shared).
-    fn values_vec(&mut self) -> &mut Vec<Value> {
+    fn values_vec(&mut self) -> &mut [Value] {
         let keys = self.dict_keys();
         self.0.unshare();
         let (values, extra, _) = self.0.get_mut().expect("an unshared dictionary");
         *extra = keys;
-        values
+        values.into_slice()
     }
 
     /// Change the entries with `f` (which may move or remove them), then
@@ -337,7 +342,7 @@ impl Dict {
         let key = self.key_slice()[n].clone();
         let keys = self.0.extra().prefix(n);
         self.0.unshare();
-        let (values, extra, _) = self.0.get_mut().expect("an unshared dictionary");
+        let (mut values, extra, _) = self.0.get_mut().expect("an unshared dictionary");
         let value = values.pop().expect("a last value");
         *extra = keys;
         self.0.sync_len();
@@ -371,7 +376,7 @@ impl Dict {
         // through its items: two parts of the buffer.
         let (values, keys, _) = self.0.get_mut().expect("an unshared dictionary");
         let keys: &DictKeys = keys;
-        keys.as_slice().iter().zip(values.iter_mut())
+        keys.as_slice().iter().zip(values.into_slice().iter_mut())
     }
 
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
@@ -436,7 +441,7 @@ impl Dict {
         } else {
             0
         };
-        self.0.capacity() * std::mem::size_of::<Value>() + own_keys + 56
+        self.0.block_bytes() + own_keys
     }
 }
 

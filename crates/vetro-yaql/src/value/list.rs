@@ -31,7 +31,7 @@ impl List {
     }
 
     pub fn with_capacity(n: usize) -> List {
-        List::from(Vec::with_capacity(n))
+        List(Shared::with_room(n, ()))
     }
 
     pub fn as_slice(&self) -> &[Value] {
@@ -41,7 +41,7 @@ impl List {
     /// The items to change in place when this list is its buffer's only
     /// holder (no weak holder either).
     pub fn get_mut(&mut self) -> Option<&mut [Value]> {
-        self.0.get_mut().map(|(items, _, _)| items.as_mut_slice())
+        self.0.get_mut().map(|(items, _, _)| items.into_slice())
     }
 
     /// The items to change in place: copied first when shared (copy on
@@ -96,13 +96,21 @@ impl List {
     }
 
     /// Every item of the buffer when nothing else holds it (for releasing).
-    pub(super) fn sole_items(&mut self) -> Option<&mut Vec<Value>> {
+    pub(super) fn sole_items(&mut self) -> Option<&mut [Value]> {
         self.0.sole_items()
     }
 
     /// The heap bytes of the buffer (for size estimates).
     pub fn heap_bytes(&self) -> usize {
-        self.0.capacity() * std::mem::size_of::<Value>() + 48
+        self.0.block_bytes()
+    }
+}
+
+impl List {
+    /// The list of the items of `items` from `start` on, moved out of it
+    /// (a reader's stack of items being read).
+    pub(crate) fn from_tail(items: &mut Vec<Value>, start: usize) -> List {
+        List(Shared::from_tail(items, start, ()))
     }
 }
 
