@@ -258,7 +258,6 @@ impl Loader<'_> {
     const MAX_SHAPES: usize = 16384;
     const MAX_CHILDREN: usize = 16;
 
-    #[inline]
     fn string(&mut self, k: &str) -> Value {
         // Short text is held in the value itself: nothing to share.
         if k.len() <= Str::INLINE || k.len() >= Self::MAX_LEN {
@@ -294,7 +293,6 @@ impl Loader<'_> {
 
     /// Adds the entry `key: v` to the dictionary being built, whose values
     /// so far are the items from `start` on while it is on a shape.
-    #[inline]
     fn put(
         &mut self,
         building: &mut Building,

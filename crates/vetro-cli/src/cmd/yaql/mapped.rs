@@ -62,7 +62,7 @@ impl Mapped {
         let mut at = 0;
         while at < bytes.len() {
             let chunk = &bytes[at..(at + STEP).min(bytes.len())];
-            if chunk.contains(&0) {
+            if memchr::memchr(0, chunk).is_some() {
                 return None;
             }
             let from = at;
