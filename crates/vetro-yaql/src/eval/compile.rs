@@ -14,7 +14,7 @@ use super::resolve::{more_specific, param_for, pre_filter};
 use super::site::{DirectKeySite, DirectSite, Site, SiteCand};
 use crate::error::{Error, ErrorKind};
 use crate::func::library::Library;
-use crate::func::{mask, ArgKernel, PType};
+use crate::func::{mask, PType};
 use crate::parser::{Arg, Expr, ExprKind};
 use crate::runtime::{Options, Runtime};
 use smallvec::SmallVec;
@@ -34,7 +34,7 @@ pub struct Compiled {
     code: Vec<Node>,
     /// The kernel of each argument node that has one (`kernel.rs`), by
     /// node.
-    kernels: Vec<Option<Arc<Kernel>>>,
+    kernels: Vec<Option<Kernel>>,
     /// Calls of functions the library does not define, in order: the
     /// name, whether it is a method call, and its position.
     undefined: Vec<(Arc<str>, bool, usize)>,
@@ -76,16 +76,14 @@ impl Compiled {
                     .arc
                     .as_ref()
                     .and_then(|_| Kernel::of(&c.code, &c.sites, id, &c.library))
-                    .map(Arc::new)
             })
             .collect();
         c
     }
 
     /// The kernel of argument node `i`, if it has one.
-    pub(crate) fn kernel(&self, i: NodeId) -> Option<Arc<dyn ArgKernel>> {
-        let k = self.kernels.get(i as usize)?.as_ref()?;
-        Some(k.clone())
+    pub(crate) fn kernel(&self, i: NodeId) -> Option<&Kernel> {
+        self.kernels.get(i as usize)?.as_ref()
     }
 
     /// The library it was compiled for.

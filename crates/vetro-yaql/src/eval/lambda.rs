@@ -1,15 +1,35 @@
 //! Lambdas: unevaluated arguments with the context they are evaluated in.
 
 use super::eval;
+use super::kernel::Kernel;
 use crate::error::Result;
 use crate::func::context::Context;
-use crate::func::{ArgKernel, Lambda};
+use crate::func::{Lambda, LambdaBody};
 use crate::parser::{Expr, ExprKind};
+use crate::runtime::Runtime;
 use crate::value::Value;
 use std::rc::Rc;
 use std::sync::Arc;
 
 impl Lambda {
+    /// The expression it evaluates.
+    pub fn expr(&self) -> &Arc<Expr> {
+        match &self.body {
+            LambdaBody::Tree(e) => e,
+            LambdaBody::Node(rt, id) => super::compiled_in(rt)
+                .and_then(|code| code.node(*id).arc.as_ref())
+                .expect("a compiled lambda's node is an argument node of its runtime's code"),
+        }
+    }
+
+    /// The runtime whose code it runs, if it is a compiled node.
+    fn code(&self) -> Option<(&Runtime, super::node::NodeId)> {
+        match &self.body {
+            LambdaBody::Node(rt, id) => Some((rt, *id)),
+            LambdaBody::Tree(_) => None,
+        }
+    }
+
     /// Evaluate with `$1..$n` bound to `args` (and `$` = `$1`) in a child context.
     pub fn call(&self, args: &[Value]) -> Result<Value> {
         if args.is_empty() {
@@ -66,9 +86,12 @@ impl Lambda {
     /// The body's kernel (see `kernel.rs`), when it has one and may run
     /// now (its calls then counted as the code's are).
     #[inline]
-    fn kernel(&self) -> Result<Option<&dyn ArgKernel>> {
-        match &self.kernel {
-            Some(k) if k.ready(&self.ctx)? => Ok(Some(&**k)),
+    fn kernel(&self) -> Result<Option<&Kernel>> {
+        let kernel = self
+            .code()
+            .and_then(|(rt, id)| super::compiled_in(rt)?.kernel(id));
+        match kernel {
+            Some(k) if k.ready(&self.ctx)? => Ok(Some(k)),
             _ => Ok(None),
         }
     }
@@ -77,10 +100,13 @@ impl Lambda {
     /// runtime): through its compiled node when it has one.
     #[inline]
     fn run(&self, ctx: &Rc<Context>) -> Result<Value> {
-        if let (Some(id), Some(code)) = (self.node, super::compiled(ctx)) {
+        if let Some((code, id)) = self
+            .code()
+            .and_then(|(rt, id)| Some((super::compiled_in(rt)?, id)))
+        {
             return super::code::run(code, id, ctx);
         }
-        eval(&self.expr, ctx)
+        eval(self.expr(), ctx)
     }
 
     /// A fresh child scope of the lambda's context for one call: the last
@@ -119,7 +145,7 @@ impl Lambda {
         if Rc::ptr_eq(&ctx.rt, &self.ctx.rt) {
             return self.run(ctx);
         }
-        eval(&self.expr, ctx)
+        eval(self.expr(), ctx)
     }
 
     /// A lambda over a plain value (for calls made with values): it reads

@@ -80,7 +80,13 @@ fn run_node(e: &Expr, id: node::NodeId, ctx: &Rc<Context>) -> Result<Value> {
 /// The compiled form of the expression `ctx`'s evaluation runs, if any.
 #[inline]
 pub(crate) fn compiled(ctx: &Context) -> Option<&compile::Compiled> {
-    ctx.rt.compiled()?.downcast_ref::<compile::Compiled>()
+    compiled_in(&ctx.rt)
+}
+
+/// The compiled form runtime `rt` evaluates, if any.
+#[inline]
+pub(crate) fn compiled_in(rt: &crate::runtime::Runtime) -> Option<&compile::Compiled> {
+    rt.compiled()?.downcast_ref::<compile::Compiled>()
 }
 
 /// The error with the node's position, unless an inner node gave it one.

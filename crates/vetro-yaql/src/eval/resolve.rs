@@ -928,10 +928,7 @@ fn positional_args(
             match p.ty {
                 PType::Lambda | PType::Expr => match &pos[i] {
                     PosArg::Expr(e) => ArgValue::Lazy(Lambda::new(Arc::clone(e), ctx.clone())),
-                    PosArg::Code(e, id) => {
-                        let kernel = super::compiled(ctx).and_then(|c| c.kernel(*id));
-                        ArgValue::Lazy(Lambda::compiled(Arc::clone(e), ctx.clone(), *id, kernel))
-                    }
+                    PosArg::Code(_, id) => ArgValue::Lazy(Lambda::compiled(ctx.clone(), *id)),
                     PosArg::Val(v) => ArgValue::Lazy(Lambda::constant(v.clone(), ctx)),
                     _ => ArgValue::Missing,
                 },

@@ -399,57 +399,43 @@ pub type SharedBody = dyn Fn(&Call, Args) -> Result<Value> + Send + Sync;
 /// by the methods the evaluator adds: `call`, `call1`, `eval`...).
 #[derive(Clone)]
 pub struct Lambda {
-    pub expr: Arc<Expr>,
+    pub(crate) body: LambdaBody,
     pub ctx: Rc<Context>,
     /// The scope of its last call, kept for the next one when nothing
     /// else held it after the call (a lambda is called once per item).
     pub(crate) spare: SpareScope,
-    /// `expr`'s node in the compiled form that `ctx`'s runtime holds, run
-    /// in its place (made by a compiled call site).
-    pub(crate) node: Option<u32>,
-    /// The node's kernel, when it has one: held here so that a call finds
-    /// it without a lookup.
-    pub(crate) kernel: Option<Arc<dyn ArgKernel>>,
 }
 
-/// A lambda body that runs on its one argument without a scope or a node
-/// walk (the compile stage's kernels): it computes what the lambda's code
-/// computes, or `None` when the code must run.
-pub(crate) trait ArgKernel: Send + Sync {
-    /// Whether it may run now from `ctx`, the lambda's context (every
-    /// call from there means the library's function, and the nesting
-    /// limit leaves room); its calls are counted as operations when it may.
-    fn ready(&self, ctx: &Context) -> Result<bool>;
-    /// The value of the body for `arg`.
-    fn run(&self, arg: &Value) -> Option<Value>;
-    /// Whether the value of the body for `arg` is true.
-    fn test(&self, arg: &Value) -> Option<bool>;
+/// What a lambda evaluates.
+#[derive(Clone)]
+pub(crate) enum LambdaBody {
+    /// A syntax tree, walked.
+    Tree(Arc<Expr>),
+    /// Node `.1` of the compiled form that runtime `.0` holds, run as code
+    /// (made by a compiled call site). Its tree and kernel are read from
+    /// there: making and dropping the lambda (once per item of a query)
+    /// then touches no reference count of the compiled form, which every
+    /// thread evaluating the same expression shares.
+    Node(Rc<Runtime>, u32),
 }
 
 impl Lambda {
     /// `expr` to be evaluated in `ctx`.
     pub fn new(expr: Arc<Expr>, ctx: Rc<Context>) -> Lambda {
         Lambda {
-            expr,
+            body: LambdaBody::Tree(expr),
             ctx,
             spare: SpareScope::default(),
-            node: None,
-            kernel: None,
         }
     }
 
-    /// `expr`, which is node `node` of the compiled form `ctx`'s runtime
-    /// holds (with its kernel, if any), to be run in `ctx`.
-    pub(crate) fn compiled(
-        expr: Arc<Expr>,
-        ctx: Rc<Context>,
-        node: u32,
-        kernel: Option<Arc<dyn ArgKernel>>,
-    ) -> Lambda {
+    /// Argument node `node` of the compiled form `ctx`'s runtime holds, to
+    /// be run in `ctx`.
+    pub(crate) fn compiled(ctx: Rc<Context>, node: u32) -> Lambda {
         Lambda {
-            node: Some(node),
-            kernel,
-            ..Lambda::new(expr, ctx)
+            body: LambdaBody::Node(ctx.rt.clone(), node),
+            ctx,
+            spare: SpareScope::default(),
         }
     }
 }

@@ -42,7 +42,7 @@ fn val(v: &Value) -> CallArg<'static> {
 }
 
 fn lazy(l: &Lambda) -> CallArg<'_> {
-    CallArg::Expr(&l.expr)
+    CallArg::Expr(l.expr())
 }
 
 pub fn register(r: &Reg, _opts: &EngineOptions) {
@@ -90,7 +90,7 @@ fn indexing_and_literals(r: &Reg) {
             let lam = left.0;
             let left = lam.eval()?;
             let chained =
-                matches!(&lam.expr.kind, ExprKind::Call { name, .. } if &**name == "#operator_=>");
+                matches!(&lam.expr().kind, ExprKind::Call { name, .. } if &**name == "#operator_=>");
             if let (true, Value::List(l)) = (chained, &left) {
                 let mut v = l.clone();
                 v.push(right.clone());

@@ -120,7 +120,7 @@ fn def(c: &Call, name: &str, func: &Lambda) -> Value {
     // The function lives in `ctx` and its body runs in `ctx`: holding the
     // context weakly keeps that cycle from leaking both.
     let home = Rc::downgrade(&ctx);
-    let expr = func.expr.clone();
+    let expr = func.expr().clone();
     let f = yaql_fn!(Function name, |_c| (args: Rest<Value>, kwargs: KwArgs) {
         let ctx = home
             .upgrade()
