@@ -220,6 +220,9 @@ pub struct EngineBuilder {
     host: SharedLayer,
     /// Library functions to hide ([`EngineBuilder::allow_only`]).
     allowed: Option<Vec<String>>,
+    /// The library below the host's functions, when it is another
+    /// engine's ([`EngineBuilder::over`]).
+    base: Option<Arc<Library>>,
 }
 
 const CACHE_LIMIT: usize = 10_000;
@@ -270,10 +273,22 @@ impl EngineBuilder {
         self
     }
 
+    /// Put the host's functions over `base`'s library (its host functions
+    /// and standard library) instead of the standard library the options
+    /// choose: an engine that adds functions to another's, each with its
+    /// own options.
+    pub fn over(&mut self, base: &Engine) -> &mut Self {
+        self.base = Some(base.library.clone());
+        self
+    }
+
     /// The engine, immutable from now on.
     pub fn build(&mut self) -> Engine {
         let mut host = std::mem::take(&mut self.host);
-        let lib = stdlib::library_layers(&self.opts);
+        let lib = match self.base.take() {
+            Some(base) => base.layers().to_vec(),
+            None => stdlib::library_layers(&self.opts),
+        };
         if let Some(allowed) = self.allowed.take() {
             for layer in &lib {
                 for n in layer.names() {
@@ -314,6 +329,7 @@ impl Engine {
             operators: None,
             host: SharedLayer::default(),
             allowed: None,
+            base: None,
         }
     }
 
@@ -502,23 +518,47 @@ impl Engine {
     fn runtime_in(&self, expr: &Expression, ctx: &Context, run: &Rc<limits::Run>) -> Rc<Runtime> {
         let memo = ctx.root_runtime().output_memo().clone();
         let run = run.clone();
-        let compiled = expr.compiled.clone().filter(|c| c.is_for(&self.library));
+        let compiled = self.compiled_form(expr).cloned();
         let compiled = compiled.map(|c| c as Arc<dyn std::any::Any + Send + Sync>);
         let rt = Runtime::for_run(self.opts.yaql.clone(), memo, run).with_compiled(compiled);
         Rc::new(rt)
     }
 
+    /// The compiled form of `expr` if it is for this engine.
+    fn compiled_form<'a>(&self, expr: &'a Expression) -> Option<&'a Arc<eval::Compiled>> {
+        expr.compiled.as_ref().filter(|c| c.is_for(&self.library))
+    }
+
     /// Evaluate in `ctx` counting in `run`, a run the host keeps started
-    /// over many evaluations (see [`Session::with_run`]).
+    /// over many evaluations (see [`Session::with_run`]), with the runtime
+    /// in `spare` when the last evaluation left it unheld (as it does
+    /// unless its result keeps a lazy part or a lambda, or this evaluation
+    /// is nested in one in progress).
     fn evaluate_in_run(
         &self,
         expr: &Expression,
         ctx: &Rc<Context>,
         run: &Rc<limits::Run>,
+        spare: &std::cell::Cell<Option<Rc<Runtime>>>,
     ) -> Result<Value> {
-        let rt = self.runtime_in(expr, ctx, run);
+        let rt = match spare.take() {
+            Some(mut rt) => match Rc::get_mut(&mut rt) {
+                Some(free) => {
+                    let memo = ctx.root_runtime().output_memo();
+                    free.reuse(memo, run, self.compiled_form(expr));
+                    rt
+                }
+                None => self.runtime_in(expr, ctx, run),
+            },
+            None => self.runtime_in(expr, ctx, run),
+        };
         let ectx = ctx.child_with_runtime(rt.clone());
-        self.evaluate_inner(expr, &ectx, &rt)
+        let v = self.evaluate_inner(expr, &ectx, &rt);
+        drop(ectx);
+        if Rc::strong_count(&rt) == 1 && Rc::weak_count(&rt) == 0 {
+            spare.set(Some(rt));
+        }
+        v
     }
 
     fn evaluate_inner(&self, expr: &Expression, ectx: &Rc<Context>, rt: &Runtime) -> Result<Value> {
@@ -559,6 +599,8 @@ pub struct Session {
     /// The one run every evaluation of the session counts in (a session
     /// made with [`Session::with_run`]), ended when the session is dropped.
     run: Option<limits::Scope>,
+    /// The runtime of the session's last evaluation, for its next one.
+    spare: std::cell::Cell<Option<Rc<Runtime>>>,
 }
 
 impl std::ops::Deref for Session {
@@ -576,6 +618,7 @@ impl Session {
             host,
             limits: None,
             run: None,
+            spare: Default::default(),
         }
     }
 
@@ -609,7 +652,9 @@ impl Session {
     /// limits.
     pub fn evaluate_in(&self, expr: &Expression, ctx: &Rc<Context>) -> Result<Value> {
         if let Some(run) = &self.run {
-            return self.engine.evaluate_in_run(expr, ctx, run.run());
+            return self
+                .engine
+                .evaluate_in_run(expr, ctx, run.run(), &self.spare);
         }
         let limits = self
             .limits

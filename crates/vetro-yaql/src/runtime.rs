@@ -112,6 +112,38 @@ impl Runtime {
         }
     }
 
+    /// Make this runtime, held by nothing else, the runtime of another
+    /// evaluation with the same options (a session's next one): its depth,
+    /// stack room and list marks start afresh, it counts in `run`, shares
+    /// `memo` and runs `compiled`. Saves the copy of the options and the
+    /// allocation a new runtime takes.
+    pub(crate) fn reuse<C: Any + Send + Sync>(
+        &mut self,
+        memo: &Rc<OutputMemo>,
+        run: &Rc<Run>,
+        compiled: Option<&Arc<C>>,
+    ) {
+        self.depth.set(0);
+        self.room.set(Default::default());
+        if self.lists.is_some() {
+            self.lists = Some(Rc::default());
+        }
+        if !Rc::ptr_eq(&self.run, run) {
+            self.run = run.clone();
+        }
+        if !Rc::ptr_eq(&self.output_memo, memo) {
+            self.output_memo = memo.clone();
+        }
+        let same = match (&self.compiled, compiled) {
+            (Some(a), Some(b)) => std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b)),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            self.compiled = compiled.map(|c| c.clone() as Arc<dyn Any + Send + Sync>);
+        }
+    }
+
     /// Evaluate with `compiled`'s resolved call sites.
     pub(crate) fn with_compiled(mut self, compiled: Option<Arc<dyn Any + Send + Sync>>) -> Runtime {
         self.compiled = compiled;

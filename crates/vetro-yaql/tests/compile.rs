@@ -311,3 +311,31 @@ fn kernel_calls_are_operations() {
     let err = limited(7_000).eval_str(text, Value::Null).unwrap_err();
     assert_eq!(err.kind, ErrorKind::OperationLimit);
 }
+
+#[test]
+fn a_session_function_of_another_name_leaves_compiled_calls_alone() {
+    let engine = Arc::new(Engine::new(EngineOptions::default()));
+    let e = engine
+        .parse("range(10).where($ mod 3 = 0).select($ * 2).sum() + len([1])")
+        .unwrap();
+    let session = Session::new(engine.clone());
+    session.register_fn("trace", Form::Function, |_: Value| 0i64);
+    assert_eq!(
+        session.evaluate(&e, Value::Null, &[]).unwrap(),
+        Value::Int(37)
+    );
+    // A function of a library name registered later, in the same session,
+    // takes effect at once.
+    session.register_fn("len", Form::Both, |_: Value| 40i64);
+    assert_eq!(
+        session.evaluate(&e, Value::Null, &[]).unwrap(),
+        Value::Int(76)
+    );
+    // And an operator of the library redefined in the session reaches the
+    // lambdas' bodies too.
+    session.register_fn("#operator_*", Form::Function, |a: i64, b: i64| a + b);
+    assert_eq!(
+        session.evaluate(&e, Value::Null, &[]).unwrap(),
+        Value::Int(40 + 4 * 2 + 18)
+    );
+}

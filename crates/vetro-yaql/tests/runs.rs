@@ -218,3 +218,36 @@ fn a_session_with_one_run_counts_all_its_evaluations_in_it() {
         assert_eq!(each.evaluate(&expr, Value::Null, &[]), Ok(Value::Int(1000)));
     }
 }
+
+#[test]
+fn a_session_result_that_keeps_its_evaluation_keeps_it_apart_from_later_ones() {
+    let mut opts = EngineOptions::default();
+    opts.yaql.convert_output_data = false;
+    let engine = Arc::new(Engine::new(opts));
+    let session = Session::with_run(engine, Limits::default());
+    let lazy = session
+        .eval_str("range(4).select($ * 10)", Value::Null)
+        .unwrap();
+    // Later evaluations, of other expressions, nested or not, in between.
+    for src in [
+        "1 + 2",
+        "[1, 2].select($ + 1)",
+        "range(3).where($ > 0).len()",
+    ] {
+        assert!(session.eval_str(src, Value::Null).is_ok());
+    }
+    let Value::Iter(it) = &lazy else {
+        panic!("a lazy sequence was expected")
+    };
+    let mut items = Vec::new();
+    while let Some(v) = it.next().unwrap() {
+        items.push(v);
+    }
+    assert_eq!(items, [0, 10, 20, 30].map(Value::Int));
+    // The evaluations after it run their own compiled form.
+    assert_eq!(
+        session.eval_str("[3, 1, 2].orderBy($).first()", Value::Null),
+        Ok(Value::Int(1))
+    );
+    assert_eq!(session.eval_str("2 * 3", Value::Null), Ok(Value::Int(6)));
+}

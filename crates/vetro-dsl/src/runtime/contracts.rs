@@ -10,7 +10,7 @@ use crate::engine_fn;
 use crate::syntax::data::Data;
 use std::rc::Rc;
 use vetro_yaql::value::List;
-use vetro_yaql::{Call, Context, Lambda, Value};
+use vetro_yaql::{Call, EngineBuilder, Lambda, Value};
 
 const OWNER_VAR: &str = "#cowner";
 
@@ -63,7 +63,8 @@ impl Rt {
                         return self.run_plan(&plan, value, class, owner);
                     }
                 }
-                let ctx = self.program.contract_layer().child();
+                let yaql = self.program.contracts_for(class);
+                let ctx = yaql.context();
                 ctx.set("1", value);
                 let this = match owner {
                     Some(o) => o.value(),
@@ -80,13 +81,13 @@ impl Rt {
                     ctx.set(OWNER_VAR, o.value());
                 }
                 ctx.set("this", this);
-                self.eval_expr(e, &ctx, self.program.engine_for(class))
+                self.eval_expr(e, &ctx, yaql)
             }
             Data::List(items, _) => self.list_contract(items, value, class, owner, walk),
             Data::Map(entries, _) => self.dict_contract(entries, value, class, owner, walk),
             literal => {
-                let want =
-                    self.eval_data(literal, self.program.contract_layer(), self.program.yaql())?;
+                let yaql = self.program.contracts_for(class);
+                let want = self.eval_data(literal, yaql.host_context(), yaql)?;
                 if want == value {
                     Ok(value)
                 } else {
@@ -182,7 +183,8 @@ impl Rt {
             if k.as_expr().is_some() {
                 continue;
             }
-            let key = self.eval_data(k, self.program.contract_layer(), self.program.yaql())?;
+            let yaql = self.program.contracts_for(class);
+            let key = self.eval_data(k, yaql.host_context(), yaql)?;
             let v = dict.get(&key).cloned().unwrap_or(Value::Null);
             walk.tick()?;
             let v = self.contract(spec, v, class, owner, walk)?;
@@ -210,8 +212,9 @@ fn owner_of(c: &Call) -> Option<Rc<Object>> {
         .and_then(|v| as_object(&v).map(|(o, _)| o))
 }
 
-/// Register the contract functions on the contract layer.
-pub fn register_contract_functions(layer: &Context) {
+/// Register the contract functions in a class set's contract engine (see
+/// `engines.rs`).
+pub(super) fn register_contract_functions(layer: &mut EngineBuilder) {
     layer.register(engine_fn!(Method "int", |rt, _c| (value: &Value) {
         int_contract(value, &rt.limits)
     }));

@@ -11,13 +11,21 @@ use super::{ClassDefs, ClassSource};
 use std::sync::{Arc, Mutex};
 use vetro_yaql::{Engine, EngineOptions};
 
-/// The engines of a class set (Murano's `ENGINE_10` and `ENGINE_12`).
+/// The engines of a class set (Murano's `ENGINE_10` and `ENGINE_12`), and
+/// those its contract expressions run in.
 pub struct Engines {
     /// Format 1.0/1.1 classes: the standard library with the legacy layer,
     /// dicts iterable.
     pub legacy: Arc<Engine>,
     /// Format 1.2+ classes: the standard library alone.
     pub std: Arc<Engine>,
+    /// Contracts of format 1.0/1.1 classes: the contract functions
+    /// (`int()`, `class()`, `check()`...) over the legacy engine's
+    /// library, with its options.
+    pub contracts_legacy: Arc<Engine>,
+    /// Contracts of format 1.2+ classes: the same functions over the same
+    /// library, with the standard engine's options.
+    pub contracts_std: Arc<Engine>,
 }
 
 /// The options both engines share (the legacy one adds its layer).
@@ -46,7 +54,15 @@ impl Engines {
         super::funcs::register_all(&mut r, source);
         super::sysfuncs::register(&mut r);
         let (legacy, std) = r.build();
+        let contracts = |opts: EngineOptions| {
+            let mut b = Engine::builder(opts);
+            b.over(&legacy);
+            super::contracts::register_contract_functions(&mut b);
+            Arc::new(b.build())
+        };
         Engines {
+            contracts_legacy: contracts(options(true)),
+            contracts_std: contracts(options(false)),
             legacy: Arc::new(legacy),
             std: Arc::new(std),
         }
@@ -113,6 +129,44 @@ mod tests {
         other.add_package(&crate::core::core_package(&mut sources));
         let c = Rt::new(other, serde_json::Value::Null);
         assert!(!Arc::ptr_eq(ea, c.program.yaql().engine()));
+    }
+
+    #[test]
+    fn sessions_of_one_class_set_share_its_contract_functions() {
+        let source = core_source();
+        let a = Rt::new(source.clone(), serde_json::Value::Null);
+        let b = Rt::new(source, serde_json::Value::Null);
+        let class = a.program.class("io.murano.Object").unwrap();
+        let (ca, cb) = (
+            a.program.contracts_for(&class).engine(),
+            b.program.contracts_for(&class).engine(),
+        );
+        assert!(Arc::ptr_eq(ca, cb));
+        // Over the class's own engine's functions, with the contract
+        // functions, which the class's engine does not have.
+        let layer = a.program.contract_layer();
+        assert!(layer.has_function("notOwned") && layer.has_function("randomName"));
+        let code = a.program.engine_for(&class).host_context();
+        assert!(!code.has_function("notOwned"));
+        // A contract expression runs with the session evaluating it.
+        let e = crate::syntax::Expr {
+            text: "$.check($ > 2).int()".into(),
+            span: Default::default(),
+            parsed: parse_yaql("$.check($ > 2).int()").unwrap(),
+            compiled: Default::default(),
+        };
+        let data = crate::syntax::data::Data::Expr(e);
+        for (rt, v) in [(&a, 3), (&b, 4)] {
+            let out = rt.check_contract(&data, Value::Int(v), &class, None, &|| "x".into());
+            assert_eq!(out.unwrap(), Value::Int(v));
+        }
+        let err = a
+            .check_contract(&data, Value::Int(1), &class, None, &|| "x".into())
+            .unwrap_err();
+        assert!(
+            format!("{err:?}").contains("doesn't match predicate"),
+            "{err:?}"
+        );
     }
 
     #[test]

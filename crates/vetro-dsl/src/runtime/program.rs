@@ -8,6 +8,7 @@
 //! [`ObjectStore::static_value`](super::objects::ObjectStore::static_value).)
 
 use super::contract_plan::{self, PlanCache, Step};
+use super::engines::Engines;
 use super::limits::Watch;
 use super::reg::{RtHandle, RT_VAR};
 use super::types::*;
@@ -31,9 +32,12 @@ pub struct Program {
     source: ClassSource,
     /// Property values by class name for `Usage: Config` properties.
     config: serde_json::Value,
-    /// The context contract expressions are evaluated in (made when the
-    /// first one is).
-    contract_layer: OnceCell<Rc<Context>>,
+    /// The sessions contract expressions are evaluated in, over the class
+    /// set's contract engines (legacy, standard; made when the first
+    /// contract runs through YAQL).
+    contracts: OnceCell<[Session; 2]>,
+    /// What a session over one of the class set's engines is made of.
+    parts: SessionParts,
     /// Native plans of contract expressions, by text (`None`: use YAQL).
     contract_plans: RefCell<PlanCache>,
     /// Classes built so far, by name.
@@ -60,19 +64,20 @@ impl Program {
         let yaql_watch = watch.clone();
         limits.interrupt = Some(vetro_yaql::Interrupt::new(move |_| yaql_watch.keep_going()));
         watch.yaql_memory(&mut limits);
-        let session = |engine: &Arc<Engine>| {
-            let s = Session::with_run(engine.clone(), limits.clone());
-            let handle = Value::Object(Rc::new(RtHandle(me.clone())));
-            s.host_context().set(RT_VAR, handle);
-            s
+        let parts = SessionParts {
+            engines,
+            limits,
+            me: me.clone(),
+            functions: RefCell::default(),
         };
         Program {
-            yaql: session(&engines.legacy),
-            yaql_std: session(&engines.std),
+            yaql: parts.session(&parts.engines.legacy),
+            yaql_std: parts.session(&parts.engines.std),
+            parts,
             source,
             config,
             watch: watch.clone(),
-            contract_layer: OnceCell::new(),
+            contracts: OnceCell::new(),
             contract_plans: RefCell::new(HashMap::new()),
             classes: RefCell::new(HashMap::new()),
             recompiled: RefCell::default(),
@@ -95,12 +100,30 @@ impl Program {
         &self.config
     }
 
-    /// The context contract expressions are evaluated in.
+    /// The session the contract expressions of `class` are evaluated in
+    /// (by its package's format, as [`Program::engine_for`]).
+    pub fn contracts_for(&self, class: &Class) -> &Session {
+        let [legacy, std] = self.contracts();
+        if class.pkg.legacy() {
+            legacy
+        } else {
+            std
+        }
+    }
+
+    /// The context of contract expressions (of format 1.0/1.1 classes):
+    /// what they can call.
     pub fn contract_layer(&self) -> &Rc<Context> {
-        self.contract_layer.get_or_init(|| {
-            let layer = self.yaql.context();
-            super::contracts::register_contract_functions(&layer);
-            layer
+        self.contracts()[0].host_context()
+    }
+
+    fn contracts(&self) -> &[Session; 2] {
+        self.contracts.get_or_init(|| {
+            let engines = &self.parts.engines;
+            [
+                self.parts.session(&engines.contracts_legacy),
+                self.parts.session(&engines.contracts_std),
+            ]
         })
     }
 
@@ -296,10 +319,14 @@ impl Program {
         )
     }
 
-    /// Register a session function in both engines' session layers.
+    /// Register a session function in every engine's session layer.
     pub fn register_host(&self, def: FunctionDef) {
+        for s in self.contracts.get().into_iter().flatten() {
+            s.register(def.clone());
+        }
         self.yaql_std.register(def.clone());
-        self.yaql.register(def);
+        self.yaql.register(def.clone());
+        self.parts.functions.borrow_mut().push(def);
     }
 
     /// The native plan of a contract expression (found once per tree).
@@ -314,5 +341,29 @@ impl Program {
             .borrow_mut()
             .insert(key, (tree.clone(), plan.clone()));
         plan
+    }
+}
+
+/// What a session over one of the class set's engines is made of: the
+/// engines, the session's YAQL limits, its handle, and the functions it
+/// registered (for the sessions made later).
+struct SessionParts {
+    engines: Arc<Engines>,
+    limits: vetro_yaql::Limits,
+    me: Weak<Rt>,
+    functions: RefCell<Vec<FunctionDef>>,
+}
+
+impl SessionParts {
+    /// A session over `engine` with the session's handle, limits and
+    /// functions.
+    fn session(&self, engine: &Arc<Engine>) -> Session {
+        let s = Session::with_run(engine.clone(), self.limits.clone());
+        let handle = Value::Object(Rc::new(RtHandle(self.me.clone())));
+        s.host_context().set(RT_VAR, handle);
+        for f in self.functions.borrow().iter() {
+            s.register(f.clone());
+        }
+        s
     }
 }
