@@ -689,12 +689,16 @@ mod tests {
 
     #[test]
     fn an_unshared_list_grows_in_place() {
-        let start = Value::list(vec![Value::Int(1)]);
+        // Room for the new items: written into the same buffer (a buffer
+        // without room would move as a whole, as a vector does).
+        let mut items = Vec::with_capacity(2);
+        items.push(Value::Int(1));
+        let start = Value::list(items);
         let before = list_ptr(&start);
         let (after, _) = grow_once("$l + [2]", start, false);
         assert_eq!(list_ptr(&after), before);
         assert_eq!(after, Value::list(vec![Value::Int(1), Value::Int(2)]));
-        let start = Value::list(vec![]);
+        let start = Value::list(Vec::with_capacity(2));
         let before = list_ptr(&start);
         let (after, _) = grow_once("$l.append(3, 4)", start, false);
         assert_eq!(list_ptr(&after), before);

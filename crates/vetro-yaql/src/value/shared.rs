@@ -287,16 +287,25 @@ impl<T: Clone, X: Default> Shared<T, X> {
         Shared::from_parts(items, X::default())
     }
 
-    /// A buffer of `items` with `extra` kept beside them.
+    /// A buffer of `items` with `extra` kept beside them, with the
+    /// vector's room.
     pub(super) fn from_parts(mut items: Vec<T>, extra: X) -> Self {
-        Shared::from_tail(&mut items, 0, extra)
+        let room = items.capacity();
+        Shared::moved_from(&mut items, 0, room, extra)
     }
 
     /// A buffer of the items of `items` from `start` on, moved out of it,
-    /// with `extra` kept beside them.
+    /// with `extra` kept beside them and no room to spare.
     pub(super) fn from_tail(items: &mut Vec<T>, start: usize, extra: X) -> Self {
         let n = items.len() - start;
-        let mut s = Shared::alloc(n, extra);
+        Shared::moved_from(items, start, n, extra)
+    }
+
+    /// A buffer with room for `room` items holding those of `items` from
+    /// `start` on, moved out of it.
+    fn moved_from(items: &mut Vec<T>, start: usize, room: usize, extra: X) -> Self {
+        let n = items.len() - start;
+        let mut s = Shared::alloc(room.max(n), extra);
         // SAFETY: the `n` items are moved into the fresh block's room and
         // no longer counted by the vector.
         unsafe {
