@@ -20,7 +20,7 @@ use super::site::{DirectKeySite, DirectSite, Site};
 use crate::error::Result;
 use crate::func::context::Context;
 use crate::func::library::Library;
-use crate::func::{IntDirect, IntOutcome};
+use crate::func::{ArgKernel, IntDirect, IntOutcome};
 use crate::parser::Literal;
 use crate::value::Value;
 use std::sync::Arc;
@@ -165,12 +165,9 @@ impl Kernel {
     }
 }
 
-impl Kernel {
-    /// Whether it may run now from `ctx`, the lambda's context (every
-    /// call from there means the library's function, and the nesting
-    /// limit leaves room); its calls are counted as operations when it may.
+impl ArgKernel for Kernel {
     #[inline]
-    pub(crate) fn ready(&self, ctx: &Context) -> Result<bool> {
+    fn ready(&self, ctx: &Context) -> Result<bool> {
         let rt = &ctx.rt;
         if rt.depth() + self.depth > rt.opts.max_depth || !ctx.sees_only_library(&self.library) {
             return Ok(false);
@@ -181,18 +178,16 @@ impl Kernel {
         }
     }
 
-    /// The value of the body for `arg`.
     #[inline]
-    pub(crate) fn run(&self, arg: &Value) -> Option<Value> {
+    fn run(&self, arg: &Value) -> Option<Value> {
         match self.int_outcome(arg).value() {
             Some(v) => Some(v),
             None => self.root.run(arg),
         }
     }
 
-    /// Whether the value of the body for `arg` is true.
     #[inline]
-    pub(crate) fn test(&self, arg: &Value) -> Option<bool> {
+    fn test(&self, arg: &Value) -> Option<bool> {
         match self.int_outcome(arg).truthy() {
             Some(t) => Some(t),
             None => with(&self.root, arg, |v| Some(v.truthy())),

@@ -1,12 +1,10 @@
 //! Lambdas: unevaluated arguments with the context they are evaluated in.
 
 use super::eval;
-use super::kernel::Kernel;
 use crate::error::Result;
 use crate::func::context::Context;
-use crate::func::{Lambda, LambdaBody};
+use crate::func::{ArgKernel, Lambda, LambdaBody};
 use crate::parser::{Expr, ExprKind};
-use crate::runtime::Runtime;
 use crate::value::Value;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -16,17 +14,9 @@ impl Lambda {
     pub fn expr(&self) -> &Arc<Expr> {
         match &self.body {
             LambdaBody::Tree(e) => e,
-            LambdaBody::Node(rt, id) => super::compiled_in(rt)
+            LambdaBody::Node { rt, id, .. } => super::compiled_in(rt)
                 .and_then(|code| code.node(*id).arc.as_ref())
                 .expect("a compiled lambda's node is an argument node of its runtime's code"),
-        }
-    }
-
-    /// The runtime whose code it runs, if it is a compiled node.
-    fn code(&self) -> Option<(&Runtime, super::node::NodeId)> {
-        match &self.body {
-            LambdaBody::Node(rt, id) => Some((rt, *id)),
-            LambdaBody::Tree(_) => None,
         }
     }
 
@@ -86,26 +76,36 @@ impl Lambda {
     /// The body's kernel (see `kernel.rs`), when it has one and may run
     /// now (its calls then counted as the code's are).
     #[inline]
-    fn kernel(&self) -> Result<Option<&Kernel>> {
-        let kernel = self
-            .code()
-            .and_then(|(rt, id)| super::compiled_in(rt)?.kernel(id));
-        match kernel {
-            Some(k) if k.ready(&self.ctx)? => Ok(Some(k)),
-            _ => Ok(None),
-        }
+    fn kernel(&self) -> Result<Option<&dyn ArgKernel>> {
+        let LambdaBody::Node {
+            kernel: Some(k), ..
+        } = &self.body
+        else {
+            return Ok(None);
+        };
+        // SAFETY: the kernel is part of the compiled form that the body's
+        // runtime holds (through an `Arc` set when the runtime was made and
+        // never replaced); the compiled form does not change once built,
+        // and the body keeps the runtime alive as long as `self`.
+        let k = unsafe { k.as_ref() };
+        Ok(if k.ready(&self.ctx)? { Some(k) } else { None })
     }
 
     /// Evaluate in `ctx`, its own context or a scope below it (same
     /// runtime): through its compiled node when it has one.
     #[inline]
     fn run(&self, ctx: &Rc<Context>) -> Result<Value> {
-        if let Some((code, id)) = self
-            .code()
-            .and_then(|(rt, id)| Some((super::compiled_in(rt)?, id)))
-        {
-            return super::code::run(code, id, ctx);
+        if let LambdaBody::Node { rt, id, .. } = &self.body {
+            if let Some(code) = super::compiled_in(rt) {
+                return super::code::run(code, *id, ctx);
+            }
         }
+        self.walk(ctx)
+    }
+
+    /// Evaluate by walking its tree.
+    #[cold]
+    fn walk(&self, ctx: &Rc<Context>) -> Result<Value> {
         eval(self.expr(), ctx)
     }
 

@@ -8,10 +8,13 @@ use super::{eval, ArgVec, CallArg, Lambda, Runtime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::func::context::Context;
 use crate::func::context::{Cand, Layers};
-use crate::func::{ArgList, ArgValue, Args, Call, DefaultValue, PType, Param, Signature};
+use crate::func::{
+    ArgKernel, ArgList, ArgValue, Args, Call, DefaultValue, PType, Param, Signature,
+};
 use crate::parser::{Expr, ExprKind};
 use crate::value::Value;
 use smallvec::SmallVec;
+use std::ptr::NonNull;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -928,7 +931,11 @@ fn positional_args(
             match p.ty {
                 PType::Lambda | PType::Expr => match &pos[i] {
                     PosArg::Expr(e) => ArgValue::Lazy(Lambda::new(Arc::clone(e), ctx.clone())),
-                    PosArg::Code(_, id) => ArgValue::Lazy(Lambda::compiled(ctx.clone(), *id)),
+                    PosArg::Code(_, id) => {
+                        let kernel = super::compiled(ctx).and_then(|c| c.kernel(*id));
+                        let kernel = kernel.map(|k| NonNull::from(k) as NonNull<dyn ArgKernel>);
+                        ArgValue::Lazy(Lambda::compiled(ctx.clone(), *id, kernel))
+                    }
                     PosArg::Val(v) => ArgValue::Lazy(Lambda::constant(v.clone(), ctx)),
                     _ => ArgValue::Missing,
                 },

@@ -15,6 +15,7 @@ use crate::runtime::Runtime;
 use crate::value::Value;
 use context::Context;
 use std::ops::{Deref, DerefMut};
+use std::ptr::NonNull;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -411,12 +412,32 @@ pub struct Lambda {
 pub(crate) enum LambdaBody {
     /// A syntax tree, walked.
     Tree(Arc<Expr>),
-    /// Node `.1` of the compiled form that runtime `.0` holds, run as code
+    /// Node `id` of the compiled form that runtime `rt` holds, run as code
     /// (made by a compiled call site). Its tree and kernel are read from
     /// there: making and dropping the lambda (once per item of a query)
     /// then touches no reference count of the compiled form, which every
     /// thread evaluating the same expression shares.
-    Node(Rc<Runtime>, u32),
+    Node {
+        rt: Rc<Runtime>,
+        id: u32,
+        /// The node's kernel, inside the compiled form `rt` holds (found
+        /// once, not at each call).
+        kernel: Option<NonNull<dyn ArgKernel>>,
+    },
+}
+
+/// A lambda body that runs on its one argument without a scope or a node
+/// walk (the compile stage's kernels): it computes what the lambda's code
+/// computes, or `None` when the code must run.
+pub(crate) trait ArgKernel: Send + Sync {
+    /// Whether it may run now from `ctx`, the lambda's context (every
+    /// call from there means the library's function, and the nesting
+    /// limit leaves room); its calls are counted as operations when it may.
+    fn ready(&self, ctx: &Context) -> Result<bool>;
+    /// The value of the body for `arg`.
+    fn run(&self, arg: &Value) -> Option<Value>;
+    /// Whether the value of the body for `arg` is true.
+    fn test(&self, arg: &Value) -> Option<bool>;
 }
 
 impl Lambda {
@@ -429,11 +450,19 @@ impl Lambda {
         }
     }
 
-    /// Argument node `node` of the compiled form `ctx`'s runtime holds, to
-    /// be run in `ctx`.
-    pub(crate) fn compiled(ctx: Rc<Context>, node: u32) -> Lambda {
+    /// Argument node `id` of the compiled form `ctx`'s runtime holds, with
+    /// its kernel there, to be run in `ctx`.
+    pub(crate) fn compiled(
+        ctx: Rc<Context>,
+        id: u32,
+        kernel: Option<NonNull<dyn ArgKernel>>,
+    ) -> Lambda {
         Lambda {
-            body: LambdaBody::Node(ctx.rt.clone(), node),
+            body: LambdaBody::Node {
+                rt: ctx.rt.clone(),
+                id,
+                kernel,
+            },
             ctx,
             spare: SpareScope::default(),
         }
