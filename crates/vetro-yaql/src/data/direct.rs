@@ -288,10 +288,16 @@ impl<'t> Reader<'t, '_, '_> {
             }
             self.pos += 1;
             let v = self.value()?;
-            self.loader
-                .put(&mut building, start, key, v)
-                .map_err(|Duplicate| ())
-                .ok()?;
+            if let (Building::Shaped(shape), Key::Shape(next)) = (&mut building, &key) {
+                // The common step of `put`, taken here without a call.
+                *shape = *next;
+                self.loader.items.push(v);
+            } else {
+                self.loader
+                    .put(&mut building, start, key, v)
+                    .map_err(|Duplicate| ())
+                    .ok()?;
+            }
             match self.peek()? {
                 b',' => self.pos += 1,
                 b'}' => break,
