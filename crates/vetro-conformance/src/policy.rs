@@ -101,7 +101,7 @@ pub fn answer(case: &Json) -> Json {
     let id = case.get("id").cloned().unwrap_or(Json::Null);
     match run_case(case) {
         Ok(result) => json!({"id": id, "result": result}),
-        Err(e) => json!({"id": id, "error": e.class.as_str(), "message": e.to_string()}),
+        Err(e) => json!({"id": id, "error": e.class.label(), "message": e.to_string()}),
     }
 }
 

@@ -12,6 +12,7 @@ use std::path::Path;
 use vetro_diag::{render_text, ColorChoice, Diagnostic, Kind, Severity, SourceMap};
 use vetro_dsl::check;
 use vetro_dsl::package::{Manifest, Package};
+use vetro_dsl::DslKind;
 
 /// The catalog's view of a package (Murano's package columns).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -104,14 +105,24 @@ pub enum Refusal {
 impl Refusal {
     /// The problem kind of a refusal made without the checker (an invalid
     /// package's problems are the checker's, each with its own kind).
-    fn kind(self) -> &'static str {
+    fn kind(self) -> Kind {
         match self {
-            Refusal::Invalid => "package",
-            Refusal::Archive => "archive",
-            Refusal::TooLarge => "archive-size",
-            Refusal::Manifest => "manifest",
-            Refusal::Local => "io",
+            Refusal::Invalid => RefusalKind::Package.into(),
+            Refusal::Archive => DslKind::Archive.into(),
+            Refusal::TooLarge => RefusalKind::ArchiveSize.into(),
+            Refusal::Manifest => DslKind::Manifest.into(),
+            Refusal::Local => Kind::Io,
         }
+    }
+}
+
+vetro_diag::kinds! {
+    /// The kinds of refusal that no kind of the package checker names.
+    enum RefusalKind {
+        /// The package does not load or check.
+        Package = "package",
+        /// The archive is over a size limit.
+        ArchiveSize = "archive-size",
     }
 }
 
@@ -138,7 +149,7 @@ impl Rejection {
     fn plain(cause: Refusal, message: impl Into<String>, file: Option<String>) -> Rejection {
         let p = Problem {
             severity: Severity::Error,
-            kind: cause.kind().into(),
+            kind: cause.kind(),
             message: message.into(),
             file,
             line: None,
@@ -205,7 +216,7 @@ fn resolve(d: &Diagnostic, sources: &SourceMap, prefix: &str) -> Problem {
     let strip = |s: &str| s.replace(prefix, "");
     Problem {
         severity: d.severity,
-        kind: d.kind.clone(),
+        kind: d.kind,
         message: strip(&d.message),
         file: d.span.map(|s| strip(sources.name(s.file))),
         line: d.span.map(|s| s.line),

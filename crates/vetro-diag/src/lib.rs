@@ -9,7 +9,7 @@ mod kind;
 mod render;
 mod source;
 
-pub use kind::Kind;
+pub use kind::{Kind, PartKind, PartLabel};
 pub use render::{clip, render_json, render_text, ColorChoice, MAX_MESSAGE};
 pub use source::{offset, FileId, SourceMap, Span};
 

@@ -284,13 +284,21 @@ pub fn render_json(sources: &SourceMap, diags: &[Diagnostic]) -> serde_json::Val
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Kind;
+
+    crate::kinds! {
+        enum TestKind {
+            DuplicateKey = "duplicate-key",
+            Control = "control",
+        }
+    }
 
     #[test]
     fn text_rendering_quotes_the_source_with_a_caret() {
         let mut map = SourceMap::new();
         let id = map.add("a.yaml", "a: 1\nb: [\n");
         let span = map.span(id, 8, 9);
-        let diag = Diagnostic::error("yaml-syntax", "unclosed flow sequence")
+        let diag = Diagnostic::error(Kind::YamlSyntax, "unclosed flow sequence")
             .with_span(span)
             .with_path("b");
         let text = render_text(&map, &[diag], ColorChoice::Never);
@@ -309,14 +317,14 @@ mod tests {
         let long = format!("a: [{}x\n", "1, ".repeat(1_000_000));
         let id = map.add("big.yaml", long.clone());
         let at = long.len() - 2;
-        let diag = Diagnostic::error("yaml-syntax", "bad").with_span(map.span(id, at, at + 1));
+        let diag = Diagnostic::error(Kind::YamlSyntax, "bad").with_span(map.span(id, at, at + 1));
         let text = render_text(&map, &[diag], ColorChoice::Never);
         assert!(text.len() < 1_000, "{} bytes", text.len());
         assert!(text.contains("big.yaml:1:"), "{text}");
         assert!(text.contains('…') && text.contains('^'), "{text}");
 
         let id = map.add("bin.yaml", "a: \u{1b}[31mred\u{7}\n");
-        let diag = Diagnostic::error("x", "control").with_span(map.span(id, 3, 4));
+        let diag = Diagnostic::error(TestKind::Control, "control").with_span(map.span(id, 3, 4));
         let text = render_text(&map, &[diag], ColorChoice::Never);
         assert!(
             !text.contains('\u{1b}') && !text.contains('\u{7}'),
@@ -332,7 +340,7 @@ mod tests {
         let id = map.add("a.yaml", "a: 1\na: 2\n");
         let first = map.span(id, 0, 1);
         let second = map.span(id, 5, 6);
-        let diag = Diagnostic::error("duplicate-key", "duplicate key `a`")
+        let diag = Diagnostic::error(TestKind::DuplicateKey, "duplicate key `a`")
             .with_span(second)
             .with_related(first, "first defined here");
         let json = render_json(&map, &[diag]);

@@ -61,8 +61,11 @@ pub mod check;
 pub mod cloud;
 pub mod core;
 pub mod host;
+mod kind;
 pub mod package;
 pub mod runtime;
 pub mod schema;
 pub mod syntax;
 pub mod testing;
+
+pub use kind::DslKind;

@@ -2,6 +2,7 @@
 //! templates and parameters that do not exist.
 
 use crate::field::{Check, Key};
+use crate::kind::FormsKind;
 use crate::tpl::{Tpl, Yaql};
 use crate::version::FormatVersion;
 use crate::wizard::{APP_NAME_FIELD, MANAGEMENT_FORM};
@@ -137,7 +138,7 @@ impl Checker<'_> {
                 let msg = format!("no form named {key:?} (forms: {})", self.forms().join(", "));
                 let span = self.at(y, rhs.span.start as usize, key.len());
                 self.problems
-                    .push(Diagnostic::error("ui-reference", msg).with_span(span));
+                    .push(Diagnostic::error(FormsKind::Reference, msg).with_span(span));
             }
             ExprKind::Dot {
                 recv: inner,
@@ -165,7 +166,7 @@ impl Checker<'_> {
                     );
                     let span = self.at(y, rhs.span.start as usize, key.len());
                     self.problems
-                        .push(Diagnostic::error("ui-reference", msg).with_span(span));
+                        .push(Diagnostic::error(FormsKind::Reference, msg).with_span(span));
                 }
             }
             _ => {}
@@ -199,7 +200,7 @@ impl Checker<'_> {
         );
         let span = self.at(y, e.span.start as usize, name.len() + 1);
         self.problems
-            .push(Diagnostic::error("ui-reference", msg).with_span(span));
+            .push(Diagnostic::error(FormsKind::Reference, msg).with_span(span));
     }
 
     /// `ref('name')` / `ref(name)`.
@@ -220,7 +221,7 @@ impl Checker<'_> {
             );
             self.problems.push(
                 Diagnostic::error(
-                    "ui-reference",
+                    FormsKind::Reference,
                     format!("ref() names the template {name:?}, which the Templates section does not have"),
                 )
                 .with_span(span),

@@ -16,7 +16,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use vetro_diag::{Diagnostic, Span};
+use vetro_diag::Span;
 use vetro_yaql::value::Dict;
 use vetro_yaql::{Engine, EngineOptions, Form, HostObject, Interrupt, Options, Session, Value};
 
@@ -62,14 +62,6 @@ impl EvalError {
         EvalError {
             message: message.into(),
             span,
-        }
-    }
-
-    pub fn to_diagnostic(&self, kind: &'static str) -> Diagnostic {
-        let d = Diagnostic::error(kind, self.message.clone());
-        match self.span {
-            Some(s) => d.with_span(s),
-            None => d,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! application class when it has none.
 
 use crate::generate::ui_for_class;
+use crate::kind::FormsKind;
 use crate::wizard::AppInfo;
 use crate::UiDefinition;
 use std::path::{Path, PathBuf};
@@ -140,7 +141,7 @@ impl AppPackage {
         }
         let Some(text) = generated_ui(&self.package) else {
             let d = Diagnostic::error(
-                "ui-missing",
+                FormsKind::Missing,
                 format!(
                     "package {} has neither UI/ui.yaml nor a class to make a form from",
                     self.package.name

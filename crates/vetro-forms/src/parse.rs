@@ -2,6 +2,7 @@
 //! every problem.
 
 use crate::field::{Attr, Check, Field, FieldKind, Form, Key, Regexp, Validator};
+use crate::kind::FormsKind;
 use crate::tpl::{Tpl, TplReader};
 use crate::version::FormatVersion;
 use crate::UiDefinition;
@@ -28,7 +29,7 @@ pub fn parse(sources: &SourceMap, file: FileId) -> (Option<UiDefinition>, Vec<Di
         Err(problems) => return (None, problems),
     };
     let Some(root) = docs.first() else {
-        let d = Diagnostic::error("ui-structure", "the UI definition is empty")
+        let d = Diagnostic::error(FormsKind::Structure, "the UI definition is empty")
             .with_span(sources.span(file, 0, 0));
         return (None, vec![d]);
     };
@@ -52,12 +53,12 @@ fn kind_name(n: &Node) -> &'static str {
 }
 
 impl Parser {
-    fn error(&mut self, kind: &'static str, msg: impl Into<String>, span: Span) {
+    fn error(&mut self, kind: FormsKind, msg: impl Into<String>, span: Span) {
         self.problems
             .push(Diagnostic::error(kind, msg.into()).with_span(span));
     }
 
-    fn warn(&mut self, kind: &'static str, msg: impl Into<String>, span: Span) {
+    fn warn(&mut self, kind: FormsKind, msg: impl Into<String>, span: Span) {
         self.problems
             .push(Diagnostic::warning(kind, msg.into()).with_span(span));
     }
@@ -65,7 +66,7 @@ impl Parser {
     fn definition(&mut self, root: &Node, file: FileId) -> Option<UiDefinition> {
         let Some(map) = root.as_map() else {
             self.error(
-                "ui-structure",
+                FormsKind::Structure,
                 format!(
                     "a UI definition is a mapping of sections, not a {}",
                     kind_name(root)
@@ -88,7 +89,11 @@ impl Parser {
         };
         for (k, v) in map.iter() {
             let Some(key) = k.as_str() else {
-                self.error("ui-structure", "a section name must be a string", k.span);
+                self.error(
+                    FormsKind::Structure,
+                    "a section name must be a string",
+                    k.span,
+                );
                 continue;
             };
             match key {
@@ -98,7 +103,7 @@ impl Parser {
                 "ParametersSource" => match v.scalar_text() {
                     Some(s) if v.is_scalar() && !v.is_null() => ui.parameters_source = Some(s),
                     _ => self.error(
-                        "ui-structure",
+                        FormsKind::Structure,
                         "ParametersSource names a static method: Class.method or method",
                         v.span,
                     ),
@@ -106,7 +111,7 @@ impl Parser {
                 "Application" => {
                     if v.as_map().is_none() {
                         self.error(
-                            "ui-structure",
+                            FormsKind::Structure,
                             format!(
                                 "Application is the object model of the application: a mapping, not a {}",
                                 kind_name(v)
@@ -119,7 +124,7 @@ impl Parser {
                 "Forms" => ui.forms = self.forms(v),
                 "AppSettings" => ui.app_settings = Some(self.reader.read(v)),
                 other => self.warn(
-                    "ui-unknown-section",
+                    FormsKind::UnknownSection,
                     format!(
                         "unknown section {other:?} (sections: {}); it is ignored",
                         SECTIONS.join(", ")
@@ -130,13 +135,17 @@ impl Parser {
         }
         if ui.application.is_none() && ui.version.major >= 2 {
             self.error(
-                "ui-structure",
+                FormsKind::Structure,
                 "the Application section (the object model to build) is missing",
                 root.span,
             );
         }
         if map.get("Forms").is_none() {
-            self.error("ui-structure", "the Forms section is missing", root.span);
+            self.error(
+                FormsKind::Structure,
+                "the Forms section is missing",
+                root.span,
+            );
         }
         Some(ui)
     }
@@ -150,13 +159,13 @@ impl Parser {
         match FormatVersion::parse(&text) {
             Some(ver) => {
                 if let Some(why) = ver.unsupported() {
-                    self.error("ui-version", why, v.span);
+                    self.error(FormsKind::Version, why, v.span);
                 }
                 ui.version = ver;
                 ui.version_span = Some(v.span);
             }
             None => self.error(
-                "ui-version",
+                FormsKind::Version,
                 format!("Version must be MAJOR.MINOR (such as 2.2), not {text:?}"),
                 v.span,
             ),
@@ -170,7 +179,7 @@ impl Parser {
         }
         let Some(map) = v.as_map() else {
             self.error(
-                "ui-structure",
+                FormsKind::Structure,
                 format!("{section} is a mapping of names to values"),
                 v.span,
             );
@@ -182,7 +191,7 @@ impl Parser {
                     out.insert(name.to_string(), self.reader.read(val));
                 }
                 None => self.error(
-                    "ui-structure",
+                    FormsKind::Structure,
                     format!("a name in {section} must be a string"),
                     k.span,
                 ),
@@ -194,7 +203,7 @@ impl Parser {
     fn forms(&mut self, v: &Node) -> Vec<Form> {
         let Some(items) = v.as_seq() else {
             self.error(
-                "ui-structure",
+                FormsKind::Structure,
                 "Forms is a list of forms, each `- NAME: {fields: [...]}`",
                 v.span,
             );
@@ -207,7 +216,7 @@ impl Parser {
             };
             if let Some(first) = forms.iter().find(|f| f.name == form.name) {
                 let d = Diagnostic::error(
-                    "ui-duplicate",
+                    FormsKind::Duplicate,
                     format!("a second form named {:?}", form.name),
                 )
                 .with_span(form.span)
@@ -224,7 +233,7 @@ impl Parser {
         let entry = item.as_map().filter(|m| m.len() == 1);
         let Some((name_node, body)) = entry.and_then(|m| m.iter().next()) else {
             self.error(
-                "ui-structure",
+                FormsKind::Structure,
                 "each form is a mapping with one key, its name: `- NAME: {fields: [...]}`",
                 item.span,
             );
@@ -232,7 +241,7 @@ impl Parser {
         };
         let Some(name) = name_node.scalar_text().filter(|_| name_node.is_scalar()) else {
             self.error(
-                "ui-structure",
+                FormsKind::Structure,
                 "a form name must be a string",
                 name_node.span,
             );
@@ -247,7 +256,7 @@ impl Parser {
         };
         let Some(body_map) = body.as_map() else {
             self.error(
-                "ui-structure",
+                FormsKind::Structure,
                 format!("form {:?} must be a mapping with `fields`", form.name),
                 body.span,
             );
@@ -259,7 +268,7 @@ impl Parser {
                 Some("validators") => form.validators = self.validators(v),
                 Some("region") => form.region = Some(self.reader.read(v)),
                 _ => self.warn(
-                    "ui-unknown-key",
+                    FormsKind::UnknownKey,
                     format!(
                         "unknown key {:?} in form {:?} (keys: fields, validators, region); it is ignored",
                         k.scalar_text().unwrap_or_default(),
@@ -271,7 +280,7 @@ impl Parser {
         }
         if body_map.get("fields").is_none() {
             self.error(
-                "ui-structure",
+                FormsKind::Structure,
                 format!("form {:?} has no `fields`", form.name),
                 body.span,
             );
@@ -282,7 +291,7 @@ impl Parser {
     fn fields(&mut self, v: &Node, form: &str) -> Vec<Field> {
         let Some(items) = v.as_seq() else {
             self.error(
-                "ui-structure",
+                FormsKind::Structure,
                 format!("the fields of form {form:?} are a list"),
                 v.span,
             );
@@ -295,7 +304,7 @@ impl Parser {
             };
             if let Some(first) = fields.iter().find(|f| f.name == field.name) {
                 let d = Diagnostic::error(
-                    "ui-duplicate",
+                    FormsKind::Duplicate,
                     format!("a second field named {:?} in form {form:?}", field.name),
                 )
                 .with_span(field.span)
@@ -311,7 +320,7 @@ impl Parser {
     fn field(&mut self, item: &Node, form: &str) -> Option<Field> {
         let Some(map) = item.as_map() else {
             self.error(
-                "ui-structure",
+                FormsKind::Structure,
                 format!(
                     "a field of form {form:?} is a mapping with `name` and `type`, not a {}",
                     kind_name(item)
@@ -323,12 +332,16 @@ impl Parser {
         let name = match map.get("name") {
             Some(n) if n.as_str().is_some() => n.as_str().unwrap_or_default().to_string(),
             Some(n) => {
-                self.error("ui-structure", "a field's name must be a string", n.span);
+                self.error(
+                    FormsKind::Structure,
+                    "a field's name must be a string",
+                    n.span,
+                );
                 return None;
             }
             None => {
                 self.error(
-                    "ui-structure",
+                    FormsKind::Structure,
                     format!("a field of form {form:?} has no `name`"),
                     item.span,
                 );
@@ -346,7 +359,11 @@ impl Parser {
         };
         for (k, v) in map.iter() {
             let Some(written) = k.as_str() else {
-                self.error("ui-structure", "an attribute name must be a string", k.span);
+                self.error(
+                    FormsKind::Structure,
+                    "an attribute name must be a string",
+                    k.span,
+                );
                 continue;
             };
             if written == "name" || written == "type" {
@@ -368,7 +385,7 @@ impl Parser {
                 }
                 Key::Validators => field.validators.extend(self.validators(v)),
                 Key::Other(_) => self.warn(
-                    "ui-unknown-attribute",
+                    FormsKind::UnknownAttribute,
                     format!(
                         "unknown attribute {written:?} of field {:?}; it is ignored",
                         field.name
@@ -399,7 +416,11 @@ impl Parser {
         at: Span,
     ) -> Option<(FieldKind, Span)> {
         let Some(node) = node else {
-            self.error("ui-structure", format!("field {field:?} has no `type`"), at);
+            self.error(
+                FormsKind::Structure,
+                format!("field {field:?} has no `type`"),
+                at,
+            );
             return None;
         };
         if let Some(items) = node.as_seq() {
@@ -411,7 +432,7 @@ impl Parser {
                 Some(names) if !names.is_empty() => Some((FieldKind::App(names), node.span)),
                 _ => {
                     self.error(
-                        "ui-field-type",
+                        FormsKind::FieldType,
                         format!("field {field:?}: a list of types names application classes (with dots)"),
                         node.span,
                     );
@@ -424,7 +445,7 @@ impl Parser {
             Some(k) => Some((k, node.span)),
             None => {
                 self.error(
-                    "ui-field-type",
+                    FormsKind::FieldType,
                     format!(
                         "field {field:?} has the unknown type {:?} (types: {}, or an application class name)",
                         node.scalar_text().unwrap_or_default(),
@@ -440,7 +461,7 @@ impl Parser {
     fn regexp(&mut self, v: &Node) -> Option<Check> {
         let Some(text) = v.as_str() else {
             self.error(
-                "ui-validator",
+                FormsKind::Validator,
                 "regexpValidator is a regular expression (a string)",
                 v.span,
             );
@@ -450,7 +471,7 @@ impl Parser {
             Ok(re) => Some(Check::Regexp(re)),
             Err(e) => {
                 self.error(
-                    "ui-validator",
+                    FormsKind::Validator,
                     format!("regexpValidator {text:?} is not a valid regular expression: {e}"),
                     v.span,
                 );
@@ -462,7 +483,7 @@ impl Parser {
     fn validators(&mut self, v: &Node) -> Vec<Validator> {
         let Some(items) = v.as_seq() else {
             self.error(
-                "ui-validator",
+                FormsKind::Validator,
                 "validators is a list of `{expr: ..., message: ...}`",
                 v.span,
             );
@@ -472,7 +493,7 @@ impl Parser {
         for item in items {
             let Some(expr) = item.get("expr") else {
                 self.error(
-                    "ui-validator",
+                    FormsKind::Validator,
                     "a validator needs `expr`: a YAQL expression or {regexpValidator: ...}",
                     item.span,
                 );
@@ -490,7 +511,7 @@ impl Parser {
                             _ => "false",
                         };
                         self.warn(
-                            "ui-validator",
+                            FormsKind::Validator,
                             "this validator's expr is a constant, not a YAQL expression",
                             expr.span,
                         );
@@ -549,7 +570,7 @@ impl Parser {
         };
         if let Err(what) = expected {
             self.error(
-                "ui-attribute",
+                FormsKind::Attribute,
                 format!("attribute {written:?} must be {what}"),
                 span,
             );

@@ -5,6 +5,7 @@
 //! (unquoted) string that is not only letters, digits, spaces, dots and
 //! colons and that parses as YAQL: the rule of the dashboard's YAML loader.
 
+use crate::kind::FormsKind;
 use std::sync::OnceLock;
 use vetro_diag::{Diagnostic, Span};
 use vetro_yaml::{Node, NodeKind, Style};
@@ -161,7 +162,7 @@ impl TplReader {
             if let Some(e) = yaql_error(&text) {
                 self.problems.push(
                     Diagnostic::error(
-                        "ui-yaql-syntax",
+                        FormsKind::YaqlSyntax,
                         format!("the !yaql expression {text:?} does not parse: {e}"),
                     )
                     .with_span(node.span),

@@ -5,6 +5,7 @@
 //! reached twice through an alias has the same source span in both places and
 //! is compiled once.
 
+use crate::kind::KwalifyKind;
 use crate::rule::{Bound, Rule, RuleId, RuleType, Short};
 use crate::Grammar;
 use regex::Regex;
@@ -22,7 +23,7 @@ struct Compiler {
 pub fn compile(root: &Node) -> Result<Grammar, Vec<Diagnostic>> {
     if root.as_map().is_none() {
         return Err(vec![Diagnostic::error(
-            "grammar",
+            KwalifyKind::Grammar,
             "the root of a grammar must be a mapping (a rule)",
         )
         .with_span(root.span)]);
@@ -135,8 +136,11 @@ impl Compiler {
                         match pattern(text) {
                             Ok(re) => rule.pattern = Some((text.to_string(), re)),
                             Err(e) => self.errors.push(
-                                Diagnostic::error("grammar", format!("bad pattern {text:?}: {e}"))
-                                    .with_span(v.span),
+                                Diagnostic::error(
+                                    KwalifyKind::Grammar,
+                                    format!("bad pattern {text:?}: {e}"),
+                                )
+                                .with_span(v.span),
                             ),
                         }
                     }
@@ -154,7 +158,7 @@ impl Compiler {
                 Some(ty) => ty,
                 None => {
                     self.errors.push(
-                        Diagnostic::error("grammar", format!("unknown rule type `{t}`"))
+                        Diagnostic::error(KwalifyKind::Grammar, format!("unknown rule type `{t}`"))
                             .with_span(node.span),
                     );
                     RuleType::Any

@@ -10,12 +10,14 @@
 //! [`Hooks`] so that a layer above can attach its own checks.
 
 mod compile;
+mod kind;
 mod path;
 mod problem;
 mod rule;
 mod scalar;
 mod validate;
 
+pub use kind::KwalifyKind;
 pub use path::{escape_segment, InstancePath};
 pub use problem::Problem;
 pub use rule::{Bound, Rule, RuleId, RuleType, Short};
@@ -51,7 +53,7 @@ impl Grammar {
         match docs.as_slice() {
             [root] => compile::compile(root),
             _ => Err(vec![Diagnostic::error(
-                "grammar",
+                KwalifyKind::Grammar,
                 format!("{name}: a grammar file holds exactly one YAML document"),
             )]),
         }

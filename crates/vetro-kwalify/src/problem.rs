@@ -1,13 +1,12 @@
 //! One problem found while validating a document.
 
-use vetro_diag::{Diagnostic, Span};
+use vetro_diag::{Diagnostic, Kind, Span};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
-    /// `missing-required`, `unknown-key`, `wrong-type`, `bad-enum`,
-    /// `pattern-mismatch`, `out-of-range`, `bad-length`, `not-unique`, or a
-    /// kind chosen by a hook.
-    pub kind: String,
+    /// One of [`crate::KwalifyKind`] (`missing-required`, `wrong-type`, ...),
+    /// or a kind of the layer whose hook found the problem.
+    pub kind: Kind,
     /// Instance path of the node at fault.
     pub path: String,
     pub message: String,
@@ -19,7 +18,7 @@ pub struct Problem {
 
 impl Problem {
     pub fn to_diagnostic(&self) -> Diagnostic {
-        Diagnostic::error(self.kind.clone(), self.message.clone())
+        Diagnostic::error(self.kind, self.message.clone())
             .with_span(self.span)
             .with_path(self.path.clone())
             .with_note(format!("grammar rule: {}", self.rule))

@@ -1,5 +1,6 @@
 //! Validating a document against compiled rules.
 
+use crate::kind::KwalifyKind;
 use crate::path::InstancePath;
 use crate::problem::Problem;
 use crate::rule::{Rule, RuleId, RuleType, Short};
@@ -55,9 +56,16 @@ impl<'g, 'h> Validator<'g, 'h> {
         self.problems
     }
 
-    fn report(&mut self, kind: &str, path: String, span: Span, rule: &Rule, message: String) {
+    fn report(
+        &mut self,
+        kind: KwalifyKind,
+        path: String,
+        span: Span,
+        rule: &Rule,
+        message: String,
+    ) {
         self.problems.push(Problem {
-            kind: kind.to_string(),
+            kind: kind.into(),
             path,
             message,
             span,
@@ -73,7 +81,7 @@ impl<'g, 'h> Validator<'g, 'h> {
                 let path = self.path.render();
                 let what = self.path.segments().last().cloned().unwrap_or_default();
                 self.report(
-                    "missing-required",
+                    KwalifyKind::MissingRequired,
                     path,
                     node.span,
                     rule,
@@ -101,7 +109,7 @@ impl<'g, 'h> Validator<'g, 'h> {
         if !type_matches(rule.ty, node) {
             let path = self.path.render();
             self.report(
-                "wrong-type",
+                KwalifyKind::WrongType,
                 path,
                 node.span,
                 rule,
@@ -182,7 +190,7 @@ impl<'g, 'h> Validator<'g, 'h> {
             };
             if let Some(first) = seen.get(&key) {
                 let message = format!("{} is duplicated (first at '{first}')", show(value));
-                self.report("not-unique", path, value.span, rule, message);
+                self.report(KwalifyKind::NotUnique, path, value.span, rule, message);
             } else {
                 seen.insert(key, path);
             }
@@ -198,7 +206,7 @@ impl<'g, 'h> Validator<'g, 'h> {
             if grammar.rule(*child).required && map.get(key).is_none() {
                 let path = self.path.render_with(key);
                 self.report(
-                    "missing-required",
+                    KwalifyKind::MissingRequired,
                     path,
                     span,
                     grammar.rule(*child),
@@ -218,7 +226,7 @@ impl<'g, 'h> Validator<'g, 'h> {
                     let path = self.path.render();
                     let allowed: Vec<&str> = rule.keys.iter().map(|(k, _)| k.as_str()).collect();
                     self.report(
-                        "unknown-key",
+                        KwalifyKind::UnknownKey,
                         path,
                         key.span,
                         rule,
@@ -240,7 +248,7 @@ impl<'g, 'h> Validator<'g, 'h> {
                 let list: Vec<String> = values.iter().filter_map(Node::scalar_text).collect();
                 let path = self.path.render();
                 self.report(
-                    "bad-enum",
+                    KwalifyKind::BadEnum,
                     path,
                     node.span,
                     rule,
@@ -253,7 +261,7 @@ impl<'g, 'h> Validator<'g, 'h> {
             if !re.is_match(&value) {
                 let path = self.path.render();
                 self.report(
-                    "pattern-mismatch",
+                    KwalifyKind::PatternMismatch,
                     path,
                     node.span,
                     rule,
@@ -266,7 +274,7 @@ impl<'g, 'h> Validator<'g, 'h> {
                 if !range.admits(x) {
                     let path = self.path.render();
                     let message = format!("{} is out of range ({})", show(node), range.describe());
-                    self.report("out-of-range", path, node.span, rule, message);
+                    self.report(KwalifyKind::OutOfRange, path, node.span, rule, message);
                 }
             }
         }
@@ -280,7 +288,7 @@ impl<'g, 'h> Validator<'g, 'h> {
                         show(node),
                         length.describe()
                     );
-                    self.report("bad-length", path, node.span, rule, message);
+                    self.report(KwalifyKind::BadLength, path, node.span, rule, message);
                 }
             }
         }

@@ -21,7 +21,7 @@ fn problems(g: &Grammar, text: &str) -> Vec<(String, String)> {
     let mut d = doc(text);
     g.validate(&mut d, &mut NoHooks)
         .into_iter()
-        .map(|p| (p.path, p.kind))
+        .map(|p| (p.path, p.kind.to_string()))
         .collect()
 }
 
@@ -192,6 +192,12 @@ fn bytes_that_are_not_utf8_are_an_error_with_their_position() {
 
 struct EvenHook;
 
+vetro_diag::kinds! {
+    enum HookKind {
+        Odd = "odd",
+    }
+}
+
 impl Hooks for EvenHook {
     fn after_rule(
         &mut self,
@@ -202,7 +208,7 @@ impl Hooks for EvenHook {
     ) {
         if name == "even" && value.as_i64().is_some_and(|i| i % 2 != 0) {
             out.push(Problem {
-                kind: "odd".into(),
+                kind: HookKind::Odd.into(),
                 path: path.render(),
                 message: "odd".into(),
                 span: value.span,
@@ -219,7 +225,7 @@ fn hooks_run_on_named_rules_after_clean_validation() {
     let p: Vec<(String, String)> = g
         .validate(&mut d, &mut EvenHook)
         .into_iter()
-        .map(|p| (p.path, p.kind))
+        .map(|p| (p.path, p.kind.to_string()))
         .collect();
     assert_eq!(p, vec![pk("1", "odd"), pk("2", "wrong-type")]);
 }

@@ -4,5 +4,8 @@
 pub mod datalog;
 pub mod enforce;
 pub mod facts;
+mod kind;
 pub mod model;
 pub mod report;
+
+pub use kind::InputKind;

@@ -2,6 +2,7 @@
 //! anything else as YAML 1.1 (the reference reads JSON models as YAML).
 
 use crate::facts::MValue;
+use crate::kind::InputKind;
 use std::path::Path;
 use vetro_diag::{Diagnostic, SourceMap};
 use vetro_yaml::LoadOptions;
@@ -12,7 +13,7 @@ pub fn load_model(path: &Path, sources: &mut SourceMap) -> Result<MValue, Vec<Di
         vetro_yaml::load_data(path, sources, &LoadOptions::default(), MValue::from_node)?;
     doc.ok_or_else(|| {
         vec![Diagnostic::error(
-            "object-model",
+            InputKind::ObjectModel,
             format!("{}: the file holds no document", sources.name(id)),
         )]
     })

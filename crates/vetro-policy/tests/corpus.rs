@@ -55,16 +55,16 @@ fn expect(
     match (lines_of(case, key), str_of(case, "error"), got) {
         (Some(want), None, Ok(got)) if want == got => Ok(()),
         (Some(want), None, Ok(got)) => Err(format!("want {want:?}\n got {got:?}")),
-        (None, Some(class), Err(e)) if e.class.as_str() == class => Ok(()),
+        (None, Some(class), Err(e)) if e.class.label() == class => Ok(()),
         (None, Some(class), Err(e)) => Err(format!(
             "want a {class} error, got {}: {}",
-            e.class.as_str(),
+            e.class.label(),
             e.message
         )),
         (None, Some(class), Ok(got)) => Err(format!("want a {class} error, got {got:?}")),
         (Some(_), None, Err(e)) => Err(format!(
             "unexpected {} error: {}",
-            e.class.as_str(),
+            e.class.label(),
             e.message
         )),
         _ => Err(format!("a case needs exactly one of {key} and error")),

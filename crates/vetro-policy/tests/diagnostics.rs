@@ -45,7 +45,7 @@ fn compile_error_json() {
         .map(|(label, _, e)| {
             json!({
                 "case": label,
-                "class": e.class.as_str(),
+                "class": e.class.label(),
                 "message": e.message,
                 "line": e.span.map(|p| p.line),
                 "column": e.span.map(|p| p.col),

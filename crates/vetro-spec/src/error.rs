@@ -3,63 +3,41 @@
 //! location that caused it.
 
 use std::fmt;
-use vetro_diag::{Diagnostic, Span};
+use vetro_diag::{Diagnostic, Kind, Span};
 
-/// Stable error classes (see the conformance FORMAT.md of the spec part).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorClass {
-    MissingRequired,
-    InvalidChoice,
-    InvalidValue,
-    UnknownOption,
-    AmbiguousOption,
-    UnknownSubcommand,
-    MissingSubcommand,
-    UnknownCommand,
-    BadTopologyFormat,
-    BadDictFormat,
-    BadListFormat,
-    FileNotFound,
-    EmptySettingsFile,
-    BadExtraVars,
-    LookupError,
-    SpecError,
-    /// A settings YAML file (input, skeleton, extra-vars file, YamlFile) does not parse.
-    YamlSyntax,
-    /// Reading or writing a file failed for a reason other than its absence.
-    Io,
-    /// Running the playbook failed before it started.
-    PlaybookError,
-    /// `vetro plugin add`: a plugin of that name is already installed.
-    PluginExists,
+vetro_diag::kinds! {
+    /// Stable error classes (see the conformance FORMAT.md of the spec part);
+    /// a class is the kind of the error's diagnostic.
+    pub enum ErrorClass {
+        MissingRequired = "missing_required",
+        InvalidChoice = "invalid_choice",
+        InvalidValue = "invalid_value",
+        UnknownOption = "unknown_option",
+        AmbiguousOption = "ambiguous_option",
+        UnknownSubcommand = "unknown_subcommand",
+        MissingSubcommand = "missing_subcommand",
+        UnknownCommand = "unknown_command",
+        BadTopologyFormat = "bad_topology_format",
+        BadDictFormat = "bad_dict_format",
+        BadListFormat = "bad_list_format",
+        FileNotFound = "file_not_found",
+        EmptySettingsFile = "empty_settings_file",
+        BadExtraVars = "bad_extra_vars",
+        LookupError = "lookup_error",
+        SpecError = "spec_error",
+        /// A settings YAML file (input, skeleton, extra-vars file, YamlFile) does not parse.
+        YamlSyntax = "yaml_syntax",
+        /// Reading or writing a file failed for a reason other than its absence
+        /// (its diagnostic is of the shared kind `io`).
+        Io = "io",
+        /// Running the playbook failed before it started.
+        PlaybookError = "playbook_error",
+        /// `vetro plugin add`: a plugin of that name is already installed.
+        PluginExists = "plugin_exists",
+    }
 }
 
 impl ErrorClass {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorClass::MissingRequired => "missing_required",
-            ErrorClass::InvalidChoice => "invalid_choice",
-            ErrorClass::InvalidValue => "invalid_value",
-            ErrorClass::UnknownOption => "unknown_option",
-            ErrorClass::AmbiguousOption => "ambiguous_option",
-            ErrorClass::UnknownSubcommand => "unknown_subcommand",
-            ErrorClass::MissingSubcommand => "missing_subcommand",
-            ErrorClass::UnknownCommand => "unknown_command",
-            ErrorClass::BadTopologyFormat => "bad_topology_format",
-            ErrorClass::BadDictFormat => "bad_dict_format",
-            ErrorClass::BadListFormat => "bad_list_format",
-            ErrorClass::FileNotFound => "file_not_found",
-            ErrorClass::EmptySettingsFile => "empty_settings_file",
-            ErrorClass::BadExtraVars => "bad_extra_vars",
-            ErrorClass::LookupError => "lookup_error",
-            ErrorClass::SpecError => "spec_error",
-            ErrorClass::YamlSyntax => "yaml_syntax",
-            ErrorClass::Io => "io",
-            ErrorClass::PlaybookError => "playbook_error",
-            ErrorClass::PluginExists => "plugin_exists",
-        }
-    }
-
     /// Usage problems (bad command line) as opposed to invalid inputs.
     pub fn is_usage(self) -> bool {
         matches!(
@@ -73,12 +51,6 @@ impl ErrorClass {
                 | ErrorClass::UnknownCommand
                 | ErrorClass::Io
         )
-    }
-}
-
-impl fmt::Display for ErrorClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -115,7 +87,11 @@ impl SpecError {
 
     /// The same problem as a workspace diagnostic (kind = the error class).
     pub fn to_diagnostic(&self) -> Diagnostic {
-        let mut d = Diagnostic::error(self.class.as_str(), self.message.clone());
+        let kind = match self.class {
+            ErrorClass::Io => Kind::Io,
+            class => class.into(),
+        };
+        let mut d = Diagnostic::error(kind, self.message.clone());
         if let Some(span) = self.span {
             d = d.with_span(span);
         }

@@ -116,16 +116,16 @@ fn check(case: &Case) -> Result<(), String> {
                 Err(format!("want {want}\n got {got}"))
             }
         }
-        (Err(class), Err(e)) if e.class.as_str() == class => Ok(()),
+        (Err(class), Err(e)) if e.class.label() == class => Ok(()),
         (Err(class), Err(e)) => Err(format!(
             "want {class}, got {}: {}",
-            e.class.as_str(),
+            e.class.label(),
             e.message
         )),
         (_, Ok(other)) => Err(format!("unexpected outcome {other:?}")),
         (Ok(_), Err(e)) => Err(format!(
             "unexpected {} error: {}",
-            e.class.as_str(),
+            e.class.label(),
             e.message
         )),
     }

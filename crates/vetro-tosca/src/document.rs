@@ -64,7 +64,9 @@ pub fn load(
     let name = sources.name(file).to_string();
     let whole = sources.span(file, 0, 0);
     let problem = |msg: String| {
-        LoadError::Syntax(vec![Diagnostic::error("yaml-syntax", msg).with_span(whole)])
+        LoadError::Syntax(vec![
+            Diagnostic::error(Kind::YamlSyntax, msg).with_span(whole)
+        ])
     };
     let mut docs = docs;
     match docs.len() {
@@ -79,7 +81,7 @@ pub fn load(
                 Err(problem(format!("{name}: the file is empty")))
             } else {
                 Err(LoadError::Syntax(vec![Diagnostic::error(
-                    "yaml-syntax",
+                    Kind::YamlSyntax,
                     format!(
                         "the document root must be a mapping, not a {}",
                         root.type_name()

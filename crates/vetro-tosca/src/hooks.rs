@@ -1,5 +1,6 @@
 //! Checks attached to grammar rule names.
 
+use crate::kind::ToscaKind;
 use vetro_kwalify::{Hooks, InstancePath, Problem};
 use vetro_yaml::{Node, NodeKind};
 
@@ -17,7 +18,7 @@ impl Hooks for ToscaHooks {
         if name == "range_definition" {
             if let Some(message) = range_problem(value) {
                 out.push(Problem {
-                    kind: "bad-range".into(),
+                    kind: ToscaKind::BadRange.into(),
                     path: path.render(),
                     message,
                     span: value.span,

@@ -9,6 +9,7 @@ use crate::catalog::Catalog;
 use crate::document::{self, import_entries, FileRec, LoadError};
 use crate::files::TemplateFiles;
 use crate::hooks::ToscaHooks;
+use crate::kind::ToscaKind;
 use crate::normative::Normative;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -112,7 +113,7 @@ impl Loader<'_> {
                 if repositories.and_then(|r| r.get(repo)).is_none() {
                     self.files[index].problems.push(
                         Diagnostic::error(
-                            "unresolved-reference",
+                            ToscaKind::UnresolvedReference,
                             format!("import names repository '{repo}', which is not declared"),
                         )
                         .with_span(item.span)
@@ -122,7 +123,7 @@ impl Loader<'_> {
                 }
                 self.files[index].problems.push(
                     Diagnostic::error(
-                        "import-failed",
+                        ToscaKind::ImportFailed,
                         format!("cannot import '{file}' from repository '{repo}': remote repositories are not fetched"),
                     )
                     .with_span(item.span)
@@ -133,7 +134,7 @@ impl Loader<'_> {
             if file.starts_with("http://") || file.starts_with("https://") {
                 self.files[index].problems.push(
                     Diagnostic::error(
-                        "import-failed",
+                        ToscaKind::ImportFailed,
                         format!("cannot import '{file}': URLs are not fetched (no network access)"),
                     )
                     .with_span(item.span)
@@ -145,7 +146,7 @@ impl Loader<'_> {
             match resolve(self.source, &importer, file) {
                 None => self.files[index].problems.push(
                     Diagnostic::error(
-                        "import-failed",
+                        ToscaKind::ImportFailed,
                         format!(
                             "cannot import '{file}': no such file (looked in {}, the directory of {})",
                             importer_dir(&importer).display(),
@@ -231,7 +232,7 @@ pub fn validate_tree(
         if let Some((culprit, inner)) = failed(&files, t, &mut seen) {
             problems.push(
                 Diagnostic::error(
-                    "import-failed",
+                    ToscaKind::ImportFailed,
                     format!(
                         "imported file '{}' is invalid: {inner}",
                         files[culprit].path.display()

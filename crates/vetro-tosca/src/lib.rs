@@ -14,6 +14,7 @@ mod files;
 mod grammar;
 mod hooks;
 mod imports;
+mod kind;
 mod normative;
 mod semantic;
 mod values;
@@ -21,6 +22,7 @@ mod values;
 pub use catalog::{Catalog, Construct};
 pub use files::{FileSystem, MemoryFiles, TemplateFiles};
 pub use grammar::BUNDLED_GRAMMAR;
+pub use kind::ToscaKind;
 
 use normative::Normative;
 use std::path::Path;

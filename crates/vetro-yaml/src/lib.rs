@@ -10,6 +10,7 @@
 mod decode;
 mod emit;
 mod json;
+mod kind;
 mod load;
 mod node;
 mod read;
@@ -18,6 +19,7 @@ mod resolve;
 pub use decode::{decode_lenient, decode_strict, decode_strict_at};
 pub use emit::to_yaml_string;
 pub use json::{from_json, parse_json_exact, to_json, to_json_string, JsonBuild};
+pub use kind::YamlKind;
 pub use load::{load_str, LoadOptions};
 pub use node::{Mapping, Node, NodeKind, Style};
 pub use read::{load_data, load_file, read_bytes, read_source, DEFAULT_MAX_INPUT, STDIN_NAME};

@@ -1,12 +1,13 @@
 //! Building the node tree from parser events: tags, scalar resolution, anchors and
 //! aliases (with an expansion budget), merge keys and duplicate keys.
 
+use crate::kind::YamlKind;
 use crate::node::{Mapping, Node, NodeKind, Style};
 use crate::resolve::{resolve_plain, Resolved, YamlVersion};
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span as PSpan, Tag};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use vetro_diag::{Diagnostic, FileId, SourceMap, Span};
+use vetro_diag::{Diagnostic, FileId, Kind, SourceMap, Span};
 
 /// How documents are loaded.
 #[derive(Clone, Debug)]
@@ -56,9 +57,9 @@ pub fn load_str(
             }
             Some(Err(err)) => {
                 let span = builder.point(err.marker());
-                builder
-                    .errors
-                    .push(Diagnostic::error("yaml-syntax", err.info().to_string()).with_span(span));
+                builder.errors.push(
+                    Diagnostic::error(Kind::YamlSyntax, err.info().to_string()).with_span(span),
+                );
                 break;
             }
         }
@@ -149,7 +150,7 @@ impl<'a> Builder<'a> {
                 let span = self.span(pspan);
                 let node = self.anchors.get(&id).ok_or_else(|| {
                     Diagnostic::error(
-                        "recursive-alias",
+                        YamlKind::RecursiveAlias,
                         "alias refers to the node that contains it",
                     )
                     .with_span(span)
@@ -157,7 +158,7 @@ impl<'a> Builder<'a> {
                 self.alias_nodes += node.size();
                 if self.alias_nodes > self.opts.max_alias_nodes {
                     return Err(Diagnostic::error(
-                        "alias-limit",
+                        YamlKind::AliasLimit,
                         format!(
                             "aliases expand to more than {} nodes; refusing to load (is this a \"billion laughs\" document?)",
                             self.opts.max_alias_nodes
@@ -234,7 +235,7 @@ impl<'a> Builder<'a> {
     fn check_depth(&self, span: Span) -> Result<(), Diagnostic> {
         if self.stack.len() >= self.opts.max_depth {
             return Err(Diagnostic::error(
-                "depth-limit",
+                YamlKind::DepthLimit,
                 format!(
                     "collections nested deeper than {} levels",
                     self.opts.max_depth
@@ -291,8 +292,11 @@ impl<'a> Builder<'a> {
             _ => None,
         };
         kind.ok_or_else(|| {
-            Diagnostic::error("bad-tagged-value", format!("`{text}` is not a valid {tag}"))
-                .with_span(span)
+            Diagnostic::error(
+                YamlKind::BadTaggedValue,
+                format!("`{text}` is not a valid {tag}"),
+            )
+            .with_span(span)
         })
     }
 
@@ -346,7 +350,7 @@ impl<'a> Builder<'a> {
                     let first = out.entries[i].0.span;
                     self.errors.push(
                         Diagnostic::error(
-                            "duplicate-key",
+                            YamlKind::DuplicateKey,
                             format!("duplicate key `{}`", key_label(&key)),
                         )
                         .with_span(key.span)
@@ -377,7 +381,7 @@ impl<'a> Builder<'a> {
                         NodeKind::Map(m) => groups.push(m.entries),
                         _ => self.errors.push(
                             Diagnostic::error(
-                                "merge-value",
+                                YamlKind::MergeValue,
                                 format!(
                                     "a merge key takes mappings, but this item is a {}",
                                     item.type_name()
@@ -395,7 +399,7 @@ impl<'a> Builder<'a> {
             }
             _ => self.errors.push(
                 Diagnostic::error(
-                    "merge-value",
+                    YamlKind::MergeValue,
                     format!(
                         "a merge key takes a mapping or a list of mappings, not a {}",
                         value.type_name()
@@ -426,7 +430,7 @@ fn from_resolved(
 
 fn int_too_long(digits: usize, span: Span) -> Diagnostic {
     Diagnostic::error(
-        "int-too-long",
+        YamlKind::IntTooLong,
         format!(
             "an integer of {digits} digits is over the limit of {}",
             vetro_pycompat::int::MAX_INT_DIGITS

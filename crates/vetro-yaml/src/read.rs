@@ -3,6 +3,7 @@
 
 use crate::decode::decode_strict_at;
 use crate::json::JsonBuild;
+use crate::kind::YamlKind;
 use crate::load::{load_str, LoadOptions};
 use crate::node::Node;
 use std::io::Read;
@@ -30,7 +31,7 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, Diagnostic> {
     let io = |e: std::io::Error| Diagnostic::error(vetro_diag::Kind::Io, format!("{name}: {e}"));
     let too_large = || {
         Diagnostic::error(
-            "too-large",
+            YamlKind::TooLarge,
             format!(
                 "{name}: larger than the input limit of {} MiB; refusing to read it",
                 limit >> 20

@@ -201,7 +201,7 @@ impl Failure {
 
 /// A policy error as a diagnostic at its place in `file` (already in `sources`).
 fn policy_diag(sources: &SourceMap, file: vetro_diag::FileId, e: &PolicyError) -> Diagnostic {
-    let d = Diagnostic::error(e.class.as_str(), e.message.clone());
+    let d = Diagnostic::error(e.class, e.message.clone());
     match e.span {
         Some(span) => d.with_span(vetro_diag::Span { file, ..span }),
         None => d.with_path(sources.name(file).to_string()),
@@ -222,7 +222,7 @@ fn policy_failure(
             None => sources.name(file).to_string(),
         };
         let message = vetro_diag::clip(&e.message);
-        eprintln!("error: {}: {at}: {message}", e.class.as_str());
+        eprintln!("error: {}: {at}: {message}", e.class);
         return Failure::new(SourceMap::new(), Vec::new(), format);
     }
     let d = policy_diag(&sources, file, e);
@@ -244,7 +244,8 @@ fn load_classes(
             .take(e.line - 1)
             .map(str::len)
             .sum::<usize>();
-        Diagnostic::error("classes", e.message).with_span(sources.span(id, start, start))
+        Diagnostic::error(vetro_policy::InputKind::Classes, e.message)
+            .with_span(sources.span(id, start, start))
     })
 }
 

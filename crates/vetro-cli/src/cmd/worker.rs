@@ -131,7 +131,7 @@ impl WorkerArgs {
             let message = vetro_diag::clip(&e.message);
             eprintln!(
                 "error: {}: {at}: the policy does not compile: {message}",
-                e.class.as_str()
+                e.class.label()
             );
             return Err(ExitCode::from(USAGE));
         }

@@ -66,6 +66,14 @@ fn load_options(opts: &CommonOpts) -> LoadOptions {
     }
 }
 
+vetro_diag::kinds! {
+    /// The problems `vetro yaml` finds besides the YAML layer's.
+    enum CheckKind {
+        /// The file holds no YAML document.
+        EmptyDocument = "empty-document",
+    }
+}
+
 /// Load one file; an empty stream is a problem of its own.
 fn load(
     path: &Path,
@@ -76,7 +84,7 @@ fn load(
     if docs.is_empty() {
         let span = sources.span(file, 0, 0);
         return Err(vec![Diagnostic::error(
-            "empty-document",
+            CheckKind::EmptyDocument,
             format!("{}: the file holds no YAML document", sources.name(file)),
         )
         .with_span(span)]);

@@ -11,6 +11,7 @@
 use super::classes::ClassIndex;
 use super::functions::Functions;
 use super::walk::each_body_expr;
+use crate::kind::DslKind;
 use crate::syntax::data::Expr as Scalar;
 use crate::syntax::ClassDef;
 use std::collections::HashSet;
@@ -42,7 +43,7 @@ pub fn undefined_functions(
                 }
                 out.push(
                     Diagnostic::warning(
-                        "undefined-function",
+                        DslKind::UndefinedFunction,
                         format!(
                             "function {name}() is not defined: it is not a YAQL or \
                              engine function, nor a method name of any class"

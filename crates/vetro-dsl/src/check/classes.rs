@@ -2,6 +2,7 @@
 //! cloud libraries, with the methods a class reaches through its parents.
 
 use crate::host::bundled_classes;
+use crate::kind::DslKind;
 use crate::package::{Package, BUNDLED_PACKAGE};
 use crate::syntax::{ClassDef, MethodUsage};
 use std::collections::{HashMap, HashSet};
@@ -32,7 +33,7 @@ pub enum Scope {
 
 impl Scope {
     /// A finding about a class that cannot be found, at this scope's severity.
-    pub fn finding(self, kind: &'static str, message: String) -> Diagnostic {
+    pub fn finding(self, kind: DslKind, message: String) -> Diagnostic {
         match self {
             Scope::Open => Diagnostic::warning(kind, message),
             Scope::Closed => Diagnostic::error(kind, message),
@@ -132,14 +133,14 @@ impl ClassIndex {
         match self.lookup(viewer, name) {
             Lookup::Visible => None,
             Lookup::Unknown => Some(scope.finding(
-                "unknown-class",
+                DslKind::UnknownClass,
                 format!(
                     "{subject} {name}, which no loaded package defines \
                      (nor the bundled {BUNDLED_PACKAGE} library)"
                 ),
             )),
             Lookup::NotRequired(owner) => Some(scope.finding(
-                "class-not-required",
+                DslKind::ClassNotRequired,
                 format!(
                     "{subject} {name}, which package {owner} defines, but the manifest of {} \
                      does not Require {owner} (a package sees only its own classes, the core \

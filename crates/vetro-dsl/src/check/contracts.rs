@@ -6,6 +6,7 @@
 use super::classes::{ClassIndex, Scope, Viewer};
 use super::functions::Functions;
 use super::walk::each_expr;
+use crate::kind::DslKind;
 use crate::syntax::data::{Data, Expr as Scalar};
 use crate::syntax::{ClassDef, Namespaces};
 use vetro_diag::{Diagnostic, Span};
@@ -73,7 +74,7 @@ fn shape_problems(d: &Data, path: &str, out: &mut Vec<Diagnostic>) {
             if exprs > 1 {
                 out.push(
                     Diagnostic::error(
-                        "contract-syntax",
+                        DslKind::ContractSyntax,
                         format!("dictionary contract has {exprs} expression keys; at most one is allowed"),
                     )
                     .with_span(*span)
@@ -97,7 +98,7 @@ fn broken_expressions(d: &Data, path: &str, at: Span, out: &mut Vec<Diagnostic>)
             if let Err(why) = crate::syntax::data::parse_yaql(s) {
                 out.push(
                     Diagnostic::error(
-                        "contract-syntax",
+                        DslKind::ContractSyntax,
                         format!("contract {s} does not parse: {}", why.message),
                     )
                     .with_span(at)
@@ -165,7 +166,7 @@ impl Checker<'_> {
     fn function(&self, name: &str, args: &[Arg], out: &mut Vec<Diagnostic>) {
         if !self.funcs.is_contract_function(name) {
             out.push(Diagnostic::error(
-                "contract-syntax",
+                DslKind::ContractSyntax,
                 format!("unknown contract function {name}()"),
             ));
         }
@@ -191,7 +192,7 @@ impl Checker<'_> {
                 "contract names class",
             )),
             Err(p) => out.push(self.scope.finding(
-                "unknown-class",
+                DslKind::UnknownClass,
                 format!(
                     "contract names class {written} with the unknown namespace prefix {}",
                     p.0

@@ -5,6 +5,7 @@
 use super::classes::ClassIndex;
 use super::functions::Functions;
 use super::walk::each_body_expr;
+use crate::kind::DslKind;
 use crate::syntax::ClassDef;
 use std::collections::HashSet;
 use vetro_diag::Diagnostic;
@@ -28,7 +29,7 @@ pub fn unknown_methods(class: &ClassDef, index: &ClassIndex, funcs: &Functions) 
                 }
                 out.push(
                     Diagnostic::warning(
-                        "unknown-method",
+                        DslKind::UnknownMethod,
                         format!(
                             "method {name} is not defined by class {} or its parents \
                              and is not a YAQL function",

@@ -14,6 +14,7 @@ mod walk;
 pub use classes::{ClassIndex, Scope};
 pub use functions::Functions;
 
+use crate::kind::DslKind;
 use crate::package::{FileReport, Package};
 use crate::syntax::data::PathSeg;
 use classes::Viewer;
@@ -45,7 +46,7 @@ pub fn closed_problems(all: &[Package], given: usize) -> Vec<Diagnostic> {
         let errors = dep.problems.iter().filter(|d| d.is_error()).count();
         if errors > 0 {
             out.push(Diagnostic::error(
-                "dependency",
+                DslKind::Dependency,
                 format!(
                     "dependency {} {} ({}) does not load: {errors} error(s); `vetro check {}` shows them",
                     dep.name,
@@ -92,7 +93,7 @@ fn resolve(all: &[Package], checked: usize, scope: Scope) -> Vec<Diagnostic> {
             if let Some(cycle) = index.extends_cycle(&c.name) {
                 out.push(
                     Diagnostic::error(
-                        "cyclic-extends",
+                        DslKind::CyclicExtends,
                         format!("class {} extends itself: {}", c.name, cycle.join(" -> ")),
                     )
                     .with_span(c.span),

@@ -2,6 +2,7 @@
 //! `Rethrow`, `Break` or `Continue` of the same list never run.
 
 use super::walk::each_block;
+use crate::kind::DslKind;
 use crate::syntax::body::StmtKind;
 use crate::syntax::ClassDef;
 use vetro_diag::Diagnostic;
@@ -35,7 +36,7 @@ pub fn unreachable_code(class: &ClassDef) -> Vec<Diagnostic> {
             let left = block.len() - i - 1;
             out.push(
                 Diagnostic::warning(
-                    "unreachable-code",
+                    DslKind::UnreachableCode,
                     format!(
                         "unreachable code: {left} statement(s) after {word} in method {}",
                         m.name

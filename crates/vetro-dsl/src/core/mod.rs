@@ -1,6 +1,7 @@
 //! vetro's `io.murano` core library: MuranoPL declarations (core.yaml) plus
 //! the native method implementations, and the conformance-mode native classes.
 
+use crate::kind::DslKind;
 use crate::package::Package;
 use crate::runtime::call::CallKind;
 use crate::runtime::natives::{NativeCall, NativeMethod, Natives};
@@ -148,7 +149,7 @@ pub(crate) fn builtin_package(sources: &mut SourceMap, name: &str, text: &'stati
             }
             Err(p) => pkg
                 .problems
-                .push(Diagnostic::error("class", p.message).with_span(p.span)),
+                .push(Diagnostic::error(DslKind::Class, p.message).with_span(p.span)),
         }
     }
     pkg

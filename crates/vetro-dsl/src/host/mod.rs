@@ -4,6 +4,7 @@
 //! runner ([`crate::testing`]) are built on this.
 
 use crate::cloud::{self, CloudBackend, Event, EventSink, Host, SimulatedCloud};
+use crate::kind::DslKind;
 use crate::package::{Package, PackageFiles};
 use crate::runtime::types::EngineExc;
 use crate::runtime::types::{as_object, Exc};
@@ -144,7 +145,7 @@ const CORE_PACKAGE: &str = "io.murano";
 /// match, so the bundled library is used and the package is set aside.
 fn core_package_set_aside(p: &Package) -> Diagnostic {
     Diagnostic::warning(
-        "core-library",
+        DslKind::CoreLibrary,
         format!(
             "package io.murano ({}) is Murano's core library: vetro uses its bundled io.murano core \
              library (with the simulated cloud) in its place; the classes of this package are not loaded",

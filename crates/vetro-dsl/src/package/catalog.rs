@@ -13,6 +13,7 @@
 
 use super::version::{Version, VersionSpec};
 use super::Manifest;
+use crate::kind::DslKind;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::path::PathBuf;
@@ -78,14 +79,14 @@ pub enum CatalogError {
 
 impl CatalogError {
     /// A stable kind for diagnostics and JSON output.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> DslKind {
         match self {
-            CatalogError::Missing { .. } => "missing-package",
-            CatalogError::NoClass { .. } => "unknown-class",
-            CatalogError::Duplicate { .. } => "duplicate-package",
-            CatalogError::Conflict { .. } => "version-conflict",
-            CatalogError::Cycle(_) => "cyclic-require",
-            CatalogError::BadRange { .. } => "version-range",
+            CatalogError::Missing { .. } => DslKind::MissingPackage,
+            CatalogError::NoClass { .. } => DslKind::UnknownClass,
+            CatalogError::Duplicate { .. } => DslKind::DuplicatePackage,
+            CatalogError::Conflict { .. } => DslKind::VersionConflict,
+            CatalogError::Cycle(_) => DslKind::CyclicRequire,
+            CatalogError::BadRange { .. } => DslKind::VersionRange,
         }
     }
 

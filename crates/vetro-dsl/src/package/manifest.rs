@@ -1,5 +1,6 @@
 //! `manifest.yaml` of a package.
 
+use crate::kind::DslKind;
 use std::path::Path;
 use vetro_diag::{Diagnostic, SourceMap};
 use vetro_yaml::{LoadOptions, Node, NodeKind};
@@ -49,13 +50,13 @@ impl Manifest {
     fn from_docs(name: &str, docs: &[Node]) -> Result<Manifest, Vec<Diagnostic>> {
         let Some(root) = docs.first().and_then(Node::as_map) else {
             return Err(vec![Diagnostic::error(
-                "manifest",
+                DslKind::Manifest,
                 format!("{name}: the manifest is not a mapping"),
             )]);
         };
         let full_name = root.get("FullName").and_then(text).ok_or_else(|| {
             vec![Diagnostic::error(
-                "manifest",
+                DslKind::Manifest,
                 "the manifest has no FullName",
             )]
         })?;
@@ -73,7 +74,7 @@ impl Manifest {
                     }
                 } else {
                     return Err(vec![Diagnostic::error(
-                        "manifest",
+                        DslKind::Manifest,
                         format!("Unsupported format {f}"),
                     )]);
                 }

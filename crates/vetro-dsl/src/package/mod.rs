@@ -12,6 +12,7 @@ pub use catalog::{Catalog, CatalogError, ClassRef, Resolved, Resolver, BUNDLED_P
 pub use manifest::Manifest;
 pub use version::{Version, VersionSpec};
 
+use crate::kind::DslKind;
 use crate::syntax::class::{defines_class, read_class, read_namespaces, DocContext};
 use crate::syntax::data::{DataReader, DocPath, FoundExpr, PathSeg};
 use crate::syntax::{ClassDef, Namespaces};
@@ -142,7 +143,7 @@ fn read_class_docs(
             Ok(rc) => {
                 for p in &rc.method_problems {
                     problems.push(
-                        Diagnostic::error("method-syntax", p.error.message.clone())
+                        Diagnostic::error(DslKind::MethodSyntax, p.error.message.clone())
                             .with_span(p.error.span)
                             .with_path(format!("Methods/{}", p.method)),
                     );
@@ -153,7 +154,9 @@ fn read_class_docs(
                     classes.push(rc.class);
                 }
             }
-            Err(p) => problems.push(Diagnostic::error("class-syntax", p.message).with_span(p.span)),
+            Err(p) => {
+                problems.push(Diagnostic::error(DslKind::ClassSyntax, p.message).with_span(p.span))
+            }
         }
     }
     report.expressions = reader.found;
@@ -237,7 +240,7 @@ fn mapped_file_problems(
     }
     if report.class_names.is_empty() {
         return vec![Diagnostic::error(
-            "empty-class-file",
+            DslKind::EmptyClassFile,
             format!(
                 "{} defines no class (the manifest maps {} to it)",
                 report.file, mapped[0]
@@ -249,7 +252,7 @@ fn mapped_file_problems(
         .filter(|name| !report.class_names.contains(name))
         .map(|name| {
             let d = Diagnostic::error(
-                "class-name",
+                DslKind::ClassName,
                 format!(
                     "the manifest maps {name} to {}, which defines {}",
                     report.file,
@@ -328,7 +331,7 @@ impl Package {
         let manifest = match files.get("manifest.yaml") {
             Some(bytes) => Manifest::parse(&name("manifest.yaml"), bytes, sources),
             None => Err(vec![Diagnostic::error(
-                "manifest",
+                DslKind::Manifest,
                 format!("{label}: the package has no manifest.yaml"),
             )]),
         };
@@ -369,7 +372,7 @@ impl Package {
             Ok(files) => Package::load_files(label, files, sources),
             Err(e) => Package {
                 root: PathBuf::from(label),
-                problems: vec![Diagnostic::error("archive", format!("{label}: {e}"))],
+                problems: vec![Diagnostic::error(DslKind::Archive, format!("{label}: {e}"))],
                 ..Default::default()
             },
         }
@@ -413,12 +416,12 @@ impl Package {
         for (cls, file) in &manifest.classes {
             if !is_inside(file) {
                 self.problems.push(Diagnostic::error(
-                    "class-path",
+                    DslKind::ClassPath,
                     format!("class {cls} maps to {file}, which is outside the package's Classes/ folder"),
                 ));
             } else if let Some(why) = unusable(file) {
                 self.problems.push(Diagnostic::error(
-                    "missing-class-file",
+                    DslKind::MissingClassFile,
                     format!("class {cls} maps to Classes/{file}, which {why}"),
                 ));
             }

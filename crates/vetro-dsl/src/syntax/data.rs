@@ -4,6 +4,7 @@
 //! Expressions are parsed here, once, by the evaluator's own parser: the
 //! class definition holds their syntax trees.
 
+use crate::kind::DslKind;
 use regex::Regex;
 use std::sync::{Arc, OnceLock};
 use vetro_diag::{Diagnostic, Span};
@@ -233,7 +234,7 @@ impl DataReader {
             let text = node.scalar_text().unwrap_or_default();
             let Ok(parsed) = parse_yaql(&text) else {
                 return Err(Diagnostic::error(
-                    "yaql-syntax",
+                    DslKind::YaqlSyntax,
                     format!("cannot parse the !yaql expression {text:?}"),
                 )
                 .with_span(node.span)

@@ -3,36 +3,22 @@
 use super::ast::Span;
 use std::fmt;
 
-/// The class of a policy error, as reported to users and the harness.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorClass {
-    Syntax,
-    ColumnReference,
-    Recursion,
-    Unsafe,
-    Arity,
-    ModuleReference,
-    Modal,
-    UnknownBuiltin,
-    /// An evaluation bound (tuples or time) was hit.
-    Limit,
-    Other,
-}
-
-impl ErrorClass {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorClass::Syntax => "syntax",
-            ErrorClass::ColumnReference => "column-reference",
-            ErrorClass::Recursion => "recursion",
-            ErrorClass::Unsafe => "unsafe",
-            ErrorClass::Arity => "arity",
-            ErrorClass::ModuleReference => "module-reference",
-            ErrorClass::Modal => "modal",
-            ErrorClass::UnknownBuiltin => "other",
-            ErrorClass::Limit => "limit",
-            ErrorClass::Other => "other",
-        }
+vetro_diag::kinds! {
+    /// The class of a policy error, as reported to users and the harness; a
+    /// class is the kind of the error's diagnostic.
+    pub enum ErrorClass {
+        Syntax = "syntax",
+        ColumnReference = "column-reference",
+        Recursion = "recursion",
+        Unsafe = "unsafe",
+        Arity = "arity",
+        ModuleReference = "module-reference",
+        Modal = "modal",
+        /// A call of a builtin that does not exist (the harness calls it `other`).
+        UnknownBuiltin = "other",
+        /// An evaluation bound (tuples or time) was hit.
+        Limit = "limit",
+        Other = "other",
     }
 }
 

@@ -5,6 +5,7 @@ pub mod classes;
 pub mod pyrepr;
 pub mod value;
 
+use crate::kind::InputKind;
 use std::fmt::Write as _;
 use vetro_diag::Diagnostic;
 
@@ -150,7 +151,7 @@ struct Walker<'a> {
 }
 
 fn model_error(msg: impl Into<String>, path: &str) -> Diagnostic {
-    let d = Diagnostic::error("object-model", msg);
+    let d = Diagnostic::error(InputKind::ObjectModel, msg);
     if path.is_empty() {
         d
     } else {

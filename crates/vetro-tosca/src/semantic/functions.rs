@@ -3,6 +3,7 @@
 use super::topo::{This, Topo};
 use super::{join, Cx};
 use crate::catalog::Construct;
+use crate::kind::ToscaKind;
 use crate::values::{function_name, show, Prim};
 use vetro_yaml::{Node, NodeKind};
 
@@ -34,7 +35,7 @@ pub fn check(cx: &mut Cx, topo: &Topo, this: Option<This>, value: &Node, path: &
 }
 
 fn bad(cx: &mut Cx, path: &str, call: &Node, message: String) {
-    cx.err("bad-function", path, call.span, message);
+    cx.err(ToscaKind::BadFunction, path, call.span, message);
 }
 
 fn check_call(
@@ -62,7 +63,7 @@ fn check_call(
                     format!("get_input takes an input name, not {}", show(args)),
                 ),
                 Some(n) if !topo.inputs.contains(n) => cx.err(
-                    "unresolved-reference",
+                    ToscaKind::UnresolvedReference,
                     path,
                     call.span,
                     format!("get_input refers to input '{n}', which is not declared"),
@@ -145,7 +146,7 @@ fn check_entity_ref(
             if let Some(this) = this {
                 if !hosted(cx, topo, this) {
                     let msg = format!("{f}: HOST is used in a template that has no requirement with a tosca.relationships.HostedOn relationship");
-                    cx.err("unresolved-reference", path, call.span, msg);
+                    cx.err(ToscaKind::UnresolvedReference, path, call.span, msg);
                 }
             }
             None
@@ -156,7 +157,7 @@ fn check_entity_ref(
             None if topo.rels.contains_key(name) => None,
             None => {
                 let msg = format!("{f} refers to template '{name}', which does not exist");
-                cx.err("unresolved-reference", path, call.span, msg);
+                cx.err(ToscaKind::UnresolvedReference, path, call.span, msg);
                 return;
             }
         },
@@ -189,7 +190,7 @@ fn check_entity_ref(
             "{f}: '{entity}' (type '{}') has no {what} '{name}'",
             cat.get(t).name
         );
-        cx.err("unresolved-reference", path, call.span, msg);
+        cx.err(ToscaKind::UnresolvedReference, path, call.span, msg);
     }
 }
 

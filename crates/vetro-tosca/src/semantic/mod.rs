@@ -8,8 +8,9 @@ mod types;
 
 use crate::catalog::{Catalog, Construct, TypeDef};
 use crate::document::FileRec;
+use crate::kind::ToscaKind;
 use crate::normative::Normative;
-use vetro_diag::{Diagnostic, SourceMap, Span};
+use vetro_diag::{Diagnostic, Kind, SourceMap, Span};
 use vetro_kwalify::escape_segment;
 use vetro_yaml::Node;
 
@@ -20,7 +21,7 @@ pub(crate) struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    pub fn err(&mut self, kind: &'static str, path: &str, span: Span, message: String) {
+    pub fn err(&mut self, kind: impl Into<Kind>, path: &str, span: Span, message: String) {
         self.out.push(
             Diagnostic::error(kind, message)
                 .with_span(span)
@@ -53,7 +54,7 @@ fn add_types(cat: &mut Catalog, doc: &Node, file: Option<usize>, problems: &mut 
             if let Some(first) = existing.map(|i| cat.get(i)).filter(|t| t.file.is_some()) {
                 problems.push(
                     Diagnostic::error(
-                        "duplicate-name",
+                        ToscaKind::DuplicateName,
                         format!("{} '{name}' is declared more than once", c.label()),
                     )
                     .with_span(key.span)

@@ -2,7 +2,9 @@
 
 use super::{join, Cx};
 use crate::catalog::{Catalog, Construct};
+use crate::kind::ToscaKind;
 use crate::values::{function_name, parse_clause, prim_problem, show, violation, Clause, Prim};
+use vetro_kwalify::KwalifyKind;
 use vetro_yaml::{Node, NodeKind};
 
 /// What a type name used for a value refers to.
@@ -71,7 +73,7 @@ fn check_type_ref(cx: &mut Cx, def: &Node, path: &str) -> bool {
     };
     if matches!(data_ref(cx.cat, name), DataRef::Unknown) {
         cx.err(
-            "unknown-type",
+            ToscaKind::UnknownType,
             &join(path, "type"),
             ty.span,
             format!("data type '{name}' is not declared"),
@@ -91,7 +93,7 @@ pub fn check_constraints(cx: &mut Cx, def: &Node, prim: Option<Prim>, path: &str
         if let Err(msg) = parse_clause(c, prim) {
             ok = false;
             let at = join(&join(path, "constraints"), &i.to_string());
-            cx.err("bad-constraint", &at, c.span, msg);
+            cx.err(ToscaKind::BadConstraint, &at, c.span, msg);
         }
     }
     ok
@@ -137,7 +139,7 @@ pub fn check_value(cx: &mut Cx, def: &Node, value: &Node, path: &str) {
     let prim = prim_of(cx.cat, ty);
     for clause in clauses(def, prim) {
         if let Some(msg) = violation(&clause, prim, value) {
-            cx.err("constraint-violation", path, value.span, msg);
+            cx.err(ToscaKind::ConstraintViolation, path, value.span, msg);
         }
     }
 }
@@ -171,7 +173,7 @@ pub fn check_typed(
         DataRef::Unknown => true,
         DataRef::Prim(p) => {
             if let Some(msg) = prim_problem(p, value) {
-                cx.err("bad-value", path, value.span, msg);
+                cx.err(ToscaKind::BadValue, path, value.span, msg);
                 return false;
             }
             if let Some(es) = entry_schema.filter(|es| es.as_map().is_some()) {
@@ -205,7 +207,7 @@ fn check_complex(cx: &mut Cx, i: usize, value: &Node, path: &str) -> bool {
     if let Some(p) = prim_base(cat, i) {
         if let Some(msg) = prim_problem(p, value) {
             cx.err(
-                "bad-value",
+                ToscaKind::BadValue,
                 path,
                 value.span,
                 format!("{msg} (data type '{name}')"),
@@ -216,7 +218,7 @@ fn check_complex(cx: &mut Cx, i: usize, value: &Node, path: &str) -> bool {
             for clause in clauses(&cat.get(t).def, Some(p)) {
                 if let Some(msg) = violation(&clause, Some(p), value) {
                     cx.err(
-                        "constraint-violation",
+                        ToscaKind::ConstraintViolation,
                         path,
                         value.span,
                         format!("{msg} (data type '{name}')"),
@@ -228,7 +230,7 @@ fn check_complex(cx: &mut Cx, i: usize, value: &Node, path: &str) -> bool {
     }
     let Some(map) = value.as_map() else {
         cx.err(
-            "bad-value",
+            ToscaKind::BadValue,
             path,
             value.span,
             format!(
@@ -244,7 +246,7 @@ fn check_complex(cx: &mut Cx, i: usize, value: &Node, path: &str) -> bool {
         match props.get(&key) {
             Some(def) => check_value(cx, def, v, &join(path, &key)),
             None => cx.err(
-                "undeclared-name",
+                ToscaKind::UndeclaredName,
                 &join(path, &key),
                 k.span,
                 format!("data type '{name}' has no property '{key}'"),
@@ -255,7 +257,7 @@ fn check_complex(cx: &mut Cx, i: usize, value: &Node, path: &str) -> bool {
         let assigned = map.get(key).is_some_and(|v| !v.is_null());
         if !assigned && is_required(def) && def.get("default").is_none() {
             cx.err(
-                "missing-required",
+                KwalifyKind::MissingRequired,
                 &join(path, key),
                 value.span,
                 format!("required property '{key}' of data type '{name}' is not given"),

@@ -4,7 +4,9 @@ use super::props::{check_assignment, check_def, is_required};
 use super::topo::{This, Topo};
 use super::{entries, functions, join, Cx};
 use crate::catalog::Construct;
+use crate::kind::ToscaKind;
 use std::collections::{HashMap, HashSet};
+use vetro_kwalify::KwalifyKind;
 use vetro_yaml::Node;
 
 fn names(section: Option<&Node>) -> impl Iterator<Item = (&str, &Node)> {
@@ -92,7 +94,7 @@ fn template_type(cx: &mut Cx, c: Construct, tpl: &Node, path: &str) -> Option<us
         Some(_) => None, // a broken type was reported where it is declared
         None => {
             cx.err(
-                "unknown-type",
+                ToscaKind::UnknownType,
                 &join(path, "type"),
                 ty.span,
                 format!("{} '{name}' is not declared", c.label()),
@@ -133,7 +135,7 @@ fn check_properties(
         match defs.get(&key) {
             Some(def) => check_assignment(cx, def, v, &vpath),
             None => cx.err(
-                "undeclared-name",
+                ToscaKind::UndeclaredName,
                 &vpath,
                 k.span,
                 format!("{owner} declares no property '{key}'"),
@@ -151,7 +153,7 @@ fn check_properties(
         if !assigned && is_required(def) && def.get("default").is_none() {
             let span = values.map_or(holder.span, |v| v.span);
             cx.err(
-                "missing-required",
+                KwalifyKind::MissingRequired,
                 &join(&ppath, key),
                 span,
                 format!("required property '{key}' of {owner} is not assigned"),
@@ -166,7 +168,7 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
         if let Some(name) = copy.as_str() {
             if !topo.nodes.contains_key(name) {
                 cx.err(
-                    "unresolved-reference",
+                    ToscaKind::UnresolvedReference,
                     &join(path, "copy"),
                     copy.span,
                     format!("'copy' names node template '{name}', which does not exist"),
@@ -201,7 +203,7 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
         let vpath = join(&apath, &key);
         if !attrs.contains_key(&key) && !props.contains_key(&key) {
             cx.err(
-                "undeclared-name",
+                ToscaKind::UndeclaredName,
                 &vpath,
                 k.span,
                 format!("{owner} declares no attribute '{key}'"),
@@ -216,7 +218,7 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
         let vpath = join(&cpath, &key);
         let Some(cdef) = caps.get(&key) else {
             cx.err(
-                "undeclared-name",
+                ToscaKind::UndeclaredName,
                 &vpath,
                 k.span,
                 format!("{owner} declares no capability '{key}'"),
@@ -257,7 +259,7 @@ fn check_node_template(cx: &mut Cx, topo: &Topo, tpl: &Node, path: &str) {
             let name = ty.as_str().unwrap_or_default();
             if cat.lookup(Construct::Artifact, name).is_none() {
                 cx.err(
-                    "unknown-type",
+                    ToscaKind::UnknownType,
                     &join(&join(&join(path, "artifacts"), &key), "type"),
                     ty.span,
                     format!("artifact type '{name}' is not declared"),
@@ -290,7 +292,7 @@ fn check_requirements(cx: &mut Cx, topo: &Topo, t: usize, tpl: &Node, path: &str
                     if !topo.rels.contains_key(n)
                         && cat.lookup(Construct::Relationship, n).is_none()
                     {
-                        cx.err("unknown-type", &join(&join(&ipath, "relationship"), "type"), ty.span, format!("relationship '{n}' is neither a relationship type nor a relationship template"));
+                        cx.err(ToscaKind::UnknownType, &join(&join(&ipath, "relationship"), "type"), ty.span, format!("relationship '{n}' is neither a relationship type nor a relationship template"));
                     }
                 }
                 if let Some(props) = rel.get("properties") {
@@ -313,7 +315,7 @@ fn check_requirements(cx: &mut Cx, topo: &Topo, t: usize, tpl: &Node, path: &str
         let count = counts.get(name).copied().unwrap_or(0) as i64;
         if count < lo || hi.is_some_and(|hi| count > hi) {
             let bound = hi.map_or("UNBOUNDED".to_string(), |h| h.to_string());
-            cx.err("occurrences", &rpath, tpl.span, format!("requirement '{name}' is assigned {count} time(s), the definition allows [{lo}, {bound}]"));
+            cx.err(ToscaKind::Occurrences, &rpath, tpl.span, format!("requirement '{name}' is assigned {count} time(s), the definition allows [{lo}, {bound}]"));
         }
     }
 }
@@ -334,7 +336,12 @@ fn check_target(cx: &mut Cx, topo: &Topo, name: &str, req: &Node, path: &str) {
             None if cat.lookup(Construct::Node, n).is_some() => {}
             None => {
                 let msg = format!("requirement '{name}' names node '{n}', which is neither a node template nor a node type");
-                cx.err("unresolved-reference", &join(path, "node"), node.span, msg);
+                cx.err(
+                    ToscaKind::UnresolvedReference,
+                    &join(path, "node"),
+                    node.span,
+                    msg,
+                );
                 return;
             }
         }
@@ -347,7 +354,7 @@ fn check_target(cx: &mut Cx, topo: &Topo, name: &str, req: &Node, path: &str) {
     if !named && cat.lookup(Construct::Capability, c).is_none() {
         let msg = format!("requirement '{name}' names capability '{c}', which is neither a capability of the target nor a capability type");
         cx.err(
-            "unresolved-reference",
+            ToscaKind::UnresolvedReference,
             &join(path, "capability"),
             cap.span,
             msg,
@@ -421,7 +428,7 @@ fn check_template_interfaces(
         let declared = cx.cat.merged(t, "interfaces").contains_key(&name);
         if !declared {
             cx.err(
-                "undeclared-name",
+                ToscaKind::UndeclaredName,
                 &vpath,
                 k.span,
                 format!("{owner} declares no interface '{name}'"),
@@ -435,7 +442,7 @@ fn check_template_interfaces(
             let opath = join(&vpath, &op);
             if op != "inputs" && !ops.contains(&op) {
                 cx.err(
-                    "undeclared-name",
+                    ToscaKind::UndeclaredName,
                     &opath,
                     ok.span,
                     format!("interface '{name}' of {owner} declares no operation '{op}'"),
@@ -482,7 +489,7 @@ fn check_members(
         let Some(n) = item.as_str() else { continue };
         if !(topo.nodes.contains_key(n) || groups_too && topo.groups.contains(n)) {
             cx.err(
-                "unresolved-reference",
+                ToscaKind::UnresolvedReference,
                 &join(path, &i.to_string()),
                 item.span,
                 format!("{what} '{n}' does not exist in the topology"),
@@ -605,7 +612,7 @@ fn check_compatible(
                 cat.get(t).name
             );
             cx.err(
-                "unresolved-reference",
+                ToscaKind::UnresolvedReference,
                 &join(path, &i.to_string()),
                 item.span,
                 msg,
@@ -620,7 +627,7 @@ fn check_substitution(cx: &mut Cx, topo: &Topo, sm: &Node, path: &str) {
         let n = nt.as_str().unwrap_or_default();
         if cat.lookup(Construct::Node, n).is_none() {
             cx.err(
-                "unknown-type",
+                ToscaKind::UnknownType,
                 &join(path, "node_type"),
                 nt.span,
                 format!("node type '{n}' is not declared"),
@@ -635,7 +642,7 @@ fn check_substitution(cx: &mut Cx, topo: &Topo, sm: &Node, path: &str) {
                     let Some(tn) = tpl.as_str() else { continue };
                     match topo.nodes.get(tn) {
                         None => cx.err(
-                            "unresolved-reference",
+                            ToscaKind::UnresolvedReference,
                             &join(&mpath, "0"),
                             tpl.span,
                             format!("node template '{tn}' does not exist"),
@@ -655,14 +662,19 @@ fn check_substitution(cx: &mut Cx, topo: &Topo, sm: &Node, path: &str) {
                                     "node template '{tn}' (type '{}') has no {what} '{iname}'",
                                     cat.get(*t).name
                                 );
-                                cx.err("unresolved-reference", &join(&mpath, "1"), inner.span, msg);
+                                cx.err(
+                                    ToscaKind::UnresolvedReference,
+                                    &join(&mpath, "1"),
+                                    inner.span,
+                                    msg,
+                                );
                             }
                         }
                         Some(_) => {}
                     }
                 }
                 _ => cx.err(
-                    "bad-value",
+                    ToscaKind::BadValue,
                     &mpath,
                     m.span,
                     format!("a {section} mapping is [node_template, name]"),

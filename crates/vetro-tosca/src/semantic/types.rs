@@ -3,6 +3,7 @@
 use super::props::check_def;
 use super::{entries, join, Cx};
 use crate::catalog::{Catalog, Construct};
+use crate::kind::ToscaKind;
 use crate::values::Prim;
 use std::collections::HashSet;
 use vetro_diag::Diagnostic;
@@ -58,7 +59,7 @@ pub fn instantiated_requirement_targets(
                     &name,
                 );
                 let d = Diagnostic::error(
-                    "unknown-type",
+                    ToscaKind::UnknownType,
                     format!("{} '{target}' is not declared", Construct::Node.label()),
                 )
                 .with_span(node.span)
@@ -87,7 +88,7 @@ fn check_ref(cx: &mut Cx, c: &[Construct], node: Option<&Node>, path: &str) {
     let Some(name) = node.as_str() else { return };
     if !c.iter().any(|&c| cx.cat.lookup(c, name).is_some()) {
         cx.err(
-            "unknown-type",
+            ToscaKind::UnknownType,
             path,
             node.span,
             format!("{} '{name}' is not declared", c[0].label()),
@@ -118,7 +119,7 @@ fn check_type(cx: &mut Cx, i: usize, path: &str) {
         let primitive_base = t.construct == Construct::Data && Prim::parse(name).is_some();
         if cat.parent(i).is_none() && !primitive_base {
             cx.err(
-                "unknown-type",
+                ToscaKind::UnknownType,
                 &join(path, "derived_from"),
                 parent.span,
                 format!(
@@ -134,7 +135,7 @@ fn check_type(cx: &mut Cx, i: usize, path: &str) {
                 .map(|&a| cat.get(a).name.as_str())
                 .collect();
             cx.err(
-                "derivation-cycle",
+                ToscaKind::DerivationCycle,
                 path,
                 t.key_span,
                 format!(
@@ -313,7 +314,7 @@ fn check_redefinitions(cx: &mut Cx, i: usize, section: &'static str, path: &str)
             let msg = format!(
                 "'{name}' is redefined with type '{new_ty}', which does not derive from the inherited type '{old_ty}'"
             );
-            cx.err("bad-redefinition", &at, span, msg);
+            cx.err(ToscaKind::BadRedefinition, &at, span, msg);
         }
     }
 }
