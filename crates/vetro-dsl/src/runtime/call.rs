@@ -32,7 +32,7 @@ impl Rt {
 
     /// [`Rt::call_method`] for a call written in an expression evaluated
     /// in `site` (where a mock's `withOriginal()` evaluates).
-    pub fn call_method_at(
+    pub(super) fn call_method_at(
         &self,
         site: Option<&Rc<Context>>,
         recv: &Value,

@@ -36,7 +36,7 @@ enum Seg {
 }
 
 impl Rt {
-    pub fn exec_method_body(
+    pub(super) fn exec_method_body(
         &self,
         body: &Block,
         ctx: &Rc<Context>,

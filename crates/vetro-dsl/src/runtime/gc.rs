@@ -15,7 +15,7 @@ use vetro_yaql::Value;
 
 impl Rt {
     /// Destroy every stored object not reachable from `roots`.
-    pub fn collect_garbage(&self, roots: &[Rc<Object>]) {
+    pub(super) fn collect_garbage(&self, roots: &[Rc<Object>]) {
         let live = reachable(roots);
         let doomed: Vec<Rc<Object>> = self
             .objects
@@ -45,7 +45,7 @@ impl Rt {
     /// Destroy objects together: every destruction handler first (shallow
     /// groups first), then `.destroy` group by group, deepest first, so owned
     /// objects go before their owners and publishers before subscribers.
-    pub fn destroy_objects(&self, mut doomed: Vec<Rc<Object>>) {
+    pub(super) fn destroy_objects(&self, mut doomed: Vec<Rc<Object>>) {
         if doomed.is_empty() {
             return;
         }

@@ -118,7 +118,11 @@ struct Thread {
 impl Rt {
     /// Run `tasks` as green threads, at most `limit` at a time; their results
     /// in task order.
-    pub fn run_green(&self, tasks: Vec<Task>, limit: Option<usize>) -> Vec<Result<Value, Exc>> {
+    pub(super) fn run_green(
+        &self,
+        tasks: Vec<Task>,
+        limit: Option<usize>,
+    ) -> Vec<Result<Value, Exc>> {
         let n = tasks.len();
         if n == 1 {
             // Nothing to interleave with: run in place.

@@ -235,13 +235,13 @@ impl Rt {
 
     /// Evaluate `e` in `ctx` with `yaql`, the engine of the code it belongs
     /// to (see [`program::Program::engine_for`]).
-    pub fn eval_expr(&self, e: &Expr, ctx: &Rc<Context>, yaql: &Session) -> Result<Value, Exc> {
+    fn eval_expr(&self, e: &Expr, ctx: &Rc<Context>, yaql: &Session) -> Result<Value, Exc> {
         let form = self.program.compiled(e, yaql);
         yaql.evaluate_in(&form, ctx)
             .map_err(|err| self.unsmuggle(err))
     }
     /// Evaluate template data: expressions inside lists and maps too.
-    pub fn eval_data(&self, d: &Data, ctx: &Rc<Context>, yaql: &Session) -> Result<Value, Exc> {
+    fn eval_data(&self, d: &Data, ctx: &Rc<Context>, yaql: &Session) -> Result<Value, Exc> {
         Ok(match d {
             Data::Null => Value::Null,
             Data::Bool(b) => Value::Bool(*b),

@@ -83,7 +83,7 @@ fn index_models(
 impl Rt {
     /// An object by id: from the store, or built from the pending model index
     /// (inside a model load, as a shell that gets its properties later).
-    pub fn lookup_or_load(&self, id: &str, scope: &Rc<Class>) -> Option<Rc<Object>> {
+    pub(super) fn lookup_or_load(&self, id: &str, scope: &Rc<Class>) -> Option<Rc<Object>> {
         if let Some(o) = self.loading.built(id) {
             return Some(o);
         }
@@ -104,7 +104,7 @@ impl Rt {
 
     /// Load a model tree: its ids are indexed so references inside it resolve.
     /// `fresh`: a separate load (`new()`), with its own id maps.
-    pub fn load_model_value(
+    pub(super) fn load_model_value(
         &self,
         model: &Value,
         owner: Option<Rc<Object>>,
@@ -157,7 +157,7 @@ impl Rt {
     }
 
     /// Build (and initialise) an object from a model dict.
-    pub fn load_object(
+    pub(super) fn load_object(
         &self,
         model: &Value,
         owner: Option<Rc<Object>>,
@@ -286,7 +286,7 @@ impl Rt {
     }
 
     /// Properties from the model / defaults / config, then the `.init` chain.
-    pub fn init_object(&self, obj: &Rc<Object>, props: &Dict) -> Result<(), Exc> {
+    pub(super) fn init_object(&self, obj: &Rc<Object>, props: &Dict) -> Result<(), Exc> {
         obj.initialized.set(true);
         obj.initializing.set(true);
         let r = self.init_object_inner(obj, props);
@@ -474,7 +474,7 @@ impl Rt {
     }
 
     /// `template()`: validate a model by a dry-run load, keep it as a model.
-    pub fn template_value(
+    pub(super) fn template_value(
         &self,
         model: &Value,
         scope: &Rc<Class>,

@@ -71,7 +71,7 @@ impl Rt {
     }
 
     /// A static property (initialised lazily from its Default).
-    pub fn get_static(&self, class: &Rc<Class>, name: &str) -> Result<Value, Exc> {
+    pub(super) fn get_static(&self, class: &Rc<Class>, name: &str) -> Result<Value, Exc> {
         let (decl, p) = self.static_decl(class, name)?;
         if let Some(v) = self.objects.static_value(&decl.name, name) {
             return Ok(v);
@@ -89,7 +89,7 @@ impl Rt {
     }
 
     /// Write a property. `init` is true while the object is being initialised.
-    pub fn set_property(
+    pub(super) fn set_property(
         &self,
         recv: &Value,
         name: &str,

@@ -81,7 +81,7 @@ fn prop_usage(u: PropUsage) -> &'static str {
 }
 
 impl Rt {
-    pub fn reflect(&self, r: Reflect) -> Value {
+    pub(super) fn reflect(&self, r: Reflect) -> Value {
         if let Reflect::Type(c) = &r {
             return self.objects.type_info(&c.name, || {
                 Value::Object(Rc::new(ReflectHandle {
@@ -96,7 +96,7 @@ impl Rt {
         }))
     }
 
-    pub fn reflect_get(&self, r: &Reflect, name: &str) -> Result<Value, Exc> {
+    pub(super) fn reflect_get(&self, r: &Reflect, name: &str) -> Result<Value, Exc> {
         let missing = || {
             Exc::engine(
                 EngineExc::NoPropertyFound,
@@ -237,7 +237,7 @@ impl Rt {
     }
 
     /// Methods of reflection objects.
-    pub fn reflect_call(
+    pub(super) fn reflect_call(
         &self,
         r: &Reflect,
         name: &str,
@@ -342,11 +342,15 @@ impl Rt {
         Ok(Value::list(out.iter().map(|o| o.value()).collect()))
     }
 
-    pub fn meta_list(&self, class: &Rc<Class>, meta: &crate::syntax::Data) -> Result<Value, Exc> {
+    pub(super) fn meta_list(
+        &self,
+        class: &Rc<Class>,
+        meta: &crate::syntax::Data,
+    ) -> Result<Value, Exc> {
         self.merge_meta(vec![(class.clone(), meta.clone())])
     }
 
-    pub fn class_meta(&self, class: &Rc<Class>) -> Result<Value, Exc> {
+    pub(super) fn class_meta(&self, class: &Rc<Class>) -> Result<Value, Exc> {
         self.merge_meta(
             class
                 .mro()
@@ -356,7 +360,7 @@ impl Rt {
         )
     }
 
-    pub fn prop_meta(&self, class: &Rc<Class>, name: &str) -> Result<Value, Exc> {
+    pub(super) fn prop_meta(&self, class: &Rc<Class>, name: &str) -> Result<Value, Exc> {
         self.merge_meta(
             class
                 .mro()
@@ -371,7 +375,7 @@ impl Rt {
         )
     }
 
-    pub fn method_meta(&self, class: &Rc<Class>, name: &str) -> Result<Value, Exc> {
+    pub(super) fn method_meta(&self, class: &Rc<Class>, name: &str) -> Result<Value, Exc> {
         self.merge_meta(
             class
                 .mro()

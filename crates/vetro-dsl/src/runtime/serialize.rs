@@ -513,7 +513,7 @@ impl Rt {
     }
 
     /// `dump(obj, serializationType, ignoreUpcasts)`: Serializable, Mixed or Inline.
-    pub fn dump(&self, v: &Value, kind: &str, ignore_upcasts: bool) -> Result<Value, Exc> {
+    pub(super) fn dump(&self, v: &Value, kind: &str, ignore_upcasts: bool) -> Result<Value, Exc> {
         let style = match kind {
             "Serializable" => Style::Serializable,
             "Mixed" => Style::Mixed,
