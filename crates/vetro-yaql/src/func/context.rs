@@ -54,17 +54,6 @@ pub struct Layer {
     fallback: Option<Rc<MethodFallback>>,
 }
 
-impl Layer {
-    /// Whether the layer defines or hides a name `library` defines (its
-    /// calls then may not mean what the library's compiled sites say).
-    fn redefines_any(&self, library: &Library) -> bool {
-        let names = self.funcs.keys().chain(self.exclusive.iter());
-        names
-            .into_iter()
-            .any(|n| library.layers().iter().any(|l| l.get(n).is_some()))
-    }
-}
-
 /// A scope. Lookups walk from the innermost context to the root; inner
 /// bindings shadow outer ones.
 pub struct Context {
@@ -76,21 +65,18 @@ pub struct Context {
     /// The address of the chain root's library (0: none); the root
     /// outlives every context below it, and so does its library.
     root_library: usize,
-    /// The value of [`LAYERS_CHANGED`] when the chain from here to the
-    /// root was last found to hold no layer that defines or hides a name
-    /// of the root's library (0: not found so).
+    /// The value of [`LAYERS_MADE`] when the chain from here to the root
+    /// was last found to hold no layer (0: not found so).
     plain_since: Cell<u64>,
     pub rt: Rc<Runtime>,
 }
 
-/// Counts the changes to context layers (a function registered, a name
-/// hidden, a fallback set), process-wide: a chain found to hold no layer
-/// that defines or hides a name of its library (a host's session functions
-/// of other names do not) stays so as long as this has not changed, so
-/// that checking that no layer redefines a name is one comparison instead
-/// of a walk. Counting every thread's changes only makes that walk happen
-/// again.
-static LAYERS_CHANGED: AtomicU64 = AtomicU64::new(1);
+/// Counts the context layers made (a context given its first function,
+/// hidden name or fallback), process-wide: a chain found to hold no layer
+/// holds none as long as this has not changed, so that checking that no
+/// layer redefines a name is one comparison instead of a walk. Counting
+/// every thread's layers only makes that walk happen again.
+static LAYERS_MADE: AtomicU64 = AtomicU64::new(1);
 
 /// A host hook for `obj.name(args)` on a [`Value::Object`] receiver when no
 /// layer defines `name`: gets the calling context, the method name, the
@@ -312,7 +298,9 @@ impl Context {
     /// Change this context's own layer, copying it first if it is shared.
     fn edit_layer<R>(&self, edit: impl FnOnce(&mut Layer) -> R) -> R {
         let mut layer = self.layer.borrow_mut();
-        LAYERS_CHANGED.fetch_add(1, Ordering::Relaxed);
+        if layer.is_none() {
+            LAYERS_MADE.fetch_add(1, Ordering::Relaxed);
+        }
         edit(Rc::make_mut(layer.get_or_insert_with(Default::default)))
     }
 
@@ -416,18 +404,18 @@ impl Context {
     /// valid).
     #[inline]
     pub(crate) fn sees_library_for(&self, name: &str, library: &Arc<Library>) -> bool {
-        if self.plain_since.get() == LAYERS_CHANGED.load(Ordering::Relaxed) {
+        if self.plain_since.get() == LAYERS_MADE.load(Ordering::Relaxed) {
             return self.root_library == Arc::as_ptr(library) as usize;
         }
         self.sees_library_slow(Some(name), library)
     }
 
-    /// Whether every call from this context of a name `library` defines
-    /// means what `library` defines: no context layer up the chain defines
-    /// or hides a name of the library, and the chain's root holds it.
+    /// Whether every call from this context means what `library` defines:
+    /// no context layer up the chain, and the chain's root holds that
+    /// library.
     #[inline]
     pub(crate) fn sees_only_library(&self, library: &Arc<Library>) -> bool {
-        if self.plain_since.get() == LAYERS_CHANGED.load(Ordering::Relaxed) {
+        if self.plain_since.get() == LAYERS_MADE.load(Ordering::Relaxed) {
             return self.root_library == Arc::as_ptr(library) as usize;
         }
         self.sees_library_slow(None, library)
@@ -435,19 +423,20 @@ impl Context {
 
     /// [`Context::sees_library_for`] (`name` given) or
     /// [`Context::sees_only_library`] by a walk up the chain, which
-    /// remembers in every context of a chain found to hold no layer that
-    /// redefines a name of the library that it holds none.
+    /// remembers a chain found to hold no layer.
     #[cold]
     fn sees_library_slow(&self, name: Option<&str>, library: &Arc<Library>) -> bool {
-        if self.root_library != Arc::as_ptr(library) as usize {
-            return false;
-        }
-        let changed = LAYERS_CHANGED.load(Ordering::Relaxed);
+        let made = LAYERS_MADE.load(Ordering::Relaxed);
+        let mut plain = true;
         let mut c = self;
         loop {
             if let Some(l) = c.layer.borrow().as_ref() {
-                if l.redefines_any(library) {
-                    return name.is_some_and(|n| !self.layers_define(n));
+                plain = false;
+                let Some(name) = name else {
+                    return false;
+                };
+                if l.funcs.contains_key(name) || l.exclusive.contains(name) {
+                    return false;
                 }
             }
             match &c.parent {
@@ -455,30 +444,10 @@ impl Context {
                 None => break,
             }
         }
-        let mut c = self;
-        loop {
-            c.plain_since.set(changed);
-            match &c.parent {
-                Some(p) => c = p,
-                None => return true,
-            }
+        if plain {
+            self.plain_since.set(made);
         }
-    }
-
-    /// Whether a context layer up the chain defines or hides `name`.
-    fn layers_define(&self, name: &str) -> bool {
-        let mut c = self;
-        loop {
-            if let Some(l) = c.layer.borrow().as_ref() {
-                if l.funcs.contains_key(name) || l.exclusive.contains(name) {
-                    return true;
-                }
-            }
-            match &c.parent {
-                Some(p) => c = p,
-                None => return false,
-            }
-        }
+        self.root_library == Arc::as_ptr(library) as usize
     }
 
     /// Names of every function visible from this context.
