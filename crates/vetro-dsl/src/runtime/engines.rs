@@ -5,28 +5,12 @@
 //! context ([`rt_of`]), so nothing in an engine belongs to one session;
 //! each session only puts its handle and its limits over them.
 
+pub use super::engine_set::Engines;
 use super::natives::Natives;
 use super::reg::Reg;
 use super::{ClassDefs, ClassSource};
 use std::sync::{Arc, Mutex};
 use vetro_yaql::{Engine, EngineOptions};
-
-/// The engines of a class set (Murano's `ENGINE_10` and `ENGINE_12`), and
-/// those its contract expressions run in.
-pub struct Engines {
-    /// Format 1.0/1.1 classes: the standard library with the legacy layer,
-    /// dicts iterable.
-    pub legacy: Arc<Engine>,
-    /// Format 1.2+ classes: the standard library alone.
-    pub std: Arc<Engine>,
-    /// Contracts of format 1.0/1.1 classes: the contract functions
-    /// (`int()`, `class()`, `check()`...) over the legacy engine's
-    /// library, with its options.
-    pub contracts_legacy: Arc<Engine>,
-    /// Contracts of format 1.2+ classes: the same functions over the same
-    /// library, with the standard engine's options.
-    pub contracts_std: Arc<Engine>,
-}
 
 /// The options both engines share (the legacy one adds its layer).
 fn options(legacy: bool) -> EngineOptions {

@@ -38,6 +38,7 @@ pub mod call;
 mod caught;
 pub mod contract_plan;
 pub mod contracts;
+mod engine_set;
 pub mod engines;
 pub mod exec;
 pub mod frames;

@@ -8,7 +8,7 @@
 //! [`ObjectStore::static_value`](super::objects::ObjectStore::static_value).)
 
 use super::contract_plan::{self, PlanCache, Step};
-use super::engines::Engines;
+use super::engine_set::Engines;
 use super::limits::Watch;
 use super::reg::{RtHandle, RT_VAR};
 use super::types::*;

@@ -75,7 +75,8 @@ impl Render {
     pub fn write(&mut self, args: fmt::Arguments<'_>) -> Result<()> {
         match args.as_str() {
             Some(s) => self.push_str(s),
-            None => fmt::Write::write_fmt(self, args).map_err(|_| memory_exceeded()),
+            // A refused piece leaves `refusal` saying which bound refused it.
+            None => fmt::Write::write_fmt(self, args).map_err(|_| (self.refusal)()),
         }
     }
 
@@ -144,6 +145,19 @@ impl fmt::Write for Render {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formatted_text_past_the_host_limit_is_the_host_limit_error() {
+        let mut r = Render {
+            buf: String::new(),
+            cap: 5,
+            budgeted: None,
+            refusal: over_memory_limit,
+        };
+        let e = r.write(format_args!("{}{}", "abc", "defg")).unwrap_err();
+        assert!(crate::limits::is_memory_limit(&e));
+        assert_eq!(r.as_str(), "abc");
+    }
 
     #[test]
     fn a_write_past_the_cap_fails_and_keeps_the_text() {
