@@ -154,7 +154,10 @@ mod tests {
             budgeted: None,
             refusal: over_memory_limit,
         };
-        let e = r.write(format_args!("{}{}", "abc", "defg")).unwrap_err();
+        // Arguments the compiler cannot fold into one literal, so the text
+        // goes through `fmt::Write` piece by piece.
+        let (a, b) = (String::from("abc"), 4567);
+        let e = r.write(format_args!("{a}{b}")).unwrap_err();
         assert!(crate::limits::is_memory_limit(&e));
         assert_eq!(r.as_str(), "abc");
     }
