@@ -197,13 +197,13 @@ pub async fn run_action(
     };
     let errors = match arguments(&params, &p.fields) {
         Ok(args) => {
-            let r = api_actions::execute(
-                state(&dash),
-                p.user.ctx.clone(),
-                P((env.clone(), id.clone())),
-                JsonBody(args),
-            )
-            .await;
+            let r = match JsonBody::from_value(args) {
+                Ok(body) => {
+                    let to = P((env.clone(), id.clone()));
+                    api_actions::execute(state(&dash), p.user.ctx.clone(), to, body).await
+                }
+                Err(e) => Err(e),
+            };
             match r {
                 Ok(v) => {
                     p.user.flash(true, "Action started.");

@@ -437,9 +437,14 @@ pub async fn import(
 async fn patch(dash: &Dashboard, user: &User, id: &str, ops: Value) -> ApiResult {
     let ctx = ctx_for(user, Method::PATCH, "/v1/catalog/packages/{package_id}")?;
     Ok(crate::api::value(
-        api_catalog::update(state(dash), ctx, P(id.to_string()), JsonBody(ops))
-            .await?
-            .0,
+        api_catalog::update(
+            state(dash),
+            ctx,
+            P(id.to_string()),
+            JsonBody::from_value(ops)?,
+        )
+        .await?
+        .0,
     ))
 }
 
@@ -551,10 +556,13 @@ pub async fn add_category(
     axum::extract::State(dash): axum::extract::State<Dashboard>,
     p: Posted,
 ) -> Response {
-    let body = JsonBody(json!({"name": p.fields.text("name")}));
-    let r = match ctx_for(&p.user, Method::POST, "/v1/catalog/categories") {
-        Ok(ctx) => api_catalog::add_category(state(&dash), ctx, body).await,
-        Err(e) => Err(e),
+    let body = JsonBody::from_value(json!({"name": p.fields.text("name")}));
+    let r = match (
+        ctx_for(&p.user, Method::POST, "/v1/catalog/categories"),
+        body,
+    ) {
+        (Ok(ctx), Ok(body)) => api_catalog::add_category(state(&dash), ctx, body).await,
+        (Err(e), _) | (_, Err(e)) => Err(e),
     };
     after(&p.user, "/categories", r, "Category added.")
 }

@@ -22,6 +22,7 @@ use vetro_server::auth::SessionHeader;
 use vetro_server::body::JsonBody;
 use vetro_server::error::ApiError;
 use vetro_server::extract::P;
+use vetro_server::requests::ModelValue;
 use vetro_server::routes::{catalog as api_catalog, environments as api_envs, services};
 use vetro_store::catalog::PackageFile;
 
@@ -305,7 +306,7 @@ async fn add_to_env(dash: &Dashboard, user: &User, env: &str, app: Value) -> Api
         user.ctx.clone(),
         P(env.to_string()),
         SessionHeader(Some(sid)),
-        JsonBody(app),
+        JsonBody(ModelValue(app)),
     )
     .await?;
     Ok(name)
@@ -480,7 +481,7 @@ pub async fn edit_submit(
             p.user.ctx.clone(),
             P((env.clone(), obj.clone())),
             SessionHeader(Some(sid)),
-            JsonBody(v),
+            JsonBody(ModelValue(v)),
         )
         .await
     }

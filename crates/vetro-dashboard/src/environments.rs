@@ -53,12 +53,10 @@ pub async fn list(State(dash): State<Dashboard>, user: User) -> PageResult {
 }
 
 pub async fn create(State(dash): State<Dashboard>, p: Posted) -> Response {
-    let r = api_envs::create(
-        state(&dash),
-        p.user.ctx.clone(),
-        JsonBody(json!({"name": p.fields.text("name")})),
-    )
-    .await;
+    let r = match JsonBody::from_value(json!({"name": p.fields.text("name")})) {
+        Ok(body) => api_envs::create(state(&dash), p.user.ctx.clone(), body).await,
+        Err(e) => Err(e),
+    };
     match r {
         Ok(env) => Redirect::to(&format!("/environments/{}", env.0.id)).into_response(),
         Err(e) => after(&p.user, "/environments", Err::<(), _>(e), ""),

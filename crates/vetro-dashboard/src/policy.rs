@@ -9,9 +9,10 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{html, Markup};
-use serde_json::{json, Value};
+use serde_json::Value;
 use vetro_policy::datalog::{Engine, PolicyKind};
 use vetro_server::body::JsonBody;
+use vetro_server::requests::PolicyUpdate;
 use vetro_server::routes::{deployments as api_deployments, vetro as api_vetro};
 
 /// A compile error of policy text: (line, column, message).
@@ -119,15 +120,11 @@ pub async fn save(State(dash): State<Dashboard>, p: Posted) -> Response {
             };
         }
     }
-    let value = if clear {
-        Value::Null
-    } else {
-        Value::String(text_in)
-    };
+    let value = if clear { None } else { Some(text_in) };
     let r = api_vetro::put_policy(
         state(&dash),
         p.user.ctx.clone(),
-        JsonBody(json!({"policy": value})),
+        JsonBody(PolicyUpdate { policy: value }),
     )
     .await;
     crate::page::after(

@@ -74,7 +74,7 @@ async fn from_env(
     let body =
         json!({"name": name, "description_text": description, "services": e["services"].clone()});
     Ok(crate::api::value(
-        api_templates::create(state(dash), user.ctx.clone(), JsonBody(body))
+        api_templates::create(state(dash), user.ctx.clone(), JsonBody::from_value(body)?)
             .await?
             .0,
     ))
@@ -97,13 +97,12 @@ pub async fn create_environment(
     Path(id): Path<String>,
     p: Posted,
 ) -> Response {
-    let r = api_templates::create_environment(
-        state(&dash),
-        p.user.ctx.clone(),
-        P(id),
-        JsonBody(json!({"name": p.fields.text("name")})),
-    )
-    .await;
+    let r = match JsonBody::from_value(json!({"name": p.fields.text("name")})) {
+        Ok(body) => {
+            api_templates::create_environment(state(&dash), p.user.ctx.clone(), P(id), body).await
+        }
+        Err(e) => Err(e),
+    };
     match r {
         Ok(v) => {
             let env = v.0.environment_id;

@@ -1,7 +1,8 @@
 //! The vetro service: Murano's v1 REST API over [`vetro_store`].
 //!
 //! Layers: `routes` (one module per resource) use `scope` (tenancy),
-//! `body`/`extract` (inputs), `views` (Murano's JSON shapes), `package`
+//! `body`/`extract` (inputs), `requests` and `views` (Murano's JSON shapes
+//! in and out), `package`
 //! (archive inspection) and `model_path` (Murano's model addressing); all of
 //! them answer errors as [`error::ApiError`]. [`router`] assembles the routes
 //! with the middleware (request ids, tracing without credentials, body-size
@@ -23,8 +24,8 @@ pub mod package;
 pub mod paging;
 pub mod quota;
 pub mod rate;
+pub mod requests;
 pub mod routes;
-pub mod schemas;
 pub mod scope;
 pub mod state;
 pub mod views;
@@ -64,7 +65,7 @@ fn api_routes(st: &AppState) -> Router<AppState> {
 
 /// `GET /openapi.json`: [`openapi::document`], built once.
 #[utoipa::path(get, path = "/openapi.json", tag = "vetro",
-    responses((status = 200, description = "This API description (OpenAPI 3.1)", body = schemas::AnyObject)))]
+    responses((status = 200, description = "This API description (OpenAPI 3.1)", body = Object)))]
 pub async fn api_description() -> axum::response::Response {
     static DOC: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
     axum::Json(DOC.get_or_init(openapi::document).clone()).into_response()

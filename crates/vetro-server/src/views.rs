@@ -523,6 +523,33 @@ pub struct PolicyView {
     pub source: Option<&'static str>,
 }
 
+/// The answer of a change with nothing to report (a deletion, a deployment
+/// queued): `null`, as Murano's.
+#[derive(Serialize)]
+pub struct Done;
+
+impl utoipa::PartialSchema for Done {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::Null)
+            .description(Some("`null`"))
+            .into()
+    }
+}
+
+impl ToSchema for Done {}
+
+/// An action's outcome: `{}` while it runs, then its result (any JSON
+/// value, `null` included) and whether that is an exception.
+#[derive(Serialize, ToSchema)]
+pub struct ActionResult {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Value)]
+    pub result: Option<Value>,
+    #[serde(rename = "isException", skip_serializing_if = "Option::is_none")]
+    pub is_exception: Option<bool>,
+}
+
 /// `/healthz` and `/readyz` (vetro additions).
 #[derive(Serialize, ToSchema)]
 pub struct Health {

@@ -173,6 +173,15 @@ fn auth_is_required_and_errors_have_murano_shape() {
     let big = json!({"name": "x".repeat(1024 * 1024 + 1024)});
     err(a.json("POST", "/v1/environments", big), 413);
     err(a.json("POST", "/v1/environments", json!({"name": ""})), 400);
+    // A body that is JSON but not the operation's shape: 400, naming the field.
+    for (body, message) in [
+        (json!({"name": 5}), "'name' must be a string"),
+        (json!({"title": "e"}), "'name' is required"),
+        (json!(["e"]), "the request body must be an object"),
+    ] {
+        let e = err(a.json("POST", "/v1/environments", body), 400);
+        assert_eq!(e["error"]["message"], message);
+    }
     err(a.get("/v1/environments/nope"), 404);
     err(a.get("/v1/nothing-here"), 404);
     assert!(a
@@ -379,11 +388,13 @@ fn environment_session_services_and_deploy() {
         .send()
         .unwrap());
     assert_eq!(c["cancel_requested"], true);
-    ok(
-        a.req("DELETE", &format!("/v1/environments/{id}?abandon=true"))
-            .send()
-            .unwrap(),
-    );
+    // A deletion answers `null`, as Murano's, and as the description says.
+    let r = a
+        .req("DELETE", &format!("/v1/environments/{id}?abandon=true"))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.text().unwrap(), "null");
     err(a.get(&format!("/v1/environments/{id}")), 404);
 }
 
@@ -445,6 +456,11 @@ fn packages_upload_search_patch_and_hostile_archives() {
             json!([{"op": "add", "path": "/tags", "value": ["x"]}])
         ))["tags"],
         json!(["web", "x"])
+    );
+    let e = err(patch(json!([{"op": "rename", "path": "/name"}])), 400);
+    assert_eq!(
+        e["error"]["message"],
+        "'[0].op' must be one of add, remove, replace, move, copy, test"
     );
     err(
         patch(json!([{"op": "replace", "path": "/fully_qualified_name", "value": "z"}])),

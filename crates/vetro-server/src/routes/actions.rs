@@ -1,13 +1,14 @@
 //! Actions on deployed objects, their results, and static actions.
 
 use crate::auth::Ctx;
-use crate::body::{object, JsonBody};
+use crate::body::JsonBody;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::P;
+use crate::requests::{ActionArguments, StaticAction};
 use crate::routes::deployments::env_task;
 use crate::scope;
 use crate::state::AppState;
-use crate::views::TaskId;
+use crate::views::{ActionResult, TaskId};
 use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
@@ -40,20 +41,16 @@ fn find_action(v: &Value, action_id: &str) -> Option<(String, String, bool)> {
 
 #[utoipa::path(post, path = "/v1/environments/{environment_id}/actions/{action_id}", tag = "actions",
     params(("environment_id" = String, Path), ("action_id" = String, Path, description = "`<objectId>_<methodName>` from the model's `?._actions`")),
-    request_body(content = crate::schemas::AnyObject, content_type = "application/json", description = "The action's arguments"),
-    responses((status = 200, description = "`{\"task_id\"}`", body = crate::views::TaskId)))]
+    request_body(content = Option<ActionArguments>, content_type = "application/json", description = "The action's arguments (none: no arguments)"),
+    responses((status = 200, description = "`{\"task_id\"}`", body = TaskId)))]
 pub async fn execute(
     State(st): State<AppState>,
     ctx: Ctx,
     P((id, action_id)): P<(String, String)>,
-    JsonBody(body): JsonBody,
+    JsonBody(body): JsonBody<Option<ActionArguments>>,
 ) -> ApiResult<Json<TaskId>> {
     let env = scope::environment(&st, &ctx, &id).await?;
-    let args = if body.is_null() {
-        json!({})
-    } else {
-        Value::Object(object(&body)?.clone())
-    };
+    let args = Value::Object(body.map(|a| a.0).unwrap_or_default());
     let status = status_of(&st.store.session_marks(&env.id).await?);
     if status == "deploying" || status == "deleting" {
         return Err(ApiError::forbidden(format!(
@@ -91,62 +88,48 @@ pub async fn execute(
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/actions/{action_id}", tag = "actions",
     params(("environment_id" = String, Path),
            ("action_id" = String, Path, description = "The `task_id` the action's call answered with")),
-    responses((status = 200, description = "`{}` while running, then `{\"result\", \"isException\"}`", body = crate::schemas::AnyObject)))]
+    responses((status = 200, description = "`{}` while running, then `{\"result\", \"isException\"}`", body = ActionResult)))]
 pub async fn result(
     State(st): State<AppState>,
     ctx: Ctx,
     P((id, task_id)): P<(String, String)>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<ActionResult>> {
     let task = env_task(&st, &ctx, &id, &task_id).await?;
     Ok(Json(task_result(&task)))
 }
 
-fn task_result(task: &vetro_store::queue::Task) -> Value {
+fn task_result(task: &vetro_store::queue::Task) -> ActionResult {
     if !task.is_finished() {
-        return json!({});
+        return ActionResult {
+            result: None,
+            is_exception: None,
+        };
     }
-    match &task.result {
-        Some(r) if r.get("isException").is_some() => r.clone(),
-        other => {
-            json!({"result": other.clone().unwrap_or(Value::Null), "isException": task.is_exception})
-        }
+    // Actions store `{"result", "isException"}`; other tasks (a deployment
+    // asked for by its id) their result alone.
+    let (result, is_exception) = match &task.result {
+        Some(r) if r.get("isException").is_some() => (
+            r.get("result").cloned().unwrap_or(Value::Null),
+            r["isException"].as_bool().unwrap_or(task.is_exception),
+        ),
+        other => (other.clone().unwrap_or(Value::Null), task.is_exception),
+    };
+    ActionResult {
+        result: Some(result),
+        is_exception: Some(is_exception),
     }
 }
 
 #[utoipa::path(post, path = "/v1/actions", tag = "actions",
-    request_body(content = crate::schemas::StaticAction, content_type = "application/json"),
-    responses((status = 200, description = "The method's result", body = crate::schemas::AnyValue)))]
+    request_body(content = StaticAction, content_type = "application/json"),
+    responses((status = 200, description = "The method's result: any JSON value, `null` included", body = Value)))]
 pub async fn static_action(
     State(st): State<AppState>,
     ctx: Ctx,
-    JsonBody(body): JsonBody,
+    JsonBody(body): JsonBody<StaticAction>,
 ) -> ApiResult<Json<Value>> {
-    let o = object(&body)?;
-    for field in ["className", "methodName"] {
-        if o.get(field)
-            .and_then(Value::as_str)
-            .is_none_or(str::is_empty)
-        {
-            return Err(ApiError::bad_request(format!(
-                "'{field}' is required and must be a string"
-            )));
-        }
-    }
-    if o.get("parameters").is_some_and(|p| !p.is_object()) {
-        return Err(ApiError::bad_request("'parameters' must be an object"));
-    }
-    let payload = json!({
-        "className": o["className"],
-        "methodName": o["methodName"],
-        "packageName": o.get("packageName").cloned().unwrap_or(Value::Null),
-        "classVersion": o.get("classVersion").cloned().unwrap_or(json!("=0")),
-        "parameters": o.get("parameters").cloned().unwrap_or(json!({})),
-    });
-    let class = o["className"].as_str().unwrap_or_default();
-    let package = o
-        .get("packageName")
-        .and_then(Value::as_str)
-        .unwrap_or(class);
+    let class = body.class_name.as_str();
+    let package = body.package_name.as_deref().unwrap_or(class);
     if st
         .store
         .resolve_package(ctx.project(), package)
@@ -167,7 +150,7 @@ pub async fn static_action(
             session_id: None,
             user_id: ctx.user().to_string(),
             kind: TaskKind::StaticAction,
-            payload,
+            payload: static_payload(&body),
             description: None,
             trust_id,
         })
@@ -176,17 +159,15 @@ pub async fn static_action(
     loop {
         let task = st.store.get_task(&id).await?;
         if task.is_finished() {
-            let r = task_result(&task);
-            if r["isException"] == json!(true) {
-                return Err(ApiError::bad_request(
-                    r["result"]["message"]
-                        .as_str()
-                        .unwrap_or("the static action failed")
-                        .to_string(),
-                )
-                .with_details(r["result"].clone()));
+            let outcome = task_result(&task);
+            let result = outcome.result.unwrap_or(Value::Null);
+            if outcome.is_exception == Some(true) {
+                let message = result["message"]
+                    .as_str()
+                    .unwrap_or("the static action failed");
+                return Err(ApiError::bad_request(message.to_string()).with_details(result));
             }
-            return Ok(Json(r["result"].clone()));
+            return Ok(Json(result));
         }
         if tokio::time::Instant::now() >= deadline {
             st.store.request_cancel(&id).await?;
@@ -196,4 +177,15 @@ pub async fn static_action(
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+}
+
+/// What the worker reads of a static action's task.
+fn static_payload(body: &StaticAction) -> Value {
+    json!({
+        "className": body.class_name.as_str(),
+        "methodName": body.method_name.as_str(),
+        "packageName": body.package_name,
+        "classVersion": body.class_version.as_deref().unwrap_or("=0"),
+        "parameters": body.parameters.clone().unwrap_or_default(),
+    })
 }

@@ -2,15 +2,16 @@
 
 use crate::access::Privilege;
 use crate::auth::Ctx;
-use crate::body::{parse_json, JsonBody};
+use crate::body::{from_value, parse_json, JsonBody};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{QueryPairs, P};
 use crate::kept::Kept;
 use crate::package;
+use crate::requests::{CategoryCreate, PackagePatchOp, PackageUpload, PatchKind};
 use crate::scope;
 use crate::state::AppState;
 use crate::views::{
-    CategoryDetail, CategoryList, CategoryView, PackageList, PackageName, PackageView,
+    CategoryDetail, CategoryList, CategoryView, Done, PackageList, PackageName, PackageView,
 };
 use axum::extract::{Multipart, State};
 use axum::http::header;
@@ -116,9 +117,9 @@ fn package_query(q: &QueryPairs, project: &str) -> ApiResult<PackageQuery> {
 }
 
 /// The upload's parts: the archive and the optional `__metadata__` JSON.
-async fn read_upload(mut mp: Multipart) -> ApiResult<(Vec<u8>, Value)> {
+async fn read_upload(mut mp: Multipart) -> ApiResult<PackageUpload> {
     let mut archive = None;
-    let mut meta = Value::Null;
+    let mut metadata = None;
     let bad = |e: axum::extract::multipart::MultipartError| {
         if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::too_large("the package upload is too large")
@@ -138,63 +139,28 @@ async fn read_upload(mut mp: Multipart) -> ApiResult<(Vec<u8>, Value)> {
             }
             archive = Some(data.to_vec());
         } else if name == "__metadata__" {
-            meta = parse_json(&data)?;
+            metadata = from_value(&parse_json(&data)?, "__metadata__")?;
         }
     }
-    let archive =
+    let file =
         archive.ok_or_else(|| ApiError::bad_request("the upload has no package file part"))?;
-    Ok((archive, meta))
-}
-
-fn strings_field(meta: &Value, key: &str) -> ApiResult<Option<Vec<String>>> {
-    match meta.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|v| {
-                v.as_str().map(str::to_string).ok_or_else(|| {
-                    ApiError::bad_request(format!("'{key}' must be a list of strings"))
-                })
-            })
-            .collect::<ApiResult<Vec<_>>>()
-            .map(Some),
-        Some(_) => Err(ApiError::bad_request(format!(
-            "'{key}' must be a list of strings"
-        ))),
-    }
-}
-
-fn bool_field(meta: &Value, key: &str) -> ApiResult<Option<bool>> {
-    match meta.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(_) => Err(ApiError::bad_request(format!(
-            "'{key}' must be true or false"
-        ))),
-    }
-}
-
-fn string_field(meta: &Value, key: &str) -> ApiResult<Option<String>> {
-    match meta.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(ApiError::bad_request(format!("'{key}' must be a string"))),
-    }
+    Ok(PackageUpload { file, metadata })
 }
 
 #[utoipa::path(post, path = "/v1/catalog/packages", tag = "catalog",
-    request_body(content = crate::schemas::PackageUpload, content_type = "multipart/form-data"),
+    request_body(content = PackageUpload, content_type = "multipart/form-data"),
     responses((status = 200, description = "The new package", body = PackageView)))]
 pub async fn upload(
     State(st): State<AppState>,
     ctx: Ctx,
     mp: Multipart,
 ) -> ApiResult<Json<PackageView>> {
-    let (archive, meta) = read_upload(mp).await?;
-    if !(meta.is_null() || meta.is_object()) {
-        return Err(ApiError::bad_request("__metadata__ must be a JSON object"));
-    }
-    let is_public = bool_field(&meta, "is_public")?.unwrap_or(false);
+    let PackageUpload {
+        file: archive,
+        metadata,
+    } = read_upload(mp).await?;
+    let meta = metadata.unwrap_or_default();
+    let is_public = meta.is_public.unwrap_or(false);
     if is_public {
         ctx.require(Privilege::Publish)?;
     }
@@ -213,7 +179,7 @@ pub async fn upload(
             id: String::new(),
             owner_id: ctx.project().to_string(),
             fully_qualified_name: i.fqn,
-            name: string_field(&meta, "name")?.unwrap_or(i.name),
+            name: meta.name.unwrap_or(i.name),
             kind: i.package_type,
             version: i.version,
             author: i.author,
@@ -221,11 +187,11 @@ pub async fn upload(
                 .supplier
                 .filter(Value::is_object)
                 .unwrap_or_else(|| json!({})),
-            description: string_field(&meta, "description")?.unwrap_or(i.description),
-            enabled: bool_field(&meta, "enabled")?.unwrap_or(true),
+            description: meta.description.unwrap_or(i.description),
+            enabled: meta.enabled.unwrap_or(true),
             is_public,
-            tags: strings_field(&meta, "tags")?.unwrap_or(i.tags),
-            categories: strings_field(&meta, "categories")?.unwrap_or_default(),
+            tags: meta.tags.unwrap_or(i.tags),
+            categories: meta.categories.unwrap_or_default(),
             class_definitions: i.class_names,
             created: String::new(),
             updated: String::new(),
@@ -253,35 +219,39 @@ pub async fn show(
 }
 
 /// Applies one Murano package patch operation.
-fn apply_op(p: &mut Package, op: &Value) -> ApiResult<()> {
-    let o = op
-        .as_object()
-        .ok_or_else(|| ApiError::bad_request("each patch operation must be an object"))?;
-    let kind = o.get("op").and_then(Value::as_str).unwrap_or_default();
-    let path = o.get("path").and_then(Value::as_str).unwrap_or_default();
-    let field = path.strip_prefix('/').unwrap_or(path);
+fn apply_op(p: &mut Package, op: PackagePatchOp) -> ApiResult<()> {
+    let PackagePatchOp {
+        op: kind,
+        path,
+        value,
+    } = op;
+    let field = path.strip_prefix('/').unwrap_or(&path);
     if field.contains('/') || field.is_empty() {
         return Err(ApiError::forbidden(format!(
             "the path '{path}' cannot be changed: nested and empty paths are not allowed"
         )));
     }
-    let value = o.get("value").cloned().unwrap_or(Value::Null);
-    let list_ops = ["add", "replace", "remove"];
-    match field {
-        "categories" | "tags" if list_ops.contains(&kind) => {
-            let items = strings_field(&json!({"v": value}), "v")?.unwrap_or_default();
+    use PatchKind::{Add, Remove, Replace};
+    match (field, kind) {
+        ("categories" | "tags", Add | Replace | Remove) => {
+            let items: Vec<String> = match value {
+                Value::Null => Vec::new(),
+                v => serde_json::from_value(v).map_err(|_| {
+                    ApiError::bad_request(format!("'{field}' must be a list of strings"))
+                })?,
+            };
             let target = if field == "tags" { &mut p.tags } else { &mut p.categories };
             match kind {
-                "add" => items.into_iter().for_each(|i| if !target.contains(&i) { target.push(i) }),
-                "replace" => *target = items,
+                Add => items.into_iter().for_each(|i| if !target.contains(&i) { target.push(i) }),
+                Replace => *target = items,
                 _ => target.retain(|t| !items.contains(t)),
             }
         }
-        "is_public" | "enabled" if kind == "replace" => {
+        ("is_public" | "enabled", Replace) => {
             let b = value.as_bool().ok_or_else(|| ApiError::bad_request(format!("'{field}' must be true or false")))?;
             if field == "is_public" { p.is_public = b } else { p.enabled = b }
         }
-        "name" | "description" if kind == "replace" => {
+        ("name" | "description", Replace) => {
             let s = value.as_str().ok_or_else(|| ApiError::bad_request(format!("'{field}' must be a string")))?;
             if field == "name" {
                 if s.trim().is_empty() || s.chars().count() > 80 {
@@ -294,7 +264,8 @@ fn apply_op(p: &mut Package, op: &Value) -> ApiResult<()> {
         }
         _ => {
             return Err(ApiError::forbidden(format!(
-                "operation '{kind}' on '{path}' is not allowed: change categories and tags (add, replace, remove) or is_public, enabled, name, description (replace)"
+                "operation '{}' on '{path}' is not allowed: change categories and tags (add, replace, remove) or is_public, enabled, name, description (replace)",
+                kind.as_str()
             )))
         }
     }
@@ -303,18 +274,15 @@ fn apply_op(p: &mut Package, op: &Value) -> ApiResult<()> {
 
 #[utoipa::path(patch, path = "/v1/catalog/packages/{package_id}", tag = "catalog",
     params(("package_id" = String, Path)),
-    request_body(content = Vec<crate::schemas::PatchOp>, content_type = "application/murano-packages-json-patch"),
+    request_body(content = Vec<PackagePatchOp>, content_type = "application/murano-packages-json-patch"),
     responses((status = 200, description = "The updated package", body = PackageView)))]
 pub async fn update(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-    JsonBody(body): JsonBody,
+    JsonBody(ops): JsonBody<Vec<PackagePatchOp>>,
 ) -> ApiResult<Json<PackageView>> {
     let mut p = scope::own_package(&st, &ctx, &id).await?;
-    let ops = body.as_array().ok_or_else(|| {
-        ApiError::bad_request("the body must be a JSON patch: a list of operations")
-    })?;
     let was_public = p.is_public;
     for op in ops {
         apply_op(&mut p, op)?;
@@ -326,18 +294,18 @@ pub async fn update(
 }
 
 #[utoipa::path(delete, path = "/v1/catalog/packages/{package_id}", tag = "catalog",
-    params(("package_id" = String, Path)), responses((status = 200, description = "Deleted")))]
+    params(("package_id" = String, Path)), responses((status = 200, description = "Deleted", body = Done)))]
 pub async fn delete(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Done>> {
     let p = scope::own_package(&st, &ctx, &id).await?;
     if p.is_public {
         ctx.require(Privilege::Publish)?;
     }
     st.store.delete_package(&p.id).await?;
-    Ok(Json(Value::Null))
+    Ok(Json(Done))
 }
 
 async fn file(
@@ -404,22 +372,16 @@ pub async fn categories(State(st): State<AppState>, _ctx: Ctx) -> ApiResult<Json
 }
 
 #[utoipa::path(post, path = "/v1/catalog/categories", tag = "catalog",
-    request_body(content = crate::schemas::CategoryCreate, content_type = "application/json"),
+    request_body(content = CategoryCreate, content_type = "application/json"),
     responses((status = 200, description = "The new category (admin only)", body = CategoryView)))]
 pub async fn add_category(
     State(st): State<AppState>,
     ctx: Ctx,
-    JsonBody(body): JsonBody,
+    JsonBody(body): JsonBody<CategoryCreate>,
 ) -> ApiResult<Json<CategoryView>> {
     ctx.require(Privilege::ManageCategories)?;
-    let name = crate::body::name_field(&body, "name")?;
-    if name.chars().count() > 80 {
-        return Err(ApiError::bad_request(
-            "a category name has at most 80 characters",
-        ));
-    }
     Ok(Json(CategoryView::from(
-        st.store.add_category(&name).await?,
+        st.store.add_category(body.name.as_str()).await?,
     )))
 }
 
@@ -450,13 +412,13 @@ pub async fn category(
 }
 
 #[utoipa::path(delete, path = "/v1/catalog/categories/{category_id}", tag = "catalog",
-    params(("category_id" = String, Path)), responses((status = 200, description = "Deleted (admin only)")))]
+    params(("category_id" = String, Path)), responses((status = 200, description = "Deleted (admin only)", body = Done)))]
 pub async fn delete_category(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Done>> {
     ctx.require(Privilege::ManageCategories)?;
     st.store.delete_category(&id).await?;
-    Ok(Json(Value::Null))
+    Ok(Json(Done))
 }

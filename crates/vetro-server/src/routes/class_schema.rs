@@ -22,7 +22,7 @@ use vetro_dsl::package::{Version, VersionSpec};
     params(("class_name" = String, Path),
         ("classVersion" = Option<String>, Query, description = "A version range of the class's package (absent: `==0`)"),
         ("packageName" = Option<String>, Query, description = "The package that defines the class")),
-    responses((status = 200, description = "`{\"\": class schema, BUILDER: schema...}`", body = crate::schemas::AnyObject),
+    responses((status = 200, description = "`{\"\": class schema, BUILDER: schema...}`", body = Object),
         (status = 404, description = "No such class or package", body = crate::views::ErrorBody)))]
 pub async fn class(
     State(st): State<AppState>,
@@ -37,7 +37,7 @@ pub async fn class(
     params(("class_name" = String, Path),
         ("method_names" = String, Path, description = "Model builders, comma-separated"),
         ("classVersion" = Option<String>, Query), ("packageName" = Option<String>, Query)),
-    responses((status = 200, description = "`{BUILDER: schema...}`", body = crate::schemas::AnyObject),
+    responses((status = 200, description = "`{BUILDER: schema...}`", body = Object),
         (status = 404, description = "No such class or package", body = crate::views::ErrorBody)))]
 pub async fn methods(
     State(st): State<AppState>,

@@ -2,14 +2,15 @@
 
 use crate::access::Privilege;
 use crate::auth::{Ctx, SessionHeader};
-use crate::body::{name_field, JsonBody};
+use crate::body::JsonBody;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{QueryPairs, P};
 use crate::kept::Kept;
+use crate::requests::{EnvironmentCreate, NewName};
 use crate::scope;
 use crate::state::AppState;
 use crate::views::{
-    EnvironmentDetail, EnvironmentList, EnvironmentView, LastStatus, LastStatuses, ReportView,
+    Done, EnvironmentDetail, EnvironmentList, EnvironmentView, LastStatus, LastStatuses, ReportView,
 };
 use axum::extract::State;
 use axum::Json;
@@ -52,19 +53,19 @@ pub async fn list(
 }
 
 #[utoipa::path(post, path = "/v1/environments", tag = "environments",
-    request_body(content = crate::schemas::EnvironmentCreate, content_type = "application/json"),
+    request_body(content = EnvironmentCreate, content_type = "application/json"),
     responses((status = 200, description = "The new environment", body = EnvironmentView)))]
 pub async fn create(
     State(st): State<AppState>,
     ctx: Ctx,
-    JsonBody(body): JsonBody,
+    JsonBody(body): JsonBody<EnvironmentCreate>,
 ) -> ApiResult<Json<EnvironmentView>> {
-    let name = name_field(&body, "name")?;
     crate::quota::environment(&st, &ctx).await?;
-    let model = initial_model("", &name, ctx.project(), ctx.user(), &body);
+    let name = body.name.as_str();
+    let model = initial_model("", name, ctx.project(), ctx.user(), &body.settings());
     let env = st
         .store
-        .create_environment(ctx.project(), &name, &model, None)
+        .create_environment(ctx.project(), name, &model, None)
         .await?;
     Ok(Json(EnvironmentView::new(
         &env,
@@ -100,17 +101,19 @@ pub async fn show(
 
 #[utoipa::path(put, path = "/v1/environments/{environment_id}", tag = "environments",
     params(("environment_id" = String, Path)),
-    request_body(content = crate::schemas::EnvironmentCreate, content_type = "application/json"),
+    request_body(content = NewName, content_type = "application/json"),
     responses((status = 200, description = "The renamed environment", body = EnvironmentView)))]
 pub async fn rename(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-    JsonBody(body): JsonBody,
+    JsonBody(body): JsonBody<NewName>,
 ) -> ApiResult<Json<EnvironmentView>> {
     let env = scope::environment(&st, &ctx, &id).await?;
-    let name = name_field(&body, "name")?;
-    let env = st.store.rename_environment(&env.id, &name).await?;
+    let env = st
+        .store
+        .rename_environment(&env.id, body.name.as_str())
+        .await?;
     let marks = st.store.session_marks(&env.id).await?;
     Ok(Json(EnvironmentView::new(&env, status_of(&marks))))
 }
@@ -118,13 +121,13 @@ pub async fn rename(
 #[utoipa::path(delete, path = "/v1/environments/{environment_id}", tag = "environments",
     params(("environment_id" = String, Path),
            ("abandon" = Option<bool>, Query, description = "Remove the environment without a deletion task")),
-    responses((status = 200, description = "Deletion started (or done, when abandoned or never deployed)")))]
+    responses((status = 200, description = "Deletion started (or done, when abandoned or never deployed)", body = Done)))]
 pub async fn delete(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
     q: QueryPairs,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Done>> {
     let env = scope::environment(&st, &ctx, &id).await?;
     let abandon = q.flag("abandon")?;
     if abandon {
@@ -133,7 +136,7 @@ pub async fn delete(
             st.store.request_cancel(&t).await?;
         }
         st.store.delete_environment(&env.id).await?;
-        return Ok(Json(Value::Null));
+        return Ok(Json(Done));
     }
     let marks = st.store.session_marks(&env.id).await?;
     let status = status_of(&marks);
@@ -147,7 +150,7 @@ pub async fn delete(
         // Never deployed: nothing in the cloud to release. (A first
         // deployment that failed may have left a stack: a task deletes it.)
         st.store.delete_environment(&env.id).await?;
-        return Ok(Json(Value::Null));
+        return Ok(Json(Done));
     }
     crate::quota::task(&st, &env.project_id).await?;
     let trust = crate::auth::delegate(&st, ctx.keystone.as_deref()).await?;
@@ -161,7 +164,7 @@ pub async fn delete(
             trust.as_deref(),
         )
         .await?;
-    Ok(Json(Value::Null))
+    Ok(Json(Done))
 }
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/lastStatus", tag = "environments",

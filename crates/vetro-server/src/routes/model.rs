@@ -6,16 +6,19 @@ use crate::body::JsonBody;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::P;
 use crate::model_path;
+use crate::requests::{ModelPatchOp, ModelValue, PatchKind};
 use crate::scope;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::Json;
+use json_patch::jsonptr::PointerBuf;
+use json_patch::PatchOperation;
 use serde_json::Value;
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/model/{*path}", tag = "environments",
     params(("environment_id" = String, Path), ("path" = String, Path, description = "A path inside `Objects`"),
            ("X-Configuration-Session" = Option<String>, Header)),
-    responses((status = 200, description = "The model subtree", body = crate::schemas::AnyValue)))]
+    responses((status = 200, description = "The model subtree", body = ModelValue)))]
 pub async fn get_path(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -27,7 +30,7 @@ pub async fn get_path(
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/model/", tag = "environments",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = Option<String>, Header)),
-    responses((status = 200, description = "The whole model (`Objects`)", body = crate::schemas::AnyValue)))]
+    responses((status = 200, description = "The whole model (`Objects`)", body = ModelValue)))]
 pub async fn get_root(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -54,10 +57,10 @@ async fn read(
     Ok(Json(v.clone()))
 }
 
-/// Murano's whitelist: `None` forbids every operation, `Some(ops)` allows
+/// Murano's whitelist: `None` forbids every change, `Some(kinds)` allows
 /// those; paths not listed allow everything.
-fn allowed_ops(path: &str) -> Option<Option<&'static [&'static str]>> {
-    const REPLACE: &[&str] = &["replace"];
+fn allowed_ops(path: &str) -> Option<Option<&'static [PatchKind]>> {
+    const REPLACE: &[PatchKind] = &[PatchKind::Replace];
     Some(match path.trim_matches('/') {
         "" | "?/id" | "defaultNetworks/environment/?/id" => None,
         "defaultNetworks"
@@ -70,34 +73,38 @@ fn allowed_ops(path: &str) -> Option<Option<&'static [&'static str]>> {
     })
 }
 
-fn check_op(op: &Value) -> ApiResult<()> {
-    let o = op
-        .as_object()
-        .ok_or_else(|| ApiError::bad_request("each patch operation must be an object"))?;
-    let kind = o.get("op").and_then(Value::as_str).unwrap_or_default();
-    for key in ["path", "from"] {
-        let Some(path) = o.get(key) else { continue };
-        let path = path
-            .as_str()
-            .ok_or_else(|| ApiError::bad_request(format!("'{key}' must be a string")))?;
-        let check_kind = if key == "from" && kind == "move" {
-            "remove"
-        } else if key == "from" {
-            "read"
-        } else {
-            kind
-        };
+/// The operation's kind, its target and, for `move`, the path it empties.
+fn parts(op: &ModelPatchOp) -> (PatchKind, &str, Option<&str>) {
+    match op {
+        ModelPatchOp::Add { path, .. } => (PatchKind::Add, path, None),
+        ModelPatchOp::Remove { path } => (PatchKind::Remove, path, None),
+        ModelPatchOp::Replace { path, .. } => (PatchKind::Replace, path, None),
+        ModelPatchOp::Move { from, path } => (PatchKind::Move, path, Some(from)),
+        // A copy only reads its source.
+        ModelPatchOp::Copy { path, .. } => (PatchKind::Copy, path, None),
+        ModelPatchOp::Test { path, .. } => (PatchKind::Test, path, None),
+    }
+}
+
+fn check_op(op: &ModelPatchOp) -> ApiResult<()> {
+    let (kind, path, emptied) = parts(op);
+    let changes = [(path, kind)]
+        .into_iter()
+        .chain(emptied.map(|from| (from, PatchKind::Remove)));
+    for (path, change) in changes {
         match allowed_ops(path) {
-            Some(None) if check_kind != "read" => {
+            Some(None) => {
                 return Err(ApiError::forbidden(format!(
                     "the model path '{path}' cannot be changed"
                 )))
             }
-            Some(Some(ops)) if check_kind != "read" && !ops.contains(&check_kind) => {
+            Some(Some(kinds)) if !kinds.contains(&change) => {
+                let allowed: Vec<_> = kinds.iter().map(|k| k.as_str()).collect();
                 return Err(ApiError::forbidden(format!(
-                    "operation '{kind}' is not allowed on '{path}' (allowed: {})",
-                    ops.join(", ")
-                )))
+                    "operation '{}' is not allowed on '{path}' (allowed: {})",
+                    kind.as_str(),
+                    allowed.join(", ")
+                )));
             }
             _ => {}
         }
@@ -105,23 +112,65 @@ fn check_op(op: &Value) -> ApiResult<()> {
     Ok(())
 }
 
+/// The operation for [`json_patch`], its paths parsed as JSON pointers.
+fn json_patch_op(op: ModelPatchOp) -> ApiResult<PatchOperation> {
+    use json_patch::{
+        AddOperation, CopyOperation, MoveOperation, RemoveOperation, ReplaceOperation,
+        TestOperation,
+    };
+    let ptr = |p: String| {
+        PointerBuf::parse(p)
+            .map_err(|e| ApiError::bad_request(format!("not a valid JSON patch: {e}")))
+    };
+    Ok(match op {
+        ModelPatchOp::Add { path, value } => PatchOperation::Add(AddOperation {
+            path: ptr(path)?,
+            value,
+        }),
+        ModelPatchOp::Remove { path } => {
+            PatchOperation::Remove(RemoveOperation { path: ptr(path)? })
+        }
+        ModelPatchOp::Replace { path, value } => PatchOperation::Replace(ReplaceOperation {
+            path: ptr(path)?,
+            value,
+        }),
+        ModelPatchOp::Move { from, path } => PatchOperation::Move(MoveOperation {
+            from: ptr(from)?,
+            path: ptr(path)?,
+        }),
+        ModelPatchOp::Copy { from, path } => PatchOperation::Copy(CopyOperation {
+            from: ptr(from)?,
+            path: ptr(path)?,
+        }),
+        ModelPatchOp::Test { path, value } => PatchOperation::Test(TestOperation {
+            path: ptr(path)?,
+            value,
+        }),
+    })
+}
+
 #[utoipa::path(patch, path = "/v1/environments/{environment_id}/model/", tag = "environments",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = String, Header)),
-    request_body(content = Vec<crate::schemas::PatchOp>, content_type = "application/env-model-json-patch"),
-    responses((status = 200, description = "The patched model (`Objects`)", body = crate::schemas::AnyValue)))]
+    request_body(content = Vec<ModelPatchOp>, content_type = "application/env-model-json-patch", description = "A non-empty JSON patch"),
+    responses((status = 200, description = "The patched model (`Objects`)", body = ModelValue)))]
 pub async fn patch(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
     SessionHeader(sid): SessionHeader,
-    JsonBody(body): JsonBody,
+    JsonBody(ops): JsonBody<Vec<ModelPatchOp>>,
 ) -> ApiResult<Json<Value>> {
-    let ops = body.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
-        ApiError::bad_request("the body must be a non-empty JSON patch (a list of operations)")
-    })?;
+    if ops.is_empty() {
+        return Err(ApiError::bad_request(
+            "the body must be a non-empty JSON patch (a list of operations)",
+        ));
+    }
     ops.iter().try_for_each(check_op)?;
-    let patch: json_patch::Patch = serde_json::from_value(body.clone())
-        .map_err(|e| ApiError::bad_request(format!("not a valid JSON patch: {e}")))?;
+    let patch = json_patch::Patch(
+        ops.into_iter()
+            .map(json_patch_op)
+            .collect::<ApiResult<_>>()?,
+    );
     let env = scope::environment_ref(&st, &ctx, &id).await?;
     let s = scope::open_session(&st, &ctx, &env.id, sid).await?;
     let mut model = s.model.clone();

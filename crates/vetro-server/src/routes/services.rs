@@ -7,8 +7,10 @@ use crate::body::JsonBody;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::P;
 use crate::model_path;
+use crate::requests::{ModelObject, ModelValue};
 use crate::scope;
 use crate::state::AppState;
+use crate::views::Done;
 use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
@@ -79,7 +81,7 @@ async fn write(
 
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/services", tag = "services",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = Option<String>, Header)),
-    responses((status = 200, description = "The application components", body = Vec<crate::schemas::AnyObject>)))]
+    responses((status = 200, description = "The application components", body = Vec<ModelObject>)))]
 pub async fn list(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -92,7 +94,7 @@ pub async fn list(
 #[utoipa::path(get, path = "/v1/environments/{environment_id}/services/{*path}", tag = "services",
     params(("environment_id" = String, Path), ("path" = String, Path, description = "Object ids, keys or indexes separated by /"),
            ("X-Configuration-Session" = Option<String>, Header)),
-    responses((status = 200, description = "The value at the path", body = crate::schemas::AnyValue)))]
+    responses((status = 200, description = "The value at the path", body = ModelValue)))]
 pub async fn get(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -104,28 +106,28 @@ pub async fn get(
 
 #[utoipa::path(post, path = "/v1/environments/{environment_id}/services", tag = "services",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = String, Header)),
-    request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
-    responses((status = 200, description = "The added component(s)", body = crate::schemas::AnyValue)))]
+    request_body(content = ModelValue, content_type = "application/json", description = "An application object, or a list of them"),
+    responses((status = 200, description = "The added component(s)", body = ModelValue)))]
 pub async fn post(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
     SessionHeader(sid): SessionHeader,
-    JsonBody(body): JsonBody,
+    JsonBody(ModelValue(body)): JsonBody<ModelValue>,
 ) -> ApiResult<Json<Value>> {
     post_at(st, ctx, id, String::new(), sid, body).await
 }
 
 #[utoipa::path(post, path = "/v1/environments/{environment_id}/services/{*path}", tag = "services",
     params(("environment_id" = String, Path), ("path" = String, Path), ("X-Configuration-Session" = String, Header)),
-    request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
-    responses((status = 200, description = "The added value(s)", body = crate::schemas::AnyValue)))]
+    request_body(content = ModelValue, content_type = "application/json", description = "The value(s) to add to the list at the path"),
+    responses((status = 200, description = "The added value(s)", body = ModelValue)))]
 pub async fn post_path(
     State(st): State<AppState>,
     ctx: Ctx,
     P((id, path)): P<(String, String)>,
     SessionHeader(sid): SessionHeader,
-    JsonBody(body): JsonBody,
+    JsonBody(ModelValue(body)): JsonBody<ModelValue>,
 ) -> ApiResult<Json<Value>> {
     post_at(st, ctx, id, path, sid, body).await
 }
@@ -154,28 +156,32 @@ async fn post_at(
 
 #[utoipa::path(put, path = "/v1/environments/{environment_id}/services", tag = "services",
     params(("environment_id" = String, Path), ("X-Configuration-Session" = String, Header)),
-    request_body(content = Vec<crate::schemas::AnyObject>, content_type = "application/json"),
-    responses((status = 200, description = "The new component list", body = crate::schemas::AnyValue)))]
+    request_body(content = Option<Vec<ModelObject>>, content_type = "application/json", description = "The application objects; none empties the list"),
+    responses((status = 200, description = "The new component list", body = Vec<ModelObject>)))]
 pub async fn put(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
     SessionHeader(sid): SessionHeader,
-    JsonBody(body): JsonBody,
+    JsonBody(body): JsonBody<Option<Vec<ModelObject>>>,
 ) -> ApiResult<Json<Value>> {
-    put_at(st, ctx, id, String::new(), sid, body).await
+    let services = body
+        .unwrap_or_default()
+        .into_iter()
+        .map(|o| Value::Object(o.0));
+    put_at(st, ctx, id, String::new(), sid, services.collect()).await
 }
 
 #[utoipa::path(put, path = "/v1/environments/{environment_id}/services/{*path}", tag = "services",
     params(("environment_id" = String, Path), ("path" = String, Path), ("X-Configuration-Session" = String, Header)),
-    request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
-    responses((status = 200, description = "The new value", body = crate::schemas::AnyValue)))]
+    request_body(content = ModelValue, content_type = "application/json", description = "The new value (none is an empty list)"),
+    responses((status = 200, description = "The new value", body = ModelValue)))]
 pub async fn put_path(
     State(st): State<AppState>,
     ctx: Ctx,
     P((id, path)): P<(String, String)>,
     SessionHeader(sid): SessionHeader,
-    JsonBody(body): JsonBody,
+    JsonBody(ModelValue(body)): JsonBody<ModelValue>,
 ) -> ApiResult<Json<Value>> {
     put_at(st, ctx, id, path, sid, body).await
 }
@@ -210,13 +216,13 @@ async fn put_at(
 
 #[utoipa::path(delete, path = "/v1/environments/{environment_id}/services/{*path}", tag = "services",
     params(("environment_id" = String, Path), ("path" = String, Path), ("X-Configuration-Session" = String, Header)),
-    responses((status = 200, description = "Removed")))]
+    responses((status = 200, description = "Removed", body = Done)))]
 pub async fn delete_path(
     State(st): State<AppState>,
     ctx: Ctx,
     P((id, path)): P<(String, String)>,
     SessionHeader(sid): SessionHeader,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Done>> {
     let target = full_path(&path);
     if path.trim_matches('/').is_empty() {
         return Err(ApiError::bad_request("name the component to delete"));
@@ -225,5 +231,5 @@ pub async fn delete_path(
         model_path::remove(objects, &target)
     })
     .await?;
-    Ok(Json(Value::Null))
+    Ok(Json(Done))
 }

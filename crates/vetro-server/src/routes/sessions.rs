@@ -5,10 +5,9 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::P;
 use crate::scope;
 use crate::state::AppState;
-use crate::views::SessionView;
+use crate::views::{Done, SessionView};
 use axum::extract::State;
 use axum::Json;
-use serde_json::Value;
 use vetro_store::environments::status_of;
 
 #[utoipa::path(post, path = "/v1/environments/{environment_id}/configure", tag = "sessions",
@@ -51,26 +50,26 @@ pub async fn show(
 
 #[utoipa::path(delete, path = "/v1/environments/{environment_id}/sessions/{session_id}", tag = "sessions",
     params(("environment_id" = String, Path), ("session_id" = String, Path)),
-    responses((status = 200, description = "Deleted")))]
+    responses((status = 200, description = "Deleted", body = Done)))]
 pub async fn delete(
     State(st): State<AppState>,
     ctx: Ctx,
     P((id, sid)): P<(String, String)>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Done>> {
     let env = scope::environment_ref(&st, &ctx, &id).await?;
     let s = scope::session(&st, &ctx, &env.id, &sid).await?;
     st.store.delete_session(&s.id).await?;
-    Ok(Json(Value::Null))
+    Ok(Json(Done))
 }
 
 #[utoipa::path(post, path = "/v1/environments/{environment_id}/sessions/{session_id}/deploy", tag = "sessions",
     params(("environment_id" = String, Path), ("session_id" = String, Path)),
-    responses((status = 200, description = "Deployment queued")))]
+    responses((status = 200, description = "Deployment queued", body = Done)))]
 pub async fn deploy(
     State(st): State<AppState>,
     ctx: Ctx,
     P((id, sid)): P<(String, String)>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Done>> {
     let env = scope::environment_ref(&st, &ctx, &id).await?;
     let s = scope::session(&st, &ctx, &env.id, &sid).await?;
     crate::quota::task(&st, &env.project_id).await?;
@@ -78,5 +77,5 @@ pub async fn deploy(
     st.store
         .deploy_session(&s.id, &env.project_id, trust.as_deref())
         .await?;
-    Ok(Json(Value::Null))
+    Ok(Json(Done))
 }

@@ -1,14 +1,17 @@
 //! Environment templates: CRUD, their services, create-environment, clone.
 
 use crate::auth::Ctx;
-use crate::body::{name_field, object, JsonBody};
+use crate::body::JsonBody;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{QueryPairs, P};
 use crate::kept::Kept;
 use crate::model_path;
+use crate::requests::{
+    EnvironmentCreate, ModelObject, ModelValue, NewName, TemplateCreate, TemplateUpdate,
+};
 use crate::scope;
 use crate::state::AppState;
-use crate::views::{EnvironmentSession, TemplateDetail, TemplateList};
+use crate::views::{Done, EnvironmentSession, TemplateDetail, TemplateList};
 use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
@@ -37,39 +40,28 @@ pub async fn list(
     st.pages.page(&st.store, ctx.project(), key, read).await
 }
 
-fn services_of(body: &Value) -> ApiResult<Value> {
-    match body.get("services") {
-        None | Some(Value::Null) => Ok(json!([])),
-        Some(Value::Array(a)) => Ok(Value::Array(a.clone())),
-        Some(_) => Err(ApiError::bad_request(
-            "'services' must be a list of objects",
-        )),
-    }
+/// A template's services as its model holds them.
+fn services_value(services: Option<Vec<ModelObject>>) -> Value {
+    let list = services.unwrap_or_default().into_iter();
+    Value::Array(list.map(|o| Value::Object(o.0)).collect())
 }
 
 #[utoipa::path(post, path = "/v1/templates", tag = "templates",
-    request_body(content = crate::schemas::TemplateCreate, content_type = "application/json"),
+    request_body(content = TemplateCreate, content_type = "application/json"),
     responses((status = 200, description = "The new template", body = TemplateDetail)))]
 pub async fn create(
     State(st): State<AppState>,
     ctx: Ctx,
-    JsonBody(body): JsonBody,
+    JsonBody(body): JsonBody<TemplateCreate>,
 ) -> ApiResult<Json<TemplateDetail>> {
-    let name = name_field(&body, "name")?;
-    let is_public = match object(&body)?.get("is_public") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(ApiError::bad_request("'is_public' must be true or false")),
-    };
-    let description_text = body
-        .get("description_text")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let model = json!({"name": name, "services": services_of(&body)?});
+    let name = body.name.as_str();
+    let model = json!({"name": name, "services": services_value(body.services)});
     crate::quota::model(&st, &model)?;
+    let description_text = body.description_text.unwrap_or_default();
+    let is_public = body.is_public.unwrap_or(false);
     let t = st
         .store
-        .create_template(ctx.project(), &name, description_text, &model, is_public)
+        .create_template(ctx.project(), name, &description_text, &model, is_public)
         .await?;
     Ok(Json(TemplateDetail::from(t)))
 }
@@ -89,33 +81,27 @@ pub async fn show(
 
 #[utoipa::path(put, path = "/v1/templates/{env_template_id}", tag = "templates",
     params(("env_template_id" = String, Path)),
-    request_body(content = crate::schemas::TemplateCreate, content_type = "application/json"),
+    request_body(content = TemplateUpdate, content_type = "application/json"),
     responses((status = 200, description = "The updated template", body = TemplateDetail)))]
 pub async fn update(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-    JsonBody(body): JsonBody,
+    JsonBody(body): JsonBody<TemplateUpdate>,
 ) -> ApiResult<Json<TemplateDetail>> {
     let mut t = scope::own_template(&st, &ctx, &id).await?;
-    let o = object(&body)?;
-    if o.contains_key("name") {
-        t.name = name_field(&body, "name")?;
+    if let Some(name) = body.name {
+        t.name = name.into();
         t.model["name"] = json!(t.name);
     }
-    if o.contains_key("services") {
-        t.model["services"] = services_of(&body)?;
+    if body.services.is_some() {
+        t.model["services"] = services_value(body.services);
     }
-    if let Some(d) = o.get("description_text") {
-        t.description_text = d
-            .as_str()
-            .ok_or_else(|| ApiError::bad_request("'description_text' must be a string"))?
-            .to_string();
+    if let Some(d) = body.description_text {
+        t.description_text = d;
     }
-    if let Some(p) = o.get("is_public") {
-        t.is_public = p
-            .as_bool()
-            .ok_or_else(|| ApiError::bad_request("'is_public' must be true or false"))?;
+    if let Some(p) = body.is_public {
+        t.is_public = p;
     }
     crate::quota::model(&st, &t.model)?;
     Ok(Json(TemplateDetail::from(
@@ -124,20 +110,20 @@ pub async fn update(
 }
 
 #[utoipa::path(delete, path = "/v1/templates/{env_template_id}", tag = "templates",
-    params(("env_template_id" = String, Path)), responses((status = 200, description = "Deleted")))]
+    params(("env_template_id" = String, Path)), responses((status = 200, description = "Deleted", body = Done)))]
 pub async fn delete(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Done>> {
     let t = scope::own_template(&st, &ctx, &id).await?;
     st.store.delete_template(&t.id).await?;
-    Ok(Json(Value::Null))
+    Ok(Json(Done))
 }
 
 #[utoipa::path(get, path = "/v1/templates/{env_template_id}/services", tag = "templates",
     params(("env_template_id" = String, Path)),
-    responses((status = 200, description = "The template's services", body = Vec<crate::schemas::AnyObject>)))]
+    responses((status = 200, description = "The template's services", body = Vec<ModelObject>)))]
 pub async fn services(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -154,13 +140,13 @@ pub async fn services(
 
 #[utoipa::path(post, path = "/v1/templates/{env_template_id}/services", tag = "templates",
     params(("env_template_id" = String, Path)),
-    request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
-    responses((status = 200, description = "The added service(s)", body = crate::schemas::AnyValue)))]
+    request_body(content = ModelValue, content_type = "application/json", description = "An application object, or a list of them"),
+    responses((status = 200, description = "The added service(s)", body = ModelValue)))]
 pub async fn add_service(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-    JsonBody(body): JsonBody,
+    JsonBody(ModelValue(body)): JsonBody<ModelValue>,
 ) -> ApiResult<Json<Value>> {
     if !(body.is_object() || body.is_array()) || body == json!({}) || body == json!([]) {
         return Err(ApiError::bad_request(
@@ -180,7 +166,7 @@ pub async fn add_service(
 
 #[utoipa::path(get, path = "/v1/templates/{env_template_id}/services/{*path}", tag = "templates",
     params(("env_template_id" = String, Path), ("path" = String, Path)),
-    responses((status = 200, description = "The value at the path", body = crate::schemas::AnyValue)))]
+    responses((status = 200, description = "The value at the path", body = ModelValue)))]
 pub async fn get_service(
     State(st): State<AppState>,
     ctx: Ctx,
@@ -194,13 +180,13 @@ pub async fn get_service(
 
 #[utoipa::path(put, path = "/v1/templates/{env_template_id}/services/{*path}", tag = "templates",
     params(("env_template_id" = String, Path), ("path" = String, Path)),
-    request_body(content = crate::schemas::AnyValue, content_type = "application/json"),
-    responses((status = 200, description = "The new value", body = crate::schemas::AnyValue)))]
+    request_body(content = ModelValue, content_type = "application/json", description = "The new value"),
+    responses((status = 200, description = "The new value", body = ModelValue)))]
 pub async fn put_service(
     State(st): State<AppState>,
     ctx: Ctx,
     P((id, path)): P<(String, String)>,
-    JsonBody(body): JsonBody,
+    JsonBody(ModelValue(body)): JsonBody<ModelValue>,
 ) -> ApiResult<Json<Value>> {
     let mut t = scope::own_template(&st, &ctx, &id).await?;
     model_path::replace(&mut t.model, &format!("/services/{path}"), body.clone())
@@ -212,34 +198,34 @@ pub async fn put_service(
 
 #[utoipa::path(delete, path = "/v1/templates/{env_template_id}/services/{*path}", tag = "templates",
     params(("env_template_id" = String, Path), ("path" = String, Path)),
-    responses((status = 200, description = "Removed")))]
+    responses((status = 200, description = "Removed", body = Done)))]
 pub async fn delete_service(
     State(st): State<AppState>,
     ctx: Ctx,
     P((id, path)): P<(String, String)>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Done>> {
     let mut t = scope::own_template(&st, &ctx, &id).await?;
     model_path::remove(&mut t.model, &format!("/services/{path}"))
         .map_err(|e| ApiError::not_found(e.0))?;
     st.store.update_template(&t).await?;
-    Ok(Json(Value::Null))
+    Ok(Json(Done))
 }
 
 #[utoipa::path(post, path = "/v1/templates/{env_template_id}/create-environment", tag = "templates",
     params(("env_template_id" = String, Path)),
-    request_body(content = crate::schemas::EnvironmentCreate, content_type = "application/json"),
+    request_body(content = EnvironmentCreate, content_type = "application/json"),
     responses((status = 200, description = "`{\"environment_id\", \"session_id\"}`", body = EnvironmentSession)))]
 pub async fn create_environment(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-    JsonBody(body): JsonBody,
+    JsonBody(body): JsonBody<EnvironmentCreate>,
 ) -> ApiResult<Json<EnvironmentSession>> {
     let t = scope::template(&st, &ctx, &id).await?;
-    let name = name_field(&body, "name")?;
     crate::quota::environment(&st, &ctx).await?;
     let env_id = vetro_store::new_id();
-    let model = initial_model(&env_id, &name, ctx.project(), ctx.user(), &body);
+    let name = body.name.as_str();
+    let model = initial_model(&env_id, name, ctx.project(), ctx.user(), &body.settings());
     let mut draft = model.clone();
     draft["Objects"]["services"] = t
         .model
@@ -248,7 +234,7 @@ pub async fn create_environment(
         .unwrap_or_else(|| json!([]));
     let (env, session) = st
         .store
-        .create_environment_with_session(ctx.project(), ctx.user(), &name, &model, &draft, env_id)
+        .create_environment_with_session(ctx.project(), ctx.user(), name, &model, &draft, env_id)
         .await?;
     Ok(Json(EnvironmentSession {
         environment_id: env.id,
@@ -258,24 +244,24 @@ pub async fn create_environment(
 
 #[utoipa::path(post, path = "/v1/templates/{env_template_id}/clone", tag = "templates",
     params(("env_template_id" = String, Path)),
-    request_body(content = crate::schemas::EnvironmentCreate, content_type = "application/json"),
+    request_body(content = NewName, content_type = "application/json"),
     responses((status = 200, description = "The copy, owned by the caller's project", body = TemplateDetail)))]
 pub async fn clone(
     State(st): State<AppState>,
     ctx: Ctx,
     P(id): P<String>,
-    JsonBody(body): JsonBody,
+    JsonBody(body): JsonBody<NewName>,
 ) -> ApiResult<Json<TemplateDetail>> {
     let t = scope::template(&st, &ctx, &id).await?;
     if !t.is_public {
         return Err(ApiError::forbidden("only public templates can be cloned"));
     }
-    let name = name_field(&body, "name")?;
+    let name = body.name.as_str();
     let mut model = t.model.clone();
     model["name"] = json!(name);
     let copy = st
         .store
-        .create_template(ctx.project(), &name, &t.description_text, &model, false)
+        .create_template(ctx.project(), name, &t.description_text, &model, false)
         .await?;
     Ok(Json(TemplateDetail::from(copy)))
 }

@@ -2,9 +2,10 @@
 //! stream, health and readiness.
 
 use crate::auth::Ctx;
-use crate::body::{object, JsonBody};
+use crate::body::JsonBody;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::P;
+use crate::requests::PolicyUpdate;
 use crate::routes::deployments::env_task;
 use crate::state::AppState;
 use crate::views::{CancelRequested, Health, PolicyView, ReportView, StreamEnd};
@@ -12,7 +13,6 @@ use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::Json;
 use futures_util::stream::Stream;
-use serde_json::Value;
 use std::convert::Infallible;
 use std::time::Duration;
 use vetro_policy::datalog::{Engine, PolicyKind};
@@ -33,22 +33,14 @@ pub async fn get_policy(State(st): State<AppState>, ctx: Ctx) -> ApiResult<Json<
 }
 
 #[utoipa::path(put, path = "/v1/policy", tag = "vetro",
-    request_body(content = crate::schemas::PolicyUpdate, content_type = "application/json"),
+    request_body(content = PolicyUpdate, content_type = "application/json"),
     responses((status = 200, description = "vetro addition. Sets (or with null, clears) the project's policy in Congress syntax; `predeploy_errors(eid, oid, msg)` rows fail deploys and actions", body = PolicyView)))]
 pub async fn put_policy(
     State(st): State<AppState>,
     ctx: Ctx,
-    JsonBody(body): JsonBody,
+    JsonBody(body): JsonBody<PolicyUpdate>,
 ) -> ApiResult<Json<PolicyView>> {
-    let text = match object(&body)?.get("policy") {
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(Value::Null) => None,
-        _ => {
-            return Err(ApiError::bad_request(
-                "'policy' must be the policy text or null",
-            ))
-        }
-    };
+    let text = body.policy;
     if let Some(t) = &text {
         let mut engine = Engine::new();
         vetro_policy::enforce::load_rules(&mut engine, t, PolicyKind::Nonrecursive)
