@@ -236,11 +236,10 @@ fn fixture_source() -> ClassSource {
     });
     natives.declare_method("staticPythonMethod");
     natives.declare_method("classmethodPythonMethod");
-    ClassSource {
-        natives: std::sync::Arc::new(natives),
-        session_hooks: vec![std::sync::Arc::new(|rt: &Rc<Rt>| fixture_functions(rt))],
-        ..ClassSource::default()
-    }
+    let mut source = ClassSource::default();
+    source.natives = std::sync::Arc::new(natives);
+    source.session_hooks = vec![std::sync::Arc::new(|rt: &Rc<Rt>| fixture_functions(rt))];
+    source
 }
 
 /// Argument `arg` as an integer (the `int()` contract the fixture methods

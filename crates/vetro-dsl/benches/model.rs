@@ -53,10 +53,8 @@ fn classes() -> ClassSource {
     let files = ["ModelBench.yaml".to_string()];
     let tests = Package::load_test_classes(dir, Some(&files), &mut sources);
     assert!(tests.problems.is_empty(), "{:?}", tests.problems);
-    let mut source = ClassSource {
-        natives: std::sync::Arc::new(vetro_dsl::host::standard_natives()),
-        ..ClassSource::default()
-    };
+    let mut source = ClassSource::default();
+    source.natives = std::sync::Arc::new(vetro_dsl::host::standard_natives());
     source.add_package(&tests);
     source.add_package(&vetro_dsl::core::core_package(&mut sources));
     source

@@ -57,6 +57,8 @@
 //! for the bundled ones); [`runtime::ClassSource::session_hooks`] add YAQL
 //! functions to every session.
 
+#![warn(unreachable_pub)]
+
 pub mod check;
 pub mod cloud;
 pub mod core;

@@ -19,7 +19,7 @@ use vetro_diag::{Diagnostic, Span};
 use vetro_yaql::parser::{Arg, Expr, ExprKind};
 
 /// Diagnostics for one class of a loaded package.
-pub fn undefined_functions(
+pub(super) fn undefined_functions(
     class: &ClassDef,
     index: &ClassIndex,
     funcs: &Functions,

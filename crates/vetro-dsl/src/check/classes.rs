@@ -13,7 +13,7 @@ use vetro_diag::Diagnostic;
 const OBJECT: &str = "io.murano.Object";
 
 /// Class definitions by full name, with the package defining each.
-pub struct ClassIndex {
+pub(super) struct ClassIndex {
     defs: HashMap<String, Arc<ClassDef>>,
     owners: HashMap<String, String>,
     /// Every method name some class defines.
@@ -22,7 +22,7 @@ pub struct ClassIndex {
 
 /// How far a check sees the classes a package can use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub(super) enum Scope {
     /// Packages checked on their own (an upload to a catalog): what they
     /// require may live elsewhere, so a class found nowhere is a warning.
     Open,
@@ -33,7 +33,7 @@ pub enum Scope {
 
 impl Scope {
     /// A finding about a class that cannot be found, at this scope's severity.
-    pub fn finding(self, kind: DslKind, message: String) -> Diagnostic {
+    pub(super) fn finding(self, kind: DslKind, message: String) -> Diagnostic {
         match self {
             Scope::Open => Diagnostic::warning(kind, message),
             Scope::Closed => Diagnostic::error(kind, message),
@@ -42,7 +42,7 @@ impl Scope {
 }
 
 /// Where a class name leads, seen from one package.
-pub enum Lookup<'a> {
+enum Lookup<'a> {
     /// Defined by the package itself, a package it requires, or the bundled library.
     Visible,
     /// Defined only by package `.0`, which the package does not require.
@@ -51,13 +51,13 @@ pub enum Lookup<'a> {
 }
 
 /// The package a class is looked up from: its name and `Require:` names.
-pub struct Viewer<'a> {
-    pub package: &'a str,
-    pub requires: Vec<&'a str>,
+pub(super) struct Viewer<'a> {
+    package: &'a str,
+    requires: Vec<&'a str>,
 }
 
 impl<'a> Viewer<'a> {
-    pub fn of(p: &'a Package) -> Viewer<'a> {
+    pub(super) fn of(p: &'a Package) -> Viewer<'a> {
         Viewer {
             package: &p.name,
             requires: p.requires.iter().map(|(n, _)| n.as_str()).collect(),
@@ -69,7 +69,7 @@ impl ClassIndex {
     /// Index the loaded packages, then the bundled cloud and core libraries,
     /// in the order a run uses (the first definition of a name wins; the
     /// cloud library's TestFixture completes the core declaration).
-    pub fn new(packages: &[Package]) -> ClassIndex {
+    pub(super) fn new(packages: &[Package]) -> ClassIndex {
         let mut defs = HashMap::new();
         let mut owners = HashMap::new();
         for p in packages {
@@ -96,14 +96,14 @@ impl ClassIndex {
     }
 
     /// Whether some class defines a method `name`.
-    pub fn is_method_name(&self, name: &str) -> bool {
+    pub(super) fn is_method_name(&self, name: &str) -> bool {
         self.method_names.contains(name)
     }
 
     /// Where `name` leads from `viewer`: as Murano loads classes, a package
     /// sees its own classes, the core library's and those of the packages
     /// its manifest requires (directly).
-    pub fn lookup(&self, viewer: &Viewer, name: &str) -> Lookup<'_> {
+    fn lookup(&self, viewer: &Viewer, name: &str) -> Lookup<'_> {
         match self.owners.get(name) {
             None => Lookup::Unknown,
             Some(owner)
@@ -117,13 +117,9 @@ impl ClassIndex {
         }
     }
 
-    pub fn get(&self, name: &str) -> Option<&Arc<ClassDef>> {
-        self.defs.get(name)
-    }
-
     /// The finding for class `name`, which `subject` (`class A extends`,
     /// `contract names class`) refers to from `viewer`: none when visible.
-    pub fn reference_problem(
+    pub(super) fn reference_problem(
         &self,
         viewer: &Viewer,
         scope: Scope,
@@ -151,14 +147,9 @@ impl ClassIndex {
         }
     }
 
-    /// Whether a loaded package or the bundled library defines `name`.
-    pub fn is_known(&self, name: &str) -> bool {
-        self.defs.contains_key(name)
-    }
-
     /// `class` and all its ancestors, or `None` when one of them is not defined
     /// by any visible package (then nothing can be said about its methods).
-    pub fn lineage(&self, class: &str) -> Option<Vec<&Arc<ClassDef>>> {
+    fn lineage(&self, class: &str) -> Option<Vec<&Arc<ClassDef>>> {
         let mut out: Vec<&Arc<ClassDef>> = Vec::new();
         let mut seen = HashSet::new();
         let mut todo = vec![class.to_string()];
@@ -178,7 +169,7 @@ impl ClassIndex {
 
     /// The path by which `class` reaches itself through `Extends`
     /// (`A -> B -> A`), if it does.
-    pub fn extends_cycle(&self, class: &str) -> Option<Vec<String>> {
+    pub(super) fn extends_cycle(&self, class: &str) -> Option<Vec<String>> {
         // Depth-first over parents with an explicit path; each class once.
         let mut seen = HashSet::new();
         let mut path: Vec<(String, usize)> = vec![(class.to_string(), 0)];
@@ -208,7 +199,7 @@ impl ClassIndex {
     /// Names of the methods callable on an object of `class`: its own and its
     /// ancestors', plus the extension methods of the classes it imports.
     /// `None` when a parent or an import is unknown.
-    pub fn callable_methods(&self, class: &str) -> Option<HashSet<String>> {
+    pub(super) fn callable_methods(&self, class: &str) -> Option<HashSet<String>> {
         let lineage = self.lineage(class)?;
         let mut names: HashSet<String> = lineage
             .iter()

@@ -13,7 +13,7 @@ use vetro_diag::{Diagnostic, Span};
 use vetro_yaql::parser::{Arg, Expr, ExprKind};
 
 /// Diagnostics for the contracts of one class.
-pub fn contract_problems(
+pub(super) fn contract_problems(
     class: &ClassDef,
     index: &ClassIndex,
     funcs: &Functions,

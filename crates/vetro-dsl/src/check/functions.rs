@@ -6,12 +6,12 @@
 use crate::runtime::{ClassSource, Rt};
 use std::rc::Rc;
 
-pub struct Functions {
+pub(super) struct Functions {
     rt: Rc<Rt>,
 }
 
 impl Functions {
-    pub fn new() -> Functions {
+    pub(super) fn new() -> Functions {
         Functions {
             rt: Rt::new(
                 ClassSource {
@@ -24,13 +24,13 @@ impl Functions {
     }
 
     /// Whether a method body can call `name` as a YAQL or engine function.
-    pub fn is_engine_function(&self, name: &str) -> bool {
+    pub(super) fn is_engine_function(&self, name: &str) -> bool {
         self.rt.has_engine_function(name)
     }
 
     /// Whether a contract expression can call `name` (contract functions and
     /// everything the engine knows).
-    pub fn is_contract_function(&self, name: &str) -> bool {
+    pub(super) fn is_contract_function(&self, name: &str) -> bool {
         self.rt.has_contract_function(name)
     }
 }

@@ -12,7 +12,11 @@ use vetro_diag::Diagnostic;
 use vetro_yaql::parser::{Arg, Expr, ExprKind};
 
 /// Diagnostics for one class of a loaded package.
-pub fn unknown_methods(class: &ClassDef, index: &ClassIndex, funcs: &Functions) -> Vec<Diagnostic> {
+pub(super) fn unknown_methods(
+    class: &ClassDef,
+    index: &ClassIndex,
+    funcs: &Functions,
+) -> Vec<Diagnostic> {
     let Some(known) = index.callable_methods(&class.name) else {
         return Vec::new();
     };

@@ -11,8 +11,8 @@ mod methods;
 mod unreachable;
 mod walk;
 
-pub use classes::{ClassIndex, Scope};
-pub use functions::Functions;
+use classes::{ClassIndex, Scope};
+use functions::Functions;
 
 use crate::kind::DslKind;
 use crate::package::{FileReport, Package};

@@ -19,7 +19,7 @@ fn keyword(kind: &StmtKind) -> Option<&'static str> {
 }
 
 /// One warning per statement list, at its first unreachable statement.
-pub fn unreachable_code(class: &ClassDef) -> Vec<Diagnostic> {
+pub(super) fn unreachable_code(class: &ClassDef) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for m in class.methods.values() {
         each_block(&m.body, &mut |block| {

@@ -5,7 +5,7 @@ use crate::syntax::body::{Block, StmtKind};
 use crate::syntax::data::{Data, Expr};
 
 /// Call `f` on `block` and on every statement list nested in it.
-pub fn each_block<'a>(block: &'a Block, f: &mut dyn FnMut(&'a Block)) {
+pub(super) fn each_block<'a>(block: &'a Block, f: &mut dyn FnMut(&'a Block)) {
     f(block);
     for stmt in block {
         for child in child_blocks(&stmt.kind) {
@@ -50,7 +50,7 @@ fn child_blocks(kind: &StmtKind) -> Vec<&Block> {
 /// Call `f` on every expression the statements of `block` (nested ones
 /// included) evaluate with `$` bound to the method's receiver. Assignment
 /// targets and exception names are not evaluated that way and are skipped.
-pub fn each_body_expr<'a>(block: &'a Block, f: &mut dyn FnMut(&'a Expr)) {
+pub(super) fn each_body_expr<'a>(block: &'a Block, f: &mut dyn FnMut(&'a Expr)) {
     each_block(block, &mut |b| {
         for stmt in b {
             if let StmtKind::While { cond, .. } = &stmt.kind {
@@ -91,7 +91,7 @@ fn stmt_data(kind: &StmtKind) -> Vec<&Data> {
 }
 
 /// Call `f` on every expression inside template data (map keys included).
-pub fn each_expr<'a>(d: &'a Data, f: &mut dyn FnMut(&'a Expr)) {
+pub(super) fn each_expr<'a>(d: &'a Data, f: &mut dyn FnMut(&'a Expr)) {
     match d {
         Data::Expr(e) => f(e),
         Data::List(items, _) => items.iter().for_each(|i| each_expr(i, f)),

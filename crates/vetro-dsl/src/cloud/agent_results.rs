@@ -27,7 +27,7 @@ use vetro_yaml::{LoadOptions, Node};
 
 /// How a rule answers.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Answer {
+pub(super) enum Answer {
     Result(Json),
     Error(String),
 }
@@ -62,7 +62,8 @@ impl AgentResults {
     }
 
     /// The rules of `text`, named `name` in messages.
-    pub fn parse(name: &str, text: &str) -> Result<AgentResults, String> {
+    #[cfg(test)]
+    pub(super) fn parse(name: &str, text: &str) -> Result<AgentResults, String> {
         let mut sources = SourceMap::new();
         let id = sources.add(name, text);
         Self::from_source(&sources, id)
@@ -93,13 +94,8 @@ impl AgentResults {
         Ok(AgentResults { rules })
     }
 
-    /// Whether there are no rules.
-    pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
-    }
-
     /// The answer of the first rule matching `plan`, if one does.
-    pub fn answer(&mut self, plan: &Json) -> Option<Answer> {
+    pub(super) fn answer(&mut self, plan: &Json) -> Option<Answer> {
         let name = plan.get("Name").and_then(Json::as_str);
         let scripts = script_names(plan);
         let rule = self.rules.iter_mut().find(|r| {
@@ -114,7 +110,7 @@ impl AgentResults {
 
     /// Rules no plan has matched yet (`FILE:LINE:COLUMN: what it names`), to
     /// warn of a misspelt plan or script.
-    pub fn unused(&self) -> Vec<String> {
+    pub(super) fn unused(&self) -> Vec<String> {
         self.rules
             .iter()
             .filter(|r| !r.used)
@@ -245,7 +241,10 @@ mod tests {
         let mut r = AgentResults::parse("r.json", r#"[{"plan": "A", "result": 1}]"#).unwrap();
         assert_eq!(r.answer(&json!({"Name": "B"})), None);
         assert_eq!(r.unused(), vec!["r.json:1:2: plan \"A\"".to_string()]);
-        assert!(AgentResults::parse("e.yaml", "").unwrap().is_empty());
+        assert_eq!(
+            AgentResults::parse("e.yaml", "").unwrap(),
+            AgentResults::default()
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! answer and the core library behaves as before.
 
 mod agent_plan;
-pub mod agent_results;
+mod agent_results;
 pub mod catalog;
 mod interrupt;
 mod natives;
@@ -220,22 +220,22 @@ pub type EventSink = Box<dyn FnMut(&Event)>;
 
 /// What a running host session provides to the natives.
 pub struct Host {
-    pub backend: Box<dyn CloudBackend>,
+    pub(crate) backend: Box<dyn CloudBackend>,
     /// Package name -> package root (for `io.murano.system.Resources`).
-    pub package_roots: HashMap<String, PathBuf>,
+    pub(crate) package_roots: HashMap<String, PathBuf>,
     /// Package name -> files, for packages loaded from memory or archives.
-    pub package_files: HashMap<String, std::sync::Arc<crate::package::PackageFiles>>,
-    pub events: Vec<Event>,
+    pub(crate) package_files: HashMap<String, std::sync::Arc<crate::package::PackageFiles>>,
+    pub(crate) events: Vec<Event>,
     /// Names of the stacks pushed, in first-push order.
-    pub pushed_stacks: Vec<String>,
+    pub(crate) pushed_stacks: Vec<String>,
     /// What `io.murano.system.InstanceNotifier` and `Application.reportDeployed`
     /// were told, in order (`{"event": "track_instance" | "untrack_instance", ...}`).
-    pub notifications: Vec<Json>,
-    pub sink: Option<EventSink>,
+    notifications: Vec<Json>,
+    pub(crate) sink: Option<EventSink>,
 }
 
 impl Host {
-    pub fn new(backend: Box<dyn CloudBackend>) -> Host {
+    pub(crate) fn new(backend: Box<dyn CloudBackend>) -> Host {
         Host {
             backend,
             package_roots: HashMap::new(),
@@ -247,7 +247,7 @@ impl Host {
         }
     }
 
-    pub fn emit(&mut self, kind: EventKind, object: Option<String>, message: impl Into<String>) {
+    fn emit(&mut self, kind: EventKind, object: Option<String>, message: impl Into<String>) {
         let e = Event {
             kind,
             object,
@@ -284,7 +284,7 @@ fn active(rt: &Rt) -> bool {
 
 /// Register the cloud library's native methods (before the core library's:
 /// where both answer a method, the cloud's answer wins while a host is attached).
-pub fn register_natives(natives: &mut crate::runtime::natives::Natives) {
+pub(crate) fn register_natives(natives: &mut crate::runtime::natives::Natives) {
     natives.table(natives::NATIVES, natives::answers);
 }
 

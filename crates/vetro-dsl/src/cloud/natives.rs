@@ -19,7 +19,7 @@ fn set_prop(o: &Object, name: &str, v: Value) {
 /// Merge `add` into `base` as Heat merges templates: objects key by key,
 /// arrays gaining the items they lack. Each comparison counts in `walk`, so
 /// merging two long arrays stops at the session's limits.
-pub fn merge_json(base: &mut Json, add: &Json, walk: &mut Walk<'_>) -> Result<(), Exc> {
+fn merge_json(base: &mut Json, add: &Json, walk: &mut Walk<'_>) -> Result<(), Exc> {
     match (base, add) {
         (Json::Object(b), Json::Object(a)) => {
             for (k, v) in a {

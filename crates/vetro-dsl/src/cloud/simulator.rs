@@ -38,7 +38,7 @@ const PRIVATE_NET: &str = "sim-net-private";
 const PRIVATE_CIDR: &str = "10.254.0.0/24";
 const ROUTER: &str = "sim-router";
 /// The project that owns the simulated inventory.
-pub const PROJECT_ID: &str = "sim-project";
+const PROJECT_ID: &str = "sim-project";
 
 #[derive(Default, Clone, Debug)]
 struct Stack {
@@ -775,12 +775,12 @@ impl CloudBackend for SimulatedCloud {
 }
 
 /// The `format` member of a saved simulator state.
-pub const STATE_FORMAT: &str = "vetro-simulated-cloud";
+const STATE_FORMAT: &str = "vetro-simulated-cloud";
 /// The state layout [`SimulatedCloud::save`] writes.
-pub const STATE_VERSION: u64 = 1;
+const STATE_VERSION: u64 = 1;
 
 /// Whether `state` says it is a simulator state this version can read.
-pub fn check_state_header(state: &Json) -> Result<(), String> {
+fn check_state_header(state: &Json) -> Result<(), String> {
     let Some(obj) = state.as_object() else {
         return Err("not a vetro simulated-cloud state (not a JSON object)".into());
     };

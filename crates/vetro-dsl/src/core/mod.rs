@@ -138,7 +138,6 @@ pub(crate) fn builtin_package(sources: &mut SourceMap, name: &str, text: &'stati
         let ctx = DocContext {
             namespaces: ns.clone(),
             default_name: None,
-            file,
             file_name: name,
             test_methods_public: false,
         };

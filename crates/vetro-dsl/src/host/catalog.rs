@@ -14,7 +14,7 @@ use vetro_diag::{Diagnostic, SourceMap};
 
 /// The classes of the bundled cloud and core libraries, in that order,
 /// parsed once per process.
-pub fn bundled_classes() -> &'static [(String, Arc<ClassDef>)] {
+pub(crate) fn bundled_classes() -> &'static [(String, Arc<ClassDef>)] {
     static BUNDLED: OnceLock<Vec<(String, Arc<ClassDef>)>> = OnceLock::new();
     BUNDLED.get_or_init(|| {
         // Their spans live in this private map: nothing reports inside them.
@@ -31,12 +31,12 @@ pub fn bundled_classes() -> &'static [(String, Arc<ClassDef>)] {
 }
 
 /// Whether the bundled libraries define class `name`.
-pub fn is_bundled_class(name: &str) -> bool {
+pub(super) fn is_bundled_class(name: &str) -> bool {
     bundled_classes().iter().any(|(n, _)| n == name)
 }
 
 /// The classes of `model` a catalog must provide: all but the bundled ones.
-pub fn model_class_refs(model: &Json) -> Vec<ClassRef> {
+pub(super) fn model_class_refs(model: &Json) -> Vec<ClassRef> {
     ClassRef::in_model(model)
         .into_iter()
         .filter(|r| match &r.package {

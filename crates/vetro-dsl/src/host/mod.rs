@@ -3,7 +3,7 @@
 //! cloud backend installed, and serialize the result. `vetro run` and the test
 //! runner ([`crate::testing`]) are built on this.
 
-use crate::cloud::{self, CloudBackend, Event, EventSink, Host, SimulatedCloud};
+use crate::cloud::{self, CloudBackend, Event, EventSink, Host};
 use crate::kind::DslKind;
 use crate::package::{Package, PackageFiles};
 use crate::runtime::types::EngineExc;
@@ -18,10 +18,11 @@ use vetro_diag::{Diagnostic, SourceMap};
 use vetro_yaml::LoadOptions;
 
 mod catalog;
-pub use catalog::{bundled_classes, is_bundled_class, load_with_catalog, model_class_refs};
+pub(crate) use catalog::bundled_classes;
+pub use catalog::load_with_catalog;
 
 /// The cloud classes (Environment, HeatStack, Instance, ...) as a package.
-pub fn cloud_package(sources: &mut SourceMap) -> Package {
+fn cloud_package(sources: &mut SourceMap) -> Package {
     crate::core::builtin_package(sources, "<core>/cloud.yaml", cloud::CLOUD_YAML)
 }
 
@@ -153,14 +154,6 @@ fn core_package_set_aside(p: &Package) -> Diagnostic {
         ),
     )
     .with_path(p.root.join("manifest.yaml").display().to_string())
-}
-
-/// The backend named on the command line.
-pub fn backend_by_name(name: &str) -> Option<Box<dyn CloudBackend>> {
-    match name {
-        "simulated" => Some(Box::new(SimulatedCloud::new())),
-        _ => None,
-    }
 }
 
 /// What one run produced.

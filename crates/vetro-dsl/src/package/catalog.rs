@@ -29,10 +29,10 @@ pub const BUNDLED_PACKAGE: &str = "io.murano";
 pub struct CatalogEntry {
     pub name: String,
     pub version: Version,
-    pub root: PathBuf,
-    pub requires: Vec<(String, Option<String>)>,
+    root: PathBuf,
+    requires: Vec<(String, Option<String>)>,
     /// Classes the manifest lists.
-    pub classes: Vec<String>,
+    classes: Vec<String>,
 }
 
 /// What resolution can fail on. Each error names both sides: what was
@@ -79,7 +79,7 @@ pub enum CatalogError {
 
 impl CatalogError {
     /// A stable kind for diagnostics and JSON output.
-    pub fn kind(&self) -> DslKind {
+    fn kind(&self) -> DslKind {
         match self {
             CatalogError::Missing { .. } => DslKind::MissingPackage,
             CatalogError::NoClass { .. } => DslKind::UnknownClass,
@@ -150,10 +150,6 @@ impl Catalog {
             dirs: dirs.to_vec(),
             index: OnceLock::new(),
         }
-    }
-
-    pub fn dirs(&self) -> &[PathBuf] {
-        &self.dirs
     }
 
     fn index(&self) -> &Index {

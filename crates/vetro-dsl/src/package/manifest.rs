@@ -14,12 +14,12 @@ pub struct Manifest {
     pub format: String,
     pub kind: String,
     /// class name -> file under `Classes/`
-    pub classes: Vec<(String, String)>,
+    pub(super) classes: Vec<(String, String)>,
     pub require: Vec<(String, Option<String>)>,
 }
 
 /// `1` -> `1.0.0`, `1.2` -> `1.2.0`.
-pub fn coerce_version(v: &str) -> String {
+fn coerce_version(v: &str) -> String {
     let mut parts: Vec<&str> = v.trim().split('.').collect();
     while parts.len() < 3 {
         parts.push("0");
@@ -38,7 +38,7 @@ impl Manifest {
     }
 
     /// The manifest in `bytes`, named `name` in diagnostics.
-    pub fn parse(
+    pub(super) fn parse(
         name: &str,
         bytes: &[u8],
         sources: &mut SourceMap,

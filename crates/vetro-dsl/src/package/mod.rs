@@ -5,7 +5,7 @@
 mod archive;
 pub mod catalog;
 mod manifest;
-pub mod version;
+mod version;
 
 pub use archive::{read_zip, write_zip, ArchiveError, ArchiveLimits};
 pub use catalog::{Catalog, CatalogError, ClassRef, Resolved, Resolver, BUNDLED_PACKAGE};
@@ -28,11 +28,11 @@ use vetro_yaml::{LoadOptions, YamlVersion};
 pub struct FileReport {
     /// Path relative to the package root, `Classes/X.yaml`.
     pub file: String,
-    pub documents: usize,
+    pub(crate) documents: usize,
     pub expressions: Vec<FoundExpr>,
     /// (method, compiled, error)
-    pub methods: Vec<(String, bool, Option<String>)>,
-    pub class_names: Vec<String>,
+    pub(crate) methods: Vec<(String, bool, Option<String>)>,
+    pub(crate) class_names: Vec<String>,
 }
 
 /// The files of a package held in memory: path inside the package (with
@@ -73,7 +73,7 @@ pub(crate) fn load_yaml_bytes(
 }
 
 /// Load one class file. `default_name` is the class the package maps to it.
-pub fn load_class_file(
+fn load_class_file(
     path: &Path,
     rel: &str,
     sources: &mut SourceMap,
@@ -106,7 +106,7 @@ fn read_class_docs(
         ..Default::default()
     };
     let mut problems = Vec::new();
-    let (file, docs) = match loaded {
+    let (_, docs) = match loaded {
         Ok(r) => r,
         Err(d) => return (Vec::new(), report, d),
     };
@@ -135,7 +135,6 @@ fn read_class_docs(
         let ctx = DocContext {
             namespaces: namespaces.clone(),
             default_name,
-            file,
             file_name: rel,
             test_methods_public,
         };

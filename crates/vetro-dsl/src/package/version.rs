@@ -11,9 +11,9 @@ use std::fmt;
 /// dropped; it takes no part in ordering).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Version {
-    pub major: u64,
-    pub minor: u64,
-    pub patch: u64,
+    major: u64,
+    minor: u64,
+    patch: u64,
     pre: Vec<PreId>,
 }
 
@@ -117,7 +117,7 @@ fn parse_partial(text: &str) -> Result<Partial, String> {
 }
 
 impl Version {
-    pub fn new(major: u64, minor: u64, patch: u64) -> Version {
+    pub(super) fn new(major: u64, minor: u64, patch: u64) -> Version {
         Version {
             major,
             minor,
@@ -306,7 +306,7 @@ impl VersionSpec {
     }
 
     /// The highest of `versions` in the range.
-    pub fn select<'a>(
+    pub(super) fn select<'a>(
         &self,
         versions: impl IntoIterator<Item = &'a Version>,
     ) -> Option<&'a Version> {

@@ -15,7 +15,7 @@ pub use super::types::CallKind;
 
 /// Most nested method calls of one flow. Deeper recursion, or recursion
 /// that would run out of native stack first, ends with `RecursionError`.
-pub const MAX_DEPTH: usize = 10_000;
+const MAX_DEPTH: usize = 10_000;
 
 impl Rt {
     /// Call `name` on an object or type value.
@@ -52,7 +52,7 @@ impl Rt {
     }
 
     /// [`Rt::call_method`] past any mock (the mocked method itself).
-    pub fn call_unmocked(
+    pub(crate) fn call_unmocked(
         &self,
         recv: &Value,
         name: &str,
@@ -147,7 +147,7 @@ impl Rt {
     }
 
     /// Run a resolved MuranoPL method.
-    pub fn invoke(
+    pub(crate) fn invoke(
         &self,
         decl: &Rc<Class>,
         m: &Arc<MethodDef>,
@@ -328,7 +328,6 @@ impl Rt {
         let natives = self.program.source().natives.at(decl.natives?);
         natives.call(&super::natives::NativeCall {
             rt: self,
-            class: decl,
             this,
             receiver: recv,
             method: name,

@@ -13,11 +13,11 @@ use vetro_yaql::Value;
 
 /// Plans by contract expression (the address of its syntax tree, which the
 /// entry keeps alive; `None`: the expression needs YAQL).
-pub type PlanCache = ahash::AHashMap<usize, (Arc<Ast>, Option<Rc<Vec<Step>>>)>;
+pub(super) type PlanCache = ahash::AHashMap<usize, (Arc<Ast>, Option<Rc<Vec<Step>>>)>;
 
 /// One call of a contract chain.
 #[derive(Debug, PartialEq)]
-pub enum Step {
+pub(super) enum Step {
     Int,
     Str,
     Bool,
@@ -28,7 +28,7 @@ pub enum Step {
 
 /// The steps of `$` followed by `.name()` / `.class(Name)` calls, or `None`
 /// for any other expression.
-pub fn plan_of(e: &Ast) -> Option<Vec<Step>> {
+pub(super) fn plan_of(e: &Ast) -> Option<Vec<Step>> {
     match &e.kind {
         ExprKind::Var(v) if &**v == "1" => Some(Vec::new()),
         ExprKind::Method {

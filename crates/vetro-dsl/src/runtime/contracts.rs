@@ -16,7 +16,7 @@ const OWNER_VAR: &str = "#cowner";
 
 impl Rt {
     /// Check (and transform) `value` against a contract written in `class`.
-    pub fn check_contract(
+    pub(super) fn check_contract(
         &self,
         spec: &Data,
         value: Value,

@@ -7,17 +7,17 @@ use vetro_yaql::Engine;
 
 /// The engines of a class set (Murano's `ENGINE_10` and `ENGINE_12`), and
 /// those its contract expressions run in.
-pub struct Engines {
+pub(super) struct Engines {
     /// Format 1.0/1.1 classes: the standard library with the legacy layer,
     /// dicts iterable.
-    pub legacy: Arc<Engine>,
+    pub(super) legacy: Arc<Engine>,
     /// Format 1.2+ classes: the standard library alone.
-    pub std: Arc<Engine>,
+    pub(super) std: Arc<Engine>,
     /// Contracts of format 1.0/1.1 classes: the contract functions
     /// (`int()`, `class()`, `check()`...) over the legacy engine's
     /// library, with its options.
-    pub contracts_legacy: Arc<Engine>,
+    pub(super) contracts_legacy: Arc<Engine>,
     /// Contracts of format 1.2+ classes: the same functions over the same
     /// library, with the standard engine's options.
-    pub contracts_std: Arc<Engine>,
+    pub(super) contracts_std: Arc<Engine>,
 }

@@ -5,7 +5,7 @@
 //! context ([`rt_of`]), so nothing in an engine belongs to one session;
 //! each session only puts its handle and its limits over them.
 
-pub use super::engine_set::Engines;
+use super::engine_set::Engines;
 use super::natives::Natives;
 use super::reg::Reg;
 use super::{ClassDefs, ClassSource};
@@ -56,7 +56,7 @@ impl Engines {
 /// The engines of a class source, built on its first session and kept
 /// while its classes and natives stay the same ones.
 #[derive(Clone, Default)]
-pub struct EngineCache(Arc<Mutex<Option<Cached>>>);
+pub(crate) struct EngineCache(Arc<Mutex<Option<Cached>>>);
 
 /// Engines with the classes and natives they were built for (held, so
 /// that their addresses name them while they are cached).
@@ -69,7 +69,7 @@ struct Cached {
 impl EngineCache {
     /// The engines for `source` (built now if its classes or natives are
     /// not those the cached engines were built for).
-    pub fn get(&self, source: &ClassSource) -> Arc<Engines> {
+    pub(super) fn get(&self, source: &ClassSource) -> Arc<Engines> {
         let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = slot.as_ref() {
             if Arc::ptr_eq(&c.defs, &source.defs) && Arc::ptr_eq(&c.natives, &source.natives) {

@@ -12,7 +12,7 @@ use vetro_yaql::parser::{Arg, Expr as Ast, ExprKind};
 use vetro_yaql::{Context, Session, Value};
 
 /// How a statement ended.
-pub enum Flow {
+pub(super) enum Flow {
     Next,
     Return(Value),
     Break,
@@ -346,7 +346,7 @@ impl Rt {
     }
 
     /// Items of a collection for `For` (dicts give their keys).
-    pub fn items(&self, v: &Value) -> Result<Vec<Value>, Exc> {
+    pub(crate) fn items(&self, v: &Value) -> Result<Vec<Value>, Exc> {
         Ok(match v {
             Value::Null => Vec::new(),
             Value::List(l) => l.to_vec(),
@@ -581,7 +581,7 @@ impl Rt {
 }
 
 /// Names of the variables a block can assign (GC roots of a running method).
-pub fn var_names(block: &Block, out: &mut Vec<String>) {
+pub(super) fn var_names(block: &Block, out: &mut Vec<String>) {
     for s in block {
         match &s.kind {
             StmtKind::Assign { target, .. } => {

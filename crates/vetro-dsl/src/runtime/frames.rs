@@ -14,22 +14,22 @@ use std::sync::Arc;
 use vetro_yaql::Context;
 
 /// A running method: its context, declaring class and definition.
-pub type LiveFrame = (Rc<Context>, Rc<Class>, Arc<MethodDef>);
+pub(super) type LiveFrame = (Rc<Context>, Rc<Class>, Arc<MethodDef>);
 
 /// An active method call (for stack traces).
-pub struct StackEntry {
+pub(super) struct StackEntry {
     /// The class declaring the method (its name and file).
-    pub class: Rc<Class>,
-    pub method: Arc<MethodDef>,
-    pub line: Cell<u32>,
-    pub col: Cell<u32>,
+    pub(super) class: Rc<Class>,
+    pub(super) method: Arc<MethodDef>,
+    pub(super) line: Cell<u32>,
+    pub(super) col: Cell<u32>,
     /// The statement running (none before the first).
-    pub instr: RefCell<Option<Arc<str>>>,
+    pub(super) instr: RefCell<Option<Arc<str>>>,
 }
 
 /// The running methods of the flow on the executor.
 #[derive(Default)]
-pub struct CallStack {
+pub(super) struct CallStack {
     entries: RefCell<Vec<StackEntry>>,
     /// Nested method calls of the flow (see `call::MAX_DEPTH`).
     depth: Cell<usize>,
@@ -41,7 +41,7 @@ pub struct CallStack {
 
 /// How far a call stack reaches (where a green thread's frames start).
 #[derive(Clone, Copy)]
-pub struct Mark {
+pub(super) struct Mark {
     entries: usize,
     live: usize,
     receivers: usize,
@@ -50,21 +50,21 @@ pub struct Mark {
 
 /// The frames of a stopped flow, taken off the call stack.
 #[derive(Default)]
-pub struct FlowFrames {
+pub(super) struct FlowFrames {
     entries: Vec<StackEntry>,
     depth: usize,
-    pub live: Vec<LiveFrame>,
-    pub receivers: Vec<Rc<Object>>,
+    pub(super) live: Vec<LiveFrame>,
+    pub(super) receivers: Vec<Rc<Object>>,
 }
 
 impl CallStack {
     /// Nested method calls of the running flow.
-    pub fn depth(&self) -> usize {
+    pub(super) fn depth(&self) -> usize {
         self.depth.get()
     }
 
     /// A method starts: its trace entry, its receiver and its context.
-    pub fn enter(&self, entry: StackEntry, receiver: Option<&Rc<Object>>, frame: LiveFrame) {
+    pub(super) fn enter(&self, entry: StackEntry, receiver: Option<&Rc<Object>>, frame: LiveFrame) {
         self.entries.borrow_mut().push(entry);
         self.depth.set(self.depth.get() + 1);
         if let Some(o) = receiver {
@@ -74,7 +74,7 @@ impl CallStack {
     }
 
     /// The method [`CallStack::enter`] started last ends.
-    pub fn leave(&self, had_receiver: bool) {
+    pub(super) fn leave(&self, had_receiver: bool) {
         self.live.borrow_mut().pop();
         if had_receiver {
             self.receivers.borrow_mut().pop();
@@ -84,7 +84,7 @@ impl CallStack {
     }
 
     /// Record the statement the innermost method runs now.
-    pub fn mark_statement(&self, line: u32, col: u32, text: &Arc<str>) {
+    pub(super) fn mark_statement(&self, line: u32, col: u32, text: &Arc<str>) {
         if let Some(top) = self.entries.borrow().last() {
             top.line.set(line);
             top.col.set(col);
@@ -93,12 +93,12 @@ impl CallStack {
     }
 
     /// The class declaring the innermost running method.
-    pub fn current_class(&self) -> Option<String> {
+    pub(super) fn current_class(&self) -> Option<String> {
         self.entries.borrow().last().map(|s| s.class.name.clone())
     }
 
     /// `e` with the current stack trace when it is a fresh native error.
-    pub fn with_trace(&self, e: Exc) -> Exc {
+    pub(super) fn with_trace(&self, e: Exc) -> Exc {
         match e {
             Exc::Native(n, f) if f.is_empty() => Exc::Native(n, Rc::new(self.trace())),
             other => other,
@@ -106,7 +106,7 @@ impl CallStack {
     }
 
     /// The stack trace, innermost call first.
-    pub fn trace(&self) -> Vec<Frame> {
+    pub(super) fn trace(&self) -> Vec<Frame> {
         self.entries
             .borrow()
             .iter()
@@ -123,21 +123,21 @@ impl CallStack {
     }
 
     /// Receivers of the running methods.
-    pub fn receivers(&self) -> Vec<Rc<Object>> {
+    pub(super) fn receivers(&self) -> Vec<Rc<Object>> {
         self.receivers.borrow().clone()
     }
 
     /// The context of the innermost running method.
-    pub fn top_context(&self) -> Option<Rc<Context>> {
+    pub(super) fn top_context(&self) -> Option<Rc<Context>> {
         self.live.borrow().last().map(|(ctx, _, _)| ctx.clone())
     }
 
     /// Contexts of the running methods.
-    pub fn live_frames(&self) -> Vec<LiveFrame> {
+    pub(super) fn live_frames(&self) -> Vec<LiveFrame> {
         self.live.borrow().clone()
     }
 
-    pub fn mark(&self) -> Mark {
+    pub(super) fn mark(&self) -> Mark {
         Mark {
             entries: self.entries.borrow().len(),
             live: self.live.borrow().len(),
@@ -147,7 +147,7 @@ impl CallStack {
     }
 
     /// Take the frames above `at` off the stack (their flow stops).
-    pub fn split_off(&self, at: Mark) -> FlowFrames {
+    pub(super) fn split_off(&self, at: Mark) -> FlowFrames {
         let live = self.live.borrow_mut().split_off(at.live);
         let receivers = self.receivers.borrow_mut().split_off(at.receivers);
         let entries = self.entries.borrow_mut().split_off(at.entries);
@@ -162,7 +162,7 @@ impl CallStack {
     }
 
     /// Put a stopped flow's frames back above `at` (the flow resumes).
-    pub fn restore(&self, at: Mark, f: FlowFrames) {
+    pub(super) fn restore(&self, at: Mark, f: FlowFrames) {
         self.live.borrow_mut().extend(f.live);
         self.receivers.borrow_mut().extend(f.receivers);
         self.entries.borrow_mut().extend(f.entries);

@@ -36,7 +36,7 @@ impl Rt {
     /// Destroy every stored object that running code can no longer reach
     /// (`GC.collect()`): the roots are the model's root, static property
     /// values, and what running and parked methods hold.
-    pub fn collect_garbage_while_running(&self) {
+    pub(crate) fn collect_garbage_while_running(&self) {
         let mut roots: Vec<Rc<Object>> = self.objects.root().into_iter().collect();
         roots.extend(live_roots(&self.frames, &self.scheduler, &self.objects));
         self.collect_garbage(&roots);

@@ -25,7 +25,7 @@ use vetro_yaql::Value;
 /// as the session), with the identities of the receiver and of the argument
 /// values the `Synchronize` meta names.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct SyncKey {
+pub(super) struct SyncKey {
     class: usize,
     method: usize,
     receiver: Option<Identity>,
@@ -35,7 +35,7 @@ pub struct SyncKey {
 
 /// A value as a lock tells it from others.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub enum Identity {
+enum Identity {
     /// An object, by address (the call that holds the lock holds the
     /// object too).
     Object(usize),
@@ -44,7 +44,7 @@ pub enum Identity {
 }
 
 /// A branch: the work of one green thread.
-pub type Task = Box<dyn FnOnce() -> Result<Value, Exc>>;
+pub(super) type Task = Box<dyn FnOnce() -> Result<Value, Exc>>;
 
 type Green = Coroutine<(), (), Result<Value, Exc>, DefaultStack>;
 
@@ -66,13 +66,13 @@ const KEPT_STACKS: usize = 64;
 
 /// A concurrency limit under which every stack comes from the kept ones once
 /// they exist (for internal fan-outs such as destroying a group of objects).
-pub const POOL_LIMIT: usize = 8;
+pub(super) const POOL_LIMIT: usize = 8;
 
 /// Stack size of a green thread: the executor recurses deeply.
 const STACK_BYTES: usize = 8 << 20;
 
 /// The id of the running green thread (0 outside any).
-pub fn current_task() -> u64 {
+fn current_task() -> u64 {
     TASK.with(Cell::get)
 }
 

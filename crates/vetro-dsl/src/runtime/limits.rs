@@ -67,7 +67,7 @@ impl CancelFlag {
     pub fn cancel(&self) {
         self.0.store(true, Ordering::Relaxed);
     }
-    pub fn is_cancelled(&self) -> bool {
+    fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
 }
@@ -81,7 +81,7 @@ const THREAD_LIMIT: EngineExc = EngineExc::ThreadLimitExceeded;
 const CANCELLED: EngineExc = EngineExc::Cancelled;
 
 /// Whether `e` is a limit error (not catchable by MuranoPL code).
-pub fn is_limit_error(e: &Exc) -> bool {
+pub(super) fn is_limit_error(e: &Exc) -> bool {
     matches!(e, Exc::Native(n, _) if matches!(n.class, ExcClass::Engine(c) if c.is_limit()))
 }
 
@@ -129,7 +129,7 @@ impl Watch {
 
     /// For the YAQL interrupt hook: `false` (stop) once a limit passed,
     /// remembering which.
-    pub fn keep_going(&self) -> bool {
+    pub(super) fn keep_going(&self) -> bool {
         match self.passed() {
             None => true,
             Some(class) => {
@@ -155,7 +155,7 @@ impl Watch {
     /// session's start), so that what an expression builds in one call
     /// (`str()` of a shared list, `replace()`, `format()`) is held to what is
     /// left of it before it is allocated.
-    pub fn yaql_memory(&self, limits: &mut vetro_yaql::Limits) {
+    pub(super) fn yaql_memory(&self, limits: &mut vetro_yaql::Limits) {
         if let (Some((base, max)), Some(probe)) = (self.memory, MEMORY_PROBE.get()) {
             limits.max_allocated = Some(max);
             limits.memory_probe = Some(*probe);
@@ -165,7 +165,7 @@ impl Watch {
 
     /// Python `str()` of a value the session built, within what the session
     /// may still allocate (see [`Watch::text`]).
-    pub fn py_str(&self, v: &Value) -> Result<String, Exc> {
+    pub(super) fn py_str(&self, v: &Value) -> Result<String, Exc> {
         match v {
             Value::Str(s) => Ok(s.to_string()),
             _ => self.text(|r| v.write_py_str(r)),
@@ -174,7 +174,7 @@ impl Watch {
 
     /// Python `repr()` of a value the session built, within what the session
     /// may still allocate.
-    pub fn repr(&self, v: &Value) -> Result<String, Exc> {
+    fn repr(&self, v: &Value) -> Result<String, Exc> {
         self.text(|r| v.write_repr(r))
     }
 
@@ -183,7 +183,7 @@ impl Watch {
     /// [`vetro_yaql::limits::MAX_BUILD_BYTES`]). A value sharing its lists is
     /// far larger written out than held (`$l: [$l, $l]` doubled 60 times is
     /// 2^60 items), so its text is bounded while it is written, not after.
-    pub fn text(
+    fn text(
         &self,
         write: impl FnOnce(&mut Render) -> vetro_yaql::Result<()>,
     ) -> Result<String, Exc> {
@@ -208,7 +208,7 @@ impl Watch {
     }
 
     /// The limit passed now, if one is.
-    pub fn passed(&self) -> Option<EngineExc> {
+    pub(crate) fn passed(&self) -> Option<EngineExc> {
         let cancelled = self
             .cancel
             .lock()
@@ -252,7 +252,7 @@ impl Budget {
 const CHECK_EVERY: u64 = 16;
 
 /// The limits of a running session with what it has used so far.
-pub struct SessionLimits {
+pub(super) struct SessionLimits {
     limits: RefCell<Limits>,
     budget: Budget,
     /// The session's limits as its YAQL evaluations see them.
@@ -261,7 +261,7 @@ pub struct SessionLimits {
 
 impl SessionLimits {
     /// Start counting under `limits` now.
-    pub fn start(limits: Limits) -> SessionLimits {
+    pub(super) fn start(limits: Limits) -> SessionLimits {
         let budget = Budget::start();
         let watch = Watch::new(&limits, &budget);
         SessionLimits {
@@ -272,20 +272,20 @@ impl SessionLimits {
     }
 
     /// What the session's YAQL evaluations look at (see [`Watch`]).
-    pub fn watch(&self) -> &Watch {
+    pub(super) fn watch(&self) -> &Watch {
         &self.watch
     }
 
     /// Stop the session at its next step once `flag` is set (from any
     /// thread); the same as giving it in [`Limits::cancel`].
-    pub fn set_cancel_flag(&self, flag: impl Into<CancelFlag>) {
+    pub(super) fn set_cancel_flag(&self, flag: impl Into<CancelFlag>) {
         let flag = flag.into();
         self.watch.set_cancel(flag.clone());
         self.limits.borrow_mut().cancel = Some(flag);
     }
 
     /// The session's limit error for a YAQL evaluation its watch stopped.
-    pub fn interrupted(&self) -> Exc {
+    pub(super) fn interrupted(&self) -> Exc {
         let limits = self.limits.borrow();
         let class = self
             .watch
@@ -308,12 +308,12 @@ impl SessionLimits {
 
     /// The session's memory-limit error for something a YAQL evaluation
     /// refused to build because it would pass the limit.
-    pub fn memory_refused(&self) -> Exc {
+    pub(super) fn memory_refused(&self) -> Exc {
         would_exceed(self.limits.borrow().max_memory.unwrap_or(0))
     }
 
     /// Count one step; fails once a limit is passed.
-    pub fn charge_step(&self) -> Result<(), Exc> {
+    pub(super) fn charge_step(&self) -> Result<(), Exc> {
         let steps = self.budget.steps.get() + 1;
         self.budget.steps.set(steps);
         let limits = self.limits.borrow();
@@ -335,7 +335,7 @@ impl SessionLimits {
 
     /// The time, memory and cancel checks without counting a step: for long
     /// operations inside one step (loading, serializing, collecting garbage).
-    pub fn check_limits(&self) -> Result<(), Exc> {
+    pub(super) fn check_limits(&self) -> Result<(), Exc> {
         let limits = self.limits.borrow();
         self.check_memory(&limits)?;
         self.check_clock(&limits)
@@ -371,18 +371,18 @@ impl SessionLimits {
 
     /// Python `str()` of a value the session built, within what the session
     /// may still allocate (see [`Watch::text`]).
-    pub fn py_str(&self, v: &Value) -> Result<String, Exc> {
+    pub(super) fn py_str(&self, v: &Value) -> Result<String, Exc> {
         self.watch.py_str(v)
     }
 
     /// Python `repr()` of a value the session built, within what the session
     /// may still allocate.
-    pub fn repr(&self, v: &Value) -> Result<String, Exc> {
+    pub(super) fn repr(&self, v: &Value) -> Result<String, Exc> {
         self.watch.repr(v)
     }
 
     /// The text `write` makes, within what the session may still allocate.
-    pub fn text(
+    pub(super) fn text(
         &self,
         write: impl FnOnce(&mut Render) -> vetro_yaql::Result<()>,
     ) -> Result<String, Exc> {
@@ -391,7 +391,7 @@ impl SessionLimits {
 
     /// The error of a green thread that would pass the session's bound;
     /// `None` while `live` threads leave room for one more.
-    pub fn green_refused(&self, live: usize) -> Option<Exc> {
+    pub(super) fn green_refused(&self, live: usize) -> Option<Exc> {
         let max = self.limits.borrow().max_green_threads?;
         (live >= max).then(|| {
             Exc::engine(
@@ -402,17 +402,11 @@ impl SessionLimits {
     }
 
     /// The error of a green thread whose stack cannot be had.
-    pub fn no_stack() -> Exc {
+    pub(super) fn no_stack() -> Exc {
         Exc::engine(
             MEMORY_LIMIT,
             "the operating system refused the stack of another green thread",
         )
-    }
-
-    /// The deadline of the session's time limit, if it has one.
-    pub fn deadline(&self) -> Option<Instant> {
-        let max = self.limits.borrow().max_time?;
-        self.budget.started.checked_add(max)
     }
 }
 

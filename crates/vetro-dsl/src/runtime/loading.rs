@@ -13,7 +13,7 @@ use vetro_yaql::value::Dict;
 use vetro_yaql::Value;
 
 /// Object models by id, each with the id of its owner's model.
-pub type ModelIndex = HashMap<String, (Value, Option<String>)>;
+type ModelIndex = HashMap<String, (Value, Option<String>)>;
 
 /// Work a model load leaves for later, so that loading never recurses along
 /// references: objects named by id before their model was reached (built as
@@ -21,13 +21,13 @@ pub type ModelIndex = HashMap<String, (Value, Option<String>)>;
 /// calls, which run once every object of the model has its properties (with
 /// the model values `.init` takes its arguments from).
 #[derive(Default)]
-pub struct LoadScope {
-    pub shells: VecDeque<(Rc<Object>, Dict)>,
-    pub inits: Vec<(Rc<Object>, Dict)>,
+pub(super) struct LoadScope {
+    shells: VecDeque<(Rc<Object>, Dict)>,
+    pub(super) inits: Vec<(Rc<Object>, Dict)>,
 }
 
 /// The state of the model load in progress.
-pub struct ModelLoad {
+pub(super) struct ModelLoad {
     /// Object models of the model being loaded, by id (references resolved on demand).
     models: RefCell<ModelIndex>,
     /// Objects built from the model being loaded, by model id.
@@ -59,12 +59,12 @@ impl ModelLoad {
     // ----- models and the objects built from them -----
 
     /// The object model with id `id`, with its owner's id.
-    pub fn model(&self, id: &str) -> Option<(Value, Option<String>)> {
+    pub(super) fn model(&self, id: &str) -> Option<(Value, Option<String>)> {
         self.models.borrow().get(id).cloned()
     }
 
     /// Add the models of another tree (ids known already stay as they are).
-    pub fn add_models(&self, index: ModelIndex) {
+    pub(super) fn add_models(&self, index: ModelIndex) {
         let mut m = self.models.borrow_mut();
         for (k, v) in index {
             m.entry(k).or_insert(v);
@@ -72,17 +72,17 @@ impl ModelLoad {
     }
 
     /// The object built from the model with key `key`.
-    pub fn built(&self, key: &str) -> Option<Rc<Object>> {
+    pub(super) fn built(&self, key: &str) -> Option<Rc<Object>> {
         self.built.borrow().get(key).cloned()
     }
 
-    pub fn record_built(&self, key: String, o: &Rc<Object>) {
+    pub(super) fn record_built(&self, key: String, o: &Rc<Object>) {
         self.built.borrow_mut().insert(key, o.clone());
     }
 
     /// Run `load` over the models of `index` alone, with fresh ids (a `new()`
     /// load inside another); the outer load's state comes back afterwards.
-    pub fn separately<T>(&self, index: ModelIndex, load: impl FnOnce() -> T) -> T {
+    pub(super) fn separately<T>(&self, index: ModelIndex, load: impl FnOnce() -> T) -> T {
         let saved_models = self.models.replace(index);
         let saved_built = self.built.replace(HashMap::new());
         let saved_regen = self.regen_ids.replace(true);
@@ -94,59 +94,59 @@ impl ModelLoad {
     }
 
     /// Start loading a deployment: the models of `index`, ids kept.
-    pub fn start_deployment(&self, index: ModelIndex) {
+    pub(super) fn start_deployment(&self, index: ModelIndex) {
         *self.models.borrow_mut() = index;
         self.built.borrow_mut().clear();
         self.regen_ids.set(false);
     }
 
     /// The deployment's objects are built: later loads make fresh ids.
-    pub fn stop_keeping_ids(&self) {
+    pub(super) fn stop_keeping_ids(&self) {
         self.regen_ids.set(true);
     }
 
     /// The deployment is loaded: forget its models and what was built.
-    pub fn finish_deployment(&self) {
+    pub(super) fn finish_deployment(&self) {
         self.models.borrow_mut().clear();
         self.built.borrow_mut().clear();
     }
 
     /// Whether models get fresh ids.
-    pub fn regen_ids(&self) -> bool {
+    pub(super) fn regen_ids(&self) -> bool {
         self.regen_ids.get()
     }
 
     /// Empty the map of built objects (the session ends), returning them.
-    pub fn take_built(&mut self) -> Vec<Rc<Object>> {
+    pub(super) fn take_built(&mut self) -> Vec<Rc<Object>> {
         self.built.get_mut().drain().map(|(_, o)| o).collect()
     }
 
     // ----- deferred work -----
 
     /// Whether a load is running (its work is deferred to its end).
-    pub fn in_scope(&self) -> bool {
+    pub(super) fn in_scope(&self) -> bool {
         self.scope.borrow().is_some()
     }
 
     /// The outermost load starts.
-    pub fn open_scope(&self) {
+    pub(super) fn open_scope(&self) {
         *self.scope.borrow_mut() = Some(LoadScope::default());
     }
 
     /// The outermost load ends: the work still deferred.
-    pub fn close_scope(&self) -> LoadScope {
+    pub(super) fn close_scope(&self) -> LoadScope {
         self.scope.borrow_mut().take().unwrap_or_default()
     }
 
     /// Give `obj` its properties at the end of the running load.
-    pub fn defer_shell(&self, obj: &Rc<Object>, props: Dict) {
+    pub(super) fn defer_shell(&self, obj: &Rc<Object>, props: Dict) {
         if let Some(ls) = self.scope.borrow_mut().as_mut() {
             ls.shells.push_back((obj.clone(), props));
         }
     }
 
     /// The next shell waiting for its properties.
-    pub fn next_shell(&self) -> Option<(Rc<Object>, Dict)> {
+    pub(super) fn next_shell(&self) -> Option<(Rc<Object>, Dict)> {
         self.scope
             .borrow_mut()
             .as_mut()
@@ -155,7 +155,7 @@ impl ModelLoad {
 
     /// Run `.init` of `obj` at the end of the running load; `false` when no
     /// load is running.
-    pub fn defer_init(&self, obj: &Rc<Object>, props: &Dict) -> bool {
+    pub(super) fn defer_init(&self, obj: &Rc<Object>, props: &Dict) -> bool {
         match self.scope.borrow_mut().as_mut() {
             Some(ls) => {
                 ls.inits.push((obj.clone(), props.clone()));
@@ -168,19 +168,19 @@ impl ModelLoad {
     // ----- how the load was asked for -----
 
     /// Run `load` as a dry run that leaves the `excluded` properties alone.
-    pub fn dry_run<T>(&self, excluded: Vec<String>, load: impl FnOnce() -> T) -> T {
+    pub(super) fn dry_run<T>(&self, excluded: Vec<String>, load: impl FnOnce() -> T) -> T {
         let saved = self.dry_run.replace(Some(excluded));
         let r = load();
         *self.dry_run.borrow_mut() = saved;
         r
     }
 
-    pub fn is_dry_run(&self) -> bool {
+    pub(super) fn is_dry_run(&self) -> bool {
         self.dry_run.borrow().is_some()
     }
 
     /// Whether a dry run leaves property `name` alone.
-    pub fn dry_run_skips(&self, name: &str) -> bool {
+    pub(super) fn dry_run_skips(&self, name: &str) -> bool {
         self.dry_run
             .borrow()
             .as_ref()
@@ -188,16 +188,16 @@ impl ModelLoad {
     }
 
     /// Whether the arguments being bound come from an external call.
-    pub fn external_call(&self) -> bool {
+    pub(super) fn external_call(&self) -> bool {
         self.external_call.get()
     }
 
-    pub fn set_external_call(&self, external: bool) {
+    pub(super) fn set_external_call(&self, external: bool) {
         self.external_call.set(external);
     }
 
     /// Whether an external call is starting, clearing the mark.
-    pub fn take_external_call(&self) -> bool {
+    pub(super) fn take_external_call(&self) -> bool {
         self.external_call.replace(false)
     }
 }

@@ -17,7 +17,7 @@ use vetro_yaql::{Context, Lambda, Value};
 
 /// What runs in place of a mocked method.
 #[derive(Clone)]
-pub enum Mock {
+pub(crate) enum Mock {
     /// A method of the test class, run on the test object.
     Method {
         this: Rc<Object>,
@@ -35,19 +35,19 @@ pub enum Mock {
 /// The call a running expression mock replaced (for `originalMethod()`
 /// and `withOriginal()`).
 #[derive(Clone)]
-pub struct Replaced {
-    pub recv: Value,
-    pub method: String,
-    pub args: Vec<Value>,
-    pub kwargs: Vec<(String, Value)>,
+pub(crate) struct Replaced {
+    pub(crate) recv: Value,
+    pub(crate) method: String,
+    pub(crate) args: Vec<Value>,
+    pub(crate) kwargs: Vec<(String, Value)>,
     /// The context the call was made in (the calling method's when it was
     /// not made from an expression).
-    pub site: Rc<Context>,
+    pub(crate) site: Rc<Context>,
 }
 
 /// The session's mocks by (class, method), with the replaced calls running.
 #[derive(Default)]
-pub struct Mocks {
+pub(super) struct Mocks {
     table: RefCell<HashMap<(String, String), Mock>>,
     running: RefCell<Vec<Replaced>>,
 }
@@ -55,14 +55,14 @@ pub struct Mocks {
 impl Mocks {
     /// Mock `method` of `class`; a later mock of the same method replaces
     /// an earlier one.
-    pub fn inject(&self, class: &str, method: &str, mock: Mock) {
+    pub(super) fn inject(&self, class: &str, method: &str, mock: Mock) {
         self.table
             .borrow_mut()
             .insert((class.to_string(), method.to_string()), mock);
     }
 
     /// The mock of `method` for a receiver of exactly `class`.
-    pub fn find(&self, class: &str, method: &str) -> Option<Mock> {
+    pub(super) fn find(&self, class: &str, method: &str) -> Option<Mock> {
         let table = self.table.borrow();
         if table.is_empty() {
             return None;
@@ -71,7 +71,7 @@ impl Mocks {
     }
 
     /// The innermost call an expression mock is replacing.
-    pub fn replaced(&self) -> Option<Replaced> {
+    pub(super) fn replaced(&self) -> Option<Replaced> {
         self.running.borrow().last().cloned()
     }
 }

@@ -36,32 +36,32 @@
 
 pub mod call;
 mod caught;
-pub mod contract_plan;
-pub mod contracts;
+mod contract_plan;
+mod contracts;
 mod engine_set;
-pub mod engines;
-pub mod exec;
-pub mod frames;
-pub mod funcs;
-pub mod gc;
+mod engines;
+mod exec;
+mod frames;
+mod funcs;
+mod gc;
 pub mod green;
 pub mod limits;
-pub mod loading;
-pub mod mocks;
-pub mod model;
+mod loading;
+pub(crate) mod mocks;
+mod model;
 pub mod natives;
-pub mod objects;
-pub mod program;
-pub mod props;
-pub mod reflect;
+mod objects;
+mod program;
+mod props;
+mod reflect;
 pub mod reg;
-pub mod scheduler;
-pub mod serialize;
+mod scheduler;
+mod serialize;
 mod session;
-pub mod stack;
-pub mod sysfuncs;
+mod stack;
+mod sysfuncs;
 pub mod types;
-pub mod walk;
+pub(crate) mod walk;
 
 use crate::syntax::data::{Data, Expr};
 use crate::syntax::ClassDef;
@@ -71,8 +71,6 @@ use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use types::*;
 use vetro_yaql::{Context, ErrorKind, HostObject, Session, Value};
-
-pub use loading::LoadScope;
 
 /// What every session over a set of packages shares: class definitions with
 /// their packages, the native methods, and the hooks that set up a session
@@ -87,14 +85,14 @@ pub struct ClassSource {
     pub session_hooks: Vec<SessionHook>,
     /// The YAQL engines of these classes, built for the first session and
     /// shared by the next ones (rebuilt if the classes change).
-    pub engines: engines::EngineCache,
+    pub(crate) engines: engines::EngineCache,
 }
 
 /// Class definitions by name, each with its package.
-pub type ClassDefs = HashMap<String, (Arc<ClassDef>, Arc<PkgInfo>)>;
+type ClassDefs = HashMap<String, (Arc<ClassDef>, Arc<PkgInfo>)>;
 
 /// Run on every new session before it is used (to register functions).
-pub type SessionHook = Arc<dyn Fn(&Rc<Rt>) + Send + Sync>;
+type SessionHook = Arc<dyn Fn(&Rc<Rt>) + Send + Sync>;
 
 impl ClassSource {
     pub fn add_package(&mut self, pkg: &crate::package::Package) {
@@ -112,9 +110,9 @@ impl ClassSource {
 }
 
 /// Hidden frame information visible to host functions through the context.
-pub struct FrameInfo {
-    pub class: Rc<Class>,
-    pub this: Value,
+struct FrameInfo {
+    class: Rc<Class>,
+    this: Value,
 }
 
 impl HostObject for FrameInfo {
@@ -126,9 +124,9 @@ impl HostObject for FrameInfo {
     }
 }
 
-pub use frames::{LiveFrame, StackEntry};
+use frames::StackEntry;
 
-pub const FRAME_VAR: &str = "#frame";
+const FRAME_VAR: &str = "#frame";
 
 /// One executor session: its parts (see the module documentation).
 pub struct Rt {
@@ -199,7 +197,7 @@ impl Rt {
         rt
     }
 
-    pub fn rc(&self) -> Rc<Rt> {
+    fn rc(&self) -> Rc<Rt> {
         self.me.upgrade().expect("runtime alive")
     }
 
@@ -213,7 +211,7 @@ impl Rt {
     }
 
     /// The executor error behind a YAQL error.
-    pub fn unsmuggle(&self, mut e: vetro_yaql::Error) -> Exc {
+    pub(crate) fn unsmuggle(&self, mut e: vetro_yaql::Error) -> Exc {
         if let Some(x) = e.take_host_payload::<Exc>() {
             return x;
         }
@@ -268,7 +266,7 @@ impl Rt {
     }
 
     /// The running frame seen from a host function's context.
-    pub fn frame_of(ctx: &Context) -> Option<(Rc<Class>, Value)> {
+    pub(crate) fn frame_of(ctx: &Context) -> Option<(Rc<Class>, Value)> {
         match &ctx.get(FRAME_VAR)? {
             Value::Object(h) => h
                 .as_any()
@@ -280,7 +278,7 @@ impl Rt {
 }
 
 /// A YAQL error as a native MuranoPL error.
-pub fn yaql_error(e: &vetro_yaql::Error) -> Exc {
+fn yaql_error(e: &vetro_yaql::Error) -> Exc {
     use EngineExc as X;
     use ErrorKind::*;
     let class = match e.kind {

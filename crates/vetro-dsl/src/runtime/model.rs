@@ -268,7 +268,7 @@ impl Rt {
     }
 
     /// A new object of `class` with property values (for `new()`).
-    pub fn new_object(
+    pub(crate) fn new_object(
         &self,
         class: &Rc<Class>,
         owner: Option<Rc<Object>>,
@@ -761,7 +761,7 @@ fn shell_object(
 }
 
 /// The `{MetaClass: {props}}` entries of a `Meta:` declaration, names resolved.
-pub fn meta_entries(
+pub(super) fn meta_entries(
     class: &Class,
     meta: &crate::syntax::Data,
 ) -> Vec<(String, crate::syntax::Data)> {
@@ -821,7 +821,7 @@ pub(super) fn container_id(v: &Value) -> Option<Address> {
 /// Each container is visited once, without recursion: a value may share its
 /// parts (`$l: [$l, $l]` in a loop doubles its written size at each step
 /// but not its distinct containers) or nest very deep.
-pub fn collect_objects(v: &Value, out: &mut Vec<Rc<Object>>) {
+pub(super) fn collect_objects(v: &Value, out: &mut Vec<Rc<Object>>) {
     let mut seen: HashSet<Address> = HashSet::new();
     let mut todo: Vec<&Value> = vec![v];
     while let Some(v) = todo.pop() {

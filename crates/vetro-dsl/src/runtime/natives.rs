@@ -5,26 +5,23 @@
 //! call asks only the natives of its method's declaring class, by method
 //! name. The executor never names the classes itself.
 
-use super::types::{as_type, Class, Exc};
+use super::types::{as_type, Exc};
 use super::Rt;
 use ahash::AHashMap as HashMap;
 use std::collections::BTreeSet;
-use std::rc::Rc;
 use std::sync::Arc;
 use vetro_yaql::Value;
 
 /// One call of a native method.
 pub struct NativeCall<'a> {
-    pub rt: &'a Rt,
-    /// The class the handler is registered for (the method's declaring class).
-    pub class: &'a Rc<Class>,
+    pub(crate) rt: &'a Rt,
     /// `$this`: the object, or the class for a static method.
-    pub this: &'a Value,
+    pub(crate) this: &'a Value,
     /// The receiver as called (a class reference for `ns:Class.method()`).
-    pub receiver: &'a Value,
+    pub(super) receiver: &'a Value,
     pub method: &'a str,
-    pub args: &'a [Value],
-    pub kwargs: &'a [(String, Value)],
+    pub(super) args: &'a [Value],
+    pub(super) kwargs: &'a [(String, Value)],
 }
 
 impl NativeCall<'_> {
@@ -36,7 +33,7 @@ impl NativeCall<'_> {
     }
 
     /// Argument `i` (or `name`), null when it is not given.
-    pub fn value(&self, i: usize, name: &str) -> Value {
+    pub(crate) fn value(&self, i: usize, name: &str) -> Value {
         self.arg(i, name).cloned().unwrap_or(Value::Null)
     }
 
@@ -48,22 +45,22 @@ impl NativeCall<'_> {
 
 /// A handler answers a call with `Some(result)`, or `None` to let the next
 /// handler (and then the method's MuranoPL body) answer it.
-pub type NativeFn = Arc<dyn Fn(&NativeCall<'_>) -> Option<Result<Value, Exc>> + Send + Sync>;
+type NativeFn = Arc<dyn Fn(&NativeCall<'_>) -> Option<Result<Value, Exc>> + Send + Sync>;
 
 /// The body of a native method in a class module's table.
-pub type NativeBody = fn(&NativeCall<'_>) -> Result<Value, Exc>;
+type NativeBody = fn(&NativeCall<'_>) -> Result<Value, Exc>;
 
 /// One row of a class module's table of native methods: `body` answers
 /// the calls of each of `methods` of `class`.
-pub struct NativeMethod {
-    pub class: &'static str,
-    pub methods: &'static [&'static str],
-    pub body: NativeBody,
+pub(crate) struct NativeMethod {
+    pub(crate) class: &'static str,
+    pub(crate) methods: &'static [&'static str],
+    pub(crate) body: NativeBody,
 }
 
 /// The native methods of one class.
 #[derive(Clone, Default)]
-pub struct ClassNatives {
+pub(super) struct ClassNatives {
     /// The handlers of each method with one of its own, in the order
     /// registered (those for every method included).
     by_method: HashMap<Box<str>, Vec<NativeFn>>,
@@ -73,7 +70,7 @@ pub struct ClassNatives {
 
 impl ClassNatives {
     /// The answer of the first handler of the call's method that answers.
-    pub fn call(&self, call: &NativeCall<'_>) -> Option<Result<Value, Exc>> {
+    pub(super) fn call(&self, call: &NativeCall<'_>) -> Option<Result<Value, Exc>> {
         self.by_method
             .get(call.method)
             .unwrap_or(&self.any)
@@ -99,7 +96,7 @@ pub struct Natives {
 impl Natives {
     /// Add a class module's table; its bodies answer while `when` holds
     /// for the call (after the handlers registered before them).
-    pub fn table(&mut self, rows: &[NativeMethod], when: fn(&NativeCall<'_>) -> bool) {
+    pub(crate) fn table(&mut self, rows: &[NativeMethod], when: fn(&NativeCall<'_>) -> bool) {
         for row in rows {
             let body = row.body;
             let handler: NativeFn = Arc::new(move |c| when(c).then(|| body(c)));
@@ -110,7 +107,7 @@ impl Natives {
     }
 
     /// Add a handler for method `method` of `class`.
-    pub fn method(&mut self, class: &str, method: &str, handler: NativeFn) {
+    fn method(&mut self, class: &str, method: &str, handler: NativeFn) {
         let ClassNatives { by_method, any } = self.class_mut(class);
         by_method
             .entry(method.into())
@@ -154,24 +151,24 @@ impl Natives {
     }
 
     /// Where the native methods of `class` are, if it has any.
-    pub fn index_of(&self, class: &str) -> Option<usize> {
+    pub(super) fn index_of(&self, class: &str) -> Option<usize> {
         self.index.get(class).copied()
     }
 
     /// The native methods at `i` ([`Natives::index_of`]).
-    pub fn at(&self, i: usize) -> &ClassNatives {
+    pub(super) fn at(&self, i: usize) -> &ClassNatives {
         &self.classes[i]
     }
 
-    pub fn undeclared_methods(&self) -> impl Iterator<Item = &str> {
+    pub(super) fn undeclared_methods(&self) -> impl Iterator<Item = &str> {
         self.undeclared.iter().map(String::as_str)
     }
 
-    pub fn extension_names(&self) -> impl Iterator<Item = &str> {
+    pub(super) fn extension_names(&self) -> impl Iterator<Item = &str> {
         self.extensions.iter().map(|(_, n)| n.as_str())
     }
 
-    pub fn has_extension(&self, class: &str, name: &str) -> bool {
+    pub(super) fn has_extension(&self, class: &str, name: &str) -> bool {
         self.extensions.iter().any(|(c, n)| c == class && n == name)
     }
 }

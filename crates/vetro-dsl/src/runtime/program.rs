@@ -22,7 +22,7 @@ use std::sync::Arc;
 use vetro_yaql::{Context, Engine, Expression, FunctionDef, Session, Value};
 
 /// What a session runs.
-pub struct Program {
+pub(super) struct Program {
     /// The YAQL engine of format 1.0/1.1 classes: the standard library with
     /// the legacy layer, dicts iterable (Murano's `ENGINE_10`).
     yaql: Session,
@@ -53,7 +53,7 @@ pub struct Program {
 impl Program {
     /// The program of session `me` over `source`; its YAQL evaluations stop
     /// when `watch` says a limit passed.
-    pub fn new(
+    pub(super) fn new(
         source: ClassSource,
         config: serde_json::Value,
         watch: &Watch,
@@ -85,24 +85,24 @@ impl Program {
     }
 
     /// The engine of format 1.0/1.1 classes.
-    pub fn yaql(&self) -> &Session {
+    pub(super) fn yaql(&self) -> &Session {
         &self.yaql
     }
 
     /// The class definitions and natives the program runs.
-    pub fn source(&self) -> &ClassSource {
+    pub(super) fn source(&self) -> &ClassSource {
         &self.source
     }
 
     /// The configuration: property values by class name for `Usage: Config`
     /// properties.
-    pub fn config(&self) -> &serde_json::Value {
+    pub(super) fn config(&self) -> &serde_json::Value {
         &self.config
     }
 
     /// The session the contract expressions of `class` are evaluated in
     /// (by its package's format, as [`Program::engine_for`]).
-    pub fn contracts_for(&self, class: &Class) -> &Session {
+    pub(super) fn contracts_for(&self, class: &Class) -> &Session {
         let [legacy, std] = self.contracts();
         if class.pkg.legacy() {
             legacy
@@ -113,7 +113,7 @@ impl Program {
 
     /// The context of contract expressions (of format 1.0/1.1 classes):
     /// what they can call.
-    pub fn contract_layer(&self) -> &Rc<Context> {
+    pub(super) fn contract_layer(&self) -> &Rc<Context> {
         self.contracts()[0].host_context()
     }
 
@@ -129,7 +129,7 @@ impl Program {
 
     // ----- classes -----
 
-    pub fn class(&self, name: &str) -> Result<Rc<Class>, Exc> {
+    pub(super) fn class(&self, name: &str) -> Result<Rc<Class>, Exc> {
         if let Some(c) = self.classes.borrow().get(name) {
             return Ok(c.clone());
         }
@@ -242,7 +242,7 @@ impl Program {
     }
 
     /// Resolve a type name in the scope of a class.
-    pub fn resolve_type(&self, scope: &Class, name: &str) -> Result<Rc<Class>, Exc> {
+    pub(super) fn resolve_type(&self, scope: &Class, name: &str) -> Result<Rc<Class>, Exc> {
         let full = scope.def.namespaces.resolve(name).map_err(|p| {
             Exc::engine(
                 EngineExc::DslSyntaxError,
@@ -253,7 +253,7 @@ impl Program {
     }
 
     /// A type given as a type reference, object or name.
-    pub fn type_arg(&self, scope: &Class, v: &Value) -> Result<Rc<Class>, Exc> {
+    pub(super) fn type_arg(&self, scope: &Class, v: &Value) -> Result<Rc<Class>, Exc> {
         if let Some(c) = as_type(v) {
             return Ok(c);
         }
@@ -269,15 +269,10 @@ impl Program {
         }
     }
 
-    /// The classes built so far.
-    pub fn built_classes(&self) -> Vec<Rc<Class>> {
-        self.classes.borrow().values().cloned().collect()
-    }
-
     // ----- expressions -----
 
     /// A method context: `$this`/`$`, the frame info.
-    pub fn frame_context(&self, class: &Rc<Class>, this: &Value) -> Rc<Context> {
+    pub(super) fn frame_context(&self, class: &Rc<Class>, this: &Value) -> Rc<Context> {
         let ctx = self.engine_for(class).context();
         ctx.set("this", this.clone());
         ctx.set("1", this.clone());
@@ -292,7 +287,7 @@ impl Program {
     }
 
     /// The YAQL engine a class's code runs in, by its package's format.
-    pub fn engine_for(&self, class: &Class) -> &Session {
+    pub(super) fn engine_for(&self, class: &Class) -> &Session {
         if class.pkg.legacy() {
             &self.yaql
         } else {
@@ -302,7 +297,7 @@ impl Program {
 
     /// `e` compiled for `engine`: its kept form, or (when another engine's
     /// form is kept) one compiled for this session.
-    pub fn compiled<'a>(&self, e: &'a Expr, engine: &Engine) -> Cow<'a, Expression> {
+    pub(super) fn compiled<'a>(&self, e: &'a Expr, engine: &Engine) -> Cow<'a, Expression> {
         if let Some(form) = e.compiled.for_engine(engine, &e.parsed) {
             return Cow::Borrowed(form);
         }
@@ -320,7 +315,7 @@ impl Program {
     }
 
     /// Register a session function in every engine's session layer.
-    pub fn register_host(&self, def: FunctionDef) {
+    pub(super) fn register_host(&self, def: FunctionDef) {
         for s in self.contracts.get().into_iter().flatten() {
             s.register(def.clone());
         }
@@ -330,7 +325,7 @@ impl Program {
     }
 
     /// The native plan of a contract expression (found once per tree).
-    pub fn contract_plan(&self, e: &Expr) -> Option<Rc<Vec<Step>>> {
+    pub(super) fn contract_plan(&self, e: &Expr) -> Option<Rc<Vec<Step>>> {
         let tree = &e.parsed.ast;
         let key = Arc::as_ptr(tree) as usize;
         if let Some((_, known)) = self.contract_plans.borrow().get(&key) {

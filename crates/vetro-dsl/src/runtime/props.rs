@@ -8,7 +8,7 @@ use vetro_yaql::Value;
 
 impl Rt {
     /// `$obj.name` / `:Class.name` as seen from code of `caller` (None: external).
-    pub fn get_property(
+    pub(super) fn get_property(
         &self,
         recv: &Value,
         name: &str,

@@ -10,7 +10,7 @@ use std::rc::{Rc, Weak};
 use vetro_yaql::{HostObject, Value};
 
 /// A reflection object.
-pub enum Reflect {
+pub(super) enum Reflect {
     Type(Rc<Class>),
     Method(Rc<Class>, String),
     Arg(Rc<Class>, String, usize),
@@ -20,9 +20,9 @@ pub enum Reflect {
 }
 
 /// Reflection objects keep a handle to their runtime for property reads.
-pub struct ReflectHandle {
-    pub rt: Weak<Rt>,
-    pub r: Reflect,
+pub(super) struct ReflectHandle {
+    rt: Weak<Rt>,
+    pub(super) r: Reflect,
 }
 
 impl HostObject for ReflectHandle {
@@ -61,7 +61,7 @@ impl HostObject for ReflectHandle {
     }
 }
 
-pub fn as_reflect(v: &Value) -> Option<&ReflectHandle> {
+pub(super) fn as_reflect(v: &Value) -> Option<&ReflectHandle> {
     match v {
         Value::Object(h) => h.as_any().downcast_ref::<ReflectHandle>(),
         _ => None,

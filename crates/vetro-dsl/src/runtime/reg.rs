@@ -9,7 +9,7 @@
 //! ([`Obj`], [`TypeRef`]), so an argument of another type is the reference's
 //! `NoMatchingFunctionException`, never a stand-in value.
 
-use super::types::{as_object, as_type, Class, Object};
+use super::types::{as_object, as_type, Object};
 use super::Rt;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
@@ -54,7 +54,7 @@ pub(super) struct Reg {
 
 impl Reg {
     /// Builders for the legacy and the standard engine.
-    pub fn new(legacy: EngineOptions, std: EngineOptions) -> Reg {
+    pub(super) fn new(legacy: EngineOptions, std: EngineOptions) -> Reg {
         Reg {
             plain_legacy: Engine::new(legacy.clone()),
             legacy: Engine::builder(legacy),
@@ -63,12 +63,12 @@ impl Reg {
     }
 
     /// The legacy and the standard engine, with everything registered.
-    pub fn build(mut self) -> (Engine, Engine) {
+    pub(super) fn build(mut self) -> (Engine, Engine) {
         (self.legacy.build(), self.std.build())
     }
 
     /// A function of both engines (built with [`engine_fn!`](crate::engine_fn)).
-    pub fn add<F>(&mut self, def: FnDef<F>)
+    pub(super) fn add<F>(&mut self, def: FnDef<F>)
     where
         F: Fn(&Call, Args) -> vetro_yaql::Result<Value> + Send + Sync + 'static,
     {
@@ -78,7 +78,7 @@ impl Reg {
     }
 
     /// A function of the legacy engine only.
-    pub fn add_legacy<F>(&mut self, def: FnDef<F>)
+    pub(super) fn add_legacy<F>(&mut self, def: FnDef<F>)
     where
         F: Fn(&Call, Args) -> vetro_yaql::Result<Value> + Send + Sync + 'static,
     {
@@ -87,19 +87,17 @@ impl Reg {
 
     /// The standard library of the legacy engine (without the functions
     /// registered here), to ask which names it defines.
-    pub fn legacy_library(&self) -> Rc<Context> {
+    pub(super) fn legacy_library(&self) -> Rc<Context> {
         self.plain_legacy.context()
     }
 }
 
 /// A MuranoPL object argument (the reference's `MuranoObjectParameter`):
-/// any other value, a type included, does not match the parameter. A cast
-/// (`$obj.cast(T)`) keeps its class.
-pub struct Obj<'a> {
-    pub object: Rc<Object>,
-    pub cast: Option<Rc<Class>>,
+/// any other value, a type included, does not match the parameter.
+pub(crate) struct Obj<'a> {
+    pub(crate) object: Rc<Object>,
     /// The argument as given.
-    pub value: &'a Value,
+    pub(super) value: &'a Value,
 }
 
 impl<'a> Slot<'a> for Obj<'a> {
@@ -110,11 +108,7 @@ impl<'a> Slot<'a> for Obj<'a> {
     fn from_slot(call: &Call, arg: &'a ArgValue) -> vetro_yaql::Result<Self> {
         let value = arg.val();
         match as_object(value) {
-            Some((object, cast)) => Ok(Obj {
-                object,
-                cast,
-                value,
-            }),
+            Some((object, _)) => Ok(Obj { object, value }),
             None => Err(vetro_yaql::Error::type_err(format!(
                 "{}: object expected, got {}",
                 call.name,
@@ -128,7 +122,7 @@ impl<'a> Slot<'a> for Obj<'a> {
 /// type (`:Name`, `type($obj)`) or a class name, resolved in the calling
 /// class's namespaces by [`Program::type_arg`](super::program::Program::type_arg).
 /// An object or any other value does not match the parameter.
-pub struct TypeRef<'a>(pub &'a Value);
+pub(super) struct TypeRef<'a>(pub &'a Value);
 
 impl<'a> Slot<'a> for TypeRef<'a> {
     const PTYPE: PType = PType::Any;
@@ -146,7 +140,7 @@ impl<'a> Slot<'a> for TypeRef<'a> {
 /// `AnyOf(MuranoTypeParameter, MuranoObjectParameter)`): a type, a class
 /// name or an object, resolved by
 /// [`Program::type_arg`](super::program::Program::type_arg).
-pub struct TypeOrObj<'a>(pub &'a Value);
+pub(crate) struct TypeOrObj<'a>(pub &'a Value);
 
 impl<'a> Slot<'a> for TypeOrObj<'a> {
     const PTYPE: PType = PType::Any;
@@ -161,10 +155,10 @@ impl<'a> Slot<'a> for TypeOrObj<'a> {
 }
 
 /// The variable of a session's root contexts that holds its handle.
-pub const RT_VAR: &str = "#session";
+pub(super) const RT_VAR: &str = "#session";
 
 /// A session's handle, bound in its root contexts for engine functions.
-pub struct RtHandle(pub Weak<Rt>);
+pub(super) struct RtHandle(pub Weak<Rt>);
 
 impl HostObject for RtHandle {
     fn type_name(&self) -> &str {

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 /// The bookkeeping of a session's green threads.
 #[derive(Default)]
-pub struct Scheduler {
+pub(super) struct Scheduler {
     /// Frames of parked green threads, by thread id (GC roots).
     parked: RefCell<HashMap<u64, FlowFrames>>,
     /// Held `Synchronize` locks: key -> (green thread, times entered).
@@ -21,33 +21,33 @@ pub struct Scheduler {
 
 impl Scheduler {
     /// Thread `id`, started by thread `parent`, runs.
-    pub fn started(&self, id: u64, parent: u64) {
+    pub(super) fn started(&self, id: u64, parent: u64) {
         self.task_parents.borrow_mut().insert(id, parent);
     }
 
     /// Green threads started and not ended.
-    pub fn live(&self) -> usize {
+    pub(super) fn live(&self) -> usize {
         self.task_parents.borrow().len()
     }
 
     /// Thread `id` has ended.
-    pub fn finished(&self, id: u64) {
+    pub(super) fn finished(&self, id: u64) {
         self.parked.borrow_mut().remove(&id);
         self.task_parents.borrow_mut().remove(&id);
     }
 
     /// Keep the frames of thread `id` while it is stopped.
-    pub fn park(&self, id: u64, frames: FlowFrames) {
+    pub(super) fn park(&self, id: u64, frames: FlowFrames) {
         self.parked.borrow_mut().insert(id, frames);
     }
 
     /// The frames thread `id` stopped with (none the first time it runs).
-    pub fn unpark(&self, id: u64) -> FlowFrames {
+    pub(super) fn unpark(&self, id: u64) -> FlowFrames {
         self.parked.borrow_mut().remove(&id).unwrap_or_default()
     }
 
     /// Contexts and receivers of the stopped threads (GC roots).
-    pub fn parked_roots(&self) -> (Vec<LiveFrame>, Vec<Rc<Object>>) {
+    pub(super) fn parked_roots(&self) -> (Vec<LiveFrame>, Vec<Rc<Object>>) {
         let (mut frames, mut receivers) = (Vec::new(), Vec::new());
         for parked in self.parked.borrow().values() {
             frames.extend(parked.live.iter().cloned());
@@ -57,19 +57,19 @@ impl Scheduler {
     }
 
     /// The thread holding lock `key`, if one does.
-    pub fn lock_holder(&self, key: &SyncKey) -> Option<u64> {
+    pub(super) fn lock_holder(&self, key: &SyncKey) -> Option<u64> {
         self.sync_locks.borrow().get(key).map(|(t, _)| *t)
     }
 
     /// Thread `me` enters lock `key` (once more if it holds it already).
-    pub fn hold(&self, key: &SyncKey, me: u64) {
+    pub(super) fn hold(&self, key: &SyncKey, me: u64) {
         let mut locks = self.sync_locks.borrow_mut();
         let entry = locks.entry(key.clone()).or_insert((me, 0));
         entry.1 += 1;
     }
 
     /// Leave lock `key` once; free it when it was entered only once.
-    pub fn release(&self, key: &SyncKey) {
+    pub(super) fn release(&self, key: &SyncKey) {
         let mut locks = self.sync_locks.borrow_mut();
         if let Some(entry) = locks.get_mut(key) {
             entry.1 -= 1;
@@ -80,7 +80,7 @@ impl Scheduler {
     }
 
     /// `a` is `b` or started it (directly or not).
-    pub fn is_ancestor(&self, a: u64, b: u64) -> bool {
+    pub(super) fn is_ancestor(&self, a: u64, b: u64) -> bool {
         let parents = self.task_parents.borrow();
         let mut at = Some(b);
         while let Some(t) = at {

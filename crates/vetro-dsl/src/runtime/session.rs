@@ -23,23 +23,23 @@ impl Rt {
 
     /// A type given as a type reference, an object (its class) or a name
     /// resolved in `scope`'s namespaces.
-    pub fn type_arg(&self, scope: &Class, v: &Value) -> Result<Rc<Class>, Exc> {
+    pub(crate) fn type_arg(&self, scope: &Class, v: &Value) -> Result<Rc<Class>, Exc> {
         self.program.type_arg(scope, v)
     }
 
     /// The name of the class declaring the innermost running method.
-    pub fn current_class(&self) -> Option<String> {
+    pub(crate) fn current_class(&self) -> Option<String> {
         self.frames.current_class()
     }
 
     /// Whether a method body can call `name` as a YAQL or engine function.
-    pub fn has_engine_function(&self, name: &str) -> bool {
+    pub(crate) fn has_engine_function(&self, name: &str) -> bool {
         self.program.yaql().host_context().has_function(name)
     }
 
     /// Whether a contract expression can call `name` (contract functions and
     /// everything the engine knows).
-    pub fn has_contract_function(&self, name: &str) -> bool {
+    pub(crate) fn has_contract_function(&self, name: &str) -> bool {
         self.program.contract_layer().has_function(name)
     }
 
@@ -50,19 +50,14 @@ impl Rt {
         self.objects.get(id)
     }
 
-    /// The value a static property of `class` holds, if it was ever set.
-    pub fn static_value(&self, class: &str, name: &str) -> Option<Value> {
-        self.objects.static_value(class, name)
-    }
-
     /// Set an object's attribute (`setAttr`): kept with the session, written
     /// out with the model.
-    pub fn set_attribute(&self, o: &Object, name: String, value: Value) {
+    pub(crate) fn set_attribute(&self, o: &Object, name: String, value: Value) {
         self.objects.set_attribute(o, name, value)
     }
 
     /// An object's attribute (`getAttr`).
-    pub fn attribute(&self, id: &str, name: &str) -> Option<Value> {
+    pub(crate) fn attribute(&self, id: &str, name: &str) -> Option<Value> {
         self.objects.attribute(id, name)
     }
 
@@ -86,13 +81,13 @@ impl Rt {
 
     /// What a wait outside the session looks at to stop when the session is
     /// cancelled or out of time or memory (see [`Watch`]).
-    pub fn watch(&self) -> &Watch {
+    pub(crate) fn watch(&self) -> &Watch {
         self.limits.watch()
     }
 
     /// The session's limit error if a limit has passed now (cancelled, out
     /// of time or memory); `None` while the session may go on.
-    pub fn limit_passed(&self) -> Option<Exc> {
+    pub(crate) fn limit_passed(&self) -> Option<Exc> {
         self.limits
             .watch()
             .passed()
@@ -101,12 +96,12 @@ impl Rt {
 
     /// Python `str()` of a value, within what the session may still
     /// allocate.
-    pub fn py_str(&self, v: &Value) -> Result<String, Exc> {
+    pub(crate) fn py_str(&self, v: &Value) -> Result<String, Exc> {
         self.limits.py_str(v)
     }
 
     /// The text `write` makes, within what the session may still allocate.
-    pub fn render_text(
+    pub(crate) fn render_text(
         &self,
         write: impl FnOnce(&mut Render) -> vetro_yaql::Result<()>,
     ) -> Result<String, Exc> {
@@ -115,7 +110,7 @@ impl Rt {
 
     /// A walk that writes `what` out under the session's limits (see
     /// [`Walk::writing`]).
-    pub fn writing_walk(&self, what: &'static str) -> Walk<'_> {
+    pub(crate) fn writing_walk(&self, what: &'static str) -> Walk<'_> {
         Walk::writing(&self.limits, what)
     }
 
@@ -123,36 +118,36 @@ impl Rt {
 
     /// Mock `method` of `class` (`inject()`); a later mock of the same
     /// method replaces an earlier one.
-    pub fn inject_mock(&self, class: &str, method: &str, mock: Mock) {
+    pub(crate) fn inject_mock(&self, class: &str, method: &str, mock: Mock) {
         self.mocks.inject(class, method, mock)
     }
 
     /// The innermost call an expression mock is replacing.
-    pub fn replaced_call(&self) -> Option<Replaced> {
+    pub(crate) fn replaced_call(&self) -> Option<Replaced> {
         self.mocks.replaced()
     }
 
     // ----- what the embedding layer keeps with the session -----
 
     /// Keep `state` with the session (replacing what was kept before).
-    pub fn set_embedder_state<T: Any>(&self, state: T) {
+    pub(crate) fn set_embedder_state<T: Any>(&self, state: T) {
         *self.embedder.borrow_mut() = Some(Box::new(state));
     }
 
     /// Take back what was kept with the session, if it is a `T`.
-    pub fn take_embedder_state<T: Any>(&self) -> Option<T> {
+    pub(crate) fn take_embedder_state<T: Any>(&self) -> Option<T> {
         let slot = self.embedder.borrow_mut().take()?;
         slot.downcast::<T>().ok().map(|s| *s)
     }
 
     /// Run `f` with what is kept with the session, if it is a `T`.
-    pub fn with_embedder_state<T: Any, R>(&self, f: impl FnOnce(&mut T) -> R) -> Option<R> {
+    pub(crate) fn with_embedder_state<T: Any, R>(&self, f: impl FnOnce(&mut T) -> R) -> Option<R> {
         let mut slot = self.embedder.borrow_mut();
         slot.as_mut().and_then(|s| s.downcast_mut::<T>()).map(f)
     }
 
     /// Whether a `T` is kept with the session.
-    pub fn has_embedder_state<T: Any>(&self) -> bool {
+    pub(crate) fn has_embedder_state<T: Any>(&self) -> bool {
         self.embedder.borrow().as_ref().is_some_and(|s| s.is::<T>())
     }
 }

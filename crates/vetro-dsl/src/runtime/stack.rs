@@ -22,7 +22,7 @@ const SEGMENT: usize = 32 << 20;
 /// The stack of a green thread: from `limit` (lowest address) to `top`
 /// (declared to the YAQL evaluator, whose walks measure their headroom
 /// against it; see `vetro_yaql::stack`).
-pub use vetro_yaql::stack::Bounds;
+pub(super) use vetro_yaql::stack::Bounds;
 
 /// Room kept free at the bottom of a green thread's stack.
 const GREEN_RESERVE: usize = 512 << 10;
@@ -30,18 +30,18 @@ const GREEN_RESERVE: usize = 512 << 10;
 use vetro_yaql::stack::here;
 
 /// Set the bounds of the running flow; returns the previous ones.
-pub fn set_bounds(b: Bounds) -> Bounds {
+pub(super) fn set_bounds(b: Bounds) -> Bounds {
     vetro_yaql::stack::set_bounds(b)
 }
 
 /// The bounds of the running flow (zero outside green threads).
-pub fn bounds() -> Bounds {
+pub(super) fn bounds() -> Bounds {
     vetro_yaql::stack::bounds()
 }
 
 /// Why [`with_room`] could not run a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NoRoom {
+pub(super) enum NoRoom {
     /// The running green thread's own stack is used up.
     Recursion,
     /// A new stack segment could not be mapped (address space or mappings
@@ -50,7 +50,7 @@ pub enum NoRoom {
 }
 
 /// Run `f` with enough stack for a method call.
-pub fn with_room<R>(f: impl FnOnce() -> R) -> Result<R, NoRoom> {
+pub(super) fn with_room<R>(f: impl FnOnce() -> R) -> Result<R, NoRoom> {
     let b = bounds();
     let at = here();
     if b.limit <= at && at <= b.top {

@@ -16,7 +16,7 @@ const PSELECT_POOL: usize = 1000;
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-pub fn base64_encode(data: &[u8]) -> String {
+fn base64_encode(data: &[u8]) -> String {
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
         let b = [
@@ -36,7 +36,7 @@ pub fn base64_encode(data: &[u8]) -> String {
     out
 }
 
-pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let mut buf = 0u32;
     let mut bits = 0;

@@ -13,14 +13,14 @@ use vetro_yaql::{HostObject, Value};
 /// The package a class came from.
 #[derive(Debug)]
 pub struct PkgInfo {
-    pub name: String,
-    pub version: String,
-    pub format: String,
+    pub(crate) name: String,
+    pub(super) version: String,
+    pub(super) format: String,
 }
 
 impl PkgInfo {
     /// Runtime version 1.0 or 1.1 (legacy yaql context, `type()` gives names).
-    pub fn legacy(&self) -> bool {
+    pub(super) fn legacy(&self) -> bool {
         matches!(self.format.as_str(), "1.0" | "1.1")
     }
 }
@@ -28,47 +28,47 @@ impl PkgInfo {
 /// A class with its resolved parents.
 pub struct Class {
     pub name: String,
-    pub def: Arc<ClassDef>,
-    pub parents: Vec<Rc<Class>>,
-    pub pkg: std::sync::Arc<PkgInfo>,
+    pub(crate) def: Arc<ClassDef>,
+    pub(super) parents: Vec<Rc<Class>>,
+    pub(crate) pkg: std::sync::Arc<PkgInfo>,
     /// Breadth-first ancestors (without the class itself), each once.
-    pub ancestors: Vec<Rc<Class>>,
+    pub(super) ancestors: Vec<Rc<Class>>,
     /// The class's type value while one is alive (weak: a strong handle
     /// would point back at the class and keep both alive forever).
-    pub handle: RefCell<Weak<TypeHandle>>,
+    pub(super) handle: RefCell<Weak<TypeHandle>>,
     /// Method resolutions by name, made on first call.
-    pub resolved: MethodTable,
+    pub(super) resolved: MethodTable,
     /// Where the class's native methods are in its program's natives
     /// registry (`Natives::index_of`), looked up when it is built.
-    pub natives: Option<usize>,
+    pub(super) natives: Option<usize>,
 }
 
 /// The most-derived definitions of each method name called on a class, as
 /// positions in its [`Class::lineage`] (not `Rc`s: the class would hold
 /// itself), resolved once per class and name.
 #[derive(Default)]
-pub struct MethodTable(RefCell<HashMap<Box<str>, Candidates>>);
+pub(super) struct MethodTable(RefCell<HashMap<Box<str>, Candidates>>);
 
 /// The most-derived definitions of a method: (lineage position, method).
-pub type Candidates = Rc<[(usize, Arc<MethodDef>)]>;
+type Candidates = Rc<[(usize, Arc<MethodDef>)]>;
 
 impl Class {
-    pub fn is_a(&self, name: &str) -> bool {
+    pub(crate) fn is_a(&self, name: &str) -> bool {
         self.name == name || self.ancestors.iter().any(|c| c.name == name)
     }
 
     /// The class itself, then its breadth-first ancestors.
-    pub fn mro(self: &Rc<Self>) -> Vec<Rc<Class>> {
+    pub(crate) fn mro(self: &Rc<Self>) -> Vec<Rc<Class>> {
         self.lineage().cloned().collect()
     }
 
     /// [`Class::mro`] without building it.
-    pub fn lineage(self: &Rc<Self>) -> impl Iterator<Item = &Rc<Class>> {
+    pub(super) fn lineage(self: &Rc<Self>) -> impl Iterator<Item = &Rc<Class>> {
         std::iter::once(self).chain(self.ancestors.iter())
     }
 
     /// The class at `i` in its lineage (0: itself).
-    pub fn lineage_at(self: &Rc<Self>, i: usize) -> &Rc<Class> {
+    pub(super) fn lineage_at(self: &Rc<Self>, i: usize) -> &Rc<Class> {
         if i == 0 {
             self
         } else {
@@ -78,7 +78,7 @@ impl Class {
 
     /// The most-derived definitions of a method over all inheritance paths
     /// (more than one: the name is ambiguous), resolved once per name.
-    pub fn methods_named(self: &Rc<Self>, name: &str) -> Candidates {
+    pub(super) fn methods_named(self: &Rc<Self>, name: &str) -> Candidates {
         if let Some(c) = self.resolved.0.borrow().get(name) {
             return c.clone();
         }
@@ -104,7 +104,7 @@ impl Class {
     }
 
     /// `self` and `other` are in one line of inheritance.
-    pub fn compatible(&self, other: &Class) -> bool {
+    pub(super) fn compatible(&self, other: &Class) -> bool {
         self.is_a(&other.name) || other.is_a(&self.name)
     }
 
@@ -117,14 +117,17 @@ impl Class {
     }
 
     /// All declarations of a property along the hierarchy (most derived first).
-    pub fn find_property(self: &Rc<Self>, name: &str) -> Vec<(Rc<Class>, Arc<PropertyDef>)> {
+    pub(super) fn find_property(self: &Rc<Self>, name: &str) -> Vec<(Rc<Class>, Arc<PropertyDef>)> {
         self.lineage()
             .filter_map(|c| c.def.properties.get(name).map(|p| (c.clone(), p.clone())))
             .collect()
     }
 
     /// The most derived declaration of a property.
-    pub fn first_property(self: &Rc<Self>, name: &str) -> Option<(&Rc<Class>, &Arc<PropertyDef>)> {
+    pub(super) fn first_property(
+        self: &Rc<Self>,
+        name: &str,
+    ) -> Option<(&Rc<Class>, &Arc<PropertyDef>)> {
         self.lineage()
             .find_map(|c| c.def.properties.get(name).map(|p| (c, p)))
     }
@@ -142,41 +145,41 @@ impl Class {
     }
 
     /// `Name/version@package` as the serializer writes it.
-    pub fn versioned_name(&self) -> String {
+    pub(super) fn versioned_name(&self) -> String {
         format!("{}/{}@{}", self.name, self.pkg.version, self.pkg.name)
     }
 }
 
 /// A MuranoPL object.
 pub struct Object {
-    pub id: String,
+    pub(crate) id: String,
     pub class: Rc<Class>,
-    pub owner: RefCell<Option<Rc<Object>>>,
-    pub name: RefCell<Value>,
-    pub metadata: RefCell<Value>,
+    pub(crate) owner: RefCell<Option<Rc<Object>>>,
+    pub(super) name: RefCell<Value>,
+    pub(super) metadata: RefCell<Value>,
     /// Declared property values, one per name.
-    pub props: RefCell<IndexMap<String, Value, ahash::RandomState>>,
+    pub(crate) props: RefCell<IndexMap<String, Value, ahash::RandomState>>,
     /// Undeclared ("private") values, per (class part, name).
-    pub private: RefCell<HashMap<(String, String), Value>>,
-    pub destroyed: Cell<bool>,
+    pub(super) private: RefCell<HashMap<(String, String), Value>>,
+    pub(crate) destroyed: Cell<bool>,
     /// Destruction is pending (collected, `.destroy` not run yet).
-    pub doomed: Cell<bool>,
-    pub initialized: Cell<bool>,
+    pub(crate) doomed: Cell<bool>,
+    pub(super) initialized: Cell<bool>,
     /// Properties and `.init` are running: every usage is writable.
-    pub initializing: Cell<bool>,
+    pub(super) initializing: Cell<bool>,
     /// (subscriber, handler) destruction subscriptions.
-    pub subscribers: RefCell<Vec<(Rc<Object>, Option<String>)>>,
+    pub(crate) subscribers: RefCell<Vec<(Rc<Object>, Option<String>)>>,
     /// The object's value while one is alive (weak, as for classes: the
     /// handle points at the object).
-    pub handle: RefCell<Weak<ObjHandle>>,
+    handle: RefCell<Weak<ObjHandle>>,
     /// When construction (properties and `.init`) finished, as a session-wide
     /// sequence number; 0 while it has not.
-    pub settled: Cell<u64>,
+    pub(super) settled: Cell<u64>,
 }
 
 impl Object {
     /// `outer` holds this object, directly or through its owners.
-    pub fn owned_by(&self, outer: &Rc<Object>) -> bool {
+    pub(super) fn owned_by(&self, outer: &Rc<Object>) -> bool {
         let mut at = self.owner.borrow().clone();
         while let Some(o) = at {
             if Rc::ptr_eq(&o, outer) {
@@ -187,7 +190,7 @@ impl Object {
         false
     }
 
-    pub fn new(id: String, class: Rc<Class>, owner: Option<Rc<Object>>) -> Rc<Object> {
+    pub(super) fn new(id: String, class: Rc<Class>, owner: Option<Rc<Object>>) -> Rc<Object> {
         Rc::new(Object {
             id,
             class,
@@ -221,7 +224,7 @@ impl Object {
     }
 
     /// A view of the object as one of its classes (method lookup starts there).
-    pub fn cast_value(self: &Rc<Self>, class: Rc<Class>) -> Value {
+    pub(super) fn cast_value(self: &Rc<Self>, class: Rc<Class>) -> Value {
         if class.name == self.class.name {
             return self.value();
         }
@@ -233,9 +236,9 @@ impl Object {
 }
 
 /// YAQL handle of an object.
-pub struct ObjHandle {
-    pub obj: Rc<Object>,
-    pub cast: Option<Rc<Class>>,
+struct ObjHandle {
+    obj: Rc<Object>,
+    cast: Option<Rc<Class>>,
 }
 
 impl HostObject for ObjHandle {
@@ -251,8 +254,8 @@ impl HostObject for ObjHandle {
 }
 
 /// YAQL handle of a class (a type reference).
-pub struct TypeHandle {
-    pub class: Rc<Class>,
+pub(super) struct TypeHandle {
+    class: Rc<Class>,
 }
 
 impl HostObject for TypeHandle {
@@ -278,7 +281,7 @@ pub fn as_object(v: &Value) -> Option<(Rc<Object>, Option<Rc<Class>>)> {
     }
 }
 
-pub fn as_type(v: &Value) -> Option<Rc<Class>> {
+pub(crate) fn as_type(v: &Value) -> Option<Rc<Class>> {
     match v {
         Value::Object(h) => h
             .as_any()
@@ -317,7 +320,7 @@ pub enum ExcClass {
 impl ExcClass {
     /// `module.Name`, as MuranoPL code catches it; the class of a known
     /// module and name is the [`EngineExc`] it names.
-    pub fn new(module: &str, name: &str) -> ExcClass {
+    fn new(module: &str, name: &str) -> ExcClass {
         match EngineExc::ALL
             .iter()
             .find(|e| e.name() == name && e.module() == module)
@@ -339,7 +342,7 @@ impl ExcClass {
     }
 
     /// Qualified MuranoPL name (`murano.dsl.exceptions.X`, builtins bare).
-    pub fn qualified(&self) -> String {
+    fn qualified(&self) -> String {
         let (module, name) = match self {
             ExcClass::Engine(e) => (e.module(), e.name()),
             ExcClass::Named { module, name } => (module.as_str(), name.as_str()),
@@ -376,17 +379,17 @@ macro_rules! engine_exceptions {
         }
 
         impl EngineExc {
-            pub const ALL: &'static [EngineExc] = &[$(EngineExc::$variant,)*];
+            const ALL: &'static [EngineExc] = &[$(EngineExc::$variant,)*];
 
             /// The module defining the class (empty for builtins).
-            pub fn module(self) -> &'static str {
+            fn module(self) -> &'static str {
                 match self {
                     $(EngineExc::$variant => $module,)*
                 }
             }
 
             /// The class's own name.
-            pub fn name(self) -> &'static str {
+            fn name(self) -> &'static str {
                 match self {
                     $(EngineExc::$variant => $name,)*
                 }
@@ -452,7 +455,7 @@ engine_exceptions! {
 
 impl EngineExc {
     /// The limits that end a session: MuranoPL `Try` does not catch them.
-    pub fn is_limit(self) -> bool {
+    pub(super) fn is_limit(self) -> bool {
         matches!(
             self,
             EngineExc::StepLimitExceeded
@@ -469,9 +472,12 @@ impl EngineExc {
 pub struct MplErr {
     pub names: Vec<String>,
     pub message: String,
-    pub extra: Value,
-    pub frames: Vec<Frame>,
+    pub(super) extra: Value,
+    pub(super) frames: Vec<Frame>,
+    /// The native error this exception was converted from (`Rethrow` of an
+    /// engine or native error), if any.
     pub native: Option<Rc<NativeErr>>,
+    /// The exception given as the `Cause:` of the `Throw` that raised it.
     pub cause: Option<Exc>,
 }
 
@@ -482,8 +488,8 @@ pub enum Exc {
     Mpl(Rc<MplErr>),
 }
 
-pub const DSL_EXC: &str = "murano.dsl.exceptions";
-pub const YAQL_EXC: &str = "yaql.language.exceptions";
+const DSL_EXC: &str = "murano.dsl.exceptions";
+const YAQL_EXC: &str = "yaql.language.exceptions";
 
 impl Exc {
     /// An error of class `module.class` (an [`EngineExc`] when it names
@@ -493,7 +499,7 @@ impl Exc {
     }
 
     /// An error of a class the engine raises.
-    pub fn engine(class: EngineExc, message: impl Into<String>) -> Exc {
+    pub(crate) fn engine(class: EngineExc, message: impl Into<String>) -> Exc {
         Exc::of_class(ExcClass::Engine(class), message)
     }
 
@@ -517,7 +523,7 @@ impl Exc {
     }
 
     /// Whether this is an engine error of class `class`.
-    pub fn is(&self, class: EngineExc) -> bool {
+    pub(super) fn is(&self, class: EngineExc) -> bool {
         matches!(self, Exc::Native(n, _) if n.class == class)
     }
 

@@ -13,13 +13,13 @@ use crate::runtime::types::EngineExc;
 /// The deepest nesting written out. JSON readers bound their recursion
 /// (serde_json at 128 levels), so a deeper value could not be read back, and
 /// writing it recurses once per level.
-pub const MAX_DEPTH: usize = 100;
+const MAX_DEPTH: usize = 100;
 
 /// How many values a walk enters between two checks of the session's limits.
 const CHECK_EVERY: usize = 4096;
 
 /// One walk: how deep it is and how many values it entered.
-pub struct Walk<'a> {
+pub(crate) struct Walk<'a> {
     limits: &'a SessionLimits,
     /// What is walked, for the error ("the result nests deeper than ...").
     what: &'static str,
@@ -31,7 +31,7 @@ pub struct Walk<'a> {
 
 impl<'a> Walk<'a> {
     /// A walk that writes `what` out: at most [`MAX_DEPTH`] levels.
-    pub fn writing(limits: &'a SessionLimits, what: &'static str) -> Walk<'a> {
+    pub(super) fn writing(limits: &'a SessionLimits, what: &'static str) -> Walk<'a> {
         Walk {
             limits,
             what,
@@ -43,7 +43,7 @@ impl<'a> Walk<'a> {
 
     /// A walk whose depth something else bounds (a contract's own nesting):
     /// only the session's limits are looked at.
-    pub fn bounded_by_caller(limits: &'a SessionLimits) -> Walk<'a> {
+    pub(super) fn bounded_by_caller(limits: &'a SessionLimits) -> Walk<'a> {
         Walk {
             limits,
             what: "value",
@@ -55,7 +55,7 @@ impl<'a> Walk<'a> {
 
     /// Enter one more container (or object): fails past the depth bound, or
     /// once a session limit has passed (looked at every [`CHECK_EVERY`]).
-    pub fn enter(&mut self) -> Result<(), Exc> {
+    pub(super) fn enter(&mut self) -> Result<(), Exc> {
         self.depth += 1;
         self.entered += 1;
         if self.max_depth.is_some_and(|max| self.depth > max) {
@@ -68,7 +68,7 @@ impl<'a> Walk<'a> {
     }
 
     /// Count one step of work that enters nothing (comparing two items).
-    pub fn tick(&mut self) -> Result<(), Exc> {
+    pub(crate) fn tick(&mut self) -> Result<(), Exc> {
         self.entered += 1;
         self.count()
     }
@@ -81,12 +81,15 @@ impl<'a> Walk<'a> {
     }
 
     /// Leave the container last entered.
-    pub fn leave(&mut self) {
+    pub(super) fn leave(&mut self) {
         self.depth -= 1;
     }
 
     /// `f` one level deeper.
-    pub fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, Exc>) -> Result<T, Exc> {
+    pub(crate) fn nested<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, Exc>,
+    ) -> Result<T, Exc> {
         self.enter()?;
         let r = f(self);
         self.leave();

@@ -14,7 +14,7 @@ const NOT_NULL: &str = "_notNull";
 
 /// The JSON Schema of a contract (`Null` when the contract is a plain
 /// value, which Murano's generator does not translate).
-pub fn translate(contract: &Data, ns: &Namespaces) -> Json {
+pub(super) fn translate(contract: &Data, ns: &Namespaces) -> Json {
     match contract {
         Data::Map(entries, _) => {
             let mut properties = Map::new();

@@ -15,15 +15,15 @@ const MD: &str = "io.murano.metadata";
 /// One meta object: its class, what it was given, and the class that
 /// declared it (for the hierarchy weights of positions and sections).
 #[derive(Debug)]
-pub struct MetaItem<'a> {
-    pub class: String,
+pub(super) struct MetaItem<'a> {
+    class: String,
     given: Option<&'a Data>,
-    pub declared_in: String,
+    declared_in: String,
 }
 
 impl MetaItem<'_> {
     /// A property: as given, else the meta class's default.
-    pub fn get(&self, name: &str, classes: &Classes) -> Json {
+    fn get(&self, name: &str, classes: &Classes) -> Json {
         self.get_depth(name, classes, 0)
     }
 
@@ -52,7 +52,7 @@ impl MetaItem<'_> {
 
 /// The entries of a `Meta:` block (a list of `Class` or `{Class: {...}}`,
 /// or one mapping of them).
-pub fn items<'a>(meta: &'a Data, ns: &Namespaces, declared_in: &str) -> Vec<MetaItem<'a>> {
+pub(super) fn items<'a>(meta: &'a Data, ns: &Namespaces, declared_in: &str) -> Vec<MetaItem<'a>> {
     let mut out = Vec::new();
     let mut one = |key: &'a Data, given: Option<&'a Data>| {
         if let Some(class) = key.key_text().and_then(|k| ns.resolve(k).ok()) {
@@ -83,13 +83,13 @@ fn last<'a, 'b>(items: &'b [MetaItem<'a>], class: &str) -> Option<&'b MetaItem<'
 }
 
 /// Whether a method's meta marks it as a model builder.
-pub fn is_model_builder(items: &[MetaItem], classes: &Classes) -> bool {
+pub(super) fn is_model_builder(items: &[MetaItem], classes: &Classes) -> bool {
     last(items, &format!("{MD}.ModelBuilder"))
         .is_some_and(|m| m.get("enabled", classes) != Json::Bool(false))
 }
 
 /// Title, description, help text, visibility and form position.
-pub fn ui_hints(
+pub(super) fn ui_hints(
     items: &[MetaItem],
     classes: &Classes,
     weights: &HashMap<String, usize>,
@@ -129,7 +129,7 @@ fn weighted(index: i64, declared_in: &str, weights: &HashMap<String, usize>) -> 
 /// method: one per name, the nearest declaration winning (and in one class
 /// the lowest index), renumbered from 0 in index order; sections without an
 /// index follow, unnumbered.
-pub fn sections(
+pub(super) fn sections(
     items: &[MetaItem],
     classes: &Classes,
     weights: &HashMap<String, usize>,

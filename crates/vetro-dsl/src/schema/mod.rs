@@ -8,7 +8,7 @@
 mod contract;
 mod meta;
 
-pub use contract::translate;
+use contract::translate;
 
 use crate::runtime::ClassSource;
 use crate::syntax::class::{ClassDef, PropUsage};
@@ -28,7 +28,7 @@ impl<'a> Classes<'a> {
         Classes { source }
     }
 
-    pub fn get(&self, name: &str) -> Option<&'a Arc<ClassDef>> {
+    fn get(&self, name: &str) -> Option<&'a Arc<ClassDef>> {
         self.source.defs.get(name).map(|(c, _)| c)
     }
 }
@@ -40,7 +40,7 @@ pub enum SchemaError {
 }
 
 /// Constant data as JSON; an expression is given as its source text.
-pub fn data_json(d: &Data) -> Json {
+fn data_json(d: &Data) -> Json {
     match d {
         Data::Null => Json::Null,
         Data::Bool(b) => json!(b),

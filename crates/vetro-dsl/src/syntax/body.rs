@@ -5,26 +5,26 @@
 use super::data::{Data, Expr};
 use vetro_diag::Span;
 
-pub type Block = Vec<Stmt>;
+pub(crate) type Block = Vec<Stmt>;
 
 #[derive(Clone, Debug)]
-pub struct Stmt {
-    pub kind: StmtKind,
-    pub span: Span,
+pub(crate) struct Stmt {
+    pub(crate) kind: StmtKind,
+    pub(crate) span: Span,
     /// Source text of the statement for stack frames (`block construct` for blocks).
-    pub text: std::sync::Arc<str>,
+    pub(crate) text: std::sync::Arc<str>,
 }
 
 #[derive(Clone, Debug)]
-pub struct CatchClause {
+pub(crate) struct CatchClause {
     /// Exception names (unresolved; data so expressions are allowed). Empty = all.
-    pub with: Vec<Data>,
-    pub var: Option<String>,
-    pub body: Block,
+    pub(crate) with: Vec<Data>,
+    pub(crate) var: Option<String>,
+    pub(crate) body: Block,
 }
 
 #[derive(Clone, Debug)]
-pub enum StmtKind {
+pub(crate) enum StmtKind {
     /// An expression or a constant evaluated for its effects.
     Eval(Data),
     Assign {
@@ -85,9 +85,9 @@ pub enum StmtKind {
 
 /// Why a body did not compile.
 #[derive(Clone, Debug)]
-pub struct SyntaxError {
-    pub message: String,
-    pub span: Span,
+pub(crate) struct SyntaxError {
+    pub(crate) message: String,
+    pub(crate) span: Span,
 }
 
 fn err<T>(message: impl Into<String>, span: Span) -> Result<T, SyntaxError> {
@@ -106,7 +106,7 @@ fn span_of(d: &Data, fallback: Span) -> Span {
 }
 
 /// Compile a body (a list of statements or a single one).
-pub fn compile_block(d: &Data, at: Span) -> Result<Block, SyntaxError> {
+pub(super) fn compile_block(d: &Data, at: Span) -> Result<Block, SyntaxError> {
     match d {
         Data::Null => Ok(Vec::new()),
         Data::List(items, _) => items.iter().map(|i| compile_stmt(i, at)).collect(),
@@ -123,7 +123,7 @@ fn stmt(kind: StmtKind, span: Span, text: String) -> Stmt {
 }
 
 /// Compile one statement.
-pub fn compile_stmt(d: &Data, at: Span) -> Result<Stmt, SyntaxError> {
+fn compile_stmt(d: &Data, at: Span) -> Result<Stmt, SyntaxError> {
     let span = span_of(d, at);
     match d {
         Data::Map(entries, mspan) => {

@@ -5,10 +5,10 @@ use super::data::Data;
 use super::namespaces::Namespaces;
 use indexmap::IndexMap;
 use std::sync::Arc;
-use vetro_diag::{FileId, Span};
+use vetro_diag::Span;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ClassUsage {
+pub(crate) enum ClassUsage {
     Class,
     Meta,
 }
@@ -25,7 +25,7 @@ pub enum PropUsage {
 }
 
 impl PropUsage {
-    pub fn parse(s: &str) -> Option<Self> {
+    fn parse(s: &str) -> Option<Self> {
         Some(match s {
             "In" => Self::In,
             "Out" => Self::Out,
@@ -39,7 +39,7 @@ impl PropUsage {
     }
 
     /// Whether the serializer writes properties of this usage.
-    pub fn serialized(self) -> bool {
+    pub(crate) fn serialized(self) -> bool {
         !matches!(self, Self::Runtime | Self::Config | Self::Static)
     }
 }
@@ -61,12 +61,12 @@ pub enum ArgUsage {
 
 #[derive(Clone, Debug)]
 pub struct PropertyDef {
-    pub name: String,
+    pub(crate) name: String,
     pub contract: Data,
     pub usage: PropUsage,
     pub default: Option<Data>,
-    pub meta: Data,
-    pub span: Span,
+    pub(crate) meta: Data,
+    pub(crate) span: Span,
 }
 
 #[derive(Clone, Debug)]
@@ -80,19 +80,19 @@ pub struct ArgDef {
 
 #[derive(Clone, Debug)]
 pub struct MethodDef {
-    pub name: String,
+    pub(crate) name: String,
     pub usage: MethodUsage,
     /// `Scope: Public` (an action callable from outside).
     pub public: bool,
     pub args: Vec<ArgDef>,
-    pub body: Block,
-    pub returns: Option<Data>,
-    pub meta: Data,
-    pub span: Span,
+    pub(crate) body: Block,
+    pub(crate) returns: Option<Data>,
+    pub(crate) meta: Data,
+    pub(crate) span: Span,
 }
 
 impl MethodDef {
-    pub fn is_static(&self) -> bool {
+    pub(crate) fn is_static(&self) -> bool {
         matches!(self.usage, MethodUsage::Static | MethodUsage::Extension)
     }
 }
@@ -103,40 +103,39 @@ pub struct ClassDef {
     pub namespaces: Arc<Namespaces>,
     /// Parent class names, already resolved.
     pub extends: Vec<String>,
-    pub usage: ClassUsage,
+    pub(crate) usage: ClassUsage,
     /// Shared so that lookups along the hierarchy clone a pointer, not a tree.
     pub properties: IndexMap<String, Arc<PropertyDef>>,
     pub methods: IndexMap<String, Arc<MethodDef>>,
-    pub meta: Data,
-    pub import: Vec<String>,
-    pub cardinality_many: bool,
-    pub inherited: bool,
-    pub applies: Vec<String>,
-    pub file: FileId,
-    pub file_name: String,
-    pub span: Span,
+    pub(crate) meta: Data,
+    pub(crate) import: Vec<String>,
+    pub(crate) cardinality_many: bool,
+    pub(crate) inherited: bool,
+    pub(crate) applies: Vec<String>,
+    pub(crate) file_name: String,
+    pub(crate) span: Span,
 }
 
 /// A method body that failed to compile (the class is still returned so
 /// checks can report every method).
 #[derive(Clone, Debug)]
-pub struct MethodProblem {
-    pub method: String,
-    pub error: SyntaxError,
+pub(crate) struct MethodProblem {
+    pub(crate) method: String,
+    pub(crate) error: SyntaxError,
 }
 
 #[derive(Clone, Debug)]
-pub struct ClassProblem {
-    pub message: String,
-    pub span: Span,
+pub(crate) struct ClassProblem {
+    pub(crate) message: String,
+    pub(crate) span: Span,
 }
 
 /// Outcome of reading one document.
-pub struct ReadClass {
-    pub class: ClassDef,
-    pub method_problems: Vec<MethodProblem>,
+pub(crate) struct ReadClass {
+    pub(crate) class: ClassDef,
+    pub(crate) method_problems: Vec<MethodProblem>,
     /// Method names in declaration order with whether their body compiled.
-    pub methods_ok: Vec<(String, bool, Option<String>)>,
+    pub(crate) methods_ok: Vec<(String, bool, Option<String>)>,
 }
 
 fn str_list(d: Option<&Data>) -> Vec<String> {
@@ -151,7 +150,7 @@ fn str_list(d: Option<&Data>) -> Vec<String> {
 }
 
 /// Read the `Namespaces` of a document, if present.
-pub fn read_namespaces(doc: &Data) -> Option<Namespaces> {
+pub(crate) fn read_namespaces(doc: &Data) -> Option<Namespaces> {
     let m = doc.get("Namespaces")?;
     let mut ns = Namespaces::default();
     for (k, v) in m.as_map().unwrap_or(&[]) {
@@ -166,23 +165,22 @@ pub fn read_namespaces(doc: &Data) -> Option<Namespaces> {
 }
 
 /// Whether a document defines a class (more than just `Namespaces`).
-pub fn defines_class(doc: &Data) -> bool {
+pub(crate) fn defines_class(doc: &Data) -> bool {
     doc.as_map()
         .is_some_and(|m| m.iter().any(|(k, _)| k.as_str() != Some("Namespaces")))
 }
 
-pub struct DocContext<'a> {
-    pub namespaces: Arc<Namespaces>,
+pub(crate) struct DocContext<'a> {
+    pub(crate) namespaces: Arc<Namespaces>,
     /// Name the package maps to this file (used when the document has no `Name`).
-    pub default_name: Option<&'a str>,
-    pub file: FileId,
-    pub file_name: &'a str,
+    pub(crate) default_name: Option<&'a str>,
+    pub(crate) file_name: &'a str,
     /// The `tests` package rule: methods named `test*` are public.
-    pub test_methods_public: bool,
+    pub(crate) test_methods_public: bool,
 }
 
 /// Build a class from a document.
-pub fn read_class(doc: &Data, ctx: &DocContext<'_>) -> Result<ReadClass, ClassProblem> {
+pub(crate) fn read_class(doc: &Data, ctx: &DocContext<'_>) -> Result<ReadClass, ClassProblem> {
     let span = match doc {
         Data::Map(_, s) => *s,
         _ => Span::default(),
@@ -282,7 +280,6 @@ pub fn read_class(doc: &Data, ctx: &DocContext<'_>) -> Result<ReadClass, ClassPr
             cardinality_many: doc.get("Cardinality").and_then(Data::as_str) == Some("Many"),
             inherited: matches!(doc.get("Inherited"), Some(Data::Bool(true))),
             applies,
-            file: ctx.file,
             file_name: ctx.file_name.to_string(),
             span,
         },

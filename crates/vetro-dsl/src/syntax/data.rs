@@ -12,14 +12,14 @@ use vetro_yaml::{Node, NodeKind, Style};
 
 /// One step of a path inside a document; keys print as strings, items as ints.
 #[derive(Clone, Debug, PartialEq)]
-pub enum PathSeg {
+pub(crate) enum PathSeg {
     Key(String),
     Index(usize),
     /// The key of a mapping entry itself (the reference writes `"<key>"`).
     KeyMark,
 }
 
-pub type DocPath = Vec<PathSeg>;
+pub(crate) type DocPath = Vec<PathSeg>;
 
 /// A YAQL expression found in a class file, with its source position, its
 /// syntax tree (`parsed.source` is `text`) and its compiled form for the
@@ -28,19 +28,19 @@ pub type DocPath = Vec<PathSeg>;
 pub struct Expr {
     pub text: Arc<str>,
     pub span: Span,
-    pub parsed: vetro_yaql::Expression,
-    pub compiled: Compiled,
+    pub(crate) parsed: vetro_yaql::Expression,
+    pub(crate) compiled: Compiled,
 }
 
 /// The compiled form of an expression for the first engine that ran it
 /// (shared by the expression's clones).
 #[derive(Clone, Default)]
-pub struct Compiled(Arc<OnceLock<vetro_yaql::Expression>>);
+pub(crate) struct Compiled(Arc<OnceLock<vetro_yaql::Expression>>);
 
 impl Compiled {
     /// The form compiled for `engine`: the one kept, or made now and kept
     /// if none is; `None` when another engine's form is kept.
-    pub fn for_engine(
+    pub(crate) fn for_engine(
         &self,
         engine: &vetro_yaql::Engine,
         parsed: &vetro_yaql::Expression,
@@ -62,7 +62,7 @@ impl std::fmt::Debug for Compiled {
 
 /// How MuranoPL parses YAQL (both of its engines share this parser): named
 /// arguments, delegate calls, the `:` namespace operator and `is`.
-pub const PARSER: vetro_yaql::ParserOptions = vetro_yaql::ParserOptions {
+const PARSER: vetro_yaql::ParserOptions = vetro_yaql::ParserOptions {
     legacy: false,
     allow_delegates: true,
     colon: true,
@@ -70,7 +70,7 @@ pub const PARSER: vetro_yaql::ParserOptions = vetro_yaql::ParserOptions {
 };
 
 /// Parse YAQL text as MuranoPL does.
-pub fn parse_yaql(text: &str) -> Result<vetro_yaql::Expression, vetro_yaql::Error> {
+pub(crate) fn parse_yaql(text: &str) -> Result<vetro_yaql::Expression, vetro_yaql::Error> {
     let ast = vetro_yaql::parser::parse(text, PARSER)?;
     Ok(vetro_yaql::Expression::from_tree(
         text.into(),
@@ -117,7 +117,7 @@ pub enum Data {
 }
 
 impl Data {
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             Data::Str(s) => Some(s),
             _ => None,
@@ -131,22 +131,15 @@ impl Data {
         }
     }
 
-    pub fn as_map(&self) -> Option<&[(Data, Data)]> {
+    pub(crate) fn as_map(&self) -> Option<&[(Data, Data)]> {
         match self {
             Data::Map(m, _) => Some(m),
             _ => None,
         }
     }
 
-    pub fn as_list(&self) -> Option<&[Data]> {
-        match self {
-            Data::List(l, _) => Some(l),
-            _ => None,
-        }
-    }
-
     /// The value under a literal string key of a map.
-    pub fn get(&self, key: &str) -> Option<&Data> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Data> {
         self.as_map()?
             .iter()
             .find(|(k, _)| k.as_str() == Some(key))
@@ -162,18 +155,8 @@ impl Data {
         }
     }
 
-    pub fn is_null(&self) -> bool {
+    pub(super) fn is_null(&self) -> bool {
         matches!(self, Data::Null)
-    }
-
-    /// Whether this data contains no expression (a constant).
-    pub fn is_constant(&self) -> bool {
-        match self {
-            Data::Expr(_) => false,
-            Data::List(l, _) => l.iter().all(Data::is_constant),
-            Data::Map(m, _) => m.iter().all(|(k, v)| k.is_constant() && v.is_constant()),
-            _ => true,
-        }
     }
 }
 
@@ -181,13 +164,13 @@ impl Data {
 #[derive(Clone, Debug)]
 pub struct FoundExpr {
     pub expr: Expr,
-    pub path: DocPath,
+    pub(crate) path: DocPath,
 }
 
 /// Reads YAML nodes into [`Data`], recording every expression found.
 #[derive(Default)]
-pub struct DataReader {
-    pub found: Vec<FoundExpr>,
+pub(crate) struct DataReader {
+    pub(crate) found: Vec<FoundExpr>,
 }
 
 fn identifier_re() -> &'static Regex {
@@ -207,7 +190,7 @@ fn timestamp_re() -> &'static Regex {
 
 /// A plain, string-typed scalar's syntax tree when it is a YAQL expression
 /// under the loader rule.
-pub fn as_expression(text: &str) -> Option<vetro_yaql::Expression> {
+fn as_expression(text: &str) -> Option<vetro_yaql::Expression> {
     if identifier_re().is_match(text)
         || timestamp_re().is_match(text)
         || text == "="
@@ -218,17 +201,12 @@ pub fn as_expression(text: &str) -> Option<vetro_yaql::Expression> {
     parse_yaql(text).ok()
 }
 
-/// Whether a plain, string-typed scalar is a YAQL expression under the loader rule.
-pub fn is_expression(text: &str) -> bool {
-    as_expression(text).is_some()
-}
-
 impl DataReader {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
-    pub fn read(&mut self, node: &Node, path: &mut DocPath) -> Result<Data, Diagnostic> {
+    pub(crate) fn read(&mut self, node: &Node, path: &mut DocPath) -> Result<Data, Diagnostic> {
         let tag = node.tag.as_deref();
         if matches!(tag, Some("!yaql")) {
             let text = node.scalar_text().unwrap_or_default();
@@ -301,7 +279,7 @@ impl DataReader {
 }
 
 /// `Methods/deploy/Body/3` form of a document path.
-pub fn path_string(path: &DocPath) -> String {
+fn path_string(path: &DocPath) -> String {
     path.iter()
         .map(|s| match s {
             PathSeg::Key(k) => k.clone(),
@@ -314,7 +292,9 @@ pub fn path_string(path: &DocPath) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::is_expression;
+    fn is_expression(text: &str) -> bool {
+        super::as_expression(text).is_some()
+    }
 
     #[test]
     fn classifies_scalars_like_the_reference() {

@@ -10,7 +10,7 @@ use vetro_yaql::parser::{Arg, Expr as Ast, ExprKind};
 
 /// How the variable grows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GrowKind {
+pub(crate) enum GrowKind {
     /// `$v + operand` (lists, dicts; anything else through `general`).
     Concat,
     /// `$v.append(operands...)`.
@@ -19,27 +19,27 @@ pub enum GrowKind {
 
 /// A recognized growing assignment.
 #[derive(Clone, Debug)]
-pub struct Growth {
+pub(crate) struct Growth {
     /// The variable (without `$`), both the target and the left operand.
-    pub var: Arc<str>,
-    pub kind: GrowKind,
+    pub(crate) var: Arc<str>,
+    pub(crate) kind: GrowKind,
     /// The other operands, evaluated (once, in order) before the variable is
     /// read.
-    pub operands: Vec<Expr>,
+    pub(crate) operands: Vec<Expr>,
     /// The whole operation with each operand replaced by the variable
     /// `#operand<i>`: what runs when the values are not a list or dict the
     /// executor extends itself (an object's `append` method, a string...).
-    pub general: Expr,
+    pub(crate) general: Expr,
 }
 
 /// Name of the variable that holds operand `i` for [`Growth::general`] (no
 /// YAQL text can name it).
-pub fn operand_var(i: usize) -> String {
+pub(crate) fn operand_var(i: usize) -> String {
     format!("#operand{i}")
 }
 
 /// The growth an assignment of `value` to `target` is, if it is one.
-pub fn growth(target: &Expr, value: &Expr) -> Option<Growth> {
+pub(crate) fn growth(target: &Expr, value: &Expr) -> Option<Growth> {
     let var = plain_var(&target.parsed.ast)?;
     let ast = &value.parsed.ast;
     let (kind, args) = match &ast.kind {

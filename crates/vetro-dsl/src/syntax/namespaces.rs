@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Namespaces {
     /// prefix -> namespace; `=` is the current namespace. Empty means "none".
-    pub map: IndexMap<String, String>,
+    pub(crate) map: IndexMap<String, String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -23,7 +23,7 @@ use std::rc::Rc;
 use vetro_yaql::func::params::LazyKwArgs;
 use vetro_yaql::{Call, Lambda, Value};
 
-pub fn register(rt: &Rc<Rt>) {
+pub(crate) fn register(rt: &Rc<Rt>) {
     rt.define_function(engine_fn!(Function "inject", |rt, c| (
         target: TypeOrObj,
         targetMethod: &str,

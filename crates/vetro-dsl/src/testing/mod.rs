@@ -13,7 +13,7 @@ use crate::runtime::types::{Exc, Frame};
 use crate::syntax::MethodDef;
 use std::rc::Rc;
 
-pub const FIXTURE: &str = "io.murano.test.TestFixture";
+const FIXTURE: &str = "io.murano.test.TestFixture";
 
 /// The outcome of one test method.
 #[derive(Clone, Debug)]
@@ -49,7 +49,7 @@ impl Failure {
 /// Test classes of the user packages (not the core libraries), in load order,
 /// with their test method names, and the classes that cannot be built (a
 /// missing or cyclic parent) with the failure.
-pub fn discover(lib: &Library) -> (Vec<(String, Vec<String>)>, Vec<TestResult>) {
+fn discover(lib: &Library) -> (Vec<(String, Vec<String>)>, Vec<TestResult>) {
     let rt = lib.session();
     let mut out = Vec::new();
     let mut broken = Vec::new();
@@ -97,7 +97,7 @@ fn find_method(
 
 /// A session over the library with the test framework's functions
 /// (`inject()` and friends).
-pub fn test_session(lib: &Library) -> Rc<crate::runtime::Rt> {
+fn test_session(lib: &Library) -> Rc<crate::runtime::Rt> {
     let mut source = lib.source.clone();
     source
         .session_hooks
@@ -105,18 +105,8 @@ pub fn test_session(lib: &Library) -> Rc<crate::runtime::Rt> {
     crate::runtime::Rt::with_limits(source, serde_json::json!({}), lib.limits.clone())
 }
 
-/// Run one test method in a fresh session, against a fresh simulator.
-pub fn run_one(lib: &Library, class: &str, method: &str) -> TestResult {
-    run_one_on(
-        lib,
-        class,
-        method,
-        Box::new(crate::cloud::SimulatedCloud::new()),
-    )
-}
-
 /// Run one test method in a fresh session, against `backend`.
-pub fn run_one_on(
+fn run_one_on(
     lib: &Library,
     class: &str,
     method: &str,
@@ -169,7 +159,7 @@ pub fn run_all(lib: &Library, filter: Option<&str>) -> Vec<TestResult> {
 
 /// [`run_all`], handing each result over as soon as it is known (a runner
 /// prints it before the next test starts).
-pub fn run_each(lib: &Library, filter: Option<&str>, report: impl FnMut(&TestResult)) {
+fn run_each(lib: &Library, filter: Option<&str>, report: impl FnMut(&TestResult)) {
     let mut fresh =
         || -> Box<dyn crate::cloud::CloudBackend> { Box::new(crate::cloud::SimulatedCloud::new()) };
     run_each_on(lib, filter, &mut fresh, report)
