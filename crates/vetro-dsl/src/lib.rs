@@ -57,7 +57,7 @@
 //! for the bundled ones); [`runtime::ClassSource::session_hooks`] add YAQL
 //! functions to every session.
 
-#![warn(unreachable_pub)]
+#![warn(unreachable_pub, missing_docs)]
 
 pub mod check;
 pub mod cloud;

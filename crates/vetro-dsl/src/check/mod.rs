@@ -23,7 +23,7 @@ use vetro_diag::{Diagnostic, SourceMap};
 
 /// The analyses of class contents: calls of unknown methods on the receiver,
 /// calls of functions nothing defines, unreachable statements, and contracts (syntax, functions, named classes),
-/// for packages checked on their own ([`Scope::Open`]).
+/// for packages checked on their own (`Scope::Open`).
 pub fn analysis_problems(packages: &[Package]) -> Vec<Diagnostic> {
     analyse(packages, packages.len(), Scope::Open)
 }
@@ -35,7 +35,7 @@ pub fn resolution_problems(packages: &[Package]) -> Vec<Diagnostic> {
 }
 
 /// Every check of the first `given` of `all`, the rest being their
-/// dependencies ([`Scope::Closed`]): a class that no package defines, or
+/// dependencies (`Scope::Closed`): a class that no package defines, or
 /// that only a package not required defines, is an error, as loading it
 /// would fail. Dependencies are not analysed, but one that does not load
 /// cleanly is reported.

@@ -80,9 +80,11 @@ impl std::fmt::Display for EventKind {
 /// One observable step of a deployment.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
+    /// What kind of step it was.
     pub kind: EventKind,
     /// The object the step concerns (its id), when there is one.
     pub object: Option<String>,
+    /// The step as text (a status report's text, a log line, a stack name).
     pub message: String,
 }
 

@@ -271,6 +271,7 @@ fn resource_ref(v: &Json) -> Option<&str> {
 }
 
 impl SimulatedCloud {
+    /// A simulator with nothing deployed and no agent results.
     pub fn new() -> SimulatedCloud {
         SimulatedCloud::default()
     }

@@ -40,9 +40,13 @@ pub fn standard_natives() -> crate::runtime::natives::Natives {
 /// share the library between threads; each session ([`Library::session`],
 /// [`run`]) lives on the thread that made it.
 pub struct Library {
+    /// The source text of every loaded file, for diagnostics.
     pub sources: SourceMap,
+    /// The packages given to the library (the bundled libraries not included).
     pub packages: Vec<Package>,
+    /// The classes every session over the library runs, with their natives.
     pub source: ClassSource,
+    /// Each package's folder on disk, by package name (for resources).
     pub roots: HashMap<String, PathBuf>,
     /// Files of the packages loaded from memory or archives, by package name.
     pub files: HashMap<String, Arc<PackageFiles>>,
@@ -112,6 +116,7 @@ impl Library {
         }
     }
 
+    /// Every error or warning found loading the packages.
     pub fn problems(&self) -> Vec<Diagnostic> {
         self.packages
             .iter()
@@ -162,6 +167,7 @@ pub struct RunOutcome {
     pub result: Result<Json, Exc>,
     /// The object model after the run.
     pub model: Json,
+    /// What the run reported, in order (status reports, logs, cloud steps).
     pub events: Vec<Event>,
     /// The last template of every stack pushed, by stack name.
     pub stacks: Vec<(String, Json)>,

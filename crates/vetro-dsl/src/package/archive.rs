@@ -37,6 +37,7 @@ impl Default for ArchiveLimits {
 pub struct ArchiveError {
     /// The entry concerned, when there is one.
     pub entry: Option<String>,
+    /// Why the archive was refused.
     pub message: String,
     /// The archive is over a size limit (itself, or what it unpacks to),
     /// rather than malformed or hostile.

@@ -27,7 +27,9 @@ pub const BUNDLED_PACKAGE: &str = "io.murano";
 /// One package folder of the catalog, as its manifest describes it.
 #[derive(Clone, Debug)]
 pub struct CatalogEntry {
+    /// The manifest's `FullName`.
     pub name: String,
+    /// The manifest's `Version`.
     pub version: Version,
     root: PathBuf,
     requires: Vec<(String, Option<String>)>,
@@ -40,41 +42,70 @@ pub struct CatalogEntry {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CatalogError {
     #[error("{needed_by} requires package {name} ({spec}), {}", missing_why(.found, .searched))]
+    /// No package of the name in the required range.
     Missing {
+        /// The package required.
         name: String,
+        /// The version range required.
         spec: String,
+        /// Who required it.
         needed_by: String,
         /// Versions of `name` the catalog has (outside the range).
         found: Vec<String>,
+        /// The catalog folders searched.
         searched: Vec<PathBuf>,
     },
     #[error("{needed_by} names class {class} ({spec}), which no package {}", no_class_why(.found, .searched))]
+    /// No package in range defines the class an object model names.
     NoClass {
+        /// The class named.
         class: String,
+        /// The version range of its package.
         spec: String,
+        /// Who named it.
         needed_by: String,
+        /// Packages that define the class (outside the range).
         found: Vec<String>,
+        /// The catalog folders searched.
         searched: Vec<PathBuf>,
     },
     #[error("package {name} {version} is in two folders: {} and {}", .first.display(), .second.display())]
+    /// One package name and version in two folders.
     Duplicate {
+        /// The package's name.
         name: String,
+        /// Its version.
         version: String,
+        /// The first folder holding it.
         first: PathBuf,
+        /// The second folder holding it.
         second: PathBuf,
     },
     #[error("{needed_by} requires package {name} ({spec}), but {name} {chosen} is already used (taken for {chosen_by}); one session holds one version of a package")]
+    /// Two requirements of one package no single version meets.
     Conflict {
+        /// The package required.
         name: String,
+        /// The version range required.
         spec: String,
+        /// Who required it.
         needed_by: String,
+        /// The version already chosen.
         chosen: String,
+        /// Who the chosen version was taken for.
         chosen_by: String,
     },
     #[error("cyclic Require: {}", .0.join(" -> "))]
+    /// Packages that require each other, in the order of the cycle.
     Cycle(Vec<String>),
     #[error("{needed_by}: {message}")]
-    BadRange { needed_by: String, message: String },
+    /// A `Require:` range that does not parse.
+    BadRange {
+        /// The package whose manifest has it.
+        needed_by: String,
+        /// What is wrong with the range.
+        message: String,
+    },
 }
 
 impl CatalogError {
@@ -90,6 +121,7 @@ impl CatalogError {
         }
     }
 
+    /// The error as a diagnostic of its kind.
     pub fn to_diagnostic(&self) -> vetro_diag::Diagnostic {
         vetro_diag::Diagnostic::error(self.kind(), self.to_string())
     }
@@ -306,12 +338,16 @@ fn build_index(dirs: &[PathBuf]) -> Index {
 /// with `?.classVersion` and `?.package` when the type string has none.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClassRef {
+    /// The class's full name.
     pub class: String,
+    /// The version range of its package, when given.
     pub version: Option<String>,
+    /// The package that defines it, when given.
     pub package: Option<String>,
 }
 
 impl ClassRef {
+    /// A reference from a model's type string and its `classVersion` and `package`.
     pub fn parse(type_str: &str, class_version: Option<&str>, package: Option<&str>) -> ClassRef {
         let (rest, pkg) = match type_str.split_once('@') {
             Some((r, p)) => (r, Some(p)),
@@ -356,8 +392,11 @@ impl ClassRef {
 /// A package a resolution took from the catalog.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resolved {
+    /// The package's `FullName`.
     pub name: String,
+    /// The version taken.
     pub version: Version,
+    /// Its folder.
     pub root: PathBuf,
 }
 
@@ -399,6 +438,7 @@ fn describe(name: &str, c: &Chosen) -> String {
 }
 
 impl<'c> Resolver<'c> {
+    /// A resolution over `catalog` that has chosen nothing yet.
     pub fn new(catalog: &'c Catalog) -> Resolver<'c> {
         Resolver {
             catalog,

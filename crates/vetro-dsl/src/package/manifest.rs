@@ -6,15 +6,19 @@ use vetro_diag::{Diagnostic, SourceMap};
 use vetro_yaml::{LoadOptions, Node, NodeKind};
 
 #[derive(Clone, Debug, Default)]
+/// What a package's `manifest.yaml` declares.
 pub struct Manifest {
+    /// `FullName`: the package's name.
     pub full_name: String,
     /// Semver text, coerced (`1` is `1.0.0`).
     pub version: String,
     /// Runtime format version: `1.0` .. `1.4`.
     pub format: String,
+    /// `Type`: `Application` or `Library`.
     pub kind: String,
     /// class name -> file under `Classes/`
     pub(super) classes: Vec<(String, String)>,
+    /// `Require`: package names with their version ranges, when given.
     pub require: Vec<(String, Option<String>)>,
 }
 
@@ -32,6 +36,7 @@ fn text(n: &Node) -> Option<String> {
 }
 
 impl Manifest {
+    /// Read the manifest file `path` (its text goes into `sources`).
     pub fn load(path: &Path, sources: &mut SourceMap) -> Result<Manifest, Vec<Diagnostic>> {
         let (_, docs) = vetro_yaml::load_file(path, sources, &LoadOptions::default())?;
         Manifest::from_docs(&path.display().to_string(), &docs)

@@ -29,6 +29,7 @@ pub struct FileReport {
     /// Path relative to the package root, `Classes/X.yaml`.
     pub file: String,
     pub(crate) documents: usize,
+    /// Every YAQL expression of the file (for `check --expressions`).
     pub expressions: Vec<FoundExpr>,
     /// (method, compiled, error)
     pub(crate) methods: Vec<(String, bool, Option<String>)>,
@@ -40,14 +41,23 @@ pub struct FileReport {
 pub type PackageFiles = BTreeMap<String, Vec<u8>>;
 
 #[derive(Debug, Default)]
+/// A loaded package: its manifest, its classes and what was wrong with it.
 pub struct Package {
+    /// The manifest's `FullName`.
     pub name: String,
+    /// The manifest's `Version`.
     pub version: String,
+    /// The manifest's `Format` (MuranoPL `1.0` .. `1.4`).
     pub format: String,
+    /// The manifest's `Require`: package names with their version ranges.
     pub requires: Vec<(String, Option<String>)>,
+    /// The package's folder (the archive's name for one loaded from memory).
     pub root: PathBuf,
+    /// The classes the package defines, by full name.
     pub classes: IndexMap<String, Arc<ClassDef>>,
+    /// What was read from each class file.
     pub files: Vec<FileReport>,
+    /// Errors and warnings found loading the package.
     pub problems: Vec<Diagnostic>,
     /// Every file of a package loaded from memory or an archive (resources
     /// are read from here); `None` for a directory (read from `root`).

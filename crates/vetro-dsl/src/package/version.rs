@@ -294,6 +294,7 @@ impl VersionSpec {
         Ok(vec![(Op::Ge, v), (Op::Lt, upper.lowest())])
     }
 
+    /// Whether `v` is in the range.
     pub fn matches(&self, v: &Version) -> bool {
         self.clauses.iter().all(|(op, bound)| match op {
             Op::Lt => v < bound,

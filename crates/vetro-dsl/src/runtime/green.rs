@@ -6,7 +6,7 @@
 //! waiting for a `Synchronize` lock), then the next branch runs, round robin.
 //! The executor's per-flow state (the MuranoPL call stack, the live frames
 //! that are GC roots, the call depth: `frames.rs`) is swapped in and out with
-//! the branch; the session's [`Scheduler`](super::scheduler::Scheduler) keeps
+//! the branch; the session's `Scheduler` keeps
 //! it while the branch waits, with the locks and which branch started which.
 
 use super::limits::SessionLimits;

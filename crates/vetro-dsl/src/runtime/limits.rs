@@ -4,7 +4,7 @@
 //! depth is limited at each call, see `call.rs`). These errors cannot be
 //! caught by `Try`.
 //!
-//! [`SessionLimits`] is the session's part that enforces them: the limits,
+//! `SessionLimits` is the session's part that enforces them: the limits,
 //! what the session has used so far, and the watch its YAQL evaluations see.
 
 use super::types::{EngineExc, Exc, ExcClass};
@@ -49,7 +49,7 @@ impl Default for Limits {
 }
 
 /// A flag an embedder keeps to cancel a running session (a service stopping a
-/// deployment): the session ends with [`CANCELLED`] at its next step.
+/// deployment): the session ends with `CANCELLED` at its next step.
 #[derive(Clone, Debug, Default)]
 pub struct CancelFlag(Arc<AtomicBool>);
 
@@ -60,6 +60,7 @@ impl From<Arc<AtomicBool>> for CancelFlag {
 }
 
 impl CancelFlag {
+    /// A flag not raised yet.
     pub fn new() -> CancelFlag {
         CancelFlag::default()
     }
@@ -118,6 +119,7 @@ pub struct Watch {
 }
 
 impl Watch {
+    /// A watch over `limits`, counting time and memory from `budget`'s start.
     pub fn new(limits: &Limits, budget: &Budget) -> Watch {
         Watch {
             cancel: Arc::new(Mutex::new(limits.cancel.clone())),
@@ -237,6 +239,7 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// A budget starting now, with the memory held now as its base.
     pub fn start() -> Budget {
         Budget {
             steps: Cell::new(0),

@@ -3,22 +3,22 @@
 //! A session ([`Rt`]) is made of parts, each a struct in its own module that
 //! owns one concern's state, with the methods that only need that state:
 //!
-//! - [`program::Program`]: what the session runs, set up once and not
+//! - `program::Program`: what the session runs, set up once and not
 //!   changed by running code: the two YAQL engines, the class source with
 //!   its natives, the configuration, and caches derived from the code alone
 //!   (classes built on first use, native plans of contract expressions).
-//! - [`objects::ObjectStore`]: the objects by id, id generation, the root,
+//! - `objects::ObjectStore`: the objects by id, id generation, the root,
 //!   construction batches (the order objects are destroyed in), static
 //!   property values, attributes, exception objects, interned `typeinfo()`
 //!   values, `trace()` values.
-//! - [`loading::ModelLoad`]: the model load in progress (models by id, the
+//! - `loading::ModelLoad`: the model load in progress (models by id, the
 //!   objects built from them, deferred `.init` calls, dry runs).
-//! - [`frames::CallStack`]: the running methods (stack traces, call depth,
+//! - `frames::CallStack`: the running methods (stack traces, call depth,
 //!   receivers and contexts that are GC roots).
-//! - [`scheduler::Scheduler`]: the green threads' parked frames, their
+//! - `scheduler::Scheduler`: the green threads' parked frames, their
 //!   parents and the `Synchronize` locks.
-//! - [`limits::SessionLimits`]: the limits with what the session has used.
-//! - [`mocks::Mocks`]: methods the test framework replaced (`inject()`).
+//! - `limits::SessionLimits`: the limits with what the session has used.
+//! - `mocks::Mocks`: methods the test framework replaced (`inject()`).
 //! - `embedder`: what the embedding layer keeps with the session (the cloud
 //!   host, see `cloud::attach`); the runtime never looks inside.
 //!
@@ -81,7 +81,9 @@ pub struct ClassSource {
     /// Class definitions by name with their packages (shared by the
     /// source's clones until one adds a package).
     pub defs: Arc<ClassDefs>,
+    /// The native methods of the classes.
     pub natives: Arc<natives::Natives>,
+    /// Run on every new session before it is used (to add YAQL functions).
     pub session_hooks: Vec<SessionHook>,
     /// The YAQL engines of these classes, built for the first session and
     /// shared by the next ones (rebuilt if the classes change).
@@ -89,12 +91,13 @@ pub struct ClassSource {
 }
 
 /// Class definitions by name, each with its package.
-type ClassDefs = HashMap<String, (Arc<ClassDef>, Arc<PkgInfo>)>;
+pub type ClassDefs = HashMap<String, (Arc<ClassDef>, Arc<PkgInfo>)>;
 
 /// Run on every new session before it is used (to register functions).
-type SessionHook = Arc<dyn Fn(&Rc<Rt>) + Send + Sync>;
+pub type SessionHook = Arc<dyn Fn(&Rc<Rt>) + Send + Sync>;
 
 impl ClassSource {
+    /// Add the classes of `pkg` (a class already known keeps its definition).
     pub fn add_package(&mut self, pkg: &crate::package::Package) {
         let info = Arc::new(PkgInfo {
             name: pkg.name.clone(),
@@ -168,6 +171,7 @@ impl Drop for Rt {
 }
 
 impl Rt {
+    /// A session over `source` with `config` and the default limits.
     pub fn new(source: ClassSource, config: serde_json::Value) -> Rc<Rt> {
         Rt::with_limits(source, config, limits::Limits::default())
     }
@@ -204,7 +208,7 @@ impl Rt {
     // ----- errors through YAQL -----
 
     /// Wrap an executor error so it can travel through a YAQL evaluation
-    /// (as the payload of a host error).
+    /// (as the payload of a host error); `engine_fn!` bodies' errors go this way.
     pub fn smuggle(&self, e: Exc) -> vetro_yaql::Error {
         let message = e.message();
         vetro_yaql::Error::host(e, message)

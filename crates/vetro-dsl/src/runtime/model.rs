@@ -559,7 +559,7 @@ impl Rt {
 
     /// A value in the protocol's JSON form (objects and types tagged,
     /// `$dict`/`$set`/`$float` where plain JSON falls short). Fails when it
-    /// nests deeper than [`MAX_DEPTH`](super::walk::MAX_DEPTH) or a session
+    /// nests deeper than `MAX_DEPTH` or a session
     /// limit passes while it is written out (a value sharing its parts can be
     /// exponentially larger written out than in memory).
     pub fn encode(&self, v: &Value) -> Result<Json, Exc> {
@@ -630,6 +630,7 @@ impl Rt {
         })
     }
 
+    /// A value from the protocol's JSON form (the inverse of [`Rt::encode`]).
     pub fn decode(&self, j: &Json) -> Value {
         match j {
             Json::Null => Value::Null,

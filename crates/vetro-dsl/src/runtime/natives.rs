@@ -19,6 +19,7 @@ pub struct NativeCall<'a> {
     pub(crate) this: &'a Value,
     /// The receiver as called (a class reference for `ns:Class.method()`).
     pub(super) receiver: &'a Value,
+    /// The method called.
     pub method: &'a str,
     pub(super) args: &'a [Value],
     pub(super) kwargs: &'a [(String, Value)],

@@ -6,7 +6,7 @@
 //! with [`engine_fn!`](crate::engine_fn) (vetro-yaql's `yaql_fn!` with the
 //! session bound): the signature the resolver matches arguments against is
 //! derived from the parameters' types, MuranoPL objects and types included
-//! ([`Obj`], [`TypeRef`]), so an argument of another type is the reference's
+//! (`Obj`, `TypeRef`), so an argument of another type is the reference's
 //! `NoMatchingFunctionException`, never a stand-in value.
 
 use super::types::{as_object, as_type, Object};
@@ -22,12 +22,13 @@ use vetro_yaql::{Args, Call, Context, Engine, EngineBuilder, EngineOptions, Host
 ///
 /// `engine_fn!(Form "name", |rt, call| (p1: T1, p2: T2 = default, ...) { body })`
 ///
-/// The parameter list is `vetro_yaql::yaql_fn!`'s (with [`Obj`] and
-/// [`TypeRef`] for MuranoPL objects and types); `rt` is the `&Rt` and
-/// `call` the YAQL call; the body returns `Result<T, Exc>` for any `T`
-/// that converts into a value, and an `Exc` crosses YAQL as that MuranoPL
-/// exception. The result registers in a class set's engines
-/// ([`Reg::add`]) or in one session ([`Rt::define_function`]).
+/// The parameter list is `vetro_yaql::yaql_fn!`'s (this crate's own
+/// functions also take `Obj` and `TypeRef` for MuranoPL objects and types);
+/// `rt` is the `&Rt` and `call` the YAQL call; the body returns
+/// `Result<T, Exc>` for any `T` that converts into a value, and an `Exc`
+/// crosses YAQL as that MuranoPL exception. An embedder registers the
+/// result in one session with [`Rt::define_function`] (from a session hook);
+/// the crate's own functions go into a class set's engines.
 #[macro_export]
 macro_rules! engine_fn {
     ($form:ident $name:expr, |$rt:ident, $c:tt| ($($params:tt)*) $body:block) => {
@@ -169,7 +170,7 @@ impl HostObject for RtHandle {
     }
 }
 
-/// The session a context belongs to.
+/// The session a context belongs to (public for what `engine_fn!` expands to).
 pub fn rt_of(ctx: &Context) -> vetro_yaql::Result<Rc<Rt>> {
     let gone = || vetro_yaql::Error::value_err("engine gone");
     match &ctx.get(RT_VAR) {

@@ -465,7 +465,7 @@ impl Rt {
     }
 
     /// The `serialize` reply: `Objects`, `ObjectsCopy` and `Attributes`.
-    /// Fails when the model nests deeper than [`MAX_DEPTH`](super::walk::MAX_DEPTH) or a session
+    /// Fails when the model nests deeper than `MAX_DEPTH` or a session
     /// limit passes while it is written (a value sharing its parts can be
     /// exponentially larger written out than in memory).
     pub fn serialize_model(&self) -> Result<Json, Exc> {
@@ -487,7 +487,7 @@ impl Rt {
     }
 
     /// A method's result as JSON, refused like a model when it nests deeper
-    /// than [`MAX_DEPTH`](super::walk::MAX_DEPTH) (it would not read back) or
+    /// than `MAX_DEPTH` (it would not read back) or
     /// a session limit passes while it is written.
     pub fn encode_result(&self, v: &Value) -> Result<Json, Exc> {
         self.encode_in(v, &mut Walk::writing(&self.limits, "result"))

@@ -27,6 +27,7 @@ impl PkgInfo {
 
 /// A class with its resolved parents.
 pub struct Class {
+    /// The class's full name.
     pub name: String,
     pub(crate) def: Arc<ClassDef>,
     pub(super) parents: Vec<Rc<Class>>,
@@ -153,6 +154,7 @@ impl Class {
 /// A MuranoPL object.
 pub struct Object {
     pub(crate) id: String,
+    /// The object's class.
     pub class: Rc<Class>,
     pub(crate) owner: RefCell<Option<Rc<Object>>>,
     pub(super) name: RefCell<Value>,
@@ -294,18 +296,26 @@ pub(crate) fn as_type(v: &Value) -> Option<Rc<Class>> {
 /// One frame of a MuranoPL stack trace.
 #[derive(Clone, Debug)]
 pub struct Frame {
+    /// The statement or expression that was running.
     pub instruction: String,
+    /// The class file.
     pub file: String,
+    /// Line in the file (1-based).
     pub line: u32,
+    /// Column in the file (1-based).
     pub column: u32,
+    /// The method's name.
     pub method: String,
+    /// The declaring class's full name.
     pub class: String,
 }
 
 /// An engine (native) error.
 #[derive(Debug)]
 pub struct NativeErr {
+    /// The error's class.
     pub class: ExcClass,
+    /// The error's message.
     pub message: String,
 }
 
@@ -313,8 +323,15 @@ pub struct NativeErr {
 /// one named by a library or an embedder.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExcClass {
+    /// A class the engine raises itself.
     Engine(EngineExc),
-    Named { module: String, name: String },
+    /// A class named by a library or an embedder.
+    Named {
+        /// The module defining it (its qualified name's prefix).
+        module: String,
+        /// The class's own name.
+        name: String,
+    },
 }
 
 impl ExcClass {
@@ -375,7 +392,7 @@ macro_rules! engine_exceptions {
         /// classes stay names ([`ExcClass::Named`], [`MplErr::names`]).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum EngineExc {
-            $($variant,)*
+            $(#[doc = concat!("`", $name, "`")] $variant,)*
         }
 
         impl EngineExc {
@@ -470,7 +487,9 @@ impl EngineExc {
 /// A MuranoPL-level exception.
 #[derive(Debug)]
 pub struct MplErr {
+    /// The exception's class names (`Throw`).
     pub names: Vec<String>,
+    /// The exception's message.
     pub message: String,
     pub(super) extra: Value,
     pub(super) frames: Vec<Frame>,
@@ -484,7 +503,9 @@ pub struct MplErr {
 /// An error travelling through the executor.
 #[derive(Clone, Debug)]
 pub enum Exc {
+    /// An engine or native error, with the stack trace where it was raised.
     Native(Rc<NativeErr>, Rc<Vec<Frame>>),
+    /// A MuranoPL exception (`Throw`, or an error after `Rethrow`).
     Mpl(Rc<MplErr>),
 }
 
@@ -493,7 +514,7 @@ const YAQL_EXC: &str = "yaql.language.exceptions";
 
 impl Exc {
     /// An error of class `module.class` (an [`EngineExc`] when it names
-    /// one; the engine's own errors use [`Exc::engine`]).
+    /// one; the engine's own errors use `Exc::engine`).
     pub fn native(module: &str, class: &str, message: impl Into<String>) -> Exc {
         Exc::of_class(ExcClass::new(module, class), message)
     }
@@ -518,6 +539,7 @@ impl Exc {
         Exc::native(DSL_EXC, class, message)
     }
 
+    /// A `ContractViolationException`.
     pub fn contract(message: impl Into<String>) -> Exc {
         Exc::engine(EngineExc::ContractViolationException, message)
     }
@@ -535,6 +557,7 @@ impl Exc {
         }
     }
 
+    /// The error's message.
     pub fn message(&self) -> String {
         match self {
             Exc::Native(n, _) => n.message.clone(),
@@ -542,6 +565,7 @@ impl Exc {
         }
     }
 
+    /// The stack trace where the error was raised, innermost frame first.
     pub fn frames(&self) -> Vec<Frame> {
         match self {
             Exc::Native(_, f) => (**f).clone(),

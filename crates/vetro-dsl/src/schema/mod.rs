@@ -24,6 +24,7 @@ pub struct Classes<'a> {
 }
 
 impl<'a> Classes<'a> {
+    /// The classes of `source`.
     pub fn new(source: &'a ClassSource) -> Classes<'a> {
         Classes { source }
     }
@@ -34,8 +35,10 @@ impl<'a> Classes<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why no schema could be made.
 pub enum SchemaError {
     #[error("Class with name {0} is not found")]
+    /// No class of that name is loaded.
     NoClassFound(String),
 }
 

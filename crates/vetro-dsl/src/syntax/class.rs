@@ -14,13 +14,21 @@ pub(crate) enum ClassUsage {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A property's `Usage`.
 pub enum PropUsage {
+    /// `In`: set from the model, read-only in code.
     In,
+    /// `Out`: set by code, not read from the model.
     Out,
+    /// `InOut`: set from the model and by code.
     InOut,
+    /// `Const`: set from the model once, read-only.
     Const,
+    /// `Runtime`: set by code, never serialized.
     Runtime,
+    /// `Config`: set from the configuration, never serialized.
     Config,
+    /// `Static`: one value per class and session.
     Static,
 }
 
@@ -45,45 +53,67 @@ impl PropUsage {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A method's `Usage`.
 pub enum MethodUsage {
+    /// `Runtime`: called on an object.
     Runtime,
+    /// `Action`: an object's method callable from outside (an action).
     Action,
+    /// `Static`: called on the class.
     Static,
+    /// `Extension`: a static method called as a method of its first argument.
     Extension,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A method argument's `Usage`.
 pub enum ArgUsage {
+    /// One positional or keyword argument.
     Standard,
+    /// `VarArgs`: the remaining positional arguments, as a list.
     VarArgs,
+    /// `KwArgs`: the remaining keyword arguments, as a dict.
     KwArgs,
 }
 
 #[derive(Clone, Debug)]
+/// A property declaration.
 pub struct PropertyDef {
     pub(crate) name: String,
+    /// Its `Contract`.
     pub contract: Data,
+    /// Its `Usage`.
     pub usage: PropUsage,
+    /// Its `Default`, when given.
     pub default: Option<Data>,
     pub(crate) meta: Data,
     pub(crate) span: Span,
 }
 
 #[derive(Clone, Debug)]
+/// A method argument declaration.
 pub struct ArgDef {
+    /// The argument's name.
     pub name: String,
+    /// Its `Contract`, when given.
     pub contract: Option<Data>,
+    /// Its `Default`, when given.
     pub default: Option<Data>,
+    /// Its `Usage`.
     pub usage: ArgUsage,
+    /// Its `Meta` (null when none).
     pub meta: Data,
 }
 
 #[derive(Clone, Debug)]
+/// A method declaration with its compiled body.
 pub struct MethodDef {
     pub(crate) name: String,
+    /// Its `Usage`.
     pub usage: MethodUsage,
     /// `Scope: Public` (an action callable from outside).
     pub public: bool,
+    /// Its `Arguments`, in order.
     pub args: Vec<ArgDef>,
     pub(crate) body: Block,
     pub(crate) returns: Option<Data>,
@@ -98,14 +128,18 @@ impl MethodDef {
 }
 
 #[derive(Clone, Debug)]
+/// A class as its class file defines it.
 pub struct ClassDef {
+    /// The class's full name.
     pub name: String,
+    /// The namespace prefixes of its file (to resolve names written in it).
     pub namespaces: Arc<Namespaces>,
     /// Parent class names, already resolved.
     pub extends: Vec<String>,
     pub(crate) usage: ClassUsage,
     /// Shared so that lookups along the hierarchy clone a pointer, not a tree.
     pub properties: IndexMap<String, Arc<PropertyDef>>,
+    /// Its methods by name.
     pub methods: IndexMap<String, Arc<MethodDef>>,
     pub(crate) meta: Data,
     pub(crate) import: Vec<String>,

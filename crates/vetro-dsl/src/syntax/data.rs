@@ -26,7 +26,9 @@ pub(crate) type DocPath = Vec<PathSeg>;
 /// engine that runs it (made on its first evaluation, then kept).
 #[derive(Clone, Debug)]
 pub struct Expr {
+    /// The expression's source text.
     pub text: Arc<str>,
+    /// Where it is in its class file.
     pub span: Span,
     pub(crate) parsed: vetro_yaql::Expression,
     pub(crate) compiled: Compiled,
@@ -104,15 +106,23 @@ impl PartialEq for Expr {
 /// MuranoPL data as written in a class file.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Data {
+    /// `null`.
     Null,
+    /// A boolean.
     Bool(bool),
+    /// An integer that fits in 64 bits.
     Int(i64),
     /// An integer beyond 64 bits, kept exact (as Python's YAML loader does).
     BigInt(Arc<num_bigint::BigInt>),
+    /// A float.
     Float(f64),
+    /// A string that is not YAQL.
     Str(Arc<str>),
+    /// A YAQL expression.
     Expr(Expr),
+    /// A list, with its span in the file.
     List(Vec<Data>, Span),
+    /// A map (keys may be expressions), with its span in the file.
     Map(Vec<(Data, Data)>, Span),
 }
 
@@ -124,6 +134,7 @@ impl Data {
         }
     }
 
+    /// The expression, when this is one.
     pub fn as_expr(&self) -> Option<&Expr> {
         match self {
             Data::Expr(e) => Some(e),
@@ -163,6 +174,7 @@ impl Data {
 /// An expression with the place where it was found (for `check --expressions`).
 #[derive(Clone, Debug)]
 pub struct FoundExpr {
+    /// The expression found.
     pub expr: Expr,
     pub(crate) path: DocPath,
 }

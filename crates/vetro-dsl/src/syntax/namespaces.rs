@@ -4,13 +4,18 @@
 use indexmap::IndexMap;
 
 #[derive(Clone, Debug, Default, PartialEq)]
+/// The namespace prefixes of a class file (`Namespaces:`).
 pub struct Namespaces {
     /// prefix -> namespace; `=` is the current namespace. Empty means "none".
     pub(crate) map: IndexMap<String, String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct UnknownPrefix(pub String);
+/// A type name whose namespace prefix the file does not declare.
+pub struct UnknownPrefix(
+    /// The prefix.
+    pub String,
+);
 
 impl Namespaces {
     /// Resolve a type name written in this scope to a full class name.

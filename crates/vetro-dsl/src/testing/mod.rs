@@ -18,16 +18,20 @@ const FIXTURE: &str = "io.murano.test.TestFixture";
 /// The outcome of one test method.
 #[derive(Clone, Debug)]
 pub struct TestResult {
+    /// The test fixture's class.
     pub class: String,
+    /// The test method.
     pub method: String,
     /// `None` when the test passed.
     pub failure: Option<Failure>,
 }
 
 #[derive(Clone, Debug)]
+/// Why a test failed.
 pub struct Failure {
     /// Exception names (`AssertionError`, `io.murano.Exception`, ...).
     pub names: Vec<String>,
+    /// The exception's message.
     pub message: String,
     /// Innermost frame first.
     pub frames: Vec<Frame>,
@@ -165,7 +169,7 @@ fn run_each(lib: &Library, filter: Option<&str>, report: impl FnMut(&TestResult)
     run_each_on(lib, filter, &mut fresh, report)
 }
 
-/// [`run_each`], each test against the backend `backend` gives.
+/// `run_each`, each test against the backend `backend` gives.
 pub fn run_each_on(
     lib: &Library,
     filter: Option<&str>,
