@@ -19,7 +19,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::sync::Mutex;
-use vetro_yaql::value::Dict;
+use vetro_yaql::value::{Dict, DictKeys, List};
 use vetro_yaql::Value;
 
 /// One step of the record; containers are followed by their items (dicts
@@ -89,18 +89,60 @@ impl Spares {
 impl Staged {
     /// The values read, in the order they were staged (needs no GIL); the
     /// buffers go back to `spares`.
-    pub fn build(mut self, spares: &Spares) -> Vec<Value> {
-        let (mut at, mut out) = (0, Vec::new());
-        while at < self.ops.len() {
-            out.push(self.value(&mut at));
+    pub fn build(self, spares: &Spares) -> Vec<Value> {
+        let Staged {
+            ops,
+            text,
+            keys,
+            ready,
+        } = self;
+        let mut b = Builder {
+            ops: &ops,
+            text: &text,
+            keys: &keys,
+            ready,
+            at: 0,
+            items: Vec::new(),
+            key_ids: Vec::new(),
+            key_sets: AddrMap::default(),
+        };
+        let mut out = Vec::new();
+        while b.at < ops.len() {
+            out.push(b.value());
         }
-        spares.give(self.ops, self.text);
+        drop(b);
+        spares.give(ops, text);
         out
     }
+}
 
-    fn value(&mut self, at: &mut usize) -> Value {
-        let op = self.ops[*at];
-        *at += 1;
+/// Lists of keys kept for dictionaries past this many distinct ones are
+/// made afresh (dictionaries keyed by names rather than fields).
+const MAX_KEY_SETS: usize = 4096;
+
+/// What making the values of a record keeps between them.
+struct Builder<'s> {
+    ops: &'s [Op],
+    text: &'s str,
+    keys: &'s [Value],
+    ready: Vec<Value>,
+    /// The next step of the record.
+    at: usize,
+    /// The items of the lists and the values of the dicts being made,
+    /// innermost last: each container is allocated once, at its final
+    /// size, when it ends.
+    items: Vec<Value>,
+    /// The keys (by number) of the dicts being made, innermost last.
+    key_ids: Vec<u32>,
+    /// The lists of keys made, by the keys' numbers: records with the same
+    /// keys in the same order share one.
+    key_sets: AddrMap<Box<[u32]>, DictKeys>,
+}
+
+impl Builder<'_> {
+    fn value(&mut self) -> Value {
+        let op = self.ops[self.at];
+        self.at += 1;
         match op {
             Op::Null => Value::Null,
             Op::Bool(b) => Value::Bool(b),
@@ -113,22 +155,55 @@ impl Staged {
             Op::Key(i) => self.keys[i as usize].clone(),
             Op::Ready(i) => std::mem::replace(&mut self.ready[i as usize], Value::Null),
             Op::List(n) => {
-                let items = (0..n).map(|_| self.value(at)).collect();
-                Value::list(items)
-            }
-            Op::Dict(n, distinct) => {
-                let mut entries = Vec::with_capacity(n as usize);
+                let start = self.items.len();
                 for _ in 0..n {
-                    let k = self.value(at);
-                    entries.push((k, self.value(at)));
+                    let v = self.value();
+                    self.items.push(v);
                 }
-                Value::dict(if distinct {
-                    Dict::from_distinct(entries)
-                } else {
-                    entries.into_iter().collect()
-                })
+                Value::List(List::from_tail(&mut self.items, start))
+            }
+            Op::Dict(n, true) => self.distinct_dict(n),
+            Op::Dict(n, false) => {
+                let mut d = Dict::with_capacity(n as usize);
+                for _ in 0..n {
+                    let k = self.value();
+                    let v = self.value();
+                    d.insert(k, v);
+                }
+                Value::dict(d)
             }
         }
+    }
+
+    /// A dict whose keys are distinct strings, each staged as a key.
+    fn distinct_dict(&mut self, n: u32) -> Value {
+        let (start, first_key) = (self.items.len(), self.key_ids.len());
+        for _ in 0..n {
+            let Op::Key(k) = self.ops[self.at] else {
+                unreachable!("the keys of a dict of distinct strings are staged as keys")
+            };
+            self.at += 1;
+            self.key_ids.push(k);
+            let v = self.value();
+            self.items.push(v);
+        }
+        let keys = self.key_set(first_key);
+        self.key_ids.truncate(first_key);
+        Value::dict(Dict::from_keys_tail(&keys, &mut self.items, start))
+    }
+
+    /// The list of the keys numbered from `first` on in `key_ids`.
+    fn key_set(&mut self, first: usize) -> DictKeys {
+        let ids = &self.key_ids[first..];
+        if let Some(keys) = self.key_sets.get(ids) {
+            return keys.clone();
+        }
+        let keys =
+            DictKeys::from_distinct(ids.iter().map(|&i| self.keys[i as usize].clone()).collect());
+        if self.key_sets.len() < MAX_KEY_SETS {
+            self.key_sets.insert(ids.into(), keys.clone());
+        }
+        keys
     }
 }
 

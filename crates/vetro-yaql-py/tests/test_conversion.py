@@ -92,6 +92,24 @@ def test_every_kind_of_item_survives_the_staged_conversion():
     assert evaluate('$.ints[3] + 1', data) == 2 ** 63 + 1
 
 
+def test_records_with_the_same_keys_stay_apart():
+    # Records with the same keys in the same order share one list of keys
+    # in the engine; each keeps its own values, and a change to one (a new
+    # key, a new value) is its own. Past a few thousand distinct sets of
+    # keys, the dicts are made without sharing, and come out the same.
+    data = [{'a': i, 'b': {'a': -i, 'b': None}} for i in range(3)]
+    data += [{'k%d' % i: i} for i in range(5000)]
+    assert evaluate('$', data) == data
+    assert evaluate('$.take(3).select($.b.a)', data) == [0, -1, -2]
+    grown = evaluate('$.take(2).select($.set(c => $.a))', data)
+    assert [list(r) for r in grown] == [['a', 'b', 'c'], ['a', 'b', 'c']]
+    assert [r['c'] for r in grown] == [0, 1]
+    assert evaluate('$.take(2).select($.set(a => 7)).select($.a) + '
+                    '$.take(2).select($.a)', data) == [7, 7, 0, 1]
+    assert [list(r) for r in evaluate('$.skip(5000)', data)] == [
+        ['k4997'], ['k4998'], ['k4999']]
+
+
 def test_context_variables_are_converted_as_data_is():
     # Mistral binds its data as the context's `$`, orquesta as variables:
     # both are staged with the data, in layers of their own.

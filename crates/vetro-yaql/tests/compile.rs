@@ -293,6 +293,25 @@ fn a_layer_made_later_turns_kernels_off() {
     );
 }
 
+/// A layer holding only a method fallback changes no call, so compiled
+/// calls stay on under it; a function registered in that same layer later
+/// shadows the library from then on.
+#[test]
+fn a_fallback_layer_keeps_compiled_calls_until_it_names_a_function() {
+    let engine = Engine::new(EngineOptions::default());
+    let e = engine.parse("[1, 2].select($ * 2)").unwrap();
+    let host = engine.context();
+    host.set_method_fallback(|_, _, _, _| Ok(Value::Null));
+    let ctx = host.child();
+    let doubled = Value::list(vec![2.into(), 4.into()]);
+    assert_eq!(engine.evaluate_in(&e, &ctx).unwrap(), doubled);
+    assert_eq!(engine.evaluate_in(&e, &ctx.child()).unwrap(), doubled);
+    host.register_fn("#operator_*", Form::Function, |a: i64, b: i64| a - b);
+    let shadowed = Value::list(vec![(-1).into(), 0.into()]);
+    assert_eq!(engine.evaluate_in(&e, &ctx).unwrap(), shadowed);
+    assert_eq!(engine.evaluate_in(&e, &ctx.child()).unwrap(), shadowed);
+}
+
 /// A kernel's calls count against the operation budget.
 #[test]
 fn kernel_calls_are_operations() {

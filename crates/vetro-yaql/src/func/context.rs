@@ -54,6 +54,13 @@ pub struct Layer {
     fallback: Option<Rc<MethodFallback>>,
 }
 
+impl Layer {
+    /// Whether this layer defines or hides any function name.
+    fn names_any(&self) -> bool {
+        !self.funcs.is_empty() || !self.exclusive.is_empty()
+    }
+}
+
 /// A scope. Lookups walk from the innermost context to the root; inner
 /// bindings shadow outer ones.
 pub struct Context {
@@ -66,16 +73,18 @@ pub struct Context {
     /// outlives every context below it, and so does its library.
     root_library: usize,
     /// The value of [`LAYERS_MADE`] when the chain from here to the root
-    /// was last found to hold no layer (0: not found so).
+    /// was last found to hold no layer naming a function (0: not found
+    /// so).
     plain_since: Cell<u64>,
     pub rt: Rc<Runtime>,
 }
 
-/// Counts the context layers made (a context given its first function,
-/// hidden name or fallback), process-wide: a chain found to hold no layer
-/// holds none as long as this has not changed, so that checking that no
-/// layer redefines a name is one comparison instead of a walk. Counting
-/// every thread's layers only makes that walk happen again.
+/// Counts the context layers that came to name functions (a context given
+/// its first function or hidden name), process-wide: a chain found to hold
+/// no such layer holds none as long as this has not changed, so that
+/// checking that no layer redefines a name is one comparison instead of a
+/// walk. Counting every thread's layers only makes that walk happen again.
+/// (A layer holding only a method fallback changes no call.)
 static LAYERS_MADE: AtomicU64 = AtomicU64::new(1);
 
 /// A host hook for `obj.name(args)` on a [`Value::Object`] receiver when no
@@ -298,10 +307,13 @@ impl Context {
     /// Change this context's own layer, copying it first if it is shared.
     fn edit_layer<R>(&self, edit: impl FnOnce(&mut Layer) -> R) -> R {
         let mut layer = self.layer.borrow_mut();
-        if layer.is_none() {
+        let layer = Rc::make_mut(layer.get_or_insert_with(Default::default));
+        let named = layer.names_any();
+        let out = edit(layer);
+        if !named && layer.names_any() {
             LAYERS_MADE.fetch_add(1, Ordering::Relaxed);
         }
-        edit(Rc::make_mut(layer.get_or_insert_with(Default::default)))
+        out
     }
 
     /// Register a typed host function in this layer: its parameter types
@@ -423,14 +435,15 @@ impl Context {
 
     /// [`Context::sees_library_for`] (`name` given) or
     /// [`Context::sees_only_library`] by a walk up the chain, which
-    /// remembers a chain found to hold no layer.
+    /// remembers in each context on it a chain found to hold no layer.
     #[cold]
     fn sees_library_slow(&self, name: Option<&str>, library: &Arc<Library>) -> bool {
         let made = LAYERS_MADE.load(Ordering::Relaxed);
         let mut plain = true;
         let mut c = self;
         loop {
-            if let Some(l) = c.layer.borrow().as_ref() {
+            // A layer holding only a method fallback changes no call.
+            if let Some(l) = c.layer.borrow().as_ref().filter(|l| l.names_any()) {
                 plain = false;
                 let Some(name) = name else {
                     return false;
@@ -445,7 +458,14 @@ impl Context {
             }
         }
         if plain {
-            self.plain_since.set(made);
+            // Every context on the way holds a plain chain too: the
+            // scopes made later under any of them (one per item of a
+            // query) start out knowing it.
+            let mut c = Some(self);
+            while let Some(x) = c {
+                x.plain_since.set(made);
+                c = x.parent.as_deref();
+            }
         }
         self.root_library == Arc::as_ptr(library) as usize
     }

@@ -131,8 +131,9 @@ impl DictKeys {
         self.0.sync_len();
     }
 
-    /// Keys known to be distinct.
-    fn from_distinct(keys: Vec<Value>) -> DictKeys {
+    /// Keys known to be distinct (a Python dict's string keys, say): made
+    /// without comparing them.
+    pub fn from_distinct(keys: Vec<Value>) -> DictKeys {
         let index = index_of(&keys);
         DictKeys(Shared::from_parts(keys, index))
     }
@@ -202,7 +203,7 @@ impl Dict {
     ///
     /// # Panics
     /// When the two differ in length.
-    pub(crate) fn from_keys_tail(keys: &DictKeys, items: &mut Vec<Value>, start: usize) -> Dict {
+    pub fn from_keys_tail(keys: &DictKeys, items: &mut Vec<Value>, start: usize) -> Dict {
         assert_eq!(keys.len(), items.len() - start, "as many keys as values");
         Dict(Shared::from_tail(items, start, keys.clone()))
     }

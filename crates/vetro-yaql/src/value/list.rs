@@ -108,8 +108,9 @@ impl List {
 
 impl List {
     /// The list of the items of `items` from `start` on, moved out of it
-    /// (a reader's stack of items being read).
-    pub(crate) fn from_tail(items: &mut Vec<Value>, start: usize) -> List {
+    /// (a reader's stack of items being read): one allocation, at the
+    /// final size.
+    pub fn from_tail(items: &mut Vec<Value>, start: usize) -> List {
         List(Shared::from_tail(items, start, ()))
     }
 }
