@@ -168,15 +168,18 @@ def measure(repeat, items):
     return out
 
 
-def threads(out, engine, items, repeat, n_threads=4):
-    """Two workloads evaluated `n_threads` times one after the other in one
-    thread, then `n_threads` times at once by a pool of as many threads, on
-    one engine and statement: where/select over the records, and a
-    computation on no data (`items` * 10 numbers). The one-thread and the
-    many-thread runs alternate, `repeat` of each; per workload: the wall
-    time of each pair, the process's CPU time over the wall time of the
-    many-thread runs (above 1 only when threads ran at once), and, for the
-    drop-in, the share of a call's CPU time spent with the GIL held."""
+def threads(out, engine, items, repeat, n_threads=4, streams=(1, 8)):
+    """Two workloads on one engine and statement: where/select over the
+    records, and a computation on no data (`items` * 10 numbers). For each
+    length `k` of `streams`: `n_threads` * `k` calls one after the other in
+    one thread, then `k` calls in a row by each of a pool of `n_threads`
+    threads at once (k = 1: a burst of calls that start together, k > 1: a
+    stream per thread, as a server's threads serve requests). The one-thread
+    and the many-thread runs alternate, `repeat` of each; per workload and
+    length: the wall time of each pair, the process's CPU time over the wall
+    time of the many-thread runs (above 1 only when threads ran at once),
+    and, for the drop-in, the share of a call's CPU time spent with the GIL
+    held."""
     from concurrent.futures import ThreadPoolExecutor
     import yaql
     name, expr, _ = EVAL_WORKLOADS[0]
@@ -191,30 +194,32 @@ def threads(out, engine, items, repeat, n_threads=4):
     # first calls also pay for the memory its allocator takes.
     pool = ThreadPoolExecutor(max_workers=n_threads)
     for label, stmt, data in workloads:
-        def one(stmt=stmt, data=data):
-            stmt.evaluate(data=data, context=context)
+        def calls(k, stmt=stmt, data=data):
+            for _ in range(k):
+                stmt.evaluate(data=data, context=context)
 
-        def serial():
-            for _ in range(n_threads):
-                one()
-
-        def parallel():
-            for f in [pool.submit(one) for _ in range(n_threads)]:
+        def parallel(k):
+            for f in [pool.submit(calls, k) for _ in range(n_threads)]:
                 f.result()
-        one()  # the engine and the statement's tree built
-        parallel()  # the pool's threads started, their memory taken
-        out[f"held {label}"] = held_share(one, repeat)
-        walls = {"one": [], "many": []}
-        cpu = {"one": 0.0, "many": 0.0}
-        for _ in range(repeat):
-            for kind, fn in (("one", serial), ("many", parallel)):
-                c0, t0 = time.process_time(), time.perf_counter()
-                fn()
-                walls[kind].append(time.perf_counter() - t0)
-                cpu[kind] += time.process_time() - c0
-        out[f"threads {label}"] = dict(
-            walls, **{f"cpu/wall {k}": cpu[k] / sum(walls[k]) for k in cpu},
-            **{f"cpu/call {k}": cpu[k] / (repeat * n_threads) for k in cpu})
+        calls(1)  # the engine and the statement's tree built
+        parallel(1)  # the pool's threads started, their memory taken
+        out[f"held {label}"] = held_share(lambda: calls(1), repeat)
+        for k in streams:
+            walls = {"one": [], "many": []}
+            cpu = {"one": 0.0, "many": 0.0}
+            for _ in range(repeat):
+                for kind, fn in (("one", lambda: calls(n_threads * k)),
+                                 ("many", lambda: parallel(k))):
+                    c0, t0 = time.process_time(), time.perf_counter()
+                    fn()
+                    walls[kind].append(time.perf_counter() - t0)
+                    cpu[kind] += time.process_time() - c0
+            per = "1 call per thread" if k == 1 else f"{k} calls per thread"
+            out[f"threads {label}; {per}"] = dict(
+                walls, label=label,
+                **{f"cpu/wall {x}": cpu[x] / sum(walls[x]) for x in cpu},
+                **{f"cpu/call {x}": cpu[x] / (repeat * n_threads * k)
+                   for x in cpu})
     pool.shutdown()
 
 
@@ -238,11 +243,12 @@ def held_share(one, repeat):
             "held": 1 - released / 1e9 / total}
 
 
-def threads_only(repeat, items, n_threads):
+def threads_only(repeat, items, n_threads, streams):
     import yaql
     from yaql.language import factory
     out = {"version": getattr(yaql, "__version__", "?")}
-    threads(out, factory.YaqlFactory().create(), items, repeat, n_threads)
+    threads(out, factory.YaqlFactory().create(), items, repeat, n_threads,
+            streams)
     return out
 
 
@@ -254,7 +260,7 @@ def threads_report(res, n_threads):
     print(f"{n_threads} threads against one on one engine (drop-in "
           f"{res['version']}), {cores} cores, load average "
           f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())} at the end\n")
-    print(f"| workload | one thread, {n_threads} calls | {n_threads} threads "
+    print(f"| workload; calls per thread | one thread, all calls | {n_threads} threads "
           "| speed-up | pairs | CPU/wall, one / many | CPU per call, one / "
           "many | GIL held | ceiling |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -263,7 +269,7 @@ def threads_report(res, n_threads):
             continue
         label = key.removeprefix("threads ")
         ratios = [a / b for a, b in zip(t["one"], t["many"])]
-        h = res[f"held {label}"]
+        h = res[f"held {t['label']}"]
         ceiling = min(cores, n_threads, 1 / max(h["held"], 1e-9))
         print(f"| {label} | {fmt(statistics.median(t['one']))} | "
               f"{fmt(statistics.median(t['many']))} | "
@@ -342,6 +348,11 @@ def main():
                     help="skip the threads against one thread")
     ap.add_argument("--threads", type=int, default=4,
                     help="threads to compare with one (default 4)")
+    ap.add_argument("--streams", metavar="K,...", default="1,8",
+                    type=lambda v: [int(x) for x in v.split(",")],
+                    help="calls each thread makes in a row, one measure per "
+                         "length (default 1,8: a burst of calls that start "
+                         "together, and streams of 8)")
     ap.add_argument("--only", metavar="NAME,...",
                     help="only the evaluations over generated records whose "
                          "names start so (e.g. where/select,identity)")
@@ -351,7 +362,7 @@ def main():
     only = a.only.split(",") if a.only else None
     if a.measure:
         if a.threads_only:
-            out = threads_only(a.repeat, a.items, a.threads)
+            out = threads_only(a.repeat, a.items, a.threads, a.streams)
         elif only:
             out = evaluations_only(a.repeat, a.items, only)
         else:
@@ -366,7 +377,8 @@ def main():
         # Three calls at least per measure, to have a median.
         args = ["--measure", "--threads-only", "--repeat",
                 str(max(a.repeat, 3)), "--items", str(a.items),
-                "--threads", str(a.threads)]
+                "--threads", str(a.threads),
+                "--streams", ",".join(map(str, a.streams))]
         print()
         threads_report(run(a.vetro_python, args), a.threads)
 

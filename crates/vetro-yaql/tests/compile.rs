@@ -312,6 +312,52 @@ fn a_fallback_layer_keeps_compiled_calls_until_it_names_a_function() {
     assert_eq!(engine.evaluate_in(&e, &ctx.child()).unwrap(), shadowed);
 }
 
+/// `and` and `or` at compiled call sites evaluate their operands in order,
+/// the right one only when the left does not decide, and give the value
+/// that decides (not a boolean), as the library's functions and the tree
+/// walk do; a function of the name in a layer takes over.
+#[test]
+fn and_or_short_circuit_at_compiled_sites() {
+    let engine = Engine::new(EngineOptions::default());
+    let json = |r: vetro_yaql::Result<Value>| {
+        r.map(|v| vetro_yaql::data::to_json_string(&v, false))
+            .map_err(|e| (e.kind, e.position))
+    };
+    for (text, want) in [
+        ("false and 1 / 0", Ok("false")),
+        ("true or 1 / 0", Ok("true")),
+        ("0 or 'x'", Ok("\"x\"")),
+        ("null and 1", Ok("null")),
+        ("2 and 3", Ok("3")),
+        ("'' or 0", Ok("0")),
+        ("[2, 0, 3].select($ and 10 - $)", Ok("[8,0,7]")),
+        (
+            "[1, 0].select($ or 1 / $)",
+            Err((ErrorKind::ZeroDivision, Some(21))),
+        ),
+    ] {
+        let e = engine.parse(text).unwrap();
+        let tree = vetro_yaql::Expression::from_tree(e.source.clone(), e.ast.clone());
+        let want = want.map(str::to_string);
+        assert_eq!(json(engine.evaluate(&e, Value::Null, &[])), want, "{text}");
+        assert_eq!(
+            json(engine.evaluate(&tree, Value::Null, &[])),
+            want,
+            "{text}"
+        );
+    }
+    let e = engine.parse("[2, 0].select($ and 5)").unwrap();
+    let ctx = engine.context().child();
+    ctx.register_fn("#operator_and", Form::Function, |a: i64, b: i64| {
+        a * 100 + b
+    });
+    ctx.set_exclusive("#operator_and");
+    assert_eq!(
+        engine.evaluate_in(&e, &ctx).unwrap(),
+        Value::list(vec![205.into(), 5.into()])
+    );
+}
+
 /// A kernel's calls count against the operation budget.
 #[test]
 fn kernel_calls_are_operations() {

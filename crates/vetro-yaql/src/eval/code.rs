@@ -44,6 +44,10 @@ fn run_call(code: &Compiled, node: &Node, ctx: &Rc<Context>) -> Result<Value> {
             match (site, &args.pos) {
                 (Some(site), Some(pos)) => {
                     let site = code.site_at(site);
+                    if let (Some(f), [a, b]) = (site.direct_lazy, &pos[..]) {
+                        let x = run(code, *a, ctx)?;
+                        return f(x, &mut || run(code, *b, ctx));
+                    }
                     if let (Some(d), [a, b]) = (&site.direct, &pos[..]) {
                         let x = run(code, *a, ctx)?;
                         let y = run(code, *b, ctx)?;

@@ -14,7 +14,7 @@ use super::resolve::{more_specific, param_for, pre_filter};
 use super::site::{DirectKeySite, DirectSite, Site, SiteCand};
 use crate::error::{Error, ErrorKind};
 use crate::func::library::Library;
-use crate::func::{mask, PType};
+use crate::func::{mask, DirectLazy, PType};
 use crate::parser::{Arg, Expr, ExprKind};
 use crate::runtime::{Options, Runtime};
 use smallvec::SmallVec;
@@ -374,12 +374,17 @@ impl Compiled {
             }
             _ => None,
         };
+        let direct_lazy = match pos {
+            [Some(_), Some(_)] => direct_lazy_site(&layers),
+            _ => None,
+        };
         self.by_node.insert(key(e), self.sites.len() as u32);
         self.sites.push(Site {
             layers,
             fixed,
             direct,
             direct_key,
+            direct_lazy,
         });
     }
 }
@@ -460,6 +465,17 @@ fn direct_key_site(layers: &[SmallVec<[SiteCand; 4]>]) -> Option<DirectKeySite> 
         f: best.def.direct_key?,
         kinds: kinds[0],
     })
+}
+
+/// The body of the only overload of a site of two argument expressions,
+/// when it takes both lazily and has a [`DirectLazy`] form.
+fn direct_lazy_site(layers: &[SmallVec<[SiteCand; 4]>]) -> Option<DirectLazy> {
+    let mut all = layers.iter().flatten();
+    let only = all.next()?;
+    let fits = only.lazy == 0b11 && only.def.params.len() == 2 && only.def.kwonly.is_empty();
+    (fits && all.next().is_none())
+        .then_some(only.def.direct_lazy)
+        .flatten()
 }
 
 /// The direct overload of a site of two argument expressions all of whose

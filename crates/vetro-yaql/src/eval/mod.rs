@@ -107,8 +107,9 @@ fn located_at(mut err: Error, at: usize) -> Error {
 fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
     match &e.kind {
         ExprKind::Call { name, args, .. } => match compiled_site(ctx, e, name) {
-            Some(site) => match (&site.direct, &args[..]) {
-                (Some(d), [Arg::Pos(a), Arg::Pos(b)]) => direct_call(ctx, name, site, d, a, b),
+            Some(site) => match (&site.direct, site.direct_lazy, &args[..]) {
+                (_, Some(f), [Arg::Pos(a), Arg::Pos(b)]) => f(eval(a, ctx)?, &mut || eval(b, ctx)),
+                (Some(d), _, [Arg::Pos(a), Arg::Pos(b)]) => direct_call(ctx, name, site, d, a, b),
                 _ => site_call(ctx, name, site, None, positional(args), false),
             },
             None => {

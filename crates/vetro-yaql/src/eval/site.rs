@@ -2,7 +2,7 @@
 //! mean, found once by the compile stage (`compile.rs`) and read by the
 //! resolver (`resolve.rs`) at each evaluation.
 
-use crate::func::{mask, Direct, DirectKey, SharedDef};
+use crate::func::{mask, Direct, DirectKey, DirectLazy, SharedDef};
 use crate::value::Value;
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -19,6 +19,9 @@ pub(crate) struct Site {
     /// A `value.name` whose overload, for some kinds of values, is known
     /// to be one with a [`DirectKey`] body.
     pub direct_key: Option<DirectKeySite>,
+    /// A call of two argument expressions whose only overload has a
+    /// [`DirectLazy`] body.
+    pub direct_lazy: Option<DirectLazy>,
 }
 
 /// The overload a `value.name` site picks for some kinds of its value.

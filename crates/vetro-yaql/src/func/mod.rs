@@ -607,7 +607,17 @@ pub struct SharedDef {
     pub direct: Option<Direct>,
     /// The same for a function of a value and a bare word (`$.name`).
     pub direct_key: Option<DirectKey>,
+    /// The body as a plain function of its first argument's value and its
+    /// second argument still to evaluate, for a function of two lazy
+    /// parameters that evaluates them in order at most once each (`and`,
+    /// `or`): a compiled call site whose only overload this is evaluates
+    /// the arguments itself instead of making lambdas of them.
+    pub direct_lazy: Option<DirectLazy>,
 }
+
+/// [`SharedDef::direct_lazy`]: the first argument's value, and what
+/// evaluates the second.
+pub type DirectLazy = fn(Value, &mut dyn FnMut() -> Result<Value>) -> Result<Value>;
 
 /// What a function of two evaluated values computes ([`SharedDef::direct`]):
 /// for any two values it accepts, and, when given, for two integers
@@ -810,6 +820,14 @@ impl SharedDef {
         self
     }
 
+    /// The same function, called as `direct` by compiled call sites whose
+    /// only overload it is (see [`SharedDef::direct_lazy`]); `direct` must
+    /// compute what the body does.
+    pub fn with_direct_lazy(mut self, direct: DirectLazy) -> SharedDef {
+        self.direct_lazy = Some(direct);
+        self
+    }
+
     /// A function with the given positional parameters and nothing else.
     pub fn with_params(
         name: &str,
@@ -822,6 +840,7 @@ impl SharedDef {
             body: Arc::new(body),
             direct: None,
             direct_key: None,
+            direct_lazy: None,
         }
     }
 

@@ -537,6 +537,7 @@ impl<F: Fn(&Call, Args) -> Result<Value> + Send + Sync + 'static> From<FnDef<F>>
             body: Arc::new(def.body),
             direct: None,
             direct_key: None,
+            direct_lazy: None,
         }
     }
 }
