@@ -106,10 +106,10 @@ impl Staged {
             key_ids: Vec::new(),
             key_sets: AddrMap::default(),
         };
-        let mut out = Vec::new();
         while b.at < ops.len() {
-            out.push(b.value());
+            b.push_value();
         }
+        let out = std::mem::take(&mut b.items);
         drop(b);
         spares.give(ops, text);
         out
@@ -128,9 +128,12 @@ struct Builder<'s> {
     ready: Vec<Value>,
     /// The next step of the record.
     at: usize,
-    /// The items of the lists and the values of the dicts being made,
-    /// innermost last: each container is allocated once, at its final
-    /// size, when it ends.
+    /// The values made: those of the record's top level, and the items of
+    /// the lists and the values of the dicts being made, innermost last.
+    /// Each container is allocated once, at its final size, when it ends.
+    /// (Values are written here where they are made: a value returned
+    /// by a function is written by parts and read back whole, which
+    /// stalls the processor at each one.)
     items: Vec<Value>,
     /// The keys (by number) of the dicts being made, innermost last.
     key_ids: Vec<u32>,
@@ -140,43 +143,52 @@ struct Builder<'s> {
 }
 
 impl Builder<'_> {
-    fn value(&mut self) -> Value {
+    /// Make the next value of the record, onto [`Builder::items`].
+    fn push_value(&mut self) {
         let op = self.ops[self.at];
         self.at += 1;
         match op {
-            Op::Null => Value::Null,
-            Op::Bool(b) => Value::Bool(b),
-            Op::Int(i) => Value::Int(i),
-            Op::Float(x) => Value::Float(x),
+            Op::Null => self.items.push(Value::Null),
+            Op::Bool(b) => self.items.push(Value::Bool(b)),
+            Op::Int(i) => self.items.push(Value::Int(i)),
+            Op::Float(x) => self.items.push(Value::Float(x)),
             Op::Str(start, len) => {
                 let start = start as usize;
-                Value::str(&self.text[start..start + len as usize])
+                let s = &self.text[start..start + len as usize];
+                self.items.push(Value::str(s));
             }
-            Op::Key(i) => self.keys[i as usize].clone(),
-            Op::Ready(i) => std::mem::replace(&mut self.ready[i as usize], Value::Null),
+            Op::Key(i) => self.items.push(self.keys[i as usize].clone()),
+            Op::Ready(i) => {
+                let v = std::mem::replace(&mut self.ready[i as usize], Value::Null);
+                self.items.push(v);
+            }
             Op::List(n) => {
                 let start = self.items.len();
                 for _ in 0..n {
-                    let v = self.value();
-                    self.items.push(v);
+                    self.push_value();
                 }
-                Value::List(List::from_tail(&mut self.items, start))
+                let list = List::from_tail(&mut self.items, start);
+                self.items.push(Value::List(list));
             }
             Op::Dict(n, true) => self.distinct_dict(n),
             Op::Dict(n, false) => {
+                let start = self.items.len();
+                for _ in 0..2 * n {
+                    self.push_value();
+                }
                 let mut d = Dict::with_capacity(n as usize);
-                for _ in 0..n {
-                    let k = self.value();
-                    let v = self.value();
+                let mut entries = self.items.drain(start..);
+                while let (Some(k), Some(v)) = (entries.next(), entries.next()) {
                     d.insert(k, v);
                 }
-                Value::dict(d)
+                drop(entries);
+                self.items.push(Value::dict(d));
             }
         }
     }
 
     /// A dict whose keys are distinct strings, each staged as a key.
-    fn distinct_dict(&mut self, n: u32) -> Value {
+    fn distinct_dict(&mut self, n: u32) {
         let (start, first_key) = (self.items.len(), self.key_ids.len());
         for _ in 0..n {
             let Op::Key(k) = self.ops[self.at] else {
@@ -184,12 +196,12 @@ impl Builder<'_> {
             };
             self.at += 1;
             self.key_ids.push(k);
-            let v = self.value();
-            self.items.push(v);
+            self.push_value();
         }
         let keys = self.key_set(first_key);
         self.key_ids.truncate(first_key);
-        Value::dict(Dict::from_keys_tail(&keys, &mut self.items, start))
+        let d = Dict::from_keys_tail(&keys, &mut self.items, start);
+        self.items.push(Value::dict(d));
     }
 
     /// The list of the keys numbered from `first` on in `key_ids`.

@@ -134,6 +134,7 @@ impl From<f64> for Value {
     }
 }
 impl From<&str> for Value {
+    #[inline]
     fn from(s: &str) -> Value {
         Value::Str(Str::from(s))
     }
@@ -172,6 +173,7 @@ impl From<Vec<Value>> for Value {
 }
 
 impl Value {
+    #[inline]
     pub fn str(s: &str) -> Value {
         Value::Str(Str::from(s))
     }
