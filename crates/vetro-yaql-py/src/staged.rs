@@ -131,9 +131,6 @@ struct Builder<'s> {
     /// The values made: those of the record's top level, and the items of
     /// the lists and the values of the dicts being made, innermost last.
     /// Each container is allocated once, at its final size, when it ends.
-    /// (Values are written here where they are made: a value returned
-    /// by a function is written by parts and read back whole, which
-    /// stalls the processor at each one.)
     items: Vec<Value>,
     /// The keys (by number) of the dicts being made, innermost last.
     key_ids: Vec<u32>,
