@@ -312,6 +312,28 @@ fn a_fallback_layer_keeps_compiled_calls_until_it_names_a_function() {
     assert_eq!(engine.evaluate_in(&e, &ctx.child()).unwrap(), shadowed);
 }
 
+/// A layer naming other functions leaves compiled calls and kernels on for
+/// the names it does not define; a name it gains later shadows the library
+/// from then on, in contexts made before and after.
+#[test]
+fn a_layer_gaining_a_name_shadows_it_from_then_on() {
+    let engine = Engine::new(EngineOptions::default());
+    let e = engine.parse("[1, 2].select($ * 2).sum() + 1").unwrap();
+    let host = engine.context();
+    host.register_fn("trace", Form::Function, |a: i64| a);
+    let ctx = host.child();
+    assert_eq!(engine.evaluate_in(&e, &ctx).unwrap(), Value::Int(7));
+    assert_eq!(engine.evaluate_in(&e, &ctx.child()).unwrap(), Value::Int(7));
+    host.register_fn("#operator_*", Form::Function, |a: i64, b: i64| a - b);
+    assert_eq!(engine.evaluate_in(&e, &ctx).unwrap(), Value::Int(0));
+    assert_eq!(engine.evaluate_in(&e, &ctx.child()).unwrap(), Value::Int(0));
+    host.register_fn("#operator_+", Form::Function, |a: i64, b: i64| a * b);
+    assert_eq!(
+        engine.evaluate_in(&e, &host.child()).unwrap(),
+        Value::Int(-1)
+    );
+}
+
 /// `and` and `or` at compiled call sites evaluate their operands in order,
 /// the right one only when the left does not decide, and give the value
 /// that decides (not a boolean), as the library's functions and the tree

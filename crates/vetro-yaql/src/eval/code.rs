@@ -7,7 +7,7 @@
 //! way, with the same results.
 
 use super::node::{Node, NodeId, Op, VarRef};
-use super::resolve::{call_args, direct_call_values, resolve_site, PosArg, PosVec};
+use super::resolve::{call_args, call_code_args, direct_call_values, resolve_site, PosArg, PosVec};
 use super::{compile::Compiled, located_at, ArgVec, CallArg};
 use crate::error::Result;
 use crate::func::context::{Context, CONTEXT_DOT};
@@ -40,10 +40,9 @@ pub(crate) fn run(code: &Compiled, id: NodeId, ctx: &Rc<Context>) -> Result<Valu
 fn run_call(code: &Compiled, node: &Node, ctx: &Rc<Context>) -> Result<Value> {
     match &node.op {
         Op::Call { name, site, args } => {
-            let site = site.filter(|_| ctx.sees_library_for(name, code.library()));
+            let site = code.site_of(*site, ctx, name);
             match (site, &args.pos) {
                 (Some(site), Some(pos)) => {
-                    let site = code.site_at(site);
                     if let (Some(f), [a, b]) = (site.direct_lazy, &pos[..]) {
                         let x = run(code, *a, ctx)?;
                         return f(x, &mut || run(code, *b, ctx));
@@ -59,7 +58,8 @@ fn run_call(code: &Compiled, node: &Node, ctx: &Rc<Context>) -> Result<Value> {
                     let pos = pos.iter().map(|i| arg_of(code, *i)).collect();
                     resolve_site(ctx, name, site, pos, false)
                 }
-                _ => call_args(ctx, name, args.call_args(), false),
+                (_, Some(_)) => call_args(ctx, name, args.call_args(), false),
+                (_, None) => call_code_args(ctx, name, None, args, |i| tree_of(code, i), false),
             }
         }
         Op::Method {
@@ -90,12 +90,14 @@ fn run_call(code: &Compiled, node: &Node, ctx: &Rc<Context>) -> Result<Value> {
                     }
                 }
             }
-            let site = site.filter(|_| ctx.sees_library_for(name, code.library()));
-            if let (Some(site), Some(pos)) = (site, &args.pos) {
+            if let (Some(site), Some(pos)) = (code.site_of(*site, ctx, name), &args.pos) {
                 let mut p = PosVec::new();
                 p.push(PosArg::Val(r));
                 p.extend(pos.iter().map(|i| arg_of(code, *i)));
-                return resolve_site(ctx, name, code.site_at(site), p, true);
+                return resolve_site(ctx, name, site, p, true);
+            }
+            if args.pos.is_none() {
+                return call_code_args(ctx, name, Some(r), args, |i| tree_of(code, i), true);
             }
             let mut cargs = ArgVec::new();
             cargs.push(CallArg::Val(r));
@@ -114,8 +116,7 @@ fn run_call(code: &Compiled, node: &Node, ctx: &Rc<Context>) -> Result<Value> {
             }
             const DOT: &str = "#operator_.";
             let rhs_node = code.node(*rhs);
-            if let Some(site) = site.filter(|_| ctx.sees_library_for(DOT, code.library())) {
-                let site = code.site_at(site);
+            if let Some(site) = code.site_of(*site, ctx, DOT) {
                 if let (Some(d), Op::Keyword(k)) = (&site.direct_key, &rhs_node.op) {
                     if d.takes(&r) {
                         return (d.f)(&r, k);
@@ -146,6 +147,14 @@ fn leaf(op: &Op, ctx: &Context) -> Value {
         Op::Var(VarRef::Named(n)) => ctx.get(n).unwrap_or(Value::Null),
         _ => Value::Null,
     }
+}
+
+/// The tree of an argument node.
+fn tree_of(code: &Compiled, id: NodeId) -> &std::sync::Arc<crate::parser::Expr> {
+    code.node(id)
+        .arc
+        .as_ref()
+        .expect("an argument node holds its tree")
 }
 
 /// A positional argument node as the resolver takes it (every argument

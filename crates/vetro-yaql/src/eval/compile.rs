@@ -9,10 +9,11 @@
 //! arguments, keyword-only parameters, an error to report).
 
 use super::kernel::Kernel;
-use super::node::{CodeArgs, Node, NodeId, Op, VarRef};
+use super::node::{CodeArg, CodeArgs, Node, NodeId, Op, VarRef};
 use super::resolve::{more_specific, param_for, pre_filter};
 use super::site::{DirectKeySite, DirectSite, Site, SiteCand};
 use crate::error::{Error, ErrorKind};
+use crate::func::context::{Context, NameSet};
 use crate::func::library::Library;
 use crate::func::{mask, DirectLazy, PType};
 use crate::parser::{Arg, Expr, ExprKind};
@@ -114,6 +115,15 @@ impl Compiled {
         &self.sites[i as usize]
     }
 
+    /// Site `i` of a call of `name` from `ctx`, when the node has one and
+    /// no context layer up the chain redefines the name.
+    #[inline]
+    pub(crate) fn site_of(&self, i: Option<u32>, ctx: &Context, name: &str) -> Option<&Site> {
+        let site = self.site_at(i?);
+        ctx.sees_library_for(name, site.name, &self.library)
+            .then_some(site)
+    }
+
     /// Code node `i` (the root is the last one).
     #[inline]
     pub(crate) fn node(&self, i: NodeId) -> &Node {
@@ -173,16 +183,35 @@ impl Compiled {
     }
 
     fn code_args(&mut self, args: &[Arg]) -> CodeArgs {
-        let pos = args
+        let tree: Arc<[Arg]> = args.to_vec().into();
+        if args.iter().all(|a| matches!(a, Arg::Pos(_))) {
+            let pos = args
+                .iter()
+                .filter_map(|a| match a {
+                    Arg::Pos(x) => Some(self.code_for(x, Some(x))),
+                    _ => None,
+                })
+                .collect();
+            return CodeArgs {
+                pos: Some(pos),
+                mixed: Box::default(),
+                tree,
+            };
+        }
+        let mixed = args
             .iter()
             .map(|a| match a {
-                Arg::Pos(x) => Some(self.code_for(x, Some(x))),
-                _ => None,
+                Arg::Pos(x) => CodeArg::Pos(self.code_for(x, Some(x))),
+                Arg::Named(k, v) => {
+                    CodeArg::Named(self.code_for(k, Some(k)), self.code_for(v, Some(v)))
+                }
+                Arg::Omitted => CodeArg::Omitted,
             })
-            .collect::<Option<SmallVec<_>>>();
+            .collect();
         CodeArgs {
-            pos,
-            tree: args.to_vec().into(),
+            pos: None,
+            mixed,
+            tree,
         }
     }
 
@@ -380,6 +409,7 @@ impl Compiled {
         };
         self.by_node.insert(key(e), self.sites.len() as u32);
         self.sites.push(Site {
+            name: NameSet::of(name),
             layers,
             fixed,
             direct,

@@ -18,11 +18,12 @@
 use super::node::{Node, NodeId, Op, VarRef};
 use super::site::{DirectKeySite, DirectSite, Site};
 use crate::error::Result;
-use crate::func::context::Context;
+use crate::func::context::{Context, NameSet};
 use crate::func::library::Library;
 use crate::func::{ArgKernel, IntDirect, IntOutcome};
 use crate::parser::Literal;
 use crate::value::Value;
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// The deepest kernel made: it recurses without asking for stack.
@@ -39,6 +40,8 @@ pub(crate) struct Kernel {
     depth: usize,
     /// The library whose functions its calls are.
     library: Arc<Library>,
+    /// The names it calls.
+    names: SmallVec<[NameSet; 4]>,
     /// The position of its node (for an error counting its calls).
     at: usize,
 }
@@ -86,6 +89,7 @@ impl Kernel {
             calls: 0,
             depth: 0,
             library: library.clone(),
+            names: SmallVec::new(),
             at: code[id as usize].at,
         };
         k.root = k.step(code, sites, id, 0)?;
@@ -110,10 +114,12 @@ impl Kernel {
             Op::Call {
                 site: s, args: a, ..
             } => {
-                let direct = site(s)?.direct.clone()?;
+                let site = site(s)?;
+                let direct = site.direct.clone()?;
                 let [x, y] = a.pos.as_deref()? else {
                     return None;
                 };
+                self.names.push(site.name);
                 let args = [
                     self.step(code, sites, *x, depth + 1)?,
                     self.step(code, sites, *y, depth + 1)?,
@@ -130,10 +136,12 @@ impl Kernel {
                 site: s,
                 safe,
             } => {
-                let direct = site(s)?.direct_key.clone()?;
+                let site = site(s)?;
+                let direct = site.direct_key.clone()?;
                 let Op::Keyword(key) = &code[*rhs as usize].op else {
                     return None;
                 };
+                self.names.push(site.name);
                 let recv = self.step(code, sites, *recv, depth + 1)?;
                 self.count(depth);
                 Step::Key {
@@ -169,7 +177,9 @@ impl ArgKernel for Kernel {
     #[inline]
     fn ready(&self, ctx: &Context) -> Result<bool> {
         let rt = &ctx.rt;
-        if rt.depth() + self.depth > rt.opts.max_depth || !ctx.sees_only_library(&self.library) {
+        if rt.depth() + self.depth > rt.opts.max_depth
+            || !ctx.sees_library_for_all(&self.names, &self.library)
+        {
             return Ok(false);
         }
         match rt.run().charge(self.calls) {

@@ -184,7 +184,7 @@ fn eval_call(e: &Expr, ctx: &Rc<Context>) -> Result<Value> {
 fn compiled_site<'a>(ctx: &'a Context, e: &Expr, name: &str) -> Option<&'a site::Site> {
     let compiled = compiled(ctx)?;
     let site = compiled.site(e)?;
-    ctx.sees_library_for(name, compiled.library())
+    ctx.sees_library_for(name, site.name, compiled.library())
         .then_some(site)
 }
 

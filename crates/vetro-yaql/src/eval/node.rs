@@ -36,11 +36,22 @@ impl VarRef {
     }
 }
 
-/// The arguments of a call node: their nodes when all are positional, and
-/// the tree's arguments (for the general resolution).
+/// The arguments of a call node: their nodes when all are positional,
+/// each argument's nodes when some are not, and the tree's arguments (for
+/// the general resolution).
 pub(crate) struct CodeArgs {
     pub pos: Option<SmallVec<[NodeId; 4]>>,
+    /// Empty when `pos` is set.
+    pub mixed: Box<[CodeArg]>,
     pub tree: Arc<[Arg]>,
+}
+
+/// One argument of a call that is not all positional, by its nodes.
+pub(crate) enum CodeArg {
+    Pos(NodeId),
+    /// `key => value`: a keyword argument or a mapping rule.
+    Named(NodeId, NodeId),
+    Omitted,
 }
 
 impl CodeArgs {

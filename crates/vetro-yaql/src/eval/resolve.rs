@@ -2,7 +2,7 @@
 //! named arguments, parameter types, layers, laziness), as the reference
 //! resolves it, and the call itself.
 
-use super::node::NodeId;
+use super::node::{CodeArg, CodeArgs, NodeId};
 use super::site::{DirectSite, Site, SiteCand};
 use super::{eval, ArgVec, CallArg, Lambda, Runtime};
 use crate::error::{Error, ErrorKind, Result};
@@ -28,6 +28,8 @@ pub(super) enum PosArg<'a> {
     Code(&'a Arc<Expr>, NodeId),
     Omitted,
     Rule(&'a Arc<Expr>, &'a Arc<Expr>),
+    /// A rule of compiled code: its key's and its value's nodes.
+    RuleCode(NodeId, NodeId),
     /// A rule whose value is already known (`call()` with keyword values
     /// to a function that takes rules); boxed to keep arguments small.
     RuleValue(Rc<(Arc<Expr>, Value)>),
@@ -72,7 +74,9 @@ fn static_ok(p: &Param, a: &PosArg, rt: &Runtime) -> bool {
         a => a,
     };
     match a {
-        PosArg::Rule(..) | PosArg::RuleValue(..) => matches!(p.ty, PType::Rule | PType::Lambda),
+        PosArg::Rule(..) | PosArg::RuleCode(..) | PosArg::RuleValue(..) => {
+            matches!(p.ty, PType::Rule | PType::Lambda)
+        }
         PosArg::Omitted => false,
         _ if p.ty == PType::Rule => false,
         PosArg::Expr(e) if p.ty == PType::Keyword => matches!(e.kind, ExprKind::Keyword(_)),
@@ -306,23 +310,87 @@ pub(super) fn call_args(
     if layers.is_empty() {
         return no_candidates(ctx, name, args, method);
     }
+    let nokw = takes_rules(&layers, method, name)?;
+    let mut pos = PosVec::new();
+    let mut kw = KwVec::new();
+    translate_named(args, nokw, &mut pos, &mut kw)?;
+    call_translated(ctx, name, &layers, &pos, &kw, method)
+}
+
+/// A call of compiled code whose arguments are not all positional
+/// (`recv`: a method's receiver; `tree`: an argument node's tree): as
+/// [`call_args`], with the arguments' nodes run by the compiled form
+/// instead of their trees walked.
+pub(super) fn call_code_args<'a>(
+    ctx: &Rc<Context>,
+    name: &str,
+    recv: Option<Value>,
+    args: &'a CodeArgs,
+    tree: impl Fn(NodeId) -> &'a Arc<Expr>,
+    method: bool,
+) -> Result<Value> {
+    let layers = ctx.candidates(name, method);
+    if layers.is_empty() {
+        let mut all = ArgVec::new();
+        all.extend(recv.map(CallArg::Val));
+        all.extend(args.call_args());
+        return no_candidates(ctx, name, all, method);
+    }
+    let nokw = takes_rules(&layers, method, name)?;
+    let mut pos = PosVec::new();
+    let mut kw = KwVec::new();
+    pos.extend(recv.map(PosArg::Val));
+    for a in args.mixed.iter() {
+        match *a {
+            CodeArg::Pos(id) => pos.push(PosArg::Code(tree(id), id)),
+            CodeArg::Omitted => pos.push(PosArg::Omitted),
+            CodeArg::Named(k, v) if nokw => pos.push(PosArg::RuleCode(k, v)),
+            CodeArg::Named(k, v) => kw.push((keyword_name(tree(k))?, PosArg::Code(tree(v), v))),
+        }
+    }
+    call_translated(ctx, name, &layers, &pos, &kw, method)
+}
+
+/// Whether the candidates take `key => value` rules instead of keyword
+/// arguments (all must agree).
+fn takes_rules(layers: &Layers, method: bool, name: &str) -> Result<bool> {
     let nokw = layers[0][0].nokw;
     if layers.iter().flatten().any(|f| f.nokw != nokw) {
         return Err(ambiguous_call(method, name));
     }
-    let mut pos = PosVec::new();
-    let mut kw = KwVec::new();
-    translate_named(args, nokw, &mut pos, &mut kw)?;
+    Ok(nokw)
+}
+
+/// The name of a keyword argument `key => value`.
+fn keyword_name(key: &Expr) -> Result<Rc<str>> {
+    match &key.kind {
+        ExprKind::Keyword(name) => Ok(Rc::from(&**name)),
+        _ => Err(Error::new(
+            ErrorKind::MappingTranslation,
+            "Named argument name must be a keyword",
+        )),
+    }
+}
+
+/// The call once named arguments are keywords or rules.
+fn call_translated(
+    ctx: &Rc<Context>,
+    name: &str,
+    layers: &Layers,
+    pos: &[PosArg],
+    kw: &[(Rc<str>, PosArg)],
+    method: bool,
+) -> Result<Value> {
     if kw.is_empty()
         && pos.len() <= 64
         && pos
             .iter()
-            .all(|a| matches!(a, PosArg::Val(_) | PosArg::Expr(_)))
+            .all(|a| matches!(a, PosArg::Val(_) | PosArg::Expr(_) | PosArg::Code(..)))
         && layers.iter().flatten().all(|f| f.kwonly.is_empty())
     {
-        return simple_call(ctx, name, &layers, &pos, method);
+        return simple_call(ctx, name, layers, pos, method);
     }
-    general_call(ctx, name, &layers, &pos, &kw, method)
+    general_call(ctx, name, layers, pos, kw, method)
 }
 
 pub(super) type PosVec<'a> = SmallVec<[PosArg<'a>; 4]>;
@@ -374,18 +442,8 @@ fn translate_named<'a>(
                     v,
                 ))));
             }
-            CallArg::Named(k, v) => {
-                if nokw {
-                    pos.push(PosArg::Rule(k, v));
-                } else if let ExprKind::Keyword(name) = &k.kind {
-                    kw.push((Rc::from(&**name), PosArg::Expr(v)));
-                } else {
-                    return Err(Error::new(
-                        ErrorKind::MappingTranslation,
-                        "Named argument name must be a keyword",
-                    ));
-                }
-            }
+            CallArg::Named(k, v) if nokw => pos.push(PosArg::Rule(k, v)),
+            CallArg::Named(k, v) => kw.push((keyword_name(k)?, PosArg::Expr(v))),
         }
     }
     Ok(())
@@ -483,6 +541,7 @@ fn general_call(
         pvals.push(match a {
             PosArg::Val(v) => Some(v.clone()),
             PosArg::Expr(e) if !lazy.contains(&i) => Some(eval(e, ctx)?),
+            PosArg::Code(e, id) if !lazy.contains(&i) => Some(super::run_node(e, *id, ctx)?),
             _ => None,
         });
     }
@@ -491,6 +550,9 @@ fn general_call(
         kvals.push(match a {
             PosArg::Val(v) => Some(v.clone()),
             PosArg::Expr(e) if !lazy.contains(&(1000 + k)) => Some(eval(e, ctx)?),
+            PosArg::Code(e, id) if !lazy.contains(&(1000 + k)) => {
+                Some(super::run_node(e, *id, ctx)?)
+            }
             _ => None,
         });
     }
@@ -508,16 +570,20 @@ fn arg_value(ctx: &Rc<Context>, p: &Param, a: &PosArg, v: &Option<Value>) -> Res
         (PType::Lambda | PType::Expr | PType::Rule, PosArg::Rule(k, v)) => {
             ArgValue::Rule(lambda(k), lambda(v))
         }
+        (PType::Lambda | PType::Expr | PType::Rule, PosArg::RuleCode(k, v)) => {
+            ArgValue::Rule(code_lambda(ctx, *k), code_lambda(ctx, *v))
+        }
         (PType::Lambda | PType::Expr | PType::Rule, PosArg::RuleValue(rule)) => {
             ArgValue::Rule(lambda(&rule.0), Lambda::constant(rule.1.clone(), ctx))
         }
         (PType::Lambda | PType::Expr, PosArg::Expr(e)) => ArgValue::Lazy(lambda(e)),
+        (PType::Lambda | PType::Expr, PosArg::Code(_, id)) => ArgValue::Lazy(code_lambda(ctx, *id)),
         (PType::Lambda | PType::Expr, PosArg::Val(v)) => {
             ArgValue::Lazy(Lambda::constant(v.clone(), ctx))
         }
         (PType::Lambda | PType::Expr | PType::Rule, _) => ArgValue::Missing,
         (t, a) if t.is_const() => const_arg(a),
-        (PType::Keyword, PosArg::Expr(e)) => match &e.kind {
+        (PType::Keyword, PosArg::Expr(e) | PosArg::Code(e, _)) => match &e.kind {
             ExprKind::Keyword(k) => ArgValue::Keyword(k.clone()),
             _ => ArgValue::Missing,
         },
@@ -756,6 +822,14 @@ pub(super) fn resolve_site(
     (c.def.body)(&Call { ctx, name }, args)
 }
 
+/// A lambda over argument node `id` of the compiled form `ctx`'s
+/// evaluation runs (with the node's kernel, when it has one).
+fn code_lambda(ctx: &Rc<Context>, id: NodeId) -> Lambda {
+    let kernel = super::compiled(ctx).and_then(|c| c.kernel(id));
+    let kernel = kernel.map(|k| NonNull::from(k) as NonNull<dyn ArgKernel>);
+    Lambda::compiled(ctx.clone(), id, kernel)
+}
+
 /// The values of positional arguments not taken lazily (`lazy`: a bit per
 /// position), evaluated left to right.
 fn eval_positional(
@@ -931,11 +1005,7 @@ fn positional_args(
             match p.ty {
                 PType::Lambda | PType::Expr => match &pos[i] {
                     PosArg::Expr(e) => ArgValue::Lazy(Lambda::new(Arc::clone(e), ctx.clone())),
-                    PosArg::Code(_, id) => {
-                        let kernel = super::compiled(ctx).and_then(|c| c.kernel(*id));
-                        let kernel = kernel.map(|k| NonNull::from(k) as NonNull<dyn ArgKernel>);
-                        ArgValue::Lazy(Lambda::compiled(ctx.clone(), *id, kernel))
-                    }
+                    PosArg::Code(_, id) => ArgValue::Lazy(code_lambda(ctx, *id)),
                     PosArg::Val(v) => ArgValue::Lazy(Lambda::constant(v.clone(), ctx)),
                     _ => ArgValue::Missing,
                 },

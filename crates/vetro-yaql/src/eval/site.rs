@@ -2,6 +2,7 @@
 //! mean, found once by the compile stage (`compile.rs`) and read by the
 //! resolver (`resolve.rs`) at each evaluation.
 
+use crate::func::context::NameSet;
 use crate::func::{mask, Direct, DirectKey, DirectLazy, SharedDef};
 use crate::value::Value;
 use smallvec::SmallVec;
@@ -9,6 +10,9 @@ use std::sync::Arc;
 
 /// The library overloads one call site can mean, innermost layer first.
 pub(crate) struct Site {
+    /// The name called ([`NameSet::of`]), to tell whether a context layer
+    /// may redefine it.
+    pub name: NameSet,
     pub layers: SmallVec<[SmallVec<[SiteCand; 4]>; 2]>,
     /// Every argument is an expression of the text (no receiver value):
     /// the overloads kept are all that fit, and agree on laziness.

@@ -44,21 +44,69 @@ pub type Layers<'a> = SmallVec<[SmallVec<[Cand<'a>; 4]>; 2]>;
 
 type Vars = SmallVec<[(VarName, Value); 2]>;
 
-/// The functions a context layer defines. Layers are shared between
-/// contexts (see [`Context::shared_layer`]) and copied on the first change.
+/// The functions a context layer defines (copied on the first change when
+/// shared).
 #[derive(Clone, Default)]
 pub struct Layer {
     funcs: HashMap<Arc<str>, Vec<Rc<FunctionDef>>>,
     /// Names whose candidates in this layer hide all outer layers.
     exclusive: HashSet<Arc<str>>,
     fallback: Option<Rc<MethodFallback>>,
+    /// The names it defines or hides.
+    names: NameSet,
 }
 
 impl Layer {
-    /// Whether this layer defines or hides any function name.
-    fn names_any(&self) -> bool {
-        !self.funcs.is_empty() || !self.exclusive.is_empty()
+    /// How many names it defines or hides.
+    fn name_count(&self) -> usize {
+        self.funcs.len() + self.exclusive.len()
     }
+
+    /// Whether it defines or hides `name`.
+    fn names(&self, name: &str) -> bool {
+        self.funcs.contains_key(name) || self.exclusive.contains(name)
+    }
+}
+
+/// A set of function names as a 64-bit filter: two bits per name, so a
+/// set without both of a name's bits surely lacks it, and one with them
+/// probably holds it (ask the layers then).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub(crate) struct NameSet(u64);
+
+impl NameSet {
+    /// The set of `name` alone.
+    pub fn of(name: &str) -> NameSet {
+        // FNV-1a, its bits mixed: the same on every run, for a name as the
+        // compile stage and the layers see it.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in name.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        NameSet(1 << (h & 63) | 1 << ((h >> 6) & 63))
+    }
+
+    #[must_use]
+    pub fn union(self, other: NameSet) -> NameSet {
+        NameSet(self.0 | other.0)
+    }
+
+    /// Whether the set may hold the name whose set is `name`.
+    #[inline]
+    pub fn may_hold(self, name: NameSet) -> bool {
+        self.0 & name.0 == name.0
+    }
+}
+
+/// What a context knows of the layers from it up to the root: the names
+/// they may define or hide, valid while [`LAYERS_MADE`] is `since`.
+#[derive(Clone, Copy, Default)]
+struct ChainNames {
+    since: u64,
+    names: NameSet,
 }
 
 /// A scope. Lookups walk from the innermost context to the root; inner
@@ -72,19 +120,18 @@ pub struct Context {
     /// The address of the chain root's library (0: none); the root
     /// outlives every context below it, and so does its library.
     root_library: usize,
-    /// The value of [`LAYERS_MADE`] when the chain from here to the root
-    /// was last found to hold no layer naming a function (0: not found
-    /// so).
-    plain_since: Cell<u64>,
+    /// The names the layers from here to the root define or hide, as last
+    /// found (stale when [`LAYERS_MADE`] has changed since).
+    chain: Cell<ChainNames>,
     pub rt: Rc<Runtime>,
 }
 
-/// Counts the context layers that came to name functions (a context given
-/// its first function or hidden name), process-wide: a chain found to hold
-/// no such layer holds none as long as this has not changed, so that
-/// checking that no layer redefines a name is one comparison instead of a
-/// walk. Counting every thread's layers only makes that walk happen again.
-/// (A layer holding only a method fallback changes no call.)
+/// Counts the times a context layer came to define or hide a name it did
+/// not, process-wide: the names found on a chain are all it holds as long
+/// as this has not changed, so that checking that no layer redefines a
+/// name is a comparison and a mask instead of a walk. Counting every
+/// thread's layers only makes that walk happen again. (A layer holding
+/// only a method fallback changes no call.)
 static LAYERS_MADE: AtomicU64 = AtomicU64::new(1);
 
 /// A host hook for `obj.name(args)` on a [`Value::Object`] receiver when no
@@ -157,9 +204,9 @@ impl Context {
     }
 
     fn make(parent: Option<Rc<Context>>, rt: Rc<Runtime>) -> Rc<Context> {
-        let (root_library, plain_since) = match &parent {
-            Some(p) => (p.root_library, p.plain_since.get()),
-            None => (0, 0),
+        let (root_library, chain) = match &parent {
+            Some(p) => (p.root_library, p.chain.get()),
+            None => (0, ChainNames::default()),
         };
         Rc::new(Context {
             parent,
@@ -167,7 +214,7 @@ impl Context {
             layer: RefCell::new(None),
             library: None,
             root_library,
-            plain_since: Cell::new(plain_since),
+            chain: Cell::new(chain),
             rt,
         })
     }
@@ -185,7 +232,7 @@ impl Context {
             layer: RefCell::new(None),
             root_library: Arc::as_ptr(&library) as usize,
             library: Some(library),
-            plain_since: Cell::new(0),
+            chain: Cell::new(ChainNames::default()),
             rt,
         })
     }
@@ -308,9 +355,11 @@ impl Context {
     fn edit_layer<R>(&self, edit: impl FnOnce(&mut Layer) -> R) -> R {
         let mut layer = self.layer.borrow_mut();
         let layer = Rc::make_mut(layer.get_or_insert_with(Default::default));
-        let named = layer.names_any();
+        let count = layer.name_count();
         let out = edit(layer);
-        if !named && layer.names_any() {
+        if layer.name_count() > count {
+            let names = layer.funcs.keys().chain(&layer.exclusive);
+            layer.names = names.fold(NameSet::default(), |s, n| s.union(NameSet::of(n)));
             LAYERS_MADE.fetch_add(1, Ordering::Relaxed);
         }
         out
@@ -410,64 +459,78 @@ impl Context {
         }
     }
 
-    /// Whether a call of `name` from this context means what `library`
-    /// defines: no context layer up the chain defines or hides `name`, and
-    /// the chain's root holds that library (a compiled call site is then
-    /// valid).
+    /// Whether a call of `name` (`set` is its [`NameSet::of`]) from this
+    /// context means what `library` defines: no context layer up the
+    /// chain defines or hides `name`, and the chain's root holds that
+    /// library (a compiled call site is then valid).
     #[inline]
-    pub(crate) fn sees_library_for(&self, name: &str, library: &Arc<Library>) -> bool {
-        if self.plain_since.get() == LAYERS_MADE.load(Ordering::Relaxed) {
-            return self.root_library == Arc::as_ptr(library) as usize;
+    pub(crate) fn sees_library_for(
+        &self,
+        name: &str,
+        set: NameSet,
+        library: &Arc<Library>,
+    ) -> bool {
+        if self.root_library != Arc::as_ptr(library) as usize {
+            return false;
         }
-        self.sees_library_slow(Some(name), library)
+        !self.chain_names().may_hold(set) || !self.names_on_chain(name)
     }
 
-    /// Whether every call from this context means what `library` defines:
-    /// no context layer up the chain, and the chain's root holds that
-    /// library.
+    /// Whether calls of each name (by its [`NameSet::of`]) from this
+    /// context mean what `library` defines (false, too, when a layer up
+    /// the chain defines another name the filter cannot tell from one).
     #[inline]
-    pub(crate) fn sees_only_library(&self, library: &Arc<Library>) -> bool {
-        if self.plain_since.get() == LAYERS_MADE.load(Ordering::Relaxed) {
-            return self.root_library == Arc::as_ptr(library) as usize;
+    pub(crate) fn sees_library_for_all(&self, names: &[NameSet], library: &Arc<Library>) -> bool {
+        if self.root_library != Arc::as_ptr(library) as usize {
+            return false;
         }
-        self.sees_library_slow(None, library)
+        let chain = self.chain_names();
+        !names.iter().any(|n| chain.may_hold(*n))
     }
 
-    /// [`Context::sees_library_for`] (`name` given) or
-    /// [`Context::sees_only_library`] by a walk up the chain, which
-    /// remembers in each context on it a chain found to hold no layer.
+    /// The names the layers up the chain may define or hide.
+    #[inline]
+    fn chain_names(&self) -> NameSet {
+        let known = self.chain.get();
+        if known.since == LAYERS_MADE.load(Ordering::Relaxed) {
+            return known.names;
+        }
+        self.find_chain_names()
+    }
+
+    /// [`Context::chain_names`] by a walk up the chain, remembered in each
+    /// context on it: the scopes made later under any of them (one per
+    /// item of a query) start out knowing it.
     #[cold]
-    fn sees_library_slow(&self, name: Option<&str>, library: &Arc<Library>) -> bool {
-        let made = LAYERS_MADE.load(Ordering::Relaxed);
-        let mut plain = true;
-        let mut c = self;
-        loop {
-            // A layer holding only a method fallback changes no call.
-            if let Some(l) = c.layer.borrow().as_ref().filter(|l| l.names_any()) {
-                plain = false;
-                let Some(name) = name else {
-                    return false;
-                };
-                if l.funcs.contains_key(name) || l.exclusive.contains(name) {
-                    return false;
-                }
-            }
-            match &c.parent {
-                Some(p) => c = p,
-                None => break,
-            }
+    fn find_chain_names(&self) -> NameSet {
+        let since = LAYERS_MADE.load(Ordering::Relaxed);
+        let mut chain: SmallVec<[&Context; 16]> = SmallVec::new();
+        let mut c = Some(self);
+        while let Some(x) = c {
+            chain.push(x);
+            c = x.parent.as_deref();
         }
-        if plain {
-            // Every context on the way holds a plain chain too: the
-            // scopes made later under any of them (one per item of a
-            // query) start out knowing it.
-            let mut c = Some(self);
-            while let Some(x) = c {
-                x.plain_since.set(made);
-                c = x.parent.as_deref();
+        let mut names = NameSet::default();
+        for x in chain.iter().rev() {
+            if let Some(l) = x.layer.borrow().as_ref() {
+                names = names.union(l.names);
             }
+            x.chain.set(ChainNames { since, names });
         }
-        self.root_library == Arc::as_ptr(library) as usize
+        names
+    }
+
+    /// Whether a layer up the chain defines or hides `name`.
+    #[cold]
+    fn names_on_chain(&self, name: &str) -> bool {
+        let mut c = Some(self);
+        while let Some(x) = c {
+            if x.layer.borrow().as_ref().is_some_and(|l| l.names(name)) {
+                return true;
+            }
+            c = x.parent.as_deref();
+        }
+        false
     }
 
     /// Names of every function visible from this context.
