@@ -220,7 +220,7 @@ fn arg_to_py<'py>(
         ArgValue::Value(v) => to_py(py, v, Shape::Internal),
         ArgValue::Lazy(l) => lazy(l),
         ArgValue::Keyword(k) => Ok(pyo3::types::PyString::new(py, k).into_any()),
-        ArgValue::Rule(k, v) => Ok(PyTuple::new(py, [lazy(k)?, lazy(v)?])?.into_any()),
+        ArgValue::Rule(rule) => Ok(PyTuple::new(py, [lazy(&rule.0)?, lazy(&rule.1)?])?.into_any()),
         ArgValue::Missing => {
             let _ = ctx;
             Ok(shim.no_value.bind(py).clone())

@@ -568,14 +568,14 @@ fn arg_value(ctx: &Rc<Context>, p: &Param, a: &PosArg, v: &Option<Value>) -> Res
     let lambda = |e: &Arc<Expr>| Lambda::new(e.clone(), ctx.clone());
     Ok(match (p.ty, a) {
         (PType::Lambda | PType::Expr | PType::Rule, PosArg::Rule(k, v)) => {
-            ArgValue::Rule(lambda(k), lambda(v))
+            ArgValue::Rule(Box::new((lambda(k), lambda(v))))
         }
         (PType::Lambda | PType::Expr | PType::Rule, PosArg::RuleCode(k, v)) => {
-            ArgValue::Rule(code_lambda(ctx, *k), code_lambda(ctx, *v))
+            ArgValue::Rule(Box::new((code_lambda(ctx, *k), code_lambda(ctx, *v))))
         }
-        (PType::Lambda | PType::Expr | PType::Rule, PosArg::RuleValue(rule)) => {
-            ArgValue::Rule(lambda(&rule.0), Lambda::constant(rule.1.clone(), ctx))
-        }
+        (PType::Lambda | PType::Expr | PType::Rule, PosArg::RuleValue(rule)) => ArgValue::Rule(
+            Box::new((lambda(&rule.0), Lambda::constant(rule.1.clone(), ctx))),
+        ),
         (PType::Lambda | PType::Expr, PosArg::Expr(e)) => ArgValue::Lazy(lambda(e)),
         (PType::Lambda | PType::Expr, PosArg::Code(_, id)) => ArgValue::Lazy(code_lambda(ctx, *id)),
         (PType::Lambda | PType::Expr, PosArg::Val(v)) => {

@@ -252,8 +252,9 @@ pub enum ArgValue {
     Lazy(Lambda),
     /// A keyword constant passed to a `Keyword` parameter.
     Keyword(Arc<str>),
-    /// `key => value` passed to a `Rule` parameter (both unevaluated).
-    Rule(Lambda, Lambda),
+    /// `key => value` passed to a `Rule` parameter (both unevaluated;
+    /// boxed, so that every argument is not the size of two lambdas).
+    Rule(Box<(Lambda, Lambda)>),
     /// Optional parameter left out (`<NoValue>`).
     Missing,
 }

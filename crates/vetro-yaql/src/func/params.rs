@@ -483,7 +483,10 @@ impl<'a> Slot<'a> for Rule<'a> {
     const PTYPE: PType = PType::Rule;
     fn from_slot(_: &Call, arg: &'a ArgValue) -> Result<Self> {
         match arg {
-            ArgValue::Rule(key, value) => Ok(Rule { key, value }),
+            ArgValue::Rule(rule) => Ok(Rule {
+                key: &rule.0,
+                value: &rule.1,
+            }),
             _ => Err(mismatch("key => value", arg)),
         }
     }
@@ -501,7 +504,10 @@ impl<'a> Slot<'a> for LazyArg<'a> {
     fn from_slot(_: &Call, arg: &'a ArgValue) -> Result<Self> {
         match arg {
             ArgValue::Lazy(l) => Ok(LazyArg::Lambda(l)),
-            ArgValue::Rule(key, value) => Ok(LazyArg::Rule(Rule { key, value })),
+            ArgValue::Rule(rule) => Ok(LazyArg::Rule(Rule {
+                key: &rule.0,
+                value: &rule.1,
+            })),
             _ => Err(mismatch("expression", arg)),
         }
     }
