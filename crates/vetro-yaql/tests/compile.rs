@@ -426,3 +426,41 @@ fn a_session_function_of_another_name_leaves_compiled_calls_alone() {
         Value::Int(40 + 4 * 2 + 18)
     );
 }
+
+/// The legacy engine's `$.key` on a dictionary (a missing key is null)
+/// gives the same values at a compiled site, in a kernel and in the tree
+/// walk; other receivers still go to the overloads that take them.
+#[test]
+fn legacy_key_access_is_the_same_compiled_and_walked() {
+    let engine = Engine::new(EngineOptions {
+        legacy: true,
+        legacy_context: true,
+        ..Default::default()
+    });
+    let json = |r: vetro_yaql::Result<Value>| {
+        r.map(|v| vetro_yaql::data::to_json_string(&v, false))
+            .map_err(|e| e.kind)
+    };
+    for (text, want) in [
+        ("[dict(a => 1), dict(b => 2)].select($.a)", Ok("[1,null]")),
+        ("dict(a => dict(b => 3)).a.b", Ok("3")),
+        (
+            "[dict(a => 5), dict(a => 1)].where($.a > 2).select($.a * 10)",
+            Ok("[50]"),
+        ),
+        (
+            "[[dict(a => 1)], [dict(a => 2)]].select($.a)",
+            Ok("[[1],[2]]"),
+        ),
+    ] {
+        let e = engine.parse(text).unwrap();
+        let tree = vetro_yaql::Expression::from_tree(e.source.clone(), e.ast.clone());
+        let want = want.map(str::to_string);
+        assert_eq!(json(engine.evaluate(&e, Value::Null, &[])), want, "{text}");
+        assert_eq!(
+            json(engine.evaluate(&tree, Value::Null, &[])),
+            want,
+            "{text}"
+        );
+    }
+}

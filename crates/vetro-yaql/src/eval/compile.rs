@@ -491,7 +491,7 @@ fn direct_key_site(layers: &[SmallVec<[SiteCand; 4]>]) -> Option<DirectKeySite> 
         return None;
     }
     let kinds = winning_kinds(layers, at, best, [DirectKeySite::KINDS, mask::ALL]);
-    Some(DirectKeySite {
+    (kinds[0] != 0).then_some(DirectKeySite {
         f: best.def.direct_key?,
         kinds: kinds[0],
     })

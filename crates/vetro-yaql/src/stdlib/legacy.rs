@@ -5,7 +5,7 @@ use super::Reg;
 use crate::error::{Error, Result};
 use crate::eval::{CallArg, Lambda};
 use crate::func::params::{ExprArg, Iterable, Keyword, LazyArg, Optional, PyInt, Rest};
-use crate::func::Call;
+use crate::func::{Call, SharedDef};
 use crate::parser::ExprKind;
 use crate::value::{Dict, List, Value};
 use crate::yaql_fn;
@@ -80,11 +80,18 @@ fn indexing_and_literals(r: &Reg) {
             yaql_fn!(Both name, |_c| (tuples: Rest<&List>) { tuples_dict(&tuples.0) }).nokw(),
         );
     }
-    r.add_def(
-        yaql_fn!(Function "#operator_.", |_c| (dict: &Dict, key: Keyword) {
-            Ok(dict.get_str(key.0).cloned().unwrap_or(Value::Null))
-        }),
-    );
+    // A missing key is null here; compiled `$.key` sites read it directly.
+    fn key_or_null(d: &Dict, key: &str) -> Value {
+        d.get_str(key).cloned().unwrap_or(Value::Null)
+    }
+    let def: SharedDef = yaql_fn!(Function "#operator_.", |_c| (dict: &Dict, key: Keyword) {
+        Ok(key_or_null(dict, key.0))
+    })
+    .into();
+    r.add_def(def.with_direct_key(|v, key| match v {
+        Value::Dict(d) => Ok(key_or_null(d, key)),
+        _ => Err(Error::type_err("not a dictionary")),
+    }));
     r.add_def(
         yaql_fn!(Function "#operator_=>", |_c| (left: ExprArg, right: &Value) {
             let lam = left.0;
