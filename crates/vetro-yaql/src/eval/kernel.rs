@@ -18,12 +18,11 @@
 use super::node::{Node, NodeId, Op, VarRef};
 use super::site::{DirectKeySite, DirectSite, Site};
 use crate::error::Result;
-use crate::func::context::{Context, NameSet};
+use crate::func::context::{Context, NameSets};
 use crate::func::library::Library;
 use crate::func::{ArgKernel, IntDirect, IntOutcome};
 use crate::parser::Literal;
 use crate::value::Value;
-use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// The deepest kernel made: it recurses without asking for stack.
@@ -41,7 +40,7 @@ pub(crate) struct Kernel {
     /// The library whose functions its calls are.
     library: Arc<Library>,
     /// The names it calls.
-    names: SmallVec<[NameSet; 4]>,
+    names: NameSets,
     /// The position of its node (for an error counting its calls).
     at: usize,
 }
@@ -89,7 +88,7 @@ impl Kernel {
             calls: 0,
             depth: 0,
             library: library.clone(),
-            names: SmallVec::new(),
+            names: NameSets::default(),
             at: code[id as usize].at,
         };
         k.root = k.step(code, sites, id, 0)?;

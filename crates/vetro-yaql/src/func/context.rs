@@ -101,6 +101,27 @@ impl NameSet {
     }
 }
 
+/// Several names' sets, with their union (a chain that holds none of its
+/// bits holds none of the names: one test for the common case).
+#[derive(Clone, Default)]
+pub(crate) struct NameSets {
+    union: NameSet,
+    each: SmallVec<[NameSet; 4]>,
+}
+
+impl NameSets {
+    pub fn push(&mut self, name: NameSet) {
+        self.union = self.union.union(name);
+        self.each.push(name);
+    }
+
+    /// Whether `chain` may hold one of the names.
+    #[inline]
+    fn held_by(&self, chain: NameSet) -> bool {
+        chain.0 & self.union.0 != 0 && self.each.iter().any(|n| chain.may_hold(*n))
+    }
+}
+
 /// What a context knows of the layers from it up to the root: the names
 /// they may define or hide, valid while [`LAYERS_MADE`] is `since`.
 #[derive(Clone, Copy, Default)]
@@ -476,16 +497,12 @@ impl Context {
         !self.chain_names().may_hold(set) || !self.names_on_chain(name)
     }
 
-    /// Whether calls of each name (by its [`NameSet::of`]) from this
-    /// context mean what `library` defines (false, too, when a layer up
-    /// the chain defines another name the filter cannot tell from one).
+    /// Whether calls of each of `names` from this context mean what
+    /// `library` defines (false, too, when a layer up the chain defines
+    /// another name the filter cannot tell from one).
     #[inline]
-    pub(crate) fn sees_library_for_all(&self, names: &[NameSet], library: &Arc<Library>) -> bool {
-        if self.root_library != Arc::as_ptr(library) as usize {
-            return false;
-        }
-        let chain = self.chain_names();
-        !names.iter().any(|n| chain.may_hold(*n))
+    pub(crate) fn sees_library_for_all(&self, names: &NameSets, library: &Arc<Library>) -> bool {
+        self.root_library == Arc::as_ptr(library) as usize && !names.held_by(self.chain_names())
     }
 
     /// The names the layers up the chain may define or hide.
