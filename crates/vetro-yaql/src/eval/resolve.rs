@@ -383,9 +383,7 @@ fn call_translated(
 ) -> Result<Value> {
     if kw.is_empty()
         && pos.len() <= 64
-        && pos
-            .iter()
-            .all(|a| matches!(a, PosArg::Val(_) | PosArg::Expr(_) | PosArg::Code(..)))
+        && !pos.iter().any(|a| matches!(a, PosArg::Omitted))
         && layers.iter().flatten().all(|f| f.kwonly.is_empty())
     {
         return simple_call(ctx, name, layers, pos, method);
@@ -1003,12 +1001,7 @@ fn positional_args(
         let arg = if i < n {
             let p = param_for(f, i).ok_or_else(|| Error::type_err("argument"))?;
             match p.ty {
-                PType::Lambda | PType::Expr => match &pos[i] {
-                    PosArg::Expr(e) => ArgValue::Lazy(Lambda::new(Arc::clone(e), ctx.clone())),
-                    PosArg::Code(_, id) => ArgValue::Lazy(code_lambda(ctx, *id)),
-                    PosArg::Val(v) => ArgValue::Lazy(Lambda::constant(v.clone(), ctx)),
-                    _ => ArgValue::Missing,
-                },
+                PType::Lambda | PType::Expr | PType::Rule => arg_value(ctx, p, &pos[i], &None)?,
                 PType::Keyword => match &pos[i] {
                     PosArg::Expr(e) | PosArg::Code(e, _) => match &e.kind {
                         ExprKind::Keyword(k) => ArgValue::Keyword(k.clone()),
