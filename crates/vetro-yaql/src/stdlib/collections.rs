@@ -461,7 +461,7 @@ fn replacing_and_converting(r: &Reg) {
     }));
     r.add_def(yaql_fn!(Method "toDict", |c| (collection: Iterable, keySelector: &Lambda, valueSelector: Option<&Lambda> = Null) {
         let mut it = collection.iter(c)?;
-        let mut d = Dict::new();
+        let mut d = Dict::with_capacity(it.size_hint().unwrap_or(0));
         while let Some(item) = it.next()? {
             c.run().check_built(d.len() * 2)?;
             let k = keySelector.call1_ref(&item)?;

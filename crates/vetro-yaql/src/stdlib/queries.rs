@@ -1,6 +1,9 @@
 //! `queries`: the LINQ-style functions. Lazy where the reference is lazy:
 //! results are single-pass sequences.
 
+use super::grouping::{group_by, Selectors};
+use super::key_index::KeyIndex;
+use super::ordering::{ordered, then_by, yaql_cmp};
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{call_function, CallArg, Lambda};
@@ -8,12 +11,11 @@ use crate::func::params::{Iterable, Iterator, Keyword, KwArgs, Optional, PyInt, 
 use crate::func::Call;
 use crate::iter::{iterate, iterate_in, LazyIter, ValueIter};
 use crate::parser::{Expr, ExprKind};
-use crate::value::{compare, not_comparable, Dict, Set, Value};
+use crate::value::{Dict, Set, Value};
 use crate::yaql_fn;
 use crate::EngineOptions;
 use std::cmp::Ordering;
 use std::collections::VecDeque;
-use std::rc::Rc;
 use std::sync::Arc;
 
 /// A lazy sequence made by the call `c`, counted in its run.
@@ -27,104 +29,6 @@ fn stop() -> Error {
 
 fn empty_reduce() -> Error {
     Error::type_err("reduce() of empty iterable with no initial value")
-}
-
-/// yaql ordering for sorting and min/max (null smallest; incomparable: error).
-pub fn yaql_cmp(a: &Value, b: &Value) -> Result<Ordering> {
-    if let (Value::Set(x), Value::Set(y)) = (a, b) {
-        let sub = x.iter().all(|v| y.contains(v));
-        let sup = y.iter().all(|v| x.contains(v));
-        return Ok(match (sub, sup) {
-            (true, true) => Ordering::Equal,
-            (true, false) => Ordering::Less,
-            (false, true) => Ordering::Greater,
-            _ => Ordering::Equal,
-        });
-    }
-    if (matches!(a, Value::Bool(_)) || matches!(b, Value::Bool(_))) && !(a.is_null() || b.is_null())
-    {
-        return Err(not_comparable(a, b));
-    }
-    compare(a, b).ok_or_else(|| not_comparable(a, b))
-}
-
-/// The pending sort of an `orderBy` result.
-struct OrderSpec {
-    source: Value,
-    keys: Vec<(Lambda, bool)>,
-}
-
-fn ordered(c: &Call, source: Value, keys: Vec<(Lambda, bool)>) -> Result<Value> {
-    let spec = Rc::new(OrderSpec {
-        source: source.clone(),
-        keys: keys.clone(),
-    });
-    let ctx_it = c.iter(&source)?;
-    let mut state: Option<std::vec::IntoIter<Value>> = None;
-    let mut src = Some(ctx_it);
-    // The reference's OrderingIterable is iterable but not an iterator.
-    Ok(Value::Iter(LazyIter::iterable_with_meta(
-        c.run(),
-        move || {
-            if state.is_none() {
-                let items = src
-                    .take()
-                    .map(|mut s| s.collect_vec())
-                    .transpose()?
-                    .unwrap_or_default();
-                let mut keyed: Vec<(Vec<Value>, Value)> = Vec::with_capacity(items.len());
-                for it in items {
-                    let mut ks = Vec::with_capacity(keys.len());
-                    for (l, _) in &keys {
-                        ks.push(l.call1_ref(&it)?);
-                    }
-                    keyed.push((ks, it));
-                }
-                let mut err = None;
-                keyed.sort_by(|a, b| {
-                    for (i, (_, desc)) in keys.iter().enumerate() {
-                        match yaql_cmp(&a.0[i], &b.0[i]) {
-                            Ok(Ordering::Equal) => continue,
-                            Ok(o) => return if *desc { o.reverse() } else { o },
-                            Err(e) => {
-                                err.get_or_insert(e);
-                                return Ordering::Equal;
-                            }
-                        }
-                    }
-                    Ordering::Equal
-                });
-                if let Some(e) = err {
-                    return Err(e);
-                }
-                state = Some(
-                    keyed
-                        .into_iter()
-                        .map(|(_, v)| v)
-                        .collect::<Vec<_>>()
-                        .into_iter(),
-                );
-            }
-            Ok(state.as_mut().and_then(|s| s.next()))
-        },
-        spec,
-    )))
-}
-
-fn then_by(c: &Call, collection: &Value, selector: &Lambda, desc: bool) -> Result<Value> {
-    let spec = match collection {
-        Value::Iter(it) => it.meta.clone().and_then(|m| m.downcast::<OrderSpec>().ok()),
-        _ => None,
-    };
-    let Some(spec) = spec else {
-        return Err(Error::new(
-            ErrorKind::NoMatchingMethod,
-            format!("{} requires an orderBy result", c.name),
-        ));
-    };
-    let mut keys = spec.keys.clone();
-    keys.push((selector.clone(), desc));
-    ordered(c, spec.source.clone(), keys)
 }
 
 fn fold(
@@ -366,7 +270,7 @@ fn filtering_and_counting(r: &Reg) {
         yaql_fn!(Both "distinct", |c| (collection: Iterable, keySelector: Option<&Lambda> = Null) {
             let mut it = c.iter(collection.0)?;
             let ks = keySelector.cloned();
-            let mut seen = Set::new();
+            let mut seen = KeyIndex::new();
             Ok(lazy(c, move || loop {
                 let Some(v) = it.next()? else {
                     return Ok(None);
@@ -375,7 +279,7 @@ fn filtering_and_counting(r: &Reg) {
                     Some(l) => l.call1_ref(&v)?,
                     None => v.clone(),
                 };
-                if seen.insert(k) {
+                if seen.find_or_add(k).1 {
                     return Ok(Some(v));
                 }
             }))
@@ -528,54 +432,13 @@ fn elements_and_projection(r: &Reg) {
 fn grouping_and_searching(r: &Reg, opts: &EngineOptions) {
     let agg_fallback = opts.group_by_agg_fallback.unwrap_or(true);
     r.add_def(yaql_fn!(Method "groupBy", |c| (collection: Iterable, keySelector: &Lambda, valueSelector: Option<&Lambda> = Null, aggregator: Option<&Lambda> = Null) {
-            let mut it = c.iter(collection.0)?;
-            let ks = keySelector.clone();
-            let vs = valueSelector.cloned();
-            let agg = aggregator.cloned();
-            let mut groups: indexmap::IndexMap<Value, Vec<Value>> = indexmap::IndexMap::new();
-            let mut seen = 0usize;
-            while let Some(v) = it.next()? {
-                seen += 1;
-                c.run().check_built(seen)?;
-                let k = ks.call1_ref(&v)?;
-                let val = match &vs {
-                    Some(l) => l.call1(v)?,
-                    None => v,
-                };
-                groups.entry(k).or_default().push(val);
-            }
-            let mut out = Vec::with_capacity(groups.len());
-            for (k, vals) in groups {
-                let vals = Value::list(vals);
-                let res = match &agg {
-                    None => vals,
-                    Some(l) => match l.call1_ref(&vals) {
-                        Ok(v) => v,
-                        Err(e)
-                            if agg_fallback
-                                && matches!(
-                                    e.kind,
-                                    ErrorKind::NoMatchingFunction
-                                        | ErrorKind::NoMatchingMethod
-                                        | ErrorKind::Index
-                                ) =>
-                        {
-                            let pair = Value::list(vec![k.clone(), vals.clone()]);
-                            let r = l.call1(pair)?;
-                            match &r {
-                                Value::List(x) if x.len() == 2 => {
-                                    out.push(r.clone());
-                                    continue;
-                                }
-                                _ => return Err(e),
-                            }
-                        }
-                        Err(e) => return Err(e),
-                    },
-                };
-                out.push(Value::list(vec![k, res]));
-            }
-            Ok(Value::list(out))
+            let selectors = Selectors {
+                key: keySelector,
+                value: valueSelector,
+                aggregator,
+                fallback: agg_fallback,
+            };
+            group_by(c, collection.0, &selectors)
         }));
     for (name, last) in [("indexOf", false), ("lastIndexOf", true)] {
         r.add_def(

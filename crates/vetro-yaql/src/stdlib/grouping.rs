@@ -1,0 +1,94 @@
+//! `groupBy`: items gathered per key in the order the keys were first
+//! met, each group's list made once at its final size, then aggregated.
+
+use super::key_index::KeyIndex;
+use crate::error::{Error, ErrorKind, Result};
+use crate::eval::Lambda;
+use crate::func::Call;
+use crate::value::{List, Value};
+
+/// The lambdas of a `groupBy` call.
+pub struct Selectors<'a> {
+    pub key: &'a Lambda,
+    pub value: Option<&'a Lambda>,
+    pub aggregator: Option<&'a Lambda>,
+    /// Whether an aggregator that fails on a group's values is called
+    /// again with the pair `[key, values]` (yaql 1.x's form).
+    pub fallback: bool,
+}
+
+/// The `[key, aggregate]` pairs of the groups of `collection`.
+pub fn group_by(c: &Call, collection: &Value, s: &Selectors) -> Result<Value> {
+    let (keys, groups) = gather(c, collection, s)?;
+    let mut out = List::with_capacity(keys.len());
+    for (k, vals) in keys.into_iter().zip(groups) {
+        let vals = Value::List(vals);
+        let res = match s.aggregator {
+            None => vals,
+            Some(l) => match l.call1_ref(&vals) {
+                Ok(v) => v,
+                Err(e) if s.fallback && falls_back(&e) => {
+                    out.push(aggregate_pair(l, k, vals, e)?);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        out.push(pair(k, res));
+    }
+    Ok(Value::List(out))
+}
+
+/// Each distinct key and the list of its items' values: the key and
+/// value of each item computed in the order of the items, the values
+/// kept in one vector until the size of each group is known.
+fn gather(c: &Call, collection: &Value, s: &Selectors) -> Result<(Vec<Value>, Vec<List>)> {
+    let mut it = c.iter(collection)?;
+    let mut keys = KeyIndex::new();
+    let mut sizes: Vec<usize> = Vec::new();
+    let mut items: Vec<(usize, Value)> = Vec::with_capacity(it.size_hint().unwrap_or(0));
+    while let Some(v) = it.next()? {
+        c.run().check_built(items.len() + 1)?;
+        let k = s.key.call1_ref(&v)?;
+        let val = match s.value {
+            Some(l) => l.call1(v)?,
+            None => v,
+        };
+        let (g, new) = keys.find_or_add(k);
+        if new {
+            sizes.push(0);
+        }
+        sizes[g] += 1;
+        items.push((g, val));
+    }
+    let mut groups: Vec<List> = sizes.into_iter().map(List::with_capacity).collect();
+    for (g, v) in items {
+        groups[g].push(v);
+    }
+    Ok((keys.into_keys(), groups))
+}
+
+/// Whether a failed aggregator call is retried with `[key, values]`.
+fn falls_back(e: &Error) -> bool {
+    matches!(
+        e.kind,
+        ErrorKind::NoMatchingFunction | ErrorKind::NoMatchingMethod | ErrorKind::Index
+    )
+}
+
+/// The aggregator's value for `[key, values]`, which must be a pair;
+/// else the error `first` of its call with the values.
+fn aggregate_pair(l: &Lambda, k: Value, vals: Value, first: Error) -> Result<Value> {
+    let r = l.call1(pair(k, vals))?;
+    match &r {
+        Value::List(x) if x.len() == 2 => Ok(r),
+        _ => Err(first),
+    }
+}
+
+fn pair(a: Value, b: Value) -> Value {
+    let mut l = List::with_capacity(2);
+    l.push(a);
+    l.push(b);
+    Value::List(l)
+}
