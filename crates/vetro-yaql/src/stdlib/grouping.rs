@@ -22,7 +22,7 @@ pub fn group_by(c: &Call, collection: &Value, s: &Selectors) -> Result<Value> {
     let (keys, groups) = gather(c, collection, s)?;
     let mut out = List::with_capacity(keys.len());
     for (k, vals) in keys.into_iter().zip(groups) {
-        let vals = Value::List(vals);
+        let vals = Value::list(vals);
         let res = match s.aggregator {
             None => vals,
             Some(l) => match l.call1_ref(&vals) {
@@ -42,7 +42,7 @@ pub fn group_by(c: &Call, collection: &Value, s: &Selectors) -> Result<Value> {
 /// Each distinct key and the list of its items' values: the key and
 /// value of each item computed in the order of the items, the values
 /// kept in one vector until the size of each group is known.
-fn gather(c: &Call, collection: &Value, s: &Selectors) -> Result<(Vec<Value>, Vec<List>)> {
+fn gather(c: &Call, collection: &Value, s: &Selectors) -> Result<(Vec<Value>, Vec<Vec<Value>>)> {
     let mut it = c.iter(collection)?;
     let mut keys = KeyIndex::new();
     let mut sizes: Vec<usize> = Vec::new();
@@ -61,7 +61,7 @@ fn gather(c: &Call, collection: &Value, s: &Selectors) -> Result<(Vec<Value>, Ve
         sizes[g] += 1;
         items.push((g, val));
     }
-    let mut groups: Vec<List> = sizes.into_iter().map(List::with_capacity).collect();
+    let mut groups: Vec<Vec<Value>> = sizes.into_iter().map(Vec::with_capacity).collect();
     for (g, v) in items {
         groups[g].push(v);
     }
