@@ -8,6 +8,7 @@ mod render;
 mod shared;
 mod str;
 
+pub(crate) use dict::hash_of;
 pub use dict::{Dict, DictKeys};
 pub use lazy::LazyIter;
 pub use list::{List, WeakList};

@@ -341,10 +341,6 @@ fn a_layer_gaining_a_name_shadows_it_from_then_on() {
 #[test]
 fn and_or_short_circuit_at_compiled_sites() {
     let engine = Engine::new(EngineOptions::default());
-    let json = |r: vetro_yaql::Result<Value>| {
-        r.map(|v| vetro_yaql::data::to_json_string(&v, false))
-            .map_err(|e| (e.kind, e.position))
-    };
     for (text, want) in [
         ("false and 1 / 0", Ok("false")),
         ("true or 1 / 0", Ok("true")),
@@ -358,15 +354,7 @@ fn and_or_short_circuit_at_compiled_sites() {
             Err((ErrorKind::ZeroDivision, Some(21))),
         ),
     ] {
-        let e = engine.parse(text).unwrap();
-        let tree = vetro_yaql::Expression::from_tree(e.source.clone(), e.ast.clone());
-        let want = want.map(str::to_string);
-        assert_eq!(json(engine.evaluate(&e, Value::Null, &[])), want, "{text}");
-        assert_eq!(
-            json(engine.evaluate(&tree, Value::Null, &[])),
-            want,
-            "{text}"
-        );
+        compiled_and_walked(&engine, text, want.map(str::to_string));
     }
     let e = engine.parse("[2, 0].select($ and 5)").unwrap();
     let ctx = engine.context().child();
@@ -437,10 +425,6 @@ fn legacy_key_access_is_the_same_compiled_and_walked() {
         legacy_context: true,
         ..Default::default()
     });
-    let json = |r: vetro_yaql::Result<Value>| {
-        r.map(|v| vetro_yaql::data::to_json_string(&v, false))
-            .map_err(|e| e.kind)
-    };
     for (text, want) in [
         ("[dict(a => 1), dict(b => 2)].select($.a)", Ok("[1,null]")),
         ("dict(a => dict(b => 3)).a.b", Ok("3")),
@@ -453,14 +437,27 @@ fn legacy_key_access_is_the_same_compiled_and_walked() {
             Ok("[[1],[2]]"),
         ),
     ] {
-        let e = engine.parse(text).unwrap();
-        let tree = vetro_yaql::Expression::from_tree(e.source.clone(), e.ast.clone());
-        let want = want.map(str::to_string);
-        assert_eq!(json(engine.evaluate(&e, Value::Null, &[])), want, "{text}");
-        assert_eq!(
-            json(engine.evaluate(&tree, Value::Null, &[])),
-            want,
-            "{text}"
-        );
+        compiled_and_walked(&engine, text, want.map(|w| w.to_string()));
     }
+}
+
+/// Evaluates `text` in its compiled form and as a tree walked, both giving
+/// `want` (JSON text, or the error's kind and position).
+fn compiled_and_walked(
+    engine: &Engine,
+    text: &str,
+    want: Result<String, (ErrorKind, Option<usize>)>,
+) {
+    let json = |r: vetro_yaql::Result<Value>| {
+        r.map(|v| vetro_yaql::data::to_json_string(&v, false))
+            .map_err(|e| (e.kind, e.position))
+    };
+    let e = engine.parse(text).unwrap();
+    let tree = vetro_yaql::Expression::from_tree(e.source.clone(), e.ast.clone());
+    assert_eq!(json(engine.evaluate(&e, Value::Null, &[])), want, "{text}");
+    assert_eq!(
+        json(engine.evaluate(&tree, Value::Null, &[])),
+        want,
+        "{text}"
+    );
 }

@@ -1,9 +1,8 @@
 //! Distinct values in the order they were first met, each found by its
 //! position: the groups of `groupBy`, the items `distinct` has seen.
 
-use crate::value::Value;
+use crate::value::{hash_of, Value};
 use hashbrown::HashTable;
-use std::hash::{Hash, Hasher};
 
 /// Up to this many values there is no table: a scan over a few values is
 /// as fast as hashing one.
@@ -68,27 +67,4 @@ fn table_of(keys: &[Value]) -> HashTable<usize> {
         t.insert_unique(hash_of(k), i, |&j| hash_of(&keys[j]));
     }
     t
-}
-
-fn hash_of(k: &Value) -> u64 {
-    let mut h = OneWord(0);
-    k.hash(&mut h);
-    h.0
-}
-
-/// Keeps the one `u64` a value's hash writes (already well mixed).
-struct OneWord(u64);
-
-impl Hasher for OneWord {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
 }

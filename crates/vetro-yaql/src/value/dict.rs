@@ -21,7 +21,8 @@ const SCAN_MAX: usize = 8;
 /// its own).
 type Index = Option<Box<HashTable<u32>>>;
 
-fn hash_of(k: &Value) -> u64 {
+/// A value's hash as the dictionaries' indexes use it.
+pub(crate) fn hash_of(k: &Value) -> u64 {
     let mut h = NoHash(0);
     k.hash(&mut h);
     h.0
