@@ -615,12 +615,23 @@ fn heats_notifications_end_the_wait_and_polling_remains_without_them() {
     );
     // Heat works 1 s or a little more: polling alone would look at about
     // 0.1, 0.2, 0.3 ... 1.1, 1.3 s; the notification wakes the wait at once.
-    let out = cloud.push_stack(&name, &t("b"), &json!({})).unwrap();
-    assert_eq!(out["v"], "b");
-    let timing = cloud.last_heat_timing();
+    // On a busy machine a look can still see the stack done before the
+    // notification arrives: of three updates, one must be woken.
+    let mut timings = Vec::new();
+    for v in ["b", "c", "d"] {
+        let out = cloud.push_stack(&name, &t(v), &json!({})).unwrap();
+        assert_eq!(out["v"], v);
+        timings.push(cloud.last_heat_timing());
+        if timings
+            .last()
+            .is_some_and(|t| t.woken > std::time::UNIX_EPOCH)
+        {
+            break;
+        }
+    }
     assert!(
-        timing.woken > std::time::UNIX_EPOCH,
-        "the wait was not woken by Heat's notification: {timing:?}"
+        timings.iter().any(|t| t.woken > std::time::UNIX_EPOCH),
+        "no wait was woken by Heat's notification: {timings:?}"
     );
     // An exchange Heat does not publish to: nothing arrives, polling ends
     // the wait as before.
