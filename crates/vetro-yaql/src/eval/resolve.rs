@@ -536,23 +536,11 @@ fn general_call(
     // Evaluate non-lazy arguments once, left to right.
     let mut pvals: SmallVec<[Option<Value>; 4]> = SmallVec::new();
     for (i, a) in pos.iter().enumerate() {
-        pvals.push(match a {
-            PosArg::Val(v) => Some(v.clone()),
-            PosArg::Expr(e) if !lazy.contains(&i) => Some(eval(e, ctx)?),
-            PosArg::Code(e, id) if !lazy.contains(&i) => Some(super::run_node(e, *id, ctx)?),
-            _ => None,
-        });
+        pvals.push(eager_value(ctx, a, lazy.contains(&i))?);
     }
     let mut kvals: SmallVec<[Option<Value>; 2]> = SmallVec::new();
     for (k, (_, a)) in kw.iter().enumerate() {
-        kvals.push(match a {
-            PosArg::Val(v) => Some(v.clone()),
-            PosArg::Expr(e) if !lazy.contains(&(1000 + k)) => Some(eval(e, ctx)?),
-            PosArg::Code(e, id) if !lazy.contains(&(1000 + k)) => {
-                Some(super::run_node(e, *id, ctx)?)
-            }
-            _ => None,
-        });
+        kvals.push(eager_value(ctx, a, lazy.contains(&(1000 + k)))?);
     }
     let Some((f, b)) = pick_winner(&bound, &pvals, &kvals, &rt, method, name)? else {
         return Err(no_matching(name, method, layers, &describe_values(&pvals)));
@@ -837,15 +825,22 @@ fn eval_positional(
 ) -> Result<SmallVec<[Option<Value>; 4]>> {
     let mut vals = SmallVec::new();
     for (i, a) in pos.iter().enumerate() {
-        vals.push(match a {
-            PosArg::Val(v) => Some(v.clone()),
-            _ if lazy & (1 << i) != 0 => None,
-            PosArg::Expr(e) => Some(eval(e, ctx)?),
-            PosArg::Code(e, id) => Some(super::run_node(e, *id, ctx)?),
-            _ => None,
-        });
+        vals.push(eager_value(ctx, a, lazy & (1 << i) != 0)?);
     }
     Ok(vals)
+}
+
+/// The value of an argument, evaluated now unless its parameter takes it
+/// lazily (`None`: lazy, or not a value: a rule, a keyword left out).
+#[inline]
+fn eager_value(ctx: &Rc<Context>, a: &PosArg, lazy: bool) -> Result<Option<Value>> {
+    Ok(match a {
+        PosArg::Val(v) => Some(v.clone()),
+        _ if lazy => None,
+        PosArg::Expr(e) => Some(eval(e, ctx)?),
+        PosArg::Code(e, id) => Some(super::run_node(e, *id, ctx)?),
+        _ => None,
+    })
 }
 
 /// Does `f` accept the evaluated values (lazy parameters take anything)?
