@@ -832,7 +832,7 @@ fn eval_positional(
 
 /// The value of an argument, evaluated now unless its parameter takes it
 /// lazily (`None`: lazy, or not a value: a rule, a keyword left out).
-#[inline]
+#[inline(always)]
 fn eager_value(ctx: &Rc<Context>, a: &PosArg, lazy: bool) -> Result<Option<Value>> {
     Ok(match a {
         PosArg::Val(v) => Some(v.clone()),
