@@ -169,7 +169,7 @@ impl Watch {
     /// may still allocate (see [`Watch::text`]).
     pub(super) fn py_str(&self, v: &Value) -> Result<String, Exc> {
         match v {
-            Value::Str(s) => Ok(s.to_string()),
+            Value::Str(s) => Ok(s.as_str().to_owned()),
             _ => self.text(|r| v.write_py_str(r)),
         }
     }

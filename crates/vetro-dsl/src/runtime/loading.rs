@@ -71,6 +71,11 @@ impl ModelLoad {
         }
     }
 
+    /// Whether the model indexed under `id` is one `is_it` accepts.
+    pub(super) fn indexed_as(&self, id: &str, is_it: impl FnOnce(&Value) -> bool) -> bool {
+        self.models.borrow().get(id).is_some_and(|(m, _)| is_it(m))
+    }
+
     /// The object built from the model with key `key`.
     pub(super) fn built(&self, key: &str) -> Option<Rc<Object>> {
         self.built.borrow().get(key).cloned()

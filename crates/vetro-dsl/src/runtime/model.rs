@@ -61,7 +61,7 @@ fn index_models(
                     _ => None,
                 };
                 if let Some(Value::Str(id)) = &id {
-                    out.entry(id.to_string())
+                    out.entry(id.as_str().to_owned())
                         .or_insert_with(|| (v.clone(), owner.as_deref().map(str::to_string)));
                     me = Some(id.to_rc());
                 } else if is_object_model(d) {
@@ -112,6 +112,10 @@ impl Rt {
         default_type: Option<&Rc<Class>>,
         fresh: bool,
     ) -> Result<Rc<Object>, Exc> {
+        if !fresh && self.indexed(model) {
+            return self
+                .with_deferred_inits(|| self.load_object(model, owner, scope, default_type));
+        }
         let mut index = HashMap::new();
         index_models(model, owner.as_ref().map(|o| o.id.as_str()), &mut index);
         if fresh {
@@ -121,6 +125,21 @@ impl Rt {
         }
         self.loading.add_models(index);
         self.with_deferred_inits(|| self.load_object(model, owner, scope, default_type))
+    }
+
+    /// Whether `model` is the model the load in progress indexed under its
+    /// id: then the tree under it was indexed with it (a deployment's object
+    /// met again through a property's contract).
+    fn indexed(&self, model: &Value) -> bool {
+        let Value::Dict(d) = model else { return false };
+        let Some(Value::Dict(h)) = dict_get(d, "?") else {
+            return false;
+        };
+        let Some(Value::Str(id)) = dict_get(h, "id") else {
+            return false;
+        };
+        let address = container_id(model);
+        self.loading.indexed_as(id, |m| container_id(m) == address)
     }
 
     /// Run a model load in a [`LoadScope`]: then the shells get their
@@ -186,11 +205,8 @@ impl Rt {
         let mut props = Dict::new();
         let (type_name, id, name, metadata) = match dict_get(d, "?") {
             Some(Value::Dict(h)) => {
-                for (k, v) in d.iter() {
-                    if k.as_str() != Some("?") {
-                        props.insert(k.clone(), v.clone());
-                    }
-                }
+                let entries = d.iter().filter(|(k, _)| k.as_str() != Some("?"));
+                props = Dict::from_distinct(entries.map(|(k, v)| (k.clone(), v.clone())).collect());
                 (
                     dict_get(h, "type").and_then(|t| match as_type(t) {
                         Some(c) => Some(c.name.clone()),
@@ -671,11 +687,9 @@ impl Rt {
                         return Value::Float(f.parse().unwrap_or(f64::NAN));
                     }
                 }
-                let mut d = Dict::new();
-                for (k, v) in m {
-                    d.insert(Value::str(k), self.decode(v));
-                }
-                Value::dict(d)
+                // A JSON object's keys are distinct.
+                let entries = m.iter().map(|(k, v)| (Value::str(k), self.decode(v)));
+                Value::dict(Dict::from_distinct(entries.collect()))
             }
         }
     }

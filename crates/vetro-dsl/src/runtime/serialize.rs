@@ -219,7 +219,7 @@ impl Writer<'_> {
     }
 
     fn header(&self, o: &Rc<Object>, class: &Rc<Class>) -> Value {
-        let mut h = Dict::new();
+        let mut h = Dict::with_capacity(6);
         let mut put = |k: &str, v: Value| {
             h.insert(text(k), v);
         };
@@ -327,7 +327,7 @@ impl Writer<'_> {
                 Ok(Json::Array(out))
             })?,
             Tree::Map(fields) => walk.nested(|walk| {
-                let mut out = serde_json::Map::new();
+                let mut out = serde_json::Map::with_capacity(fields.len());
                 for (k, x) in fields {
                     if let Some(j) = self.finish_json(x, actions, walk)? {
                         out.insert(self.rt.limits.py_str(k)?, j);
@@ -497,7 +497,7 @@ impl Rt {
     fn plain_json(&self, v: &Value, walk: &mut Walk<'_>) -> Result<Json, Exc> {
         Ok(match v {
             Value::Dict(d) => walk.nested(|walk| {
-                let mut out = serde_json::Map::new();
+                let mut out = serde_json::Map::with_capacity(d.len());
                 for (k, x) in d.iter() {
                     out.insert(self.limits.py_str(k)?, self.plain_json(x, walk)?);
                 }
