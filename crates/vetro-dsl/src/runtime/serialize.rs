@@ -183,12 +183,12 @@ impl Writer<'_> {
     }
 
     fn properties(&mut self, o: &Rc<Object>, class: &Rc<Class>) -> (Vec<(Value, Tree)>, bool) {
-        let mut fields = Vec::new();
-        let mut pending = false;
         let values = o.props.borrow().clone();
+        let mut fields = Vec::with_capacity(values.len());
+        let mut pending = false;
         if let Style::Deployment = self.style {
             for (name, v) in &values {
-                let usage = o.class.find_property(name).first().map(|(_, p)| p.usage);
+                let usage = o.class.first_property(name).map(|(_, p)| p.usage);
                 if usage.is_some_and(|u| u.serialized()) {
                     let (t, p) = self.value(v, Some(o));
                     pending |= p;

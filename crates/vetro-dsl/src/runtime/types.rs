@@ -117,13 +117,6 @@ impl Class {
             .collect()
     }
 
-    /// All declarations of a property along the hierarchy (most derived first).
-    pub(super) fn find_property(self: &Rc<Self>, name: &str) -> Vec<(Rc<Class>, Arc<PropertyDef>)> {
-        self.lineage()
-            .filter_map(|c| c.def.properties.get(name).map(|p| (c.clone(), p.clone())))
-            .collect()
-    }
-
     /// The most derived declaration of a property.
     pub(super) fn first_property(
         self: &Rc<Self>,
