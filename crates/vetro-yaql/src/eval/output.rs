@@ -13,6 +13,9 @@ use crate::value::{Address, List};
 /// The output form of a value: lazy sequences materialised (under the
 /// `limitIterators` check) and sets converted as configured.
 pub fn finalize(v: Value, rt: &Runtime) -> Result<Value> {
+    if is_final(&v) {
+        return Ok(v);
+    }
     let mut memo = Settled::default();
     Ok(settle(&v, rt, &mut memo)?.unwrap_or(v))
 }
@@ -110,12 +113,17 @@ type SettledEntry = (Option<Value>, Option<Value>);
 
 /// The output form of a value, or `None` when it already is one (so a large
 /// value that is already final is walked, not copied).
-fn settle(v: &Value, rt: &Runtime, memo: &mut Settled) -> Result<Option<Value>> {
-    // Most values of a large result are scalars, final as they are.
-    if !matches!(
+/// Scalars are final as they are (most values of a large result, and most
+/// results of a program's statements).
+fn is_final(v: &Value) -> bool {
+    !matches!(
         v,
         Value::List(_) | Value::Dict(_) | Value::Set(_) | Value::Iter(_)
-    ) {
+    )
+}
+
+fn settle(v: &Value, rt: &Runtime, memo: &mut Settled) -> Result<Option<Value>> {
+    if is_final(v) {
         return Ok(None);
     }
     let key = Settled::shared_key(v);

@@ -296,8 +296,18 @@ impl Context {
 
     /// Bind a variable in this scope (`$name`; `$` is `1`).
     pub fn set(&self, name: &str, value: Value) {
-        let key = VarName::of(normalize(name));
-        self.bind(key, value);
+        let name = normalize(name);
+        // A variable set again (a loop's) keeps its name: none is made.
+        if let Some(slot) = self
+            .vars
+            .borrow_mut()
+            .iter_mut()
+            .find(|(n, _)| n.text() == name)
+        {
+            slot.1 = value;
+            return;
+        }
+        self.bind(VarName::of(name), value);
     }
 
     /// Bind positional argument `i` (1-based) without allocating its name.
