@@ -14,6 +14,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
+use pyo3::PyTypeInfo;
 use std::hash::BuildHasherDefault;
 use std::rc::Rc;
 use vetro_yaql::datetime::DateTime;
@@ -25,6 +26,17 @@ use vetro_yaql::{Error, ErrorKind, Value};
 /// fixed keys (addresses are not chosen by the data), and made without
 /// allocating, so a conversion that needs none costs nothing.
 pub type AddrMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<ahash::AHasher>>;
+
+/// `obj` as a `T` when its type is exactly `T`: a pointer comparison, and
+/// unlike `cast_exact` a mismatch costs nothing (no error value made).
+#[inline]
+pub(crate) fn exact<'a, 'py, T: PyTypeInfo>(
+    obj: &'a Bound<'py, PyAny>,
+) -> Option<&'a Bound<'py, T>> {
+    // SAFETY: the object's type was just found to be `T`'s.
+    obj.is_exact_instance_of::<T>()
+        .then(|| unsafe { obj.cast_unchecked::<T>() })
+}
 
 /// Python object → YAQL value.
 pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
@@ -80,10 +92,10 @@ impl<'py> Input<'py> {
     /// Everything but the scalars of [`scalar`]: exact dicts and lists
     /// first.
     fn container(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<Value> {
-        if let Ok(d) = obj.cast_exact::<PyDict>() {
+        if let Some(d) = exact::<PyDict>(obj) {
             return self.dict(d);
         }
-        if let Ok(l) = obj.cast_exact::<PyList>() {
+        if let Some(l) = exact::<PyList>(obj) {
             return self.list(l);
         }
         self.slow += 1;
@@ -145,7 +157,7 @@ impl<'py> Input<'py> {
     /// The key at position `at` of a dictionary: string keys are converted
     /// once per key object.
     fn key(&mut self, at: usize, k: Borrowed<'_, 'py, PyAny>) -> PyResult<Value> {
-        let Ok(s) = k.cast_exact::<PyString>() else {
+        let Some(s) = exact::<PyString>(&k) else {
             return self.item(k);
         };
         let addr = k.as_ptr() as usize;
@@ -284,19 +296,19 @@ impl<'py> Input<'py> {
 /// type), whose conversion runs no Python code; `None` for anything else.
 #[inline]
 fn scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
-    if let Ok(s) = obj.cast_exact::<PyString>() {
+    if let Some(s) = exact::<PyString>(obj) {
         return Ok(Some(Value::str(s.to_str()?)));
     }
-    if let Ok(i) = obj.cast_exact::<PyInt>() {
+    if let Some(i) = exact::<PyInt>(obj) {
         return int_value(i).map(Some);
     }
-    if let Ok(f) = obj.cast_exact::<PyFloat>() {
+    if let Some(f) = exact::<PyFloat>(obj) {
         return Ok(Some(Value::Float(f.value())));
     }
     if obj.is_none() {
         return Ok(Some(Value::Null));
     }
-    if let Ok(b) = obj.cast_exact::<PyBool>() {
+    if let Some(b) = exact::<PyBool>(obj) {
         return Ok(Some(Value::Bool(b.is_true())));
     }
     Ok(None)

@@ -1,17 +1,26 @@
 //! The data of an evaluation converted in two steps, so that most of the
 //! work runs without the GIL: a [`Stager`] reads the Python objects (which
-//! needs the GIL) into a flat record of plain data, and [`Staged::build`]
-//! makes the engine's values from it (allocating the strings, lists and
-//! dicts) while other Python threads run.
+//! needs the GIL) into a flat record, and [`Staged::build`] makes the
+//! engine's values from it (allocating the lists, dicts and long strings)
+//! while other Python threads run.
 //!
-//! The record holds no Python object: string texts are copied into one
-//! buffer, dictionary keys are made once per key object (as
-//! [`crate::input`] does), and anything but the exact built-in scalars,
-//! dicts, lists, tuples and `FrozenDict`s (subclasses, sets, datetimes,
-//! host objects, ...) is converted in full by [`crate::input::Input`]
-//! while the GIL is held.
+//! The record holds no Python object: scalars are made as they are read
+//! (short strings are held in the value, no allocation), longer string
+//! texts are copied into one buffer, dictionary keys are made once per key
+//! object (as [`crate::input`] does), and anything but the exact built-in
+//! scalars, dicts, lists, tuples and `FrozenDict`s (subclasses, sets,
+//! datetimes, host objects, ...) is converted in full by
+//! [`crate::input::Input`] while the GIL is held.
+//!
+//! Values are written where they go, one function per kind of value (see
+//! [`put_with`]), and the made values travel apart from the steps of the
+//! record, so that each is copied whole: a value moved out of an enum that
+//! wraps it, or pushed after a choice of kinds, is compiled as a copy
+//! through the stack, field by field then read back by wider loads, which
+//! the processor cannot forward from the narrower stores (a stall of a
+//! dozen cycles per value, once a quarter of the time of a conversion).
 
-use crate::input::{int_value, AddrMap, Input};
+use crate::input::{exact, int_value, AddrMap, Input};
 use crate::shim::Shim;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
@@ -19,23 +28,20 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::sync::Mutex;
-use vetro_yaql::value::{Dict, DictKeys, List};
+use vetro_yaql::value::{Dict, DictKeys, List, Str};
 use vetro_yaql::Value;
 
 /// One step of the record; containers are followed by their items (dicts
 /// by key and value in turn).
 #[derive(Clone, Copy)]
-enum Op {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    /// A string: its text's start and length in [`Staged::text`].
-    Str(u32, u32),
+enum Step {
+    /// The next of the values made while staging ([`Staged::values`]).
+    Value,
+    /// A string too long to be held in a value: its text's start and
+    /// length in [`Staged::text`].
+    Text(u32, u32),
     /// A dictionary key made while staging ([`Staged::keys`]).
     Key(u32),
-    /// A value converted in full while staging ([`Staged::ready`]).
-    Ready(u32),
     /// A list of that many items.
     List(u32),
     /// A dict of that many entries; `true` when its keys are distinct
@@ -45,17 +51,31 @@ enum Op {
 
 /// Python data read for [`Staged::build`].
 pub struct Staged {
-    ops: Vec<Op>,
+    steps: Vec<Step>,
+    /// The scalars and the values converted in full, in order.
+    values: Vec<Value>,
     text: String,
     keys: Vec<Value>,
-    ready: Vec<Value>,
 }
 
 /// The buffers of records built, kept for the next stagings of an engine
 /// (by whichever thread): a large record then costs no growing of its
 /// buffers and no fresh memory.
 #[derive(Default)]
-pub struct Spares(Mutex<Vec<(Vec<Op>, String)>>);
+pub struct Spares(Mutex<Vec<Buffers>>);
+
+/// The emptied buffers of one record.
+#[derive(Default)]
+struct Buffers {
+    steps: Vec<Step>,
+    values: Vec<Value>,
+    text: String,
+}
+
+// SAFETY: a `Buffers` is either new or emptied by `Spares::give`: its
+// vector of values holds none (whose `Rc`s must stay on one thread), only
+// memory of the global allocator, which any thread may free.
+unsafe impl Send for Buffers {}
 
 /// Buffers past this size (in bytes) are not kept.
 const SPARE_BYTES: usize = 16 << 20;
@@ -63,55 +83,79 @@ const SPARE_BYTES: usize = 16 << 20;
 const SPARE_SETS: usize = 8;
 
 impl Spares {
-    fn take(&self) -> (Vec<Op>, String) {
+    fn take(&self) -> Buffers {
         self.lock().pop().unwrap_or_default()
     }
 
-    fn give(&self, mut ops: Vec<Op>, mut text: String) {
-        let bytes = ops.capacity() * std::mem::size_of::<Op>() + text.capacity();
+    fn give(&self, mut b: Buffers) {
+        let bytes = b.steps.capacity() * std::mem::size_of::<Step>()
+            + b.values.capacity() * std::mem::size_of::<Value>()
+            + b.text.capacity();
         if bytes > SPARE_BYTES {
             return;
         }
-        ops.clear();
-        text.clear();
+        b.steps.clear();
+        b.values.clear();
+        b.text.clear();
         let mut kept = self.lock();
         if kept.len() < SPARE_SETS {
-            kept.push((ops, text));
+            kept.push(b);
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Vec<Op>, String)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Buffers>> {
         // The list holds whole, empty buffers only.
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
 impl Staged {
+    /// A string too long to be held in a value, its text copied for later.
+    fn long_text(&mut self, s: &str) {
+        match (u32::try_from(self.text.len()), u32::try_from(s.len())) {
+            (Ok(start), Ok(len)) if start.checked_add(len).is_some() => {
+                self.text.push_str(s);
+                self.steps.push(Step::Text(start, len));
+            }
+            _ => self.value(Value::str(s)),
+        }
+    }
+
+    /// The next value, made already.
+    fn value(&mut self, v: Value) {
+        put(&mut self.values, v);
+        self.steps.push(Step::Value);
+    }
+
     /// The values read, in the order they were staged (needs no GIL); the
     /// buffers go back to `spares`.
     pub fn build(self, spares: &Spares) -> Vec<Value> {
         let Staged {
-            ops,
+            steps,
+            mut values,
             text,
             keys,
-            ready,
         } = self;
         let mut b = Builder {
-            ops: &ops,
+            steps: steps.iter(),
+            values: values.drain(..),
             text: &text,
             keys: &keys,
-            ready,
-            at: 0,
             items: Vec::new(),
             key_ids: Vec::new(),
             key_sets: AddrMap::default(),
+            last_keys: None,
         };
-        while b.at < ops.len() {
-            b.push_value();
+        while b.steps.len() > 0 {
+            b.push_next();
         }
         let out = std::mem::take(&mut b.items);
         drop(b);
-        spares.give(ops, text);
+        spares.give(Buffers {
+            steps,
+            values,
+            text,
+        });
         out
     }
 }
@@ -122,12 +166,12 @@ const MAX_KEY_SETS: usize = 4096;
 
 /// What making the values of a record keeps between them.
 struct Builder<'s> {
-    ops: &'s [Op],
+    /// The steps of the record not taken yet.
+    steps: std::slice::Iter<'s, Step>,
+    /// The values made while staging not placed yet.
+    values: std::vec::Drain<'s, Value>,
     text: &'s str,
     keys: &'s [Value],
-    ready: Vec<Value>,
-    /// The next step of the record.
-    at: usize,
     /// The values made: those of the record's top level, and the items of
     /// the lists and the values of the dicts being made, innermost last.
     /// Each container is allocated once, at its final size, when it ends.
@@ -137,41 +181,42 @@ struct Builder<'s> {
     /// The lists of keys made, by the keys' numbers: records with the same
     /// keys in the same order share one.
     key_sets: AddrMap<Box<[u32]>, DictKeys>,
+    /// The list of keys of the last dict made (records in a row mostly
+    /// have the same keys: found then without hashing).
+    last_keys: Option<(Box<[u32]>, DictKeys)>,
 }
 
 impl Builder<'_> {
     /// Make the next value of the record, onto [`Builder::items`].
-    fn push_value(&mut self) {
-        let op = self.ops[self.at];
-        self.at += 1;
-        match op {
-            Op::Null => self.items.push(Value::Null),
-            Op::Bool(b) => self.items.push(Value::Bool(b)),
-            Op::Int(i) => self.items.push(Value::Int(i)),
-            Op::Float(x) => self.items.push(Value::Float(x)),
-            Op::Str(start, len) => {
+    fn push_next(&mut self) {
+        const WHOLE: &str = "a record holds the items of its containers";
+        let step = *self.steps.next().expect(WHOLE);
+        let items = &mut self.items;
+        match step {
+            Step::Value => put(items, self.values.next().expect(WHOLE)),
+            Step::Text(start, len) => {
                 let start = start as usize;
                 let s = &self.text[start..start + len as usize];
-                self.items.push(Value::str(s));
+                put_with(items, || Value::str(s));
             }
-            Op::Key(i) => self.items.push(self.keys[i as usize].clone()),
-            Op::Ready(i) => {
-                let v = std::mem::replace(&mut self.ready[i as usize], Value::Null);
-                self.items.push(v);
+            Step::Key(i) => {
+                let keys = self.keys;
+                put_with(items, || keys[i as usize].clone());
             }
-            Op::List(n) => {
-                let start = self.items.len();
+            Step::List(n) => {
+                let start = items.len();
+                items.reserve(n as usize);
                 for _ in 0..n {
-                    self.push_value();
+                    self.push_next();
                 }
                 let list = List::from_tail(&mut self.items, start);
-                self.items.push(Value::List(list));
+                put_with(&mut self.items, || Value::List(list));
             }
-            Op::Dict(n, true) => self.distinct_dict(n),
-            Op::Dict(n, false) => {
-                let start = self.items.len();
+            Step::Dict(n, true) => self.distinct_dict(n),
+            Step::Dict(n, false) => {
+                let start = items.len();
                 for _ in 0..2 * n {
-                    self.push_value();
+                    self.push_next();
                 }
                 let mut d = Dict::with_capacity(n as usize);
                 let mut entries = self.items.drain(start..);
@@ -179,7 +224,7 @@ impl Builder<'_> {
                     d.insert(k, v);
                 }
                 drop(entries);
-                self.items.push(Value::dict(d));
+                put_with(&mut self.items, || Value::dict(d));
             }
         }
     }
@@ -187,31 +232,41 @@ impl Builder<'_> {
     /// A dict whose keys are distinct strings, each staged as a key.
     fn distinct_dict(&mut self, n: u32) {
         let (start, first_key) = (self.items.len(), self.key_ids.len());
+        self.items.reserve(n as usize);
         for _ in 0..n {
-            let Op::Key(k) = self.ops[self.at] else {
+            let Some(&Step::Key(k)) = self.steps.next() else {
                 unreachable!("the keys of a dict of distinct strings are staged as keys")
             };
-            self.at += 1;
             self.key_ids.push(k);
-            self.push_value();
+            self.push_next();
         }
         let keys = self.key_set(first_key);
         self.key_ids.truncate(first_key);
         let d = Dict::from_keys_tail(&keys, &mut self.items, start);
-        self.items.push(Value::dict(d));
+        put_with(&mut self.items, || Value::dict(d));
     }
 
     /// The list of the keys numbered from `first` on in `key_ids`.
     fn key_set(&mut self, first: usize) -> DictKeys {
         let ids = &self.key_ids[first..];
-        if let Some(keys) = self.key_sets.get(ids) {
-            return keys.clone();
+        if let Some((last, keys)) = &self.last_keys {
+            if **last == *ids {
+                return keys.clone();
+            }
         }
-        let keys =
-            DictKeys::from_distinct(ids.iter().map(|&i| self.keys[i as usize].clone()).collect());
-        if self.key_sets.len() < MAX_KEY_SETS {
-            self.key_sets.insert(ids.into(), keys.clone());
-        }
+        let keys = match self.key_sets.get(ids) {
+            Some(keys) => keys.clone(),
+            None => {
+                let keys = DictKeys::from_distinct(
+                    ids.iter().map(|&i| self.keys[i as usize].clone()).collect(),
+                );
+                if self.key_sets.len() < MAX_KEY_SETS {
+                    self.key_sets.insert(ids.into(), keys.clone());
+                }
+                keys
+            }
+        };
+        self.last_keys = Some((ids.into(), keys.clone()));
         keys
     }
 }
@@ -234,14 +289,18 @@ pub struct Stager<'py> {
 
 impl<'py> Stager<'py> {
     pub fn new(py: Python<'py>, spares: &Spares) -> Stager<'py> {
-        let (ops, text) = spares.take();
+        let Buffers {
+            steps,
+            values,
+            text,
+        } = spares.take();
         Stager {
             input: Input::new(py),
             out: Staged {
-                ops,
+                steps,
+                values,
                 text,
                 keys: Vec::new(),
-                ready: Vec::new(),
             },
             key_index: AddrMap::default(),
             recent: Vec::new(),
@@ -277,50 +336,42 @@ impl<'py> Stager<'py> {
     /// type); false for anything else.
     #[inline]
     fn scalar(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<bool> {
-        let op = if let Ok(s) = obj.cast_exact::<PyString>() {
-            self.text(s.to_str()?)
-        } else if let Ok(i) = obj.cast_exact::<PyInt>() {
-            match int_value(i)? {
-                Value::Int(i) => Op::Int(i),
-                big => self.ready(big),
+        let out = &mut self.out;
+        if let Some(s) = exact::<PyString>(obj) {
+            let s = s.to_str()?;
+            if s.len() > Str::INLINE {
+                out.long_text(s);
+                return Ok(true);
             }
-        } else if let Ok(f) = obj.cast_exact::<PyFloat>() {
-            Op::Float(f.value())
+            put_with(&mut out.values, || Value::str(s));
+        } else if let Some(i) = exact::<PyInt>(obj) {
+            match i.extract::<i64>() {
+                Ok(n) => put_with(&mut out.values, || Value::Int(n)),
+                Err(_) => put(&mut out.values, int_value(i)?),
+            }
+        } else if let Some(f) = exact::<PyFloat>(obj) {
+            let x = f.value();
+            put_with(&mut out.values, || Value::Float(x));
         } else if obj.is_none() {
-            Op::Null
-        } else if let Ok(b) = obj.cast_exact::<PyBool>() {
-            Op::Bool(b.is_true())
+            put_with(&mut out.values, || Value::Null);
+        } else if let Some(b) = exact::<PyBool>(obj) {
+            let b = b.is_true();
+            put_with(&mut out.values, || Value::Bool(b));
         } else {
             return Ok(false);
-        };
-        self.out.ops.push(op);
+        }
+        out.steps.push(Step::Value);
         Ok(true)
     }
 
-    fn text(&mut self, s: &str) -> Op {
-        let start = self.out.text.len();
-        match (u32::try_from(start), u32::try_from(s.len())) {
-            (Ok(start), Ok(len)) if start.checked_add(len).is_some() => {
-                self.out.text.push_str(s);
-                Op::Str(start, len)
-            }
-            _ => self.ready(Value::str(s)),
-        }
-    }
-
-    fn ready(&mut self, v: Value) -> Op {
-        self.out.ready.push(v);
-        Op::Ready(self.out.ready.len() as u32 - 1)
-    }
-
     fn container(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
-        if let Ok(d) = obj.cast_exact::<PyDict>() {
+        if let Some(d) = exact::<PyDict>(obj) {
             return self.dict(d);
         }
-        if let Ok(l) = obj.cast_exact::<PyList>() {
+        if let Some(l) = exact::<PyList>(obj) {
             return self.list(l);
         }
-        if let Ok(t) = obj.cast_exact::<PyTuple>() {
+        if let Some(t) = exact::<PyTuple>(obj) {
             return self.tuple(t);
         }
         // The frozen dicts of `yaql.utils.convert_input_data` (Mistral's
@@ -333,15 +384,14 @@ impl<'py> Stager<'py> {
         }
         self.slow += 1;
         let v = self.input.value(obj)?;
-        let op = self.ready(v);
-        self.out.ops.push(op);
+        self.out.value(v);
         Ok(())
     }
 
     /// The key at position `at` of a dictionary: a string key is made once
     /// per key object.
     fn key(&mut self, at: usize, k: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
-        let Ok(s) = k.cast_exact::<PyString>() else {
+        let Some(s) = exact::<PyString>(&k) else {
             return self.item(k);
         };
         let addr = k.as_ptr() as usize;
@@ -365,7 +415,7 @@ impl<'py> Stager<'py> {
                 i
             }
         };
-        self.out.ops.push(Op::Key(index));
+        self.out.steps.push(Step::Key(index));
         Ok(())
     }
 
@@ -374,8 +424,8 @@ impl<'py> Stager<'py> {
     /// have changed it meanwhile).
     fn dict(&mut self, d: &Bound<'py, PyDict>) -> PyResult<()> {
         let (py, len) = (d.py(), d.len());
-        let head = self.out.ops.len();
-        self.out.ops.push(Op::Dict(0, false));
+        let head = self.out.steps.len();
+        self.out.steps.push(Step::Dict(0, false));
         let slow = self.slow;
         let mut str_keys = true;
         let mut n = 0usize;
@@ -396,14 +446,14 @@ impl<'py> Stager<'py> {
                 "dictionary changed size during iteration",
             ));
         }
-        self.out.ops[head] = Op::Dict(count(py, n)?, str_keys && self.slow == slow);
+        self.out.steps[head] = Step::Dict(count(py, n)?, str_keys && self.slow == slow);
         Ok(())
     }
 
     /// A list's items read in place.
     fn list(&mut self, l: &Bound<'py, PyList>) -> PyResult<()> {
-        let head = self.out.ops.len();
-        self.out.ops.push(Op::List(0));
+        let head = self.out.steps.len();
+        self.out.steps.push(Step::List(0));
         // The length is read at each step: staging an item may run Python
         // code that changes the list.
         let mut i = 0;
@@ -415,7 +465,7 @@ impl<'py> Stager<'py> {
             self.item(item)?;
             i += 1;
         }
-        self.out.ops[head] = Op::List(count(l.py(), i)?);
+        self.out.steps[head] = Step::List(count(l.py(), i)?);
         Ok(())
     }
 }
@@ -423,12 +473,36 @@ impl<'py> Stager<'py> {
 impl<'py> Stager<'py> {
     /// A tuple's items read in place (a tuple does not change).
     fn tuple(&mut self, t: &Bound<'py, PyTuple>) -> PyResult<()> {
-        self.out.ops.push(Op::List(count(t.py(), t.len())?));
+        self.out.steps.push(Step::List(count(t.py(), t.len())?));
         for item in t.iter_borrowed() {
             self.item(item)?;
         }
         Ok(())
     }
+}
+
+/// Push `v` (made and moved whole already).
+#[inline(always)]
+fn put<T>(to: &mut Vec<T>, v: T) {
+    to.reserve(1);
+    let len = to.len();
+    to.spare_capacity_mut()[0].write(v);
+    // SAFETY: the item past the end was just written.
+    unsafe { to.set_len(len + 1) };
+}
+
+/// Push the value `make` makes, written where it goes: each caller's
+/// closure makes this a function of its own, so pushes of different kinds
+/// are not merged into one push through the stack (see the module text).
+/// The room is made first: a value made before a call that may grow the
+/// vector would be kept on the stack across it, and copied the same way.
+#[inline(never)]
+fn put_with<T>(to: &mut Vec<T>, make: impl FnOnce() -> T) {
+    to.reserve(1);
+    let len = to.len();
+    to.spare_capacity_mut()[0].write(make());
+    // SAFETY: the item past the end was just written.
+    unsafe { to.set_len(len + 1) };
 }
 
 /// A container's length as the record holds it.

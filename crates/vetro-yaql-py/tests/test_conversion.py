@@ -63,7 +63,8 @@ def test_lazy_sequences_anywhere_in_a_result_become_lists():
 
 def test_every_kind_of_item_survives_the_staged_conversion():
     # The data is read with the GIL held and its values made without it:
-    # scalars of each type, texts of any width, big integers, keys seen in
+    # scalars of each type, texts of any width (held in the value up to 15
+    # bytes of UTF-8, copied past it), big integers, keys seen in
     # another order, and the types converted whole on the way (tuples,
     # sets, dict subclasses) inside plain lists and dicts.
     class Sub(dict):
@@ -72,7 +73,8 @@ def test_every_kind_of_item_survives_the_staged_conversion():
     data = {
         'ints': [0, -1, 2 ** 62, 2 ** 63, -2 ** 80, True, False, None],
         'floats': [0.5, -1e300],
-        'texts': ['', 'ascii', 'é', '€uro', '😀 wide', 'x' * 10000],
+        'texts': ['', 'ascii', 'é', '€uro', '😀 wide', 'x' * 10000,
+                  'a' * 15, 'b' * 16, 'é' * 7 + 'c', 'é' * 8],
         'records': [{'a': 1, 'b': 2}, {'b': 3, 'a': 4}, {'a': 5, 'c': 6}],
         'whole': [(1, 'two', [3]), {7, 8}, Sub(z=[9])],
         10: 'int key',
@@ -88,7 +90,8 @@ def test_every_kind_of_item_survives_the_staged_conversion():
     assert out['whole'] == [[1, 'two', [3]], {7, 8}, {'z': [9]}]
     assert out[10] == 'int key'
     assert evaluate('$.records.select($.a)', data) == [1, 4, 5]
-    assert evaluate('$.texts.select(len($))', data) == [0, 5, 1, 4, 6, 10000]
+    assert evaluate('$.texts.select(len($))', data) == [
+        0, 5, 1, 4, 6, 10000, 15, 16, 8, 8]
     assert evaluate('$.ints[3] + 1', data) == 2 ** 63 + 1
 
 
