@@ -56,6 +56,8 @@ pub struct Staged {
     values: Vec<Value>,
     text: String,
     keys: Vec<Value>,
+    /// An empty buffer for [`Builder::items`].
+    items: Vec<Value>,
 }
 
 /// The buffers of records built, kept for the next stagings of an engine
@@ -64,16 +66,17 @@ pub struct Staged {
 #[derive(Default)]
 pub struct Spares(Mutex<Vec<Buffers>>);
 
-/// The emptied buffers of one record.
+/// The emptied buffers of one record and of its building.
 #[derive(Default)]
 struct Buffers {
     steps: Vec<Step>,
     values: Vec<Value>,
     text: String,
+    items: Vec<Value>,
 }
 
 // SAFETY: a `Buffers` is either new or emptied by `Spares::give`: its
-// vector of values holds none (whose `Rc`s must stay on one thread), only
+// vectors of values hold none (whose `Rc`s must stay on one thread), only
 // memory of the global allocator, which any thread may free.
 unsafe impl Send for Buffers {}
 
@@ -89,7 +92,7 @@ impl Spares {
 
     fn give(&self, mut b: Buffers) {
         let bytes = b.steps.capacity() * std::mem::size_of::<Step>()
-            + b.values.capacity() * std::mem::size_of::<Value>()
+            + (b.values.capacity() + b.items.capacity()) * std::mem::size_of::<Value>()
             + b.text.capacity();
         if bytes > SPARE_BYTES {
             return;
@@ -97,6 +100,7 @@ impl Spares {
         b.steps.clear();
         b.values.clear();
         b.text.clear();
+        b.items.clear();
         let mut kept = self.lock();
         if kept.len() < SPARE_SETS {
             kept.push(b);
@@ -135,13 +139,14 @@ impl Staged {
             mut values,
             text,
             keys,
+            items,
         } = self;
         let mut b = Builder {
             steps: steps.iter(),
             values: values.drain(..),
             text: &text,
             keys: &keys,
-            items: Vec::new(),
+            items,
             key_ids: Vec::new(),
             key_sets: AddrMap::default(),
             last_keys: None,
@@ -149,12 +154,16 @@ impl Staged {
         while b.steps.len() > 0 {
             b.push_next();
         }
-        let out = std::mem::take(&mut b.items);
+        // The values go out in a vector of their own; the buffer that held
+        // them while they were made is kept.
+        let out = b.items.drain(..).collect();
+        let items = std::mem::take(&mut b.items);
         drop(b);
         spares.give(Buffers {
             steps,
             values,
             text,
+            items,
         });
         out
     }
@@ -293,6 +302,7 @@ impl<'py> Stager<'py> {
             steps,
             values,
             text,
+            items,
         } = spares.take();
         Stager {
             input: Input::new(py),
@@ -301,6 +311,7 @@ impl<'py> Stager<'py> {
                 values,
                 text,
                 keys: Vec::new(),
+                items,
             },
             key_index: AddrMap::default(),
             recent: Vec::new(),
