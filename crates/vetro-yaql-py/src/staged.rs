@@ -18,7 +18,7 @@
 //! wraps it, or pushed after a choice of kinds, is compiled as a copy
 //! through the stack, field by field then read back by wider loads, which
 //! the processor cannot forward from the narrower stores (a stall of a
-//! dozen cycles per value, once a quarter of the time of a conversion).
+//! dozen cycles per value, once a fifth of the time of a conversion).
 
 use crate::input::{exact, int_value, AddrMap, Input};
 use crate::shim::Shim;
