@@ -218,3 +218,27 @@ fn safe_format_is_opt_in() {
         .eval_str("'{0.__class__}'.format(1)", Value::Null)
         .is_err());
 }
+
+#[test]
+fn order_by_keeps_equal_keys_in_their_order() {
+    // Long enough for the sort's path for large inputs; keys repeat.
+    ok(
+        "range(200).orderBy($ mod 3).where($ mod 3 = 1).take(4)",
+        "[1,4,7,10]",
+    );
+    ok(
+        "range(200).orderByDescending($ mod 3).skip(66).take(3)",
+        "[1,4,7]",
+    );
+    // Keys that cannot be compared are the error of the first comparison
+    // that meets them, however far into the sort (never a crash).
+    err(
+        "range(300).select([$ mod 5, switch($ mod 7 = 0 => str($), true => $)]).orderBy($[0]).thenBy($[1])",
+        ErrorKind::NoMatchingFunction,
+    );
+    // A list sorted where it is stays as it was.
+    ok(
+        "let(l => range(100).select(99 - $).toList()) -> [$l.orderBy($).first(), $l.first(), $l.orderBy($).last()]",
+        "[0,99,99]",
+    );
+}

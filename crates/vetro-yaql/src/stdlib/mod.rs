@@ -5,6 +5,7 @@ pub mod branching;
 pub mod collections;
 pub mod common;
 pub mod datetime;
+pub(crate) mod fallible_sort;
 pub mod format;
 pub mod grouping;
 pub mod int_work;

@@ -4,8 +4,8 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Lambda;
 use crate::func::Call;
-use crate::iter::LazyIter;
-use crate::value::{compare, not_comparable, Value};
+use crate::iter::{LazyIter, ValueIter};
+use crate::value::{compare, not_comparable, List, Value};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -64,8 +64,10 @@ pub fn ordered(c: &Call, source: Value, keys: Keys) -> Result<Value> {
                 Some(s) => s,
                 None => {
                     let items = match src.take() {
-                        Some(mut it) => it.collect_vec()?,
-                        None => Vec::new(),
+                        // A list is sorted where it is, not copied.
+                        Some(ValueIter::List(l, 0)) => l,
+                        Some(mut it) => List::from(it.collect_vec()?),
+                        None => List::new(),
                     };
                     sorted.insert(sort(items, &keys)?)
                 }
@@ -96,61 +98,45 @@ pub fn then_by(c: &Call, collection: &Value, selector: &Lambda, desc: bool) -> R
 
 /// Sorted items, handed out in order.
 struct Sorted {
-    /// Each item's first key and position, in sorted order.
-    order: std::vec::IntoIter<(Value, usize)>,
-    items: Vec<Value>,
+    /// The items' positions in sorted order.
+    order: std::vec::IntoIter<u32>,
+    items: List,
 }
 
 impl Sorted {
     fn next(&mut self) -> Option<Value> {
-        let (_, i) = self.order.next()?;
-        Some(std::mem::replace(&mut self.items[i], Value::Null))
+        let i = self.order.next()? as usize;
+        Some(match self.items.get_mut() {
+            // Items nothing else holds go as they are handed out.
+            Some(items) => std::mem::replace(&mut items[i], Value::Null),
+            None => self.items[i].clone(),
+        })
     }
 }
 
 /// Sort `items` by `keys` (at least one), stably: every item's keys are
 /// computed first, in the order of the items, then compared; the first
 /// comparison that fails is the error.
-fn sort(items: Vec<Value>, keys: &[(Lambda, bool)]) -> Result<Sorted> {
-    let more = keys.len() - 1;
-    let mut order: Vec<(Value, usize)> = Vec::with_capacity(items.len());
-    // The keys after the first, `more` per item.
-    let mut rest: Vec<Value> = Vec::with_capacity(items.len() * more);
-    for (i, it) in items.iter().enumerate() {
-        order.push((keys[0].0.call1_ref(it)?, i));
-        for (l, _) in &keys[1..] {
-            rest.push(l.call1_ref(it)?);
+fn sort(items: List, keys: &[(Lambda, bool)]) -> Result<Sorted> {
+    let n = keys.len();
+    // Every item's keys, `n` in a row.
+    let mut all: Vec<Value> = Vec::with_capacity(items.len() * n);
+    for it in items.iter() {
+        for (l, _) in keys {
+            all.push(l.call1_ref(it)?);
         }
     }
-    let mut err = None;
-    let mut by = |o: Result<Ordering>, desc: bool| match o {
-        Ok(o) if desc => Some(o.reverse()),
-        Ok(o) => Some(o),
-        Err(e) => {
-            err.get_or_insert(e);
-            None
-        }
-    };
-    order.sort_by(|(ka, a), (kb, b)| {
-        let Some(o) = by(yaql_cmp(ka, kb), keys[0].1) else {
-            return Ordering::Equal;
-        };
-        if o != Ordering::Equal || more == 0 {
-            return o;
-        }
-        let (ra, rb) = (&rest[a * more..][..more], &rest[b * more..][..more]);
-        for (j, (_, desc)) in keys[1..].iter().enumerate() {
-            match by(yaql_cmp(&ra[j], &rb[j]), *desc) {
-                Some(Ordering::Equal) => continue,
-                Some(o) => return o,
-                None => return Ordering::Equal,
+    let order = super::fallible_sort::sorted_positions(items.len(), |a, b| {
+        let (ka, kb) = (&all[a as usize * n..][..n], &all[b as usize * n..][..n]);
+        for ((x, y), (_, desc)) in ka.iter().zip(kb).zip(keys) {
+            match yaql_cmp(x, y)? {
+                Ordering::Equal => continue,
+                o if *desc => return Ok(o.reverse()),
+                o => return Ok(o),
             }
         }
-        Ordering::Equal
-    });
-    if let Some(e) = err {
-        return Err(e);
-    }
+        Ok(Ordering::Equal)
+    })?;
     Ok(Sorted {
         order: order.into_iter(),
         items,
