@@ -236,6 +236,22 @@ fn order_by_keeps_equal_keys_in_their_order() {
         "range(300).select([$ mod 5, switch($ mod 7 = 0 => str($), true => $)]).orderBy($[0]).thenBy($[1])",
         ErrorKind::NoMatchingFunction,
     );
+    // A later key is computed only for items that tie on the keys before
+    // it, as the reference's comparison calls it only then.
+    ok(
+        "[[1, 5], [2, 'x']].orderBy($[0]).thenBy($[1].toUpper()).select($[0])",
+        "[1,2]",
+    );
+    err(
+        "[[1, 5], [1, 'x']].orderBy($[0]).thenBy($[1].toUpper())",
+        ErrorKind::NoMatchingMethod,
+    );
+    // Three keys, one descending, over runs of ties at two levels (the
+    // reference's order).
+    ok(
+        "range(30).select([$ mod 3, $ mod 5, $]).orderBy($[0]).thenByDescending($[1]).thenBy(-$[2]).select($[2])",
+        "[24,9,18,3,27,12,21,6,15,0,19,4,28,13,22,7,16,1,25,10,29,14,23,8,17,2,26,11,20,5]",
+    );
     // A list sorted where it is stays as it was.
     ok(
         "let(l => range(100).select(99 - $).toList()) -> [$l.orderBy($).first(), $l.first(), $l.orderBy($).last()]",

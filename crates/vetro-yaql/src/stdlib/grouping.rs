@@ -46,7 +46,10 @@ fn gather(c: &Call, collection: &Value, s: &Selectors) -> Result<(Vec<Value>, Ve
     let mut it = c.iter(collection)?;
     let mut keys = KeyIndex::new();
     let mut sizes: Vec<usize> = Vec::new();
-    let mut items: Vec<(usize, Value)> = Vec::with_capacity(it.size_hint().unwrap_or(0));
+    // Each item's group and value, apart (no padding beside each value).
+    let len = it.size_hint().unwrap_or(0);
+    let (mut group_of, mut items): (Vec<u32>, Vec<Value>) =
+        (Vec::with_capacity(len), Vec::with_capacity(len));
     while let Some(v) = it.next()? {
         c.run().check_built(items.len() + 1)?;
         let k = s.key.call1_ref(&v)?;
@@ -59,11 +62,12 @@ fn gather(c: &Call, collection: &Value, s: &Selectors) -> Result<(Vec<Value>, Ve
             sizes.push(0);
         }
         sizes[g] += 1;
-        items.push((g, val));
+        group_of.push(u32::try_from(g).expect("fewer than 2^32 groups"));
+        items.push(val);
     }
     let mut groups: Vec<Vec<Value>> = sizes.into_iter().map(Vec::with_capacity).collect();
-    for (g, v) in items {
-        groups[g].push(v);
+    for (g, v) in group_of.into_iter().zip(items) {
+        groups[g as usize].push(v);
     }
     Ok((keys.into_keys(), groups))
 }

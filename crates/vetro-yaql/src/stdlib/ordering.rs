@@ -114,31 +114,96 @@ impl Sorted {
     }
 }
 
-/// Sort `items` by `keys` (at least one), stably: every item's keys are
-/// computed first, in the order of the items, then compared; the first
-/// comparison that fails is the error.
+/// Sort `items` by `keys` (at least one), stably, one key at a time: the
+/// first key of every item, then each next key only for the runs of items
+/// that tie on the keys before it, each run sorted among itself. As in the
+/// reference, whose comparison calls a later selector only on a tie, a
+/// later key is computed only where it decides, and only one key per item
+/// is held at a time. The first comparison that fails is the error.
 fn sort(items: List, keys: &[(Lambda, bool)]) -> Result<Sorted> {
-    let n = keys.len();
-    // Every item's keys, `n` in a row.
-    let mut all: Vec<Value> = Vec::with_capacity(items.len() * n);
-    for it in items.iter() {
-        for (l, _) in keys {
-            all.push(l.call1_ref(it)?);
-        }
-    }
-    let order = super::fallible_sort::sorted_positions(items.len(), |a, b| {
-        let (ka, kb) = (&all[a as usize * n..][..n], &all[b as usize * n..][..n]);
-        for ((x, y), (_, desc)) in ka.iter().zip(kb).zip(keys) {
-            match yaql_cmp(x, y)? {
-                Ordering::Equal => continue,
-                o if *desc => return Ok(o.reverse()),
-                o => return Ok(o),
+    let ((first, first_desc), rest) = keys.split_first().expect("orderBy has a key");
+    let column = keys_of(first, items.iter())?;
+    let mut order = super::fallible_sort::sorted_positions(column.len(), |a, b| {
+        directed(&column[a as usize], &column[b as usize], *first_desc)
+    })?;
+    let mut ties = if rest.is_empty() {
+        Vec::new()
+    } else {
+        tied_runs(0, order.iter().map(|&i| &column[i as usize]))?
+    };
+    drop(column);
+    for (k, (selector, desc)) in rest.iter().enumerate() {
+        let last = k + 1 == rest.len();
+        let mut next = Vec::new();
+        for run in ties {
+            let start = run.start;
+            let run = &mut order[run];
+            let column = keys_of(selector, run.iter().map(|&i| &items[i as usize]))?;
+            let local = super::fallible_sort::sorted_positions(column.len(), |a, b| {
+                directed(&column[a as usize], &column[b as usize], *desc)
+            })?;
+            let placed: Vec<u32> = local.iter().map(|&j| run[j as usize]).collect();
+            run.copy_from_slice(&placed);
+            if !last {
+                next.extend(tied_runs(
+                    start,
+                    local.iter().map(|&j| &column[j as usize]),
+                )?);
             }
         }
-        Ok(Ordering::Equal)
-    })?;
+        ties = next;
+        if ties.is_empty() {
+            break;
+        }
+    }
     Ok(Sorted {
         order: order.into_iter(),
         items,
     })
+}
+
+/// The key `selector` gives each item, in a vector of their number (a
+/// collected `Result` would grow it by doubling: up to twice the room, and
+/// both the old and the new buffer while it moves).
+fn keys_of<'a>(
+    selector: &Lambda,
+    items: impl ExactSizeIterator<Item = &'a Value>,
+) -> Result<Vec<Value>> {
+    let mut keys = Vec::with_capacity(items.len());
+    for it in items {
+        keys.push(selector.call1_ref(it)?);
+    }
+    Ok(keys)
+}
+
+/// yaql's comparison, reversed for a descending key.
+fn directed(a: &Value, b: &Value, desc: bool) -> Result<Ordering> {
+    let o = yaql_cmp(a, b)?;
+    Ok(if desc { o.reverse() } else { o })
+}
+
+/// The ranges (from `start` on) of two or more keys in a row that compare
+/// equal, in sorted keys.
+fn tied_runs<'a>(
+    start: usize,
+    sorted: impl Iterator<Item = &'a Value>,
+) -> Result<Vec<std::ops::Range<usize>>> {
+    let mut runs = Vec::new();
+    let (mut from, mut at, mut prev) = (start, start, None::<&Value>);
+    for key in sorted {
+        if let Some(p) = prev {
+            if yaql_cmp(p, key)? != Ordering::Equal {
+                if at - from > 1 {
+                    runs.push(from..at);
+                }
+                from = at;
+            }
+        }
+        prev = Some(key);
+        at += 1;
+    }
+    if at - from > 1 {
+        runs.push(from..at);
+    }
+    Ok(runs)
 }
