@@ -335,26 +335,64 @@ impl<'py> Stager<'py> {
     /// An item of a container, read without taking a reference: a scalar
     /// is staged as it is (which runs no Python code); anything else is
     /// held first.
-    #[inline]
+    #[inline(always)]
     fn item(&mut self, obj: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
+        // Strings, the most common items, without a call.
+        if obj.is_exact_instance_of::<PyString>() {
+            return self.string(&obj);
+        }
+        // Then dicts (records), without trying the other scalars first.
+        if obj.is_exact_instance_of::<PyDict>() {
+            // SAFETY: the type was just checked. Held while it is staged.
+            let d = unsafe { obj.to_owned().cast_into_unchecked::<PyDict>() };
+            return self.dict(&d);
+        }
+        if obj.is_exact_instance_of::<PyList>() {
+            // SAFETY: as for a dict.
+            let l = unsafe { obj.to_owned().cast_into_unchecked::<PyList>() };
+            return self.list(&l);
+        }
         if !self.scalar(&obj)? {
             self.container(&obj.to_owned())?;
         }
         Ok(())
     }
 
+    /// An exact `str`.
+    #[inline(always)]
+    fn string(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+        let mut size: ffi::Py_ssize_t = 0;
+        // SAFETY: `obj` is a str and the GIL is held.
+        let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(obj.as_ptr(), &mut size) };
+        if data.is_null() {
+            return Err(PyErr::fetch(obj.py()));
+        }
+        // SAFETY: Python gives the UTF-8 text of the string, `size` bytes
+        // at `data`, alive as long as the string (held by its container).
+        let s = unsafe {
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+                data.cast::<u8>(),
+                size as usize,
+            ))
+        };
+        let out = &mut self.out;
+        if s.len() > Str::INLINE {
+            out.long_text(s);
+        } else {
+            put_with(&mut out.values, || Value::str(s));
+            out.steps.push(Step::Value);
+        }
+        Ok(())
+    }
+
     /// The exact built-in scalars (told by a pointer comparison of their
     /// type); false for anything else.
-    #[inline]
+    #[inline(never)]
     fn scalar(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<bool> {
         let out = &mut self.out;
-        if let Some(s) = exact::<PyString>(obj) {
-            let s = s.to_str()?;
-            if s.len() > Str::INLINE {
-                out.long_text(s);
-                return Ok(true);
-            }
-            put_with(&mut out.values, || Value::str(s));
+        if exact::<PyString>(obj).is_some() {
+            self.string(obj)?;
+            return Ok(true);
         } else if let Some(i) = exact::<PyInt>(obj) {
             match i.extract::<i64>() {
                 Ok(n) => put_with(&mut out.values, || Value::Int(n)),
@@ -399,35 +437,41 @@ impl<'py> Stager<'py> {
         Ok(())
     }
 
-    /// The key at position `at` of a dictionary: a string key is made once
-    /// per key object.
-    fn key(&mut self, at: usize, k: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
-        let Some(s) = exact::<PyString>(&k) else {
-            return self.item(k);
-        };
+    /// The string key at position `at` of a dictionary, made once per key
+    /// object: most are found as the key at the same position in the
+    /// dict staged before (records have the same keys in the same order).
+    #[inline(always)]
+    fn str_key(&mut self, at: usize, k: Borrowed<'_, 'py, PyAny>) -> PyResult<()> {
         let addr = k.as_ptr() as usize;
         let index = match self.recent.get(at) {
             Some(&(a, i)) if a == addr => i,
-            _ => {
-                let i = match self.key_index.get(&addr) {
-                    Some(&(_, i)) => i,
-                    None => {
-                        self.out.keys.push(Value::str(s.to_str()?));
-                        let i = self.out.keys.len() as u32 - 1;
-                        self.key_index.insert(addr, (k.to_owned(), i));
-                        i
-                    }
-                };
-                if at < self.recent.len() {
-                    self.recent[at] = (addr, i);
-                } else if at == self.recent.len() {
-                    self.recent.push((addr, i));
-                }
-                i
-            }
+            _ => self.new_str_key(at, k)?,
         };
         self.out.steps.push(Step::Key(index));
         Ok(())
+    }
+
+    /// A string key not at the same position in the dict before.
+    #[inline(never)]
+    fn new_str_key(&mut self, at: usize, k: Borrowed<'_, 'py, PyAny>) -> PyResult<u32> {
+        let addr = k.as_ptr() as usize;
+        let i = match self.key_index.get(&addr) {
+            Some(&(_, i)) => i,
+            None => {
+                // SAFETY: the caller found `k` to be a str.
+                let s = unsafe { k.cast_unchecked::<PyString>() };
+                self.out.keys.push(Value::str(s.to_str()?));
+                let i = self.out.keys.len() as u32 - 1;
+                self.key_index.insert(addr, (k.to_owned(), i));
+                i
+            }
+        };
+        if at < self.recent.len() {
+            self.recent[at] = (addr, i);
+        } else if at == self.recent.len() {
+            self.recent.push((addr, i));
+        }
+        Ok(i)
     }
 
     /// A dict's entries read in place; its keys are known distinct when
@@ -447,8 +491,12 @@ impl<'py> Stager<'py> {
         // staging them may run Python code, see `item`).
         while unsafe { ffi::PyDict_Next(d.as_ptr(), &mut pos, &mut k, &mut v) } != 0 {
             let (k, v) = unsafe { (Borrowed::from_ptr(py, k), Borrowed::from_ptr(py, v)) };
-            str_keys &= k.is_exact_instance_of::<PyString>();
-            self.key(n, k)?;
+            if k.is_exact_instance_of::<PyString>() {
+                self.str_key(n, k)?;
+            } else {
+                str_keys = false;
+                self.item(k)?;
+            }
             self.item(v)?;
             n += 1;
         }
@@ -465,16 +513,19 @@ impl<'py> Stager<'py> {
     fn list(&mut self, l: &Bound<'py, PyList>) -> PyResult<()> {
         let head = self.out.steps.len();
         self.out.steps.push(Step::List(0));
-        // The length is read at each step: staging an item may run Python
-        // code that changes the list.
-        let mut i = 0;
-        while i < l.len() {
+        // The length is read again after an item whose staging ran Python
+        // code (which may have changed the list).
+        let (mut i, mut len, mut slow) = (0, l.len(), self.slow);
+        while i < len {
             // SAFETY: `l` is a list, `i` within it, the GIL held; the item
             // is borrowed as in `dict`.
             let item = unsafe { ffi::PyList_GetItem(l.as_ptr(), i as ffi::Py_ssize_t) };
             let item = unsafe { Borrowed::from_ptr_or_err(l.py(), item)? };
             self.item(item)?;
             i += 1;
+            if self.slow != slow {
+                (len, slow) = (l.len(), self.slow);
+            }
         }
         self.out.steps[head] = Step::List(count(l.py(), i)?);
         Ok(())

@@ -148,3 +148,32 @@ def test_frozen_data_is_staged_as_plain_data_is():
         ['k48', [None, 1.5]], ['k49', [None, 1.5]]]
     assert evaluate('$.tags', Frozen(tags=('x', 'y'))) == ['x', 'y']
     assert evaluate('$', ((1, 2), ())) == [[1, 2], []]
+
+
+def test_a_list_changed_while_it_is_converted_is_read_as_it_is_now():
+    # A mapping of the application's own is converted by running its code,
+    # which here empties or extends the list being converted: the items
+    # read are those the list holds at each step, as the reference reads
+    # them (no crash, no item twice).
+    import collections.abc
+
+    class Mutating(collections.abc.Mapping):
+        def __init__(self, change):
+            self.change = change
+
+        def __getitem__(self, key):
+            return 1
+
+        def __iter__(self):
+            self.change()
+            return iter(['a'])
+
+        def __len__(self):
+            return 1
+
+    emptied = []
+    emptied.extend([Mutating(emptied.clear), 'x', {'k': 'y'}])
+    assert evaluate('$', emptied) == [{'a': 1}]
+    extended = ['a']
+    extended.append(Mutating(lambda: extended.append('late')))
+    assert evaluate('$', extended) == ['a', {'a': 1}, 'late']
