@@ -6,6 +6,7 @@
 //! `frozenset`, lazy iterators) and the *output* shape of a finished
 //! evaluation (`dict`, `list`, `set`).
 
+use crate::depth::Depth;
 pub use crate::input::{lazy_from_python, to_value};
 use crate::outdict::Dicts;
 use crate::shim::Shim;
@@ -96,11 +97,7 @@ pub fn result_to_py<'py>(
     lists: Option<Rc<RefCell<ListMarks>>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let _paused = GcPause::new();
-    Conversion {
-        lists,
-        ..Conversion::default()
-    }
-    .value(py, v, shape)
+    Conversion::new(lists).value(py, v, shape)
 }
 
 /// Python's cyclic garbage collector held off while a result is built: the
@@ -134,7 +131,7 @@ impl Drop for GcPause {
 
 /// YAQL value → Python object in the given shape.
 pub fn to_py<'py>(py: Python<'py>, v: &Value, shape: Shape) -> PyResult<Bound<'py, PyAny>> {
-    Conversion::default().value(py, v, shape)
+    Conversion::new(None).value(py, v, shape)
 }
 
 /// One conversion of a value. A value can share its containers (`[$l, $l]`
@@ -143,7 +140,6 @@ pub fn to_py<'py>(py: Python<'py>, v: &Value, shape: Shape) -> PyResult<Bound<'p
 /// wherever it is (as the reference's own tuples are); the output shapes are
 /// mutable, so each path gets its own object, and the items converted in all
 /// are held to the engine's cap on what one evaluation builds.
-#[derive(Default)]
 struct Conversion {
     /// Python objects of the shared containers converted in the internal shape.
     shared: crate::input::AddrMap<Address, Py<PyAny>>,
@@ -154,6 +150,19 @@ struct Conversion {
     /// The sequences of the result that the evaluation built as lists
     /// (kept tuples only; see `vetro_yaql::list_marks`).
     lists: Option<Rc<RefCell<ListMarks>>>,
+    depth: Depth,
+}
+
+impl Conversion {
+    fn new(lists: Option<Rc<RefCell<ListMarks>>>) -> Conversion {
+        Conversion {
+            shared: Default::default(),
+            dicts: Dicts::default(),
+            items: 0,
+            lists,
+            depth: Depth::new("a value to Python"),
+        }
+    }
 }
 
 impl Conversion {
@@ -176,7 +185,10 @@ impl Conversion {
         if let Some(done) = key.and_then(|k| self.shared.get(&k)) {
             return Ok(done.bind(py).clone());
         }
-        let out = self.convert(py, v, shape)?;
+        self.depth.enter()?;
+        let out = self.convert(py, v, shape);
+        self.depth.leave();
+        let out = out?;
         if let Some(k) = key {
             self.shared.insert(k, out.clone().unbind());
         }

@@ -8,6 +8,7 @@
 //! interns the literal keys of a program), so each distinct key object
 //! becomes one shared string, which later compares by address.
 
+use crate::depth::Depth;
 use crate::shim::Shim;
 use crate::wrappers::{PyCallable, PyHost, PyIterator, PyObjectHost, Yaqlized};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
@@ -58,6 +59,7 @@ pub struct Input<'py> {
     /// Objects converted so far by the general path, which may run Python
     /// code.
     slow: usize,
+    depth: Depth,
 }
 
 impl<'py> Input<'py> {
@@ -67,6 +69,7 @@ impl<'py> Input<'py> {
             keys: AddrMap::default(),
             recent: Vec::new(),
             slow: 0,
+            depth: Depth::new("data"),
         }
     }
 
@@ -89,9 +92,16 @@ impl<'py> Input<'py> {
         }
     }
 
-    /// Everything but the scalars of [`scalar`]: exact dicts and lists
-    /// first.
+    /// Everything but the scalars of [`scalar`], one level deeper.
     fn container(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<Value> {
+        self.depth.enter()?;
+        let v = self.nested(obj);
+        self.depth.leave();
+        v
+    }
+
+    /// [`Input::container`]'s work: exact dicts and lists first.
+    fn nested(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<Value> {
         if let Some(d) = exact::<PyDict>(obj) {
             return self.dict(d);
         }

@@ -6,6 +6,7 @@
 //! error mapping.
 
 pub mod convert;
+pub mod depth;
 pub mod engine;
 pub mod errors;
 pub mod evalctx;

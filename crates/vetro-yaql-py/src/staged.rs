@@ -20,6 +20,7 @@
 //! the processor cannot forward from the narrower stores (a stall of a
 //! dozen cycles per value, once a fifth of the time of a conversion).
 
+use crate::depth::Depth;
 use crate::input::{exact, int_value, AddrMap, Input};
 use crate::shim::Shim;
 use pyo3::exceptions::PyRuntimeError;
@@ -294,6 +295,7 @@ pub struct Stager<'py> {
     recent: Vec<(usize, u32)>,
     /// Objects converted by [`Input`], which may run Python code.
     slow: usize,
+    depth: Depth,
 }
 
 impl<'py> Stager<'py> {
@@ -316,6 +318,7 @@ impl<'py> Stager<'py> {
             key_index: AddrMap::default(),
             recent: Vec::new(),
             slow: 0,
+            depth: Depth::new("data"),
         }
     }
 
@@ -478,6 +481,14 @@ impl<'py> Stager<'py> {
     /// they are all strings and staging it ran no Python code (which could
     /// have changed it meanwhile).
     fn dict(&mut self, d: &Bound<'py, PyDict>) -> PyResult<()> {
+        self.depth.enter()?;
+        let r = self.dict_entries(d);
+        self.depth.leave();
+        r
+    }
+
+    #[inline(always)]
+    fn dict_entries(&mut self, d: &Bound<'py, PyDict>) -> PyResult<()> {
         let (py, len) = (d.py(), d.len());
         let head = self.out.steps.len();
         self.out.steps.push(Step::Dict(0, false));
@@ -511,6 +522,14 @@ impl<'py> Stager<'py> {
 
     /// A list's items read in place.
     fn list(&mut self, l: &Bound<'py, PyList>) -> PyResult<()> {
+        self.depth.enter()?;
+        let r = self.list_items(l);
+        self.depth.leave();
+        r
+    }
+
+    #[inline(always)]
+    fn list_items(&mut self, l: &Bound<'py, PyList>) -> PyResult<()> {
         let head = self.out.steps.len();
         self.out.steps.push(Step::List(0));
         // The length is read again after an item whose staging ran Python
@@ -535,10 +554,12 @@ impl<'py> Stager<'py> {
 impl<'py> Stager<'py> {
     /// A tuple's items read in place (a tuple does not change).
     fn tuple(&mut self, t: &Bound<'py, PyTuple>) -> PyResult<()> {
+        self.depth.enter()?;
         self.out.steps.push(Step::List(count(t.py(), t.len())?));
         for item in t.iter_borrowed() {
             self.item(item)?;
         }
+        self.depth.leave();
         Ok(())
     }
 }

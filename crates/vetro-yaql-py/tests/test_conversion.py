@@ -177,3 +177,55 @@ def test_a_list_changed_while_it_is_converted_is_read_as_it_is_now():
     extended = ['a']
     extended.append(Mutating(lambda: extended.append('late')))
     assert evaluate('$', extended) == ['a', {'a': 1}, 'late']
+
+
+def test_data_or_results_nested_too_deep_raise_recursion_error():
+    # A list or dict that holds itself, and a result nested a hundred
+    # thousand deep, end in RecursionError as in the reference (they once
+    # overflowed the native stack and took the process down).
+    import pytest
+    looped = []
+    looped.append(looped)
+    with pytest.raises(RecursionError):
+        evaluate('$.len()', looped)
+    selfish = {}
+    selfish['self'] = selfish
+    with pytest.raises(RecursionError):
+        evaluate('$.len()', selfish)
+    with pytest.raises(RecursionError):
+        evaluate('range(100000).aggregate([$1], [])', None)
+    # Within Python's recursion limit both ways are converted.
+    nested = evaluate('range(300).aggregate([$1], [])', None)
+    depth = 0
+    while nested:
+        nested, depth = nested[0], depth + 1
+    assert depth == 300
+    assert evaluate('$.len()', [[[[1]]]]) == 1
+
+
+def test_a_thread_with_a_small_stack_gets_recursion_error_not_a_crash():
+    # 900 containers, within Python's recursion limit but more than a
+    # 256 KiB stack holds at a few hundred bytes a level: the conversion
+    # stops at the stack's end (on a machine where it fits, it converts);
+    # a crash would end the test run.
+    import threading
+    deep = []
+    for _ in range(450):
+        deep = [{'a': deep}]
+    outcome = []
+
+    def convert():
+        try:
+            evaluate('$', deep)
+            outcome.append('converted')
+        except RecursionError:
+            outcome.append('RecursionError')
+
+    old = threading.stack_size(256 * 1024)
+    try:
+        t = threading.Thread(target=convert)
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old)
+    assert outcome in (['RecursionError'], ['converted'])
