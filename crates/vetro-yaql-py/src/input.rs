@@ -11,7 +11,7 @@
 use crate::depth::Depth;
 use crate::shim::Shim;
 use crate::wrappers::{PyCallable, PyHost, PyIterator, PyObjectHost, Yaqlized};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyUnicodeEncodeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
@@ -128,7 +128,7 @@ impl<'py> Input<'py> {
             return Ok(Value::Float(f.value()));
         }
         if let Ok(s) = obj.cast::<PyString>() {
-            return Ok(Value::str(s.to_str()?));
+            return text(s);
         }
         if let Ok(d) = obj.cast::<PyDict>() {
             return self.dict(d);
@@ -307,7 +307,7 @@ impl<'py> Input<'py> {
 #[inline]
 fn scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
     if let Some(s) = exact::<PyString>(obj) {
-        return Ok(Some(Value::str(s.to_str()?)));
+        return text(s).map(Some);
     }
     if let Some(i) = exact::<PyInt>(obj) {
         return int_value(i).map(Some);
@@ -322,6 +322,28 @@ fn scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
         return Ok(Some(Value::Bool(b.is_true())));
     }
     Ok(None)
+}
+
+/// A string's value: its text, or, for a string that has none (lone
+/// surrogates, as `json.loads('"\\ud800"')` makes them), the Python object
+/// itself, carried through as objects of types the engine has no value for
+/// are (the reference keeps such strings as they are; the engine's text is
+/// Unicode).
+pub(crate) fn text(s: &Bound<'_, PyString>) -> PyResult<Value> {
+    match s.to_str() {
+        Ok(t) => Ok(Value::str(t)),
+        Err(e) => not_text(s.as_any(), e),
+    }
+}
+
+/// [`text`] when reading the string's UTF-8 text failed with `e`.
+#[cold]
+pub(crate) fn not_text(s: &Bound<'_, PyAny>, e: PyErr) -> PyResult<Value> {
+    if e.is_instance_of::<PyUnicodeEncodeError>(s.py()) {
+        Ok(Value::Object(Rc::new(PyObjectHost::new(s.clone(), None))))
+    } else {
+        Err(e)
+    }
 }
 
 pub(crate) fn int_value(i: &Bound<'_, PyInt>) -> PyResult<Value> {

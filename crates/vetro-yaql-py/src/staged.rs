@@ -21,7 +21,7 @@
 //! dozen cycles per value, once a fifth of the time of a conversion).
 
 use crate::depth::Depth;
-use crate::input::{exact, int_value, AddrMap, Input};
+use crate::input::{exact, int_value, not_text, AddrMap, Input};
 use crate::shim::Shim;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
@@ -368,7 +368,7 @@ impl<'py> Stager<'py> {
         // SAFETY: `obj` is a str and the GIL is held.
         let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(obj.as_ptr(), &mut size) };
         if data.is_null() {
-            return Err(PyErr::fetch(obj.py()));
+            return self.not_text(obj);
         }
         // SAFETY: Python gives the UTF-8 text of the string, `size` bytes
         // at `data`, alive as long as the string (held by its container).
@@ -385,6 +385,15 @@ impl<'py> Stager<'py> {
             put_with(&mut out.values, || Value::str(s));
             out.steps.push(Step::Value);
         }
+        Ok(())
+    }
+
+    /// A str whose text could not be read (see [`not_text`]).
+    #[cold]
+    #[inline(never)]
+    fn not_text(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+        let v = not_text(obj, PyErr::fetch(obj.py()))?;
+        self.out.value(v);
         Ok(())
     }
 

@@ -229,3 +229,14 @@ def test_a_thread_with_a_small_stack_gets_recursion_error_not_a_crash():
     finally:
         threading.stack_size(old)
     assert outcome in (['RecursionError'], ['converted'])
+
+
+def test_strings_that_are_not_unicode_text_pass_through():
+    # json.loads keeps an escaped lone surrogate; such a string is carried
+    # through as the Python object it is (the engine's strings are Unicode
+    # text), where the reference also keeps it.
+    import json
+    data = json.loads('[{"n": "ok", "s": "a\\ud800b"}, {"n": "x", "s": "b"}]')
+    assert evaluate('$', data) == data
+    assert evaluate('$.where($.n = "ok").select($.s)', data) == ['a\ud800b']
+    assert evaluate('$.select($.n)', data) == ['ok', 'x']
