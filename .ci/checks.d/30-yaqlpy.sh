@@ -51,3 +51,17 @@ fi
 
 echo "yaqlpy: embedding tests"
 "$py" -m pytest -q -p no:cacheprovider crates/vetro-yaql-py/tests
+
+# The same generated cases through the drop-in and through yaql 3.2.0 itself
+# (in a venv of its own, from the wheel downloaded above): every result and
+# every exception class must agree.
+echo "yaqlpy: differential cases against yaql 3.2.0"
+diff_dir=crates/vetro-yaql-py/tests/differential
+"$py" -m venv "$work/reference"
+"$work/reference/bin/python" -m pip install --quiet --disable-pip-version-check \
+    "$work"/dl/yaql-3.2.0-*.whl
+for seed in 1 2 3 4; do
+    "$py" "$diff_dir/cases.py" "$seed" 5000 >>"$work/dropin.jsonl"
+    "$work/reference/bin/python" "$diff_dir/cases.py" "$seed" 5000 >>"$work/reference.jsonl"
+done
+"$py" "$diff_dir/compare.py" "$work/dropin.jsonl" "$work/reference.jsonl"
