@@ -15,14 +15,10 @@ use pyo3::{PyErr, PyResult};
 pub const MAX_DEPTH: usize = 10_000;
 
 /// The stack kept free below a conversion's deepest level: room for the
-/// frames of the levels between two checks and the Python code they may
-/// run (a class's own `__iter__`, say).
+/// frames of one more level (a few hundred bytes optimized, over 8 KiB in a
+/// debug build) and the Python code it may run (a class's own `__iter__`,
+/// say).
 const RED_ZONE: usize = 64 * 1024;
-
-/// The stack is checked every this many levels (a level takes a few hundred
-/// bytes of it, well within the red zone): shallow data, most of it, is
-/// never checked.
-const CHECK_EVERY: usize = 8;
 
 /// The containers a conversion is inside of, and how many it may be.
 pub struct Depth {
@@ -54,7 +50,7 @@ impl Depth {
     #[inline(always)]
     pub fn enter(&mut self) -> PyResult<()> {
         self.now += 1;
-        if self.now > self.max || (self.now.is_multiple_of(CHECK_EVERY) && !self.has_stack()) {
+        if self.now > self.max || !self.has_stack() {
             return Err(self.too_deep());
         }
         Ok(())
