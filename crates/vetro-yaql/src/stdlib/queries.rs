@@ -700,10 +700,12 @@ fn ordering_and_generation(r: &Reg) {
             }))
         }),
     );
+    // The reference collects the items at once and hands them back through
+    // Python's `reversed`: a single-pass iterator (used twice, it is empty
+    // the second time; as an object it is true, even when empty).
     r.add_def(yaql_fn!(Method "reverse", |c| (collection: Iterable) {
         let mut v = c.collect(collection.0)?;
-        v.reverse();
-        Ok(Value::list(v))
+        Ok(lazy(c, move || Ok(v.pop())))
     }));
 }
 
