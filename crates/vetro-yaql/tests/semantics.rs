@@ -264,7 +264,10 @@ fn reverse_hands_its_items_back_once() {
     // `reverse()` collects at once and hands the items back through a
     // single-pass iterator (Python's `reversed`), as the reference does.
     ok("[1, 2, 3].reverse()", "[3,2,1]");
-    ok("let(x => [1, 2].reverse()) -> [$x.len(), $x.len()]", "[2,0]");
+    ok(
+        "let(x => [1, 2].reverse()) -> [$x.len(), $x.len()]",
+        "[2,0]",
+    );
     ok("[1, 2].reverse().repeat(2).take(3)", "[[2,1],[]]");
     ok("[].reverse() and true", "true");
 }
