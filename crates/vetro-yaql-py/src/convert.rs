@@ -6,7 +6,7 @@
 //! `frozenset`, lazy iterators) and the *output* shape of a finished
 //! evaluation (`dict`, `list`, `set`).
 
-use crate::depth::Depth;
+use crate::depth::{deeper, Depth, Nests};
 pub use crate::input::{lazy_from_python, to_value};
 use crate::outdict::Dicts;
 use crate::shim::Shim;
@@ -153,6 +153,12 @@ struct Conversion {
     depth: Depth,
 }
 
+impl Nests for Conversion {
+    fn depth(&mut self) -> &mut Depth {
+        &mut self.depth
+    }
+}
+
 impl Conversion {
     fn new(lists: Option<Rc<RefCell<ListMarks>>>) -> Conversion {
         Conversion {
@@ -185,10 +191,7 @@ impl Conversion {
         if let Some(done) = key.and_then(|k| self.shared.get(&k)) {
             return Ok(done.bind(py).clone());
         }
-        self.depth.enter()?;
-        let out = self.convert(py, v, shape);
-        self.depth.leave();
-        let out = out?;
+        let out = deeper(self, |c| c.convert(py, v, shape))?;
         if let Some(k) = key {
             self.shared.insert(k, out.clone().unbind());
         }

@@ -48,7 +48,7 @@ impl Depth {
     /// One container further in; `RecursionError` past the limit or the
     /// stack's end.
     #[inline(always)]
-    pub fn enter(&mut self) -> PyResult<()> {
+    fn enter(&mut self) -> PyResult<()> {
         self.now += 1;
         if self.now > self.max || !self.has_stack() {
             return Err(self.too_deep());
@@ -68,7 +68,7 @@ impl Depth {
 
     /// Out of the container entered last.
     #[inline]
-    pub fn leave(&mut self) {
+    fn leave(&mut self) {
         self.now -= 1;
     }
 
@@ -92,4 +92,22 @@ impl Depth {
             Some(_) => false,
         }
     }
+}
+
+/// A conversion that keeps a [`Depth`].
+pub trait Nests {
+    fn depth(&mut self) -> &mut Depth;
+}
+
+/// `f` run on `conversion` one container deeper: `RecursionError` instead
+/// when that is too deep; the level is left however `f` ends.
+#[inline(always)]
+pub fn deeper<C: Nests, R>(
+    conversion: &mut C,
+    f: impl FnOnce(&mut C) -> PyResult<R>,
+) -> PyResult<R> {
+    conversion.depth().enter()?;
+    let r = f(conversion);
+    conversion.depth().leave();
+    r
 }

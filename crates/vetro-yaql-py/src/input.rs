@@ -8,7 +8,7 @@
 //! interns the literal keys of a program), so each distinct key object
 //! becomes one shared string, which later compares by address.
 
-use crate::depth::Depth;
+use crate::depth::{deeper, Depth, Nests};
 use crate::shim::Shim;
 use crate::wrappers::{PyCallable, PyHost, PyIterator, PyObjectHost, Yaqlized};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyUnicodeEncodeError};
@@ -62,6 +62,12 @@ pub struct Input<'py> {
     depth: Depth,
 }
 
+impl Nests for Input<'_> {
+    fn depth(&mut self) -> &mut Depth {
+        &mut self.depth
+    }
+}
+
 impl<'py> Input<'py> {
     pub fn new(py: Python<'py>) -> Input<'py> {
         Input {
@@ -94,10 +100,7 @@ impl<'py> Input<'py> {
 
     /// Everything but the scalars of [`scalar`], one level deeper.
     fn container(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<Value> {
-        self.depth.enter()?;
-        let v = self.nested(obj);
-        self.depth.leave();
-        v
+        deeper(self, |i| i.nested(obj))
     }
 
     /// [`Input::container`]'s work: exact dicts and lists first.

@@ -20,7 +20,7 @@
 //! the processor cannot forward from the narrower stores (a stall of a
 //! dozen cycles per value, once a fifth of the time of a conversion).
 
-use crate::depth::Depth;
+use crate::depth::{deeper, Depth, Nests};
 use crate::input::{exact, int_value, not_text, AddrMap, Input};
 use crate::shim::Shim;
 use pyo3::exceptions::PyRuntimeError;
@@ -298,6 +298,12 @@ pub struct Stager<'py> {
     depth: Depth,
 }
 
+impl Nests for Stager<'_> {
+    fn depth(&mut self) -> &mut Depth {
+        &mut self.depth
+    }
+}
+
 impl<'py> Stager<'py> {
     pub fn new(py: Python<'py>, spares: &Spares) -> Stager<'py> {
         let Buffers {
@@ -490,10 +496,7 @@ impl<'py> Stager<'py> {
     /// they are all strings and staging it ran no Python code (which could
     /// have changed it meanwhile).
     fn dict(&mut self, d: &Bound<'py, PyDict>) -> PyResult<()> {
-        self.depth.enter()?;
-        let r = self.dict_entries(d);
-        self.depth.leave();
-        r
+        deeper(self, |s| s.dict_entries(d))
     }
 
     #[inline(always)]
@@ -531,10 +534,7 @@ impl<'py> Stager<'py> {
 
     /// A list's items read in place.
     fn list(&mut self, l: &Bound<'py, PyList>) -> PyResult<()> {
-        self.depth.enter()?;
-        let r = self.list_items(l);
-        self.depth.leave();
-        r
+        deeper(self, |s| s.list_items(l))
     }
 
     #[inline(always)]
@@ -563,13 +563,13 @@ impl<'py> Stager<'py> {
 impl<'py> Stager<'py> {
     /// A tuple's items read in place (a tuple does not change).
     fn tuple(&mut self, t: &Bound<'py, PyTuple>) -> PyResult<()> {
-        self.depth.enter()?;
-        self.out.steps.push(Step::List(count(t.py(), t.len())?));
-        for item in t.iter_borrowed() {
-            self.item(item)?;
-        }
-        self.depth.leave();
-        Ok(())
+        deeper(self, |s| {
+            s.out.steps.push(Step::List(count(t.py(), t.len())?));
+            for item in t.iter_borrowed() {
+                s.item(item)?;
+            }
+            Ok(())
+        })
     }
 }
 
