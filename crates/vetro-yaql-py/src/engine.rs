@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
+use vetro_yaql::limits::Limits;
 use vetro_yaql::list_marks::ListMarks;
 use vetro_yaql::operators::{Fixity, OperatorSpec, OperatorTable};
 use vetro_yaql::{Engine, EngineOptions, Options, ParserOptions, Value};
@@ -92,6 +93,10 @@ impl Core {
             yaql: Options {
                 // Results are converted straight to Python (see `output_shape`).
                 convert_output_data: false,
+                limits: Limits {
+                    interrupt: Some(crate::signals::interrupt()),
+                    ..self.options.limits.clone()
+                },
                 ..self.options.clone()
             },
             ..EngineOptions::default()

@@ -25,6 +25,11 @@ pub fn stash(py: Python<'_>, e: PyErr) -> Error {
 
 /// The Python exception for a YAQL error.
 pub fn to_pyerr(py: Python<'_>, mut e: Error, expr: Option<&str>) -> PyErr {
+    if e.kind == ErrorKind::Interrupted {
+        if let Some(err) = crate::signals::take_raised() {
+            return err;
+        }
+    }
     if let Some(err) = e.take_host_payload::<PyErr>() {
         return err;
     }

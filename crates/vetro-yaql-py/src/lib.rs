@@ -17,6 +17,7 @@ pub mod outdict;
 pub mod phases;
 pub mod pyobj;
 pub mod shim;
+pub mod signals;
 pub mod staged;
 pub mod statement;
 pub mod wrappers;
@@ -32,6 +33,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[pymodule]
 fn _vetro_yaql(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    signals::init(m.py())?;
     m.add_class::<engine::Core>()?;
     m.add_class::<statement::EngineBase>()?;
     m.add_class::<statement::Statement>()?;

@@ -271,3 +271,107 @@ fn reverse_hands_its_items_back_once() {
     ok("[1, 2].reverse().repeat(2).take(3)", "[[2,1],[]]");
     ok("[].reverse() and true", "true");
 }
+
+#[test]
+fn generators_of_the_reference_stay_lazy() {
+    // `examine`, `selectAllCases`, `groupBy`'s aggregation, `slice`,
+    // `splitWhere` and `sliceWhere` are generators in the reference: what
+    // is not read is never computed, and their results are not lists.
+    ok("examine(true, 1 / 0).first()", "true");
+    ok("selectAllCases(false, true, 1 / 0).first()", "1");
+    ok("isList(examine(true))", "false");
+    ok(
+        "[isList([1].groupBy($)), isList([1].slice(1))]",
+        "[false,false]",
+    );
+    ok("[1, 0, 2].splitWhere(1 / $).first()", "[]");
+    ok("[1, 2, 0].sliceWhere(1 / $ > 0.6).first()", "[1]");
+    // `defaultIfEmpty` hands a list back itself.
+    ok("isList([1].defaultIfEmpty([2]))", "true");
+    // `slice` reads as Python's islice: nothing for 0, a negative length
+    // refused when read.
+    ok("[1, 2, 3].slice(0)", "[]");
+    ok("isList([1, 2].slice(-1))", "false");
+    err("[1, 2].slice(-1)", ErrorKind::Value);
+    // groupBy computes an item's value before its key.
+    err("[[1, 2]].groupBy($.toUpper(), $[5])", ErrorKind::Index);
+}
+
+#[test]
+fn list_and_set_spread_nested_lazy_sequences() {
+    ok("list([1, 2].select([$].select($)))", "[1,2]");
+    ok(
+        "list([1, 2].select([$].select([$].select($))), [3].select([$]))",
+        "[1,2,[3]]",
+    );
+    ok("set([1, 2].select([$].select($))).len()", "2");
+}
+
+#[test]
+fn order_by_calls_selectors_as_the_reference_sort() {
+    // One item: nothing to compare, no selector called.
+    ok("[[1]].orderBy($.toUpper())", "[[1]]");
+    // The sort compares the second item with the first first: the
+    // second's key fails first.
+    err(
+        "[[1], ['x', 2]].orderBy($[1].toUpper())",
+        ErrorKind::NoMatchingMethod,
+    );
+}
+
+#[test]
+fn dict_of_pairs_iterates_each_pair_as_python() {
+    ok("dict(['ab', 'cd'])", r#"{"a":"b","c":"d"}"#);
+    ok("dict([[1, 2, 3]])", r#"{"1":2}"#);
+    ok("dict([{a => 1, b => 2}])", r#"{"a":"b"}"#);
+    err("dict(['a'])", ErrorKind::StopIteration);
+    err("dict([[]])", ErrorKind::StopIteration);
+    err("dict([1])", ErrorKind::Type);
+}
+
+#[test]
+fn regex_patterns_are_read_as_python_reads_them() {
+    let matches = |text: &str, pattern: &str| {
+        let data = serde_json::json!([text, pattern]).to_string();
+        run_with(&engine(), "$[0] =~ $[1]", &data)
+    };
+    let yes = Ok("true".to_string());
+    // Python's errors where fancy-regex would read something.
+    for bad in [
+        "{0}",
+        "a**",
+        "a{1}{2}",
+        "a*?+",
+        "a(?i)",
+        "a|(?i)b",
+        "((?i)a)",
+        "\\p{L}",
+        "\\e",
+        "(?P<n>a)(?P<n>b)",
+        "(?P<1>a)",
+        "(?<n>a)",
+        "a{2,1}",
+        "(a",
+        "a)",
+        "[a",
+    ] {
+        assert_eq!(matches("a", bad), Err(ErrorKind::Regex), "{bad}");
+    }
+    assert_eq!(matches("a", "a{99999999999}"), Err(ErrorKind::Overflow));
+    // Python's readings where fancy-regex's differ.
+    for (text, pattern) in [
+        ("a{b}", "a{b}"),
+        ("x", "x{,2}"),
+        ("xx", "^x{,}$"),
+        ("[", "[[]"),
+        ("<", "\\<"),
+        ("a&", "[a&&b]"),
+        ("\u{7}", "\\07"),
+        ("\u{1}", "\\001"),
+        ("A", "(?i)(?m)a"),
+        ("ab", "(?P<n>a)(?P=n)|ab"),
+        ("a\nb", "(?s)a.b"),
+    ] {
+        assert_eq!(matches(text, pattern), yes, "{pattern}");
+    }
+}

@@ -3,6 +3,7 @@
 use super::Reg;
 use crate::eval::Lambda;
 use crate::func::params::{PyInt, Rest, Rule};
+use crate::iter::LazyIter;
 use crate::value::Value;
 use crate::yaql_fn;
 
@@ -16,22 +17,26 @@ pub fn register(r: &Reg) {
         }
         Ok(Value::Null)
     }));
-    r.add_def(yaql_fn!(Function "examine", |_c| (args: Rest<&Lambda>) {
-        let mut out = Vec::new();
-        for x in args.0 {
-            out.push(Value::Bool(x.eval()?.truthy()));
-        }
-        Ok(Value::list(out))
+    // `examine` and `selectAllCases` evaluate their predicates as their
+    // results are read, as the reference's generators do: a predicate
+    // after the items read never runs.
+    r.add_def(yaql_fn!(Function "examine", |c| (args: Rest<&Lambda>) {
+        let mut preds = args.0.iter().map(|&p| p.clone()).collect::<Vec<Lambda>>().into_iter();
+        Ok(Value::Iter(LazyIter::from_fn(c.run(), move || {
+            preds.next().map(|p| Ok(Value::Bool(p.eval()?.truthy()))).transpose()
+        })))
     }));
     r.add_def(
         yaql_fn!(Function "selectAllCases", |c| (args: Rest<&Lambda>) {
-            let mut out = Vec::new();
-            for (i, x) in args.0.iter().enumerate() {
-                if x.eval()?.truthy() {
-                    out.push(Value::Int(i as i64));
+            let mut preds = args.0.iter().map(|&p| p.clone()).collect::<Vec<Lambda>>().into_iter().enumerate();
+            Ok(Value::Iter(LazyIter::from_fn(c.run(), move || {
+                for (i, p) in preds.by_ref() {
+                    if p.eval()?.truthy() {
+                        return Ok(Some(Value::Int(i as i64)));
+                    }
                 }
-            }
-            Ok(crate::eval::lazy_vec(c.run(), out))
+                Ok(None)
+            })))
         }),
     );
     r.add_def(yaql_fn!(Function "selectCase", |_c| (args: Rest<&Lambda>) {

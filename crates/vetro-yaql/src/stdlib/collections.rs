@@ -37,18 +37,27 @@ fn gather(args: &[&Value], rt: &crate::runtime::Runtime) -> Result<Vec<Value>> {
     let mut out = Vec::new();
     let lim = rt.opts.limit_iterators;
     for a in args {
-        match a {
-            Value::Iter(it) => {
-                let it = it.counted_in(rt.run());
-                while let Some(v) = it.next()? {
+        let Value::Iter(it) = a else {
+            out.push((*a).clone());
+            continue;
+        };
+        // A lazy sequence's items that are lazy sequences are spread too, at
+        // any depth, as the reference's recursion does (lists stay items).
+        let mut open = vec![it.counted_in(rt.run())];
+        while let Some(top) = open.last() {
+            match top.next()? {
+                Some(Value::Iter(ref inner)) => open.push(inner.counted_in(rt.run())),
+                Some(v) => {
                     out.push(v);
                     if lim >= 0 && out.len() as i64 > lim {
                         return Err(crate::iter::too_large());
                     }
                     rt.run().check_built(out.len())?;
                 }
+                None => {
+                    open.pop();
+                }
             }
-            v => out.push((*v).clone()),
         }
     }
     Ok(out)
@@ -69,17 +78,26 @@ pub fn dict_from_pairs(run: &Rc<Run>, items: ValueIter) -> Result<Value> {
     let mut d = Dict::new();
     while let Some(item) = it.next()? {
         run.check_built(d.len() * 2)?;
-        let mut inner = iterate_in(run, &item, false)
-            .ok_or_else(|| Error::type_err("cannot convert dictionary update sequence element"))?;
-        let k = inner
-            .next()?
-            .ok_or_else(|| Error::new(ErrorKind::StopIteration, ""))?;
-        let v = inner
-            .next()?
-            .ok_or_else(|| Error::new(ErrorKind::StopIteration, ""))?;
+        let (k, v) = first_two(run, &item)?;
         d.insert(k, v);
     }
     Ok(Value::dict(d))
+}
+
+/// The first two items of `item` as Python iterates it (a string's
+/// characters, a dict's keys; more are not read); StopIteration when it
+/// has fewer.
+fn first_two(run: &Rc<Run>, item: &Value) -> Result<(Value, Value)> {
+    let short = || Error::new(ErrorKind::StopIteration, "");
+    if let Value::Str(s) = item {
+        let mut cs = s.chars().map(|c| Value::str(c.encode_utf8(&mut [0; 4])));
+        let k = cs.next().ok_or_else(short)?;
+        return Ok((k, cs.next().ok_or_else(short)?));
+    }
+    let mut inner = iterate_in(run, item, true)
+        .ok_or_else(|| Error::type_err(format!("'{}' object is not iterable", item.type_name())))?;
+    let k = inner.next()?.ok_or_else(short)?;
+    Ok((k, inner.next()?.ok_or_else(short)?))
 }
 
 fn set_cmp(r: &Reg, name: &str, f: fn(&Set, &Set) -> bool) {

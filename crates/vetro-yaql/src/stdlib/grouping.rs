@@ -5,6 +5,7 @@ use super::key_index::KeyIndex;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Lambda;
 use crate::func::Call;
+use crate::iter::LazyIter;
 use crate::value::{List, Value};
 
 /// The lambdas of a `groupBy` call.
@@ -17,26 +18,28 @@ pub struct Selectors<'a> {
     pub fallback: bool,
 }
 
-/// The `[key, aggregate]` pairs of the groups of `collection`.
+/// The `[key, aggregate]` pairs of the groups of `collection`: the groups
+/// are made now, each aggregate as its pair is read (the reference's lazy
+/// `select` over its groups).
 pub fn group_by(c: &Call, collection: &Value, s: &Selectors) -> Result<Value> {
     let (keys, groups) = gather(c, collection, s)?;
-    let mut out = List::with_capacity(keys.len());
-    for (k, vals) in keys.into_iter().zip(groups) {
-        let vals = Value::list(vals);
-        let res = match s.aggregator {
-            None => vals,
-            Some(l) => match l.call1_ref(&vals) {
-                Ok(v) => v,
-                Err(e) if s.fallback && falls_back(&e) => {
-                    out.push(aggregate_pair(l, k, vals, e)?);
-                    continue;
-                }
-                Err(e) => return Err(e),
-            },
+    let aggregator = s.aggregator.cloned();
+    let fallback = s.fallback;
+    let mut groups = keys.into_iter().zip(groups);
+    Ok(Value::Iter(LazyIter::from_fn(c.run(), move || {
+        let Some((k, vals)) = groups.next() else {
+            return Ok(None);
         };
-        out.push(pair(k, res));
-    }
-    Ok(Value::List(out))
+        let vals = Value::list(vals);
+        let Some(l) = &aggregator else {
+            return Ok(Some(pair(k, vals)));
+        };
+        match l.call1_ref(&vals) {
+            Ok(v) => Ok(Some(pair(k, v))),
+            Err(e) if fallback && falls_back(&e) => aggregate_pair(l, k, vals, e).map(Some),
+            Err(e) => Err(e),
+        }
+    })))
 }
 
 /// Each distinct key and the list of its items' values: the key and
@@ -52,10 +55,13 @@ fn gather(c: &Call, collection: &Value, s: &Selectors) -> Result<(Vec<Value>, Ve
         (Vec::with_capacity(len), Vec::with_capacity(len));
     while let Some(v) = it.next()? {
         c.run().check_built(items.len() + 1)?;
-        let k = s.key.call1_ref(&v)?;
-        let val = match s.value {
-            Some(l) => l.call1(v)?,
-            None => v,
+        // The value first, then the key, as the reference computes them.
+        let (val, k) = match s.value {
+            Some(l) => (l.call1_ref(&v)?, s.key.call1(v)?),
+            None => {
+                let k = s.key.call1_ref(&v)?;
+                (v, k)
+            }
         };
         let (g, new) = keys.find_or_add(k);
         if new {

@@ -13,6 +13,7 @@ pub mod key_index;
 pub mod legacy;
 pub mod math;
 pub mod ordering;
+mod pyre;
 pub mod queries;
 pub mod regex;
 pub mod strings;

@@ -23,6 +23,50 @@ fn lazy(c: &Call, f: impl FnMut() -> Result<Option<Value>> + 'static) -> Value {
     Value::Iter(LazyIter::from_fn(c.run(), f))
 }
 
+/// Where [`parts`] cuts a list.
+enum Cut {
+    /// Before this item, which starts the next part.
+    Before,
+    /// At this item, which belongs to no part.
+    Dropping,
+}
+
+/// The parts of `collection` cut where `cut` says, made as they are read
+/// (the reference's generators): the collection is read whole at the first
+/// part, `cut` is called on each item in order up to the next part, and a
+/// last, non-empty part follows the last cut.
+fn parts(
+    c: &Call,
+    collection: &Value,
+    mut cut: impl FnMut(&Value) -> Result<Option<Cut>> + 'static,
+) -> Result<Value> {
+    let mut source = Some(c.iter(collection)?);
+    let (mut items, mut start, mut end) = (Vec::new(), 0, 0);
+    Ok(lazy(c, move || {
+        if let Some(mut it) = source.take() {
+            items = it.collect_vec()?;
+        }
+        while end < items.len() {
+            let at = end;
+            end += 1;
+            let next = match cut(&items[at])? {
+                None => continue,
+                Some(Cut::Before) => at,
+                Some(Cut::Dropping) => at + 1,
+            };
+            let part = Value::list(items[start..at].to_vec());
+            start = next;
+            return Ok(Some(part));
+        }
+        if start < items.len() {
+            let part = Value::list(items[start..].to_vec());
+            start = items.len();
+            return Ok(Some(part));
+        }
+        Ok(None)
+    }))
+}
+
 fn stop() -> Error {
     Error::new(ErrorKind::StopIteration, "collection is empty")
 }
@@ -253,6 +297,12 @@ fn filtering_and_counting(r: &Reg) {
     }));
     r.add_def(
         yaql_fn!(Method "defaultIfEmpty", |c| (collection: Iterable, default: Iterable) {
+            // A list or set is returned itself (or the default when empty).
+            match collection.0 {
+                Value::List(l) => return Ok(if l.is_empty() { default.0 } else { collection.0 }.clone()),
+                Value::Set(s) => return Ok(if s.is_empty() { default.0 } else { collection.0 }.clone()),
+                _ => {}
+            }
             let mut it = c.iter(collection.0)?;
             match it.next()? {
                 None => Ok(default.0.clone()),
@@ -748,34 +798,37 @@ fn slicing_and_sums(r: &Reg) {
     );
     r.add_def(
         yaql_fn!(Method "slice", |c| (collection: Iterable, length: PyInt) {
-            let n = length.index()?.max(1) as usize;
-            let items = c.collect(collection.0)?;
-            Ok(Value::list(
-                items.chunks(n).map(|ch| Value::list(ch.to_vec())).collect(),
-            ))
+            let mut it = c.iter(collection.0)?;
+            let n = length.index()?;
+            // Lazy, as the reference's generator: a negative length is
+            // refused when the first slice is read.
+            Ok(lazy(c, move || {
+                let n = usize::try_from(n).map_err(|_| {
+                    Error::value_err(
+                        "Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize.",
+                    )
+                })?;
+                let mut part = Vec::new();
+                while part.len() < n {
+                    match it.next()? {
+                        Some(v) => part.push(v),
+                        None => break,
+                    }
+                }
+                Ok((!part.is_empty()).then(|| Value::list(part)))
+            }))
         }),
     );
     r.add_def(
         yaql_fn!(Method "sliceWhere", |c| (collection: Iterable, predicate: &Lambda) {
-            let items = c.collect(collection.0)?;
-            let p = predicate;
-            let mut out: Vec<Value> = Vec::new();
-            let mut cur: Vec<Value> = Vec::new();
+            let p = predicate.clone();
             let mut last: Option<Value> = None;
-            for v in items {
-                let k = p.call1_ref(&v)?;
-                if let Some(l) = &last {
-                    if *l != k {
-                        out.push(Value::list(std::mem::take(&mut cur)));
-                    }
-                }
-                last = Some(k);
-                cur.push(v);
-            }
-            if !cur.is_empty() {
-                out.push(Value::list(cur));
-            }
-            Ok(Value::list(out))
+            parts(c, collection.0, move |item| {
+                let key = p.call1_ref(item)?;
+                let changed = last.as_ref().is_some_and(|l| *l != key);
+                last = Some(key);
+                Ok(changed.then_some(Cut::Before))
+            })
         }),
     );
     r.add_def(yaql_fn!(Method "splitAt", |c| (collection: Iterable, index: PyInt) {
@@ -788,21 +841,8 @@ fn slicing_and_sums(r: &Reg) {
     }));
     r.add_def(
         yaql_fn!(Method "splitWhere", |c| (collection: Iterable, predicate: &Lambda) {
-            let items = c.collect(collection.0)?;
-            let p = predicate;
-            let mut out = Vec::new();
-            let mut cur = Vec::new();
-            for v in items {
-                if p.test(&v)? {
-                    out.push(Value::list(std::mem::take(&mut cur)));
-                } else {
-                    cur.push(v);
-                }
-            }
-            if !cur.is_empty() {
-                out.push(Value::list(cur));
-            }
-            Ok(Value::list(out))
+            let p = predicate.clone();
+            parts(c, collection.0, move |item| Ok(p.test(item)?.then_some(Cut::Dropping)))
         }),
     );
     r.add_def(

@@ -20,27 +20,6 @@ const DOTALL: u32 = 16;
 /// limit) are kept in the engine's cache ([`crate::regex_cache`]).
 const CACHED_SIZE: usize = 1 << 20;
 
-/// Translate Python-only syntax to fancy-regex syntax.
-fn translate(p: &str) -> String {
-    let mut out = String::with_capacity(p.len());
-    let mut chars = p.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some('Z') => out.push_str("\\z"),
-                Some(n) => {
-                    out.push('\\');
-                    out.push(n);
-                }
-                None => out.push('\\'),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// Compile (cached in the engine of `run`) a pattern with Python flags.
 pub fn compile(run: &Run, pattern: &str, flags: u32) -> Result<Rc<RegexValue>> {
     let cache = run.regex_cache();
@@ -64,7 +43,7 @@ pub fn compile(run: &Run, pattern: &str, flags: u32) -> Result<Rc<RegexValue>> {
     if flags & DOTALL != 0 {
         prefix.push_str("(?s)");
     }
-    let src = format!("{prefix}{}", translate(pattern));
+    let src = format!("{prefix}{}", super::pyre::translate(pattern, flags)?);
     let build = |size: Option<usize>| {
         let mut b = fancy_regex::RegexBuilder::new(&src);
         if let Some(size) = size {
