@@ -293,6 +293,12 @@ fn generators_of_the_reference_stay_lazy() {
     ok("[1, 2, 3].slice(0)", "[]");
     ok("isList([1, 2].slice(-1))", "false");
     err("[1, 2].slice(-1)", ErrorKind::Value);
+    // `join` reads its second collection once the first has an item.
+    ok("[].join([1, 2].select(1 / ($ - 1)), true, [$1, $2])", "[]");
+    err(
+        "[1].join([1, 2].select(1 / ($ - 1)), true, [$1, $2])",
+        ErrorKind::ZeroDivision,
+    );
     // groupBy computes an item's value before its key.
     err("[[1, 2]].groupBy($.toUpper(), $[5])", ErrorKind::Index);
 }

@@ -3,8 +3,8 @@
 3.2.0: print how many cases ran and each that differs, and exit 1 when any
 does. Two differences are allowed: a case the reference runs past its
 time (building a huge sequence) may end in the drop-in's memory limit, and
-`str()` of a lazy sequence is `<generator object>` without the name and
-address the reference prints.
+`str()` of a lazy sequence is `<generator object>`, where the reference
+prints the Python object's class, name and address.
 
     python compare.py DROPIN.jsonl REFERENCE.jsonl
 """
@@ -13,7 +13,8 @@ import json
 import re
 import sys
 
-GENERATOR = re.compile(r'<generator object [^>]*>')
+# `<generator object NAME at 0x...>`, `<map object at 0x...>`...
+GENERATOR = re.compile(r'<[\w.]+ object[^>]*>')
 
 
 def allowed(dropin, reference):

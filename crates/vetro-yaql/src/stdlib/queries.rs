@@ -92,10 +92,6 @@ fn fold(
     Ok(acc)
 }
 
-fn items_vec(c: &Call, v: &Value) -> Result<Vec<Value>> {
-    c.collect(v)
-}
-
 /// Merge two dicts as `mergeWith` does.
 fn merge_dicts(
     d1: &Dict,
@@ -537,7 +533,10 @@ fn position(
 fn joining_and_partitioning(r: &Reg) {
     r.add_def(yaql_fn!(Method "join", |c| (collection1: Iterable, collection2: Iterable, predicate: &Lambda, selector: &Lambda) {
             let mut outer = c.iter(collection1.0)?;
-            let inner = items_vec(c, collection2.0)?;
+            // Read once the first item of the first collection is, as the
+            // reference's generator reads it.
+            let mut source = Some(c.iter(collection2.0)?);
+            let mut inner = Vec::new();
             let p = predicate.clone();
             let s = selector.clone();
             let mut cur: Option<Value> = None;
@@ -550,6 +549,9 @@ fn joining_and_partitioning(r: &Reg) {
                             j = 0;
                         }
                         None => return Ok(None),
+                    }
+                    if let Some(mut it) = source.take() {
+                        inner = it.collect_vec()?;
                     }
                 }
                 let x = cur.clone().unwrap_or(Value::Null);
