@@ -323,6 +323,12 @@ fn order_by_calls_selectors_as_the_reference_sort() {
         "[[1], ['x', 2]].orderBy($[1].toUpper())",
         ErrorKind::NoMatchingMethod,
     );
+    // A selector failing on a later item: the comparisons of the items
+    // before it come first (lists do not compare).
+    err(
+        "['b', 'a', 1.5].orderBy($.split(','))",
+        ErrorKind::NoMatchingFunction,
+    );
 }
 
 #[test]

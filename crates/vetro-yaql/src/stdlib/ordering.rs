@@ -119,20 +119,24 @@ impl Sorted {
 /// that tie on the keys before it, each run sorted among itself. As in the
 /// reference, whose comparison calls a later selector only on a tie, a
 /// later key is computed only where it decides, and only one key per item
-/// is held at a time. Keys are computed as comparisons first need them
-/// (see [`Column`]).
+/// is held at a time. The first comparison that fails is the error.
 fn sort(items: List, keys: &[(Lambda, bool)]) -> Result<Sorted> {
     let ((first, first_desc), rest) = keys.split_first().expect("orderBy has a key");
-    let mut column = Column::new(first, items.len());
-    let item = |i: usize| &items[i];
-    let mut order = super::fallible_sort::sorted_positions(items.len(), |a, b| {
-        column.compare(a, b, item, *first_desc)
+    if items.len() < 2 {
+        // Nothing to compare: the reference calls no selector.
+        return Ok(Sorted {
+            order: if items.is_empty() { vec![] } else { vec![0] }.into_iter(),
+            items,
+        });
+    }
+    let column = keys_of(first, items.iter(), *first_desc)?;
+    let mut order = super::fallible_sort::sorted_positions(column.len(), |a, b| {
+        directed(&column[a as usize], &column[b as usize], *first_desc)
     })?;
-    let mut ties = if rest.is_empty() || items.len() < 2 {
+    let mut ties = if rest.is_empty() {
         Vec::new()
     } else {
-        column.complete(item)?;
-        tied_runs(0, order.iter().map(|&i| column.key(i)))?
+        tied_runs(0, order.iter().map(|&i| &column[i as usize]))?
     };
     drop(column);
     for (k, (selector, desc)) in rest.iter().enumerate() {
@@ -141,17 +145,18 @@ fn sort(items: List, keys: &[(Lambda, bool)]) -> Result<Sorted> {
         for run in ties {
             let start = run.start;
             let run = &mut order[run];
-            let item = |j: usize| &items[run[j] as usize];
-            let mut column = Column::new(selector, run.len());
-            let local = super::fallible_sort::sorted_positions(run.len(), |a, b| {
-                column.compare(a, b, item, *desc)
+            let column = keys_of(selector, run.iter().map(|&i| &items[i as usize]), *desc)?;
+            let local = super::fallible_sort::sorted_positions(column.len(), |a, b| {
+                directed(&column[a as usize], &column[b as usize], *desc)
             })?;
-            if !last {
-                column.complete(item)?;
-                next.extend(tied_runs(start, local.iter().map(|&j| column.key(j)))?);
-            }
             let placed: Vec<u32> = local.iter().map(|&j| run[j as usize]).collect();
             run.copy_from_slice(&placed);
+            if !last {
+                next.extend(tied_runs(
+                    start,
+                    local.iter().map(|&j| &column[j as usize]),
+                )?);
+            }
         }
         ties = next;
         if ties.is_empty() {
@@ -164,54 +169,36 @@ fn sort(items: List, keys: &[(Lambda, bool)]) -> Result<Sorted> {
     })
 }
 
-/// The keys of a sort by one selector, each computed when a comparison
-/// first needs it. The reference's comparison calls the selector on both
-/// items it compares (the item our sort names second, first), so a
-/// selector or a comparison that fails, fails where the reference's does;
-/// with fewer than two items no selector is called.
-struct Column<'a> {
-    selector: &'a Lambda,
-    keys: Vec<Option<Value>>,
-}
-
-impl<'a> Column<'a> {
-    fn new(selector: &'a Lambda, n: usize) -> Self {
-        let mut keys = Vec::with_capacity(n);
-        keys.resize_with(n, || None);
-        Column { selector, keys }
-    }
-
-    fn compute<'v>(&mut self, i: usize, item: impl Fn(usize) -> &'v Value) -> Result<()> {
-        if self.keys[i].is_none() {
-            self.keys[i] = Some(self.selector.call1_ref(item(i))?);
+/// The key `selector` gives each of two or more items, in a vector of
+/// their number (a collected `Result` would grow it by doubling). The
+/// reference calls the selector as its sort compares: the second item
+/// first, then the first, then each next item, after the comparisons of
+/// the items before it. So when the selector fails on an item, a failing
+/// comparison among the items before it is the error.
+fn keys_of<'a>(
+    selector: &Lambda,
+    mut items: impl ExactSizeIterator<Item = &'a Value>,
+    desc: bool,
+) -> Result<Vec<Value>> {
+    let mut keys = Vec::with_capacity(items.len());
+    let (Some(a), Some(b)) = (items.next(), items.next()) else {
+        unreachable!("keys are computed for two or more items");
+    };
+    let kb = selector.call1_ref(b)?;
+    keys.push(selector.call1_ref(a)?);
+    keys.push(kb);
+    for it in items {
+        match selector.call1_ref(it) {
+            Ok(k) => keys.push(k),
+            Err(e) => {
+                super::fallible_sort::sorted_positions(keys.len(), |a, b| {
+                    directed(&keys[a as usize], &keys[b as usize], desc)
+                })?;
+                return Err(e);
+            }
         }
-        Ok(())
     }
-
-    fn compare<'v>(
-        &mut self,
-        a: u32,
-        b: u32,
-        item: impl Fn(usize) -> &'v Value + Copy,
-        desc: bool,
-    ) -> Result<Ordering> {
-        self.compute(b as usize, item)?;
-        self.compute(a as usize, item)?;
-        directed(self.key(a), self.key(b), desc)
-    }
-
-    /// Compute the keys no comparison needed (none once two or more items
-    /// were sorted).
-    fn complete<'v>(&mut self, item: impl Fn(usize) -> &'v Value + Copy) -> Result<()> {
-        (0..self.keys.len()).try_for_each(|i| self.compute(i, item))
-    }
-
-    /// The key of item `i`, computed.
-    fn key(&self, i: u32) -> &Value {
-        self.keys[i as usize]
-            .as_ref()
-            .expect("the key was computed")
-    }
+    Ok(keys)
 }
 
 /// yaql's comparison, reversed for a descending key.
