@@ -18,7 +18,6 @@ pub use output::finalize;
 
 use crate::error::{Error, Result};
 use crate::func::context::Context;
-use crate::iter::LazyIter;
 use crate::parser::{Arg, Expr, ExprKind};
 use crate::value::Value;
 use resolve::{call_args, direct_call, site_call};
@@ -247,10 +246,4 @@ pub fn call_function(
     method: bool,
 ) -> Result<Value> {
     call_args(ctx, name, SmallVec::from_vec(args), method)
-}
-
-/// A lazy iterator over a vector (helper for the library), counted in `run`.
-pub fn lazy_vec(run: &Rc<crate::limits::Run>, v: Vec<Value>) -> Value {
-    let mut it = v.into_iter();
-    Value::Iter(LazyIter::from_fn(run, move || Ok(it.next())))
 }

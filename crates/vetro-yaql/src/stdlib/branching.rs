@@ -7,6 +7,11 @@ use crate::iter::LazyIter;
 use crate::value::Value;
 use crate::yaql_fn;
 
+/// Lambdas kept for a lazy result.
+fn owned(lambdas: &[&Lambda]) -> Vec<Lambda> {
+    lambdas.iter().map(|&l| l.clone()).collect()
+}
+
 pub fn register(r: &Reg) {
     r.add_def(yaql_fn!(Function "coalesce", |_c| (args: Rest<&Lambda>) {
         for x in args.0 {
@@ -21,14 +26,14 @@ pub fn register(r: &Reg) {
     // results are read, as the reference's generators do: a predicate
     // after the items read never runs.
     r.add_def(yaql_fn!(Function "examine", |c| (args: Rest<&Lambda>) {
-        let mut preds = args.0.iter().map(|&p| p.clone()).collect::<Vec<Lambda>>().into_iter();
+        let mut preds = owned(&args.0).into_iter();
         Ok(Value::Iter(LazyIter::from_fn(c.run(), move || {
             preds.next().map(|p| Ok(Value::Bool(p.eval()?.truthy()))).transpose()
         })))
     }));
     r.add_def(
         yaql_fn!(Function "selectAllCases", |c| (args: Rest<&Lambda>) {
-            let mut preds = args.0.iter().map(|&p| p.clone()).collect::<Vec<Lambda>>().into_iter().enumerate();
+            let mut preds = owned(&args.0).into_iter().enumerate();
             Ok(Value::Iter(LazyIter::from_fn(c.run(), move || {
                 for (i, p) in preds.by_ref() {
                     if p.eval()?.truthy() {

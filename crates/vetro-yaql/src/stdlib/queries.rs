@@ -294,10 +294,13 @@ fn filtering_and_counting(r: &Reg) {
     r.add_def(
         yaql_fn!(Method "defaultIfEmpty", |c| (collection: Iterable, default: Iterable) {
             // A list or set is returned itself (or the default when empty).
-            match collection.0 {
-                Value::List(l) => return Ok(if l.is_empty() { default.0 } else { collection.0 }.clone()),
-                Value::Set(s) => return Ok(if s.is_empty() { default.0 } else { collection.0 }.clone()),
-                _ => {}
+            let size = match collection.0 {
+                Value::List(l) => Some(l.len()),
+                Value::Set(s) => Some(s.len()),
+                _ => None,
+            };
+            if let Some(n) = size {
+                return Ok(if n == 0 { default.0 } else { collection.0 }.clone());
             }
             let mut it = c.iter(collection.0)?;
             match it.next()? {
