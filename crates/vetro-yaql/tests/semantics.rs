@@ -366,6 +366,7 @@ fn regex_patterns_are_read_as_python_reads_them() {
         "(a",
         "a)",
         "[a",
+        "[\\8]",
     ] {
         assert_eq!(matches("a", bad), Err(ErrorKind::Regex), "{bad}");
     }
@@ -380,6 +381,7 @@ fn regex_patterns_are_read_as_python_reads_them() {
         ("a&", "[a&&b]"),
         ("\u{7}", "\\07"),
         ("\u{1}", "\\001"),
+        ("\u{1}", "[\\1]"),
         ("A", "(?i)(?m)a"),
         ("ab", "(?P<n>a)(?P=n)|ab"),
         ("a\nb", "(?s)a.b"),

@@ -219,7 +219,9 @@ impl Translator<'_> {
         };
         self.i += 1;
         match c {
-            '0'..='7' if c == '0' || self.octal_ahead() => {
+            // In a set every digit escape is octal; outside, `\0` and three
+            // octal digits are, other digits a group reference.
+            '0'..='7' if c == '0' || in_set || self.octal_ahead() => {
                 // Up to three octal digits: one read, up to two more.
                 let mut value = c.to_digit(8).unwrap_or(0);
                 for _ in 0..2 {
