@@ -23,6 +23,11 @@ pub fn stash(py: Python<'_>, e: PyErr) -> Error {
     Error::new(kind, message).with_host_payload(e)
 }
 
+/// The reference writes the receiver of a method call that found no method
+/// into the error's message whole (`str()` of it); past this many bytes the
+/// text is cut, ending in `...`.
+const RECEIVER_TEXT: usize = 1 << 20;
+
 /// The Python exception for a YAQL error.
 pub fn to_pyerr(py: Python<'_>, mut e: Error, expr: Option<&str>) -> PyErr {
     if e.kind == ErrorKind::Interrupted {
@@ -36,10 +41,15 @@ pub fn to_pyerr(py: Python<'_>, mut e: Error, expr: Option<&str>) -> PyErr {
     if let Some(err) = e.host_payload::<PyErr>() {
         return err.clone_ref(py);
     }
+    let receiver = e.receiver().map(|v| v.py_str_clipped(RECEIVER_TEXT));
     let made = Shim::get(py).and_then(|shim| {
-        shim.make_error
-            .bind(py)
-            .call1((e.kind.as_str(), e.message.as_str(), e.position, expr))
+        shim.make_error.bind(py).call1((
+            e.kind.as_str(),
+            e.message.as_str(),
+            e.position,
+            expr,
+            receiver,
+        ))
     });
     match made {
         Ok(exc) => PyErr::from_value(exc),

@@ -101,10 +101,10 @@ pub fn method_call(
     args: Vec<CallArg>,
 ) -> vetro_yaql::Result<Value> {
     let Some((host, _)) = yaqlized(&recv).filter(|(_, ops)| ops.methods) else {
-        return Err(Error::new(
-            ErrorKind::NoMethod,
-            format!("Unknown method \"{name}\""),
-        ));
+        return Err(
+            Error::new(ErrorKind::NoMethod, format!("Unknown method \"{name}\""))
+                .with_receiver(recv),
+        );
     };
     let mut pos = Vec::new();
     let mut kw: Vec<(Rc<str>, Value)> = Vec::new();

@@ -89,7 +89,7 @@ def test_error_texts():
     assert evaluate('ctx(missing)', {'x': 1}) == \
         'KeyError: \'Unable to resolve key "missing"\''
     assert evaluate('ctx().x.foo()', {'x': 1}).startswith(
-        'NoMethodRegisteredException: Unknown method "foo"')
+        'NoMethodRegisteredException: Unknown method "foo" for receiver 1')
 
 
 def test_grammar_error_attributes():

@@ -96,7 +96,8 @@ impl ErrorKind {
 /// type through the evaluation, untouched, for the embedder to take back
 /// ([`Error::host_payload`], [`Error::take_host_payload`]). Errors are equal
 /// when kind, message and position are, and both carry no payload or the
-/// same one (compared by pointer: clones of an error share its payload).
+/// same one (compared by pointer: clones of an error share its payload);
+/// the receiver of a method-resolution error is not compared.
 ///
 /// The data is behind one pointer, so that an error is a word and every
 /// `Result` of the evaluator is no larger than its value and a tag: items
@@ -113,6 +114,9 @@ pub struct ErrorData {
     /// whose evaluation failed.
     pub position: Option<usize>,
     payload: Option<Rc<HostPayload>>,
+    /// The receiver of a method call that found no method to run (see
+    /// [`Error::receiver`]).
+    receiver: Option<crate::Value>,
 }
 
 struct HostPayload(Box<dyn Any>);
@@ -171,6 +175,7 @@ impl Error {
             message: message.into(),
             position: None,
             payload: None,
+            receiver: None,
         }))
     }
 
@@ -219,6 +224,19 @@ impl Error {
             .take_if(|p| p.0.is::<T>() && Rc::strong_count(p) == 1)?;
         let boxed = Rc::try_unwrap(rc).ok()?.0;
         boxed.downcast().ok().map(|b| *b)
+    }
+
+    /// A method-resolution error (no method of the name, none matching
+    /// the arguments, more than one) with the receiver of the call, which
+    /// hosts may show as the reference does (`... for receiver (1, 2)`).
+    pub fn with_receiver(mut self, receiver: crate::Value) -> Error {
+        self.receiver = Some(receiver);
+        self
+    }
+
+    /// The receiver of a method call that found no method to run.
+    pub fn receiver(&self) -> Option<&crate::Value> {
+        self.receiver.as_ref()
     }
 
     pub fn type_err(message: impl Into<String>) -> Error {

@@ -322,13 +322,12 @@ impl Value {
     /// [`Value::repr`] cut at about `max` bytes (ending in `...` when cut):
     /// for error messages.
     pub fn repr_clipped(&self, max: usize) -> String {
-        let mut r = Render::with_cap(max);
-        if self.write_repr(&mut r).is_ok() {
-            return r.finish();
-        }
-        let mut text = r.finish();
-        text.push_str("...");
-        text
+        clipped(max, |r| self.write_repr(r))
+    }
+
+    /// [`Value::py_str`] cut at about `max` bytes, as [`Value::repr_clipped`].
+    pub fn py_str_clipped(&self, max: usize) -> String {
+        clipped(max, |r| self.write_py_str(r))
     }
 
     /// Write [`Value::to_yaql_string`] into `out`.
@@ -449,6 +448,17 @@ impl Value {
 pub use vetro_pycompat::repr::{float_repr, str_repr};
 
 /// The text `write` makes, with no limit (it cannot fail then).
+/// What `write` renders, cut at about `max` bytes (ending in `...` when cut).
+fn clipped(max: usize, write: impl FnOnce(&mut Render) -> Result<()>) -> String {
+    let mut r = Render::with_cap(max);
+    if write(&mut r).is_ok() {
+        return r.finish();
+    }
+    let mut text = r.finish();
+    text.push_str("...");
+    text
+}
+
 fn unbounded(write: impl FnOnce(&mut Render) -> Result<()>) -> String {
     let mut r = Render::unbounded();
     let _ = write(&mut r);
@@ -713,11 +723,16 @@ pub fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
     }
 }
 
-/// Error for values that cannot be compared.
-pub fn not_comparable(a: &Value, b: &Value) -> Error {
+/// Error for values that cannot be compared: no overload of the comparison
+/// operator `op` (`#operator_<`, ...) takes them, as in the reference.
+pub fn not_comparable(op: &str, a: &Value, b: &Value) -> Error {
     Error::new(
         crate::error::ErrorKind::NoMatchingFunction,
-        format!("cannot compare {} with {}", a.type_name(), b.type_name()),
+        format!(
+            "No function \"{op}\" matches the arguments ({}, {})",
+            a.type_name(),
+            b.type_name()
+        ),
     )
 }
 

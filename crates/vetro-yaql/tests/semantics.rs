@@ -389,3 +389,78 @@ fn regex_patterns_are_read_as_python_reads_them() {
         assert_eq!(matches(text, pattern), yes, "{pattern}");
     }
 }
+
+#[test]
+fn min_and_max_ask_whether_the_second_is_greater() {
+    // As the reference's: `min` of equal values, or of sets neither inside
+    // the other, is the second (here 1.0 and set(2)).
+    ok("min(1, 1.0)", "1.0");
+    ok("[1, 1.0].min()", "1.0");
+    ok("[1.0, 1].max()", "1.0");
+    ok("min(set(1), set(2))", "[2]");
+    ok("[set(1), set(2)].min()", "[2]");
+    ok("max(set(1), set(2))", "[1]");
+    // Values that do not compare fail in `#operator_>`.
+    let e = engine();
+    let err = e.eval_str("[true, 1].max()", Value::Null).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::NoMatchingFunction);
+    assert!(
+        err.message.starts_with("No function \"#operator_>\""),
+        "{}",
+        err.message
+    );
+    let err = e.eval_str("[true, 1].orderBy($)", Value::Null).unwrap_err();
+    assert!(
+        err.message.starts_with("No function \"#operator_<\""),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn list_keeps_iterables_that_are_not_iterators_as_items() {
+    // An orderBy result is iterable but not an iterator: `list()` holds it
+    // as one item, as the reference's does (and never sorts it here).
+    ok("list([1, 2].orderBy([$])).len()", "1");
+    ok("list([2, 1].orderBy($))", "[[1,2]]");
+    ok("set([1, 2].orderBy([$])).len()", "1");
+}
+
+#[test]
+fn zip_longest_ignores_keyword_arguments_but_default() {
+    ok("[1, 2].zipLongest([3], foo => 1)", "[[1,3],[2,null]]");
+    ok(
+        "[1, 2].zipLongest([3], default => 1, default => 5)",
+        "[[1,3],[2,5]]",
+    );
+}
+
+#[test]
+fn method_resolution_errors_carry_the_receiver() {
+    let e = engine();
+    let receiver = |expr: &str| {
+        let err = e.eval_str(expr, Value::Null).unwrap_err();
+        (err.kind, err.receiver().map(Value::py_str))
+    };
+    let got = |kind, text: &str| (kind, Some(text.to_string()));
+    assert_eq!(receiver("[1, 2].foo()"), got(ErrorKind::NoMethod, "(1, 2)"));
+    assert_eq!(
+        receiver("[1, 2].len(3)"),
+        got(ErrorKind::NoMatchingMethod, "(1, 2)")
+    );
+    assert_eq!(
+        receiver("[1, 2].thenBy($)"),
+        got(ErrorKind::NoMatchingMethod, "(1, 2)")
+    );
+    assert_eq!(
+        receiver("set(1).insert(0, 1)"),
+        got(ErrorKind::NoMatchingMethod, "frozenset({1})")
+    );
+    assert_eq!(
+        receiver("'abc'.foo(1 / 0)"),
+        got(ErrorKind::NoMethod, "abc")
+    );
+    // Functions have no receiver.
+    assert_eq!(receiver("foo(1)"), (ErrorKind::NoFunction, None));
+    assert_eq!(receiver("len(1, 2)"), (ErrorKind::NoMatchingFunction, None));
+}

@@ -144,8 +144,10 @@ def _escape_error(expr, position, message):
                               2 + good, reason)
 
 
-def make_error(kind, message, position, expr):
-    """The exception instance for a core error of the given kind."""
+def make_error(kind, message, position, expr, receiver=None):
+    """The exception instance for a core error of the given kind
+    (`receiver`: the text of a method call's receiver, for the errors of
+    method resolution)."""
     if kind == 'lexical' and expr is not None and 'truncated \\' in message:
         return _escape_error(expr, position, message)
     if kind == 'lexical':
@@ -168,6 +170,11 @@ def make_error(kind, message, position, expr):
         m = re.search(r'function "(.*?)"', message, re.S)
         if m:
             return cls(m.group(1))
+    if receiver is not None and kind in ('no_method', 'no_matching_method',
+                                         'ambiguous_method'):
+        m = re.search(r'method "(.*?)"', message, re.S)
+        if m:
+            return cls(m.group(1), receiver)
     if cls is exceptions.ArgumentException:
         m = re.match(r'Invalid argument (.*)', message)
         return _with_message(cls, message,

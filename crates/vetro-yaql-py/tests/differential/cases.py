@@ -14,7 +14,8 @@ with literals, lambdas and regular expressions as arguments. Each is
 evaluated as `statement.evaluate(data=data, context=context)` with one
 context made by `yaql.create_context()`. Its outcome is the result (as
 JSON, sets sorted) or the class of the exception raised (at parsing or
-evaluation); a case running over 5 seconds is recorded as such.
+evaluation), with its message for the errors of function and method
+resolution; a case running over 5 seconds is recorded as such.
 """
 
 import collections.abc  # noqa: F401  (yaql 3.2.0 uses it without importing it)
@@ -25,6 +26,7 @@ import sys
 
 import yaql
 from yaql.language import factory
+from yaql.language.exceptions import ResolutionError
 
 STRINGS = ['', 'a', 'abc', 'Hello World', 'ключ', 'x,y,z', ' pad ', '12',
            '-3.5', 'a.b.c', 'AbC', 'tRuE', '😀x', 'é\u0301', 'x' * 20]
@@ -205,6 +207,8 @@ def outcome(statement, context, value):
         return ['ok', json.dumps(result, sort_keys=True, default=as_json)]
     except TimedOut:
         return ['timed out']
+    except ResolutionError as e:  # the drop-in gives the reference's text
+        return ['raised', type(e).__name__, str(e)]
     except Exception as e:  # the class is the outcome
         return ['raised', type(e).__name__]
     finally:

@@ -286,18 +286,28 @@ fn describe_values(pos: &[Option<Value>]) -> String {
         .join(", ")
 }
 
-fn no_matching(name: &str, method: bool, layers: &Layers, got: &str) -> Error {
+fn no_matching(name: &str, method: bool, layers: &Layers, vals: &[Option<Value>]) -> Error {
     let cands: Vec<String> = layers.iter().flatten().map(|f| f.signature()).collect();
-    Error::new(
+    let e = Error::new(
         kind_for(method, false),
         format!(
             "No {} \"{}\" matches the arguments ({}); candidates: {}",
             if method { "method" } else { "function" },
             name,
-            got,
+            describe_values(vals),
             cands.join("; ")
         ),
-    )
+    );
+    with_receiver(e, method, vals)
+}
+
+/// A resolution error of a method call with the call's receiver (the first
+/// argument), when its value is known.
+fn with_receiver(e: Error, method: bool, vals: &[Option<Value>]) -> Error {
+    match vals.first() {
+        Some(Some(recv)) if method => e.with_receiver(recv.clone()),
+        _ => e,
+    }
 }
 
 pub(super) fn call_args(
@@ -310,7 +320,11 @@ pub(super) fn call_args(
     if layers.is_empty() {
         return no_candidates(ctx, name, args, method);
     }
-    let nokw = takes_rules(&layers, method, name)?;
+    let recv = match args.first() {
+        Some(CallArg::Val(v)) => Some(v),
+        _ => None,
+    };
+    let nokw = takes_rules(&layers, method, name, recv)?;
     let mut pos = PosVec::new();
     let mut kw = KwVec::new();
     translate_named(args, nokw, &mut pos, &mut kw)?;
@@ -336,7 +350,7 @@ pub(super) fn call_code_args<'a>(
         all.extend(args.call_args());
         return no_candidates(ctx, name, all, method);
     }
-    let nokw = takes_rules(&layers, method, name)?;
+    let nokw = takes_rules(&layers, method, name, recv.as_ref())?;
     let mut pos = PosVec::new();
     let mut kw = KwVec::new();
     pos.extend(recv.map(PosArg::Val));
@@ -353,10 +367,10 @@ pub(super) fn call_code_args<'a>(
 
 /// Whether the candidates take `key => value` rules instead of keyword
 /// arguments (all must agree).
-fn takes_rules(layers: &Layers, method: bool, name: &str) -> Result<bool> {
+fn takes_rules(layers: &Layers, method: bool, name: &str, recv: Option<&Value>) -> Result<bool> {
     let nokw = layers[0][0].nokw;
     if layers.iter().flatten().any(|f| f.nokw != nokw) {
-        return Err(ambiguous_call(method, name));
+        return Err(ambiguous_call(method, name, &[recv.cloned()]));
     }
     Ok(nokw)
 }
@@ -409,14 +423,18 @@ fn no_candidates(ctx: &Rc<Context>, name: &str, args: ArgVec, method: bool) -> R
             }
         }
     }
-    Err(Error::new(
+    let e = Error::new(
         kind_for(method, true),
         format!(
             "Unknown {} \"{}\"",
             if method { "method" } else { "function" },
             name
         ),
-    ))
+    );
+    Err(match args.first() {
+        Some(CallArg::Val(recv)) if method => e.with_receiver(recv.clone()),
+        _ => e,
+    })
 }
 
 /// Named arguments become keyword arguments, or `key => value` rules for
@@ -466,7 +484,9 @@ fn bind_layers<'a>(
             if let Some(b) = bind(f, pos, kw, rt) {
                 match &lazy {
                     None => lazy = Some(b.lazy.clone()),
-                    Some(z) if *z != b.lazy => return Err(ambiguous_call(method, name)),
+                    Some(z) if *z != b.lazy => {
+                        return Err(ambiguous_call(method, name, &known_values(pos)))
+                    }
                     _ => {}
                 }
                 l.push((f.clone(), b));
@@ -480,7 +500,7 @@ fn bind_layers<'a>(
         Some(lazy) => Ok((bound, lazy)),
         None => {
             let got = known_values(pos);
-            Err(no_matching(name, method, layers, &describe_values(&got)))
+            Err(no_matching(name, method, layers, &got))
         }
     }
 }
@@ -510,7 +530,7 @@ fn pick_winner<'a, 'b>(
                     } else if more_specific(&m, wm) {
                         winner = Some((f, b, m));
                     } else {
-                        return Err(ambiguous_call(method, name));
+                        return Err(ambiguous_call(method, name, pvals));
                     }
                 }
             }
@@ -543,7 +563,7 @@ fn general_call(
         kvals.push(eager_value(ctx, a, lazy.contains(&(1000 + k)))?);
     }
     let Some((f, b)) = pick_winner(&bound, &pvals, &kvals, &rt, method, name)? else {
-        return Err(no_matching(name, method, layers, &describe_values(&pvals)));
+        return Err(no_matching(name, method, layers, &pvals));
     };
     let args = bound_args(ctx, f, b, pos, kw, &pvals, &kvals)?;
     f.call(&Call { ctx, name }, args)
@@ -642,12 +662,18 @@ fn known_values(pos: &[PosArg]) -> Vec<Option<Value>> {
         .collect()
 }
 
-fn ambiguous_call(method: bool, name: &str) -> Error {
+/// More than one overload fits equally well (`vals`: the arguments' values
+/// known, for the receiver).
+fn ambiguous_call(method: bool, name: &str, vals: &[Option<Value>]) -> Error {
     let (kind, what) = match method {
         true => (ErrorKind::AmbiguousMethod, "method"),
         false => (ErrorKind::AmbiguousFunction, "function"),
     };
-    Error::new(kind, format!("Ambiguous {what} \"{name}\""))
+    with_receiver(
+        Error::new(kind, format!("Ambiguous {what} \"{name}\"")),
+        method,
+        vals,
+    )
 }
 
 pub(super) fn param_for(f: &Signature, i: usize) -> Option<&Param> {
@@ -792,7 +818,7 @@ pub(super) fn resolve_site(
                 None => winner = Some(c),
                 Some(w) if more_specific(&w.masks, &c.masks) => {}
                 Some(w) if more_specific(&c.masks, &w.masks) => winner = Some(c),
-                Some(_) => return Err(ambiguous_call(method, name)),
+                Some(_) => return Err(ambiguous_call(method, name, &vals)),
             }
         }
         if winner.is_some() {
@@ -802,7 +828,7 @@ pub(super) fn resolve_site(
     let Some(c) = winner else {
         // The error lists every overload in scope, as the general way does.
         let all = ctx.candidates(name, method);
-        return Err(no_matching(name, method, &all, &describe_values(&vals)));
+        return Err(no_matching(name, method, &all, &vals));
     };
     let args = positional_args(ctx, &c.def, &pos, &mut vals)?;
     (c.def.body)(&Call { ctx, name }, args)
@@ -865,8 +891,7 @@ fn simple_call<'a>(
     method: bool,
 ) -> Result<Value> {
     let (alive, lazy) = static_filter(layers, pos, &ctx.rt, method, name)?;
-    let none_fits =
-        |vals: &[Option<Value>]| no_matching(name, method, layers, &describe_values(vals));
+    let none_fits = |vals: &[Option<Value>]| no_matching(name, method, layers, vals);
     call_alive(ctx, name, layers, &alive, lazy, pos, method, &none_fits)
 }
 
@@ -882,7 +907,7 @@ fn static_filter(
     let n = pos.len();
     let mut lazy: Option<u64> = None;
     let mut any = false;
-    let ambiguous = || ambiguous_call(method, name);
+    let ambiguous = || ambiguous_call(method, name, &known_values(pos));
     // static filter: bit set of surviving candidates per layer
     let mut alive: Alive = SmallVec::new();
     for layer in layers {
@@ -919,7 +944,7 @@ fn static_filter(
     }
     let Some(lazy) = lazy.filter(|_| any) else {
         let got = known_values(pos);
-        return Err(no_matching(name, method, layers, &describe_values(&got)));
+        return Err(no_matching(name, method, layers, &got));
     };
     Ok((alive, lazy))
 }
@@ -939,7 +964,6 @@ fn call_alive<'a>(
 ) -> Result<Value> {
     let rt = &ctx.rt;
     let n = pos.len();
-    let ambiguous = || ambiguous_call(method, name);
     let mut vals = eval_positional(ctx, pos, lazy)?;
     let mut winner: Option<&Cand<'a>> = None;
     for (layer, alive) in layers.iter().zip(alive.iter()) {
@@ -964,7 +988,7 @@ fn call_alive<'a>(
                     } else if more_specific(&mf, &mw) {
                         winner = Some(f);
                     } else {
-                        return Err(ambiguous());
+                        return Err(ambiguous_call(method, name, &vals));
                     }
                 }
             }

@@ -37,16 +37,22 @@ fn gather(args: &[&Value], rt: &crate::runtime::Runtime) -> Result<Vec<Value>> {
     let mut out = Vec::new();
     let lim = rt.opts.limit_iterators;
     for a in args {
-        let Value::Iter(it) = a else {
-            out.push((*a).clone());
-            continue;
+        // Iterators are spread, and their items that are iterators too, at
+        // any depth, as the reference's recursion does; lists and iterables
+        // that are not iterators (`orderBy` results) stay items.
+        let it = match a {
+            Value::Iter(it) if it.iterator => it,
+            _ => {
+                out.push((*a).clone());
+                continue;
+            }
         };
-        // A lazy sequence's items that are lazy sequences are spread too, at
-        // any depth, as the reference's recursion does (lists stay items).
         let mut open = vec![it.counted_in(rt.run())];
         while let Some(top) = open.last() {
             match top.next()? {
-                Some(Value::Iter(ref inner)) => open.push(inner.counted_in(rt.run())),
+                Some(Value::Iter(ref inner)) if inner.iterator => {
+                    open.push(inner.counted_in(rt.run()))
+                }
                 Some(v) => {
                     out.push(v);
                     if lim >= 0 && out.len() as i64 > lim {
@@ -373,7 +379,8 @@ fn building_and_deleting(r: &Reg) {
                 return Err(Error::new(
                     ErrorKind::NoMatchingMethod,
                     "No method \"insert\" for a set receiver",
-                ));
+                )
+                .with_receiver(collection.0.clone()));
             }
             let mut it = collection.iter(c)?;
             let pos = position.index()?;

@@ -663,10 +663,12 @@ fn conversions(r: &Reg) {
     r.add_def(yaql_fn!(Function "int", |_c| (value: &Value) { to_int(value) }));
     r.add_def(yaql_fn!(Function "isInteger", |_c| (value: &Value) { Ok(value.is_int()) }));
     r.add_def(yaql_fn!(Function "isNumber", |_c| (value: &Value) { Ok(value.is_number()) }));
-    for (name, op) in [("max", "#operator_>"), ("min", "#operator_<")] {
+    // Both ask `b > a`, as the reference's do: `min` of equal values (or of
+    // sets neither inside the other) is the second.
+    for (name, is_max) in [("max", true), ("min", false)] {
         r.add_def(yaql_fn!(Function name, |c| (a: &Value, b: &Value) {
-            let second = c.call(op, vec![b.clone(), a.clone()])?.truthy();
-            Ok(if second { b.clone() } else { a.clone() })
+            let greater = c.call("#operator_>", vec![b.clone(), a.clone()])?.truthy();
+            Ok(if greater == is_max { b.clone() } else { a.clone() })
         }));
     }
     r.add_def(yaql_fn!(Function "random", |c| () { Ok(c.run().random_f64()) }));

@@ -9,18 +9,32 @@ use crate::value::{compare, not_comparable, List, Value};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-/// yaql ordering for sorting and min/max (null smallest; incomparable: error).
+/// yaql ordering for sorting (null smallest); keys that cannot be
+/// compared are the reference's error from the `#operator_<` its sort
+/// asks first.
 #[inline]
 pub fn yaql_cmp(a: &Value, b: &Value) -> Result<Ordering> {
     // The usual keys, compared without a call.
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => Ok(x.cmp(y)),
         (Value::Str(x), Value::Str(y)) => Ok(x.cmp(y)),
-        _ => cmp_other(a, b),
+        _ => cmp_other(a, b, "#operator_<"),
     }
 }
 
-fn cmp_other(a: &Value, b: &Value) -> Result<Ordering> {
+/// `a > b` as `min` and `max` ask it (the reference's `#operator_>`).
+pub fn yaql_gt(a: &Value, b: &Value) -> Result<bool> {
+    let o = match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x.cmp(y),
+        (Value::Str(x), Value::Str(y)) => x.cmp(y),
+        _ => cmp_other(a, b, "#operator_>")?,
+    };
+    Ok(o == Ordering::Greater)
+}
+
+/// The ordering of values other than two ints or two strings (`op`: the
+/// comparison named by the error when there is none).
+fn cmp_other(a: &Value, b: &Value, op: &str) -> Result<Ordering> {
     if let (Value::Set(x), Value::Set(y)) = (a, b) {
         let sub = x.iter().all(|v| y.contains(v));
         let sup = y.iter().all(|v| x.contains(v));
@@ -33,9 +47,9 @@ fn cmp_other(a: &Value, b: &Value) -> Result<Ordering> {
     }
     if (matches!(a, Value::Bool(_)) || matches!(b, Value::Bool(_))) && !(a.is_null() || b.is_null())
     {
-        return Err(not_comparable(a, b));
+        return Err(not_comparable(op, a, b));
     }
-    compare(a, b).ok_or_else(|| not_comparable(a, b))
+    compare(a, b).ok_or_else(|| not_comparable(op, a, b))
 }
 
 /// The sort keys of an `orderBy` result: each a selector and whether it
@@ -88,8 +102,12 @@ pub fn then_by(c: &Call, collection: &Value, selector: &Lambda, desc: bool) -> R
     let Some(spec) = spec else {
         return Err(Error::new(
             ErrorKind::NoMatchingMethod,
-            format!("{} requires an orderBy result", c.name),
-        ));
+            format!(
+                "No method \"{}\" for a receiver that is not an orderBy result",
+                c.name
+            ),
+        )
+        .with_receiver(collection.clone()));
     };
     let mut keys = spec.keys.clone();
     keys.push((selector.clone(), desc));

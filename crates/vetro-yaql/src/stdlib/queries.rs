@@ -3,7 +3,7 @@
 
 use super::grouping::{group_by, Selectors};
 use super::key_index::KeyIndex;
-use super::ordering::{ordered, then_by, yaql_cmp};
+use super::ordering::{ordered, then_by, yaql_gt};
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{call_function, CallArg, Lambda};
@@ -14,7 +14,6 @@ use crate::parser::{Expr, ExprKind};
 use crate::value::{Dict, Set, Value};
 use crate::yaql_fn;
 use crate::EngineOptions;
-use std::cmp::Ordering;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -649,18 +648,15 @@ fn joining_and_partitioning(r: &Reg) {
 
 /// Ordering (`orderBy`, `thenBy`...), `min`/`max`, `range`, `repeat`, `reverse`, `memorize`, `mergeWith`.
 fn ordering_and_generation(r: &Reg) {
+    // As the reference's `max(acc, item)` and `min(acc, item)` over the
+    // items: both ask whether the item is greater, so `min` keeps the later
+    // of equal items (and of sets neither inside the other).
     for (name, is_max) in [("max", true), ("min", false)] {
         r.add_def(
             yaql_fn!(Method name, |c| (collection: Iterable, initial: Optional<&Value> = NoValue) {
                 fold(c, collection.0, initial.0, |acc, v| {
-                    let o = yaql_cmp(&v, &acc)?;
-                    Ok(
-                        if (is_max && o == Ordering::Greater) || (!is_max && o == Ordering::Less) {
-                            v
-                        } else {
-                            acc
-                        },
-                    )
+                    let greater = yaql_gt(&v, &acc)?;
+                    Ok(if greater == is_max { v } else { acc })
                 })
             }),
         );
@@ -892,17 +888,14 @@ fn zipping(r: &Reg) {
             .iter()
             .map(|x| x.iter(c).map(Some))
                 .collect::<Result<_>>()?;
-            let mut default = Value::Null;
-            for (k, v) in kwargs.0 {
-                if &**k == "default" {
-                    default = v.val().clone();
-                } else {
-                    return Err(Error::new(
-                        ErrorKind::NoMatchingMethod,
-                        format!("unexpected keyword argument {k}"),
-                    ));
-                }
-            }
+            // Keyword arguments other than `default` are ignored, as the
+            // reference ignores them; of two `default`s the last counts.
+            let default = kwargs
+                .0
+                .iter()
+                .rev()
+                .find(|(k, _)| &**k == "default")
+                .map_or(Value::Null, |(_, v)| v.val().clone());
             Ok(lazy(c, move || {
                 let mut row = Vec::with_capacity(its.len());
                 let mut any = false;
