@@ -249,18 +249,22 @@ impl Error {
 
     /// Render with a caret line under `expr` when the position is known.
     pub fn render(&self, expr: &str) -> String {
+        let head = self.headline();
         match self.position {
             Some(pos) => {
                 let (shown, col) = excerpt(expr, pos);
-                format!(
-                    "{}: {}\n  {}\n  {}^",
-                    self.kind.as_str(),
-                    self.message,
-                    shown,
-                    " ".repeat(col)
-                )
+                format!("{head}\n  {shown}\n  {}^", " ".repeat(col))
             }
-            None => format!("{}: {}", self.kind.as_str(), self.message),
+            None => head,
+        }
+    }
+
+    /// The kind and the message (the kind alone when the message is empty,
+    /// as the reference's StopIteration of an empty sequence is).
+    fn headline(&self) -> String {
+        match self.message.as_str() {
+            "" => self.kind.as_str().to_string(),
+            m => format!("{}: {m}", self.kind.as_str()),
         }
     }
 }
@@ -298,7 +302,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.position {
             Some(p) => write!(f, "{} (at {}): {}", self.kind.as_str(), p, self.message),
-            None => write!(f, "{}: {}", self.kind.as_str(), self.message),
+            None => f.write_str(&self.headline()),
         }
     }
 }

@@ -225,6 +225,24 @@ impl Value {
         }
     }
 
+    /// The name of the Python type the reference holds such a value in, as
+    /// Python's own errors name it (a list is a tuple there, a dict a
+    /// `FrozenDict`, a lazy sequence a generator or another iterator).
+    pub fn py_type_name(&self) -> &str {
+        match self {
+            Value::Null => "NoneType",
+            Value::Str(_) => "str",
+            Value::List(_) => "tuple",
+            Value::Dict(_) => "FrozenDict",
+            Value::Set(_) => "frozenset",
+            Value::TimeDelta(_) => "timedelta",
+            Value::Regex(_) => "re.Pattern",
+            Value::Iter(_) => "generator",
+            Value::Context(_) => "Context",
+            _ => self.type_name(),
+        }
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::Str(s) => Some(s),

@@ -1,6 +1,7 @@
 """Helpers the Rust core calls: value construction and classification,
 and building the exception a YAQL error maps to."""
 
+import ast
 import datetime
 import re
 
@@ -101,6 +102,16 @@ def _char_position(expr, position):
     return len(expr.encode('utf-8')[:position].decode('utf-8', 'ignore'))
 
 
+def _key(message):
+    """The key of a KeyError: the engine writes the missing key as Python's
+    repr() writes it (`0`, `'a'`, `None`, `(1, 2)`), which Python's
+    KeyError holds as the key itself; other messages are text."""
+    try:
+        return ast.literal_eval(message)
+    except Exception:  # not a literal (a clipped repr, a message)
+        return message
+
+
 def _with_message(cls, text, **attrs):
     exc = cls.__new__(cls)
     Exception.__init__(exc, text)
@@ -162,8 +173,8 @@ def make_error(kind, message, position, expr, receiver=None):
             expr, _token_value(message), _char_position(expr, position))
     if kind in _BUILTIN:
         cls = _BUILTIN[kind]
-        if cls is KeyError and len(message) >= 2 and message[0] == message[-1] == "'":
-            return KeyError(message[1:-1])
+        if cls is KeyError:
+            return KeyError(_key(message))
         return cls(message) if message else cls()
     cls = _RESOLUTION.get(kind, exceptions.YaqlException)
     if kind in ('no_function', 'no_matching_function', 'ambiguous_function'):

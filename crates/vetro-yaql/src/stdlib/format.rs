@@ -231,7 +231,10 @@ pub fn format(
                 kw.iter()
                     .find(|(k, _)| **k == *name)
                     .map(|(_, v)| v.clone())
-                    .ok_or_else(|| Error::new(crate::error::ErrorKind::Key, name.clone()))?
+                    .ok_or_else(|| {
+                        // Python's KeyError, written as it prints: the key's repr.
+                        Error::new(crate::error::ErrorKind::Key, crate::value::str_repr(&name))
+                    })?
             };
             let v = match conv.as_deref() {
                 Some("r") => Value::from(v.try_repr(run)?),

@@ -143,7 +143,7 @@ pub fn modulo(run: Option<&Run>, a: &Value, b: &Value) -> Result<Value> {
         if *y == 0 {
             return Err(Error::new(
                 ErrorKind::ZeroDivision,
-                "integer division or modulo by zero",
+                "integer modulo by zero",
             ));
         }
         if let Some(r) = x.checked_rem(*y) {
@@ -159,7 +159,7 @@ pub fn modulo(run: Option<&Run>, a: &Value, b: &Value) -> Result<Value> {
     if y.is_zero() {
         return Err(Error::new(
             ErrorKind::ZeroDivision,
-            "integer division or modulo by zero",
+            "integer modulo by zero",
         ));
     }
     let x = big(a);
@@ -401,8 +401,8 @@ pub fn to_int(v: &Value) -> Result<Value> {
         }
         _ => {
             return Err(Error::type_err(format!(
-                "int() argument must be a string or a number, not '{}'",
-                v.type_name()
+                "int() argument must be a string, a bytes-like object or a real number, not '{}'",
+                v.py_type_name()
             )))
         }
     })
@@ -440,8 +440,8 @@ pub fn to_float(v: &Value) -> Result<Value> {
         }
         _ => {
             return Err(Error::type_err(format!(
-                "float() argument must be a string or a number, not '{}'",
-                v.type_name()
+                "float() argument must be a string or a real number, not '{}'",
+                v.py_type_name()
             )))
         }
     })

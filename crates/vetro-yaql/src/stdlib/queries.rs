@@ -66,8 +66,10 @@ fn parts(
     }))
 }
 
+/// The reference's `next()` of an empty iterator: a StopIteration without
+/// a message.
 fn stop() -> Error {
-    Error::new(ErrorKind::StopIteration, "collection is empty")
+    Error::new(ErrorKind::StopIteration, "")
 }
 
 fn empty_reduce() -> Error {
@@ -411,7 +413,7 @@ fn elements_and_projection(r: &Reg) {
         if it.next()?.is_some() {
             return Err(Error::new(
                 ErrorKind::StopIteration,
-                "collection has more than one item",
+                "Collection contains more than one item",
             ));
         }
         Ok(first)
@@ -800,15 +802,11 @@ fn slicing_and_sums(r: &Reg) {
     r.add_def(
         yaql_fn!(Method "slice", |c| (collection: Iterable, length: PyInt) {
             let mut it = c.iter(collection.0)?;
-            let n = length.index()?;
             // Lazy, as the reference's generator: a negative length is
             // refused when the first slice is read.
+            let n = islice_count(&length, true);
             Ok(lazy(c, move || {
-                let n = usize::try_from(n).map_err(|_| {
-                    Error::value_err(
-                        "Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize.",
-                    )
-                })?;
+                let n = n.clone()? as usize;
                 let mut part = Vec::new();
                 while part.len() < n {
                     match it.next()? {
@@ -934,16 +932,18 @@ pub fn range(c: &Call, start: i64, stop: i64, step: i64) -> Value {
     })
 }
 
-/// The count of `take()` (`stop`) or `skip()`: what Python's `islice` accepts.
+/// The count of `take()` or `slice()` (`stop`) or of `skip()`, as Python's
+/// `islice` reads it: a count past the machine's size reads as -1, and a
+/// stop of -1 has a message of its own.
 fn islice_count(count: &PyInt, stop: bool) -> Result<i64> {
-    match count.0 {
-        Value::BigInt(_) => {}
-        _ => match count.index()? {
-            n if n >= 0 => return Ok(n),
-            _ => {}
-        },
+    let n = match count.0 {
+        Value::BigInt(_) => -1,
+        _ => count.index()?,
+    };
+    if n >= 0 {
+        return Ok(n);
     }
-    Err(Error::value_err(if stop {
+    Err(Error::value_err(if stop && n == -1 {
         "Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize."
     } else {
         "Indices for islice() must be None or an integer: 0 <= x <= sys.maxsize."
