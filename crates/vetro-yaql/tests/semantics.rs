@@ -438,29 +438,31 @@ fn zip_longest_ignores_keyword_arguments_but_default() {
 #[test]
 fn method_resolution_errors_carry_the_receiver() {
     let e = engine();
-    let receiver = |expr: &str| {
+    let cases = [
+        ("[1, 2].foo()", ErrorKind::NoMethod, Some("(1, 2)")),
+        ("[1, 2].len(3)", ErrorKind::NoMatchingMethod, Some("(1, 2)")),
+        (
+            "[1, 2].thenBy($)",
+            ErrorKind::NoMatchingMethod,
+            Some("(1, 2)"),
+        ),
+        (
+            "set(1).insert(0, 1)",
+            ErrorKind::NoMatchingMethod,
+            Some("frozenset({1})"),
+        ),
+        ("'abc'.foo(1 / 0)", ErrorKind::NoMethod, Some("abc")),
+        // Functions have no receiver.
+        ("foo(1)", ErrorKind::NoFunction, None),
+        ("len(1, 2)", ErrorKind::NoMatchingFunction, None),
+    ];
+    for (expr, kind, receiver) in cases {
         let err = e.eval_str(expr, Value::Null).unwrap_err();
-        (err.kind, err.receiver().map(Value::py_str))
-    };
-    let got = |kind, text: &str| (kind, Some(text.to_string()));
-    assert_eq!(receiver("[1, 2].foo()"), got(ErrorKind::NoMethod, "(1, 2)"));
-    assert_eq!(
-        receiver("[1, 2].len(3)"),
-        got(ErrorKind::NoMatchingMethod, "(1, 2)")
-    );
-    assert_eq!(
-        receiver("[1, 2].thenBy($)"),
-        got(ErrorKind::NoMatchingMethod, "(1, 2)")
-    );
-    assert_eq!(
-        receiver("set(1).insert(0, 1)"),
-        got(ErrorKind::NoMatchingMethod, "frozenset({1})")
-    );
-    assert_eq!(
-        receiver("'abc'.foo(1 / 0)"),
-        got(ErrorKind::NoMethod, "abc")
-    );
-    // Functions have no receiver.
-    assert_eq!(receiver("foo(1)"), (ErrorKind::NoFunction, None));
-    assert_eq!(receiver("len(1, 2)"), (ErrorKind::NoMatchingFunction, None));
+        assert_eq!(err.kind, kind, "{expr}");
+        assert_eq!(
+            err.receiver().map(Value::py_str).as_deref(),
+            receiver,
+            "{expr}"
+        );
+    }
 }
