@@ -7,7 +7,8 @@ time (building a huge sequence) may end in the drop-in's memory limit;
 method-resolution error) is `<generator object>`, where the reference
 prints the Python object's class, name and address; and the receiver a
 method-resolution error names is printed as the drop-in's own types where
-the reference's is a Python list, `itertools.repeat` or a keys view.
+the reference's is or holds a Python list, `itertools.repeat` or a view of
+a dict.
 
     python compare.py DROPIN.jsonl REFERENCE.jsonl
 """
@@ -21,9 +22,10 @@ GENERATOR = re.compile(r'<[\w.]+ object[^>]*>')
 
 
 # The receiver a method-resolution error prints, when the reference's is
-# one of the Python types the drop-in does not reproduce: a list (what
-# `split()` returns), `itertools.repeat`, a dict's keys view.
-PYTHON_RECEIVER = re.compile(r'for receiver (\[|repeat\(|KeysView\().*')
+# or holds one of the Python types the drop-in does not reproduce: a list
+# (what `split()` returns), `itertools.repeat`, a dict's views.
+PYTHON_RECEIVER = re.compile(
+    r'for receiver (?=.*?(\[|repeat\(|(Keys|Values|Items)View\())')
 
 
 def allowed(dropin, reference):
