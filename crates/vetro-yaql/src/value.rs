@@ -227,7 +227,8 @@ impl Value {
 
     /// The name of the Python type the reference holds such a value in, as
     /// Python's own errors name it (a list is a tuple there, a dict a
-    /// `FrozenDict`, a lazy sequence a generator or another iterator).
+    /// `FrozenDict`; every lazy sequence is named a generator, where the
+    /// reference's are generators or other iterators).
     pub fn py_type_name(&self) -> &str {
         match self {
             Value::Null => "NoneType",
@@ -465,7 +466,6 @@ impl Value {
 
 pub use vetro_pycompat::repr::{float_repr, str_repr};
 
-/// The text `write` makes, with no limit (it cannot fail then).
 /// What `write` renders, cut at about `max` bytes (ending in `...` when cut).
 fn clipped(max: usize, write: impl FnOnce(&mut Render) -> Result<()>) -> String {
     let mut r = Render::with_cap(max);
@@ -477,6 +477,7 @@ fn clipped(max: usize, write: impl FnOnce(&mut Render) -> Result<()>) -> String 
     text
 }
 
+/// The text `write` makes, with no limit (it cannot fail then).
 fn unbounded(write: impl FnOnce(&mut Render) -> Result<()>) -> String {
     let mut r = Render::unbounded();
     let _ = write(&mut r);

@@ -14,22 +14,24 @@ use std::rc::Rc;
 /// asks first.
 #[inline]
 pub fn yaql_cmp(a: &Value, b: &Value) -> Result<Ordering> {
+    cmp_as(a, b, "#operator_<")
+}
+
+/// `a > b` as `min` and `max` ask it (the reference's `#operator_>`).
+#[inline]
+pub fn yaql_gt(a: &Value, b: &Value) -> Result<bool> {
+    Ok(cmp_as(a, b, "#operator_>")? == Ordering::Greater)
+}
+
+/// yaql ordering, with `op` the comparison an error names.
+#[inline(always)]
+fn cmp_as(a: &Value, b: &Value, op: &str) -> Result<Ordering> {
     // The usual keys, compared without a call.
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => Ok(x.cmp(y)),
         (Value::Str(x), Value::Str(y)) => Ok(x.cmp(y)),
-        _ => cmp_other(a, b, "#operator_<"),
+        _ => cmp_other(a, b, op),
     }
-}
-
-/// `a > b` as `min` and `max` ask it (the reference's `#operator_>`).
-pub fn yaql_gt(a: &Value, b: &Value) -> Result<bool> {
-    let o = match (a, b) {
-        (Value::Int(x), Value::Int(y)) => x.cmp(y),
-        (Value::Str(x), Value::Str(y)) => x.cmp(y),
-        _ => cmp_other(a, b, "#operator_>")?,
-    };
-    Ok(o == Ordering::Greater)
 }
 
 /// The ordering of values other than two ints or two strings (`op`: the
