@@ -158,6 +158,20 @@ fn legacy_mode() {
         run_with(&e, "[1, 2].as(sum($) => a).select($ * $a)", "null").unwrap(),
         "[3,6]"
     );
+    // `dict` builds a dict as a function; as a method it takes a tuple
+    // receiver and finds no method to hand it to, as the reference's.
+    assert_eq!(
+        run_with(&e, "dict(a => 1, [b, 2])", "null").unwrap(),
+        r#"{"a":1,"b":2}"#
+    );
+    assert_eq!(
+        run_with(&e, "(a => 1).dict(b => 2)", "null"),
+        Err(ErrorKind::NoMethod)
+    );
+    assert_eq!(
+        run_with(&e, "1.dict()", "null"),
+        Err(ErrorKind::NoMatchingMethod)
+    );
 }
 
 #[test]

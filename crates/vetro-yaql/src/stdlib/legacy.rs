@@ -2,7 +2,7 @@
 //! functions registered in an innermost layer that shadows the standard one.
 
 use super::Reg;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{CallArg, Lambda};
 use crate::func::params::{ExprArg, Iterable, Keyword, LazyArg, Optional, PyInt, Rest};
 use crate::func::{Call, SharedDef};
@@ -77,9 +77,22 @@ fn indexing_and_literals(r: &Reg) {
     r.set_exclusive("#indexer");
     for name in ["#map", "dict"] {
         r.add_def(
-            yaql_fn!(Both name, |_c| (tuples: Rest<&List>) { tuples_dict(&tuples.0) }).nokw(),
+            yaql_fn!(Function name, |_c| (tuples: Rest<&List>) { tuples_dict(&tuples.0) }).nokw(),
         );
     }
+    // As a method, the reference's legacy `dict` takes a tuple receiver and
+    // hands its tuples on to the standard library's `dict` called as a
+    // method of the same receiver, which is none: `Unknown method "dict"`.
+    r.add_def(
+        yaql_fn!(Method "dict", |_c| (receiver: &List, more: Rest<&List>) {
+            let _ = more;
+            Err::<Value, _>(
+                Error::new(ErrorKind::NoMethod, "Unknown method \"dict\"")
+                    .with_receiver(Value::List(receiver.clone())),
+            )
+        })
+        .nokw(),
+    );
     // A missing key is null here; compiled `$.key` sites read it directly.
     fn key_or_null(d: &Dict, key: &str) -> Value {
         d.get_str(key).cloned().unwrap_or(Value::Null)
