@@ -59,17 +59,6 @@ impl Shape {
             _ => 0,
         }
     }
-
-    /// The shape of dict keys and set members: kept tuples keep them
-    /// hashable (tuples, frozen dicts); otherwise the output's own.
-    fn members(self) -> Shape {
-        match self {
-            Shape::Output {
-                keep_tuples: false, ..
-            } => self,
-            _ => Shape::Internal,
-        }
-    }
 }
 
 /// Refuse `items` items past the memory quota (when there is one, for one
@@ -207,7 +196,7 @@ impl Conversion {
     ) -> PyResult<Bound<'py, PyAny>> {
         match self.dicts.key(py, k) {
             Some(s) => Ok(s.into_any()),
-            None => self.value(py, k, shape.members()),
+            None => self.value(py, k, shape),
         }
     }
 
@@ -277,7 +266,7 @@ impl Conversion {
                 }
                 let conv = s
                     .iter()
-                    .map(|x| self.value(py, x, shape.members()))
+                    .map(|x| self.value(py, x, shape))
                     .collect::<PyResult<Vec<_>>>()?;
                 match shape {
                     Shape::Internal => PyFrozenSet::new(py, &conv)?.into_any(),

@@ -175,6 +175,27 @@ def test_legacy_lists_stay_lists_where_the_reference_builds_them():
     assert run('list(1, 2).select($)') == [1, 2]
 
 
+def test_legacy_results_refuse_what_python_cannot_hash():
+    # Dict keys and set members of a legacy result take the result's
+    # shape, as in the reference: tuples stay hashable, dicts, sets and
+    # lists do not.
+    engine = legacy.YaqlFactory().create()
+    context = legacy.create_context()
+
+    def run(expr):
+        return engine(expr).evaluate(context=context)
+
+    assert run('set([1, 2])') == {(1, 2)}
+    assert run('dict([1, 2] => 1)') == {(1, 2): 1}
+    for expr, kind in (('set({a => 1})', 'dict'),
+                       ('{a => {}}.items()', 'dict'),
+                       ('set(set(1))', 'set'),
+                       ('set("a,b".split(","))', 'list')):
+        with pytest.raises(TypeError) as info:
+            run(expr)
+        assert str(info.value) == f"unhashable type: '{kind}'"
+
+
 def test_a_function_changed_after_registration_is_seen_as_changed():
     # The description of a Python function for the engine is kept from
     # one evaluation to the next, and made again when the definition
