@@ -320,11 +320,7 @@ pub(super) fn call_args(
     if layers.is_empty() {
         return no_candidates(ctx, name, args, method);
     }
-    let recv = match args.first() {
-        Some(CallArg::Val(v)) => Some(v),
-        _ => None,
-    };
-    let nokw = takes_rules(&layers, method, name, recv)?;
+    let nokw = takes_rules(&layers, method, name, first_value(&args))?;
     let mut pos = PosVec::new();
     let mut kw = KwVec::new();
     translate_named(args, nokw, &mut pos, &mut kw)?;
@@ -431,10 +427,15 @@ fn no_candidates(ctx: &Rc<Context>, name: &str, args: ArgVec, method: bool) -> R
             name
         ),
     );
-    Err(match args.first() {
-        Some(CallArg::Val(recv)) if method => e.with_receiver(recv.clone()),
-        _ => e,
-    })
+    Err(with_receiver(e, method, &[first_value(&args).cloned()]))
+}
+
+/// The first argument when it is a value already (a method's receiver).
+fn first_value<'v>(args: &'v ArgVec) -> Option<&'v Value> {
+    match args.first() {
+        Some(CallArg::Val(v)) => Some(v),
+        _ => None,
+    }
 }
 
 /// Named arguments become keyword arguments, or `key => value` rules for
