@@ -240,11 +240,13 @@ impl Conversion {
                 self.count(py, shape, d.len())?;
                 let (out, keys) = self.dicts.start(py, d)?;
                 for (i, (k, x)) in d.iter().enumerate() {
+                    // The value first, as the reference's `result[key] = value`.
+                    let value = self.value(py, x, shape)?;
                     let key = match &keys {
                         Some(keys) => keys[i].bind(py).clone().into_any(),
                         None => self.key(py, k, shape)?,
                     };
-                    out.set_item(key, self.value(py, x, shape)?)?;
+                    out.set_item(key, value)?;
                 }
                 match shape {
                     Shape::Internal => Shim::get(py)?.frozen_dict(py, out)?,

@@ -10,12 +10,10 @@ use crate::staged::{Spares, Stager};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use vetro_yaql::limits::Limits;
-use vetro_yaql::list_marks::ListMarks;
 use vetro_yaql::operators::{Fixity, OperatorSpec, OperatorTable};
 use vetro_yaql::{Engine, EngineOptions, Options, ParserOptions, Value};
 
@@ -295,9 +293,9 @@ impl Core {
                 for ((scope, name), v) in vars.into_iter().zip(staged.build(spares)) {
                     scope.set(&name, v);
                 }
-                let result = engine
-                    .evaluate_in_with_lists(parsed, &ctx)
-                    .and_then(|(v, lists)| Ok((drain_lazies(v, shape, lists.as_ref())?, lists)));
+                let result = engine.evaluate_in_finishing(parsed, &ctx, |v, lists| {
+                    crate::lazies::drain(v, shape, lists)
+                });
                 drop(ctx);
                 clock.lap(Phase::Released);
                 OnThisThread(result)
@@ -329,19 +327,6 @@ impl Core {
             o.iterable_dicts,
             o.convert_output_data,
         )
-    }
-}
-
-/// A result's lazy sequences drained (when it is converted in an output
-/// shape; a callback's view keeps them lazy).
-fn drain_lazies(
-    v: Value,
-    shape: Shape,
-    lists: Option<&Rc<RefCell<ListMarks>>>,
-) -> vetro_yaql::Result<Value> {
-    match shape {
-        Shape::Output { limit, quota, .. } => crate::lazies::drain(v, (limit, quota), lists),
-        Shape::Internal => Ok(v),
     }
 }
 

@@ -2,6 +2,12 @@
 //! converted to Python: where the engine evaluated, without the GIL, so the
 //! evaluation they still hold runs while other Python threads do.
 //!
+//! The reference drains them as its output conversion meets them, and
+//! that conversion stops at the first dict key or set member Python cannot
+//! hash. So does the walk here: a lazy sequence after such a key is not
+//! pulled (pulling it may raise another error, or never end), and the
+//! key's `TypeError` is raised in its place.
+//!
 //! A result is first searched for lazy sequences (a walk that allocates
 //! only its stack); most results built from Python data hold none and are
 //! then converted as they are. Otherwise each lazy sequence becomes a list (under
@@ -10,6 +16,7 @@
 //! steps of the output conversion (sets, tuples, keys that Python cannot
 //! hash) are the conversion to Python's.
 
+use crate::convert::Shape;
 use crate::input::AddrMap;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,22 +24,28 @@ use vetro_yaql::list_marks::ListMarks;
 use vetro_yaql::value::{Address, Dict};
 use vetro_yaql::{Result, Value};
 
-/// `v` with its lazy sequences drained into lists. With `marks` (tuples
-/// kept), the lists made are marked, to become Python lists, as the
-/// reference's output conversion makes lazy sequences.
-/// `limit` is `yaql.limitIterators`, `quota` `yaql.memoryQuota` (for one
-/// list).
-pub fn drain(
-    v: Value,
-    (limit, quota): (i64, i64),
-    marks: Option<&Rc<RefCell<ListMarks>>>,
-) -> Result<Value> {
+/// `v` with its lazy sequences drained into lists, for its conversion in
+/// the output shape `shape`. With `marks` (tuples kept), the lists made are
+/// marked, to become Python lists, as the reference's output conversion
+/// makes lazy sequences.
+pub fn drain(v: Value, shape: Shape, marks: Option<&Rc<RefCell<ListMarks>>>) -> Result<Value> {
+    let Shape::Output {
+        keep_tuples,
+        sets_to_lists,
+        limit,
+        quota,
+    } = shape
+    else {
+        return Ok(v);
+    };
     if !holds_lazy(&v) {
         return Ok(v);
     }
     let mut walk = Walk {
         limit,
         quota,
+        keep_tuples,
+        sets_to_lists,
         marks,
         seen: AddrMap::default(),
         items: 0,
@@ -71,8 +84,12 @@ fn holds_lazy(v: &Value) -> bool {
 }
 
 struct Walk<'a> {
+    /// `yaql.limitIterators`, and `yaql.memoryQuota` for one list.
     limit: i64,
     quota: i64,
+    /// The output shape's (see [`Shape::Output`]).
+    keep_tuples: bool,
+    sets_to_lists: bool,
     marks: Option<&'a Rc<RefCell<ListMarks>>>,
     /// What the shared containers met so far became (a value can hold one
     /// list on 2^60 paths).
@@ -127,13 +144,51 @@ impl Walk<'_> {
                 }
                 list
             }),
-            Value::Dict(d) => self.items_of(d.iter().map(|(_, x)| x))?.map(|values| {
-                // The keys are those of a dictionary: distinct.
-                let entries = d.keys().cloned().zip(values).collect();
-                Value::dict(Dict::from_distinct(entries))
-            }),
+            Value::Dict(d) => {
+                // The reference converts an entry's value, then its key,
+                // then stores it: a key Python cannot hash stops there.
+                let mut keys = d.keys();
+                let values = self.items_of_checked(d.iter().map(|(_, x)| x), |walk| {
+                    keys.next().map_or(Ok(()), |key| walk.check_hashable(key))
+                })?;
+                values.map(|values| {
+                    // The keys are those of a dictionary: distinct.
+                    let entries = d.keys().cloned().zip(values).collect();
+                    Value::dict(Dict::from_distinct(entries))
+                })
+            }
+            Value::Set(s) if !self.sets_to_lists => {
+                for x in s.iter() {
+                    self.check_hashable(x)?;
+                }
+                None
+            }
             _ => None,
         })
+    }
+
+    /// Refuse `v` as a dict key or set member when its output form is one
+    /// Python cannot hash, with Python's `TypeError`: a list (a sequence,
+    /// unless tuples are kept and it was not built as a list; a lazy
+    /// sequence), a dict, a set, or a tuple holding one of them.
+    fn check_hashable(&self, v: &Value) -> Result<()> {
+        let refused = match v {
+            Value::List(l)
+                if self.keep_tuples && !self.marks.is_some_and(|m| m.borrow().is_list(l)) =>
+            {
+                return vetro_yaql::stack::maybe_grow(64 * 1024, 1024 * 1024, || {
+                    l.iter().try_for_each(|x| self.check_hashable(x))
+                });
+            }
+            Value::List(_) | Value::Iter(_) => "list",
+            Value::Set(_) if self.sets_to_lists => "list",
+            Value::Set(_) => "set",
+            Value::Dict(_) => "dict",
+            _ => return Ok(()),
+        };
+        Err(vetro_yaql::Error::type_err(format!(
+            "unhashable type: '{refused}'"
+        )))
     }
 
     /// `items` settled, rebuilt from the first that changes; `None` when
@@ -142,9 +197,19 @@ impl Walk<'_> {
         &mut self,
         items: impl ExactSizeIterator<Item = &'v Value> + Clone,
     ) -> Result<Option<Vec<Value>>> {
+        self.items_of_checked(items, |_| Ok(()))
+    }
+
+    /// [`Walk::items_of`], calling `after` once each item is settled.
+    fn items_of_checked<'v>(
+        &mut self,
+        items: impl ExactSizeIterator<Item = &'v Value> + Clone,
+        mut after: impl FnMut(&Self) -> Result<()>,
+    ) -> Result<Option<Vec<Value>>> {
         let mut out: Option<Vec<Value>> = None;
         for (i, x) in items.clone().enumerate() {
             let new = self.settle(x)?;
+            after(self)?;
             match (&mut out, new) {
                 (Some(out), new) => out.push(new.unwrap_or_else(|| x.clone())),
                 (None, Some(new)) => {

@@ -4,6 +4,8 @@ comparison, and the garbage collector is left as the application set it."""
 
 import gc
 
+import pytest
+
 import yaql
 from yaql.language import factory
 
@@ -240,3 +242,24 @@ def test_strings_that_are_not_unicode_text_pass_through():
     assert evaluate('$', data) == data
     assert evaluate('$.where($.n = "ok").select($.s)', data) == ['a\ud800b']
     assert evaluate('$.select($.n)', data) == ['ok', 'x']
+
+
+def test_a_key_python_cannot_hash_stops_the_result_before_later_lazy_parts():
+    # The reference converts a result in order and drains a lazy sequence
+    # as it meets it: a dict key that becomes a list raises TypeError before
+    # the parts after it run (here they would raise another error, or
+    # never end).
+    data = ['a', [], {'a': {'b': None}}, -7]
+    for expr in ('$.accumulate($1 + $2, $.toDict($, $))',
+                 '[{[1] => 2}, $.repeat(-1).distinct()]',
+                 '{[1] => 2, 3 => $.repeat(-1).distinct()}'):
+        with pytest.raises(TypeError) as info:
+            evaluate(expr, data)
+        assert str(info.value) == "unhashable type: 'list'", expr
+    # Sets of lists are refused as sets, and kept as lists of lists.
+    with pytest.raises(TypeError):
+        evaluate('[set([1]), range(3).select($)]', None)
+    engine = factory.YaqlFactory().create(
+        options={'yaql.convertSetsToLists': True})
+    assert engine('[set([1]), range(3).select($)]').evaluate(
+        data=None, context=yaql.create_context()) == [[[1]], [0, 1, 2]]

@@ -490,19 +490,27 @@ impl Engine {
         self.evaluate_inner(expr, &ectx, &rt)
     }
 
-    /// [`Engine::evaluate_in`], also returning the sequences that the
-    /// evaluation built as lists (see [`list_marks`]; `None` unless tuples
-    /// are kept, `convert_tuples_to_lists` off).
-    pub fn evaluate_in_with_lists(
+    /// [`Engine::evaluate_in`] for a host that converts the result itself:
+    /// `finish` gets the result and the sequences that the evaluation built
+    /// as lists (see [`list_marks`]; `None` unless tuples are kept,
+    /// `convert_tuples_to_lists` off), and runs before the evaluation's run
+    /// ends, so that the lazy sequences it drains count in the run and
+    /// stop at its limits and at the host's interrupt (a result such as
+    /// `repeat(1).distinct()` never ends).
+    pub fn evaluate_in_finishing<T>(
         &self,
         expr: &Expression,
         ctx: &Rc<Context>,
-    ) -> Result<(Value, Option<Rc<RefCell<list_marks::ListMarks>>>)> {
+        finish: impl FnOnce(Value, Option<&Rc<RefCell<list_marks::ListMarks>>>) -> Result<T>,
+    ) -> Result<(T, Option<Rc<RefCell<list_marks::ListMarks>>>)> {
         let scope = self.enter(ctx);
         let rt = self.runtime_in(expr, ctx, scope.run());
         let ectx = ctx.child_with_runtime(rt.clone());
         let v = self.evaluate_inner(expr, &ectx, &rt)?;
-        Ok((v, rt.list_marks()))
+        let lists = rt.list_marks();
+        let out = finish(v, lists.as_ref())?;
+        drop(scope);
+        Ok((out, lists))
     }
 
     /// Start the run (the limits) of an evaluation in `ctx`.

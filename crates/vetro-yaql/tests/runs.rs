@@ -58,6 +58,27 @@ fn a_lazy_result_outlives_its_evaluations_deadline() {
 }
 
 #[test]
+fn a_host_draining_a_lazy_result_in_the_run_stops_at_its_limits() {
+    let mut opts = limited(Limits {
+        max_operations: Some(50_000),
+        ..Limits::default()
+    });
+    opts.yaql.convert_output_data = false;
+    let engine = Engine::new(opts);
+    let expr = engine.parse("[1, 2].cycle().distinct()").unwrap();
+    let ctx = engine.context();
+    let drained = engine.evaluate_in_finishing(&expr, &ctx, |v, _| {
+        let Value::Iter(it) = &v else {
+            panic!("a lazy sequence was expected")
+        };
+        while it.next()?.is_some() {}
+        Ok(())
+    });
+    let err = drained.err().expect("an endless result must stop");
+    assert_eq!(err.kind, ErrorKind::OperationLimit);
+}
+
+#[test]
 fn nested_evaluations_count_against_the_outer_budget() {
     let engine = Arc::new(Engine::new(limited(Limits {
         max_operations: Some(3_000),
