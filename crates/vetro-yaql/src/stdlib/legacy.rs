@@ -15,18 +15,29 @@ use crate::EngineOptions;
 /// context value (`x.as(...).select(...)`) run inside that context.
 pub use crate::func::context::CONTEXT_DOT;
 
-fn pair(v: &Value) -> Result<(Value, Value)> {
+/// The two items of a tuple given to `function` (`as`, `switch`), with
+/// the reference's `ValueError`s for a tuple of another size and for
+/// another value (`other`).
+fn pair(v: &Value, function: &str, other: &str) -> Result<(Value, Value)> {
     match v {
         Value::List(l) if l.len() == 2 => Ok((l[0].clone(), l[1].clone())),
-        _ => Err(Error::value_err("a (key, value) tuple expected")),
+        Value::List(_) => Err(Error::value_err(format!(
+            "{function}() tuples must be of size 2"
+        ))),
+        _ => Err(Error::value_err(other)),
     }
 }
 
+/// `dict` of tuples hands them to the standard `dict`, which takes the
+/// first two items of each as key and value (a shorter one stops with
+/// `StopIteration`, the rest of a longer one is ignored).
 fn tuples_dict(tuples: &[&List]) -> Result<Value> {
     let mut d = Dict::new();
     for t in tuples {
-        let (k, v) = pair(&Value::List((*t).clone()))?;
-        d.insert(k, v);
+        match (t.first(), t.get(1)) {
+            (Some(k), Some(v)) => d.insert(k.clone(), v.clone()),
+            _ => return Err(Error::new(ErrorKind::StopIteration, "")),
+        };
     }
     Ok(Value::dict(d))
 }
@@ -124,7 +135,9 @@ fn indexing_and_literals(r: &Reg) {
         ctx.set("1", receiver.clone());
         for m in mappings.0 {
             let (v, name) = match m {
-                LazyArg::Lambda(l) => pair(&l.call1_ref(receiver)?)?,
+                LazyArg::Lambda(l) => {
+                    pair(&l.call1_ref(receiver)?, "as", "as() must have tuple parameters")?
+                }
                 LazyArg::Rule(rule) => (rule.key.call1_ref(receiver)?, rule.value.call1_ref(receiver)?),
             };
             ctx.set(&name.try_to_yaql_string(c.run())?, v);
@@ -175,7 +188,11 @@ fn conversions_and_branching(r: &Reg) {
             for cnd in conditions.0 {
                 match cnd {
                     LazyArg::Lambda(l) => {
-                        let (cond, res) = pair(&l.call1_ref(value)?)?;
+                        let (cond, res) = pair(
+                            &l.call1_ref(value)?,
+                            "switch",
+                            "switch() must have tuple or mapping parameters",
+                        )?;
                         if cond.truthy() {
                             return Ok(res);
                         }
