@@ -94,7 +94,7 @@ pub fn iterate(v: &Value, dicts: bool) -> Option<ValueIter> {
     Some(match v {
         Value::List(l) => ValueIter::List(l.clone(), 0),
         Value::Set(s) => ValueIter::Set(s.clone(), 0),
-        Value::Iter(i) => ValueIter::Lazy(i.clone()),
+        Value::Iter(i) => ValueIter::Lazy(i.cursor()),
         Value::Dict(d) if dicts => ValueIter::Keys(d.clone(), 0),
         _ => return None,
     })
@@ -105,7 +105,7 @@ pub fn iterate(v: &Value, dicts: bool) -> Option<ValueIter> {
 /// items in `run` (see [`LazyIter::counted_in`]).
 pub fn iterate_in(run: &Rc<Run>, v: &Value, dicts: bool) -> Option<ValueIter> {
     match v {
-        Value::Iter(i) => Some(ValueIter::Lazy(i.counted_in(run))),
+        Value::Iter(i) => Some(ValueIter::Lazy(i.cursor().counted_in(run))),
         _ => iterate(v, dicts),
     }
 }

@@ -204,7 +204,7 @@ impl Runtime {
             Value::List(l) => l.len(),
             Value::Set(s) => s.len(),
             Value::Dict(d) => d.len(),
-            Value::Iter(it) => return Ok(Value::Iter(limited(it.clone(), lim))),
+            Value::Iter(it) => return Ok(Value::Iter(limited(it.cursor(), lim))),
             _ => 0,
         };
         if len > lim {

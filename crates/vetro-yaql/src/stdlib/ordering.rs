@@ -73,7 +73,7 @@ pub fn ordered(c: &Call, source: Value, keys: Keys) -> Result<Value> {
         keys: keys.clone(),
     });
     let mut sorted: Option<Sorted> = None;
-    Ok(Value::Iter(LazyIter::iterable_with_meta(
+    Ok(Value::Iter(LazyIter::replaying(
         c.run(),
         move || {
             let s = match &mut sorted {
@@ -90,7 +90,8 @@ pub fn ordered(c: &Call, source: Value, keys: Keys) -> Result<Value> {
             };
             Ok(s.next())
         },
-        spec,
+        Some(spec),
+        false,
     )))
 }
 

@@ -665,7 +665,11 @@ fn ordering_and_generation(r: &Reg) {
     }
     r.add_def(
         yaql_fn!(Method "memorize", |c| (collection: Iterable) { match collection.0 {
-        Value::Iter(_) => Ok(Value::list(c.collect(collection.0)?)),
+        // The items kept as they are first pulled, for every iteration.
+        Value::Iter(_) => {
+            let mut it = c.iter(collection.0)?;
+            Ok(Value::Iter(LazyIter::replaying(c.run(), move || it.next(), None, true)))
+        }
         v => Ok(v.clone()),
     } }),
     );

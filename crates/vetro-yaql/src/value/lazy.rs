@@ -1,6 +1,6 @@
-//! Lazy, single-pass sequences (the reference's Python iterators and
-//! generators). Every item pulled counts as one operation of the run of the
-//! evaluation that made the sequence.
+//! Lazy sequences (the reference's Python iterators and generators, and
+//! its iterables that are not iterators). Every item pulled counts as one
+//! operation of the run of the evaluation that made the sequence.
 
 use crate::error::{Error, Result};
 use crate::limits::Run;
@@ -18,6 +18,9 @@ pub struct LazyIter {
     /// False for a sequence the reference models as an iterable that is not
     /// an iterator (`orderBy` results): `Iterator` parameters refuse it.
     pub iterator: bool,
+    /// For an iterable that is not an iterator, the items every iteration
+    /// reads (see [`LazyIter::cursor`]).
+    replay: Option<Rc<Replay>>,
     /// The run of the evaluation that made it, whose operations its items
     /// count as (while that evaluation lasts).
     run: Option<Rc<Run>>,
@@ -35,6 +38,7 @@ impl LazyIter {
             meta,
             iterator,
             run,
+            replay: None,
         })
     }
 
@@ -64,13 +68,40 @@ impl LazyIter {
         LazyIter::make(Some(run.clone()), f, Some(meta), true)
     }
 
-    /// An iterable that is not an iterator, carrying library metadata.
-    pub fn iterable_with_meta(
+    /// An iterable that is not an iterator (the reference's `orderBy`
+    /// result and `memorize()`): the items of one pass of `f`, made as they
+    /// are first asked for and kept, read from the start by every
+    /// iteration ([`LazyIter::cursor`]). `Iterator` parameters refuse it
+    /// unless `iterator` (a memorized sequence is both).
+    pub fn replaying(
         run: &Rc<Run>,
         f: impl FnMut() -> Result<Option<Value>> + 'static,
-        meta: Rc<dyn std::any::Any>,
+        meta: Option<Rc<dyn std::any::Any>>,
+        iterator: bool,
     ) -> Rc<LazyIter> {
-        LazyIter::make(Some(run.clone()), f, Some(meta), false)
+        let replay = Rc::new(Replay {
+            items: RefCell::new(Vec::new()),
+            source: LazyIter::make(Some(run.clone()), f, None, true),
+        });
+        let mut first = LazyIter::make(Some(run.clone()), replay.cursor(), meta, iterator);
+        Rc::get_mut(&mut first).expect("just made").replay = Some(replay);
+        first
+    }
+
+    /// The sequence an iteration of this one reads: a new pass from the
+    /// start for an iterable that is not an iterator, this one itself for
+    /// an iterator (as Python's `iter()`).
+    pub fn cursor(self: &Rc<Self>) -> Rc<LazyIter> {
+        let Some(replay) = &self.replay else {
+            return self.clone();
+        };
+        Rc::new(LazyIter {
+            next: RefCell::new(Some(Box::new(replay.cursor()))),
+            meta: self.meta.clone(),
+            iterator: self.iterator,
+            run: self.run.clone(),
+            replay: Some(replay.clone()),
+        })
     }
 
     /// A sequence of the same items (and metadata) made from `f`, counted
@@ -120,5 +151,41 @@ impl LazyIter {
             *slot = None;
         }
         next
+    }
+}
+
+/// The items of an iterable that is not an iterator: those one pass of
+/// `source` has made so far, which every iteration reads before it asks
+/// `source` for more.
+struct Replay {
+    items: RefCell<Vec<Value>>,
+    source: Rc<LazyIter>,
+}
+
+impl Replay {
+    /// A pass over the items from the first.
+    fn cursor(self: &Rc<Self>) -> impl FnMut() -> Result<Option<Value>> + 'static {
+        let replay = self.clone();
+        let mut at = 0;
+        move || {
+            let item = replay.item(at)?;
+            at += usize::from(item.is_some());
+            Ok(item)
+        }
+    }
+
+    /// The item at `i`, made now if no pass has reached it.
+    fn item(&self, i: usize) -> Result<Option<Value>> {
+        if let Some(v) = self.items.borrow().get(i) {
+            return Ok(Some(v.clone()));
+        }
+        // Made one at a time: a pass behind the others reads the kept ones.
+        let Some(v) = self.source.next()? else {
+            return Ok(None);
+        };
+        let mut items = self.items.borrow_mut();
+        items.push(v.clone());
+        crate::limits::check_built_in(self.source.run().map(|r| &**r), items.len())?;
+        Ok(Some(v))
     }
 }
