@@ -301,6 +301,7 @@ impl Conversion {
         shape: Shape,
     ) -> PyResult<Bound<'py, PyAny>> {
         let out = PyList::empty(py);
+        let it = it.cursor();
         loop {
             match it.next() {
                 Ok(Some(x)) => {

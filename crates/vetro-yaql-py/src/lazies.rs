@@ -128,6 +128,9 @@ impl Walk<'_> {
     fn rebuild(&mut self, v: &Value) -> Result<Option<Value>> {
         Ok(match v {
             Value::Iter(it) => {
+                // A sequence that is not an iterator is read from its start
+                // wherever it is held.
+                let it = it.cursor();
                 let mut out = Vec::new();
                 while let Some(x) = it.next()? {
                     out.push(self.settle(&x)?.unwrap_or(x));

@@ -301,6 +301,7 @@ impl Value {
             Value::Dict(d) => !d.is_empty(),
             Value::Set(s) => !s.is_empty(),
             Value::TimeDelta(t) => *t != 0,
+            Value::Iter(it) => it.range_bounds().is_none_or(|(start, stop)| start < stop),
             _ => true,
         }
     }
@@ -428,7 +429,10 @@ impl Value {
                 "datetime.timezone(datetime.timedelta(seconds={o}))"
             )),
             Value::Regex(r) => out.write(format_args!("re.compile({})", str_repr(&r.pattern))),
-            Value::Iter(_) => out.push_str("<generator object>"),
+            Value::Iter(it) => match it.range_bounds() {
+                Some((start, stop)) => out.write(format_args!("range({start}, {stop})")),
+                None => out.push_str("<generator object>"),
+            },
             Value::Func(_) => out.push_str("<function>"),
             Value::Context(_) => out.push_str("<yaql.language.contexts.Context object>"),
             Value::Object(o) => out.push_str(&o.to_str()),

@@ -162,7 +162,7 @@ fn settle_new(v: &Value, rt: &Runtime, memo: &mut Settled) -> Result<Option<Valu
         Value::Iter(it) => {
             // A sequence made by a host, or in an evaluation that has
             // ended (returned by a host function), counts its items here.
-            let it = it.counted_in(rt.run());
+            let it = it.cursor().counted_in(rt.run());
             let mut out = Vec::new();
             while let Some(x) = it.next()? {
                 out.push(settle(&x, rt, memo)?.unwrap_or(x));

@@ -7,7 +7,7 @@ use crate::eval::{CallArg, Lambda};
 use crate::func::params::{ExprArg, Iterable, Keyword, LazyArg, Optional, PyInt, Rest};
 use crate::func::{Call, SharedDef};
 use crate::parser::ExprKind;
-use crate::value::{Dict, List, Value};
+use crate::value::{Dict, LazyIter, List, Value};
 use crate::yaql_fn;
 use crate::EngineOptions;
 
@@ -176,11 +176,12 @@ fn conversions_and_branching(r: &Reg) {
     }));
     r.add_def(
         yaql_fn!(Both "range", |c| (start: PyInt, stop: Option<PyInt> = Null) {
-            let stop = match stop {
-                Some(s) => s.clamped()?,
-                None => i64::MAX,
-            };
-            Ok(crate::stdlib::queries::range(c, start.clamped()?, stop, 1))
+            let start = start.clamped()?;
+            Ok(match stop {
+                // Python's `range`, a sequence; without a stop, `count()`.
+                Some(stop) => Value::Iter(LazyIter::python_range(c.run(), start, stop.clamped()?)),
+                None => crate::stdlib::queries::range(c, start, i64::MAX, 1),
+            })
         }),
     );
     r.add_def(

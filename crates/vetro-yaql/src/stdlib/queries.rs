@@ -303,17 +303,14 @@ fn filtering_and_counting(r: &Reg) {
             if let Some(n) = size {
                 return Ok(if n == 0 { default.0 } else { collection.0 }.clone());
             }
-            let mut it = c.iter(collection.0)?;
-            match it.next()? {
-                None => Ok(default.0.clone()),
-                Some(first) => {
-                    let mut first = Some(first);
-                    Ok(lazy(c, move || match first.take() {
-                        Some(v) => Ok(Some(v)),
-                        None => it.next(),
-                    }))
-                }
+            // Anything else is memorized and returned itself unless its
+            // first item shows it empty (a dict the legacy engine iterates
+            // stays a dict).
+            let kept = memorized(c, collection.0)?;
+            if c.iter(&kept)?.next()?.is_none() {
+                return Ok(default.0.clone());
             }
+            Ok(kept)
         }),
     );
     r.add_def(
@@ -664,14 +661,7 @@ fn ordering_and_generation(r: &Reg) {
         );
     }
     r.add_def(
-        yaql_fn!(Method "memorize", |c| (collection: Iterable) { match collection.0 {
-        // The items kept as they are first pulled, for every iteration.
-        Value::Iter(_) => {
-            let mut it = c.iter(collection.0)?;
-            Ok(Value::Iter(LazyIter::replaying(c.run(), move || it.next(), None, true)))
-        }
-        v => Ok(v.clone()),
-    } }),
+        yaql_fn!(Method "memorize", |c| (collection: Iterable) { memorized(c, collection.0) }),
     );
     r.add_def(yaql_fn!(Method "mergeWith", |c| (dict: &Dict, another: &Dict, listMerger: Option<&Lambda> = Null, itemMerger: Option<&Lambda> = Null, maxLevels: PyInt = 0) {
             let (d1, d2) = (dict, another);
@@ -952,4 +942,21 @@ fn islice_count(count: &PyInt, stop: bool) -> Result<i64> {
     } else {
         "Indices for islice() must be None or an integer: 0 <= x <= sys.maxsize."
     }))
+}
+
+/// `memorize()`: an iterator becomes an iterable that keeps its items as
+/// they are first pulled, for every iteration; anything else is itself.
+fn memorized(c: &Call, collection: &Value) -> Result<Value> {
+    match collection {
+        Value::Iter(it) if it.iterator => {
+            let mut it = c.iter(collection)?;
+            Ok(Value::Iter(LazyIter::replaying(
+                c.run(),
+                move || it.next(),
+                None,
+                true,
+            )))
+        }
+        v => Ok(v.clone()),
+    }
 }

@@ -18,9 +18,9 @@ pub struct LazyIter {
     /// False for a sequence the reference models as an iterable that is not
     /// an iterator (`orderBy` results): `Iterator` parameters refuse it.
     pub iterator: bool,
-    /// For an iterable that is not an iterator, the items every iteration
-    /// reads (see [`LazyIter::cursor`]).
-    replay: Option<Rc<Replay>>,
+    /// For an iterable that is not an iterator, how an iteration starts
+    /// (see [`LazyIter::cursor`]).
+    restart: Option<Restart>,
     /// The run of the evaluation that made it, whose operations its items
     /// count as (while that evaluation lasts).
     run: Option<Rc<Run>>,
@@ -38,7 +38,7 @@ impl LazyIter {
             meta,
             iterator,
             run,
-            replay: None,
+            restart: None,
         })
     }
 
@@ -84,24 +84,55 @@ impl LazyIter {
             source: LazyIter::make(Some(run.clone()), f, None, true),
         });
         let mut first = LazyIter::make(Some(run.clone()), replay.cursor(), meta, iterator);
-        Rc::get_mut(&mut first).expect("just made").replay = Some(replay);
+        Rc::get_mut(&mut first).expect("just made").restart = Some(Restart::Replay(replay));
         first
+    }
+
+    /// Python's `range(start, stop)` (the legacy `range` of two bounds): a
+    /// sequence, not an iterator, that every iteration counts again, with
+    /// a length (false when empty) and printed as `range(start, stop)`.
+    pub fn python_range(run: &Rc<Run>, start: i64, stop: i64) -> Rc<LazyIter> {
+        let mut next = Some(start);
+        let count = move || {
+            Ok(match next {
+                Some(v) if v < stop => {
+                    next = v.checked_add(1);
+                    Some(Value::Int(v))
+                }
+                _ => None,
+            })
+        };
+        let mut range = LazyIter::make(Some(run.clone()), count, None, false);
+        Rc::get_mut(&mut range).expect("just made").restart = Some(Restart::Range(start, stop));
+        range
+    }
+
+    /// The bounds of a [`LazyIter::python_range`].
+    pub fn range_bounds(&self) -> Option<(i64, i64)> {
+        match self.restart {
+            Some(Restart::Range(start, stop)) => Some((start, stop)),
+            _ => None,
+        }
     }
 
     /// The sequence an iteration of this one reads: a new pass from the
     /// start for an iterable that is not an iterator, this one itself for
     /// an iterator (as Python's `iter()`).
     pub fn cursor(self: &Rc<Self>) -> Rc<LazyIter> {
-        let Some(replay) = &self.replay else {
-            return self.clone();
-        };
-        Rc::new(LazyIter {
-            next: RefCell::new(Some(Box::new(replay.cursor()))),
-            meta: self.meta.clone(),
-            iterator: self.iterator,
-            run: self.run.clone(),
-            replay: Some(replay.clone()),
-        })
+        match &self.restart {
+            None => self.clone(),
+            Some(Restart::Replay(replay)) => Rc::new(LazyIter {
+                next: RefCell::new(Some(Box::new(replay.cursor()))),
+                meta: self.meta.clone(),
+                iterator: self.iterator,
+                run: self.run.clone(),
+                restart: Some(Restart::Replay(replay.clone())),
+            }),
+            Some(Restart::Range(start, stop)) => match &self.run {
+                Some(run) => LazyIter::python_range(run, *start, *stop),
+                None => self.clone(),
+            },
+        }
     }
 
     /// A sequence of the same items (and metadata) made from `f`, counted
@@ -152,6 +183,14 @@ impl LazyIter {
         }
         next
     }
+}
+
+/// How an iteration of an iterable that is not an iterator starts.
+enum Restart {
+    /// Reading the items kept so far.
+    Replay(Rc<Replay>),
+    /// Counting from `start` up to `stop` again.
+    Range(i64, i64),
 }
 
 /// The items of an iterable that is not an iterator: those one pass of
