@@ -89,8 +89,9 @@ impl LazyIter {
     }
 
     /// Python's `range(start, stop)` (the legacy `range` of two bounds): a
-    /// sequence, not an iterator, that every iteration counts again, with
-    /// a length (false when empty) and printed as `range(start, stop)`.
+    /// sequence that every iteration counts again, false when empty and
+    /// printed as `range(start, stop)`. It passes as an iterator, so that
+    /// `len()` (which takes sequences and iterators) counts it.
     pub fn python_range(run: &Rc<Run>, start: i64, stop: i64) -> Rc<LazyIter> {
         let mut next = Some(start);
         let count = move || {
@@ -102,7 +103,7 @@ impl LazyIter {
                 _ => None,
             })
         };
-        let mut range = LazyIter::make(Some(run.clone()), count, None, false);
+        let mut range = LazyIter::make(Some(run.clone()), count, None, true);
         Rc::get_mut(&mut range).expect("just made").restart = Some(Restart::Range(start, stop));
         range
     }
