@@ -595,7 +595,9 @@ fn arg_value(ctx: &Rc<Context>, p: &Param, a: &PosArg, v: &Option<Value>) -> Res
             _ => ArgValue::Missing,
         },
         (PType::Keyword, _) => ArgValue::Missing,
-        (PType::Iterable, _) => ArgValue::Value(ctx.rt.limit(v.clone().unwrap_or(Value::Null))?),
+        (PType::Iterable | PType::NonSetIterable, _) => {
+            ArgValue::Value(ctx.rt.limit(v.clone().unwrap_or(Value::Null))?)
+        }
         _ => ArgValue::Value(v.clone().unwrap_or(Value::Null)),
     })
 }
@@ -1030,7 +1032,7 @@ fn positional_args(
                     _ => ArgValue::Missing,
                 },
                 t if t.is_const() => const_arg(&pos[i]),
-                PType::Iterable => {
+                PType::Iterable | PType::NonSetIterable => {
                     ArgValue::Value(rt.limit(vals[i].take().unwrap_or(Value::Null))?)
                 }
                 _ => ArgValue::Value(vals[i].take().unwrap_or(Value::Null)),

@@ -55,6 +55,8 @@ pub enum PType {
     Integer,
     Bool,
     Iterable,
+    /// An iterable that is not a set.
+    NonSetIterable,
     Iterator,
     Sequence,
     Mapping,
@@ -146,6 +148,7 @@ impl PType {
             PType::Integer => INT,
             PType::Bool => BOOL,
             PType::Iterable => LIST | SET | ITER | DICT,
+            PType::NonSetIterable => LIST | ITER | DICT,
             PType::Iterator => ITER,
             PType::Sequence => LIST,
             PType::Mapping => DICT,
@@ -183,6 +186,11 @@ impl PType {
             PType::Bool => matches!(v, Value::Bool(_)),
             PType::Iterable => match v {
                 Value::List(_) | Value::Set(_) | Value::Iter(_) => true,
+                Value::Dict(_) => rt.opts.iterable_dicts,
+                _ => false,
+            },
+            PType::NonSetIterable => match v {
+                Value::List(_) | Value::Iter(_) => true,
                 Value::Dict(_) => rt.opts.iterable_dicts,
                 _ => false,
             },

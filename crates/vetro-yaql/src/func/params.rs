@@ -258,6 +258,12 @@ value_kind!(
     Iterable
 );
 value_kind!(
+    /// An iterable that is not a set (the reference's `Iterable` with a
+    /// validator refusing sets, as `insert` declares its receiver).
+    NonSetIterable,
+    NonSetIterable
+);
+value_kind!(
     /// A lazy single-pass sequence (`Iterator`).
     Iterator,
     Iterator

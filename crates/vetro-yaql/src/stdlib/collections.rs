@@ -3,7 +3,7 @@
 use super::Reg;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Lambda;
-use crate::func::params::{Iterable, Keyword, PyInt, Rest, Rule};
+use crate::func::params::{Iterable, Keyword, NonSetIterable, PyInt, Rest, Rule};
 use crate::func::{Call, SharedDef};
 use crate::iter::{iterate_in, LazyIter, ValueIter};
 use crate::limits::Run;
@@ -374,15 +374,8 @@ fn building_and_deleting(r: &Reg) {
         }),
     );
     r.add_def(
-        yaql_fn!(Method "insert", |c| (collection: Iterable, position: PyInt, value: &Value) {
-            if let Value::Set(_) = collection.0 {
-                return Err(Error::new(
-                    ErrorKind::NoMatchingMethod,
-                    "No method \"insert\" for a set receiver",
-                )
-                .with_receiver(collection.0.clone()));
-            }
-            let mut it = collection.iter(c)?;
+        yaql_fn!(Method "insert", |c| (collection: NonSetIterable, position: PyInt, value: &Value) {
+            let mut it = c.iter(collection.0)?;
             let pos = position.index()?;
             let mut val = (pos >= 0).then(|| value.clone());
             let mut i: i64 = 0;
