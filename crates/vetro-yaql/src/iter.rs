@@ -1,4 +1,4 @@
-//! Lazy single-pass sequences and uniform iteration over collection values.
+//! Lazy sequences and uniform iteration over collection values.
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Run;

@@ -90,7 +90,8 @@ pub enum Value {
     /// A timezone object, as its UTC offset in seconds.
     Tz(i32),
     Regex(Rc<RegexValue>),
-    /// A lazy single-pass sequence.
+    /// A lazy sequence: an iterator, or an iterable that every iteration
+    /// reads from its start (see [`LazyIter::cursor`]).
     Iter(Rc<LazyIter>),
     Func(Rc<dyn Callable>),
     /// A context (what `let`, `with`, `def`, `unpack` return, for `->`);
