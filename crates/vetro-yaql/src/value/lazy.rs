@@ -18,8 +18,9 @@ pub struct LazyIter {
     /// False for a sequence the reference models as an iterable that is not
     /// an iterator (`orderBy` results): `Iterator` parameters refuse it.
     pub iterator: bool,
-    /// For an iterable that is not an iterator, how an iteration starts
-    /// (see [`LazyIter::cursor`]).
+    /// For a sequence that every iteration reads from its start (an
+    /// iterable that is not an iterator, or a `range`), how an iteration
+    /// starts (see [`LazyIter::cursor`]).
     restart: Option<Restart>,
     /// The run of the evaluation that made it, whose operations its items
     /// count as (while that evaluation lasts).
@@ -117,8 +118,8 @@ impl LazyIter {
     }
 
     /// The sequence an iteration of this one reads: a new pass from the
-    /// start for an iterable that is not an iterator, this one itself for
-    /// an iterator (as Python's `iter()`).
+    /// start for an iterable that is not an iterator or a `range`, this one
+    /// itself for an iterator (as Python's `iter()`).
     pub fn cursor(self: &Rc<Self>) -> Rc<LazyIter> {
         match &self.restart {
             None => self.clone(),
@@ -186,7 +187,7 @@ impl LazyIter {
     }
 }
 
-/// How an iteration of an iterable that is not an iterator starts.
+/// How an iteration of a sequence read again by every iteration starts.
 enum Restart {
     /// Reading the items kept so far.
     Replay(Rc<Replay>),
