@@ -43,6 +43,24 @@ impl LazyIter {
         })
     }
 
+    /// [`LazyIter::make`] for a sequence every iteration reads from its
+    /// start, as `restart` says.
+    fn restartable(
+        run: &Rc<Run>,
+        f: impl FnMut() -> Result<Option<Value>> + 'static,
+        meta: Option<Rc<dyn std::any::Any>>,
+        iterator: bool,
+        restart: Restart,
+    ) -> Rc<LazyIter> {
+        Rc::new(LazyIter {
+            next: RefCell::new(Some(Box::new(f))),
+            meta,
+            iterator,
+            run: Some(run.clone()),
+            restart: Some(restart),
+        })
+    }
+
     /// A sequence producing items from `f` until it returns `Ok(None)`,
     /// its items counted as operations of `run` (the run of the evaluation
     /// making it, `c.rt().run()` in a library function).
@@ -80,13 +98,14 @@ impl LazyIter {
         meta: Option<Rc<dyn std::any::Any>>,
         iterator: bool,
     ) -> Rc<LazyIter> {
+        // The source counts nothing: each item counts as its passes read it.
         let replay = Rc::new(Replay {
             items: RefCell::new(Vec::new()),
-            source: LazyIter::make(Some(run.clone()), f, None, true),
+            source: LazyIter::make(None, f, None, true),
+            run: run.clone(),
         });
-        let mut first = LazyIter::make(Some(run.clone()), replay.cursor(), meta, iterator);
-        Rc::get_mut(&mut first).expect("just made").restart = Some(Restart::Replay(replay));
-        first
+        let first = replay.cursor();
+        LazyIter::restartable(run, first, meta, iterator, Restart::Replay(replay))
     }
 
     /// Python's `range(start, stop)` (the legacy `range` of two bounds): a
@@ -104,9 +123,7 @@ impl LazyIter {
                 _ => None,
             })
         };
-        let mut range = LazyIter::make(Some(run.clone()), count, None, true);
-        Rc::get_mut(&mut range).expect("just made").restart = Some(Restart::Range(start, stop));
-        range
+        LazyIter::restartable(run, count, None, true, Restart::Range(start, stop))
     }
 
     /// The bounds of a [`LazyIter::python_range`].
@@ -121,19 +138,18 @@ impl LazyIter {
     /// start for an iterable that is not an iterator or a `range`, this one
     /// itself for an iterator (as Python's `iter()`).
     pub fn cursor(self: &Rc<Self>) -> Rc<LazyIter> {
-        match &self.restart {
-            None => self.clone(),
-            Some(Restart::Replay(replay)) => Rc::new(LazyIter {
-                next: RefCell::new(Some(Box::new(replay.cursor()))),
-                meta: self.meta.clone(),
-                iterator: self.iterator,
-                run: self.run.clone(),
-                restart: Some(Restart::Replay(replay.clone())),
-            }),
-            Some(Restart::Range(start, stop)) => match &self.run {
-                Some(run) => LazyIter::python_range(run, *start, *stop),
-                None => self.clone(),
-            },
+        match (&self.restart, &self.run) {
+            (Some(Restart::Replay(replay)), Some(run)) => LazyIter::restartable(
+                run,
+                replay.cursor(),
+                self.meta.clone(),
+                self.iterator,
+                Restart::Replay(replay.clone()),
+            ),
+            (Some(Restart::Range(start, stop)), Some(run)) => {
+                LazyIter::python_range(run, *start, *stop)
+            }
+            _ => self.clone(),
         }
     }
 
@@ -201,6 +217,8 @@ enum Restart {
 struct Replay {
     items: RefCell<Vec<Value>>,
     source: Rc<LazyIter>,
+    /// The run whose build budget the kept items count against.
+    run: Rc<Run>,
 }
 
 impl Replay {
@@ -226,7 +244,7 @@ impl Replay {
         };
         let mut items = self.items.borrow_mut();
         items.push(v.clone());
-        crate::limits::check_built_in(self.source.run().map(|r| &**r), items.len())?;
+        self.run.check_built(items.len())?;
         Ok(Some(v))
     }
 }
