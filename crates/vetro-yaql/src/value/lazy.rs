@@ -52,13 +52,9 @@ impl LazyIter {
         iterator: bool,
         restart: Restart,
     ) -> Rc<LazyIter> {
-        Rc::new(LazyIter {
-            next: RefCell::new(Some(Box::new(f))),
-            meta,
-            iterator,
-            run: Some(run.clone()),
-            restart: Some(restart),
-        })
+        let mut made = LazyIter::make(Some(run.clone()), f, meta, iterator);
+        Rc::get_mut(&mut made).expect("just made").restart = Some(restart);
+        made
     }
 
     /// A sequence producing items from `f` until it returns `Ok(None)`,
