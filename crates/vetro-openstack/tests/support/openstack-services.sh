@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs (once) and starts the real Keystone and Heat on loopback for the
-# OpenStack backend's tests: Keystone under uwsgi on SQLite; Heat's API and
-# engine in one process (heat_one_process.py) on SQLite, behind that Keystone.
+# OpenStack backend's tests: Keystone under uwsgi; Heat's API and engine in one
+# process (heat_one_process.py), behind that Keystone. Both keep their data in
+# databases of their own in the PostgreSQL that .ci/setup.d/20-postgres.sh
+# starts (on VETRO_PG_PORT), or in SQLite when it does not answer.
 # Neutron cannot run here: a small stand-in that follows the Neutron API
 # (neutron_standin.py, validating tokens with the real Keystone) is registered
 # in the catalog as the `network` service, for the network explorer.
@@ -32,11 +34,11 @@ took() { echo "[openstack-services] $1: $(( $(date +%s) - t0 ))s since start"; }
 
 install_venv() { # VENV PACKAGES...
     local venv=$1; shift
-    if [ -f "$venv/.vetro-installed" ]; then return; fi
+    if [ "$(cat "$venv/.vetro-installed" 2>/dev/null)" = "$*" ]; then return; fi
     rm -rf "$venv"
     "$PY" -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
-    touch "$venv/.vetro-installed"
+    echo "$*" > "$venv/.vetro-installed"
 }
 
 wait_http() { # URL SECONDS
@@ -49,19 +51,47 @@ wait_http() { # URL SECONDS
 }
 
 # Both installs at once: each takes minutes, mostly downloading.
-install_venv "$KS_VENV" keystone uwsgi > "$DIR/keystone-pip.log" 2>&1 &
+install_venv "$KS_VENV" keystone uwsgi psycopg2-binary > "$DIR/keystone-pip.log" 2>&1 &
 ks_pid=$!
 install_venv "$HEAT_VENV" openstack-heat psycopg2-binary > "$DIR/heat-pip.log" 2>&1 &
 heat_pid=$!
 wait $ks_pid || { cat "$DIR/keystone-pip.log" >&2; exit 1; }
 took "keystone installed"
 
+# A service's database: a fresh one of its own in PostgreSQL when it answers,
+# else SQLite in the service's folder. Several threads of Keystone and of
+# Heat's engine write at once; on SQLite some of those writes fail with
+# "database is locked" (Keystone then drops the connection without an answer).
+PG_PORT=${VETRO_PG_PORT:-55432}
+database_url() { # NAME FOLDER PYTHON: prints the SQLAlchemy URL
+    local name=$1 folder=$2 py=$3 db=vetro_$1_$KS_PORT
+    for _ in $(seq 1 ${VETRO_OPENSTACK_PG_WAIT:-300}); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$PG_PORT") 2>/dev/null && break
+        sleep 1
+    done
+    if "$py" - "$PG_PORT" "$db" > "$folder/pg.log" 2>&1 <<'PY'
+import sys, psycopg2
+conn = psycopg2.connect(host="127.0.0.1", port=int(sys.argv[1]), user="vetro", dbname="vetro", connect_timeout=5)
+conn.autocommit = True
+with conn.cursor() as cur:
+    cur.execute('DROP DATABASE IF EXISTS "%s"' % sys.argv[2])
+    cur.execute('CREATE DATABASE "%s"' % sys.argv[2])
+PY
+    then
+        echo "postgresql+psycopg2://vetro@127.0.0.1:$PG_PORT/$db"
+    else
+        echo "sqlite:///$folder/$name.sqlite"
+    fi
+}
+
 # --- Keystone
 KS=$DIR/keystone
 rm -rf "$KS" && mkdir -p "$KS"
+KS_DB=$(database_url keystone "$KS" "$KS_VENV/bin/python")
+took "keystone database: ${KS_DB%%:*}"
 cat > "$KS/keystone.conf" <<CONF
 [database]
-connection = sqlite:///$KS/keystone.sqlite
+connection = $KS_DB
 [fernet_tokens]
 key_repository = $KS/fernet-keys
 [credential]
@@ -126,27 +156,7 @@ took "keystone: service project, heat and demo users, orchestration endpoints"
 # --- Heat
 HEAT=$DIR/heat
 rm -rf "$HEAT" && mkdir -p "$HEAT"
-# Heat's engine writes from several threads at once; on SQLite those writes
-# fail with "database is locked" under concurrent stacks. When the PostgreSQL
-# that .ci/setup.d/20-postgres.sh starts answers (on VETRO_PG_PORT), Heat gets
-# its own fresh database there; otherwise SQLite.
-HEAT_DB=sqlite:///$HEAT/heat.sqlite
-PG_PORT=${VETRO_PG_PORT:-55432}
-for _ in $(seq 1 ${VETRO_HEAT_PG_WAIT:-300}); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$PG_PORT") 2>/dev/null && break
-    sleep 1
-done
-if "$HEAT_VENV/bin/python" - "$PG_PORT" "$HEAT_PORT" > "$HEAT/pg.log" 2>&1 <<'PY'
-import sys, psycopg2
-conn = psycopg2.connect(host="127.0.0.1", port=int(sys.argv[1]), user="vetro", dbname="vetro", connect_timeout=5)
-conn.autocommit = True
-with conn.cursor() as cur:
-    cur.execute("DROP DATABASE IF EXISTS vetro_heat_%d" % int(sys.argv[2]))
-    cur.execute("CREATE DATABASE vetro_heat_%d" % int(sys.argv[2]))
-PY
-then
-    HEAT_DB=postgresql+psycopg2://vetro@127.0.0.1:$PG_PORT/vetro_heat_$HEAT_PORT
-fi
+HEAT_DB=$(database_url heat "$HEAT" "$HEAT_VENV/bin/python")
 took "heat database: ${HEAT_DB%%:*}"
 # Heat's notifier waits for its broker on every notification: configure it
 # only when RabbitMQ answers (it starts in the background meanwhile).
