@@ -3,7 +3,6 @@
 //! MuranoPL `Try` around the waiting call cannot catch.
 
 use serde_json::{json, Value as Json};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use vetro_dsl::cloud::{AgentCall, CloudBackend, Interrupt};
 use vetro_dsl::host::{self, Library, Target};
@@ -61,12 +60,10 @@ impl CloudBackend for NeverDone {
     }
 }
 
-fn package(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "vetro-cloud-interrupt-{}-{test}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
+/// The package, in a directory removed when the value is dropped.
+fn package() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("Classes")).unwrap();
     std::fs::write(dir.join("Classes/Pusher.yaml"), PUSHER).unwrap();
     std::fs::write(
@@ -74,11 +71,12 @@ fn package(test: &str) -> PathBuf {
         "Format: MuranoPL/1.4\nFullName: demo.pusher\nVersion: 1.0.0\nClasses:\n  demo.Pusher: Pusher.yaml\n",
     )
     .unwrap();
-    dir
+    tmp
 }
 
-fn deploy(test: &str, limits: Limits) -> (host::RunOutcome, Duration) {
-    let mut lib = Library::load(&[package(test)]);
+fn deploy(limits: Limits) -> (host::RunOutcome, Duration) {
+    let pkg = package();
+    let mut lib = Library::load(&[pkg.path().to_path_buf()]);
     assert!(lib.problems().is_empty(), "{:?}", lib.problems());
     lib.limits = limits;
     let model = json!({"?": {"id": "p1", "type": "demo.Pusher"}});
@@ -98,13 +96,10 @@ fn cancelling_a_session_ends_a_stack_wait_uncaught() {
             flag.cancel();
         })
     };
-    let (out, took) = deploy(
-        "cancel",
-        Limits {
-            cancel: Some(flag),
-            ..Limits::default()
-        },
-    );
+    let (out, took) = deploy(Limits {
+        cancel: Some(flag),
+        ..Limits::default()
+    });
     canceller.join().unwrap();
     let e = out.result.unwrap_err();
     assert!(is_cancelled(&e), "{}", e.message());
@@ -119,13 +114,10 @@ fn cancelling_a_session_ends_a_stack_wait_uncaught() {
 
 #[test]
 fn the_session_time_limit_ends_a_stack_wait() {
-    let (out, took) = deploy(
-        "time",
-        Limits {
-            max_time: Some(Duration::from_millis(400)),
-            ..Limits::default()
-        },
-    );
+    let (out, took) = deploy(Limits {
+        max_time: Some(Duration::from_millis(400)),
+        ..Limits::default()
+    });
     let e = out.result.unwrap_err();
     assert!(
         e.message().contains("ran longer than 0.4 s"),

@@ -3,7 +3,6 @@
 //! object are serialized unless the `Synchronize` meta says otherwise.
 
 use serde_json::json;
-use std::path::PathBuf;
 use vetro_dsl::host::Library;
 use vetro_dsl::runtime::call::CallKind;
 use vetro_yaql::Value;
@@ -53,9 +52,10 @@ Methods:
       - Return: $.log
 "#;
 
-fn package() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("vetro-green-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+/// The package, in a directory removed when the value is dropped.
+fn package() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("Classes")).unwrap();
     std::fs::write(dir.join("Classes/Green.yaml"), CLASS).unwrap();
     std::fs::write(
@@ -63,7 +63,7 @@ fn package() -> PathBuf {
         "Format: MuranoPL/1.4\nFullName: demo.green\nVersion: 1.0.0\nClasses:\n  demo.Green: Green.yaml\n",
     )
     .unwrap();
-    dir
+    tmp
 }
 
 fn run(lib: &Library, method: &str) -> Vec<String> {
@@ -89,7 +89,8 @@ fn run(lib: &Library, method: &str) -> Vec<String> {
 
 #[test]
 fn green_threads_interleave_and_locks_serialize() {
-    let lib = Library::load(&[package()]);
+    let pkg = package();
+    let lib = Library::load(&[pkg.path().to_path_buf()]);
     assert!(lib.problems().is_empty(), "{:?}", lib.problems());
     // `step` runs on the same object from two branches: one method, one
     // receiver, so the second waits for the first.

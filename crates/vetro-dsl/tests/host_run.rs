@@ -2,14 +2,15 @@
 //! over a small package written by the test itself.
 
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use vetro_dsl::cloud::{EventKind, SimulatedCloud};
 use vetro_dsl::host::{self, Library, Target};
 use vetro_dsl::testing;
 
-fn package(name: &str, classes: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("vetro-host-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+/// The package, in a directory removed when the value is dropped.
+fn package(name: &str, classes: &[(&str, &str)]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("Classes")).unwrap();
     std::fs::create_dir_all(dir.join("Resources")).unwrap();
     let mut manifest =
@@ -25,7 +26,7 @@ fn package(name: &str, classes: &[(&str, &str)]) -> PathBuf {
         "Name: greet\nResult: {greeting: hi}\n",
     )
     .unwrap();
-    dir
+    tmp
 }
 
 const APP: &str = r#"
@@ -71,7 +72,7 @@ fn run(lib: &Library, model: &serde_json::Value, target: Target, method: &str) -
 #[test]
 fn deploy_assigns_addresses_keeps_the_template_and_reports() {
     let dir = package("demo.app", &[("demo.App", APP)]);
-    let lib = Library::load(&[dir]);
+    let lib = Library::load(&[dir.path().to_path_buf()]);
     assert!(lib.problems().is_empty(), "{:?}", lib.problems());
     let out = run(&lib, &model(), Target::Root, "deploy");
     assert!(
@@ -102,7 +103,7 @@ fn deploy_assigns_addresses_keeps_the_template_and_reports() {
 #[test]
 fn actions_run_only_action_methods() {
     let dir = package("demo.act", &[("demo.App", APP)]);
-    let lib = Library::load(&[dir]);
+    let lib = Library::load(&[dir.path().to_path_buf()]);
     let first = run(&lib, &model(), Target::Root, "deploy");
     let out = run(&lib, &first.model, Target::Object("app1".into()), "poke");
     assert_eq!(out.result.ok(), Some(json!(42)));
@@ -144,7 +145,7 @@ Methods:
 #[test]
 fn runner_reports_pass_and_fail_per_test() {
     let dir = package("demo.tests", &[("demo.Tests", TESTS)]);
-    let lib = Library::load(&[dir]);
+    let lib = Library::load(&[dir.path().to_path_buf()]);
     let results = testing::run_all(&lib, None);
     let names: Vec<_> = results
         .iter()
@@ -158,9 +159,10 @@ fn runner_reports_pass_and_fail_per_test() {
 
 #[test]
 fn model_files_may_be_yaml() {
-    let dir = std::env::temp_dir().join(format!("vetro-host-model-{}.yaml", std::process::id()));
-    std::fs::write(&dir, "Objects:\n  '?': {id: a, type: demo.App}\n").unwrap();
-    let m = host::read_model(Path::new(&dir)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("model.yaml");
+    std::fs::write(&file, "Objects:\n  '?': {id: a, type: demo.App}\n").unwrap();
+    let m = host::read_model(&file).unwrap();
     assert_eq!(m["Objects"]["?"]["id"], json!("a"));
     assert!(host::read_model(Path::new("/nonexistent/model.json")).is_err());
 }
@@ -168,7 +170,7 @@ fn model_files_may_be_yaml() {
 #[test]
 fn volumes_are_attached_and_a_removed_environment_deletes_its_stack() {
     let dir = package("demo.vol", &[("demo.App", APP)]);
-    let lib = Library::load(&[dir]);
+    let lib = Library::load(&[dir.path().to_path_buf()]);
     let mut m = model();
     m["Objects"]["applications"][0]["vm"]["volumes"] = json!({"/data": {
         "?": {"id": "vol1", "type": "io.murano.resources.CinderVolume"},
@@ -225,7 +227,7 @@ Methods:
 #[test]
 fn a_resource_that_is_not_a_regular_file_is_refused_unread() {
     let dir = package("demo.reader", &[("demo.Reader", READER)]);
-    let resources = dir.join("Resources");
+    let resources = dir.path().join("Resources");
     std::os::unix::fs::symlink("/dev/zero", resources.join("zero")).unwrap();
     std::os::unix::fs::symlink(".", resources.join("folder")).unwrap();
     let fifo = std::process::Command::new("mkfifo")
@@ -233,7 +235,7 @@ fn a_resource_that_is_not_a_regular_file_is_refused_unread() {
         .status()
         .unwrap();
     assert!(fifo.success());
-    let lib = Library::load(&[dir]);
+    let lib = Library::load(&[dir.path().to_path_buf()]);
     assert!(lib.problems().is_empty(), "{:?}", lib.problems());
     let model = json!({"?": {"id": "r1", "type": "demo.Reader"}});
     for method in ["zero", "fifo", "folder"] {

@@ -3,7 +3,6 @@
 //! deep or share their parts cannot crash or outrun the limits either.
 
 use serde_json::json;
-use std::path::PathBuf;
 use std::time::Duration;
 use vetro_dsl::cloud::SimulatedCloud;
 use vetro_dsl::host::{self, Library, Target};
@@ -232,9 +231,10 @@ Methods:
       - Return: $this.growTo(10000)
 "#;
 
-fn package(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("vetro-limits-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+/// The package, in a directory removed when the value is dropped.
+fn package() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("Classes")).unwrap();
     // A list contract nested 40 deep: `[[...[$.int()]...]]`.
     let nested = format!("{}$.int(){}", "[".repeat(40), "]".repeat(40));
@@ -245,11 +245,12 @@ fn package(test: &str) -> PathBuf {
         "Format: MuranoPL/1.4\nFullName: demo.limits\nVersion: 1.0.0\nClasses:\n  demo.Looper: Looper.yaml\n",
     )
     .unwrap();
-    dir
+    tmp
 }
 
 fn run(limits: Limits, method: &str) -> Result<serde_json::Value, vetro_dsl::runtime::types::Exc> {
-    let mut lib = Library::load(&[package(&format!("{:?}", limits.max_steps))]);
+    let pkg = package();
+    let mut lib = Library::load(&[pkg.path().to_path_buf()]);
     assert!(lib.problems().is_empty(), "{:?}", lib.problems());
     lib.limits = limits;
     let model = json!({"?": {"id": "l1", "type": "demo.Looper"}});
@@ -264,7 +265,8 @@ fn run_whole(
     limits: Limits,
     method: &str,
 ) -> Result<host::RunOutcome, vetro_dsl::runtime::types::Exc> {
-    let mut lib = Library::load(&[package(method)]);
+    let pkg = package();
+    let mut lib = Library::load(&[pkg.path().to_path_buf()]);
     lib.limits = limits;
     let model = json!({"?": {"id": "l3", "type": "demo.Looper"}});
     let h = lib.host(Box::new(SimulatedCloud::new()), None);
@@ -503,7 +505,8 @@ fn time_limit_stops_an_endless_loop() {
 
 #[test]
 fn work_under_the_limits_runs() {
-    let mut lib = Library::load(&[package("under")]);
+    let pkg = package();
+    let mut lib = Library::load(&[pkg.path().to_path_buf()]);
     lib.limits = Limits {
         max_steps: Some(10_000),
         max_time: None,
@@ -530,7 +533,8 @@ fn work_under_the_limits_runs() {
 fn a_cancelled_session_stops_and_cannot_be_caught() {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    let mut lib = Library::load(&[package("cancel")]);
+    let pkg = package();
+    let mut lib = Library::load(&[pkg.path().to_path_buf()]);
     // Without the cancellation the time limit would end the loop.
     lib.limits.max_time = Some(Duration::from_secs(20));
     let rt = lib.session();

@@ -1,19 +1,15 @@
 //! The TOSCA checker on small templates written for these tests.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 use vetro_diag::SourceMap;
 use vetro_tosca::{Checker, MemoryFiles};
 
-static COUNTER: AtomicUsize = AtomicUsize::new(0);
-
-/// A fresh directory with the given files.
-fn dir_with(files: &[(&str, &str)]) -> PathBuf {
-    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-    let dir = std::env::temp_dir().join(format!("vetro-tosca-test-{}-{n}", std::process::id()));
+/// A fresh directory with the given files, removed when the value is dropped.
+fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
     for (name, text) in files {
-        let path = dir.join(name);
-        std::fs::create_dir_all(path.parent().unwrap_or(&dir)).unwrap();
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
     dir
@@ -32,8 +28,7 @@ fn check(path: &Path) -> Vec<(String, String)> {
 
 fn check_text(text: &str) -> Vec<(String, String)> {
     let dir = dir_with(&[("t.yaml", text)]);
-    let p = check(&dir.join("t.yaml"));
-    std::fs::remove_dir_all(dir).ok();
+    let p = check(&dir.path().join("t.yaml"));
     p
 }
 
@@ -287,10 +282,10 @@ fn imports_cycles_and_failures() {
         ("main.yaml", &main),
         ("lib/lib.yaml", &lib.replace("main.yaml", "../main.yaml")),
     ]);
-    assert_eq!(check(&dir.join("main.yaml")), vec![]);
+    assert_eq!(check(&dir.path().join("main.yaml")), vec![]);
     let broken = format!("{HEAD}node_types:\n  lib.Node: {{derived_from: lib.Missing}}\n");
     let dir = dir_with(&[("main.yaml", &main), ("lib/lib.yaml", &broken)]);
-    let p = check(&dir.join("main.yaml"));
+    let p = check(&dir.path().join("main.yaml"));
     assert!(has(&p, "imports/0", "import-failed"), "{p:?}");
     let missing = format!("{HEAD}imports: [nowhere.yaml, 'http://example.com/x.yaml']\n");
     let p = check_text(&missing);
@@ -325,12 +320,11 @@ fn imports_from_memory_read_nothing_else() {
     assert_eq!(check_in(&files, "./lib/../main.yaml"), vec![]);
     // A file on disk next to the template is not read: only the map is.
     let dir = dir_with(&[("lib/lib.yaml", &lib)]);
-    let on_disk = dir.join("main.yaml");
+    let on_disk = dir.path().join("main.yaml");
     let mut files = MemoryFiles::new();
     files.insert(&on_disk, main.as_bytes());
     let p = check_in(&files, on_disk.to_str().unwrap());
     assert!(has(&p, "imports/0", "import-failed"), "{p:?}");
-    std::fs::remove_dir_all(dir).ok();
     // A missing main template is unreadable, as a missing file is.
     let mut sources = SourceMap::new();
     let checker = Checker::new(&mut sources).unwrap();
@@ -368,8 +362,7 @@ fn mutated_templates_never_panic() {
         seed
     };
     let dir = dir_with(&[]);
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("m.yaml");
+    let path = dir.path().join("m.yaml");
     let mut sources = SourceMap::new();
     let checker = Checker::new(&mut sources).unwrap();
     let alphabet = b" :-[]{},\n#&*!|>'\"%@`abc019";
@@ -389,7 +382,6 @@ fn mutated_templates_never_panic() {
         let mut sources = SourceMap::new();
         let _ = checker.validate(&path, &mut sources);
     }
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
