@@ -1,10 +1,12 @@
 //! Test support shared by the OpenStack test programs (included with `#[path]`).
 
 /// Held while a test works with Heat: the test Heat keeps its database in
-/// SQLite, which fails ("database is locked") when two stack operations run
-/// at once. Production Heat's database has no such limit; the tests take
-/// turns, across test programs too (a lock file), and wait for their stack
-/// deletions to finish before giving their turn away.
+/// SQLite when PostgreSQL does not answer (`openstack-services.sh`), and
+/// there two stack operations at once fail ("database is locked").
+/// Production Heat's database has no such limit; the tests take turns,
+/// across test programs too (a lock file), and wait for their stack
+/// deletions to finish before giving their turn away, so that they pass on
+/// either database.
 pub struct HeatTurn(#[allow(dead_code)] std::fs::File);
 
 pub fn heat_turn() -> HeatTurn {
