@@ -70,8 +70,17 @@ database_url() { # NAME FOLDER PYTHON: prints the SQLAlchemy URL
         sleep 1
     done
     if "$py" - "$PG_PORT" "$db" > "$folder/pg.log" 2>&1 <<'PY'
-import sys, psycopg2
-conn = psycopg2.connect(host="127.0.0.1", port=int(sys.argv[1]), user="vetro", dbname="vetro", connect_timeout=5)
+import sys, time, psycopg2
+# The maintenance database: it exists as soon as the server answers.
+for attempt in range(20):
+    try:
+        conn = psycopg2.connect(host="127.0.0.1", port=int(sys.argv[1]), user="vetro",
+                                dbname="postgres", connect_timeout=5)
+        break
+    except psycopg2.OperationalError:
+        if attempt == 19:
+            raise
+        time.sleep(0.5)
 conn.autocommit = True
 with conn.cursor() as cur:
     cur.execute('DROP DATABASE IF EXISTS "%s"' % sys.argv[2])
